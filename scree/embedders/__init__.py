@@ -1,0 +1,1 @@
+"""Embedders: one contract (base), the remote API client, the offline local model, and the test double."""

@@ -1,0 +1,49 @@
+"""configure_logging(role): structlog to stderr only (never stdout, R-P5), JSON or readable lines, secrets masked."""
+
+from __future__ import annotations
+
+import logging
+import sys
+from collections.abc import MutableMapping
+from typing import Any
+
+import structlog
+
+from scree.redact import redact
+
+_LEVELS = {"debug": logging.DEBUG, "info": logging.INFO, "warning": logging.WARNING, "error": logging.ERROR}
+
+
+def _redact_event(_logger: Any, _name: str, event: MutableMapping[str, Any]) -> MutableMapping[str, Any]:
+    for key, value in list(event.items()):
+        if isinstance(value, str):
+            event[key] = redact(value)
+        elif isinstance(value, BaseException):
+            event[key] = redact(str(value))
+    return event
+
+
+def configure_logging(role: str, log_format: str = "console", level: str = "info") -> None:
+    """Send every log line of this process to stderr, tagged with `role` (cli, reader, writer, watch)."""
+    processors: list[Any] = [
+        structlog.contextvars.merge_contextvars,
+        structlog.processors.add_log_level,
+        structlog.processors.TimeStamper(fmt="iso", utc=True),
+        _redact_event,
+    ]
+    if log_format == "json":
+        processors.append(structlog.processors.JSONRenderer())
+    else:
+        processors.append(structlog.dev.ConsoleRenderer(colors=False))
+    structlog.configure(
+        processors=processors,
+        wrapper_class=structlog.make_filtering_bound_logger(_LEVELS.get(level, logging.INFO)),
+        logger_factory=structlog.PrintLoggerFactory(file=sys.stderr),
+        cache_logger_on_first_use=False,
+    )
+    structlog.contextvars.clear_contextvars()
+    structlog.contextvars.bind_contextvars(role=role)
+
+
+def get_logger(name: str) -> Any:
+    return structlog.get_logger(name)

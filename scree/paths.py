@@ -1,0 +1,71 @@
+"""Where things live: the folder to index (R-F1), its index directory (R-F2), and private file modes."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+DIR_MODE = 0o700
+FILE_MODE = 0o600
+HASH_HEX_DIGITS = 16  # R-F2
+
+
+def git_root(start: Path) -> Path | None:
+    """The nearest folder at or above `start` that holds `.git` (a directory, or a file for worktrees)."""
+    here = start.resolve()
+    for candidate in (here, *here.parents):
+        if (candidate / ".git").exists():
+            return candidate
+    return None
+
+
+def resolve_folder(env: Mapping[str, str], notes: str | None, cwd: Path | None = None) -> Path:
+    """R-F1: git root above CLAUDE_PROJECT_DIR, else --notes, else the git root of cwd (cwd when in no repo)."""
+    project_dir = env.get("CLAUDE_PROJECT_DIR")
+    if project_dir:
+        start = Path(project_dir).expanduser()
+        return git_root(start) or start.resolve()
+    if notes:
+        return Path(notes).expanduser().resolve()
+    here = (cwd or Path.cwd()).resolve()
+    return git_root(here) or here
+
+
+def data_home(env: Mapping[str, str]) -> Path:
+    """$XDG_DATA_HOME/scree, defaulting to ~/.local/share/scree."""
+    base = env.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base).expanduser() / "scree"
+
+
+def config_home(env: Mapping[str, str]) -> Path:
+    """$XDG_CONFIG_HOME/scree, defaulting to ~/.config/scree."""
+    base = env.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base).expanduser() / "scree"
+
+
+def index_dir_for(folder: Path, env: Mapping[str, str]) -> Path:
+    """R-F2: <data home>/indexes/<basename>-<first 16 hex of sha256(resolved path)>."""
+    resolved = str(folder.resolve())
+    digest = hashlib.sha256(resolved.encode("utf-8", "surrogateescape")).hexdigest()[:HASH_HEX_DIGITS]
+    name = folder.resolve().name or "root"
+    return data_home(env) / "indexes" / f"{name}-{digest}"
+
+
+def ensure_private_dir(path: Path) -> None:
+    """Create `path` (and parents) with mode 0700 for the leaf; tighten an existing leaf we own."""
+    path.mkdir(parents=True, exist_ok=True, mode=DIR_MODE)
+    os.chmod(path, DIR_MODE)
+
+
+def write_root_file(index_dir: Path, folder: Path) -> None:
+    """Write the one-line `root` file naming the resolved folder, mode 0600."""
+    root_file = index_dir / "root"
+    content = str(folder.resolve()) + "\n"
+    if root_file.exists() and root_file.read_text(encoding="utf-8", errors="replace") == content:
+        return
+    fd = os.open(root_file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, FILE_MODE)
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write(content)
+    os.chmod(root_file, FILE_MODE)
