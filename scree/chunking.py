@@ -1,0 +1,258 @@
+"""Split markdown text into chunks with a heading trail and a source line range (pure: no I/O)."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+SOFT_LIMIT_BYTES = 2500  # R-C2: a chunk this big closes at the next blank line outside a fence
+HARD_LIMIT_BYTES = 3500  # R-C2: no chunk text is ever bigger, even mid-fence
+HEADING_CAP_BYTES = 120  # R-C1: each heading in the trail is cut to this many UTF-8 bytes
+HEADING_SEPARATOR = " > "  # R-C1: `API > Authentication > Tokens`
+
+FRONT_MATTER_OPEN = "---"  # R-C1: only a first line like this starts YAML front matter
+FRONT_MATTER_CLOSE = ("---", "...")
+BYTE_ORDER_MARK = "\ufeff"
+
+# CommonMark ATX heading: up to 3 spaces, 1-6 `#`, then a space, a tab or the end of the line.
+_ATX_HEADING = re.compile(r" {0,3}(#{1,6})(?:[ \t]+|$)")
+# An optional closing run of `#` is dropped if a space precedes it (or it is all there is).
+_CLOSING_HASHES = re.compile(r"(?:^|[ \t]+)#+$")
+_FENCE_OPEN = re.compile(r" {0,3}(`{3,}|~{3,})(.*)")
+_FENCE_CLOSE = re.compile(r" {0,3}(`{3,}|~{3,})[ \t]*")
+# Lines that could be a heading or a fence start with one of these after at most 3 spaces.
+_MARKER = re.compile(r" {0,3}[#`~]")
+# R-I1: `scree: ignore` as a top-level key of the front matter, the value bare or quoted.
+_OPT_OUT = re.compile(r"""scree[ \t]*:[ \t]*(?:ignore|"ignore"|'ignore')[ \t]*(?:#.*)?""", re.IGNORECASE)
+
+
+@dataclass(frozen=True, slots=True)
+class Chunk:
+    """One piece of a markdown file as it is stored, embedded and shown.
+
+    `text` is the source lines from `start_line` to `end_line` joined with LF, with blank lines
+    (spaces and tabs only) written as empty lines; the first chunk of a section starts with the
+    section's heading line as written. Pieces of a line longer than HARD_LIMIT_BYTES are chunks of
+    their own, so several such chunks can share one line number.
+    """
+
+    ordinal: int  # 0-based position in the file
+    heading: str  # heading trail joined with " > ", "" before the first heading
+    text: str
+    start_line: int  # first non-blank source line, 1-based, in the original file's numbering (R-C3)
+    end_line: int  # last non-blank source line, inclusive
+
+
+def normalise_newlines(text: str) -> str:
+    """CRLF and lone CR become LF (R-C3 counts lines after this)."""
+    if "\r" not in text:
+        return text
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def split_front_matter(text: str) -> tuple[str | None, str, int]:
+    """Return (front matter body or None, the rest, lines the front matter used) for LF-normalised text.
+
+    Front matter is a first line `---` up to the next `---` or `...` line (trailing spaces and tabs
+    are allowed on both; a leading byte order mark is ignored). Never closed, it is not front matter.
+    """
+    start = 1 if text.startswith(BYTE_ORDER_MARK) else 0
+    first_end = text.find("\n", start)
+    if first_end < 0 or text[start:first_end].rstrip(" \t") != FRONT_MATTER_OPEN:
+        return None, text, 0
+    body_start = position = first_end + 1
+    consumed = 1
+    while position <= len(text):
+        line_end = text.find("\n", position)
+        if line_end < 0:
+            line_end = len(text)
+        consumed += 1
+        if text[position:line_end].rstrip(" \t") in FRONT_MATTER_CLOSE:
+            body = text[body_start : max(body_start, position - 1)]
+            return body, text[line_end + 1 :], consumed
+        position = line_end + 1
+    return None, text, 0
+
+
+def opted_out(text: str) -> bool:
+    """True when the file's YAML front matter has a top-level `scree: ignore` (R-I1)."""
+    front_matter, _, _ = split_front_matter(normalise_newlines(text))
+    if front_matter is None:
+        return False
+    return any(_OPT_OUT.fullmatch(line.rstrip(" \t")) for line in front_matter.split("\n"))
+
+
+def embed_text(path: str, chunk: Chunk) -> str:
+    """The text sent to the embedder for a chunk (R-C4)."""
+    return f"{path}\n{chunk.heading}\n\n{chunk.text}"
+
+
+def text_hash(model_identity: str, embedded: str) -> str:
+    """Cache key of a vector: sha256 hex of model identity, NUL, embedded text (R-E7).
+
+    Encoded with surrogatepass so a path decoded from undecodable file-name bytes still hashes.
+    """
+    digest = hashlib.sha256(model_identity.encode("utf-8", "surrogatepass"))
+    digest.update(b"\0")
+    digest.update(embedded.encode("utf-8", "surrogatepass"))
+    return digest.hexdigest()
+
+
+def chunk_markdown(text: str) -> list[Chunk]:
+    """Split a markdown document into chunks (R-C1, R-C2, R-C3); newlines are normalised here."""
+    text = _clean(text)
+    _, body, line_offset = split_front_matter(text)
+    builder = _ChunkBuilder()
+    trail: list[tuple[int, str]] = []
+    fence: tuple[str, int] | None = None  # (fence character, run length) of the open fence
+    for line_no, line in enumerate(body.split("\n"), start=line_offset + 1):
+        if fence is not None:
+            if _closes_fence(line, fence):
+                fence = None
+            builder.add(line, line_no, in_fence=True)
+            continue
+        if _MARKER.match(line) is None:
+            builder.add(line, line_no, in_fence=False)
+            continue
+        heading = _ATX_HEADING.match(line)
+        if heading is not None:
+            builder.close()
+            _push_heading(trail, len(heading.group(1)), _heading_title(line[heading.end() :]))
+            builder.heading = HEADING_SEPARATOR.join(title for _, title in trail if title)
+            builder.add(line, line_no, in_fence=False, is_heading=True)
+            continue
+        fence = _opens_fence(line)
+        builder.add(line, line_no, in_fence=fence is not None)
+    builder.close()
+    return builder.chunks
+
+
+def cap_utf8(text: str, limit: int) -> str:
+    """The longest prefix of text whose UTF-8 encoding fits in limit bytes."""
+    data = text.encode("utf-8")
+    if len(data) <= limit:
+        return text
+    return data[:limit].decode("utf-8", "ignore")
+
+
+def _clean(text: str) -> str:
+    """Normalise newlines, drop a byte order mark and replace lone surrogates so output is valid UTF-8."""
+    text = normalise_newlines(text)
+    if text.startswith(BYTE_ORDER_MARK):
+        text = text[1:]
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        text = text.encode("utf-8", "replace").decode("utf-8")
+    return text
+
+
+def _heading_title(rest: str) -> str:
+    title = _CLOSING_HASHES.sub("", rest.rstrip(" \t")).strip(" \t")
+    return cap_utf8(title, HEADING_CAP_BYTES)
+
+
+def _push_heading(trail: list[tuple[int, str]], level: int, title: str) -> None:
+    """A heading replaces every open heading at its level or deeper."""
+    while trail and trail[-1][0] >= level:
+        trail.pop()
+    trail.append((level, title))
+
+
+def _opens_fence(line: str) -> tuple[str, int] | None:
+    match = _FENCE_OPEN.fullmatch(line)
+    if match is None:
+        return None
+    run = match.group(1)
+    if run[0] == "`" and "`" in match.group(2):  # CommonMark: a backtick fence's info string has no backtick
+        return None
+    return run[0], len(run)
+
+
+def _closes_fence(line: str, fence: tuple[str, int]) -> bool:
+    match = _FENCE_CLOSE.fullmatch(line)
+    if match is None:
+        return False
+    run = match.group(1)
+    return run[0] == fence[0] and len(run) >= fence[1]
+
+
+def _is_blank(line: str) -> bool:
+    return not line.strip(" \t")
+
+
+def _utf8_pieces(line: str, limit: int) -> Iterator[str]:
+    """Cut a line into pieces of at most limit UTF-8 bytes, each ending on a character boundary."""
+    data = line.encode("utf-8")
+    start = 0
+    while start < len(data):
+        end = min(start + limit, len(data))
+        while end < len(data) and data[end] & 0xC0 == 0x80:  # a continuation byte: back up to the lead byte
+            end -= 1
+        yield data[start:end].decode("utf-8")
+        start = end
+
+
+class _ChunkBuilder:
+    """Collects the lines of the current chunk and keeps its UTF-8 size without re-joining."""
+
+    __slots__ = ("chunks", "heading", "_parts", "_size", "_pending_blanks", "_start", "_end", "_has_body")
+
+    def __init__(self) -> None:
+        self.chunks: list[Chunk] = []
+        self.heading = ""
+        self._parts: list[str] = []
+        self._size = 0  # UTF-8 bytes of "\n".join(self._parts); trailing blank lines are pending, not counted
+        self._pending_blanks = 0
+        self._start = 0
+        self._end = 0
+        self._has_body = False  # something other than the heading line
+
+    def add(self, line: str, line_no: int, *, in_fence: bool, is_heading: bool = False) -> None:
+        if _is_blank(line):
+            if self._parts:
+                if not in_fence and self._size >= SOFT_LIMIT_BYTES:
+                    self.close()
+                else:
+                    self._pending_blanks += 1
+            return
+        size = len(line.encode("utf-8"))
+        if size > HARD_LIMIT_BYTES:
+            self._add_long_line(line, line_no, is_heading)
+            return
+        added = size + self._pending_blanks + 1 if self._parts else size
+        if self._size + added > HARD_LIMIT_BYTES:
+            self.close()
+            added = size
+        if not self._parts:
+            self._start = line_no
+        elif self._pending_blanks:
+            self._parts.extend([""] * self._pending_blanks)
+        self._parts.append(line)
+        self._size += added
+        self._pending_blanks = 0
+        self._end = line_no
+        self._has_body = self._has_body or not is_heading
+
+    def close(self) -> None:
+        """End the current chunk; one holding nothing but its heading line is dropped (R-C2)."""
+        if self._parts and self._has_body:
+            text = "\n".join(self._parts)
+            self.chunks.append(Chunk(len(self.chunks), self.heading, text, self._start, self._end))
+        self._parts = []
+        self._size = 0
+        self._pending_blanks = 0
+        self._has_body = False
+
+    def _add_long_line(self, line: str, line_no: int, is_heading: bool) -> None:
+        """A line over the hard cap becomes chunks of its own, one per piece (R-C2)."""
+        self.close()
+        for piece in _utf8_pieces(line, HARD_LIMIT_BYTES):
+            if _is_blank(piece):
+                continue
+            self._parts = [piece]
+            self._start = self._end = line_no
+            self._has_body = not is_heading
+            self.close()

@@ -1,0 +1,367 @@
+"""Chunking: examples of each rule (R-C1 to R-C4) and property tests over generated markdown (R-C5)."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from scree.chunking import (
+    HARD_LIMIT_BYTES,
+    HEADING_CAP_BYTES,
+    SOFT_LIMIT_BYTES,
+    Chunk,
+    chunk_markdown,
+    embed_text,
+    normalise_newlines,
+    opted_out,
+    split_front_matter,
+    text_hash,
+)
+
+
+def utf8_len(text: str) -> int:
+    return len(text.encode("utf-8"))
+
+
+# ---------------------------------------------------------------- examples
+
+
+def test_heading_trail_nests_and_a_sibling_pops_it() -> None:
+    text = "intro\n# A\na\n## B\nb\n### C\nc\n## D\nd\n# E\ne\n"
+    chunks = chunk_markdown(text)
+    assert [chunk.heading for chunk in chunks] == ["", "A", "A > B", "A > B > C", "A > D", "E"]
+    assert [chunk.text for chunk in chunks] == ["intro", "# A\na", "## B\nb", "### C\nc", "## D\nd", "# E\ne"]
+    ranges = [(chunk.start_line, chunk.end_line) for chunk in chunks]
+    assert ranges == [(1, 1), (2, 3), (4, 5), (6, 7), (8, 9), (10, 11)]
+    assert [chunk.ordinal for chunk in chunks] == [0, 1, 2, 3, 4, 5]
+
+
+def test_skipped_levels_and_a_shallower_heading_pop_everything_deeper() -> None:
+    chunks = chunk_markdown("# A\nx\n### C\ny\n## B\nz\n")
+    assert [chunk.heading for chunk in chunks] == ["A", "A > C", "A > B"]
+
+
+def test_heading_syntax_follows_commonmark_atx() -> None:
+    text = "## Title ##\nbody\n#\tTabbed\nbody\n   # Three spaces #  \nbody\n# foo#\nbody\n"
+    assert [chunk.heading for chunk in chunk_markdown(text)] == ["Title", "Tabbed", "Three spaces", "foo#"]
+    not_headings = "#hashtag\n    # indented code\n####### seven\n\\# escaped\n"
+    chunks = chunk_markdown(not_headings)
+    assert len(chunks) == 1
+    assert chunks[0].heading == ""
+    assert chunks[0].text == not_headings.rstrip("\n")
+
+
+def test_hash_inside_a_fence_is_text_not_a_heading() -> None:
+    text = "# Real\n```bash\n# a shell comment\n## another\n```\n# Next\nafter\n"
+    chunks = chunk_markdown(text)
+    assert [chunk.heading for chunk in chunks] == ["Real", "Next"]
+    assert chunks[0].text == "# Real\n```bash\n# a shell comment\n## another\n```"
+    assert (chunks[0].start_line, chunks[0].end_line) == (1, 5)
+
+
+def test_a_fence_closes_only_on_the_same_character_at_least_as_long() -> None:
+    text = "# A\n````\n```\n~~~\n# inside\n````\n# B\nb\n"
+    assert [chunk.heading for chunk in chunk_markdown(text)] == ["A", "B"]
+    tilde = "# A\n~~~\n```\n# inside\n~~~\n# B\nb\n"
+    assert [chunk.heading for chunk in chunk_markdown(tilde)] == ["A", "B"]
+
+
+def test_an_unclosed_fence_runs_to_the_end_of_the_file() -> None:
+    chunks = chunk_markdown("# A\n```\n# not a heading\n\n# nor this\n")
+    assert len(chunks) == 1
+    assert chunks[0].heading == "A"
+    assert chunks[0].text == "# A\n```\n# not a heading\n\n# nor this"
+
+
+def test_a_backtick_fence_info_string_with_a_backtick_is_not_a_fence() -> None:
+    chunks = chunk_markdown("# A\n``` not `a fence\n# B\nb\n")
+    assert [chunk.heading for chunk in chunks] == ["A", "B"]
+
+
+def test_heading_only_chunks_are_dropped() -> None:
+    chunks = chunk_markdown("# Title\n\n## Empty section\n   \n## Full\ntext\n# Last\n")
+    assert len(chunks) == 1
+    assert chunks[0].heading == "Title > Full"
+    assert chunks[0].text == "## Full\ntext"
+    assert (chunks[0].start_line, chunks[0].end_line) == (5, 6)
+    assert chunks[0].ordinal == 0
+
+
+def test_front_matter_is_skipped_and_lines_keep_the_file_numbering() -> None:
+    text = "---\ntitle: Guide\ntags: [a]\n---\n\n# Install\nrun it\n"
+    chunks = chunk_markdown(text)
+    assert len(chunks) == 1
+    assert chunks[0].text == "# Install\nrun it"
+    assert (chunks[0].start_line, chunks[0].end_line) == (6, 7)
+    assert split_front_matter(text) == ("title: Guide\ntags: [a]", "\n# Install\nrun it\n", 4)
+
+
+def test_front_matter_may_close_with_dots_and_may_be_empty() -> None:
+    assert split_front_matter("---\na: 1\n...\nbody") == ("a: 1", "body", 3)
+    assert split_front_matter("---\n---\nbody") == ("", "body", 2)
+    assert split_front_matter("---\na: 1\n---") == ("a: 1", "", 3)
+
+
+def test_unclosed_or_late_front_matter_is_ordinary_text() -> None:
+    assert split_front_matter("---\ntitle: x\nbody\n") == (None, "---\ntitle: x\nbody\n", 0)
+    assert split_front_matter("---") == (None, "---", 0)
+    assert split_front_matter("\n---\na\n---\n") == (None, "\n---\na\n---\n", 0)
+    chunks = chunk_markdown("---\ntitle: x\n# H\nbody\n")
+    assert [(chunk.text, chunk.start_line) for chunk in chunks] == [("---\ntitle: x", 1), ("# H\nbody", 3)]
+
+
+def test_opt_out_in_front_matter() -> None:
+    assert opted_out("---\nscree: ignore\n---\n# Doc\n")
+    assert opted_out('---\ntitle: x\nscree: "ignore"\n---\n')
+    assert opted_out("---\nscree: 'ignore'  # private notes\n...\n")
+    assert opted_out("\ufeff---\r\nscree:ignore\r\n---\r\nbody")
+
+
+def test_no_opt_out_without_a_top_level_scree_ignore_in_front_matter() -> None:
+    assert not opted_out("# Doc\nscree: ignore\n")
+    assert not opted_out("---\nscree: ignore\n")  # never closed: not front matter
+    assert not opted_out("---\nscree: keep\n---\n")
+    assert not opted_out("---\nother:\n  scree: ignore\n---\n")
+    assert not opted_out("---\nscree: ignored\n---\n")
+    assert not opted_out("---\ntitle: x\n---\nscree: ignore\n")
+    assert not opted_out("")
+
+
+def test_crlf_and_lone_cr_count_lines_like_lf() -> None:
+    lf = chunk_markdown("intro\n\n# H\nbody\n\n\nmore\n")
+    crlf = chunk_markdown("intro\r\n\r\n# H\r\nbody\r\n\r\n\r\nmore\r\n")
+    cr = chunk_markdown("intro\r\r# H\rbody\r\r\rmore\r")
+    assert lf == crlf == cr
+    assert [(chunk.start_line, chunk.end_line) for chunk in lf] == [(1, 1), (3, 7)]
+    assert lf[1].text == "# H\nbody\n\n\nmore"
+    assert normalise_newlines("a\r\nb\rc\n\r\n") == "a\nb\nc\n\n"
+
+
+def test_unicode_line_separators_are_not_newlines() -> None:
+    chunks = chunk_markdown("a\u2028b\x85c\x0cd\n# H\nx")
+    assert chunks[0].text == "a\u2028b\x85c\x0cd"
+    assert (chunks[1].start_line, chunks[1].end_line) == (2, 3)
+
+
+def test_a_10_kb_line_is_cut_on_character_boundaries_into_chunks_of_its_own() -> None:
+    line = "é🚀検" * 1111  # 9 bytes a round: 9,999 bytes, cut points fall inside characters
+    chunks = chunk_markdown(f"# Long\nbefore\n{line}\nafter\n")
+    assert [chunk.text for chunk in chunks][0] == "# Long\nbefore"
+    pieces = chunks[1:-1]
+    assert len(pieces) == 3
+    assert all(utf8_len(piece.text) <= HARD_LIMIT_BYTES for piece in pieces)
+    assert all(utf8_len(piece.text) > HARD_LIMIT_BYTES - 4 for piece in pieces[:-1])
+    assert "".join(piece.text for piece in pieces) == line
+    assert all((piece.start_line, piece.end_line) == (3, 3) for piece in pieces)
+    assert all(piece.heading == "Long" for piece in chunks)
+    assert (chunks[-1].text, chunks[-1].start_line) == ("after", 4)
+
+
+def test_chunks_close_at_a_blank_line_once_past_the_soft_limit() -> None:
+    paragraph = "w" * 999
+    chunks = chunk_markdown("\n\n".join([paragraph] * 6))
+    # 999 + 2 + 999 = 2000 < 2500 keeps going; the third paragraph makes 3001, closed at the next blank line.
+    assert [chunk.text.count("w") for chunk in chunks] == [2997, 2997]
+    assert [(chunk.start_line, chunk.end_line) for chunk in chunks] == [(1, 5), (7, 11)]
+
+
+def test_the_hard_limit_cuts_even_inside_a_fence() -> None:
+    code = "\n".join(f"    value_{index:04d} = compute({index})  # step" for index in range(300))
+    chunks = chunk_markdown(f"# Code\n```python\n{code}\n```\n")
+    assert len(chunks) > 3
+    assert all(SOFT_LIMIT_BYTES < utf8_len(chunk.text) <= HARD_LIMIT_BYTES for chunk in chunks[:-1])
+    assert all(chunk.heading == "Code" for chunk in chunks)
+    assert all(chunks[i].end_line + 1 == chunks[i + 1].start_line for i in range(len(chunks) - 1))
+
+
+def test_a_blank_line_inside_a_fence_does_not_close_a_chunk() -> None:
+    filler = "\n".join(["x" * 99] * 26)  # 2,599 bytes: past the soft limit
+    chunks = chunk_markdown(f"{filler}\n```\ncode\n\nmore code\n```\n\ntail\n")
+    assert chunks[0].text.endswith("```\ncode\n\nmore code\n```")
+    assert chunks[1].text == "tail"
+
+
+def test_the_heading_line_counts_against_the_hard_limit() -> None:
+    heading = "# " + "h" * 1998
+    body = "b" * 1500  # 2000 + 1 + 1500 = 3501: one byte over
+    chunks = chunk_markdown(f"{heading}\n{body}\n")
+    assert [(chunk.text, chunk.start_line) for chunk in chunks] == [(body, 2)]
+    assert chunks[0].heading == "h" * HEADING_CAP_BYTES
+
+
+def test_each_heading_is_capped_at_120_bytes_on_a_character_boundary() -> None:
+    chunks = chunk_markdown("# " + "a" + "🚀" * 50 + "\n## " + "é" * 100 + "\nbody\n")
+    first, second = chunks[0].heading.split(" > ")
+    assert first == "a" + "🚀" * 29  # 117 bytes; a 30th emoji would make 121
+    assert second == "é" * 60
+    assert all(utf8_len(part) <= HEADING_CAP_BYTES for part in (first, second))
+
+
+def test_a_byte_order_mark_does_not_hide_front_matter_or_a_heading() -> None:
+    assert chunk_markdown("\ufeff# Title\nbody")[0].heading == "Title"
+    chunks = chunk_markdown("\ufeff---\na: 1\n---\nbody")
+    assert [(chunk.text, chunk.start_line) for chunk in chunks] == [("body", 4)]
+
+
+def test_lone_surrogates_become_valid_utf8() -> None:
+    chunks = chunk_markdown("# Ti\udc80tle\nbo\ud800dy\n")
+    for chunk in chunks:
+        chunk.text.encode("utf-8")
+        chunk.heading.encode("utf-8")
+    assert chunks[0].text == "# Ti?tle\nbo?dy"
+
+
+def test_empty_and_blank_documents_have_no_chunks() -> None:
+    assert chunk_markdown("") == []
+    assert chunk_markdown("\n \n\t\r\n") == []
+    assert chunk_markdown("---\ntitle: only front matter\n---\n") == []
+
+
+def test_embed_text_and_its_cache_key() -> None:
+    chunk = Chunk(ordinal=0, heading="API > Auth", text="Use a token.", start_line=3, end_line=3)
+    embedded = embed_text("docs/api.md", chunk)
+    assert embedded == "docs/api.md\nAPI > Auth\n\nUse a token."
+    expected = hashlib.sha256(b"remote:model:512\0docs/api.md\nAPI > Auth\n\nUse a token.").hexdigest()
+    assert text_hash("remote:model:512", embedded) == expected
+    assert text_hash("remote:other:512", embedded) != expected
+    assert len(text_hash("m", "bad\udcffname.md")) == 64  # a file name from undecodable bytes still hashes
+
+
+# ---------------------------------------------------------------- properties (R-C5)
+
+_ALPHABET = st.sampled_from(
+    ["a", "z", "0", " ", " ", "\t", "#", "`", "~", "-", "é", "検", "索", "🚀", "👩", "\u200d", "\u2028"]
+)
+_WORDS = st.text(_ALPHABET, min_size=1, max_size=60)
+_HEADING = st.builds(
+    lambda indent, level, title, closing: " " * indent + "#" * level + " " + title + closing,
+    st.integers(0, 4),
+    st.integers(1, 7),
+    _WORDS,
+    st.sampled_from(["", " ##", "#"]),
+)
+_PROSE = st.builds(lambda word, times: word * times, _WORDS, st.integers(1, 40))
+_LONG = st.builds(
+    lambda piece, times: piece * times, st.sampled_from(["a", "é", "検", "🚀", "ab 🚀 ", " "]), st.integers(900, 4000)
+)
+_FENCE = st.sampled_from(["```", "````", "~~~", "~~~~", "```python", "  ```", "```x`", "    ```"])
+_BLANK = st.sampled_from(["", "", "  ", "\t"])
+_OTHER = st.sampled_from(["---", "...", "#", "#hashtag", "scree: ignore"])
+_LINE = st.one_of(_PROSE, _PROSE, _BLANK, _BLANK, _HEADING, _FENCE, _LONG, _OTHER)
+_FRONT_MATTER = st.sampled_from(["", "---\ntitle: t\n---\n", "---\nscree: ignore\n...\n", "---\nunclosed: yes\n"])
+_NEWLINE = st.sampled_from(["\n", "\n", "\r\n", "\r"])
+
+
+@st.composite
+def markdown_documents(draw: st.DrawFn) -> str:
+    lines = draw(st.lists(st.tuples(_LINE, _NEWLINE), max_size=80))
+    body = "".join(line + newline for line, newline in lines)
+    if draw(st.booleans()) and body:
+        body = body.rstrip("\r\n")  # no final newline
+    return draw(_FRONT_MATTER).replace("\n", draw(_NEWLINE)) + body
+
+
+def source_lines(text: str) -> list[str]:
+    """The file's lines, split independently of the code under test."""
+    return re.split(r"\r\n|\r|\n", text)
+
+
+def front_matter_lines(lines: list[str]) -> int:
+    if len(lines) < 2 or lines[0] != "---":
+        return 0
+    for index in range(1, len(lines)):
+        if lines[index] in ("---", "..."):
+            return index + 1
+    return 0
+
+
+def is_blank(line: str) -> bool:
+    return line.strip(" \t") == ""
+
+
+def looks_like_heading(line: str) -> bool:
+    return re.match(r" {0,3}#{1,6}(?:[ \t]|$)", line) is not None
+
+
+def dropped_heading_is_alone(lines: list[str], number: int) -> bool:
+    """A dropped heading is followed by blanks then another heading or the end, or is too big to share a chunk."""
+    heading = utf8_len(lines[number - 1])
+    blanks = 0
+    for line in lines[number:]:
+        if is_blank(line):
+            blanks += 1
+            continue
+        return looks_like_heading(line) or heading + blanks + 1 + utf8_len(line) > HARD_LIMIT_BYTES
+    return True
+
+
+PROPERTY_SETTINGS = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@PROPERTY_SETTINGS
+@given(markdown_documents())
+def test_chunks_are_valid_within_caps_and_deterministic(text: str) -> None:
+    chunks = chunk_markdown(text)
+    assert chunk_markdown(text) == chunks
+    assert [chunk.ordinal for chunk in chunks] == list(range(len(chunks)))
+    lines = source_lines(text)
+    for chunk in chunks:
+        assert 0 < utf8_len(chunk.text) <= HARD_LIMIT_BYTES
+        assert not is_blank(chunk.text)
+        assert all(utf8_len(part) <= HEADING_CAP_BYTES for part in chunk.heading.split(" > "))
+        chunk.heading.encode("utf-8")  # raises on a lone surrogate
+        assert not is_blank(lines[chunk.start_line - 1]) and not is_blank(lines[chunk.end_line - 1])
+
+
+@PROPERTY_SETTINGS
+@given(markdown_documents())
+def test_every_non_blank_line_lands_in_exactly_one_chunk(text: str) -> None:
+    chunks = chunk_markdown(text)
+    lines = source_lines(text)
+    skipped = front_matter_lines(lines)
+    long_lines = {number for number, line in enumerate(lines, 1) if utf8_len(line) > HARD_LIMIT_BYTES}
+    for before, after in zip(chunks, chunks[1:], strict=False):
+        assert before.start_line <= before.end_line
+        shared_long_line = before.end_line == after.start_line == after.end_line and after.start_line in long_lines
+        assert before.end_line < after.start_line or shared_long_line
+    covering: dict[int, int] = {}
+    for chunk in chunks:
+        assert chunk.start_line > skipped
+        for number in range(chunk.start_line, chunk.end_line + 1):
+            covering[number] = covering.get(number, 0) + 1
+    for number, line in enumerate(lines, 1):
+        if number <= skipped or is_blank(line):
+            continue
+        if number in long_lines and covering.get(number, 0) > 1:
+            continue  # pieces of one long line, each a chunk of its own
+        if covering.get(number, 0) == 0:
+            assert looks_like_heading(line), f"line {number} is in no chunk: {line!r}"
+            assert dropped_heading_is_alone(lines, number)
+            continue
+        assert covering[number] == 1
+
+
+@PROPERTY_SETTINGS
+@given(markdown_documents())
+def test_chunk_texts_reproduce_the_source_lines(text: str) -> None:
+    lines = source_lines(text)
+    by_long_line: dict[int, list[str]] = {}
+    for chunk in chunk_markdown(text):
+        if chunk.start_line == chunk.end_line and utf8_len(lines[chunk.start_line - 1]) > HARD_LIMIT_BYTES:
+            by_long_line.setdefault(chunk.start_line, []).append(chunk.text)
+            continue
+        source = lines[chunk.start_line - 1 : chunk.end_line]
+        assert chunk.text == "\n".join("" if is_blank(line) else line for line in source)
+    for number, pieces in by_long_line.items():
+        # Only pieces holding nothing but spaces and tabs are left out.
+        assert re.sub(r"[ \t]", "", "".join(pieces)) == re.sub(r"[ \t]", "", lines[number - 1])
+
+
+@PROPERTY_SETTINGS
+@given(markdown_documents())
+def test_newline_style_does_not_change_the_chunks(text: str) -> None:
+    unix = "\n".join(source_lines(text))
+    assert chunk_markdown(unix) == chunk_markdown(text) == chunk_markdown(unix.replace("\n", "\r\n"))
