@@ -1,0 +1,252 @@
+"""A real OpenAI-compatible embeddings server on 127.0.0.1 for tests, with switches for every failure R-E4 names."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from types import TracebackType
+from typing import Any
+
+from scree.embedders.hashed import hash_vector_values
+
+DEFAULT_DIMS = 512
+DEFAULT_FAIL_STATUS = 503  # what fail_times uses when fail_status is not set
+REBIND_DEADLINE_S = 5.0
+ZDR_REFUSAL = (
+    "No endpoints found matching your data policy (Zero data retention). "
+    "Configure: https://openrouter.ai/settings/privacy"
+)
+QUIET_ERRORS = (BrokenPipeError, ConnectionResetError, ConnectionAbortedError, TimeoutError)
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+    owner: EmbedServer
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # a client that gave up (timeout) while we slept is expected, not a failure worth a traceback
+        if not isinstance(sys.exc_info()[1], QUIET_ERRORS):
+            super().handle_error(request, client_address)
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.0"  # one request per connection, so down() refuses every later request
+    server: _Server
+
+    def log_message(self, format: str, *args: Any) -> None:
+        return
+
+    def do_POST(self) -> None:
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length) if length else b""
+        try:
+            body: Any = json.loads(raw) if raw else None
+        except ValueError:
+            body = None
+        status, payload, headers = self.server.owner.answer(self.path, dict(self.headers.items()), body)
+        self._send(status, payload, headers)
+
+    def do_GET(self) -> None:
+        self._send(404, {"error": {"message": f"no such path {self.path}"}}, {})
+
+    def _send(self, status: int, payload: Any, headers: dict[str, str]) -> None:
+        data = json.dumps(payload).encode("utf-8")
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        for name, value in headers.items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(data)
+
+
+class EmbedServer:
+    """Serves POST /v1/embeddings with hash vectors; every switch may be changed while it runs.
+
+    Switches: fail_status (answer every request with it), fail_times (fail only the next N requests, with
+    fail_status or 503, then recover), retry_after (header on failures), delay_s (sleep before answering),
+    zdr_supported (False: a request asking for ZDR gets OpenRouter's 404), expected_key (401 on another key),
+    echo_auth (error bodies repeat the Authorization header, as a careless server might), error_message (the
+    message of failure bodies), reply_dims (ignore the requested dimensions), drop_vectors (send N fewer vectors),
+    reverse_order (send the data list backwards, with correct indexes).
+    """
+
+    def __init__(self, host: str = "127.0.0.1", port: int = 0) -> None:
+        self.host = host
+        self.port = port
+        self.lock = threading.Lock()
+        self.requests: list[dict[str, Any]] = []
+        self.fail_status: int | None = None
+        self.fail_times = 0
+        self.retry_after: str | None = None
+        self.delay_s = 0.0
+        self.zdr_supported = True
+        self.expected_key: str | None = None
+        self.echo_auth = False
+        self.error_message: str | None = None
+        self.reply_dims: int | None = None
+        self.drop_vectors = 0
+        self.reverse_order = False
+        self._stopping = threading.Event()
+        self._httpd: _Server | None = None
+        self._thread: threading.Thread | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://{self.host}:{self.port}/v1"
+
+    def set(self, **switches: Any) -> None:
+        """Change several switches at once, under the lock."""
+        with self.lock:
+            for name, value in switches.items():
+                if not hasattr(self, name) or name.startswith("_") or name in ("lock", "requests", "host", "port"):
+                    raise AttributeError(f"EmbedServer has no switch {name!r}")
+                setattr(self, name, value)
+
+    def request_count(self) -> int:
+        with self.lock:
+            return len(self.requests)
+
+    def recorded(self) -> list[dict[str, Any]]:
+        with self.lock:
+            return list(self.requests)
+
+    # --- lifecycle ---
+
+    def start(self) -> EmbedServer:
+        self._stopping.clear()
+        self._listen()
+        return self
+
+    def stop(self) -> None:
+        self._stopping.set()  # wakes handlers sleeping in delay_s
+        self._close()
+
+    def down(self) -> None:
+        """Close the listening socket: clients get connection refused until up()."""
+        self._close()
+
+    def up(self) -> None:
+        """Listen again on the same port."""
+        self._listen()
+
+    def __enter__(self) -> EmbedServer:
+        return self.start()
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+        self.stop()
+
+    def _listen(self) -> None:
+        if self._httpd is not None:
+            return
+        deadline = time.monotonic() + REBIND_DEADLINE_S
+        while True:
+            try:
+                httpd = _Server((self.host, self.port), _Handler)
+                break
+            except OSError:
+                # the old socket on a fixed port may linger a moment; SO_REUSEADDR covers TIME_WAIT
+                if self.port == 0 or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.05)
+        httpd.owner = self
+        self.port = httpd.server_address[1]
+        self._httpd = httpd
+        self._thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+        self._thread.start()
+
+    def _close(self) -> None:
+        httpd, thread = self._httpd, self._thread
+        self._httpd, self._thread = None, None
+        if httpd is None:
+            return
+        httpd.shutdown()
+        httpd.server_close()
+        if thread is not None:
+            thread.join(timeout=5)
+
+    # --- the protocol ---
+
+    def answer(self, path: str, headers: dict[str, str], body: Any) -> tuple[int, Any, dict[str, str]]:
+        """Record the request and decide the reply: (status, JSON payload, extra headers)."""
+        auth = next((value for name, value in headers.items() if name.lower() == "authorization"), None)
+        with self.lock:
+            self.requests.append({"path": path, "headers": headers, "json": body})
+            delay = self.delay_s
+            failure = self._take_failure()
+            retry_after, echo, message = self.retry_after, self.echo_auth, self.error_message
+            expected, zdr_supported = self.expected_key, self.zdr_supported
+            reply_dims, drop, reverse = self.reply_dims, self.drop_vectors, self.reverse_order
+        if delay > 0 and self._stopping.wait(delay):
+            return 503, {"error": {"message": "server stopping"}}, {}
+
+        def error(status: int, text: str) -> tuple[int, Any, dict[str, str]]:
+            text = message if message is not None else text
+            if echo:
+                text = f"{text} (got Authorization: {auth})"
+            extra = {"Retry-After": retry_after} if retry_after is not None else {}
+            return status, {"error": {"message": text, "code": status}}, extra
+
+        if failure is not None:
+            return error(failure, f"simulated failure {failure}")
+        if expected is not None and auth != f"Bearer {expected}":
+            return error(401, "User not found.")
+        if path.rstrip("/") != "/v1/embeddings":
+            return error(404, f"no such path {path}")
+        if not isinstance(body, dict) or "input" not in body:
+            return error(400, "request body must be a JSON object with input")
+        provider = body.get("provider")
+        if not zdr_supported and isinstance(provider, dict) and provider.get("zdr") is True:
+            return error(404, ZDR_REFUSAL)
+        inputs = body["input"] if isinstance(body["input"], list) else [body["input"]]
+        dims = reply_dims or int(body.get("dimensions") or DEFAULT_DIMS)
+        data = [
+            {"object": "embedding", "index": i, "embedding": hash_vector_values(str(text), dims)}
+            for i, text in enumerate(inputs)
+        ]
+        data = data[: max(0, len(data) - drop)]
+        if reverse:
+            data.reverse()
+        tokens = sum(len(str(text).split()) for text in inputs)
+        usage = {"prompt_tokens": tokens, "total_tokens": tokens}
+        return 200, {"object": "list", "data": data, "model": body.get("model"), "usage": usage}, {}
+
+    def _take_failure(self) -> int | None:
+        """The status to fail this request with, if any; counts fail_times down (call under the lock)."""
+        if self.fail_times > 0:
+            self.fail_times -= 1
+            status = self.fail_status or DEFAULT_FAIL_STATUS
+            if self.fail_times == 0:
+                self.fail_status = None  # recovered
+            return status
+        return self.fail_status
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Run the test embeddings server until killed.")
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--expected-key", default=None, help="answer 401 to any other key")
+    parser.add_argument("--no-zdr", action="store_true", help="refuse requests that ask for zero data retention")
+    parser.add_argument("--delay", type=float, default=0.0, help="seconds to sleep before each answer")
+    args = parser.parse_args(argv)
+    server = EmbedServer(args.host, args.port)
+    server.set(expected_key=args.expected_key, zdr_supported=not args.no_zdr, delay_s=args.delay)
+    server.start()
+    print(server.url, flush=True)
+    try:
+        threading.Event().wait()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
