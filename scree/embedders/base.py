@@ -48,3 +48,4 @@ class Embedder(ABC):
 
     def close(self) -> None:
         """Release sockets or memory; the default has nothing to release."""
+        return None
