@@ -1,0 +1,192 @@
+"""writer.lock: one writer per index (R-W1): non-blocking acquire, the holder's pid, release, per platform."""
+
+from __future__ import annotations
+
+import errno
+import os
+import sys
+import types
+from pathlib import Path
+
+from scree.errors import LockHeldError, ScreeError
+from scree.logs import get_logger
+from scree.paths import FILE_MODE
+
+if sys.platform == "win32":
+    import msvcrt
+
+    _BACKEND = "msvcrt"
+else:
+    try:
+        import fcntl
+
+        _BACKEND = "flock"
+    except ImportError:  # WASI, Emscripten: no advisory locks at all
+        _BACKEND = "none"
+
+log = get_logger(__name__)
+
+PID_READ_BYTES = 32  # a pid and a newline, with room to spare
+# msvcrt locks byte ranges and a locked range cannot be read by others, so Windows locks one byte far past the pid.
+WINDOWS_LOCK_OFFSET = 1 << 30
+_BUSY_ERRNOS = frozenset({errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK, errno.EDEADLK})
+# O_CLOEXEC (O_NOINHERIT on Windows): a child spawned after acquiring must not keep the lock alive (R-P2).
+_OPEN_FLAGS = os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOINHERIT", 0)
+_PROBE_FLAGS = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOINHERIT", 0)
+
+
+def _try_lock(fd: int, *, shared: bool) -> bool:
+    """Take the lock on `fd` without waiting: True when taken, False when someone else holds it."""
+    try:
+        if sys.platform == "win32":
+            os.lseek(fd, WINDOWS_LOCK_OFFSET, os.SEEK_SET)
+            msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)  # no shared mode: the probe takes it exclusively for a moment
+        elif _BACKEND == "flock":
+            fcntl.flock(fd, (fcntl.LOCK_SH if shared else fcntl.LOCK_EX) | fcntl.LOCK_NB)
+    except OSError as exc:
+        if exc.errno in _BUSY_ERRNOS:
+            return False
+        raise
+    return True
+
+
+def _unlock(fd: int) -> None:
+    if sys.platform == "win32":
+        os.lseek(fd, WINDOWS_LOCK_OFFSET, os.SEEK_SET)
+        msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)
+    elif _BACKEND == "flock":
+        fcntl.flock(fd, fcntl.LOCK_UN)
+
+
+def _parse_pid(data: bytes) -> int | None:
+    text = data.decode("ascii", errors="replace").strip()
+    if not text.isdigit():
+        return None
+    pid = int(text)
+    return pid if pid > 0 else None
+
+
+def _read_pid(path: Path) -> int | None:
+    try:
+        fd = os.open(path, _PROBE_FLAGS)
+    except OSError:
+        return None
+    try:
+        return _parse_pid(os.read(fd, PID_READ_BYTES))
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+class WriterLock:
+    """The lock on one index's writer.lock, held through an open file for as long as this object keeps it.
+
+    flock locks belong to an open file description, so the lock ends when the holder exits or is killed, and a
+    second WriterLock on the same path in the same process conflicts like another process would. The descriptor is
+    close-on-exec; a child made by a bare fork() (no exec) would share it, so start writers with spawn/forkserver.
+    Not thread-safe: one owner thread acquires and releases.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._fd: int | None = None
+
+    def try_acquire(self) -> bool:
+        """Take the lock without waiting and write our pid into the file; False when another holder has it."""
+        if self._fd is not None:
+            return True
+        if _BACKEND == "none":
+            log.warning("no file locking on this platform; running without a writer lock", path=str(self.path))
+        try:
+            fd = os.open(self.path, _OPEN_FLAGS, FILE_MODE)
+        except OSError as exc:
+            raise ScreeError(f"cannot open the lock file {self.path}: {exc.strerror}") from exc
+        try:
+            if not _try_lock(fd, shared=False):
+                os.close(fd)
+                return False
+            self._tighten_mode(fd)
+            os.ftruncate(fd, 0)
+            os.lseek(fd, 0, os.SEEK_SET)
+            os.write(fd, f"{os.getpid()}\n".encode("ascii"))
+        except OSError as exc:
+            os.close(fd)
+            raise ScreeError(f"cannot lock {self.path}: {exc.strerror}") from exc
+        self._fd = fd
+        return True
+
+    def release(self) -> None:
+        """Clear our pid from the file, unlock and close; safe to call when not held."""
+        fd, self._fd = self._fd, None
+        if fd is None:
+            return
+        try:
+            os.ftruncate(fd, 0)  # while still locked, so nobody reads a pid that no longer holds it
+            _unlock(fd)
+        except OSError as exc:
+            log.warning("could not unlock writer.lock cleanly; closing it", path=str(self.path), error=str(exc))
+        finally:
+            os.close(fd)
+
+    @property
+    def held(self) -> bool:
+        return self._fd is not None
+
+    def holder_pid(self) -> int | None:
+        """The pid written in the lock file (None when empty or not a pid); readable without holding the lock."""
+        return _read_pid(self.path)
+
+    def _tighten_mode(self, fd: int) -> None:
+        """A lock file left by an older run or another umask gets mode 0600 (R-F2)."""
+        if sys.platform == "win32":
+            return
+        try:
+            os.fchmod(fd, FILE_MODE)
+        except OSError as exc:
+            log.warning("could not set lock file mode to 0600", path=str(self.path), error=str(exc))
+
+    def __enter__(self) -> WriterLock:
+        if not self.try_acquire():
+            pid = self.holder_pid()
+            who = f"another scree process (pid {pid})" if pid else "another scree process"
+            raise LockHeldError(f"{who} holds the writer lock {self.path}", pid)
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: types.TracebackType | None,
+    ) -> None:
+        self.release()
+
+    def __del__(self) -> None:
+        fd = getattr(self, "_fd", None)
+        if fd is not None:
+            os.close(fd)  # the kernel drops the lock with the last descriptor
+
+
+def lock_holder(path: Path) -> int | None:
+    """The pid named in `path` when that lock is held right now by anyone, else None (also for a missing file).
+
+    It probes with a shared lock on a new descriptor: a holder in this same process conflicts too (flock works per
+    open file description), so our own pid comes back while we hold it. A try_acquire racing the probe may fail
+    once; callers retry (R-P4), so that costs one retry interval and never a second writer.
+    """
+    if _BACKEND == "none":
+        return None
+    try:
+        fd = os.open(path, _PROBE_FLAGS)
+    except OSError:
+        return None
+    try:
+        if _try_lock(fd, shared=True):
+            _unlock(fd)
+            return None
+        os.lseek(fd, 0, os.SEEK_SET)
+        return _parse_pid(os.read(fd, PID_READ_BYTES))
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
