@@ -1,0 +1,484 @@
+"""The Store: one apsw connection to a folder's index, its writes (one transaction per call) and its queries."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+import apsw
+import sqlite_vec
+
+from scree.errors import IndexCorruptError, IndexMismatchError
+from scree.paths import FILE_MODE, ensure_private_dir
+from scree.store.keywords import fts_match_expression
+from scree.store.records import FileState, NewChunk, StoredChunk
+from scree.store.schema import (
+    SCHEMA_VERSION,
+    VECTOR_TABLE,
+    NotAnIndexError,
+    current_version,
+    migrate,
+    vector_table_ddl,
+)
+
+BUSY_TIMEOUT_MS = 5000  # R-S1: wait this long for another process's write lock before failing
+WAL_AUTOCHECKPOINT_PAGES = 1000  # R-S1: bounded autocheckpoint (4 MB of 4 KB pages)
+JOURNAL_SIZE_LIMIT_BYTES = 64 * 1024 * 1024  # a checkpointed WAL is truncated back to this
+# Reading vectors through mmap instead of the page cache: at 10k chunks 11 ms -> 7 ms a query (bench.store_search).
+MMAP_BYTES = 512 * 1024 * 1024
+HEADING_WEIGHT = 2.0  # R-S1: bm25 column weights, a match in the heading trail counts double
+TEXT_WEIGHT = 1.0
+MAX_KNN = 4096  # sqlite-vec's largest k
+SQL_BATCH = 500  # ids or hashes per `in (...)` list
+REINDEX_HINT = "run `scree reindex -all` to rebuild it"
+
+_CHUNK_COLUMNS = "id, path, ordinal, heading, text, start_line, end_line, text_hash"
+
+
+def _chunk(row: Sequence[Any]) -> StoredChunk:
+    return StoredChunk(
+        id=int(row[0]),
+        path=str(row[1]),
+        ordinal=int(row[2]),
+        heading=str(row[3]),
+        text=str(row[4]),
+        start_line=int(row[5]),
+        end_line=int(row[6]),
+        text_hash=str(row[7]),
+    )
+
+
+def _batches(values: Iterable[Any]) -> Iterator[list[Any]]:
+    batch: list[Any] = []
+    for value in values:
+        batch.append(value)
+        if len(batch) == SQL_BATCH:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
+def _placeholders(count: int) -> str:
+    return ",".join("?" * count)
+
+
+def _connect(target: str, readonly: bool) -> apsw.Connection:
+    flags = apsw.SQLITE_OPEN_READONLY if readonly else apsw.SQLITE_OPEN_READWRITE | apsw.SQLITE_OPEN_CREATE
+    conn = apsw.Connection(target, flags=flags)
+    try:
+        conn.set_busy_timeout(BUSY_TIMEOUT_MS)
+        conn.enable_load_extension(True)
+        conn.load_extension(str(sqlite_vec.loadable_path()))
+        conn.enable_load_extension(False)
+        if not readonly:
+            conn.execute("pragma journal_mode = wal").fetchall()
+            conn.execute("pragma synchronous = normal").fetchall()
+            conn.execute(f"pragma wal_autocheckpoint = {WAL_AUTOCHECKPOINT_PAGES}").fetchall()
+            conn.execute(f"pragma journal_size_limit = {JOURNAL_SIZE_LIMIT_BYTES}").fetchall()
+        conn.execute(f"pragma mmap_size = {MMAP_BYTES}").fetchall()
+    except BaseException:
+        conn.close()
+        raise
+    return conn
+
+
+def _create_private_file(db_path: Path) -> None:
+    """Make the db's folder (0700, only when missing: an existing one may be the user's own) and the file (0600)."""
+    if not db_path.parent.exists():
+        ensure_private_dir(db_path.parent)
+    if not db_path.exists():
+        os.close(os.open(db_path, os.O_WRONLY | os.O_CREAT, FILE_MODE))
+
+
+class Store:
+    """A folder's index. Open with Store.open(); use as a context manager or call close().
+
+    A read-only open of a database that does not exist yet (or is still blank) gives an empty in-memory store
+    with `exists` False: model() is None and every search returns [], so a search can say "no index yet".
+    Open it again once a writer has built the index.
+    """
+
+    def __init__(self, conn: apsw.Connection, db_path: Path, folder: str, *, readonly: bool, exists: bool) -> None:
+        self._conn = conn
+        self.db_path = db_path
+        self.folder = folder
+        self.readonly = readonly
+        self.exists = exists
+        self._modes_checked = False
+
+    # --- opening ---
+
+    @classmethod
+    def open(cls, db_path: Path, folder: Path, *, readonly: bool = False) -> Store:
+        """Open (and unless `readonly`, create and migrate) the index at `db_path` for `folder` (R-F2, R-F3)."""
+        folder_text = str(folder.resolve())
+        if readonly and (not db_path.exists() or db_path.stat().st_size == 0):
+            return cls._empty(db_path, folder_text)
+        if not readonly:
+            try:
+                _create_private_file(db_path)
+            except OSError as exc:
+                raise IndexCorruptError(f"cannot create index {db_path}: {exc.strerror or exc}") from exc
+        try:
+            conn = _connect(str(db_path), readonly)
+        except apsw.Error as exc:
+            raise IndexCorruptError(f"cannot open index {db_path}: {exc}") from exc
+        store = cls(conn, db_path, folder_text, readonly=readonly, exists=True)
+        try:
+            blank = store._prepare()
+        except apsw.Error as exc:
+            conn.close()
+            raise IndexCorruptError(f"cannot open index {db_path}: {exc}") from exc
+        except BaseException:
+            conn.close()
+            raise
+        if blank:
+            conn.close()
+            return cls._empty(db_path, folder_text)
+        return store
+
+    @classmethod
+    def _empty(cls, db_path: Path, folder: str) -> Store:
+        conn = _connect(":memory:", readonly=False)
+        migrate(conn)
+        conn.execute("insert into meta(key, value) values ('folder', ?)", (folder,))
+        return cls(conn, db_path, folder, readonly=True, exists=False)
+
+    def _prepare(self) -> bool:
+        """Check the schema version (migrating when writable) and the folder; True for a blank read-only file."""
+        version = current_version(self._conn)
+        if version < 0:
+            raise IndexCorruptError(f"{self.db_path} is not a scree index (it holds other tables); use another -db")
+        if version > SCHEMA_VERSION:
+            raise IndexCorruptError(
+                f"index {self.db_path} was written by a newer scree (schema {version}, this one knows "
+                f"{SCHEMA_VERSION}); upgrade scree"
+            )
+        if self.readonly:
+            if version == 0:
+                return True
+            if version < SCHEMA_VERSION:
+                raise IndexCorruptError(
+                    f"index {self.db_path} has schema version {version}, this scree needs {SCHEMA_VERSION}: "
+                    "run any writing command (e.g. `scree reindex`) to upgrade it"
+                )
+        else:
+            try:
+                migrate(self._conn)
+            except NotAnIndexError as exc:
+                raise IndexCorruptError(f"{self.db_path} is not a scree index ({exc}); use another -db") from exc
+            self._conn.execute("insert or ignore into meta(key, value) values ('folder', ?)", (self.folder,))
+            self._tighten_modes()
+        recorded = self.get_meta("folder")
+        if recorded is not None and recorded != self.folder:
+            raise IndexMismatchError(
+                f"index {self.db_path} belongs to folder {recorded}, not {self.folder}; "
+                "use another -db (SCREE_DB) or remove that index"
+            )
+        return False
+
+    def _tighten_modes(self) -> None:
+        """Keep the db and its -wal/-shm companions 0600 (R-F2); SQLite copies the db's mode, this makes sure."""
+        for suffix in ("", "-wal", "-shm"):
+            path = Path(f"{self.db_path}{suffix}")
+            try:
+                if path.stat().st_mode & 0o777 != FILE_MODE:
+                    os.chmod(path, FILE_MODE)
+            except (FileNotFoundError, PermissionError):
+                continue
+
+    def close(self) -> None:
+        self._conn.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+    # --- transactions and small helpers ---
+
+    @contextmanager
+    def _transaction(self) -> Iterator[None]:
+        """One write transaction; `begin immediate` takes the write lock up front so it cannot deadlock later."""
+        if self.readonly:
+            raise RuntimeError(f"index {self.db_path} is open read-only")
+        self._conn.execute("begin immediate")
+        try:
+            yield
+            self._conn.execute("commit")
+        except BaseException:
+            if not self._conn.get_autocommit():
+                self._conn.execute("rollback")
+            raise
+        if not self._modes_checked:
+            self._tighten_modes()
+            self._modes_checked = True
+
+    def _has_vector_table(self) -> bool:
+        row = self._conn.execute(
+            "select 1 from sqlite_master where type = 'table' and name = ?", (VECTOR_TABLE,)
+        ).fetchone()
+        return row is not None
+
+    # --- meta and model (R-F3) ---
+
+    def get_meta(self, key: str) -> str | None:
+        row = self._conn.execute("select value from meta where key = ?", (key,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def set_meta(self, key: str, value: str) -> None:
+        with self._transaction():
+            self._conn.execute("insert or replace into meta(key, value) values (?, ?)", (key, value))
+
+    def model(self) -> tuple[str, int] | None:
+        """(model identity, dimensions) the index was built with; None for a new index."""
+        identity, dims = self.get_meta("model"), self.get_meta("dims")
+        if identity is None or dims is None:
+            return None
+        return identity, int(dims)
+
+    def _mismatch(self, recorded: tuple[str, int], identity: str, dims: int) -> IndexMismatchError:
+        return IndexMismatchError(
+            f"index {self.db_path} was built with model {recorded[0]} ({recorded[1]} dims), not {identity} "
+            f"({dims} dims); {REINDEX_HINT}"
+        )
+
+    def check_model(self, identity: str, dims: int) -> None:
+        """Raise IndexMismatchError when the index records another model or dimension count."""
+        recorded = self.model()
+        if recorded is not None and recorded != (identity, dims):
+            raise self._mismatch(recorded, identity, dims)
+
+    def set_model(self, identity: str, dims: int) -> None:
+        """Record the model of a new index and create its vector table; the same model again is a no-op."""
+        ddl = vector_table_ddl(dims)
+        with self._transaction():
+            recorded = self.model()
+            if recorded is not None:
+                if recorded != (identity, dims):
+                    raise self._mismatch(recorded, identity, dims)
+                return
+            self._conn.execute(f"drop table if exists {VECTOR_TABLE}")
+            self._conn.execute(ddl)
+            self._record_model(identity, dims)
+
+    def reset(self, identity: str, dims: int) -> None:
+        """`reindex -all`: drop every file, chunk, vector and keyword row and start over with this model.
+
+        last_sync and first_sync_done go too: the index is empty until the rebuild's sync finishes.
+        """
+        ddl = vector_table_ddl(dims)
+        with self._transaction():
+            self._conn.execute("delete from chunks")
+            self._conn.execute("delete from files")
+            self._conn.execute(f"drop table if exists {VECTOR_TABLE}")
+            self._conn.execute(ddl)
+            self._conn.execute("delete from meta where key in ('last_sync', 'first_sync_done')")
+            self._record_model(identity, dims)
+
+    def _record_model(self, identity: str, dims: int) -> None:
+        self._conn.executemany(
+            "insert or replace into meta(key, value) values (?, ?)", [("model", identity), ("dims", str(dims))]
+        )
+
+    # --- files ---
+
+    def files(self) -> dict[str, FileState]:
+        rows = self._conn.execute("select path, sha256, mtime_ns, size from files")
+        return {str(row[0]): FileState(str(row[0]), str(row[1]), int(row[2]), int(row[3])) for row in rows}
+
+    def file_state(self, path: str) -> FileState | None:
+        row = self._conn.execute("select path, sha256, mtime_ns, size from files where path = ?", (path,)).fetchone()
+        return None if row is None else FileState(str(row[0]), str(row[1]), int(row[2]), int(row[3]))
+
+    def touch_file(self, state: FileState) -> None:
+        """The content hash is unchanged: record the new mtime and size only."""
+        with self._transaction():
+            self._conn.execute(
+                "update files set mtime_ns = ?, size = ? where path = ?", (state.mtime_ns, state.size, state.path)
+            )
+
+    # --- writes (R-S2) ---
+
+    def _check_vectors(self, items: Sequence[tuple[FileState, Sequence[NewChunk]]]) -> None:
+        if not any(chunks for _state, chunks in items):
+            return
+        recorded = self.model()
+        if recorded is None:
+            raise RuntimeError("set_model() must record the model before chunks are written")
+        want = recorded[1] * 4
+        for state, chunks in items:
+            for chunk in chunks:
+                if len(chunk.vector) != want:
+                    raise IndexMismatchError(
+                        f"a vector for {state.path} has {len(chunk.vector) // 4} dims, the index has "
+                        f"{recorded[1]}; {REINDEX_HINT}"
+                    )
+
+    def _delete_rows(self, path: str, has_vectors: bool) -> None:
+        """Delete a file's chunks with their vectors; the FTS rows go with the chunks (schema triggers)."""
+        if has_vectors:
+            ids = [(row[0],) for row in self._conn.execute("select id from chunks where path = ?", (path,))]
+            self._conn.executemany(f"delete from {VECTOR_TABLE} where chunk_id = ?", ids)
+        self._conn.execute("delete from chunks where path = ?", (path,))
+
+    def replace_file(self, state: FileState, chunks: Sequence[NewChunk]) -> None:
+        """R-S2: swap a file's old rows for these, in one transaction (fully old or fully new after a kill)."""
+        self.replace_files([(state, chunks)])
+
+    def replace_files(self, items: Sequence[tuple[FileState, Sequence[NewChunk]]]) -> None:
+        """replace_file for many files in one transaction: batched small files cost one commit, not one each."""
+        self._check_vectors(items)
+        with self._transaction():
+            has_vectors = self._has_vector_table()
+            for state, chunks in items:
+                self._delete_rows(state.path, has_vectors)
+                for chunk in chunks:
+                    row = self._conn.execute(
+                        "insert into chunks(path, ordinal, heading, text, start_line, end_line, text_hash) "
+                        "values (?, ?, ?, ?, ?, ?, ?) returning id",
+                        (
+                            state.path,
+                            chunk.ordinal,
+                            chunk.heading,
+                            chunk.text,
+                            chunk.start_line,
+                            chunk.end_line,
+                            chunk.text_hash,
+                        ),
+                    ).fetchone()
+                    assert row is not None
+                    self._conn.execute(
+                        f"insert into {VECTOR_TABLE}(chunk_id, embedding) values (?, ?)", (row[0], chunk.vector)
+                    )
+                self._conn.execute(
+                    "insert into files(path, sha256, mtime_ns, size) values (?, ?, ?, ?) on conflict(path) do "
+                    "update set sha256 = excluded.sha256, mtime_ns = excluded.mtime_ns, size = excluded.size",
+                    (state.path, state.sha256, state.mtime_ns, state.size),
+                )
+
+    def delete_files(self, paths: Iterable[str]) -> int:
+        """Remove these files' rows in one transaction; returns how many files the index held."""
+        removed = 0
+        with self._transaction():
+            has_vectors = self._has_vector_table()
+            for path in dict.fromkeys(paths):
+                self._delete_rows(path, has_vectors)
+                self._conn.execute("delete from files where path = ?", (path,))
+                removed += self._conn.changes()
+        return removed
+
+    # --- queries ---
+
+    def vector_search(self, vector: bytes, limit: int) -> list[tuple[int, float]]:
+        """(chunk id, cosine distance) of the `limit` nearest chunks (at most 4096), nearest first."""
+        recorded = self.model()
+        if limit <= 0 or recorded is None or not self._has_vector_table():
+            return []
+        if len(vector) != recorded[1] * 4:
+            raise IndexMismatchError(
+                f"the query vector has {len(vector) // 4} dims, the index has {recorded[1]}; {REINDEX_HINT}"
+            )
+        rows = self._conn.execute(
+            f"select chunk_id, distance from {VECTOR_TABLE} where embedding match ? and k = ? order by distance",
+            (vector, min(limit, MAX_KNN)),
+        )
+        return [(int(row[0]), float(row[1])) for row in rows]
+
+    def keyword_search(self, query: str, limit: int) -> list[tuple[int, float]]:
+        """(chunk id, score) by FTS5 bm25 over heading and text, best first; score is -bm25 (higher is better)."""
+        expression = fts_match_expression(query)
+        if expression is None or limit <= 0:
+            return []
+        rows = self._conn.execute(
+            f"select rowid, bm25(chunks_fts, {HEADING_WEIGHT}, {TEXT_WEIGHT}) as score from chunks_fts "
+            "where chunks_fts match ? order by score limit ?",
+            (expression, limit),
+        )
+        return [(int(row[0]), -float(row[1])) for row in rows]
+
+    def vectors_for_hashes(self, hashes: Iterable[str]) -> dict[str, bytes]:
+        """R-E7: a stored vector for each text hash the index already has (any chunk with that hash)."""
+        found: dict[str, bytes] = {}
+        if not self._has_vector_table():
+            return found
+        for batch in _batches(dict.fromkeys(hashes)):
+            rows = self._conn.execute(
+                f"select text_hash, min(id) from chunks where text_hash in ({_placeholders(len(batch))}) "
+                "group by text_hash",
+                batch,
+            ).fetchall()
+            for text_hash, chunk_id in rows:
+                row = self._conn.execute(
+                    f"select embedding from {VECTOR_TABLE} where chunk_id = ?", (chunk_id,)
+                ).fetchone()
+                if row is not None:
+                    found[str(text_hash)] = bytes(row[0])
+        return found
+
+    def chunks_by_ids(self, ids: Iterable[int]) -> dict[int, StoredChunk]:
+        """The chunks with these ids that still exist."""
+        found: dict[int, StoredChunk] = {}
+        for batch in _batches(dict.fromkeys(ids)):
+            rows = self._conn.execute(
+                f"select {_CHUNK_COLUMNS} from chunks where id in ({_placeholders(len(batch))})", batch
+            )
+            found.update((chunk.id, chunk) for chunk in map(_chunk, rows))
+        return found
+
+    def chunks_for_path(self, path: str) -> list[StoredChunk]:
+        rows = self._conn.execute(f"select {_CHUNK_COLUMNS} from chunks where path = ? order by ordinal", (path,))
+        return [_chunk(row) for row in rows]
+
+    def chunks_by_text_hash(self, hashes: Iterable[str]) -> dict[str, list[StoredChunk]]:
+        """R-M4: every chunk carrying each text hash, by path then ordinal, so duplicates collapse into one hit."""
+        found: dict[str, list[StoredChunk]] = {}
+        for batch in _batches(dict.fromkeys(hashes)):
+            rows = self._conn.execute(
+                f"select {_CHUNK_COLUMNS} from chunks where text_hash in ({_placeholders(len(batch))}) "
+                "order by path, ordinal",
+                batch,
+            )
+            for chunk in map(_chunk, rows):
+                found.setdefault(chunk.text_hash, []).append(chunk)
+        return found
+
+    def counts(self) -> tuple[int, int]:
+        """(files, chunks) in the index."""
+        row = self._conn.execute("select (select count(*) from files), (select count(*) from chunks)").fetchone()
+        assert row is not None
+        return int(row[0]), int(row[1])
+
+    def integrity_check(self) -> str:
+        """Return "ok", or the first problems found: SQLite's own check, the keyword index, vectors without chunks."""
+        problems = [str(row[0]) for row in self._conn.execute("pragma integrity_check")]
+        if problems != ["ok"]:
+            return "; ".join(problems[:5])
+        if not self.readonly:  # FTS5's own check is an insert command: a read-only connection may not run it
+            try:
+                self._conn.execute("insert into chunks_fts(chunks_fts, rank) values ('integrity-check', 1)")
+            except apsw.Error as exc:
+                return f"keyword index: {exc}"
+        row = self._conn.execute(
+            "select (select count(*) from chunks_fts_docsize), (select count(*) from chunks)"
+        ).fetchone()
+        assert row is not None
+        if row[0] != row[1]:
+            return f"keyword index: {row[0]} rows for {row[1]} chunks"
+        if self._has_vector_table():
+            row = self._conn.execute(
+                f"select (select count(*) from {VECTOR_TABLE} where chunk_id not in (select id from chunks)), "
+                f"(select count(*) from chunks where id not in (select chunk_id from {VECTOR_TABLE}))"
+            ).fetchone()
+            assert row is not None
+            if row[0] or row[1]:
+                return f"vectors: {row[0]} without a chunk, {row[1]} chunks without a vector"
+        return "ok"

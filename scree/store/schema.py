@@ -1,0 +1,137 @@
+"""The index schema as numbered migrations recorded in `schema_migrations`, plus the vec0 table's DDL (R-S1, R-F3)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import UTC, datetime
+
+import apsw
+
+# R-S1: stemmed words, accents folded, so "Tokens" finds "token" and "café" finds "cafe".
+FTS_TOKENIZER = "porter unicode61 remove_diacritics 2"
+VECTOR_TABLE = "chunk_vectors"
+MAX_DIMS = 8192  # sqlite-vec's own limit on a float[N] column
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def _initial_schema(conn: apsw.Connection) -> None:
+    """Migration 1: meta, files, chunks and the FTS5 index kept in step with chunks by triggers (never an orphan)."""
+    conn.execute(
+        f"""
+        create table meta(key text primary key, value text not null);
+        create table files(
+            path text primary key,
+            sha256 text not null,
+            mtime_ns integer not null,
+            size integer not null
+        );
+        create table chunks(
+            id integer primary key autoincrement,
+            path text not null,
+            ordinal integer not null,
+            heading text not null,
+            text text not null,
+            start_line integer not null,
+            end_line integer not null,
+            text_hash text not null
+        );
+        create index chunks_path on chunks(path, ordinal);
+        create virtual table chunks_fts using fts5(
+            heading, text, content='chunks', content_rowid='id', tokenize='{FTS_TOKENIZER}'
+        );
+        create trigger chunks_fts_insert after insert on chunks begin
+            insert into chunks_fts(rowid, heading, text) values (new.id, new.heading, new.text);
+        end;
+        create trigger chunks_fts_delete after delete on chunks begin
+            insert into chunks_fts(chunks_fts, rowid, heading, text) values ('delete', old.id, old.heading, old.text);
+        end;
+        create trigger chunks_fts_update after update on chunks begin
+            insert into chunks_fts(chunks_fts, rowid, heading, text) values ('delete', old.id, old.heading, old.text);
+            insert into chunks_fts(rowid, heading, text) values (new.id, new.heading, new.text);
+        end;
+        """
+    )
+
+
+def _text_hash_index_and_created(conn: apsw.Connection) -> None:
+    """Migration 2: look chunks up by text hash (the R-E7 vector cache, R-M4 collapse) and record when it was made."""
+    conn.execute("create index if not exists chunks_text_hash on chunks(text_hash)")
+    conn.execute("insert or ignore into meta(key, value) values ('created', ?)", (_now(),))
+
+
+# Append only: a migration, once released, is never edited; the list index + 1 is its version.
+MIGRATIONS: tuple[Callable[[apsw.Connection], None], ...] = (
+    _initial_schema,
+    _text_hash_index_and_created,
+)
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+def _table_names(conn: apsw.Connection) -> set[str]:
+    return {str(row[0]) for row in conn.execute("select name from sqlite_master where type = 'table'")}
+
+
+def is_blank(conn: apsw.Connection) -> bool:
+    """True for a database with no tables at all (a file just created, or created by an interrupted first open)."""
+    return not _table_names(conn)
+
+
+def current_version(conn: apsw.Connection) -> int:
+    """The highest migration applied; 0 for a blank database; -1 for a database that is not a scree index."""
+    tables = _table_names(conn)
+    if "schema_migrations" not in tables:
+        return 0 if not tables else -1
+    row = conn.execute("select coalesce(max(version), 0) from schema_migrations").fetchone()
+    return int(row[0]) if row else 0
+
+
+class NotAnIndexError(Exception):
+    """The database has tables but no `schema_migrations`: some other program's file, never to be written to."""
+
+
+def migrate(conn: apsw.Connection, upto: int = SCHEMA_VERSION) -> list[int]:
+    """Apply every pending migration up to `upto`, each in its own transaction with its record; return those applied.
+
+    The version is re-read inside the write transaction, so two processes opening a new index at once apply each
+    migration exactly once.
+    """
+    applied: list[int] = []
+    while True:
+        conn.execute("begin immediate")
+        try:
+            version = current_version(conn)
+            if version < 0:
+                raise NotAnIndexError("the database has tables of its own and no schema_migrations table")
+            if version >= upto:
+                conn.execute("commit")
+                return applied
+            if version == 0:
+                conn.execute(
+                    "create table schema_migrations("
+                    "version integer primary key, name text not null, applied_at text not null)"
+                )
+            migration = MIGRATIONS[version]
+            migration(conn)
+            conn.execute(
+                "insert into schema_migrations(version, name, applied_at) values (?, ?, ?)",
+                (version + 1, migration.__name__.lstrip("_"), _now()),
+            )
+            conn.execute("insert or replace into meta(key, value) values ('schema_version', ?)", (str(version + 1),))
+            conn.execute("commit")
+        except BaseException:
+            conn.execute("rollback")
+            raise
+        applied.append(version + 1)
+
+
+def vector_table_ddl(dims: int) -> str:
+    """The vec0 table: one unit vector per chunk, keyed by chunk id, compared by cosine distance (R-S1)."""
+    if not 0 < dims <= MAX_DIMS:
+        raise ValueError(f"vector dimensions must be between 1 and {MAX_DIMS}, not {dims}")
+    return (
+        f"create virtual table {VECTOR_TABLE} using vec0("
+        f"chunk_id integer primary key, embedding float[{int(dims)}] distance_metric=cosine)"
+    )

@@ -1,0 +1,490 @@
+"""The index store on real SQLite files: round trips, orphans, R-F3 mismatches, migrations, KNN, R-S2 under SIGKILL."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import random
+import signal
+import stat
+import subprocess
+import sys
+import textwrap
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import apsw
+import numpy as np
+import pytest
+import sqlite_vec
+
+from scree.embedders.base import pack_vector
+from scree.errors import IndexCorruptError, IndexMismatchError
+from scree.store import SCHEMA_VERSION, FileState, NewChunk, Store
+from scree.store.schema import migrate
+
+DIMS = 8
+MODEL = "hash:test"
+
+
+# --- helpers ---
+
+
+def vector(seed: str, dims: int = DIMS) -> bytes:
+    """A deterministic unit vector from a seed string."""
+    digest = hashlib.sha256(seed.encode()).digest()
+    return pack_vector([digest[i % len(digest)] - 127.5 + i for i in range(dims)])
+
+
+def chunk(ordinal: int, text: str, heading: str = "Title", dims: int = DIMS) -> NewChunk:
+    text_hash = hashlib.sha256(text.encode()).hexdigest()
+    return NewChunk(ordinal, heading, text, ordinal * 10 + 1, ordinal * 10 + 5, text_hash, vector(text, dims))
+
+
+def state(path: str, tag: str = "v1") -> FileState:
+    return FileState(path, hashlib.sha256(f"{path}{tag}".encode()).hexdigest(), 1_700_000_000_000_000_000, 100)
+
+
+def raw(db_path: Path) -> apsw.Connection:
+    """A plain connection with sqlite-vec loaded, to look at tables the way no Store method does."""
+    conn = apsw.Connection(str(db_path))
+    conn.enable_load_extension(True)
+    conn.load_extension(str(sqlite_vec.loadable_path()))
+    return conn
+
+
+def row_counts(db_path: Path) -> tuple[int, int, int]:
+    """(chunks, vectors, keyword-index rows) and FTS5's own check that its index matches the chunks table."""
+    conn = raw(db_path)
+    try:
+        conn.execute("insert into chunks_fts(chunks_fts, rank) values ('integrity-check', 1)")
+        chunks = conn.execute("select count(*) from chunks").fetchone()[0]
+        vectors = conn.execute("select count(*) from chunk_vectors").fetchone()[0]
+        keyword_rows = conn.execute("select count(*) from chunks_fts_docsize").fetchone()[0]
+        orphans = conn.execute(
+            "select count(*) from chunk_vectors where chunk_id not in (select id from chunks)"
+        ).fetchone()[0]
+    finally:
+        conn.close()
+    assert orphans == 0
+    return chunks, vectors, keyword_rows
+
+
+@pytest.fixture
+def folder(tmp_path: Path) -> Path:
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    return notes
+
+
+@pytest.fixture
+def db_path(tmp_path: Path) -> Path:
+    return tmp_path / "data" / "indexes" / "notes-0123" / "index.db"
+
+
+@pytest.fixture
+def store(db_path: Path, folder: Path) -> Iterator[Store]:
+    with Store.open(db_path, folder) as opened:
+        opened.set_model(MODEL, DIMS)
+        yield opened
+
+
+# --- opening, modes, folder (R-F2, R-F3) ---
+
+
+def test_new_index_is_private_and_records_folder_and_schema(db_path: Path, folder: Path) -> None:
+    with Store.open(db_path, folder) as store:
+        assert store.model() is None
+        store.set_model(MODEL, DIMS)
+        store.replace_file(state("a.md"), [chunk(0, "alpha")])
+        assert stat.S_IMODE(db_path.parent.stat().st_mode) == 0o700
+        for suffix in ("", "-wal", "-shm"):
+            assert stat.S_IMODE(Path(f"{db_path}{suffix}").stat().st_mode) == 0o600, suffix
+        assert store.get_meta("folder") == str(folder.resolve())
+        assert store.get_meta("schema_version") == str(SCHEMA_VERSION)
+        assert store.get_meta("created")
+        assert store.model() == (MODEL, DIMS)
+        journal = raw(db_path).execute("pragma journal_mode").fetchone()[0]
+        assert journal == "wal"
+
+
+def test_other_folder_is_refused_naming_both(db_path: Path, folder: Path, tmp_path: Path) -> None:
+    Store.open(db_path, folder).close()
+    other = tmp_path / "other"
+    other.mkdir()
+    for readonly in (False, True):
+        with pytest.raises(IndexMismatchError) as caught:
+            Store.open(db_path, other, readonly=readonly)
+        assert str(folder.resolve()) in str(caught.value) and str(other.resolve()) in str(caught.value)
+
+
+def test_readonly_missing_index_is_empty(db_path: Path, folder: Path) -> None:
+    with Store.open(db_path, folder, readonly=True) as store:
+        assert not store.exists
+        assert store.model() is None
+        assert store.counts() == (0, 0)
+        assert store.vector_search(vector("q"), 5) == []
+        assert store.keyword_search("anything", 5) == []
+        with pytest.raises(RuntimeError):
+            store.set_meta("last_sync", "now")
+    assert not db_path.exists()
+
+
+def test_readonly_sees_writes_and_refuses_writing(store: Store, db_path: Path, folder: Path) -> None:
+    store.replace_file(state("a.md"), [chunk(0, "alpha beta")])
+    with Store.open(db_path, folder, readonly=True) as reader:
+        assert reader.exists
+        assert reader.counts() == (1, 1)
+        assert reader.integrity_check() == "ok"
+        with pytest.raises(RuntimeError):
+            reader.delete_files(["a.md"])
+        store.replace_file(state("b.md"), [chunk(0, "gamma")])
+        assert reader.counts() == (2, 2)
+
+
+def test_foreign_and_garbage_files_are_refused(tmp_path: Path, folder: Path) -> None:
+    foreign = tmp_path / "foreign.db"
+    conn = apsw.Connection(str(foreign))
+    conn.execute("create table notes(x)")
+    conn.close()
+    with pytest.raises(IndexCorruptError, match="not a scree index"):
+        Store.open(foreign, folder)
+    garbage = tmp_path / "garbage.db"
+    garbage.write_bytes(b"this is not sqlite at all" * 200)
+    with pytest.raises(IndexCorruptError, match="cannot open index"):
+        Store.open(garbage, folder)
+
+
+# --- model (R-F3) ---
+
+
+def test_model_mismatch_names_reindex_all(store: Store, db_path: Path, folder: Path) -> None:
+    store.set_model(MODEL, DIMS)  # the same model again is a no-op
+    store.check_model(MODEL, DIMS)
+    for identity, dims in (("api:other", DIMS), (MODEL, DIMS * 2)):
+        with pytest.raises(IndexMismatchError, match="reindex -all"):
+            store.check_model(identity, dims)
+        with pytest.raises(IndexMismatchError, match="reindex -all"):
+            store.set_model(identity, dims)
+    with pytest.raises(IndexMismatchError, match="reindex -all"):
+        store.replace_file(state("a.md"), [chunk(0, "wide", dims=DIMS * 2)])
+    with pytest.raises(IndexMismatchError):
+        store.vector_search(vector("q", DIMS * 2), 3)
+    assert store.model() == (MODEL, DIMS)
+
+
+def test_reset_rebuilds_with_new_model(store: Store, db_path: Path) -> None:
+    store.replace_file(state("a.md"), [chunk(0, "alpha"), chunk(1, "beta")])
+    store.set_meta("first_sync_done", "1")
+    store.set_meta("last_sync", "2026-01-01T00:00:00+00:00")
+    store.reset("api:bigger", 16)
+    assert store.model() == ("api:bigger", 16)
+    assert store.counts() == (0, 0)
+    assert store.files() == {}
+    assert store.get_meta("first_sync_done") is None and store.get_meta("last_sync") is None
+    assert store.get_meta("folder") is not None
+    assert row_counts(db_path) == (0, 0, 0)
+    store.replace_file(state("a.md"), [chunk(0, "alpha", dims=16)])
+    assert [cid for cid, _ in store.vector_search(vector("alpha", 16), 3)] == [store.chunks_for_path("a.md")[0].id]
+
+
+# --- writes (R-S2) ---
+
+
+def test_replace_and_delete_round_trip_leave_no_orphans(store: Store, db_path: Path) -> None:
+    store.replace_file(state("a.md"), [chunk(i, f"alpha part {i}") for i in range(4)])
+    store.replace_file(state("b.md"), [chunk(0, "beta only")])
+    assert store.counts() == (2, 5)
+    assert row_counts(db_path) == (5, 5, 5)
+    assert store.file_state("a.md") == state("a.md")
+    assert [c.text for c in store.chunks_for_path("a.md")] == [f"alpha part {i}" for i in range(4)]
+    old_ids = {c.id for c in store.chunks_for_path("a.md")}
+
+    store.replace_file(state("a.md", "v2"), [chunk(0, "alpha rewritten")])
+    assert store.file_state("a.md") == state("a.md", "v2")
+    new = store.chunks_for_path("a.md")
+    assert [(c.ordinal, c.text, c.start_line, c.end_line) for c in new] == [(0, "alpha rewritten", 1, 5)]
+    assert not old_ids & {new[0].id}, "a chunk id is never reused"
+    assert store.chunks_by_ids(old_ids) == {}
+    assert row_counts(db_path) == (2, 2, 2)
+    assert store.keyword_search("part", 5) == []
+
+    store.replace_file(state("empty.md"), [])
+    assert store.counts() == (3, 2)
+    assert store.delete_files(["a.md", "missing.md", "empty.md", "a.md"]) == 2
+    assert set(store.files()) == {"b.md"}
+    assert row_counts(db_path) == (1, 1, 1)
+    assert store.delete_files(["b.md"]) == 1
+    assert row_counts(db_path) == (0, 0, 0)
+    assert store.integrity_check() == "ok"
+
+
+def test_replace_files_batches_and_touch_and_meta(store: Store) -> None:
+    store.replace_files([(state(f"{n}.md"), [chunk(0, f"note {n}")]) for n in range(5)])
+    assert store.counts() == (5, 5)
+    touched = FileState("3.md", state("3.md").sha256, 42, 7)
+    store.touch_file(touched)
+    assert store.file_state("3.md") == touched
+    assert store.files()["3.md"] == touched
+    assert store.get_meta("last_sync") is None
+    store.set_meta("last_sync", "t1")
+    store.set_meta("last_sync", "t2")
+    assert store.get_meta("last_sync") == "t2"
+
+
+def test_failed_write_rolls_back_whole_call(store: Store) -> None:
+    store.replace_file(state("a.md"), [chunk(0, "original")])
+    no_heading = NewChunk(1, None, "x", 1, 1, "h", vector("x"))  # type: ignore[arg-type]  # NOT NULL fails mid-write
+    with pytest.raises(apsw.ConstraintError):
+        store.replace_files([(state("b.md"), [chunk(0, "fine")]), (state("a.md", "v2"), [chunk(0, "x"), no_heading])])
+    assert store.files() == {"a.md": state("a.md")}
+    assert [c.text for c in store.chunks_for_path("a.md")] == ["original"]
+    store.replace_file(state("c.md"), [chunk(0, "next write works")])
+    assert store.counts() == (2, 2)
+
+
+def test_lookup_by_hash_and_id(store: Store) -> None:
+    store.replace_file(state("a.md"), [chunk(0, "shared text"), chunk(1, "unique a")])
+    store.replace_file(state("b.md"), [chunk(0, "shared text")])
+    shared = hashlib.sha256(b"shared text").hexdigest()
+    unknown = "0" * 64
+    assert store.vectors_for_hashes([shared, unknown, shared]) == {shared: vector("shared text")}
+    by_hash = store.chunks_by_text_hash([shared, unknown])
+    assert [c.path for c in by_hash[shared]] == ["a.md", "b.md"]
+    assert unknown not in by_hash
+    ids = [c.id for c in store.chunks_for_path("a.md")]
+    found = store.chunks_by_ids([*ids, 999_999])
+    assert set(found) == set(ids)
+    assert found[ids[1]].text == "unique a" and found[ids[1]].heading == "Title"
+
+
+# --- queries ---
+
+
+def test_knn_matches_brute_force_cosine(db_path: Path, folder: Path) -> None:
+    rng = np.random.default_rng(7)
+    dims = 32
+    matrix = rng.standard_normal((500, dims)).astype("<f4")
+    matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)
+    with Store.open(db_path, folder) as store:
+        store.set_model(MODEL, dims)
+        rows = [
+            NewChunk(i, "", f"row {i}", 1, 1, f"h{i}", matrix[i].tobytes())
+            for i in range(len(matrix))  # one file of 500 chunks
+        ]
+        store.replace_file(state("all.md"), rows)
+        id_of_row = {c.ordinal: c.id for c in store.chunks_for_path("all.md")}
+        for _ in range(10):
+            query = rng.standard_normal(dims).astype("<f4")
+            query /= np.linalg.norm(query)
+            distances = 1.0 - matrix @ query
+            expected = [id_of_row[int(i)] for i in np.argsort(distances)[:16]]
+            got = store.vector_search(query.tobytes(), 16)
+            assert [cid for cid, _ in got] == expected
+            assert [d for _, d in got] == pytest.approx(sorted(distances)[:16], abs=1e-5)
+        assert len(store.vector_search(matrix[0].tobytes(), 10_000)) == 500
+        assert store.vector_search(matrix[0].tobytes(), 0) == []
+
+
+def test_keyword_search_ranks_heading_and_stems(store: Store) -> None:
+    store.replace_file(state("auth.md"), [chunk(0, "how the service works", heading="Authentication > Tokens")])
+    store.replace_file(state("misc.md"), [chunk(0, "tokens are mentioned in passing here", heading="Misc")])
+    store.replace_file(state("cafe.md"), [chunk(0, "Le café est ouvert", heading="Café")])
+    auth, misc = store.chunks_for_path("auth.md")[0].id, store.chunks_for_path("misc.md")[0].id
+    ranked = [cid for cid, _ in store.keyword_search("token", 10)]
+    assert ranked == [auth, misc]
+    scores = [score for _, score in store.keyword_search("token", 10)]
+    assert scores == sorted(scores, reverse=True)
+    assert [cid for cid, _ in store.keyword_search("CAFE", 5)] == [store.chunks_for_path("cafe.md")[0].id]
+    assert store.keyword_search("token", 1) == store.keyword_search("token", 10)[:1]
+
+
+HOSTILE_QUERIES = [
+    '"',
+    '"unbalanced',
+    'tokens" OR "x',
+    "AND",
+    "tokens AND",
+    "OR OR NOT",
+    "NEAR(",
+    "NEAR(tokens service, 2)",
+    "*",
+    "tok*",
+    "-tokens",
+    "heading:tokens",
+    "{heading text}: tokens",
+    "^tokens",
+    "(((",
+    ")",
+    "+",
+    "tokens\x00service",
+    "\udc80tokens",
+    "日本語のトークン",
+    "токены",
+    "émoji 🙂 tokens",
+    "e\u0301tude",
+    "a_b__c",
+    "___",
+    "",
+    "   \t\n",
+    "'; drop table chunks; --",
+    "x" * 10_000,
+    " ".join(f"w{i}" for i in range(500)),
+]
+
+
+@pytest.mark.parametrize("query", HOSTILE_QUERIES)
+def test_keyword_search_never_raises_on_hostile_input(store: Store, query: str) -> None:
+    store.replace_file(state("auth.md"), [chunk(0, "how tokens work in the service", heading="Tokens")])
+    results = store.keyword_search(query, 8)
+    assert isinstance(results, list)
+    if "tokens" in query.casefold() and not query.startswith("x"):
+        assert results, "the plain word inside the hostile query still matches"
+    assert store.counts() == (1, 1)
+
+
+def test_queries_before_the_model_is_set(db_path: Path, folder: Path) -> None:
+    with Store.open(db_path, folder) as store:
+        assert store.vector_search(vector("q"), 5) == []
+        assert store.vectors_for_hashes(["abc"]) == {}
+        store.replace_file(state("empty.md"), [])
+        with pytest.raises(RuntimeError, match="set_model"):
+            store.replace_file(state("a.md"), [chunk(0, "text")])
+        assert store.integrity_check() == "ok"
+
+
+# --- migrations (R-F3) ---
+
+
+def test_schema_1_file_is_upgraded_in_place(db_path: Path, folder: Path) -> None:
+    db_path.parent.mkdir(parents=True)
+    conn = raw(db_path)
+    assert migrate(conn, upto=1) == [1]
+    conn.execute("insert into meta(key, value) values ('folder', ?)", (str(folder.resolve()),))
+    conn.execute("insert into meta(key, value) values ('model', ?), ('dims', ?)", (MODEL, str(DIMS)))
+    conn.execute(
+        f"create virtual table chunk_vectors using vec0(chunk_id integer primary key, embedding float[{DIMS}])"
+    )
+    conn.execute("insert into files values ('old.md', 'abc', 1, 2)")
+    conn.execute(
+        "insert into chunks(path, ordinal, heading, text, start_line, end_line, text_hash) "
+        "values ('old.md', 0, 'Old', 'kept through the upgrade', 1, 3, 'hash-old')"
+    )
+    conn.execute("insert into chunk_vectors(chunk_id, embedding) values (1, ?)", (vector("old"),))
+    assert conn.execute("select value from meta where key = 'schema_version'").fetchone()[0] == "1"
+    conn.close()
+
+    with pytest.raises(IndexCorruptError, match="reindex"):
+        Store.open(db_path, folder, readonly=True)
+
+    with Store.open(db_path, folder) as store:
+        assert store.get_meta("schema_version") == str(SCHEMA_VERSION)
+        assert store.get_meta("created")
+        assert store.model() == (MODEL, DIMS)
+        assert store.files() == {"old.md": FileState("old.md", "abc", 1, 2)}
+        assert [c.text for c in store.chunks_by_text_hash(["hash-old"])["hash-old"]] == ["kept through the upgrade"]
+        assert store.vectors_for_hashes(["hash-old"]) == {"hash-old": vector("old")}
+        assert store.keyword_search("upgrade", 3) == store.keyword_search("upgraded", 3) != []
+    conn = raw(db_path)
+    versions = [row[0] for row in conn.execute("select version from schema_migrations order by version")]
+    indexes = {row[0] for row in conn.execute("select name from sqlite_master where type = 'index'")}
+    conn.close()
+    assert versions == list(range(1, SCHEMA_VERSION + 1))
+    assert "chunks_text_hash" in indexes
+    with Store.open(db_path, folder, readonly=True) as reader:
+        assert reader.counts() == (1, 1)
+
+
+def test_index_from_a_newer_scree_is_refused(db_path: Path, folder: Path) -> None:
+    Store.open(db_path, folder).close()
+    conn = raw(db_path)
+    conn.execute("insert into schema_migrations values (?, 'future', 'later')", (SCHEMA_VERSION + 1,))
+    conn.close()
+    for readonly in (False, True):
+        with pytest.raises(IndexCorruptError, match="newer scree"):
+            Store.open(db_path, folder, readonly=readonly)
+
+
+# --- R-S2: a writer killed mid-write leaves each file fully old or fully new ---
+
+FILES_PER_ROUND = 6
+CHUNK_FILLER = "filler words for a longer transaction " * 40
+
+KILLED_WRITER = textwrap.dedent(
+    """
+    import sys
+    from pathlib import Path
+    from scree.embedders.base import pack_vector
+    from scree.store import FileState, NewChunk, Store
+
+    FILES, FILLER = int(sys.argv[3]), sys.argv[4]
+    store = Store.open(Path(sys.argv[1]), Path(sys.argv[2]))
+    store.set_model("hash:test", 8)
+    generation = int(store.get_meta("generation") or 0)
+    while True:
+        generation += 1
+        for f in range(FILES):
+            count = 20 + (generation + f) % 13
+            chunks = [
+                NewChunk(i, f"gen {generation}", f"generation {generation} file {f} chunk {i} {FILLER}", i + 1,
+                         i + 1, f"{generation}-{f}-{i}", pack_vector([generation, f, i, 1, 2, 3, 4, 5]))
+                for i in range(count)
+            ]
+            store.replace_file(FileState(f"f{f}.md", f"sha-{generation}", generation, count), chunks)
+        store.set_meta("generation", str(generation))
+    """
+)
+
+
+def _wait_for_generation(db_path: Path, folder: Path, at_least: int, deadline_s: float) -> None:
+    deadline = time.monotonic() + deadline_s
+    while time.monotonic() < deadline:
+        if db_path.exists():
+            with Store.open(db_path, folder, readonly=True) as reader:
+                if int(reader.get_meta("generation") or 0) >= at_least:
+                    return
+        time.sleep(0.02)
+    raise AssertionError(f"the writer did not reach generation {at_least} within {deadline_s} s")
+
+
+def _assert_each_file_whole(db_path: Path, folder: Path) -> None:
+    with Store.open(db_path, folder) as store:  # opened as the next writer would: recovery, then checks
+        files = store.files()
+        assert len(files) == FILES_PER_ROUND
+        for f in range(FILES_PER_ROUND):
+            recorded = files[f"f{f}.md"]
+            generation = recorded.mtime_ns
+            chunks = store.chunks_for_path(f"f{f}.md")
+            assert recorded.sha256 == f"sha-{generation}"
+            assert len(chunks) == recorded.size == 20 + (generation + f) % 13
+            assert {c.text.split(" file ")[0] for c in chunks} == {f"generation {generation}"}
+            assert [c.ordinal for c in chunks] == list(range(len(chunks)))
+        assert store.integrity_check() == "ok"
+        chunk_count = store.counts()[1]
+    assert row_counts(db_path) == (chunk_count, chunk_count, chunk_count)
+
+
+def test_sigkilled_writer_leaves_files_whole_and_no_orphans(tmp_path: Path, db_path: Path, folder: Path) -> None:
+    script = tmp_path / "killed_writer.py"
+    script.write_text(KILLED_WRITER)
+    rng = random.Random(1)
+    for round_number in range(1, 3):
+        child = subprocess.Popen(
+            [sys.executable, str(script), str(db_path), str(folder), str(FILES_PER_ROUND), CHUNK_FILLER],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
+        try:
+            _wait_for_generation(db_path, folder, round_number * 2, deadline_s=60)
+            time.sleep(rng.uniform(0.0, 0.05))  # land somewhere inside a run of replace_file calls
+            assert child.poll() is None, child.stderr.read() if child.stderr else ""
+            os.kill(child.pid, signal.SIGKILL)
+            assert child.wait(timeout=10) == -signal.SIGKILL
+        finally:
+            if child.poll() is None:
+                child.kill()
+                child.wait(timeout=10)
+            if child.stderr:
+                child.stderr.close()
+        _assert_each_file_whole(db_path, folder)
