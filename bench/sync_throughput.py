@@ -1,0 +1,114 @@
+"""Sync throughput (MB/s) with an instant embedder, and the writer's peak RSS on 5 MB and 20 MB trees.
+
+Run: python -m bench.sync_throughput [--sizes 5,20] [--json PATH]
+Bars (SPEC §10): ≥ 5 MB/s on 2 cores; peak RSS must not grow with the folder (one file at a time in memory).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import resource
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from bench.corpus import generate_tree
+
+DIMS = 512
+BAR_MB_S = 5.0
+
+
+def _instant_embedder() -> object:
+    from scree.embedders.base import Embedder
+
+    class InstantEmbedder(Embedder):
+        """Costs one hash per text: measures scree's own work, not a model's."""
+
+        kind = "bench"
+        model_id = "instant"
+        dims = DIMS
+        batch_size = 64
+
+        def embed_batch(self, texts: Sequence[str]) -> list[bytes]:
+            out = []
+            for text in texts:
+                digest = hashlib.blake2b(text.encode("utf-8", "replace"), digest_size=16).digest()
+                values = [0.0] * DIMS
+                for i in range(0, 16, 2):
+                    values[digest[i] * 2 % DIMS] += 1.0 + digest[i + 1] / 255
+                norm = sum(v * v for v in values) ** 0.5
+                out.append(struct.pack(f"<{DIMS}f", *(v / norm for v in values)))
+            return out
+
+    return InstantEmbedder()
+
+
+def child(folder: Path, db: Path) -> None:
+    """Sync `folder` into `db` in this process and print one JSON line with the figures."""
+    from scree.ignore import IgnorePolicy
+    from scree.store import Store
+    from scree.writer_proc.sync import Syncer, prepare_store
+
+    embedder = _instant_embedder()
+    baseline_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    started = time.perf_counter()
+    with Store.open(db, folder) as store:
+        prepare_store(store, embedder)  # type: ignore[arg-type]
+        report = Syncer(store, IgnorePolicy(folder), embedder, 1_000_000).sync_all()  # type: ignore[arg-type]
+        files, chunks = store.counts()
+    seconds = time.perf_counter() - started
+    peak_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    print(json.dumps({
+        "files": files, "chunks": chunks, "mb": report.bytes_read / 1e6, "seconds": seconds,
+        "mb_per_s": report.bytes_read / 1e6 / seconds, "baseline_rss_mb": baseline_kb / 1024,
+        "peak_rss_mb": peak_kb / 1024,
+    }))
+
+
+def run(sizes_mb: list[int]) -> dict[str, float]:
+    results: dict[str, float] = {}
+    with tempfile.TemporaryDirectory(prefix="scree-bench-") as tmp:
+        for size in sizes_mb:
+            folder = Path(tmp) / f"tree{size}"
+            folder.mkdir()
+            print(f"generating a {size} MB markdown tree ...", file=sys.stderr)
+            generate_tree(folder, size * 1_000_000, seed=size)
+            proc = subprocess.run(
+                [sys.executable, "-m", "bench.sync_throughput", "--child", str(folder), str(Path(tmp) / f"{size}.db")],
+                capture_output=True, text=True, check=True,
+            )
+            figures = json.loads(proc.stdout.strip().splitlines()[-1])
+            results[f"sync_mb_per_s_{size}mb"] = round(figures["mb_per_s"], 2)
+            results[f"sync_seconds_{size}mb"] = round(figures["seconds"], 2)
+            results[f"chunks_{size}mb"] = figures["chunks"]
+            results[f"writer_baseline_rss_mb_{size}mb"] = round(figures["baseline_rss_mb"], 1)
+            results[f"writer_peak_rss_mb_{size}mb"] = round(figures["peak_rss_mb"], 1)
+    return results
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--sizes", default="5,20", help="tree sizes in MB, comma separated")
+    parser.add_argument("--json", default="bench/results/sync_throughput.json")
+    parser.add_argument("--child", nargs=2, metavar=("FOLDER", "DB"), help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        child(Path(args.child[0]), Path(args.child[1]))
+        return
+    results = run([int(s) for s in args.sizes.split(",")])
+    for key, value in results.items():
+        print(f"{key:36} {value}")
+    best = min(v for k, v in results.items() if k.startswith("sync_mb_per_s"))
+    print(f"{'bar: sync >= 5 MB/s':36} {'met' if best >= BAR_MB_S else 'MISSED'}")
+    Path(args.json).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.json).write_text(json.dumps(results, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,214 @@
+"""The `scree` command: a thin layer that parses flags, calls scree.app and friends, and prints; no logic of its own."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from collections.abc import Sequence
+
+from scree import __version__
+from scree.config import load_settings
+from scree.errors import ScreeError
+from scree.logs import configure_logging
+from scree.redact import redact
+
+EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2  # R-L1
+SINGLE_DASH_LONG = ("notes", "db", "all", "json", "mode", "check")  # the seed's spellings
+
+
+def normalise_argv(argv: Sequence[str]) -> list[str]:
+    """Accept the seed's single-dash long options (`-notes DIR`, `-db PATH`, `reindex -all`) beside `--` forms."""
+    out: list[str] = []
+    for arg in argv:
+        name = arg[1:].split("=", 1)[0]
+        if arg.startswith("-") and not arg.startswith("--") and name in SINGLE_DASH_LONG:
+            arg = "-" + arg
+        out.append(arg)
+    return out
+
+
+def _add_folder_flags(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--notes", metavar="DIR", help="folder to index (default: git root of the current directory)")
+    parser.add_argument("--db", metavar="PATH", help="index database file (default: under $XDG_DATA_HOME/scree)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="scree",
+        description="Search a repository's markdown by meaning. Indexes every markdown file the ignore rules allow "
+        "into one SQLite file per folder, and serves search to coding agents over MCP.",
+        epilog="Embeddings: with OPENROUTER_API_KEY (or SCREE_API_KEY) set, the OpenAI-compatible API at "
+        "SCREE_API_BASE; without a key, the offline model (install it once with `scree model install`).",
+    )
+    parser.add_argument("--version", action="version", version=f"scree {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    p = sub.add_parser("serve", help="run the MCP server on stdin/stdout (what .mcp.json starts)")
+    _add_folder_flags(p)
+
+    p = sub.add_parser("reindex", help="bring the index up to date now (takes the writer lock)")
+    _add_folder_flags(p)
+    p.add_argument("--all", action="store_true", help="drop the index and rebuild it (also after a model change)")
+    p.add_argument("path", nargs="?", help="re-check one file (relative to the folder) instead of the whole folder")
+
+    p = sub.add_parser("search", help="search the index (the same engine as the MCP tool)")
+    _add_folder_flags(p)
+    p.add_argument("query", help="what to look for, in natural language")
+    p.add_argument("-k", type=int, default=8, help="how many hits (1-50, default 8)")
+    p.add_argument("--mode", choices=("hybrid", "semantic", "keyword"), default="hybrid", help="default: hybrid")
+    p.add_argument("--json", action="store_true", help="print one JSON object instead of hit elements")
+
+    p = sub.add_parser("status", help="what the index holds and who keeps it current")
+    _add_folder_flags(p)
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+
+    p = sub.add_parser("doctor", help="check the installation, the index and the settings")
+    _add_folder_flags(p)
+
+    p = sub.add_parser("model", help="manage the offline embedding model")
+    model_sub = p.add_subparsers(dest="model_command", metavar="ACTION")
+    model_sub.add_parser("install", help="download all-MiniLM-L6-v2 (no PyTorch) and check its sha256")
+    return parser
+
+
+def _progress_printer(stream: object) -> object:
+    """R-L1: files and chunks done, rate and ETA on a terminal; nothing when stderr is not a TTY."""
+    if not (hasattr(stream, "isatty") and stream.isatty()):
+        return None
+    started = time.monotonic()
+
+    def show(report: object, total: int) -> None:
+        done = getattr(report, "scanned", 0)
+        elapsed = max(time.monotonic() - started, 1e-6)
+        rate = getattr(report, "bytes_read", 0) / elapsed / 1e6
+        eta = (total - done) * elapsed / done if done else 0.0
+        chunks = getattr(report, "chunks_embedded", 0)
+        sys.stderr.write(f"\r{done}/{total} files, {chunks} chunks embedded, {rate:.1f} MB/s, ETA {eta:.0f}s   ")
+        sys.stderr.flush()
+        if done == total:
+            sys.stderr.write("\n")
+
+    return show
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    from scree.reader_proc.control import LocalWriterControl
+    from scree.reader_proc.server import run_stdio
+
+    settings = load_settings(notes=args.notes, db=args.db)
+    run_stdio(settings, LocalWriterControl(settings))
+    return EXIT_OK
+
+
+def cmd_reindex(args: argparse.Namespace) -> int:
+    from scree import app
+
+    settings = load_settings(notes=args.notes, db=args.db)
+    outcome = app.reindex(settings, full=args.all, path=args.path, progress=_progress_printer(sys.stderr))  # type: ignore[arg-type]
+    print(outcome.message)
+    for path, reason in outcome.report.skipped:
+        print(f"  skipped {path}: {reason}")
+    if outcome.report.outage:
+        raise ScreeError(
+            f"embeddings API unavailable ({outcome.report.outage}); {outcome.report.deferred} files keep their "
+            'old rows: run "scree reindex" again later'
+        )
+    return EXIT_OK
+
+
+def cmd_search(args: argparse.Namespace) -> int:
+    from scree import app
+    from scree.render import render_hits
+
+    if not 1 <= args.k <= 50:
+        raise ScreeError("-k must be between 1 and 50")
+    settings = load_settings(notes=args.notes, db=args.db)
+    result = app.search(settings, args.query, args.k, args.mode)
+    if args.json:
+        hits = [
+            {
+                "n": n,
+                "path": h.path,
+                "start": h.start,
+                "end": h.end,
+                "heading": h.heading,
+                "score": round(h.score, 6),
+                "text": h.text,
+                "stale": h.stale,
+                "also": list(h.also),
+            }
+            for n, h in enumerate(result.hits, start=1)
+        ]
+        print(json.dumps({"hits": hits, "note": result.note}, ensure_ascii=False))
+    else:
+        print(render_hits(result.hits, result.notes))
+    return EXIT_OK
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    from scree import app
+
+    info = app.status(load_settings(notes=args.notes, db=args.db))
+    if args.json:
+        print(json.dumps(info))
+    else:
+        for key, value in info.items():
+            print(f"{key.replace('_', ' ')}: {value if value is not None else '-'}")
+    return EXIT_OK
+
+
+def cmd_doctor(args: argparse.Namespace) -> int:
+    from scree.doctor import run_doctor
+
+    return run_doctor(load_settings(notes=args.notes, db=args.db), print)
+
+
+def cmd_model(args: argparse.Namespace) -> int:
+    from scree.model_install import install_model
+
+    if args.model_command != "install":
+        raise ScreeError('usage: scree model install')
+    settings = load_settings()
+    where = install_model(settings.models_dir, progress=lambda line: print(line, file=sys.stderr))
+    print(f"offline model ready in {where}")
+    return EXIT_OK
+
+
+COMMANDS = {
+    "serve": cmd_serve,
+    "reindex": cmd_reindex,
+    "search": cmd_search,
+    "status": cmd_status,
+    "doctor": cmd_doctor,
+    "model": cmd_model,
+}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(normalise_argv(sys.argv[1:] if argv is None else argv))
+    if args.command is None:
+        parser.print_help()
+        return EXIT_USAGE
+    configure_logging("cli", os.environ.get("SCREE_LOG_FORMAT", "console"), os.environ.get("SCREE_LOG_LEVEL", "warning"))
+    try:
+        return COMMANDS[args.command](args)
+    except ScreeError as exc:
+        print(f"scree: {redact(str(exc))}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print("scree: interrupted", file=sys.stderr)
+        return 130
+
+
+def mcp_main() -> int:
+    """`scree-mcp`: load the user's settings file, then run `scree serve` (wired with the MCP reader)."""
+    print("scree-mcp: the MCP server is not available in this build yet", file=sys.stderr)
+    return EXIT_FAIL
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,129 @@
+"""`scree doctor` (R-L2): versions, sqlite-vec, the index, the key's presence (never its value), the lock, the cost."""
+
+from __future__ import annotations
+
+import os
+import stat
+import sys
+from collections.abc import Callable
+from importlib import metadata
+
+from scree.config import Settings
+from scree.embedders.factory import expected_identity
+from scree.errors import ScreeError
+from scree.ignore import IgnorePolicy
+from scree.lock import lock_holder
+from scree.paths import DIR_MODE, FILE_MODE
+from scree.writer_proc.sync import markdown_bytes
+
+MIN_PYTHON = (3, 11)
+DEPENDENCIES = ("apsw", "sqlite-vec", "mcp", "pathspec", "requests", "structlog", "psutil", "tokenizers", "numpy")
+TOKENS_PER_BYTE = 0.25  # R-L2: bytes / 4 tokens, an upper bound
+DOLLARS_PER_MILLION_TOKENS = 0.02
+
+
+def cost_estimate(total_bytes: int) -> float:
+    return total_bytes * TOKENS_PER_BYTE / 1e6 * DOLLARS_PER_MILLION_TOKENS
+
+
+class _Report:
+    def __init__(self, emit: Callable[[str], None]) -> None:
+        self.emit = emit
+        self.failures = 0
+
+    def ok(self, what: str, detail: str) -> None:
+        self.emit(f"ok    {what}: {detail}")
+
+    def warn(self, what: str, detail: str) -> None:
+        self.emit(f"warn  {what}: {detail}")
+
+    def fail(self, what: str, detail: str) -> None:
+        self.failures += 1
+        self.emit(f"FAIL  {what}: {detail}")
+
+
+def _check_runtime(report: _Report) -> None:
+    version = ".".join(map(str, sys.version_info[:3]))
+    (report.ok if sys.version_info[:2] >= MIN_PYTHON else report.fail)("python", version)
+    for name in DEPENDENCIES:
+        try:
+            report.ok(name, metadata.version(name))
+        except metadata.PackageNotFoundError:
+            report.fail(name, "not installed")
+    try:
+        import apsw
+        import sqlite_vec
+
+        conn = apsw.Connection(":memory:")
+        conn.enable_load_extension(True)
+        conn.load_extension(sqlite_vec.loadable_path())
+        vec_version = conn.execute("select vec_version()").fetchall()[0][0]
+        report.ok("sqlite-vec loads", f"{vec_version} on SQLite {apsw.sqlite_lib_version()}")
+        conn.close()
+    except Exception as exc:  # noqa: BLE001 - any failure to load is what doctor reports
+        report.fail("sqlite-vec loads", str(exc))
+
+
+def _check_embedder(settings: Settings, report: _Report) -> None:
+    identity, dims = expected_identity(settings)
+    if settings.api_key:
+        source = "OPENROUTER_API_KEY" if os.environ.get("OPENROUTER_API_KEY") else "SCREE_API_KEY"
+        report.ok("API key", f"set in {source} (value not shown)")
+    else:
+        report.ok("API key", "not set: the offline model is used")
+    report.ok("embedder", f"{identity} ({dims} dimensions)")
+    if settings.resolved_embedder() == "local":
+        from scree.model_install import check_model, model_dir
+
+        try:
+            check_model(model_dir(settings))
+            report.ok("offline model", str(model_dir(settings)))
+        except ScreeError as exc:
+            report.fail("offline model", str(exc))
+
+
+def _check_index(settings: Settings, report: _Report) -> None:
+    from scree.store import Store
+
+    if not settings.db_path.exists():
+        report.warn("index", f'none yet at {settings.db_path}: run "scree reindex"')
+        return
+    mode = stat.S_IMODE(settings.index_dir.stat().st_mode)
+    (report.ok if mode == DIR_MODE else report.fail)("index folder mode", f"{mode:o} (want {DIR_MODE:o})")
+    mode = stat.S_IMODE(settings.db_path.stat().st_mode)
+    (report.ok if mode == FILE_MODE else report.fail)("index file mode", f"{mode:o} (want {FILE_MODE:o})")
+    try:
+        with Store.open(settings.db_path, settings.folder, readonly=True) as store:
+            integrity = store.integrity_check()
+            (report.ok if integrity == "ok" else report.fail)("index integrity", integrity)
+            report.ok("index folder", str(settings.folder))
+            recorded = store.model()
+            identity, dims = expected_identity(settings)
+            if recorded is None:
+                report.warn("index model", "none recorded yet")
+            elif recorded != (identity, dims):
+                report.fail("index model", f'{recorded[0]} but settings select {identity}: run "scree reindex -all"')
+            else:
+                report.ok("index model", f"{recorded[0]} ({recorded[1]} dimensions)")
+            files, chunks = store.counts()
+            report.ok("index size", f"{files} files, {chunks} chunks")
+    except ScreeError as exc:
+        report.fail("index", str(exc))
+
+
+def run_doctor(settings: Settings, emit: Callable[[str], None]) -> int:
+    """Print one line per check; exit status 1 when any check failed."""
+    report = _Report(emit)
+    _check_runtime(report)
+    _check_embedder(settings, report)
+    _check_index(settings, report)
+    holder = lock_holder(settings.lock_path) if settings.lock_path.exists() else None
+    report.ok("writer lock", f"held by pid {holder}" if holder else "free")
+    total = markdown_bytes(IgnorePolicy(settings.folder, settings.extensions))
+    report.ok(
+        "cost estimate",
+        f"{total / 1e6:.2f} MB of markdown, at most ${cost_estimate(total):.4f} to embed with the API "
+        f"(bytes / 4 tokens at ${DOLLARS_PER_MILLION_TOKENS} per million tokens)",
+    )
+    emit("all checks passed" if report.failures == 0 else f"{report.failures} check(s) failed")
+    return 0 if report.failures == 0 else 1

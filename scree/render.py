@@ -1,0 +1,86 @@
+"""Hits and docs to the exact text format of SPEC §8 (R-M1, R-M5, R-M6), with caps and neutralising."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from scree.results import Hit
+
+HIT_TEXT_CAP_BYTES = 4000  # R-M1
+RESPONSE_CAP_BYTES = 64 * 1024  # R-M1
+DOC_CAP_BYTES = 256 * 1024  # R-M6
+NO_RESULTS = "No matching documents."
+CUT_MARK = "[cut]"
+DOC_TRUNCATED_MARK = "[truncated at 256 KB]"
+
+_TAG_OPEN = re.compile(r"<(?=/?(?:hit|doc)\b)", re.IGNORECASE)
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
+def neutralise(text: str) -> str:
+    """Replace the `<` of any `<hit`, `</hit`, `<doc`, `</doc` (any case) so content cannot forge or close an element."""
+    return _TAG_OPEN.sub("&lt;", text)
+
+
+def attribute(value: str) -> str:
+    """A quoted attribute value: control characters stripped, and `"` escaped so it cannot end the quote."""
+    return '"' + _CONTROL.sub("", value).replace('"', "&quot;") + '"'
+
+
+def cut_utf8(text: str, limit: int) -> tuple[str, bool]:
+    """`text` cut to at most `limit` UTF-8 bytes on a character boundary; and whether it was cut."""
+    raw = text.encode("utf-8")
+    if len(raw) <= limit:
+        return text, False
+    return raw[:limit].decode("utf-8", "ignore"), True
+
+
+def lines_attr(start: int | None, end: int | None) -> str:
+    return f"{start}-{end}" if start is not None and end is not None else ""
+
+
+def render_hit(n: int, hit: Hit) -> str:
+    attrs = [f"n=\"{n}\"", f"path={attribute(hit.path)}"]
+    if hit.stale:
+        attrs.append('stale="true"')
+    else:
+        attrs.append(f"lines={attribute(lines_attr(hit.start, hit.end))}")
+    attrs.append(f"heading={attribute(hit.heading)}")
+    attrs.append(f'score="{hit.score:.3f}"')
+    if hit.also:
+        attrs.append(f"also={attribute(', '.join(hit.also))}")
+    body, was_cut = cut_utf8(neutralise(hit.text), HIT_TEXT_CAP_BYTES)
+    if was_cut:
+        body = body.rstrip("\n") + "\n" + CUT_MARK
+    return f"<hit {' '.join(attrs)}>\n{body.rstrip(chr(10))}\n</hit>"
+
+
+def render_hits(hits: Sequence[Hit], notes: Sequence[str] = ()) -> str:
+    """The search_docs reply: hits best first within 64 KB, then the omitted count and any status note."""
+    tail = "\n".join(notes)
+    if not hits:
+        return NO_RESULTS + ("\n" + tail if tail else "")
+    budget = RESPONSE_CAP_BYTES - len(tail.encode("utf-8")) - 64
+    parts: list[str] = []
+    used = 0
+    for n, hit in enumerate(hits, start=1):
+        block = render_hit(n, hit)
+        size = len(block.encode("utf-8")) + 1
+        if used + size > budget:
+            parts.append(f"[{len(hits) - n + 1} more hits omitted: output limit]")
+            break
+        parts.append(block)
+        used += size
+    if tail:
+        parts.append(tail)
+    return "\n".join(parts)
+
+
+def render_doc(path: str, lines: Sequence[str], start: int, end: int) -> str:
+    """The read_doc reply for lines start..end (1-based, inclusive) already selected into `lines`."""
+    body, was_cut = cut_utf8(neutralise("\n".join(lines)), DOC_CAP_BYTES)
+    if was_cut:
+        body = body.rstrip("\n") + "\n" + DOC_TRUNCATED_MARK
+    shown = f"{start}-{end}" if lines else ""
+    return f"<doc path={attribute(path)} lines={attribute(shown)}>\n{body}\n</doc>"

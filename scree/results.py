@@ -1,0 +1,30 @@
+"""The records a search produces: hits and the result with its note. Pure data, shared by CLI and MCP."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    """One search hit; `start`/`end` are None when the chunk's text is gone from its file (stale)."""
+
+    path: str
+    start: int | None
+    end: int | None
+    heading: str
+    score: float
+    text: str
+    stale: bool = False
+    also: tuple[str, ...] = ()  # "path:a-b" of identical chunks elsewhere (R-M4)
+
+
+@dataclass(frozen=True, slots=True)
+class SearchResult:
+    hits: list[Hit]
+    notes: list[str] = field(default_factory=list)
+    dropped_paths: tuple[str, ...] = ()  # files the re-check dropped; the writer should re-check them (R-M2)
+
+    @property
+    def note(self) -> str | None:
+        return " ".join(self.notes) if self.notes else None

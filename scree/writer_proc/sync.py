@@ -1,0 +1,214 @@
+"""Bring the index in line with the folder (R-S3, R-E7): hash, chunk, embed only what changed, one file per transaction."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+from scree.chunking import Chunk, chunk_markdown, embed_text, opted_out, text_hash
+from scree.embedders.base import Embedder
+from scree.errors import EmbeddingUnavailableError
+from scree.files import FileContent, Skipped, read_markdown
+from scree.ignore import IgnorePolicy
+from scree.logs import get_logger
+from scree.store import FileState, NewChunk, Store
+
+log = get_logger(__name__)
+
+OPTED_OUT_REASON = "front matter says scree: ignore"
+
+
+@dataclass(slots=True)
+class SyncReport:
+    """What one sync did; `deferred` counts files left for later (outage or stop), which keep their old rows."""
+
+    scanned: int = 0
+    indexed: int = 0
+    unchanged: int = 0
+    removed: int = 0
+    failed: int = 0
+    deferred: int = 0
+    chunks_embedded: int = 0
+    chunks_reused: int = 0
+    bytes_read: int = 0
+    seconds: float = 0.0
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+    outage: str | None = None
+
+    def summary(self) -> str:
+        """R-M7's wording for a whole-folder reindex."""
+        return (
+            f"Scanned {self.scanned} notes: {self.indexed} indexed, {self.removed} removed, "
+            f"{self.failed} failed, {self.deferred} deferred."
+        )
+
+
+Progress = Callable[[SyncReport, int], None]  # (report so far, files in this run)
+
+
+@dataclass(slots=True)
+class _Pending:
+    state: FileState
+    chunks: list[Chunk]
+    hashes: list[str]
+
+
+def prepare_store(store: Store, embedder: Embedder) -> None:
+    """Record the embedder on a new index, or refuse one made by another model (R-F3)."""
+    if store.model() is None:
+        store.set_model(embedder.identity, embedder.dims)
+    else:
+        store.check_model(embedder.identity, embedder.dims)
+
+
+class Syncer:
+    """Indexes files for one store with one embedder; batches small files' chunks into full API requests (R-E7)."""
+
+    def __init__(
+        self,
+        store: Store,
+        policy: IgnorePolicy,
+        embedder: Embedder,
+        max_file_bytes: int,
+        stop: threading.Event | None = None,
+        progress: Progress | None = None,
+    ) -> None:
+        self._store = store
+        self._policy = policy
+        self._embedder = embedder
+        self._max_file_bytes = max_file_bytes
+        self._stop = stop or threading.Event()
+        self._progress = progress
+        self._pending: list[_Pending] = []
+        self._need: dict[str, str] = {}  # text hash -> embedded text, waiting for a request
+        self._vectors: dict[str, bytes] = {}
+
+    def sync_all(self) -> SyncReport:
+        """R-S3: every indexable file against the index; rows of deleted or newly ignored files removed."""
+        started = time.monotonic()
+        report = SyncReport()
+        paths = list(self._policy.walk())
+        indexed = self._store.files()
+        present = set(paths)
+        gone = [path for path in indexed if path not in present]
+        report.removed += self._store.delete_files(gone)
+        self._run(paths, indexed, report)
+        report.seconds = time.monotonic() - started
+        if report.deferred == 0:
+            self._store.set_meta("first_sync_done", "1")
+        self._store.set_meta("last_sync", time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
+        return report
+
+    def sync_paths(self, paths: Iterable[str]) -> SyncReport:
+        """Re-check named paths (watch events, `reindex PATH`); a deleted directory removes every file below it."""
+        started = time.monotonic()
+        report = SyncReport()
+        indexed = self._store.files()
+        wanted: list[str] = []
+        for path in sorted(set(paths)):
+            below = [p for p in indexed if p.startswith(path.rstrip("/") + "/")]
+            if below:
+                report.removed += self._store.delete_files(below)
+            if self._policy(path) is None:
+                wanted.append(path)
+            elif path in indexed:
+                report.removed += self._store.delete_files([path])
+        self._run(wanted, {p: indexed[p] for p in wanted if p in indexed}, report)
+        report.seconds = time.monotonic() - started
+        return report
+
+    def _run(self, paths: list[str], indexed: dict[str, FileState], report: SyncReport) -> None:
+        total = len(paths)
+        try:
+            for done, path in enumerate(paths):
+                if self._stop.is_set():
+                    report.deferred += total - done
+                    break
+                report.scanned += 1
+                self._visit(path, indexed.get(path), report)
+                if self._progress is not None:
+                    self._progress(report, total)
+            self._flush(report, force=not self._stop.is_set())
+        except EmbeddingUnavailableError as exc:
+            report.outage = str(exc)
+            report.deferred += total - report.scanned + len(self._pending)
+            log.warning("embeddings unavailable; files keep their old rows", error=str(exc), deferred=report.deferred)
+        finally:
+            report.deferred += len(self._pending) if report.outage is None else 0
+            self._pending.clear()
+            self._need.clear()
+            self._vectors.clear()
+
+    def _visit(self, path: str, old: FileState | None, report: SyncReport) -> None:
+        content = read_markdown(self._policy.root, path, self._max_file_bytes)
+        if content is None or isinstance(content, Skipped) or opted_out(content.text):
+            reason = "file vanished" if content is None else getattr(content, "reason", OPTED_OUT_REASON)
+            report.skipped.append((path, reason))
+            if content is not None:
+                log.info("file skipped", path=path, reason=reason)
+            if old is not None:
+                report.removed += self._store.delete_files([path])
+            return
+        report.bytes_read += content.size
+        state = FileState(path=path, sha256=content.sha256, mtime_ns=content.mtime_ns, size=content.size)
+        if old is not None and old.sha256 == content.sha256:
+            if (old.mtime_ns, old.size) != (state.mtime_ns, state.size):
+                self._store.touch_file(state)
+            report.unchanged += 1
+            return
+        chunks = chunk_markdown(content.text)
+        texts = [embed_text(path, chunk) for chunk in chunks]
+        hashes = [text_hash(self._embedder.identity, text) for text in texts]
+        unknown = [h for h in hashes if h not in self._vectors and h not in self._need]
+        cached = self._store.vectors_for_hashes(unknown)
+        self._vectors.update(cached)
+        report.chunks_reused += len(hashes) - len([h for h in unknown if h not in cached])
+        for h, text in zip(hashes, texts, strict=True):
+            if h not in self._vectors and h not in self._need:
+                self._need[h] = text
+        self._pending.append(_Pending(state, chunks, hashes))
+        self._flush(report, force=False)
+
+    def _flush(self, report: SyncReport, force: bool) -> None:
+        """Embed full batches (a partial one only when forced), then write every file whose vectors are all known."""
+        batch = self._embedder.batch_size
+        while len(self._need) >= batch or (force and self._need):
+            items = list(self._need.items())[:batch]
+            vectors = self._embedder.embed([text for _, text in items])
+            for (h, _), vector in zip(items, vectors, strict=True):
+                self._vectors[h] = vector
+                del self._need[h]
+            report.chunks_embedded += len(items)
+        while self._pending and all(h in self._vectors for h in self._pending[0].hashes):
+            item = self._pending.pop(0)
+            rows = [
+                NewChunk(
+                    ordinal=c.ordinal,
+                    heading=c.heading,
+                    text=c.text,
+                    start_line=c.start_line,
+                    end_line=c.end_line,
+                    text_hash=h,
+                    vector=self._vectors[h],
+                )
+                for c, h in zip(item.chunks, item.hashes, strict=True)
+            ]
+            self._store.replace_file(item.state, rows)
+            report.indexed += 1
+            still_needed = {h for p in self._pending for h in p.hashes}
+            for h in item.hashes:
+                if h not in still_needed:
+                    self._vectors.pop(h, None)
+
+
+def markdown_bytes(policy: IgnorePolicy) -> int:
+    """Total size of the indexable files, for the first-sync cap (R-S4) and doctor's cost estimate."""
+    total = 0
+    for path in policy.walk():
+        try:
+            total += (policy.root / path).lstat().st_size
+        except OSError:
+            continue
+    return total
