@@ -177,6 +177,20 @@ def test_the_hard_limit_cuts_even_inside_a_fence() -> None:
     assert all(chunks[i].end_line + 1 == chunks[i + 1].start_line for i in range(len(chunks) - 1))
 
 
+def test_a_chunk_closes_at_a_blank_line_from_exactly_the_soft_limit() -> None:
+    assert [chunk.text for chunk in chunk_markdown("a" * 2500 + "\n\nb")] == ["a" * 2500, "b"]
+    assert [chunk.text for chunk in chunk_markdown("a" * 2499 + "\n\nb")] == ["a" * 2499 + "\n\nb"]
+
+
+def test_a_chunk_holds_exactly_the_hard_limit_counting_blank_lines() -> None:
+    full = "```" + ("\n\n" + "a" * 98) * 34 + "\n\n" + "c" * 95  # blank lines inside a fence: no soft close
+    assert utf8_len(full) == HARD_LIMIT_BYTES
+    assert [chunk.text for chunk in chunk_markdown(full + "\nb")] == [full, "b"]
+    over = full + "c"
+    head, last = over.rsplit("\n\n", 1)
+    assert [chunk.text for chunk in chunk_markdown(over + "\nb")] == [head, last + "\nb"]
+
+
 def test_a_blank_line_inside_a_fence_does_not_close_a_chunk() -> None:
     filler = "\n".join(["x" * 99] * 26)  # 2,599 bytes: past the soft limit
     chunks = chunk_markdown(f"{filler}\n```\ncode\n\nmore code\n```\n\ntail\n")
@@ -264,6 +278,22 @@ def markdown_documents(draw: st.DrawFn) -> str:
     return draw(_FRONT_MATTER).replace("\n", draw(_NEWLINE)) + body
 
 
+_SHORT_LINE = st.builds(
+    lambda piece, times: piece * times, st.sampled_from(["", "x", " x", "é", "検", "🚀"]), st.integers(0, 40)
+)
+
+
+@st.composite
+def dense_documents(draw: st.DrawFn) -> str:
+    """Many short lines and blank runs, often in a fence, so chunks end within a few bytes of each limit."""
+    lines = draw(st.lists(_SHORT_LINE, min_size=120, max_size=400))
+    fence = draw(st.sampled_from(["", "```", "~~~"]))
+    return "\n".join([fence, *lines, fence if draw(st.booleans()) else "tail"])
+
+
+DOCUMENTS = st.one_of(markdown_documents(), dense_documents())
+
+
 def source_lines(text: str) -> list[str]:
     """The file's lines, split independently of the code under test."""
     return re.split(r"\r\n|\r|\n", text)
@@ -298,29 +328,16 @@ def dropped_heading_is_alone(lines: list[str], number: int) -> bool:
     return True
 
 
-PROPERTY_SETTINGS = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-
-
-@PROPERTY_SETTINGS
-@given(markdown_documents())
-def test_chunks_are_valid_within_caps_and_deterministic(text: str) -> None:
-    chunks = chunk_markdown(text)
-    assert chunk_markdown(text) == chunks
+def check_valid_and_within_caps(lines: list[str], chunks: list[Chunk]) -> None:
     assert [chunk.ordinal for chunk in chunks] == list(range(len(chunks)))
-    lines = source_lines(text)
     for chunk in chunks:
-        assert 0 < utf8_len(chunk.text) <= HARD_LIMIT_BYTES
+        assert 0 < utf8_len(chunk.text) <= HARD_LIMIT_BYTES  # utf8_len raises on a lone surrogate
         assert not is_blank(chunk.text)
         assert all(utf8_len(part) <= HEADING_CAP_BYTES for part in chunk.heading.split(" > "))
-        chunk.heading.encode("utf-8")  # raises on a lone surrogate
         assert not is_blank(lines[chunk.start_line - 1]) and not is_blank(lines[chunk.end_line - 1])
 
 
-@PROPERTY_SETTINGS
-@given(markdown_documents())
-def test_every_non_blank_line_lands_in_exactly_one_chunk(text: str) -> None:
-    chunks = chunk_markdown(text)
-    lines = source_lines(text)
+def check_each_line_in_exactly_one_chunk(lines: list[str], chunks: list[Chunk]) -> None:
     skipped = front_matter_lines(lines)
     long_lines = {number for number, line in enumerate(lines, 1) if utf8_len(line) > HARD_LIMIT_BYTES}
     for before, after in zip(chunks, chunks[1:], strict=False):
@@ -344,12 +361,9 @@ def test_every_non_blank_line_lands_in_exactly_one_chunk(text: str) -> None:
         assert covering[number] == 1
 
 
-@PROPERTY_SETTINGS
-@given(markdown_documents())
-def test_chunk_texts_reproduce_the_source_lines(text: str) -> None:
-    lines = source_lines(text)
+def check_texts_reproduce_the_source(lines: list[str], chunks: list[Chunk]) -> None:
     by_long_line: dict[int, list[str]] = {}
-    for chunk in chunk_markdown(text):
+    for chunk in chunks:
         if chunk.start_line == chunk.end_line and utf8_len(lines[chunk.start_line - 1]) > HARD_LIMIT_BYTES:
             by_long_line.setdefault(chunk.start_line, []).append(chunk.text)
             continue
@@ -360,8 +374,29 @@ def test_chunk_texts_reproduce_the_source_lines(text: str) -> None:
         assert re.sub(r"[ \t]", "", "".join(pieces)) == re.sub(r"[ \t]", "", lines[number - 1])
 
 
-@PROPERTY_SETTINGS
-@given(markdown_documents())
-def test_newline_style_does_not_change_the_chunks(text: str) -> None:
-    unix = "\n".join(source_lines(text))
-    assert chunk_markdown(unix) == chunk_markdown(text) == chunk_markdown(unix.replace("\n", "\r\n"))
+def check_chunks_close_only_at_a_limit(lines: list[str], chunks: list[Chunk]) -> None:
+    for before, after in zip(chunks, chunks[1:], strict=False):
+        gap = lines[before.end_line : after.start_line - 1]
+        first = lines[after.start_line - 1]
+        if not all(is_blank(line) for line in gap) or looks_like_heading(first):
+            continue  # a new section or a dropped heading lies between
+        if HARD_LIMIT_BYTES < max(utf8_len(lines[before.end_line - 1]), utf8_len(first)):
+            continue  # pieces of a long line stand alone
+        size = utf8_len(before.text)
+        hard_close = size + len(gap) + 1 + utf8_len(first) > HARD_LIMIT_BYTES
+        assert hard_close or (gap and size >= SOFT_LIMIT_BYTES)
+
+
+# One generated document runs every check: generating it costs more than chunking it.
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(DOCUMENTS)
+def test_chunking_properties(text: str) -> None:
+    chunks = chunk_markdown(text)
+    assert chunk_markdown(text) == chunks  # deterministic
+    lines = source_lines(text)
+    check_valid_and_within_caps(lines, chunks)
+    check_each_line_in_exactly_one_chunk(lines, chunks)
+    check_texts_reproduce_the_source(lines, chunks)
+    check_chunks_close_only_at_a_limit(lines, chunks)
+    unix = "\n".join(lines)
+    assert chunk_markdown(unix) == chunks == chunk_markdown(unix.replace("\n", "\r\n"))
