@@ -1,0 +1,175 @@
+"""Reading a note's bytes safely (R-I2, R-I3): no blocking, no following symlinks, no swapped files, no crashes.
+
+Every component of the path is opened with O_NOFOLLOW relative to its parent (openat), so neither the file nor
+any folder above it may be a symlink, even one pointing inside the folder: the walk never follows symlinks
+either. The file itself is lstat'ed, opened with O_NONBLOCK (a FIFO named x.md cannot stall the writer), then
+fstat'ed; it is used only when it is a regular file and the same (device, inode) the lstat saw.
+
+A file is binary when its first 8000 bytes hold a NUL byte: git's own test (buffer_is_binary), so what git
+shows as text is what scree indexes. Front matter opt-out is not decided here (scree.chunking does that).
+"""
+
+from __future__ import annotations
+
+import errno
+import hashlib
+import os
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+
+BINARY_SNIFF_BYTES = 8000  # R-I2: git's FIRST_FEW_BYTES
+READ_CHUNK_BYTES = 1 << 20
+SWAP_RETRIES = 2  # an editor's atomic save can land between lstat and open: look once more
+UTF8_BOM = b"\xef\xbb\xbf"
+
+_O_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_O_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
+_O_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+_O_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
+_FILE_FLAGS = os.O_RDONLY | _O_NONBLOCK | _O_NOFOLLOW | _O_CLOEXEC  # R-I3
+_DIR_FLAGS = os.O_RDONLY | _O_DIRECTORY | _O_NOFOLLOW | _O_CLOEXEC
+_MISSING_ERRNOS = (errno.ENOENT, errno.ENOTDIR)
+
+NOT_RELATIVE = "not a relative path inside the folder"
+SYMLINKED_FOLDER = "a folder in its path is a symlink"
+SYMLINK = "symlink"
+NOT_REGULAR = "not a regular file"
+BINARY = "binary (NUL bytes)"
+SWAPPED = "replaced while being opened"
+
+
+@dataclass(frozen=True, slots=True)
+class FileContent:
+    """A note's text, decoded and normalised, with facts about the raw bytes it came from."""
+
+    text: str  # decoded UTF-8 with invalid bytes replaced, BOM dropped, CRLF/CR normalised to LF
+    sha256: str  # of the raw bytes
+    size: int
+    mtime_ns: int
+
+
+@dataclass(frozen=True, slots=True)
+class Skipped:
+    """A file that exists but is not indexed, and why (said in logs and reindex replies)."""
+
+    reason: str
+
+
+def stat_file(root: Path, rel: str) -> os.stat_result | None:
+    """lstat of root/rel: None when it is missing or cannot be looked at."""
+    try:
+        return os.lstat(os.path.join(root, rel))
+    except (OSError, ValueError):
+        return None
+
+
+def read_markdown(root: Path, rel: str, max_bytes: int) -> FileContent | Skipped | None:
+    """The text of root/rel, a Skipped with the reason it is refused, or None when the file does not exist."""
+    parts = rel.split("/")
+    if not rel or rel.startswith("/") or any(part in ("", ".", "..") or "\0" in part for part in parts):
+        return Skipped(NOT_RELATIVE)
+    if os.open not in os.supports_dir_fd:
+        return _read_by_path(root, parts, max_bytes)
+    try:
+        dir_fd = os.open(root, _DIR_FLAGS & ~_O_NOFOLLOW)  # the root itself may sit below a symlink
+    except OSError as exc:
+        return None if exc.errno in _MISSING_ERRNOS else _cannot_read(exc)
+    try:
+        for name in parts[:-1]:
+            try:
+                next_fd = os.open(name, _DIR_FLAGS, dir_fd=dir_fd)
+            except OSError as exc:
+                return _folder_error(exc, dir_fd, name)
+            os.close(dir_fd)
+            dir_fd = next_fd
+        return _read_in(parts[-1], dir_fd, max_bytes)
+    finally:
+        os.close(dir_fd)
+
+
+def _read_by_path(root: Path, parts: list[str], max_bytes: int) -> FileContent | Skipped | None:
+    """Where os.open takes no dir_fd (Windows): the folders must resolve to themselves, then the same checks."""
+    folder = os.path.join(root, *parts[:-1])
+    if not os.path.isdir(folder):
+        return None
+    if os.path.realpath(folder) != os.path.join(os.path.realpath(root), *parts[:-1]):
+        return Skipped(SYMLINKED_FOLDER)
+    return _read_in(os.path.join(folder, parts[-1]), None, max_bytes)
+
+
+def _cannot_read(exc: OSError) -> Skipped:
+    return Skipped(f"cannot read: {os.strerror(exc.errno) if exc.errno else exc}")
+
+
+def _folder_error(exc: OSError, dir_fd: int, name: str) -> Skipped | None:
+    """What opening one folder of the path failed on: missing, a symlink, or something else."""
+    try:
+        info = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+    except OSError:
+        return None
+    if stat.S_ISLNK(info.st_mode):
+        return Skipped(SYMLINKED_FOLDER)
+    return None if exc.errno in _MISSING_ERRNOS else _cannot_read(exc)
+
+
+def _read_in(name: str, dir_fd: int | None, max_bytes: int) -> FileContent | Skipped | None:
+    """lstat, open without following or blocking, fstat, compare, read: the R-I3 sequence."""
+    for _ in range(SWAP_RETRIES):
+        try:
+            seen = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+        except OSError as exc:
+            return None if exc.errno in _MISSING_ERRNOS else _cannot_read(exc)
+        if stat.S_ISLNK(seen.st_mode):
+            return Skipped(SYMLINK)
+        if not stat.S_ISREG(seen.st_mode):
+            return Skipped(NOT_REGULAR)
+        try:
+            fd = os.open(name, _FILE_FLAGS, dir_fd=dir_fd)
+        except OSError as exc:
+            if exc.errno in _MISSING_ERRNOS or exc.errno == errno.ELOOP:
+                continue  # gone or swapped for a symlink since the lstat: look again
+            return _cannot_read(exc)
+        try:
+            opened = os.fstat(fd)
+            if (opened.st_dev, opened.st_ino) != (seen.st_dev, seen.st_ino) or not stat.S_ISREG(opened.st_mode):
+                continue
+            return _read_open(fd, opened, max_bytes)
+        finally:
+            os.close(fd)
+    return Skipped(SWAPPED)
+
+
+def _read_open(fd: int, opened: os.stat_result, max_bytes: int) -> FileContent | Skipped:
+    """Read at most max_bytes + 1 bytes; over the cap, binary, or the decoded text."""
+    too_big = Skipped(f"larger than SCREE_MAX_FILE_BYTES ({max_bytes} bytes)")  # R-I2
+    if opened.st_size > max_bytes:
+        return too_big
+    chunks: list[bytes] = []
+    remaining = max_bytes + 1
+    try:
+        while remaining > 0:
+            chunk = os.read(fd, min(remaining, READ_CHUNK_BYTES))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            remaining -= len(chunk)
+    except OSError as exc:
+        return _cannot_read(exc)
+    raw = b"".join(chunks)
+    if len(raw) > max_bytes:
+        return too_big
+    if b"\0" in raw[:BINARY_SNIFF_BYTES]:
+        return Skipped(BINARY)
+    return FileContent(
+        text=decode_text(raw),
+        sha256=hashlib.sha256(raw).hexdigest(),
+        size=len(raw),
+        mtime_ns=opened.st_mtime_ns,
+    )
+
+
+def decode_text(raw: bytes) -> str:
+    """UTF-8 with invalid bytes replaced (never an error), a leading BOM dropped, CRLF and CR made LF."""
+    text = raw.removeprefix(UTF8_BOM).decode("utf-8", "replace")
+    return text.replace("\r\n", "\n").replace("\r", "\n")
