@@ -375,6 +375,7 @@ class IgnorePolicy:
         self._info_exclude: tuple[RuleFile, ...] | None = None
 
     def __call__(self, rel: str, is_dir: bool = False) -> str | None:
+        """Why `rel` (relative, '/'-separated) is not indexed, or None; `is_dir` says it names a folder."""
         if rel.endswith("/") and rel != "/":  # "docs/" names a folder
             rel, is_dir = rel.rstrip("/"), True
         if rel in ("", "."):
