@@ -1,0 +1,212 @@
+"""End to end: the installed `scree` indexes a real folder through a real embeddings server and searches it."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from pathlib import Path
+
+import pytest
+from cli_helpers import TEST_KEY, run_scree, scree_env, search_json
+from embed_server import EmbedServer
+
+from scree.paths import index_dir_for
+
+LONG_PARAGRAPHS = 40
+
+
+def write(folder: Path, rel: str, text: str | bytes) -> Path:
+    path = folder / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if isinstance(text, bytes):
+        path.write_bytes(text)
+    else:
+        path.write_text(text, encoding="utf-8")
+    return path
+
+
+def long_doc() -> str:
+    sections = []
+    for i in range(LONG_PARAGRAPHS):
+        body = " ".join(f"paragraph{i} word{j} about topic{i}" for j in range(60))
+        sections.append(f"## Section {i}\n\n{body}\n")
+    return "# Long\n\n" + "\n".join(sections)
+
+
+@pytest.fixture
+def folder(tmp_path: Path) -> Path:
+    root = tmp_path / "notes"
+    write(root, "README.md", "# Project\n\nIntro text.\n\n## Install\n\nRun pip install to set up the tool.\n")
+    write(root, "docs/api.md", "# API\n\n## Authentication\n\n### Tokens\n\nTokens are issued by the auth server.\n")
+    return root
+
+
+def inputs_sent(server: EmbedServer) -> list[str]:
+    return [text for request in server.recorded() for text in request["json"]["input"]]
+
+
+def test_reindex_and_search_json(folder: Path, tmp_path: Path, embed_server: EmbedServer) -> None:
+    env = scree_env(tmp_path / "data", embed_server.url)
+    proc = run_scree("reindex", "--notes", str(folder), env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert "Scanned 2 notes: 2 indexed, 0 removed, 0 failed, 0 deferred." in proc.stdout
+    result = search_json(folder, "how are tokens issued", env, "-k", "5")
+    assert result["note"] is None
+    top = result["hits"][0]
+    assert set(top) == {"n", "path", "start", "end", "heading", "score", "text", "stale", "also"}
+    assert top["n"] == 1 and top["path"] == "docs/api.md"
+    assert top["heading"] == "API > Authentication > Tokens"
+    assert (top["start"], top["end"]) == (5, 7)
+    assert "issued by the auth server" in top["text"]
+    assert 0 < top["score"] <= 1 and top["stale"] is False and top["also"] == []
+
+
+def test_every_request_carries_zdr_and_dimensions(folder: Path, tmp_path: Path, embed_server: EmbedServer) -> None:
+    for i in range(150):
+        write(folder, f"many/n{i:03d}.md", f"# Note {i}\n\nSmall note number {i} about subject {i % 7}.\n")
+    env = scree_env(tmp_path / "data", embed_server.url)
+    assert run_scree("reindex", "--notes", str(folder), env=env).returncode == 0
+    requests = embed_server.recorded()
+    chunks = len(inputs_sent(embed_server))
+    assert chunks == 153
+    assert len(requests) == -(-chunks // 64)  # R-E7: full batches across files, not one request per file
+    for request in requests:
+        body = request["json"]
+        assert body["provider"] == {"zdr": True, "data_collection": "deny"}
+        assert body["dimensions"] == 512
+        assert 1 <= len(body["input"]) <= 64
+        assert request["headers"]["Authorization"] == f"Bearer {TEST_KEY}"
+
+
+def test_unchanged_reindex_makes_no_request_and_an_edit_reembeds_only_changed_chunks(
+    folder: Path, tmp_path: Path, embed_server: EmbedServer
+) -> None:
+    doc = write(folder, "long.md", long_doc())
+    env = scree_env(tmp_path / "data", embed_server.url)
+    assert run_scree("reindex", "--notes", str(folder), env=env).returncode == 0
+    first = embed_server.request_count()
+    proc = run_scree("reindex", "--notes", str(folder), env=env)
+    assert proc.returncode == 0 and "0 indexed" in proc.stdout
+    assert embed_server.request_count() == first
+    doc.write_text(doc.read_text().replace("paragraph7 word3 ", "paragraph7 CHANGED "), encoding="utf-8")
+    assert run_scree("reindex", "--notes", str(folder), env=env).returncode == 0
+    new_inputs = [text for request in embed_server.recorded()[first:] for text in request["json"]["input"]]
+    assert len(new_inputs) == 1 and "CHANGED" in new_inputs[0]
+    hits = search_json(folder, "paragraph7 CHANGED", env, "--mode", "keyword")["hits"]
+    assert hits[0]["path"] == "long.md" and "CHANGED" in hits[0]["text"]
+
+
+def test_index_location_modes_and_root_file(folder: Path, tmp_path: Path, embed_server: EmbedServer) -> None:
+    env = scree_env(tmp_path / "data", embed_server.url)
+    assert run_scree("reindex", "--notes", str(folder), env=env).returncode == 0
+    index_dir = index_dir_for(folder, env)
+    assert index_dir.parent == tmp_path / "data" / "scree" / "indexes"
+    assert index_dir.name.startswith("notes-") and len(index_dir.name) == len("notes-") + 16
+    assert stat.S_IMODE(index_dir.stat().st_mode) == 0o700
+    for name in ("index.db", "root", "writer.lock"):
+        assert stat.S_IMODE((index_dir / name).stat().st_mode) == 0o600, name
+    assert (index_dir / "root").read_text() == f"{folder.resolve()}\n"
+
+
+def test_another_folder_or_model_is_a_clear_error(folder: Path, tmp_path: Path, embed_server: EmbedServer) -> None:
+    env = scree_env(tmp_path / "data", embed_server.url)
+    assert run_scree("reindex", "--notes", str(folder), env=env).returncode == 0
+    db = index_dir_for(folder, env) / "index.db"
+    other = tmp_path / "other"
+    write(other, "x.md", "# X\n\nother folder\n")
+    proc = run_scree("reindex", "-notes", str(other), "-db", str(db), env=env)
+    assert proc.returncode == 1
+    assert len(proc.stderr.strip().splitlines()) == 1 and str(other.resolve()) in proc.stderr
+    assert "Traceback" not in proc.stderr
+    proc = run_scree("reindex", "--notes", str(folder), env={**env, "SCREE_MODEL": "other/model"})
+    assert proc.returncode == 1 and "reindex -all" in proc.stderr
+    assert search_json(folder, "tokens", env)["hits"]  # nothing was rewritten
+    proc = run_scree("reindex", "-all", "-notes", str(folder), env={**env, "SCREE_MODEL": "other/model"})
+    assert proc.returncode == 0, proc.stderr
+    status = json.loads(run_scree("status", "--json", "--notes", str(folder), env=env).stdout)
+    assert status["model"] == "api:other/model"
+
+
+def test_rejected_key_is_one_line_with_status_and_never_shows_the_key(
+    folder: Path, tmp_path: Path, embed_server: EmbedServer
+) -> None:
+    embed_server.set(expected_key="the-right-key", echo_auth=True)
+    env = scree_env(tmp_path / "data", embed_server.url, SCREE_LOG_LEVEL="debug", SCREE_LOG_FORMAT="json")
+    proc = run_scree("reindex", "--notes", str(folder), env=env)
+    assert proc.returncode == 1
+    assert "401" in proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert TEST_KEY not in proc.stdout + proc.stderr
+    doctor = run_scree("doctor", "--notes", str(folder), env=env)
+    assert TEST_KEY not in doctor.stdout + doctor.stderr
+
+
+def test_outage_is_retried_reported_and_keeps_old_rows(folder: Path, tmp_path: Path, embed_server: EmbedServer) -> None:
+    env = scree_env(tmp_path / "data", embed_server.url)
+    assert run_scree("reindex", "--notes", str(folder), env=env).returncode == 0
+    write(folder, "README.md", "# Project\n\nRewritten intro about gardening.\n")
+    before = embed_server.request_count()
+    embed_server.set(fail_status=503, retry_after="0")
+    proc = run_scree("reindex", "--notes", str(folder), env=env)
+    assert proc.returncode == 1
+    assert "unavailable" in proc.stderr and "503" in proc.stderr and "old rows" in proc.stderr
+    assert embed_server.request_count() - before == 3  # R-E4: three attempts for indexing
+    hits = search_json(folder, "pip install", env, "--mode", "keyword")["hits"]
+    assert hits and hits[0]["path"] == "README.md"  # the old rows are still there
+    embed_server.set(fail_status=None)
+    assert run_scree("reindex", "--notes", str(folder), env=env).returncode == 0
+    assert search_json(folder, "gardening", env, "--mode", "keyword")["hits"][0]["path"] == "README.md"
+
+
+def test_keyword_mode_needs_no_server(folder: Path, tmp_path: Path, embed_server: EmbedServer) -> None:
+    env = scree_env(tmp_path / "data", embed_server.url)
+    assert run_scree("reindex", "--notes", str(folder), env=env).returncode == 0
+    embed_server.down()
+    result = search_json(folder, "pip install", env, "--mode", "keyword")
+    assert result["hits"][0]["path"] == "README.md" and result["note"] is None
+    hybrid = search_json(folder, "pip install", env)
+    assert hybrid["hits"][0]["path"] == "README.md"
+    assert hybrid["note"] and "keyword results" in hybrid["note"]
+
+
+def test_bad_files_are_handled(folder: Path, tmp_path: Path, embed_server: EmbedServer) -> None:
+    write(folder, "latin1.md", "# Caf\xe9\n\nna\xefve text about coffee\n".encode("latin-1"))
+    write(folder, "binary.md", b"\x00\x01\x02" * 400)
+    write(folder, "empty.md", b"")
+    write(folder, "big.md", "# Big\n\n" + "word " * 300_000)
+    write(folder, "crlf.md", "# Windows\r\n\r\nline endings from windows\r\n\r\nsecond paragraph\r\n")
+    os.mkfifo(folder / "pipe.md")
+    outside = write(tmp_path, "secret.md", "# Secret\n\noutside the folder\n")
+    (folder / "escape.md").symlink_to(outside)
+    env = scree_env(tmp_path / "data", embed_server.url)
+    proc = run_scree("reindex", "--notes", str(folder), env=env, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert "skipped big.md: larger than" in proc.stdout
+    assert "skipped binary.md" in proc.stdout
+    assert "coffee" in search_json(folder, "coffee", env, "--mode", "keyword")["hits"][0]["text"]
+    crlf = search_json(folder, "windows line endings", env, "--mode", "keyword")["hits"][0]
+    assert crlf["path"] == "crlf.md" and (crlf["start"], crlf["end"]) == (1, 5)
+    assert not search_json(folder, "outside", env, "--mode", "keyword")["hits"]
+    assert not any(request for request in inputs_sent(embed_server) if "outside the folder" in request)
+
+
+def test_status_and_doctor(folder: Path, tmp_path: Path, embed_server: EmbedServer) -> None:
+    env = scree_env(tmp_path / "data", embed_server.url)
+    assert run_scree("reindex", "--notes", str(folder), env=env).returncode == 0
+    status = json.loads(run_scree("status", "--json", "--notes", str(folder), env=env).stdout)
+    assert status["folder"] == str(folder.resolve())
+    assert status["files"] == 2 and status["chunks"] >= 2
+    assert status["writer_pid"] is None and status["first_sync_done"] is True and status["last_sync"]
+    doctor = run_scree("doctor", "--notes", str(folder), env=env)
+    assert doctor.returncode == 0, doctor.stdout
+    assert "cost estimate" in doctor.stdout and "$" in doctor.stdout
+    assert "value not shown" in doctor.stdout and TEST_KEY not in doctor.stdout
+
+
+def test_usage_errors_exit_2_without_traceback(tmp_path: Path) -> None:
+    env = scree_env(tmp_path / "data")
+    proc = run_scree("search", "--bogus", "x", env=env)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    proc = run_scree("search", "--notes", str(tmp_path / "missing"), "x", env=env)
+    assert proc.returncode == 1 and "does not exist" in proc.stderr and "Traceback" not in proc.stderr
