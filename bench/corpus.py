@@ -26,7 +26,9 @@ def markdown_file(rng: random.Random, target_bytes: int) -> str:
         if roll < 0.12:
             block = f"{'#' * rng.randint(2, 4)} {_paragraph(rng, rng.randint(2, 6))[:-1]}"
         elif roll < 0.18:
-            block = "```python\n" + "\n".join(f"x_{i} = {rng.randint(0, 999)}" for i in range(rng.randint(2, 8))) + "\n```"
+            block = (
+                "```python\n" + "\n".join(f"x_{i} = {rng.randint(0, 999)}" for i in range(rng.randint(2, 8))) + "\n```"
+            )
         elif roll < 0.25:
             block = "\n".join(f"- {_paragraph(rng, rng.randint(3, 10))}" for _ in range(rng.randint(2, 5)))
         else:

@@ -64,11 +64,19 @@ def child(folder: Path, db: Path) -> None:
         files, chunks = store.counts()
     seconds = time.perf_counter() - started
     peak_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    print(json.dumps({
-        "files": files, "chunks": chunks, "mb": report.bytes_read / 1e6, "seconds": seconds,
-        "mb_per_s": report.bytes_read / 1e6 / seconds, "baseline_rss_mb": baseline_kb / 1024,
-        "peak_rss_mb": peak_kb / 1024,
-    }))
+    print(
+        json.dumps(
+            {
+                "files": files,
+                "chunks": chunks,
+                "mb": report.bytes_read / 1e6,
+                "seconds": seconds,
+                "mb_per_s": report.bytes_read / 1e6 / seconds,
+                "baseline_rss_mb": baseline_kb / 1024,
+                "peak_rss_mb": peak_kb / 1024,
+            }
+        )
+    )
 
 
 def run(sizes_mb: list[int]) -> dict[str, float]:
@@ -81,7 +89,9 @@ def run(sizes_mb: list[int]) -> dict[str, float]:
             generate_tree(folder, size * 1_000_000, seed=size)
             proc = subprocess.run(
                 [sys.executable, "-m", "bench.sync_throughput", "--child", str(folder), str(Path(tmp) / f"{size}.db")],
-                capture_output=True, text=True, check=True,
+                capture_output=True,
+                text=True,
+                check=True,
             )
             figures = json.loads(proc.stdout.strip().splitlines()[-1])
             results[f"sync_mb_per_s_{size}mb"] = round(figures["mb_per_s"], 2)

@@ -1,4 +1,4 @@
-"""The CLI's operations as plain functions over Settings: reindex, search and status, with the lock taken where R-W1 says."""
+"""The CLI's operations as plain functions over Settings: reindex, search, status; the lock taken as R-W1 says."""
 
 from __future__ import annotations
 

@@ -19,7 +19,7 @@ _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 
 
 def neutralise(text: str) -> str:
-    """Replace the `<` of any `<hit`, `</hit`, `<doc`, `</doc` (any case) so content cannot forge or close an element."""
+    """Replace the `<` of any `<hit`, `</hit`, `<doc`, `</doc` (any case): content cannot forge or close an element."""
     return _TAG_OPEN.sub("&lt;", text)
 
 
@@ -41,7 +41,7 @@ def lines_attr(start: int | None, end: int | None) -> str:
 
 
 def render_hit(n: int, hit: Hit) -> str:
-    attrs = [f"n=\"{n}\"", f"path={attribute(hit.path)}"]
+    attrs = [f'n="{n}"', f"path={attribute(hit.path)}"]
     if hit.stale:
         attrs.append('stale="true"')
     else:

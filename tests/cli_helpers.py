@@ -24,7 +24,9 @@ def scree_env(data_home: Path, server_url: str | None = None, **extra: str) -> d
     return env
 
 
-def run_scree(*args: str, env: dict[str, str], cwd: Path | None = None, timeout: float = 90) -> subprocess.CompletedProcess[str]:
+def run_scree(
+    *args: str, env: dict[str, str], cwd: Path | None = None, timeout: float = 90
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run([SCREE, *args], env=env, cwd=cwd, capture_output=True, text=True, timeout=timeout)
 
 
