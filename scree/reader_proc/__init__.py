@@ -1,0 +1,1 @@
+"""The MCP reader of `scree serve` (server.py: the MCP surface; tools.py: what the tools do; control.py: interim)."""

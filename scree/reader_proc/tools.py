@@ -1,0 +1,194 @@
+"""The three MCP tools as plain methods over Settings and a WriterControl: search_docs, read_doc, reindex (SPEC §8)."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from scree.config import Settings
+from scree.errors import PathRefusedError, ScreeError
+from scree.redact import redact
+from scree.status import WriterControl, status_note
+
+if TYPE_CHECKING:  # imported for real on first use, so the handshake never waits for them (R-M8)
+    from scree.files import FileContent
+    from scree.ignore import IgnorePolicy
+    from scree.results import SearchResult
+    from scree.search import SearchEngine
+
+MODES = ("hybrid", "semantic", "keyword")  # SPEC §8
+DEFAULT_K = 8  # SPEC §8
+MAX_K = 50  # SPEC §8
+OPTED_OUT_REASON = "front matter says scree: ignore"  # R-I1, worded as the writer reports it
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    """One tool result: text for the model, and whether it reports a failure (MCP `isError`)."""
+
+    text: str
+    is_error: bool = False
+
+
+def one_line(exc: BaseException) -> str:
+    """An error as one line with secrets masked; refusals keep their own `refused:` wording (R-M6)."""
+    text = redact(" ".join(str(exc).split())) or type(exc).__name__
+    return text if text.startswith(("refused:", "error:")) else f"error: {text}"
+
+
+def opted_out_refusal(rel: str) -> str:
+    """R-M6/R-M7: a file whose front matter opts out is ignored like any other ignored path."""
+    return f'refused: "{rel}" is ignored by scree ({OPTED_OUT_REASON})'
+
+
+def split_lines(text: str) -> list[str]:
+    """Lines of LF-normalised text as R-C3 numbers them: a final newline does not start another line."""
+    if not text:
+        return []
+    return text.removesuffix("\n").split("\n")
+
+
+def select_range(total: int, start: int | None, end: int | None) -> tuple[int, int] | str:
+    """R-M6: the 1-based inclusive range to show, or why the request is refused. `end` past the file is clamped."""
+    if start is not None and start < 1 or end is not None and end < 1:
+        return "error: start and end are 1-based line numbers (at least 1)"
+    if start is not None and end is not None and start > end:
+        return f"error: start ({start}) is after end ({end})"
+    first = 1 if start is None else start
+    last = total if end is None else min(end, total)
+    if start is not None and first > total:
+        return f"error: start ({start}) is past the last line ({total})"
+    return first, last
+
+
+class ReaderTools:
+    """What the MCP tools do, apart from MCP; the store and the ignore rules are opened on first use."""
+
+    def __init__(self, settings: Settings, control: WriterControl) -> None:
+        self._settings = settings
+        self._control = control
+        self._lock = threading.Lock()  # one search at a time on the shared store connection and embedder
+        self._policy: IgnorePolicy | None = None
+        self._engine: SearchEngine | None = None
+
+    # --- shared pieces ---
+
+    def policy(self) -> IgnorePolicy:
+        """The ignore rules with nothing cached, so a .gitignore changed since the last call counts at once.
+
+        One object, shared with the search engine; its rules load lazily, only along the paths a call asks about.
+        """
+        if self._policy is None:
+            from scree.ignore import IgnorePolicy
+
+            self._policy = IgnorePolicy(self._settings.folder, self._settings.extensions)
+        else:
+            self._policy.invalidate()
+        return self._policy
+
+    def _engine_now(self) -> SearchEngine | None:
+        """The search engine over the index, opened read-only once it exists; None while there is no index."""
+        if self._engine is None:
+            if not self._settings.db_path.exists():
+                return None
+            from scree.app import open_store
+            from scree.embedders.factory import make_embedder
+            from scree.search import SearchEngine
+
+            settings = self._settings
+            self._engine = SearchEngine(
+                open_store(settings, readonly=True),
+                self.policy(),
+                settings.folder,
+                settings.max_file_bytes,
+                lambda: make_embedder(settings),
+            )
+        else:
+            self.policy()  # the engine's policy is this object: forget its cached decisions
+        return self._engine
+
+    def _read(self, rel: str) -> FileContent | Reply:
+        """The file's content, or the one-line refusal: missing, not a regular file, too large, opted out."""
+        from scree.chunking import opted_out
+        from scree.files import FileContent, read_markdown
+
+        content = read_markdown(self._settings.folder, rel, self._settings.max_file_bytes)
+        if content is None:
+            return Reply(f'error: no such file: "{rel}"', is_error=True)
+        if not isinstance(content, FileContent):
+            return Reply(f'refused: "{rel}" cannot be read by scree ({content.reason})', is_error=True)
+        if opted_out(content.text):
+            return Reply(opted_out_refusal(rel), is_error=True)
+        return content
+
+    def _opted_out(self, rel: str) -> bool:
+        from scree.chunking import opted_out
+        from scree.files import FileContent, read_markdown
+
+        content = read_markdown(self._settings.folder, rel, self._settings.max_file_bytes)
+        return isinstance(content, FileContent) and opted_out(content.text)
+
+    # --- the tools ---
+
+    def search_docs(self, query: str, k: int = DEFAULT_K, mode: str = "hybrid") -> Reply:
+        """R-M1..R-M5: hits best first, the engine's notes, then the writer's status note as the last line."""
+        from scree.render import render_hits
+
+        if mode not in MODES:
+            return Reply(f"error: mode must be one of {', '.join(MODES)}", is_error=True)
+        if not 1 <= k <= MAX_K:
+            return Reply(f"error: k must be between 1 and {MAX_K}", is_error=True)
+        try:
+            result = self._search(query, k, mode)
+        except ScreeError as exc:
+            note = status_note(self._control.status())
+            return Reply(one_line(exc) + (f"\n{note}" if note else ""), is_error=True)
+        if result.dropped_paths:
+            self._control.recheck(result.dropped_paths)
+        note = status_note(self._control.status())
+        notes = [*result.notes, note] if note else list(result.notes)
+        return Reply(render_hits(result.hits, notes))
+
+    def _search(self, query: str, k: int, mode: str) -> SearchResult:
+        from scree.results import SearchResult
+
+        with self._lock:
+            engine = self._engine_now()
+            if engine is None:
+                return SearchResult(hits=[])
+            return engine.search(query, k=k, mode=mode)
+
+    def read_doc(self, path: str, start: int | None = None, end: int | None = None) -> Reply:
+        """R-M6: one <doc> element for lines start..end of a file scree would index."""
+        from scree.app import normalise_rel_path
+        from scree.chunking import normalise_newlines
+        from scree.render import render_doc
+
+        try:
+            rel = normalise_rel_path(self.policy(), path)
+        except PathRefusedError as exc:
+            return Reply(one_line(exc), is_error=True)
+        content = self._read(rel)
+        if isinstance(content, Reply):
+            return content
+        lines = split_lines(normalise_newlines(content.text))
+        chosen = select_range(len(lines), start, end)
+        if isinstance(chosen, str):
+            return Reply(chosen, is_error=True)
+        first, last = chosen
+        return Reply(render_doc(rel, lines[first - 1 : last], first, last))
+
+    def reindex(self, path: str | None = None) -> Reply:
+        """R-M7: the writer's one-line reply; an ignored path is refused before the writer is asked."""
+        from scree.app import normalise_rel_path
+
+        rel: str | None = None
+        try:
+            if path is not None:
+                rel = normalise_rel_path(self.policy(), path)
+                if self._opted_out(rel):
+                    return Reply(opted_out_refusal(rel), is_error=True)
+            return Reply(self._control.request_reindex(rel))
+        except ScreeError as exc:
+            return Reply(one_line(exc), is_error=True)
