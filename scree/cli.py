@@ -49,6 +49,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("serve", help="run the MCP server on stdin/stdout (what .mcp.json starts)")
     _add_folder_flags(p)
 
+    p = sub.add_parser("watch", help="keep the index current in the foreground (for systemd or Docker)")
+    _add_folder_flags(p)
+
     p = sub.add_parser("reindex", help="bring the index up to date now (takes the writer lock)")
     _add_folder_flags(p)
     p.add_argument("--all", action="store_true", help="drop the index and rebuild it (also after a model change)")
@@ -101,6 +104,14 @@ def cmd_serve(args: argparse.Namespace) -> int:
     settings = load_settings(notes=args.notes, db=args.db)
     run_stdio(settings, LocalWriterControl(settings))
     return EXIT_OK
+
+
+def cmd_watch(args: argparse.Namespace) -> int:
+    from scree.writer_proc.watch import run_watch
+
+    settings = load_settings(notes=args.notes, db=args.db)
+    configure_logging("watch", settings.log_format, settings.log_level)  # R-P5: stderr, info by default
+    return run_watch(settings)
 
 
 def cmd_reindex(args: argparse.Namespace) -> int:
@@ -179,6 +190,7 @@ def cmd_model(args: argparse.Namespace) -> int:
 
 COMMANDS = {
     "serve": cmd_serve,
+    "watch": cmd_watch,
     "reindex": cmd_reindex,
     "search": cmd_search,
     "status": cmd_status,

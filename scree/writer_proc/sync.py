@@ -1,7 +1,8 @@
-"""Bring the index in line with the folder (R-S3, R-E7): hash, chunk, embed only what changed, one file per transaction."""
+"""Bring the index in line with the folder (R-S3, R-E7): hash, chunk, embed only what changed, a transaction a file."""
 
 from __future__ import annotations
 
+import stat
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -10,7 +11,7 @@ from dataclasses import dataclass, field
 from scree.chunking import Chunk, chunk_markdown, embed_text, opted_out, text_hash
 from scree.embedders.base import Embedder
 from scree.errors import EmbeddingUnavailableError
-from scree.files import FileContent, Skipped, read_markdown
+from scree.files import Skipped, read_markdown
 from scree.ignore import IgnorePolicy
 from scree.logs import get_logger
 from scree.store import FileState, NewChunk, Store
@@ -105,19 +106,36 @@ class Syncer:
         """Re-check named paths (watch events, `reindex PATH`); a deleted directory removes every file below it."""
         started = time.monotonic()
         report = SyncReport()
-        indexed = self._store.files()
+        every_path: list[str] | None = None  # the whole files table, read only when a directory may have gone
+        old: dict[str, FileState] = {}
         wanted: list[str] = []
         for path in sorted(set(paths)):
-            below = [p for p in indexed if p.startswith(path.rstrip("/") + "/")]
-            if below:
-                report.removed += self._store.delete_files(below)
+            state = self._store.file_state(path)
+            if state is None and self._may_have_been_directory(path):
+                if every_path is None:
+                    every_path = list(self._store.files())
+                prefix = path.rstrip("/") + "/"
+                below = [p for p in every_path if p.startswith(prefix)]
+                if below:
+                    report.removed += self._store.delete_files(below)
             if self._policy(path) is None:
                 wanted.append(path)
-            elif path in indexed:
+                if state is not None:
+                    old[path] = state
+            elif state is not None:
                 report.removed += self._store.delete_files([path])
-        self._run(wanted, {p: indexed[p] for p in wanted if p in indexed}, report)
+        self._run(wanted, old, report)
         report.seconds = time.monotonic() - started
         return report
+
+    def _may_have_been_directory(self, path: str) -> bool:
+        """A path that is no regular file now, in a folder the rules allow: it may have held indexed files."""
+        try:
+            if stat.S_ISREG((self._policy.root / path).lstat().st_mode):
+                return False
+        except (OSError, ValueError):
+            pass
+        return self._policy(path, is_dir=True) is None
 
     def _run(self, paths: list[str], indexed: dict[str, FileState], report: SyncReport) -> None:
         total = len(paths)

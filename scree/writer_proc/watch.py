@@ -1,0 +1,119 @@
+"""`scree watch` (R-P6): the writer in the foreground for systemd or Docker: lock retry, signals and exit codes.
+
+The lock is taken here, not in the Writer, so serve's supervisor can hold it in its own process. While another
+process holds it, watch says once which pid and retries every SCREE_LOCK_RETRY_SECONDS (R-P4); when that process
+exits, watch takes over and syncs first. SIGTERM or SIGINT stops it within 5 s and releases the lock; a second
+signal exits at once (R-W5). Signal handlers only set the stop event (the main loop never waits on that event, so
+setting it from a handler cannot deadlock) and count; the Writer's main loop notices and winds down.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import threading
+import time
+import types
+from typing import Any
+
+from scree.config import Settings
+from scree.lock import WriterLock
+from scree.logs import get_logger
+from scree.paths import ensure_private_dir
+from scree.redact import redact
+from scree.writer_proc.writer import Outcome, Writer, WriterState
+
+log = get_logger(__name__)
+
+EXIT_OK, EXIT_FAIL = 0, 1  # R-L1; a health failure exits non-zero so the service manager restarts (R-P6)
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
+SIGNAL_EXIT_BASE = 128  # a second signal exits at once with 128 + its number, as a shell reports it
+LOCK_POLL_S = 0.1  # while waiting for the lock, a stop is noticed within this
+
+
+class SignalLatch:
+    """The first SIGTERM/SIGINT sets `stop`; a second one exits the process at once (R-W5)."""
+
+    def __init__(self, stop: threading.Event) -> None:
+        self.stop = stop
+        self.received = 0
+        self._previous: dict[int, Any] = {}
+
+    def install(self) -> None:
+        for sig in STOP_SIGNALS:
+            self._previous[sig] = signal.signal(sig, self._handle)
+
+    def restore(self) -> None:
+        for sig, handler in self._previous.items():
+            signal.signal(sig, handler)
+        self._previous.clear()
+
+    def _handle(self, signum: int, _frame: types.FrameType | None) -> None:
+        self.received += 1
+        if self.received > 1:
+            os._exit(SIGNAL_EXIT_BASE + signum)  # the kernel drops writer.lock with our descriptors
+        self.stop.set()
+
+
+def wait_for_lock(settings: Settings, stop: threading.Event) -> WriterLock | None:
+    """Take writer.lock, retrying every lock_retry_s while another process holds it (R-P4); None when stopped."""
+    ensure_private_dir(settings.index_dir)
+    lock = WriterLock(settings.lock_path)
+    announced: int | None = -1
+    while not stop.is_set():
+        if lock.try_acquire():
+            return lock
+        pid = lock.holder_pid()
+        if pid != announced:
+            announced = pid
+            who = f"pid {pid}" if pid is not None else "pid unknown"
+            print(
+                f"scree: waiting: another scree process ({who}) holds {settings.lock_path}; "
+                f"retrying every {settings.lock_retry_s:g} s",
+                file=sys.stderr,
+                flush=True,
+            )
+        retry_at = time.monotonic() + settings.lock_retry_s
+        while not stop.is_set() and time.monotonic() < retry_at:
+            time.sleep(min(LOCK_POLL_S, max(0.0, retry_at - time.monotonic())))
+    return None
+
+
+def _log_status(state: WriterState) -> None:
+    log.debug(
+        "writer status",
+        first_sync_running=state.first_sync_running,
+        first_sync_done=state.first_sync_done,
+        notes_indexed=state.notes_indexed,
+        last_error=state.last_error,
+        event_batches=state.event_batches,
+        pending=state.pending,
+        watches=state.watches,
+    )
+
+
+def run_watch(settings: Settings) -> int:
+    """Run the writer for `settings.folder` until a signal; returns the process exit code."""
+    stop = threading.Event()
+    latch = SignalLatch(stop)
+    latch.install()
+    try:
+        lock = wait_for_lock(settings, stop)
+        if lock is None:
+            return EXIT_OK
+        try:
+            log.info("writer lock taken", pid=os.getpid(), lock=str(settings.lock_path))
+            result = Writer(settings, stop, on_status=_log_status).run()
+        finally:
+            lock.release()
+    finally:
+        latch.restore()
+    if result.outcome is Outcome.OVER_CAP:
+        print(f"scree: {result.message}", file=sys.stderr, flush=True)
+        return EXIT_OK
+    if result.outcome is Outcome.STOPPED:
+        log.info("stopped; writer lock released")
+        return EXIT_OK
+    print(f"scree: {redact(result.message)}", file=sys.stderr, flush=True)
+    return EXIT_FAIL

@@ -1,0 +1,445 @@
+"""The writer that keeps one index current: a first sync, then file events debounced into re-syncs (R-W1-R-W5, R-S3,
+R-S4, R-E4).
+
+One object, one entry point: `Writer(settings, stop, on_status).run()`. `scree watch` runs it in the foreground and
+`scree serve`'s supervisor in a spawned child; both take writer.lock before calling run() and release it after, so
+the lock file names whoever the user would have to stop. Three threads:
+
+- the caller's thread runs the main loop: it watches `stop`, checks health every SCREE_HEALTH_SECONDS (R-W4) and sends
+  status reports (first sync progress, first sync done, last error, a heartbeat every second) to `on_status`, always
+  from this thread;
+- the event thread reads watcher batches and only records them (R-W2): changed paths go into the debouncer, an
+  ignore-file change or a kernel queue overflow re-reads the rules, rebuilds the watches (R-W3) and schedules a full
+  resync. It never waits on the embeddings API;
+- the sync thread drains what is due: a full resync (first sync, after rule changes, overflow or an outage) or the
+  paths whose last event is SCREE_DEBOUNCE_SECONDS old. When the API is down it pauses SCREE_OUTAGE_PAUSE_SECONDS,
+  doubling up to SCREE_OUTAGE_PAUSE_MAX_SECONDS, then resyncs the whole folder, so an edit made during the outage is
+  indexed without another edit (R-E4).
+
+The store and the embedder belong to the sync thread alone. On stop the threads get STOP_DEADLINE_S; a sync thread
+stuck in an API request is left behind (daemon) with the store still open, and the caller is expected to exit.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import enum
+import gc
+import threading
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from scree.app import open_store
+from scree.config import Settings
+from scree.embedders.factory import make_embedder
+from scree.errors import EmbeddingError
+from scree.ignore import IgnorePolicy
+from scree.logs import get_logger
+from scree.redact import redact
+from scree.store import Store
+from scree.writer_proc.debounce import Debouncer
+from scree.writer_proc.health import HealthCheck
+from scree.writer_proc.sync import Syncer, SyncReport, markdown_bytes, prepare_store
+from scree.writer_proc.watcher import Change, Event, Watcher, make_watcher
+
+log = get_logger(__name__)
+
+MAIN_TICK_S = 0.25  # how often the main loop looks at `stop`; R-W5 allows 5 s for the whole stop
+HEARTBEAT_S = 1.0  # a status report at least this often, so a supervisor can tell a hung writer (R-P2)
+EVENT_READ_TIMEOUT_S = 0.5  # the event thread looks at the stop flag at least this often
+STOP_DEADLINE_S = 4.0  # R-W5: the threads get this long to finish, inside the 5 s a stop may take
+BYTES_PER_MB = 1_000_000  # R-S4: SCREE_FIRST_SYNC_MB counts decimal megabytes
+LOGGED_PATHS = 5  # paths named in an event batch's debug line
+
+
+class Outcome(enum.Enum):
+    """Why run() returned."""
+
+    STOPPED = "stopped"  # `stop` was set
+    OVER_CAP = "over_cap"  # R-S4: a new index over SCREE_FIRST_SYNC_MB; nothing was synced
+    UNHEALTHY = "unhealthy"  # R-W4: the folder or the index file was removed or replaced
+    FAILED = "failed"  # a writer thread died on an unexpected error (logged with its traceback)
+
+
+@dataclass(frozen=True, slots=True)
+class WriterResult:
+    outcome: Outcome
+    message: str  # one line for the user
+
+
+@dataclass(frozen=True, slots=True)
+class WriterState:
+    """One status report: how far the writer got and that it is alive (picklable, for serve's status queue)."""
+
+    first_sync_running: bool = False
+    first_sync_done: bool = False
+    notes_indexed: int = 0  # notes the first sync has indexed or found up to date so far
+    last_error: str | None = None  # the embeddings API is failing (cleared when a sync succeeds again)
+    over_cap_mb: float | None = None  # R-S4: the folder's markdown when the cap stopped the first sync
+    cap_mb: float | None = None  # R-S4: SCREE_FIRST_SYNC_MB then
+    event_batches: int = 0  # batches the event thread has read: it moves while the sync thread waits on the API
+    pending: int = 0  # paths waiting for their debounce
+    watches: int = 0  # directories watched
+    heartbeat: float = 0.0  # time.time() when the report was made
+
+
+StatusCallback = Callable[[WriterState], None]
+
+
+class _DirFilter:
+    """The watcher's "may this folder be watched": its own IgnorePolicy, so the sync thread's is never shared."""
+
+    def __init__(self, policy: IgnorePolicy) -> None:
+        self.policy = policy
+        self._lock = threading.Lock()  # the event thread and a rebuild may ask at once
+
+    def __call__(self, rel_dir: str) -> bool:
+        with self._lock:
+            return self.policy.dir_ignored(rel_dir) is None
+
+    def invalidate(self) -> None:
+        with self._lock:
+            self.policy.invalidate()
+
+
+@dataclass(frozen=True, slots=True)
+class _Job:
+    full: bool
+    paths: tuple[str, ...] = ()
+    rebuild: bool = False  # re-read the rules and rebuild the watches first (an explicit resync request)
+
+
+@dataclass(frozen=True, slots=True)
+class _SyncParts:
+    """What the sync thread works with; the policy is its own, the dir filter and watcher are shared (locked)."""
+
+    syncer: Syncer
+    policy: IgnorePolicy
+    health: HealthCheck
+    watcher: Watcher
+    dir_filter: _DirFilter
+
+
+def _thread(name: str, target: Callable[..., None], *args: object) -> threading.Thread:
+    """A daemon thread that keeps the caller's log context (role=...), which threads do not inherit by themselves."""
+    context = contextvars.copy_context()
+    return threading.Thread(target=context.run, args=(target, *args), name=name, daemon=True)
+
+
+class Writer:
+    """Keeps the index of `settings.folder` current until `stop` is set. The caller holds writer.lock throughout."""
+
+    def __init__(self, settings: Settings, stop: threading.Event, on_status: StatusCallback | None = None) -> None:
+        self._settings = settings
+        self._stop = stop
+        self._on_status = on_status
+        self._halt = threading.Event()  # stops our threads: the caller's stop, bad health, a dead thread
+        self._wake = threading.Event()  # wakes the main loop at once: a problem, or a status worth sending now
+        self._cond = threading.Condition()  # guards everything below; the sync thread waits on it for work
+        self._debouncer = Debouncer(settings.debounce_s)
+        self._resync_at: float | None = None  # when a full resync is due (monotonic)
+        self._rebuild_requested = False
+        self._paused_until = 0.0  # R-E4: no sync before this
+        self._next_pause_s = settings.outage_pause_s
+        self._problem: WriterResult | None = None
+        self._abandoned = False  # a thread outlived the stop deadline: leave the store and embedder to it
+        self._first_sync_running = False
+        self._first_sync_done = False
+        self._notes_indexed = 0
+        self._last_error: str | None = None
+        self._over_cap_mb: float | None = None
+        self._event_batches = 0
+        self._watches = 0
+
+    # --- what others call (thread-safe) ---
+
+    def state(self) -> WriterState:
+        with self._cond:
+            return WriterState(
+                first_sync_running=self._first_sync_running,
+                first_sync_done=self._first_sync_done,
+                notes_indexed=self._notes_indexed,
+                last_error=self._last_error,
+                over_cap_mb=self._over_cap_mb,
+                cap_mb=self._settings.first_sync_mb if self._over_cap_mb is not None else None,
+                event_batches=self._event_batches,
+                pending=len(self._debouncer),
+                watches=self._watches,
+                heartbeat=time.time(),
+            )
+
+    def recheck(self, paths: Iterable[str]) -> None:
+        """Re-check these relative paths now, without waiting for the debounce (a search dropped them, R-M2)."""
+        now = time.monotonic()
+        with self._cond:
+            for path in paths:
+                self._debouncer.add(path, now, immediate=True)
+            self._cond.notify_all()
+
+    def request_resync(self) -> None:
+        """Re-read the rules, rebuild the watches and resync the whole folder as soon as the sync thread is free
+        (after an outage pause, if one runs): `reindex` with no path, or a rule change no watch can see."""
+        with self._cond:
+            self._resync_at = time.monotonic()
+            self._rebuild_requested = True
+            self._cond.notify_all()
+
+    # --- the entry point ---
+
+    def run(self) -> WriterResult:
+        """Sync, then follow file events until `stop` is set or a problem stops the writer.
+
+        Setup problems (an index made by another model or for another folder, bad settings, an unreadable index)
+        raise ScreeError before anything is synced; everything later is a WriterResult.
+        """
+        settings = self._settings
+        embedder = make_embedder(settings)
+        store: Store | None = None
+        try:
+            store = open_store(settings)
+            prepare_store(store, embedder)
+            capped = self._check_cap(store)
+            if capped is not None:
+                return capped
+            policy = IgnorePolicy(settings.folder, settings.extensions)  # the sync thread's own
+            syncer = Syncer(store, policy, embedder, settings.max_file_bytes, stop=self._halt, progress=self._progress)
+            return self._follow(syncer, policy)
+        finally:
+            if not self._abandoned:
+                if store is not None:
+                    store.close()
+                embedder.close()
+
+    def _check_cap(self, store: Store) -> WriterResult | None:
+        """R-S4: a new, empty index over SCREE_FIRST_SYNC_MB is not synced; `scree reindex` does it on purpose."""
+        files, _ = store.counts()
+        if files or store.get_meta("first_sync_done") == "1":
+            return None
+        settings = self._settings
+        size = markdown_bytes(IgnorePolicy(settings.folder, settings.extensions))
+        if size <= settings.first_sync_mb * BYTES_PER_MB:
+            return None
+        with self._cond:
+            self._over_cap_mb = size / BYTES_PER_MB
+        self._send_status()
+        log.info("first sync skipped: over SCREE_FIRST_SYNC_MB", mb=round(size / BYTES_PER_MB, 1))
+        return WriterResult(
+            Outcome.OVER_CAP,
+            f"not indexed: {settings.folder} has {size / BYTES_PER_MB:.1f} MB of markdown, over "
+            f'SCREE_FIRST_SYNC_MB={settings.first_sync_mb:g}; run "scree reindex" in it to index it anyway',
+        )
+
+    def _follow(self, syncer: Syncer, policy: IgnorePolicy) -> WriterResult:
+        settings = self._settings
+        health = HealthCheck(settings.folder, settings.db_path)
+        dir_filter = _DirFilter(IgnorePolicy(settings.folder, settings.extensions))
+        watcher = make_watcher(settings.folder, dir_filter, settings.watcher)  # before the sync: no edit is missed
+        parts = _SyncParts(syncer, policy, health, watcher, dir_filter)
+        with self._cond:
+            self._watches = watcher.watch_count
+            self._first_sync_running = True
+            self._resync_at = time.monotonic()  # R-S3: the first sync
+        log.info("watching", folder=str(settings.folder), watches=watcher.watch_count, backend=type(watcher).__name__)
+        self._send_status()  # "first sync running", before it can finish
+        events = _thread("scree-events", self._guarded, self._read_events, watcher, dir_filter)
+        worker = _thread("scree-sync", self._guarded, self._work, parts)
+        events.start()
+        worker.start()
+        try:
+            return self._supervise(health)
+        finally:
+            self._shut_down(watcher, events, worker)
+
+    # --- the main loop (the caller's thread) ---
+
+    def _supervise(self, health: HealthCheck) -> WriterResult:
+        interval = self._settings.health_interval_s
+        next_health = time.monotonic() + interval
+        last_sent = -HEARTBEAT_S
+        while True:
+            now = time.monotonic()
+            if self._wake.is_set() or now - last_sent >= HEARTBEAT_S:
+                self._wake.clear()
+                self._send_status()
+                last_sent = now
+            if self._problem is not None:
+                return self._problem
+            if self._stop.is_set():
+                log.info("stopping", deadline_s=STOP_DEADLINE_S)
+                return WriterResult(Outcome.STOPPED, "stopped")
+            if now >= next_health:
+                next_health = now + interval
+                problem = health.problem()
+                if problem is not None:
+                    self._stop_with(WriterResult(Outcome.UNHEALTHY, problem))
+                    continue
+            self._wake.wait(MAIN_TICK_S)
+
+    def _send_status(self) -> None:
+        if self._on_status is None:
+            return
+        try:
+            self._on_status(self.state())
+        except Exception as exc:  # a broken status sink must not stop the writer
+            log.warning("status callback failed", error=redact(str(exc)))
+
+    def _stop_with(self, result: WriterResult) -> None:
+        """Stop every thread and have run() return `result` (the first problem wins)."""
+        with self._cond:
+            if self._problem is None:
+                self._problem = result
+                log.error("writer stopping", reason=result.message)
+            self._halt.set()
+            self._cond.notify_all()
+        self._wake.set()
+
+    def _guarded(self, target: Callable[..., None], *args: object) -> None:
+        try:
+            target(*args)
+        except Exception as exc:
+            log.exception("writer thread failed", thread=threading.current_thread().name)
+            message = redact(" ".join(str(exc).split())) or type(exc).__name__
+            self._stop_with(WriterResult(Outcome.FAILED, f"the writer failed: {message}"))
+
+    def _shut_down(self, watcher: Watcher, events: threading.Thread, worker: threading.Thread) -> None:
+        self._halt.set()
+        with self._cond:
+            self._cond.notify_all()
+        deadline = time.monotonic() + STOP_DEADLINE_S
+        events.join(max(0.0, deadline - time.monotonic()))
+        if not events.is_alive():
+            watcher.close()  # never under a thread still reading it: its descriptor number could be reused
+        worker.join(max(0.0, deadline - time.monotonic()))
+        if events.is_alive() or worker.is_alive():
+            self._abandoned = True
+            log.warning("a writer thread is still busy (waiting on the embeddings API?); leaving it behind")
+
+    # --- the event thread ---
+
+    def _read_events(self, watcher: Watcher, dir_filter: _DirFilter) -> None:
+        for batch in watcher.events(self._halt, EVENT_READ_TIMEOUT_S):
+            if batch:
+                self._take_batch(batch, watcher, dir_filter)
+
+    def _take_batch(self, batch: list[Event], watcher: Watcher, dir_filter: _DirFilter) -> None:
+        """Record a batch; never waits on the API (R-W2). Rule changes and overflows rebuild the watches here."""
+        now = time.monotonic()
+        rules_changed = any(e.change is Change.OVERFLOW or dir_filter.policy.is_ignore_file(e.path) for e in batch)
+        if rules_changed:
+            dir_filter.invalidate()
+            watcher.rebuild()  # R-W3: watches follow the new rules; the resync below catches what they missed
+        paths = [e.path for e in batch if e.change is not Change.OVERFLOW]
+        with self._cond:
+            self._debouncer.feed((path, now) for path in paths)
+            if rules_changed:
+                self._resync_at = max(self._resync_at or now, now + self._settings.debounce_s)
+            self._event_batches += 1
+            self._watches = watcher.watch_count
+            pending = len(self._debouncer)
+            self._cond.notify_all()
+        log.debug("file events", events=len(batch), paths=paths[:LOGGED_PATHS], pending=pending, rules=rules_changed)
+
+    # --- the sync thread ---
+
+    def _work(self, parts: _SyncParts) -> None:
+        while True:
+            job = self._next_job()
+            if job is None:
+                return
+            problem = parts.health.problem()  # a removed folder reads as every file deleted: never sync it (R-W4)
+            if problem is not None:
+                self._stop_with(WriterResult(Outcome.UNHEALTHY, problem))
+                return
+            self._run_job(parts, job)
+
+    def _next_job(self) -> _Job | None:
+        """Wait for the next due job: a full resync, or the paths whose debounce ran out; None once halted."""
+        with self._cond:
+            while not self._halt.is_set():
+                now = time.monotonic()
+                if now < self._paused_until:
+                    self._cond.wait(self._paused_until - now)
+                    continue
+                if self._resync_at is not None and self._resync_at <= now:
+                    self._resync_at = None
+                    self._debouncer.clear()  # their events came before this resync reads the files
+                    rebuild, self._rebuild_requested = self._rebuild_requested, False
+                    return _Job(full=True, rebuild=rebuild)
+                due = self._debouncer.due(now)
+                if due:
+                    return _Job(full=False, paths=tuple(due))
+                deadlines = [t for t in (self._resync_at, self._debouncer.next_due()) if t is not None]
+                self._cond.wait(max(0.0, min(deadlines) - now) if deadlines else None)
+        return None
+
+    def _run_job(self, parts: _SyncParts, job: _Job) -> None:
+        # Rules may have changed where no watch sees it (.git/info/exclude): read them afresh for every job; it
+        # costs a few small reads, and a search's re-check request (R-M2) then sees what the reader saw.
+        parts.policy.invalidate()
+        if job.rebuild:
+            parts.dir_filter.invalidate()
+            parts.watcher.rebuild()
+            with self._cond:
+                self._watches = parts.watcher.watch_count
+        try:
+            report = parts.syncer.sync_all() if job.full else parts.syncer.sync_paths(job.paths)
+        except EmbeddingError as exc:  # a refused key or a ZDR refusal: say so, and try again after a pause
+            self._pause(redact(str(exc)))
+            return
+        self._log_report(job, report)
+        if report.outage is not None:
+            self._pause(report.outage)
+        elif not self._halt.is_set():
+            if job.full and self._first_sync_running:
+                self._notes_indexed = report.indexed + report.unchanged
+            self._succeeded(first_sync_finished=job.full and report.deferred == 0)
+
+    def _progress(self, report: SyncReport, _total: int) -> None:
+        if self._first_sync_running:
+            self._notes_indexed = report.indexed + report.unchanged  # one int: the heartbeat reads it
+
+    def _pause(self, reason: str) -> None:
+        """R-E4: no sync for a while (doubling each time), then resync the folder so outage-time edits are caught."""
+        with self._cond:
+            pause = self._next_pause_s
+            self._next_pause_s = min(pause * 2, max(self._settings.outage_pause_max_s, self._settings.outage_pause_s))
+            self._paused_until = time.monotonic() + pause
+            self._resync_at = self._paused_until
+            self._last_error = reason
+        self._wake.set()
+        log.warning("embeddings unavailable; pausing, then resyncing the folder", error=reason, pause_s=pause)
+
+    def _succeeded(self, first_sync_finished: bool) -> None:
+        with self._cond:
+            self._next_pause_s = self._settings.outage_pause_s
+            recovered = self._last_error is not None
+            self._last_error = None
+            first_done = first_sync_finished and not self._first_sync_done
+            if first_done:
+                self._first_sync_running = False
+                self._first_sync_done = True
+        if recovered:
+            log.info("embeddings API answering again")
+        if first_done:
+            gc.collect()  # the first sync's garbage goes before the writer settles into watching
+            log.info("first sync done", notes=self._notes_indexed)
+        if recovered or first_done:
+            self._wake.set()
+
+    def _log_report(self, job: _Job, report: SyncReport) -> None:
+        figures = {
+            "indexed": report.indexed,
+            "removed": report.removed,
+            "unchanged": report.unchanged,
+            "deferred": report.deferred,
+            "seconds": round(report.seconds, 3),
+        }
+        if job.full:
+            log.info("synced the folder", scanned=report.scanned, chunks_embedded=report.chunks_embedded, **figures)
+        elif report.indexed or report.removed:
+            log.info("synced changed files", paths=list(job.paths[:LOGGED_PATHS]), count=len(job.paths), **figures)
+        else:
+            log.debug("checked files, nothing to change", paths=list(job.paths[:LOGGED_PATHS]), count=len(job.paths))
+        for path, reason in report.skipped[:LOGGED_PATHS]:
+            log.debug("not indexed", path=path, reason=reason)

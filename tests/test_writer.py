@@ -1,0 +1,334 @@
+"""The writer in-process against real folders, real file events and a real index: first sync, edits, renames,
+ignore-rule changes, opt-outs, the first-sync cap, the model check, health, status reports; plus the pure debouncer
+and the health comparison (R-W2, R-W3, R-W4, R-S3, R-S4)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from scree.config import Settings, load_settings
+from scree.errors import IndexMismatchError
+from scree.lock import WriterLock
+from scree.paths import ensure_private_dir
+from scree.store import Store
+from scree.writer_proc.debounce import Debouncer
+from scree.writer_proc.health import FileIdentity, HealthCheck, compare, identity_of
+from scree.writer_proc.writer import Outcome, Writer, WriterResult, WriterState
+
+DEADLINE_S = 10.0
+POLL_S = 0.02
+BACKENDS = ["inotify", "watchdog"]
+FAST_ENV = {
+    "SCREE_EMBEDDER": "hash",
+    "SCREE_DEBOUNCE_SECONDS": "0.2",
+    "SCREE_OUTAGE_PAUSE_SECONDS": "0.3",
+    "SCREE_HEALTH_SECONDS": "0.3",
+    "SCREE_LOCK_RETRY_SECONDS": "0.3",
+}
+
+
+def wait_until(condition: Callable[[], bool], what: str, deadline_s: float = DEADLINE_S) -> None:
+    end = time.monotonic() + deadline_s
+    while not condition():
+        if time.monotonic() > end:
+            pytest.fail(f"not within {deadline_s} s: {what}")
+        time.sleep(POLL_S)
+
+
+def write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+
+
+def note(title: str, body: str) -> str:
+    return f"# {title}\n\n{body}\n"
+
+
+@dataclass
+class Running:
+    """A Writer running on a thread, with every status report it sent."""
+
+    settings: Settings
+    writer: Writer
+    stop: threading.Event
+    states: list[WriterState] = field(default_factory=list)
+    results: list[WriterResult] = field(default_factory=list)
+    thread: threading.Thread | None = None
+
+    def index(self) -> dict[str, str]:
+        """path -> the file's chunk texts joined, as the index holds them now (read-only, like a reader)."""
+        if not self.settings.db_path.exists():
+            return {}
+        with Store.open(self.settings.db_path, self.settings.folder, readonly=True) as store:
+            return {path: "\n".join(c.text for c in store.chunks_for_path(path)) for path in store.files()}
+
+    def wait_indexed(self, path: str, *words: str) -> None:
+        wait_until(lambda: all(w in self.index().get(path, "\0") for w in words), f"{path} indexed with {words}")
+
+    def wait_gone(self, path: str) -> None:
+        wait_until(lambda: path not in self.index(), f"{path} removed from the index")
+
+    def wait_first_sync(self) -> None:
+        wait_until(lambda: any(s.first_sync_done for s in self.states), "first sync done")
+
+    def result(self) -> WriterResult:
+        assert self.thread is not None
+        self.thread.join(DEADLINE_S)
+        assert not self.thread.is_alive(), "run() did not return"
+        return self.results[0]
+
+
+def make_settings(folder: Path, data: Path, **env: str) -> Settings:
+    return load_settings({"XDG_DATA_HOME": str(data), **FAST_ENV, **env}, notes=str(folder))
+
+
+@contextmanager
+def running(settings: Settings) -> Iterator[Running]:
+    """Hold writer.lock like `scree watch` does, run the writer on a thread, stop it and release after."""
+    ensure_private_dir(settings.index_dir)
+    lock = WriterLock(settings.lock_path)
+    assert lock.try_acquire()
+    stop = threading.Event()
+    run = Running(settings, Writer(settings, stop, lambda s: run.states.append(s)), stop)
+    run.thread = threading.Thread(target=lambda: run.results.append(run.writer.run()), daemon=True)
+    run.thread.start()
+    try:
+        yield run
+    finally:
+        stop.set()
+        run.thread.join(DEADLINE_S)
+        lock.release()
+    assert not run.thread.is_alive(), "the writer did not stop within the deadline"
+
+
+@pytest.fixture
+def folder(tmp_path: Path) -> Path:
+    path = tmp_path / "notes"
+    write(path / "a.md", note("Alpha", "apples and apricots"))
+    write(path / "docs" / "b.md", note("Beta", "bananas and blueberries"))
+    return path
+
+
+@pytest.fixture
+def settings(folder: Path, tmp_path: Path) -> Settings:
+    return make_settings(folder, tmp_path / "data")
+
+
+# --- the debouncer (pure) ---
+
+
+def test_debouncer_releases_a_path_once_its_last_event_is_old_enough() -> None:
+    debouncer = Debouncer(1.5)
+    debouncer.add("a.md", 10.0)
+    debouncer.add("b.md", 10.5)
+    assert debouncer.due(11.4) == []
+    assert debouncer.next_due() == pytest.approx(11.5)
+    debouncer.add("a.md", 11.0)  # a new event postpones it
+    assert debouncer.due(11.6) == []
+    assert debouncer.due(12.0) == ["b.md"]
+    assert "a.md" in debouncer and len(debouncer) == 1
+    assert debouncer.due(12.5) == ["a.md"]
+    assert debouncer.next_due() is None and len(debouncer) == 0
+
+
+def test_debouncer_releases_a_path_that_never_goes_quiet_after_max_wait() -> None:
+    debouncer = Debouncer(1.0, max_wait_s=5.0)
+    for tick in range(0, 60):
+        debouncer.add("log.md", tick * 0.1)  # an event every 100 ms, never a pause of 1 s
+        if debouncer.due(tick * 0.1):
+            assert tick * 0.1 >= 5.0
+            return
+    pytest.fail("a path written without pause was never released")
+
+
+def test_debouncer_immediate_clear_and_sorted_output() -> None:
+    debouncer = Debouncer(1.5)
+    debouncer.feed([("z.md", 1.0), ("m.md", 1.0), ("a.md", 1.0)])
+    debouncer.add("now.md", 2.0, immediate=True)
+    assert debouncer.due(2.0) == ["now.md"]
+    assert debouncer.due(2.5) == ["a.md", "m.md", "z.md"]
+    debouncer.feed([("x.md", 3.0), ("y.md", 3.0)])
+    assert debouncer.clear() == ["x.md", "y.md"]
+    assert debouncer.due(100.0) == []
+    with pytest.raises(ValueError):
+        Debouncer(-1)
+
+
+# --- health (R-W4) ---
+
+
+def test_health_compare_names_what_changed() -> None:
+    same = FileIdentity(1, 2)
+    assert compare("folder", Path("/x"), same, FileIdentity(1, 2)) is None
+    assert compare("folder", Path("/x"), same, None) == "the folder /x was removed or moved away"
+    assert compare("index", Path("/i.db"), same, FileIdentity(1, 3)) == "the index /i.db was replaced by another one"
+
+
+def test_health_check_sees_a_replaced_index_and_a_removed_folder(tmp_path: Path) -> None:
+    folder, db = tmp_path / "f", tmp_path / "index.db"
+    folder.mkdir()
+    db.write_text("x")
+    health = HealthCheck(folder, db)
+    assert health.problem() is None
+    replacement = tmp_path / "new.db"
+    replacement.write_text("x")
+    os.replace(replacement, db)
+    assert health.problem() == f"the index {db} was replaced by another one"
+    health = HealthCheck(folder, db)
+    folder.rmdir()
+    assert identity_of(folder) is None
+    assert health.problem() == f"the folder {folder} was removed or moved away"
+
+
+# --- the writer ---
+
+
+def test_first_sync_indexes_the_folder_and_reports_progress_and_heartbeats(settings: Settings) -> None:
+    with running(settings) as run:
+        run.wait_first_sync()
+        assert set(run.index()) == {"a.md", "docs/b.md"}
+        done = next(s for s in run.states if s.first_sync_done)
+        assert done.notes_indexed == 2 and not done.first_sync_running and done.last_error is None
+        assert any(s.first_sync_running for s in run.states[: run.states.index(done)])
+        assert done.watches == 2  # the root and docs/
+        sent = len(run.states)
+        wait_until(lambda: len(run.states) >= sent + 2, "heartbeats keep coming while idle")
+        assert run.states[-1].heartbeat > done.heartbeat
+    assert run.result().outcome is Outcome.STOPPED
+    with Store.open(settings.db_path, settings.folder, readonly=True) as store:
+        assert store.get_meta("first_sync_done") == "1"
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_edit_new_file_and_delete_are_indexed(folder: Path, tmp_path: Path, backend: str) -> None:
+    with running(make_settings(folder, tmp_path / "data", SCREE_WATCHER=backend)) as run:
+        run.wait_first_sync()
+        write(folder / "a.md", note("Alpha", "apples and avocados"))
+        run.wait_indexed("a.md", "avocados")
+        assert "apricots" not in run.index()["a.md"]
+        write(folder / "docs" / "c.md", note("Gamma", "grapes"))
+        run.wait_indexed("docs/c.md", "grapes")
+        (folder / "docs" / "b.md").unlink()
+        run.wait_gone("docs/b.md")
+
+
+def test_rename_file_folder_and_new_subfolder(folder: Path, settings: Settings) -> None:
+    with running(settings) as run:
+        run.wait_first_sync()
+        (folder / "a.md").rename(folder / "renamed.md")
+        run.wait_indexed("renamed.md", "apricots")
+        run.wait_gone("a.md")
+        (folder / "docs").rename(folder / "guide")
+        run.wait_indexed("guide/b.md", "bananas")
+        run.wait_gone("docs/b.md")
+        write(folder / "guide" / "b.md", note("Beta", "bananas and cherries"))  # the renamed folder is watched
+        run.wait_indexed("guide/b.md", "cherries")
+        os.makedirs(folder / "new" / "deeper")
+        write(folder / "new" / "deeper" / "d.md", note("Delta", "dates"))
+        run.wait_indexed("new/deeper/d.md", "dates")
+        write(folder / "new" / "deeper" / "d.md", note("Delta", "dates and damsons"))
+        run.wait_indexed("new/deeper/d.md", "damsons")
+        shutil.rmtree(folder / "new")
+        run.wait_gone("new/deeper/d.md")
+
+
+def test_gitignore_change_removes_newly_ignored_and_adds_newly_unignored(folder: Path, settings: Settings) -> None:
+    write(folder / "drafts" / "d.md", note("Draft", "drafty dragons"))
+    write(folder / ".gitignore", "drafts/\n")
+    with running(settings) as run:
+        run.wait_first_sync()
+        assert set(run.index()) == {"a.md", "docs/b.md"}
+        watches = run.writer.state().watches
+        write(folder / ".gitignore", "docs/\n")
+        run.wait_gone("docs/b.md")
+        run.wait_indexed("drafts/d.md", "dragons")
+        assert run.writer.state().watches == watches  # drafts/ watched instead of docs/
+        write(folder / "drafts" / "d.md", note("Draft", "drafty dragons and drakes"))  # a watch is there now
+        run.wait_indexed("drafts/d.md", "drakes")
+        write(folder / "docs" / "b.md", note("Beta", "ignored edit"))  # and none is on docs/ any more
+        (folder / ".gitignore").unlink()
+        run.wait_indexed("docs/b.md", "ignored edit")
+
+
+def test_screeignore_and_front_matter_opt_out(folder: Path, settings: Settings) -> None:
+    with running(settings) as run:
+        run.wait_first_sync()
+        write(folder / "docs" / ".screeignore", "b.md\n")
+        run.wait_gone("docs/b.md")
+        write(folder / "a.md", "---\ntitle: A\nscree: ignore\n---\n" + note("Alpha", "apples"))
+        run.wait_gone("a.md")
+        write(folder / "a.md", "---\ntitle: A\n---\n" + note("Alpha", "apples again"))
+        run.wait_indexed("a.md", "apples again")
+        (folder / "docs" / ".screeignore").unlink()
+        run.wait_indexed("docs/b.md", "bananas")
+
+
+def test_recheck_and_request_resync_see_rules_no_watch_sees(folder: Path, settings: Settings) -> None:
+    exclude = folder / ".git" / "info" / "exclude"  # inside .git: never watched, so no event says it changed
+    write(exclude, "")
+    with running(settings) as run:
+        run.wait_first_sync()
+        watches = run.writer.state().watches
+        write(exclude, "a.md\ndocs/\n")
+        run.writer.recheck(["a.md"])
+        run.wait_gone("a.md")
+        assert "docs/b.md" in run.index()
+        run.writer.request_resync()
+        run.wait_gone("docs/b.md")
+        wait_until(lambda: run.writer.state().watches == watches - 1, "the watch on docs/ dropped")
+
+
+def test_first_sync_cap_skips_a_new_index_over_the_limit(folder: Path, tmp_path: Path) -> None:
+    settings = make_settings(folder, tmp_path / "data", SCREE_FIRST_SYNC_MB="0.00001")  # 10 bytes
+    with running(settings) as run:
+        result = run.result()
+        assert result.outcome is Outcome.OVER_CAP
+        assert "SCREE_FIRST_SYNC_MB=1e-05" in result.message and '"scree reindex"' in result.message
+        assert run.states and run.states[-1].over_cap_mb is not None and run.states[-1].cap_mb == 1e-05
+        assert run.index() == {}
+
+
+def test_cap_does_not_apply_to_an_index_that_has_notes(folder: Path, tmp_path: Path) -> None:
+    with running(make_settings(folder, tmp_path / "data")) as run:
+        run.wait_first_sync()
+    with running(make_settings(folder, tmp_path / "data", SCREE_FIRST_SYNC_MB="0.00001")) as run:
+        run.wait_first_sync()
+
+
+def test_an_index_made_by_another_model_is_a_clear_error(folder: Path, settings: Settings) -> None:
+    ensure_private_dir(settings.index_dir)
+    with Store.open(settings.db_path, settings.folder) as store:
+        store.set_model("api:some/other-model", 512)
+    writer = Writer(settings, threading.Event())
+    with pytest.raises(IndexMismatchError, match="scree reindex -all"):
+        writer.run()
+
+
+def test_removed_folder_stops_the_writer_and_keeps_the_index(folder: Path, settings: Settings) -> None:
+    with running(settings) as run:
+        run.wait_first_sync()
+        shutil.rmtree(folder)
+        result = run.result()
+    assert result.outcome is Outcome.UNHEALTHY
+    assert result.message == f"the folder {folder} was removed or moved away"
+    assert set(run.index()) == {"a.md", "docs/b.md"}, "a vanished folder must not empty the index"
+
+
+def test_replaced_index_stops_the_writer(folder: Path, settings: Settings, tmp_path: Path) -> None:
+    with running(settings) as run:
+        run.wait_first_sync()
+        copy = tmp_path / "copy.db"
+        shutil.copyfile(settings.db_path, copy)
+        os.replace(copy, settings.db_path)
+        result = run.result()
+    assert result.outcome is Outcome.UNHEALTHY
+    assert result.message == f"the index {settings.db_path} was replaced by another one"
