@@ -14,7 +14,7 @@ NO_RESULTS = "No matching documents."
 CUT_MARK = "[cut]"
 DOC_TRUNCATED_MARK = "[truncated at 256 KB]"
 
-_TAG_OPEN = re.compile(r"<(?=/?(?:hit|doc)\b)", re.IGNORECASE)
+_TAG_OPEN = re.compile(r"<(?=/?(?:hit|doc))", re.IGNORECASE)  # R-M1: any `<hit`, not only whole tags
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 
 

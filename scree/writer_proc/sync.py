@@ -19,6 +19,7 @@ from scree.store import FileState, NewChunk, Store
 log = get_logger(__name__)
 
 OPTED_OUT_REASON = "front matter says scree: ignore"
+WRITE_BATCH_CHUNKS = 512  # rows per write transaction: sqlite-vec pays per commit, so small files share one
 
 
 @dataclass(slots=True)
@@ -148,7 +149,7 @@ class Syncer:
                 self._visit(path, indexed.get(path), report)
                 if self._progress is not None:
                     self._progress(report, total)
-            self._flush(report, force=not self._stop.is_set())
+            self._flush(report, embed_partial=not self._stop.is_set(), write_ready=True)
         except EmbeddingUnavailableError as exc:
             report.outage = str(exc)
             report.deferred += total - report.scanned + len(self._pending)
@@ -187,38 +188,50 @@ class Syncer:
             if h not in self._vectors and h not in self._need:
                 self._need[h] = text
         self._pending.append(_Pending(state, chunks, hashes))
-        self._flush(report, force=False)
+        self._flush(report, embed_partial=False, write_ready=False)
 
-    def _flush(self, report: SyncReport, force: bool) -> None:
-        """Embed full batches (a partial one only when forced), then write every file whose vectors are all known."""
+    def _flush(self, report: SyncReport, *, embed_partial: bool, write_ready: bool) -> None:
+        """Embed full batches (a partial one only when forced), then write the files whose vectors are all known.
+
+        Ready files are written together, about WRITE_BATCH_CHUNKS rows per transaction: each file is still all old
+        or all new (R-S2), and the sync does not pay one commit per small file.
+        """
         batch = self._embedder.batch_size
-        while len(self._need) >= batch or (force and self._need):
+        while len(self._need) >= batch or (embed_partial and self._need):
             items = list(self._need.items())[:batch]
             vectors = self._embedder.embed([text for _, text in items])
             for (h, _), vector in zip(items, vectors, strict=True):
                 self._vectors[h] = vector
                 del self._need[h]
             report.chunks_embedded += len(items)
-        while self._pending and all(h in self._vectors for h in self._pending[0].hashes):
-            item = self._pending.pop(0)
-            rows = [
-                NewChunk(
-                    ordinal=c.ordinal,
-                    heading=c.heading,
-                    text=c.text,
-                    start_line=c.start_line,
-                    end_line=c.end_line,
-                    text_hash=h,
-                    vector=self._vectors[h],
-                )
-                for c, h in zip(item.chunks, item.hashes, strict=True)
-            ]
-            self._store.replace_file(item.state, rows)
-            report.indexed += 1
-            still_needed = {h for p in self._pending for h in p.hashes}
+        ready = rows = 0
+        while ready < len(self._pending) and all(h in self._vectors for h in self._pending[ready].hashes):
+            rows += len(self._pending[ready].hashes)
+            ready += 1
+        if ready == 0 or (rows < WRITE_BATCH_CHUNKS and not write_ready):
+            return
+        done, self._pending = self._pending[:ready], self._pending[ready:]
+        self._store.replace_files([(item.state, self._rows(item)) for item in done])
+        report.indexed += len(done)
+        still_needed = {h for p in self._pending for h in p.hashes}
+        for item in done:
             for h in item.hashes:
                 if h not in still_needed:
                     self._vectors.pop(h, None)
+
+    def _rows(self, item: _Pending) -> list[NewChunk]:
+        return [
+            NewChunk(
+                ordinal=c.ordinal,
+                heading=c.heading,
+                text=c.text,
+                start_line=c.start_line,
+                end_line=c.end_line,
+                text_hash=h,
+                vector=self._vectors[h],
+            )
+            for c, h in zip(item.chunks, item.hashes, strict=True)
+        ]
 
 
 def markdown_bytes(policy: IgnorePolicy) -> int:
