@@ -68,6 +68,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_folder_flags(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
+    p = sub.add_parser("init", help="opt this repo in: write or merge the committed .mcp.json entry for scree-mcp")
+    p.add_argument("--notes", metavar="DIR", help="repo folder (default: git root of the current directory)")
+
     p = sub.add_parser("doctor", help="check the installation, the index and the settings")
     _add_folder_flags(p)
 
@@ -177,11 +180,18 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     return run_doctor(load_settings(notes=args.notes, db=args.db), print)
 
 
+def cmd_init(args: argparse.Namespace) -> int:
+    from scree.init import init_repo
+
+    print(init_repo(load_settings(notes=args.notes).folder))
+    return EXIT_OK
+
+
 def cmd_model(args: argparse.Namespace) -> int:
     from scree.model_install import install_model
 
     if args.model_command != "install":
-        raise ScreeError('usage: scree model install')
+        raise ScreeError("usage: scree model install")
     settings = load_settings()
     where = install_model(settings.models_dir, progress=lambda line: print(line, file=sys.stderr))
     print(f"offline model ready in {where}")
@@ -195,6 +205,7 @@ COMMANDS = {
     "search": cmd_search,
     "status": cmd_status,
     "doctor": cmd_doctor,
+    "init": cmd_init,
     "model": cmd_model,
 }
 
@@ -205,7 +216,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command is None:
         parser.print_help()
         return EXIT_USAGE
-    configure_logging("cli", os.environ.get("SCREE_LOG_FORMAT", "console"), os.environ.get("SCREE_LOG_LEVEL", "warning"))
+    configure_logging(
+        "cli", os.environ.get("SCREE_LOG_FORMAT", "console"), os.environ.get("SCREE_LOG_LEVEL", "warning")
+    )
     try:
         return COMMANDS[args.command](args)
     except ScreeError as exc:
@@ -217,9 +230,16 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def mcp_main() -> int:
-    """`scree-mcp`: load the user's settings file, then run `scree serve` (wired with the MCP reader)."""
-    print("scree-mcp: the MCP server is not available in this build yet", file=sys.stderr)
-    return EXIT_FAIL
+    """`scree-mcp`, what .mcp.json runs: load the user's settings file (never the repo's), then `scree serve`."""
+    from scree.envfile import load_env_file
+    from scree.paths import config_home
+
+    try:
+        load_env_file(config_home(os.environ) / "env", os.environ)
+    except ScreeError as exc:
+        print(f"scree-mcp: {redact(str(exc))}", file=sys.stderr)
+        return exc.exit_code
+    return main(["serve", *sys.argv[1:]])
 
 
 if __name__ == "__main__":

@@ -80,7 +80,9 @@ def _connect(target: str, readonly: bool) -> apsw.Connection:
             conn.execute("pragma synchronous = normal").fetchall()
             conn.execute(f"pragma wal_autocheckpoint = {WAL_AUTOCHECKPOINT_PAGES}").fetchall()
             conn.execute(f"pragma journal_size_limit = {JOURNAL_SIZE_LIMIT_BYTES}").fetchall()
-        conn.execute(f"pragma mmap_size = {MMAP_BYTES}").fetchall()
+        else:
+            # readers only: mapped pages count in RSS, so the writer's memory would grow with the index (R-S3)
+            conn.execute(f"pragma mmap_size = {MMAP_BYTES}").fetchall()
     except BaseException:
         conn.close()
         raise
