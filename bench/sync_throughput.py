@@ -51,11 +51,13 @@ def child(folder: Path, db: Path) -> None:
     embedder = _instant_embedder()
     baseline_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     started = time.perf_counter()
+    cpu_started = time.process_time()
     with Store.open(db, folder) as store:
         prepare_store(store, embedder)  # type: ignore[arg-type]
         report = Syncer(store, IgnorePolicy(folder), embedder, 1_000_000).sync_all()  # type: ignore[arg-type]
         files, chunks = store.counts()
     seconds = time.perf_counter() - started
+    cpu_seconds = time.process_time() - cpu_started
     peak_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     print(
         json.dumps(
@@ -65,6 +67,7 @@ def child(folder: Path, db: Path) -> None:
                 "mb": report.bytes_read / 1e6,
                 "seconds": seconds,
                 "mb_per_s": report.bytes_read / 1e6 / seconds,
+                "mb_per_cpu_s": report.bytes_read / 1e6 / cpu_seconds,
                 "baseline_rss_mb": baseline_kb / 1024,
                 "peak_rss_mb": peak_kb / 1024,
             }
@@ -88,6 +91,7 @@ def run(sizes_mb: list[int]) -> dict[str, float]:
             )
             figures = json.loads(proc.stdout.strip().splitlines()[-1])
             results[f"sync_mb_per_s_{size}mb"] = round(figures["mb_per_s"], 2)
+            results[f"sync_mb_per_cpu_s_{size}mb"] = round(figures["mb_per_cpu_s"], 2)
             results[f"sync_seconds_{size}mb"] = round(figures["seconds"], 2)
             results[f"chunks_{size}mb"] = figures["chunks"]
             results[f"writer_baseline_rss_mb_{size}mb"] = round(figures["baseline_rss_mb"], 1)

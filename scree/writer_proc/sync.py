@@ -86,6 +86,8 @@ class Syncer:
         self._pending: list[_Pending] = []
         self._need: dict[str, str] = {}  # text hash -> embedded text, waiting for a request
         self._vectors: dict[str, bytes] = {}
+        self._ready = 0  # how many files at the head of _pending have every vector
+        self._ready_rows = 0
 
     def sync_all(self) -> SyncReport:
         """R-S3: every indexable file against the index; rows of deleted or newly ignored files removed."""
@@ -157,6 +159,7 @@ class Syncer:
         finally:
             report.deferred += len(self._pending) if report.outage is None else 0
             self._pending.clear()
+            self._ready = self._ready_rows = 0
             self._need.clear()
             self._vectors.clear()
 
@@ -204,13 +207,14 @@ class Syncer:
                 self._vectors[h] = vector
                 del self._need[h]
             report.chunks_embedded += len(items)
-        ready = rows = 0
-        while ready < len(self._pending) and all(h in self._vectors for h in self._pending[ready].hashes):
-            rows += len(self._pending[ready].hashes)
-            ready += 1
-        if ready == 0 or (rows < WRITE_BATCH_CHUNKS and not write_ready):
+        # readiness only grows (vectors of pending files are never dropped), so resume where the last call stopped
+        while self._ready < len(self._pending) and all(h in self._vectors for h in self._pending[self._ready].hashes):
+            self._ready_rows += len(self._pending[self._ready].hashes)
+            self._ready += 1
+        if self._ready == 0 or (self._ready_rows < WRITE_BATCH_CHUNKS and not write_ready):
             return
-        done, self._pending = self._pending[:ready], self._pending[ready:]
+        done, self._pending = self._pending[: self._ready], self._pending[self._ready :]
+        self._ready = self._ready_rows = 0
         self._store.replace_files([(item.state, self._rows(item)) for item in done])
         report.indexed += len(done)
         still_needed = {h for p in self._pending for h in p.hashes}
