@@ -60,8 +60,9 @@ class SearchEngine:
             self._embedder = embedder
         return self._embedder.embed_query(query)
 
-    def search(self, query: str, k: int = 8, mode: str = "hybrid") -> SearchResult:
-        k = max(1, min(k, MAX_K))
+    def search(self, query: str, k: int = 8, mode: str = "hybrid", max_k: int = MAX_K) -> SearchResult:
+        """Up to k hits, best first; `max_k` lets the quality benchmark look past the tool's cap of 50."""
+        k = max(1, min(k, max_k))
         notes: list[str] = []
         files, chunks = self._store.counts()
         if chunks == 0 or not query.strip():
