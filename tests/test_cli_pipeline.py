@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import json
 import os
+import pty
 import stat
+import subprocess
 from pathlib import Path
 
 import pytest
-from cli_helpers import TEST_KEY, run_scree, scree_env, search_json
+from cli_helpers import SCREE, TEST_KEY, run_scree, scree_env, search_json
 from embed_server import EmbedServer
 
 from scree.paths import index_dir_for
@@ -210,3 +212,31 @@ def test_usage_errors_exit_2_without_traceback(tmp_path: Path) -> None:
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     proc = run_scree("search", "--notes", str(tmp_path / "missing"), "x", env=env)
     assert proc.returncode == 1 and "does not exist" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_progress_shows_on_a_terminal_and_stays_quiet_otherwise(
+    folder: Path, tmp_path: Path, embed_server: EmbedServer
+) -> None:
+    env = scree_env(tmp_path / "data", embed_server.url)
+    quiet = run_scree("reindex", "--notes", str(folder), env=env)
+    assert quiet.returncode == 0 and "files" not in quiet.stderr
+    write(folder, "new.md", "# New\n\nA new note.\n")
+    leader, follower = pty.openpty()
+    try:
+        proc = subprocess.run(
+            [SCREE, "reindex", "--notes", str(folder)], env=env, stdout=subprocess.PIPE, stderr=follower, timeout=60
+        )
+        os.close(follower)
+        shown = b""
+        while True:
+            try:
+                data = os.read(leader, 4096)
+            except OSError:
+                break
+            if not data:
+                break
+            shown += data
+    finally:
+        os.close(leader)
+    assert proc.returncode == 0
+    assert b"3/3 files" in shown and b"MB/s" in shown and b"ETA" in shown
