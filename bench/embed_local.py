@@ -125,7 +125,8 @@ def run(model_dir: Path, chunks: int, chunk_words: int, workers: int | None = No
     query_tokens = statistics.median(embedder.count_tokens(queries))
 
     texts = make_chunks(chunks, chunk_words)
-    tokens = sum(embedder.count_tokens(texts))
+    step = embedder.batch_size  # as the embedder tokenises: one call for all 400 would hold them all at once
+    tokens = sum(sum(embedder.count_tokens(texts[i : i + step])) for i in range(0, len(texts), step))
     embedder.embed(texts[: embedder.batch_size])  # warm the worker threads
     cpu_before = process.cpu_times()
     with PeakRss().sampling() as rss:

@@ -54,7 +54,7 @@ SOFTMAX_SAFE_SUM = 1e30  # attention rows whose exp-sum reaches this take the ma
 
 @dataclass(frozen=True, slots=True)
 class _Layer:
-    """One encoder layer's weights, laid out for `x @ w` (PyTorch stores them as `w.T`)."""
+    """One encoder layer's weights as transposed views, for `x @ w` (PyTorch stores `w.T`; BLAS reads either)."""
 
     qkv: Floats  # (384, 1152): query (pre-scaled by 1/sqrt(head dims)), key and value side by side
     qkv_bias: Floats
@@ -116,8 +116,9 @@ class _MiniLM:
                     norm2=norm(p + "output.LayerNorm"),
                 )
             )
-        self.workers = workers
         self._blas = _blas_controller()
+        # Without threadpoolctl, BLAS keeps one thread per core, and more workers would only oversubscribe them.
+        self.workers = workers if self._blas is not None else 1
         self._executor: ThreadPoolExecutor | None = None
         self._run_lock = threading.Lock()  # one forward pass at a time: the cores are shared out inside it
 
