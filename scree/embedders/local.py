@@ -177,7 +177,7 @@ class _MiniLM:
 def _blas_controller() -> Any:
     """threadpoolctl's handle on numpy's BLAS, or None when it is not installed (then BLAS keeps its threads)."""
     try:
-        from threadpoolctl import ThreadpoolController  # type: ignore[import-untyped]
+        from threadpoolctl import ThreadpoolController
     except ImportError:
         return None
     return ThreadpoolController()
