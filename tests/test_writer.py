@@ -92,13 +92,14 @@ def make_settings(folder: Path, data: Path, **env: str) -> Settings:
 
 
 @contextmanager
-def running(settings: Settings) -> Iterator[Running]:
+def running(settings: Settings, *, first_sync_only: bool = False) -> Iterator[Running]:
     """Hold writer.lock like `scree watch` does, run the writer on a thread, stop it and release after."""
     ensure_private_dir(settings.index_dir)
     lock = WriterLock(settings.lock_path)
     assert lock.try_acquire()
     stop = threading.Event()
-    run = Running(settings, Writer(settings, stop, lambda s: run.states.append(s)), stop)
+    writer = Writer(settings, stop, lambda s: run.states.append(s), first_sync_only=first_sync_only)
+    run = Running(settings, writer, stop)
     run.thread = threading.Thread(target=lambda: run.results.append(run.writer.run()), daemon=True)
     run.thread.start()
     try:
@@ -206,6 +207,13 @@ def test_first_sync_indexes_the_folder_and_reports_progress_and_heartbeats(setti
     assert run.result().outcome is Outcome.STOPPED
     with Store.open(settings.db_path, settings.folder, readonly=True) as store:
         assert store.get_meta("first_sync_done") == "1"
+
+
+def test_first_sync_only_returns_once_the_folder_is_indexed(settings: Settings) -> None:
+    with running(settings, first_sync_only=True) as run:
+        result = run.result()
+    assert result.outcome is Outcome.FIRST_SYNC_DONE
+    assert run.states[-1].first_sync_done and set(run.index()) == {"a.md", "docs/b.md"}
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

@@ -27,15 +27,16 @@ import enum
 import gc
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from scree.app import open_store
 from scree.config import Settings
 from scree.embedders.factory import make_embedder
 from scree.errors import EmbeddingError
 from scree.ignore import IgnorePolicy
 from scree.logs import get_logger
+from scree.paths import ensure_private_dir, write_root_file
 from scree.redact import redact
 from scree.store import Store
 from scree.writer_proc.debounce import Debouncer
@@ -60,6 +61,7 @@ class Outcome(enum.Enum):
     OVER_CAP = "over_cap"  # R-S4: a new index over SCREE_FIRST_SYNC_MB; nothing was synced
     UNHEALTHY = "unhealthy"  # R-W4: the folder or the index file was removed or replaced
     FAILED = "failed"  # a writer thread died on an unexpected error (logged with its traceback)
+    FIRST_SYNC_DONE = "first_sync_done"  # with first_sync_only: the first sync finished; start a fresh writer (R-P3)
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,6 +87,7 @@ class WriterState:
 
 
 StatusCallback = Callable[[WriterState], None]
+Reply = Callable[[str], None]  # takes the one-line answer to a reindex request (R-M7)
 
 
 class _DirFilter:
@@ -104,10 +107,37 @@ class _DirFilter:
 
 
 @dataclass(frozen=True, slots=True)
+class _Request:
+    """A reindex request (serve's `reindex` tool): one relative path, or the whole folder (None)."""
+
+    path: str | None
+    reply: Reply
+
+
+@dataclass(frozen=True, slots=True)
 class _Job:
     full: bool
     paths: tuple[str, ...] = ()
     rebuild: bool = False  # re-read the rules and rebuild the watches first (an explicit resync request)
+    request: _Request | None = None  # answer it when the job is done
+    paused_by: str | None = None  # R-E4: the API is down; answer the request at once and sync nothing
+
+
+def reindex_reply(path: str | None, report: SyncReport) -> str:
+    """R-M7's line for a reindex the writer ran, worded as `scree reindex` words it; a skipped file says why (R-I2)."""
+    if path is None:
+        line = report.summary()
+    else:
+        skipped = next((reason for p, reason in report.skipped if p == path), None)
+        if skipped is not None:
+            line = f'"{path}" is not indexed: {skipped}.'
+        elif report.unchanged and not report.indexed and not report.removed:
+            line = f'"{path}" is already up to date.'
+        else:
+            line = f'Re-indexed "{path}".'
+    if report.outage is not None:
+        line += f" The embeddings API is unavailable ({report.outage}); run reindex again later."
+    return line
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,6 +151,16 @@ class _SyncParts:
     dir_filter: _DirFilter
 
 
+def return_heap_to_os() -> None:
+    """Give freed heap pages back to the OS after the first sync (glibc keeps them otherwise; R-P3's aim)."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None).malloc_trim(0)
+    except (OSError, AttributeError):
+        pass  # not glibc: nothing to do
+
+
 def _thread(name: str, target: Callable[..., None], *args: object) -> threading.Thread:
     """A daemon thread that keeps the caller's log context (role=...), which threads do not inherit by themselves."""
     context = contextvars.copy_context()
@@ -130,8 +170,18 @@ def _thread(name: str, target: Callable[..., None], *args: object) -> threading.
 class Writer:
     """Keeps the index of `settings.folder` current until `stop` is set. The caller holds writer.lock throughout."""
 
-    def __init__(self, settings: Settings, stop: threading.Event, on_status: StatusCallback | None = None) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        stop: threading.Event,
+        on_status: StatusCallback | None = None,
+        *,
+        first_sync_only: bool = False,
+    ) -> None:
+        """`first_sync_only`: return FIRST_SYNC_DONE once the first sync is complete, so a supervisor can let the
+        process that did the big sync exit and start a fresh one to watch, whose heap never grew (R-P3)."""
         self._settings = settings
+        self._first_sync_only = first_sync_only
         self._stop = stop
         self._on_status = on_status
         self._halt = threading.Event()  # stops our threads: the caller's stop, bad health, a dead thread
@@ -140,6 +190,7 @@ class Writer:
         self._debouncer = Debouncer(settings.debounce_s)
         self._resync_at: float | None = None  # when a full resync is due (monotonic)
         self._rebuild_requested = False
+        self._requests: deque[_Request] = deque()  # reindex requests, answered in order on the sync thread
         self._paused_until = 0.0  # R-E4: no sync before this
         self._next_pause_s = settings.outage_pause_s
         self._problem: WriterResult | None = None
@@ -185,6 +236,14 @@ class Writer:
             self._rebuild_requested = True
             self._cond.notify_all()
 
+    def request_reindex(self, path: str | None, reply: Reply) -> None:
+        """R-M7: re-index one relative path (already checked against the rules) or, for None, re-read the rules and
+        resync the folder, once the sync thread is free; `reply` then gets the one-line answer (from that thread).
+        During an outage pause it is answered at once. A request still queued when the writer stops gets no reply."""
+        with self._cond:
+            self._requests.append(_Request(path, reply))
+            self._cond.notify_all()
+
     # --- the entry point ---
 
     def run(self) -> WriterResult:
@@ -197,7 +256,10 @@ class Writer:
         embedder = make_embedder(settings)
         store: Store | None = None
         try:
-            store = open_store(settings)
+            # scree.app.open_store's two steps, without importing scree.app (and search with it): idle RSS (R-P3)
+            ensure_private_dir(settings.index_dir)
+            write_root_file(settings.index_dir, settings.folder)
+            store = Store.open(settings.db_path, settings.folder)
             prepare_store(store, embedder)
             capped = self._check_cap(store)
             if capped is not None:
@@ -359,6 +421,8 @@ class Writer:
             while not self._halt.is_set():
                 now = time.monotonic()
                 if now < self._paused_until:
+                    if self._requests:
+                        return _Job(full=False, request=self._requests.popleft(), paused_by=self._last_error or "")
                     self._cond.wait(self._paused_until - now)
                     continue
                 if self._resync_at is not None and self._resync_at <= now:
@@ -366,6 +430,10 @@ class Writer:
                     self._debouncer.clear()  # their events came before this resync reads the files
                     rebuild, self._rebuild_requested = self._rebuild_requested, False
                     return _Job(full=True, rebuild=rebuild)
+                if self._requests:
+                    request = self._requests.popleft()
+                    path = request.path
+                    return _Job(full=path is None, paths=(path,) if path else (), rebuild=path is None, request=request)
                 due = self._debouncer.due(now)
                 if due:
                     return _Job(full=False, paths=tuple(due))
@@ -374,6 +442,11 @@ class Writer:
         return None
 
     def _run_job(self, parts: _SyncParts, job: _Job) -> None:
+        if job.request is not None and job.paused_by is not None:
+            job.request.reply(
+                f"The embeddings API is unavailable ({job.paused_by}); the folder is re-synced when it answers again."
+            )
+            return
         # Rules may have changed where no watch sees it (.git/info/exclude): read them afresh for every job; it
         # costs a few small reads, and a search's re-check request (R-M2) then sees what the reader saw.
         parts.policy.invalidate()
@@ -385,9 +458,13 @@ class Writer:
         try:
             report = parts.syncer.sync_all() if job.full else parts.syncer.sync_paths(job.paths)
         except EmbeddingError as exc:  # a refused key or a ZDR refusal: say so, and try again after a pause
+            if job.request is not None:
+                job.request.reply(f"error: {redact(' '.join(str(exc).split()))}")
             self._pause(redact(str(exc)))
             return
         self._log_report(job, report)
+        if job.request is not None:
+            job.request.reply(reindex_reply(job.request.path, report))
         if report.outage is not None:
             self._pause(report.outage)
         elif not self._halt.is_set():
@@ -423,7 +500,12 @@ class Writer:
             log.info("embeddings API answering again")
         if first_done:
             gc.collect()  # the first sync's garbage goes before the writer settles into watching
+            return_heap_to_os()
             log.info("first sync done", notes=self._notes_indexed)
+            if self._first_sync_only:
+                with self._cond:
+                    self._problem = self._problem or WriterResult(Outcome.FIRST_SYNC_DONE, "first sync done")
+                    self._halt.set()
         if recovered or first_done:
             self._wake.set()
 
