@@ -90,9 +90,9 @@ def search_paths(env: dict[str, str], folder: Path, query: str) -> list[str]:
 class Watch:
     """A running `scree watch`, its stderr collected line by line on a thread."""
 
-    def __init__(self, env: dict[str, str], folder: Path) -> None:
+    def __init__(self, env: dict[str, str], folder: Path, python_flags: tuple[str, ...] = ()) -> None:
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "scree.cli", "watch", "--notes", str(folder)],
+            [sys.executable, *python_flags, "-m", "scree.cli", "watch", "--notes", str(folder)],
             env=env,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
@@ -356,6 +356,40 @@ def test_an_index_made_by_another_model_stops_watch_with_the_fix(
     assert watch.wait_exit() == 1
     assert "scree reindex -all" in watch.plain()[-1] and "Traceback" not in "\n".join(watch.lines)
     assert lock_holder(settings_for(env, folder).lock_path) is None
+
+
+NUMPY_VIA_SQLITE_VEC = pytest.mark.xfail(
+    strict=True, reason="scree.store imports sqlite_vec, whose __init__ imports numpy when it is installed"
+)
+
+
+@pytest.fixture(scope="module")
+def watch_imports(tmp_path_factory: pytest.TempPathFactory) -> set[str]:
+    """Every module a real `scree watch` with the API embedder imported through a first sync and one edit, as
+    `python -X importtime` lists them (one run for the tests below)."""
+    tmp = tmp_path_factory.mktemp("imports")
+    folder = tmp / "notes"
+    write(folder / "a.md", "# Alpha\n\napples\n")
+    with EmbedServer() as server:
+        watch = Watch(api_env(tmp / "data", server), folder, python_flags=("-X", "importtime"))
+        try:
+            watch.wait_log("first sync done")
+            write(folder / "a.md", "# Alpha\n\napples and imported ideas\n")
+            watch.wait_log("synced changed files")
+            assert watch.stop()[0] == 0
+        finally:
+            watch.kill()
+    imported = {line.rsplit("|", 1)[-1].strip() for line in watch.plain() if line.startswith("import time:")}
+    assert "scree.embedders.api" in imported and "scree.writer_proc.writer" in imported
+    return imported
+
+
+@pytest.mark.parametrize(
+    "package", ["mcp", "tokenizers", "onnxruntime", pytest.param("numpy", marks=NUMPY_VIA_SQLITE_VEC)]
+)
+def test_watch_with_the_api_embedder_imports_only_what_it_uses(watch_imports: set[str], package: str) -> None:
+    """Idle memory (R-P3, §10): the writer never loads the MCP stack or the offline model's libraries."""
+    assert not {name for name in watch_imports if name.split(".")[0] == package}
 
 
 # --- SIGKILL in the middle of a large sync (R-S2) ---
