@@ -49,7 +49,7 @@ FAST_ENV = {
 }
 HANG_S = 20.0  # the API's delay per request while the writer must keep reading events
 KILL_FILES = 300
-KILL_ROUNDS = 4
+KILL_ROUNDS = 3
 
 
 def wait_until(condition: Callable[[], bool], what: str, deadline_s: float = DEADLINE_S) -> None:
