@@ -101,12 +101,9 @@ def _progress_printer(stream: object) -> object:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    from scree.reader_proc.control import LocalWriterControl
-    from scree.reader_proc.server import run_stdio
+    from scree.supervisor import serve
 
-    settings = load_settings(notes=args.notes, db=args.db)
-    run_stdio(settings, LocalWriterControl(settings))
-    return EXIT_OK
+    return serve(load_settings(notes=args.notes, db=args.db))
 
 
 def cmd_watch(args: argparse.Namespace) -> int:
