@@ -98,7 +98,7 @@ def timed(action: Callable[[], Any]) -> float:
 
 def blas_info() -> list[dict[str, Any]]:
     try:
-        from threadpoolctl import threadpool_info  # type: ignore[import-untyped]
+        from threadpoolctl import threadpool_info
     except ImportError:
         return []
     keys = ("internal_api", "version", "architecture", "num_threads")
