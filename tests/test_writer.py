@@ -20,7 +20,7 @@ from scree.errors import IndexMismatchError
 from scree.lock import WriterLock
 from scree.paths import ensure_private_dir
 from scree.store import Store
-from scree.writer_proc.debounce import Debouncer
+from scree.writer_proc.debounce import Debouncer, Job, Schedule
 from scree.writer_proc.health import FileIdentity, HealthCheck, compare, identity_of
 from scree.writer_proc.writer import Outcome, Writer, WriterResult, WriterState
 
@@ -162,6 +162,44 @@ def test_debouncer_immediate_clear_and_sorted_output() -> None:
     assert debouncer.due(100.0) == []
     with pytest.raises(ValueError):
         Debouncer(-1)
+
+
+def test_schedule_orders_resyncs_requests_and_debounced_paths() -> None:
+    schedule: Schedule[str] = Schedule(debounce_s=1.0, pause_s=30.0, pause_max_s=300.0)
+    assert schedule.take(0.0) is None  # nothing to do, nothing to wait for
+    schedule.resync(0.0)
+    schedule.add_paths(["a.md"], 0.0)
+    assert schedule.take(0.0) == Job(full=True)  # the first sync covers a.md's event
+    assert schedule.take(0.0) is None
+    schedule.add_paths(["b.md"], 1.0)
+    schedule.request("c.md", "reply-c")
+    assert schedule.take(1.0) == Job(full=False, paths=("c.md",), request="reply-c")
+    assert schedule.take(1.5) == 2.0  # b.md is due once its event is 1 s old
+    assert schedule.take(2.0) == Job(full=False, paths=("b.md",))
+    schedule.request(None, "reply-all")
+    assert schedule.take(3.0) == Job(full=True, rebuild=True, request="reply-all")
+
+
+def test_schedule_rule_changes_are_debounced_into_one_resync() -> None:
+    schedule: Schedule[str] = Schedule(debounce_s=1.0, pause_s=30.0, pause_max_s=300.0)
+    schedule.rules_changed(10.0)
+    schedule.rules_changed(10.5)  # another write of the same .gitignore
+    assert schedule.take(11.0) == 11.5
+    assert schedule.take(11.5) == Job(full=True)
+    assert schedule.take(11.5) is None
+
+
+def test_schedule_outage_pauses_double_and_end_in_a_full_resync() -> None:
+    schedule: Schedule[str] = Schedule(debounce_s=1.0, pause_s=30.0, pause_max_s=100.0)
+    assert schedule.outage(0.0) == 30.0
+    schedule.add_paths(["edited-during-outage.md"], 5.0)
+    assert schedule.take(10.0) == 30.0  # paused: nothing runs, not even due paths
+    schedule.request("x.md", "reply-x")
+    assert schedule.take(10.0) == Job(full=False, paths=("x.md",), request="reply-x", paused=True)  # answered now
+    assert schedule.take(30.0) == Job(full=True)  # then the whole folder, which covers the edit
+    assert [schedule.outage(t) for t in (40.0, 200.0, 400.0)] == [60.0, 100.0, 100.0]
+    schedule.recovered()
+    assert schedule.outage(600.0) == 30.0
 
 
 # --- health (R-W4) ---

@@ -27,7 +27,6 @@ import enum
 import gc
 import threading
 import time
-from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
@@ -39,7 +38,7 @@ from scree.logs import get_logger
 from scree.paths import ensure_private_dir, write_root_file
 from scree.redact import redact
 from scree.store import Store
-from scree.writer_proc.debounce import Debouncer
+from scree.writer_proc.debounce import Job, Schedule
 from scree.writer_proc.health import HealthCheck
 from scree.writer_proc.sync import Syncer, SyncReport, markdown_bytes, prepare_store
 from scree.writer_proc.watcher import Change, Event, Watcher, make_watcher
@@ -114,15 +113,6 @@ class _Request:
     reply: Reply
 
 
-@dataclass(frozen=True, slots=True)
-class _Job:
-    full: bool
-    paths: tuple[str, ...] = ()
-    rebuild: bool = False  # re-read the rules and rebuild the watches first (an explicit resync request)
-    request: _Request | None = None  # answer it when the job is done
-    paused_by: str | None = None  # R-E4: the API is down; answer the request at once and sync nothing
-
-
 def reindex_reply(path: str | None, report: SyncReport) -> str:
     """R-M7's line for a reindex the writer ran, worded as `scree reindex` words it; a skipped file says why (R-I2)."""
     if path is None:
@@ -187,12 +177,9 @@ class Writer:
         self._halt = threading.Event()  # stops our threads: the caller's stop, bad health, a dead thread
         self._wake = threading.Event()  # wakes the main loop at once: a problem, or a status worth sending now
         self._cond = threading.Condition()  # guards everything below; the sync thread waits on it for work
-        self._debouncer = Debouncer(settings.debounce_s)
-        self._resync_at: float | None = None  # when a full resync is due (monotonic)
-        self._rebuild_requested = False
-        self._requests: deque[_Request] = deque()  # reindex requests, answered in order on the sync thread
-        self._paused_until = 0.0  # R-E4: no sync before this
-        self._next_pause_s = settings.outage_pause_s
+        self._schedule: Schedule[_Request] = Schedule(
+            settings.debounce_s, settings.outage_pause_s, settings.outage_pause_max_s
+        )
         self._problem: WriterResult | None = None
         self._abandoned = False  # a thread outlived the stop deadline: leave the store and embedder to it
         self._first_sync_running = False
@@ -215,7 +202,7 @@ class Writer:
                 over_cap_mb=self._over_cap_mb,
                 cap_mb=self._settings.first_sync_mb if self._over_cap_mb is not None else None,
                 event_batches=self._event_batches,
-                pending=len(self._debouncer),
+                pending=len(self._schedule.debouncer),
                 watches=self._watches,
                 heartbeat=time.time(),
             )
@@ -224,16 +211,14 @@ class Writer:
         """Re-check these relative paths now, without waiting for the debounce (a search dropped them, R-M2)."""
         now = time.monotonic()
         with self._cond:
-            for path in paths:
-                self._debouncer.add(path, now, immediate=True)
+            self._schedule.add_paths(paths, now, immediate=True)
             self._cond.notify_all()
 
     def request_resync(self) -> None:
         """Re-read the rules, rebuild the watches and resync the whole folder as soon as the sync thread is free
         (after an outage pause, if one runs): `reindex` with no path, or a rule change no watch can see."""
         with self._cond:
-            self._resync_at = time.monotonic()
-            self._rebuild_requested = True
+            self._schedule.resync(time.monotonic(), rebuild=True)
             self._cond.notify_all()
 
     def request_reindex(self, path: str | None, reply: Reply) -> None:
@@ -241,7 +226,7 @@ class Writer:
         resync the folder, once the sync thread is free; `reply` then gets the one-line answer (from that thread).
         During an outage pause it is answered at once. A request still queued when the writer stops gets no reply."""
         with self._cond:
-            self._requests.append(_Request(path, reply))
+            self._schedule.request(path, _Request(path, reply))
             self._cond.notify_all()
 
     # --- the entry point ---
@@ -301,7 +286,7 @@ class Writer:
         with self._cond:
             self._watches = watcher.watch_count
             self._first_sync_running = True
-            self._resync_at = time.monotonic()  # R-S3: the first sync
+            self._schedule.resync(time.monotonic())  # R-S3: the first sync
         log.info("watching", folder=str(settings.folder), watches=watcher.watch_count, backend=type(watcher).__name__)
         self._send_status()  # "first sync running", before it can finish
         events = _thread("scree-events", self._guarded, self._read_events, watcher, dir_filter)
@@ -393,12 +378,12 @@ class Writer:
             watcher.rebuild()  # R-W3: watches follow the new rules; the resync below catches what they missed
         paths = [e.path for e in batch if e.change is not Change.OVERFLOW]
         with self._cond:
-            self._debouncer.feed((path, now) for path in paths)
+            self._schedule.add_paths(paths, now)
             if rules_changed:
-                self._resync_at = max(self._resync_at or now, now + self._settings.debounce_s)
+                self._schedule.rules_changed(now)
             self._event_batches += 1
             self._watches = watcher.watch_count
-            pending = len(self._debouncer)
+            pending = len(self._schedule.debouncer)
             self._cond.notify_all()
         log.debug("file events", events=len(batch), paths=paths[:LOGGED_PATHS], pending=pending, rules=rules_changed)
 
@@ -415,37 +400,24 @@ class Writer:
                 return
             self._run_job(parts, job)
 
-    def _next_job(self) -> _Job | None:
-        """Wait for the next due job: a full resync, or the paths whose debounce ran out; None once halted."""
+    def _next_job(self) -> Job[_Request] | None:
+        """Wait for the next due job (debounce.Schedule decides the order); None once halted."""
         with self._cond:
             while not self._halt.is_set():
                 now = time.monotonic()
-                if now < self._paused_until:
-                    if self._requests:
-                        return _Job(full=False, request=self._requests.popleft(), paused_by=self._last_error or "")
-                    self._cond.wait(self._paused_until - now)
-                    continue
-                if self._resync_at is not None and self._resync_at <= now:
-                    self._resync_at = None
-                    self._debouncer.clear()  # their events came before this resync reads the files
-                    rebuild, self._rebuild_requested = self._rebuild_requested, False
-                    return _Job(full=True, rebuild=rebuild)
-                if self._requests:
-                    request = self._requests.popleft()
-                    path = request.path
-                    return _Job(full=path is None, paths=(path,) if path else (), rebuild=path is None, request=request)
-                due = self._debouncer.due(now)
-                if due:
-                    return _Job(full=False, paths=tuple(due))
-                deadlines = [t for t in (self._resync_at, self._debouncer.next_due()) if t is not None]
-                self._cond.wait(max(0.0, min(deadlines) - now) if deadlines else None)
+                step = self._schedule.take(now)
+                if isinstance(step, Job):
+                    return step
+                self._cond.wait(None if step is None else max(0.0, step - now))
         return None
 
-    def _run_job(self, parts: _SyncParts, job: _Job) -> None:
-        if job.request is not None and job.paused_by is not None:
-            job.request.reply(
-                f"The embeddings API is unavailable ({job.paused_by}); the folder is re-synced when it answers again."
-            )
+    def _run_job(self, parts: _SyncParts, job: Job[_Request]) -> None:
+        if job.paused:
+            if job.request is not None:
+                job.request.reply(
+                    f"The embeddings API is unavailable ({self._last_error}); the folder is re-synced when it "
+                    "answers again."
+                )
             return
         # Rules may have changed where no watch sees it (.git/info/exclude): read them afresh for every job; it
         # costs a few small reads, and a search's re-check request (R-M2) then sees what the reader saw.
@@ -479,17 +451,14 @@ class Writer:
     def _pause(self, reason: str) -> None:
         """R-E4: no sync for a while (doubling each time), then resync the folder so outage-time edits are caught."""
         with self._cond:
-            pause = self._next_pause_s
-            self._next_pause_s = min(pause * 2, max(self._settings.outage_pause_max_s, self._settings.outage_pause_s))
-            self._paused_until = time.monotonic() + pause
-            self._resync_at = self._paused_until
+            pause = self._schedule.outage(time.monotonic())
             self._last_error = reason
         self._wake.set()
         log.warning("embeddings unavailable; pausing, then resyncing the folder", error=reason, pause_s=pause)
 
     def _succeeded(self, first_sync_finished: bool) -> None:
         with self._cond:
-            self._next_pause_s = self._settings.outage_pause_s
+            self._schedule.recovered()
             recovered = self._last_error is not None
             self._last_error = None
             first_done = first_sync_finished and not self._first_sync_done
@@ -509,7 +478,7 @@ class Writer:
         if recovered or first_done:
             self._wake.set()
 
-    def _log_report(self, job: _Job, report: SyncReport) -> None:
+    def _log_report(self, job: Job[_Request], report: SyncReport) -> None:
         figures = {
             "indexed": report.indexed,
             "removed": report.removed,
