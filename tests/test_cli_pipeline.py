@@ -240,3 +240,23 @@ def test_progress_shows_on_a_terminal_and_stays_quiet_otherwise(
         os.close(leader)
     assert proc.returncode == 0
     assert b"3/3 files" in shown and b"MB/s" in shown and b"ETA" in shown
+
+
+def test_search_piped_into_a_closed_reader_is_quiet(folder: Path, tmp_path: Path, embed_server: EmbedServer) -> None:
+    env = scree_env(tmp_path / "data", embed_server.url)
+    for i in range(30):
+        write(folder, f"bulk/{i}.md", f"# Bulk {i}\n\n" + "pip install everywhere " * 200 + "\n")
+    assert run_scree("reindex", "--notes", str(folder), env=env).returncode == 0
+    proc = subprocess.Popen(
+        [SCREE, "search", "--notes", str(folder), "-k", "50", "--mode", "keyword", "pip install"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.read(10)
+    proc.stdout.close()  # like `| head -c 10`
+    err = proc.stderr.read().decode()
+    proc.stderr.close()
+    proc.wait(timeout=60)
+    assert "Traceback" not in err
