@@ -285,8 +285,10 @@ def test_search_errors_are_one_line_replies(project: Project) -> None:
         text = text_of(result)
         assert result.is_error is False
         assert text.startswith('<hit n="1" path="docs/api.md" lines="7-10"')
-        assert text.split("\n")[-1].startswith("[semantic search is off: ") and text.endswith(
-            "showing keyword results]"
+        # this session's writer may also report it cannot write a hash index with the local model (R-M5)
+        assert any(
+            line.startswith("[semantic search is off: ") and line.endswith("showing keyword results]")
+            for line in text.split("\n")
         )
 
     with_client(other_model, body)
@@ -334,8 +336,14 @@ def test_search_without_an_index_and_with_another_writer(tmp_path: Path) -> None
         finally:
             holder.communicate(timeout=30)  # closing its stdin releases the lock
 
-    async def after(client: Client) -> None:  # nobody holds the lock and there is still no index: no note
-        assert text_of(await client.call_tool("search_docs", {"query": "compost"})) == "No matching documents."
+    async def after(client: Client) -> None:  # the lock is free now: this session's writer builds the index
+        deadline = time.monotonic() + 60
+        while True:
+            text = text_of(await client.call_tool("search_docs", {"query": "compost", "mode": "keyword"}))
+            if 'path="README.md"' in text and "[index" not in text:
+                break
+            assert time.monotonic() < deadline, text
+            await anyio.sleep(0.2)
 
     with_client(fresh, after)
 
