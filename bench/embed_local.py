@@ -20,7 +20,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-import psutil
+import psutil  # type: ignore[import-untyped]  # no stubs in the dev environment
 
 from bench.corpus import WORDS, markdown_file
 from scree.embedders.local import LocalEmbedder
@@ -105,7 +105,10 @@ def blas_info() -> list[dict[str, Any]]:
     return [{key: pool.get(key) for key in keys} for pool in threadpool_info()]
 
 
-def run(model_dir: Path, chunks: int, chunk_words: int, workers: int | None = None) -> dict[str, Any]:
+def measure(
+    model_dir: Path, chunks: int = CHUNKS, chunk_words: int = CHUNK_WORDS, workers: int | None = None
+) -> dict[str, float]:
+    """Load the model from `model_dir` (ModelMissingError when it is not there), then time queries and chunks."""
     mib = 1024 * 1024
     process = psutil.Process()
     rss_start = process.memory_info().rss
@@ -160,8 +163,6 @@ def run(model_dir: Path, chunks: int, chunk_words: int, workers: int | None = No
         "batch_size": embedder.batch_size,
         "cpus": len(os.sched_getaffinity(0)),
         "load_average_1m": round(os.getloadavg()[0], 2),
-        "openblas_coretype": os.environ.get("OPENBLAS_CORETYPE"),
-        "blas": blas_info(),
     }
 
 
@@ -212,7 +213,8 @@ def main(argv: list[str] | None = None) -> int:
     model_dir = args.model_dir or default_model_dir()
     if args.install:
         model_dir = install_model(model_dir.parent, progress=lambda line: print(line, file=sys.stderr))
-    result = run(model_dir, args.chunks, args.chunk_words, args.workers)
+    result: dict[str, Any] = dict(measure(model_dir, args.chunks, args.chunk_words, args.workers))
+    result.update(openblas_coretype=os.environ.get("OPENBLAS_CORETYPE"), blas=blas_info())
     print_table(result)
     args.json.parent.mkdir(parents=True, exist_ok=True)
     args.json.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")

@@ -3,16 +3,17 @@ before and after the process that did the first sync is replaced by a fresh one 
 
 Run: python -m bench.serve_footprint [--tree-mb 10] [--runs 9] [--idle 5] [--json PATH]
 Bars (SPEC §10): reader idle RSS within 10 MB of a bare SDK server; handshake within 0.2 s of it and never waiting on
-a sync. The embeddings API is tests/embed_server.py in its own process (an instant API embedder), so the writer's RSS
-holds only the writer. Handshake: from starting the process to the initialize reply, the median of --runs starts.
-Idle RSS: the median of samples taken over --idle seconds after --idle seconds of quiet following the handshake.
+a sync. The embeddings API is bench.stub_api in its own process (an instant API embedder), so the writer's RSS holds
+only the writer. Handshake: from starting the process to the initialize reply, the median of --runs starts.
+Idle RSS and USS (memory no other process shares): medians of samples taken over --idle seconds after --idle seconds
+of quiet following the handshake. The writer children are followed on a thread from the moment serve starts, so a
+first sync that ends quickly is still seen.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
 import queue
 import statistics
 import subprocess
@@ -24,15 +25,19 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import psutil
+import psutil  # type: ignore[import-untyped]  # no stubs in the dev environment
 
 from bench.corpus import generate_tree
-from bench.writer_idle import EmbedServerProcess
+from bench.stub_api import StubApiProcess
+from bench.writer_idle import clean_env, peak_rss_mb
 
 SCREE = str(Path(sys.executable).with_name("scree"))
 BARE = [sys.executable, "-m", "bench.bare_mcp_server"]
 MB = 1024 * 1024  # RSS in MiB, as ps and top count it
 SAMPLE_S = 0.1
+CHILD_POLL_S = 0.1  # how often the writer children of a serve are looked for
+WRITER_MARKER = "spawn_main"  # in the command line of a multiprocessing spawn child
+TRACKER_MARKER = "resource_tracker"
 REPLY_TIMEOUT_S = 60.0
 SYNC_DEADLINE_S = 900.0
 BAR_RSS_MB = 10.0  # SPEC §10: reader idle RSS within this of the bare server
@@ -113,14 +118,62 @@ def rss_mb(proc: psutil.Process) -> float:
     return float(proc.memory_info().rss) / MB
 
 
-def idle_rss(procs: Callable[[], list[psutil.Process]], idle_s: float) -> float:
-    """Median summed RSS of `procs` over idle_s seconds, after idle_s seconds of quiet."""
+def idle_memory(procs: Callable[[], list[psutil.Process]], idle_s: float) -> tuple[float, float]:
+    """Median summed RSS and USS of `procs` over idle_s seconds, after idle_s seconds of quiet."""
     time.sleep(idle_s)
-    samples = []
+    rss, uss = [], []
     for _ in range(max(1, int(idle_s / SAMPLE_S))):
-        samples.append(sum(rss_mb(p) for p in procs()))
+        infos = [p.memory_full_info() for p in procs()]
+        rss.append(sum(float(i.rss) for i in infos) / MB)
+        uss.append(sum(float(i.uss) for i in infos) / MB)
         time.sleep(SAMPLE_S)
-    return statistics.median(samples)
+    return statistics.median(rss), statistics.median(uss)
+
+
+def idle_rss(procs: Callable[[], list[psutil.Process]], idle_s: float) -> float:
+    return idle_memory(procs, idle_s)[0]
+
+
+class Writers:
+    """The writer children of one serve, followed on a thread: each pid in the order first seen, with its peak and
+    last RSS. A SYNC child that is done before anyone asks is still counted, and the WATCH child after it is second."""
+
+    def __init__(self, serve: Stdio) -> None:
+        self._serve = serve
+        self.seen: list[psutil.Process] = []
+        self.peak: dict[int, float] = {}
+        self.last: dict[int, float] = {}
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while not self._stop.wait(CHILD_POLL_S):
+            for child in self._serve.children(WRITER_MARKER):
+                if child.pid not in self.peak:
+                    self.seen.append(child)
+                    self.peak[child.pid] = 0.0
+                try:
+                    self.last[child.pid] = rss_mb(child)
+                except psutil.Error:
+                    continue
+                high = peak_rss_mb(child.pid) or 0.0
+                self.peak[child.pid] = max(self.peak[child.pid], self.last[child.pid], high)
+
+    def nth(self, n: int) -> psutil.Process | None:
+        """The n-th writer child this serve started (0: the first), once it has been seen."""
+        return self.seen[n] if len(self.seen) > n else None
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(5)
+
+
+def ended(proc: psutil.Process) -> bool:
+    try:
+        return not proc.is_running() or proc.status() == psutil.STATUS_ZOMBIE
+    except psutil.Error:
+        return True
 
 
 def wait_for(condition: Callable[[], Any], what: str, deadline_s: float = SYNC_DEADLINE_S) -> Any:
@@ -144,40 +197,39 @@ def measure_bare(env: dict[str, str], runs: int, idle_s: float, log: Path) -> di
         server.close()
     server = Stdio(BARE, env, log)
     server.handshake()
-    idle = idle_rss(lambda: [server.ps], idle_s)
+    rss, uss = idle_memory(lambda: [server.ps], idle_s)
     server.close()
-    return {"handshake_s": round(statistics.median(handshakes), 3), "idle_rss_mb": round(idle, 1)}
-
-
-def measure_first_sync(folder: Path, env: dict[str, str], idle_s: float, log: Path) -> dict[str, Any]:
-    """A new index: the handshake during the first sync, the SYNC child's RSS, then the fresh WATCH child's."""
-    serve = Stdio(serve_command(folder), env, log)
-    handshake = serve.handshake()
-    note = serve.tool("search_docs", {"query": "sync", "mode": "keyword", "k": 1}).rsplit("\n", 1)[-1]
-    first = wait_for(lambda: serve.children("spawn_main"), "the first-sync writer")[0]
-    peak = last = 0.0
-    while first.is_running() and first.status() != psutil.STATUS_ZOMBIE:
-        try:
-            last = rss_mb(first)
-        except psutil.Error:
-            break
-        peak = max(peak, last)
-        time.sleep(SAMPLE_S)
-    fresh = wait_for(lambda: [p for p in serve.children("spawn_main") if p.pid != first.pid], "the watching writer")[0]
-    wait_for(lambda: serve.tool("reindex", {}).startswith("Scanned "), "the watching writer answers")
-    watching = idle_rss(lambda: [fresh], idle_s)
-    serve.close()
     return {
-        "handshake_during_first_sync_s": round(handshake, 3),
-        "note_during_first_sync": note,
-        "first_sync_writer_peak_rss_mb": round(peak, 1),
-        "first_sync_writer_last_rss_mb": round(last, 1),
-        "fresh_writer_idle_rss_mb": round(watching, 1),
-        "writer_pids": [first.pid, fresh.pid],
+        "handshake_s": round(statistics.median(handshakes), 3),
+        "idle_rss_mb": round(rss, 1),
+        "idle_uss_mb": round(uss, 1),
     }
 
 
-def measure_serve(folder: Path, env: dict[str, str], runs: int, idle_s: float, log: Path) -> dict[str, Any]:
+def measure_first_sync(folder: Path, env: dict[str, str], idle_s: float, log: Path) -> dict[str, float]:
+    """A new index: the handshake during the first sync, the SYNC child's RSS, then the fresh WATCH child's."""
+    serve = Stdio(serve_command(folder), env, log)
+    writers = Writers(serve)
+    try:
+        handshake = serve.handshake()
+        note = serve.tool("search_docs", {"query": "sync", "mode": "keyword", "k": 1}).rsplit("\n", 1)[-1]
+        first = wait_for(lambda: writers.nth(0), "the first-sync writer")
+        fresh = wait_for(lambda: ended(first) and writers.nth(1), "the watching writer")
+        wait_for(lambda: serve.tool("reindex", {}).startswith("Scanned "), "the watching writer answers")
+        watching = idle_rss(lambda: [fresh], idle_s)
+    finally:
+        writers.stop()
+        serve.close()
+    return {
+        "first_sync_handshake_s": round(handshake, 3),
+        "first_sync_running_at_handshake": float(note.startswith("[index incomplete")),
+        "first_sync_writer_peak_rss_mb": round(writers.peak[first.pid], 1),
+        "first_sync_writer_last_rss_mb": round(writers.last.get(first.pid, 0.0), 1),
+        "first_sync_fresh_writer_idle_rss_mb": round(watching, 1),
+    }
+
+
+def measure_serve(folder: Path, env: dict[str, str], runs: int, idle_s: float, log: Path) -> dict[str, float]:
     """An indexed folder: handshakes; the lock holder's reader, writer and resource tracker; a second reader."""
     handshakes = []
     for _ in range(runs):
@@ -185,23 +237,31 @@ def measure_serve(folder: Path, env: dict[str, str], runs: int, idle_s: float, l
         handshakes.append(serve.handshake())
         serve.close()
     holder = Stdio(serve_command(folder), env, log)
-    holder.handshake()
-    # No tool call before the idle sample: a reindex would load the store and search modules into the reader.
-    first = wait_for(lambda: holder.children("spawn_main"), "the catch-up writer")[0]
-    wait_for(lambda: [p for p in holder.children("spawn_main") if p.pid != first.pid], "the watching writer")
-    other = Stdio(serve_command(folder), env, log)
-    other.handshake()
-    reader = idle_rss(lambda: [holder.ps], idle_s)
-    other_reader = idle_rss(lambda: [other.ps], idle_s / 2)
-    writer = idle_rss(lambda: holder.children("spawn_main"), idle_s / 2)
-    tracker = idle_rss(lambda: holder.children("resource_tracker"), idle_s / 2)
-    holder.tool("search_docs", {"query": "sync", "mode": "keyword", "k": 1})
-    after_search = idle_rss(lambda: [holder.ps], idle_s / 2)
-    other.close()
-    holder.close()
+    writers = Writers(holder)
+    other: Stdio | None = None
+    try:
+        holder.handshake()
+        # No tool call before the idle sample: a reindex would load the store and search modules into the reader.
+        first = wait_for(lambda: writers.nth(0), "the catch-up writer")
+        watcher = wait_for(lambda: ended(first) and writers.nth(1), "the watching writer")
+        writers.stop()  # quiet from here on: the samples below are the measurement
+        other = Stdio(serve_command(folder), env, log)
+        other.handshake()
+        reader, reader_uss = idle_memory(lambda: [holder.ps], idle_s)
+        other_reader = idle_rss(lambda: [other.ps] if other else [], idle_s / 2)
+        writer = idle_rss(lambda: [watcher], idle_s / 2)
+        tracker = idle_rss(lambda: holder.children(TRACKER_MARKER), idle_s / 2)
+        holder.tool("search_docs", {"query": "sync", "mode": "keyword", "k": 1})
+        after_search = idle_rss(lambda: [holder.ps], idle_s / 2)
+    finally:
+        writers.stop()
+        if other is not None:
+            other.close()
+        holder.close()
     return {
         "handshake_s": round(statistics.median(handshakes), 3),
         "reader_idle_rss_mb": round(reader, 1),
+        "reader_idle_uss_mb": round(reader_uss, 1),
         "second_reader_idle_rss_mb": round(other_reader, 1),
         "reader_rss_after_a_search_mb": round(after_search, 1),
         "writer_idle_rss_mb": round(writer, 1),
@@ -209,39 +269,26 @@ def measure_serve(folder: Path, env: dict[str, str], runs: int, idle_s: float, l
     }
 
 
-def run(tree_mb: float, runs: int, idle_s: float) -> dict[str, Any]:
-    api = EmbedServerProcess()
-    try:
-        with tempfile.TemporaryDirectory(prefix="scree-bench-serve-") as tmp:
-            root = Path(tmp)
-            folder = root / "tree"
-            folder.mkdir()
-            print(f"generating a {tree_mb:g} MB markdown tree ...", file=sys.stderr)
-            generate_tree(folder, int(tree_mb * 1e6), seed=21)
-            env = {k: v for k, v in os.environ.items() if not k.startswith(("SCREE_", "OPENROUTER_", "CLAUDE_"))}
-            env.update(
-                XDG_DATA_HOME=str(root / "data"),
-                SCREE_EMBEDDER="api",
-                SCREE_API_BASE=api.url,
-                SCREE_API_KEY="bench-key",
-                SCREE_FIRST_SYNC_MB="1000",
-                SCREE_LOG_LEVEL="warning",
-            )
-            log = root / "stderr.log"
-            bare = measure_bare(env, runs, idle_s, log)
-            first = measure_first_sync(folder, env, idle_s, log)
-            serve = measure_serve(folder, env, runs, idle_s, log)
-    finally:
-        api.stop()
-    return {
-        "tree_mb": tree_mb,
-        "runs": runs,
-        "bare": bare,
-        "serve": serve,
-        "first_sync": first,
-        "reader_rss_over_bare_mb": round(serve["reader_idle_rss_mb"] - bare["idle_rss_mb"], 1),
-        "handshake_over_bare_s": round(serve["handshake_s"] - bare["handshake_s"], 3),
-    }
+def measure(folder: Path, api_url: str, data: Path, runs: int = 9, idle_s: float = 5.0) -> dict[str, float]:
+    """A bare SDK server, then `scree serve` on `folder` (indexes under `data`, API embedder at `api_url`): first
+    while it builds a new index, then on the indexed folder. Keys: bare_*, serve_* and first_sync_*, and the two
+    differences the bars are about."""
+    env = clean_env(data)
+    env.update(SCREE_EMBEDDER="api", SCREE_API_BASE=api_url, SCREE_API_KEY="bench-key", SCREE_LOG_LEVEL="warning")
+    log = data / "serve-stderr.log"
+    data.mkdir(parents=True, exist_ok=True)
+    bare = measure_bare(env, runs, idle_s, log)
+    first = measure_first_sync(folder, env, idle_s, log)
+    serve = measure_serve(folder, env, runs, idle_s, log)
+    figures = {f"bare_{key}": value for key, value in bare.items()}
+    figures.update({f"serve_{key}": value for key, value in serve.items()})
+    figures.update(
+        {key if key.startswith("first_sync") else f"first_sync_{key}": value for key, value in first.items()}
+    )
+    figures["reader_rss_over_bare_mb"] = round(serve["reader_idle_rss_mb"] - bare["idle_rss_mb"], 1)
+    figures["handshake_over_bare_s"] = round(serve["handshake_s"] - bare["handshake_s"], 3)
+    figures["first_sync_handshake_over_bare_s"] = round(first["first_sync_handshake_s"] - bare["handshake_s"], 3)
+    return figures
 
 
 def main() -> None:
@@ -251,21 +298,27 @@ def main() -> None:
     parser.add_argument("--idle", type=float, default=5.0, help="seconds of quiet before and while sampling")
     parser.add_argument("--json", type=Path, default=DEFAULT_JSON)
     args = parser.parse_args()
-    result = run(args.tree_mb, args.runs, args.idle)
-    bare, serve, first = result["bare"], result["serve"], result["first_sync"]
+    with StubApiProcess() as api, tempfile.TemporaryDirectory(prefix="scree-bench-serve-") as tmp:
+        folder = Path(tmp) / "tree"
+        folder.mkdir()
+        print(f"generating a {args.tree_mb:g} MB markdown tree ...", file=sys.stderr)
+        generate_tree(folder, int(args.tree_mb * 1e6), seed=21)
+        result = measure(folder, api.url, Path(tmp) / "data", args.runs, args.idle)
     rows = [
-        ("handshake, bare SDK server", f"{bare['handshake_s']:.3f} s"),
-        ("handshake, scree serve (indexed folder)", f"{serve['handshake_s']:.3f} s"),
-        ("handshake, scree serve during a first sync", f"{first['handshake_during_first_sync_s']:.3f} s"),
-        ("idle RSS, bare SDK server", f"{bare['idle_rss_mb']:.1f} MB"),
-        ("idle RSS, scree reader (holds the lock)", f"{serve['reader_idle_rss_mb']:.1f} MB"),
-        ("idle RSS, scree reader (another holds it)", f"{serve['second_reader_idle_rss_mb']:.1f} MB"),
-        ("RSS, scree reader after one search", f"{serve['reader_rss_after_a_search_mb']:.1f} MB"),
-        ("RSS, multiprocessing resource tracker", f"{serve['resource_tracker_rss_mb']:.1f} MB"),
-        ("writer RSS, first-sync process at its peak", f"{first['first_sync_writer_peak_rss_mb']:.1f} MB"),
-        ("writer RSS, first-sync process at its end", f"{first['first_sync_writer_last_rss_mb']:.1f} MB"),
-        ("writer RSS, fresh process watching (idle)", f"{first['fresh_writer_idle_rss_mb']:.1f} MB"),
-        ("writer RSS, watching (indexed folder)", f"{serve['writer_idle_rss_mb']:.1f} MB"),
+        ("handshake, bare SDK server", f"{result['bare_handshake_s']:.3f} s"),
+        ("handshake, scree serve (indexed folder)", f"{result['serve_handshake_s']:.3f} s"),
+        ("handshake, scree serve during a first sync", f"{result['first_sync_handshake_s']:.3f} s"),
+        ("idle RSS, bare SDK server", f"{result['bare_idle_rss_mb']:.1f} MB"),
+        ("idle USS, bare SDK server", f"{result['bare_idle_uss_mb']:.1f} MB"),
+        ("idle RSS, scree reader (holds the lock)", f"{result['serve_reader_idle_rss_mb']:.1f} MB"),
+        ("idle USS, scree reader (holds the lock)", f"{result['serve_reader_idle_uss_mb']:.1f} MB"),
+        ("idle RSS, scree reader (another holds it)", f"{result['serve_second_reader_idle_rss_mb']:.1f} MB"),
+        ("RSS, scree reader after one search", f"{result['serve_reader_rss_after_a_search_mb']:.1f} MB"),
+        ("RSS, multiprocessing resource tracker", f"{result['serve_resource_tracker_rss_mb']:.1f} MB"),
+        ("writer RSS, first-sync process at its peak", f"{result['first_sync_writer_peak_rss_mb']:.1f} MB"),
+        ("writer RSS, first-sync process at its end", f"{result['first_sync_writer_last_rss_mb']:.1f} MB"),
+        ("writer RSS, fresh process watching (idle)", f"{result['first_sync_fresh_writer_idle_rss_mb']:.1f} MB"),
+        ("writer RSS, watching (indexed folder)", f"{result['serve_writer_idle_rss_mb']:.1f} MB"),
     ]
     width = max(len(label) for label, _ in rows)
     print(f"scree serve footprint, {args.tree_mb:g} MB markdown tree, API embedder (instant)")
@@ -281,10 +334,12 @@ def main() -> None:
         f"  handshake over bare: {result['handshake_over_bare_s']:+.3f} s (bar {BAR_HANDSHAKE_S:g} s): "
         f"{'met' if handshake_met else 'MISSED'}"
     )
-    print(f"  search note during the first sync: {first['note_during_first_sync']}")
-    result["bars"] = {"reader_rss_met": rss_met, "handshake_met": handshake_met}
+    running = "yes" if result["first_sync_running_at_handshake"] else "no (it was already done)"
+    print(f"  first sync still running when the handshake was answered: {running}")
+    payload: dict[str, object] = {"tree_mb": args.tree_mb, "runs": args.runs, **result}
+    payload["bars"] = {"reader_rss_met": rss_met, "handshake_met": handshake_met}
     args.json.parent.mkdir(parents=True, exist_ok=True)
-    args.json.write_text(json.dumps(result, indent=2) + "\n")
+    args.json.write_text(json.dumps(payload, indent=2) + "\n")
 
 
 if __name__ == "__main__":

@@ -75,6 +75,19 @@ def child(folder: Path, db: Path) -> None:
     )
 
 
+def measure(folder: Path) -> dict[str, float]:
+    """Sync `folder` into a new index in a fresh process (so its peak RSS is the sync's own); the figures it printed."""
+    with tempfile.TemporaryDirectory(prefix="scree-bench-sync-") as tmp:
+        proc = subprocess.run(
+            [sys.executable, "-m", "bench.sync_throughput", "--child", str(folder), str(Path(tmp) / "index.db")],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+    figures: dict[str, float] = json.loads(proc.stdout.strip().splitlines()[-1])
+    return figures
+
+
 def run(sizes_mb: list[int]) -> dict[str, float]:
     results: dict[str, float] = {}
     with tempfile.TemporaryDirectory(prefix="scree-bench-") as tmp:
@@ -83,13 +96,7 @@ def run(sizes_mb: list[int]) -> dict[str, float]:
             folder.mkdir()
             print(f"generating a {size} MB markdown tree ...", file=sys.stderr)
             generate_tree(folder, size * 1_000_000, seed=size)
-            proc = subprocess.run(
-                [sys.executable, "-m", "bench.sync_throughput", "--child", str(folder), str(Path(tmp) / f"{size}.db")],
-                capture_output=True,
-                text=True,
-                check=True,
-            )
-            figures = json.loads(proc.stdout.strip().splitlines()[-1])
+            figures = measure(folder)
             results[f"sync_mb_per_s_{size}mb"] = round(figures["mb_per_s"], 2)
             results[f"sync_mb_per_cpu_s_{size}mb"] = round(figures["mb_per_cpu_s"], 2)
             results[f"sync_seconds_{size}mb"] = round(figures["seconds"], 2)
