@@ -69,7 +69,7 @@ class Settings:
         return "api" if self.api_key else "local"
 
 
-def _number(env: Mapping[str, str], name: str, default: float, minimum: float = 0.0) -> float:
+def env_number(env: Mapping[str, str], name: str, default: float, minimum: float = 0.0) -> float:
     raw = env.get(name)
     if raw is None or raw.strip() == "":
         return default
@@ -128,20 +128,20 @@ def load_settings(
         api_key=api_key,
         api_base=(env.get("SCREE_API_BASE") or DEFAULT_API_BASE).rstrip("/"),
         api_model=env.get("SCREE_MODEL") or DEFAULT_API_MODEL,
-        api_dims=int(_number(env, "SCREE_DIMENSIONS", DEFAULT_API_DIMS, 1)),
+        api_dims=int(env_number(env, "SCREE_DIMENSIONS", DEFAULT_API_DIMS, 1)),
         zdr=env.get("SCREE_ZDR", "1").strip().lower() not in ("0", "false", "no", "off"),
-        batch_size=int(_number(env, "SCREE_BATCH_SIZE", DEFAULT_BATCH, 1)),
+        batch_size=int(env_number(env, "SCREE_BATCH_SIZE", DEFAULT_BATCH, 1)),
         embedder=_choice(env, "SCREE_EMBEDDER", "auto", EMBEDDER_CHOICES),
         local_model_dir=Path(local_dir).expanduser() if local_dir else None,
         models_dir=data_home(env) / "models",
-        max_file_bytes=int(_number(env, "SCREE_MAX_FILE_BYTES", DEFAULT_MAX_FILE_BYTES, 1)),
-        first_sync_mb=_number(env, "SCREE_FIRST_SYNC_MB", DEFAULT_FIRST_SYNC_MB),
+        max_file_bytes=int(env_number(env, "SCREE_MAX_FILE_BYTES", DEFAULT_MAX_FILE_BYTES, 1)),
+        first_sync_mb=env_number(env, "SCREE_FIRST_SYNC_MB", DEFAULT_FIRST_SYNC_MB),
         extensions=_extensions(env),
-        debounce_s=_number(env, "SCREE_DEBOUNCE_SECONDS", DEBOUNCE_SECONDS),
-        outage_pause_s=_number(env, "SCREE_OUTAGE_PAUSE_SECONDS", OUTAGE_PAUSE_SECONDS),
-        outage_pause_max_s=_number(env, "SCREE_OUTAGE_PAUSE_MAX_SECONDS", OUTAGE_PAUSE_MAX_SECONDS),
-        health_interval_s=_number(env, "SCREE_HEALTH_SECONDS", HEALTH_INTERVAL_SECONDS, 0.05),
-        lock_retry_s=_number(env, "SCREE_LOCK_RETRY_SECONDS", LOCK_RETRY_SECONDS, 0.05),
+        debounce_s=env_number(env, "SCREE_DEBOUNCE_SECONDS", DEBOUNCE_SECONDS),
+        outage_pause_s=env_number(env, "SCREE_OUTAGE_PAUSE_SECONDS", OUTAGE_PAUSE_SECONDS),
+        outage_pause_max_s=env_number(env, "SCREE_OUTAGE_PAUSE_MAX_SECONDS", OUTAGE_PAUSE_MAX_SECONDS),
+        health_interval_s=env_number(env, "SCREE_HEALTH_SECONDS", HEALTH_INTERVAL_SECONDS, 0.05),
+        lock_retry_s=env_number(env, "SCREE_LOCK_RETRY_SECONDS", LOCK_RETRY_SECONDS, 0.05),
         watcher=_choice(env, "SCREE_WATCHER", "auto", WATCHER_CHOICES),
         log_format=_choice(env, "SCREE_LOG_FORMAT", "console", ("console", "json")),
         log_level=_choice(env, "SCREE_LOG_LEVEL", "info", ("debug", "info", "warning", "error")),

@@ -133,6 +133,10 @@ class WriterLock:
     def held(self) -> bool:
         return self._fd is not None
 
+    def fileno(self) -> int | None:
+        """The locked descriptor (None when not held), for a writer child that must share this lock on purpose."""
+        return self._fd
+
     def holder_pid(self) -> int | None:
         """The pid written in the lock file (None when empty or not a pid); readable without holding the lock."""
         return _read_pid(self.path)

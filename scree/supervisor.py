@@ -37,16 +37,16 @@ import signal
 import sys
 import threading
 import time
-import types
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from scree.config import Settings, _number
+from scree.config import Settings, env_number
 from scree.errors import ScreeError
 from scree.lock import WriterLock, lock_holder
 from scree.logs import configure_logging, get_logger
 from scree.paths import ensure_private_dir
+from scree.signals import SignalLatch
 from scree.status import WriterStatus
 from scree.writer_proc.child import (
     EXIT_CODES,
@@ -80,7 +80,6 @@ REPLY_TIMEOUT_S = 25.0  # R-M7: a reindex waits this long for the writer's answe
 FIRST_SYNC_WAIT_S = 5.0  # R-M7: while the first sync runs, the reply falls back to saying so after this
 REPLY_POLL_S = 0.1
 MAX_RECHECKS = 1000  # paths queued for the next child at most; its start-up sync re-checks everything anyway
-SIGNAL_EXIT_BASE = 128  # a second signal exits at once with 128 + its number, as a shell reports it
 
 DEFAULT_MAX_RSS_MB = 1024.0  # R-P2; the offline first sync's bar is 300 MB (SPEC §10)
 DEFAULT_RESTART_S = 1.0  # R-P2: restart backoff, doubling ...
@@ -102,12 +101,12 @@ class SupervisorOptions:
 
     @classmethod
     def from_env(cls, env: Mapping[str, str]) -> SupervisorOptions:
-        restart_s = _number(env, "SCREE_WRITER_RESTART_SECONDS", DEFAULT_RESTART_S, 0.01)
+        restart_s = env_number(env, "SCREE_WRITER_RESTART_SECONDS", DEFAULT_RESTART_S, 0.01)
         return cls(
-            max_rss_mb=_number(env, "SCREE_WRITER_MAX_RSS_MB", DEFAULT_MAX_RSS_MB, 1.0),
+            max_rss_mb=env_number(env, "SCREE_WRITER_MAX_RSS_MB", DEFAULT_MAX_RSS_MB, 1.0),
             restart_s=restart_s,
-            restart_max_s=max(restart_s, _number(env, "SCREE_WRITER_RESTART_MAX_SECONDS", DEFAULT_RESTART_MAX_S)),
-            heartbeat_timeout_s=_number(env, "SCREE_WRITER_HEARTBEAT_SECONDS", DEFAULT_HEARTBEAT_TIMEOUT_S, 0.5),
+            restart_max_s=max(restart_s, env_number(env, "SCREE_WRITER_RESTART_MAX_SECONDS", DEFAULT_RESTART_MAX_S)),
+            heartbeat_timeout_s=env_number(env, "SCREE_WRITER_HEARTBEAT_SECONDS", DEFAULT_HEARTBEAT_TIMEOUT_S, 0.5),
         )
 
 
@@ -542,16 +541,15 @@ def _file_key(path: Path, *, keep_empty: bool) -> tuple[int, int, int] | None:
 
 
 def _locked_fd(lock: WriterLock) -> int:
-    """The descriptor WriterLock locked, for the child to share (module docstring). WriterLock keeps it private so
-    no child gets it by accident; this is the one place that hands it on on purpose."""
-    fd = lock._fd
+    """The descriptor WriterLock locked, for the child to share (module docstring): the one place that hands it on."""
+    fd = lock.fileno()
     if fd is None:
         raise ValueError("writer.lock is not held")
     return fd
 
 
 def _rss_mb(pid: int | None) -> float | None:
-    import psutil  # type: ignore[import-untyped]  # no stubs in the dev environment
+    import psutil
 
     if pid is None:
         return None
@@ -570,23 +568,6 @@ def _thread(name: str, target: Callable[..., None], *args: object) -> threading.
 # --- `scree serve` ---
 
 
-class _StopSignals:
-    """The first SIGTERM/SIGINT sets `event`, a second exits at once (R-W5): watch.SignalLatch's behaviour, which the
-    reader cannot import from there without pulling in the whole writer (about 30 MB of RSS)."""
-
-    def __init__(self, event: threading.Event) -> None:
-        self.event = event
-
-    def install(self) -> None:
-        for sig in (signal.SIGTERM, signal.SIGINT):
-            signal.signal(sig, self._handle)
-
-    def _handle(self, signum: int, _frame: types.FrameType | None) -> None:
-        if self.event.is_set():
-            os._exit(SIGNAL_EXIT_BASE + signum)  # the kernel frees writer.lock once the child follows
-        self.event.set()
-
-
 def _exit_on_signal(signalled: threading.Event, supervisor: Supervisor) -> None:
     """The reader's loop waits on stdin and cannot be woken cleanly: stop the writer, then end the process."""
     signalled.wait()
@@ -602,7 +583,7 @@ def serve(settings: Settings) -> int:
 
     configure_logging("reader", settings.log_format, settings.log_level)
     signalled = threading.Event()
-    _StopSignals(signalled).install()
+    SignalLatch(signalled).install()
     supervisor = Supervisor(settings, SupervisorOptions.from_env(os.environ))
     supervisor.start()
     _thread("scree-signals", _exit_on_signal, signalled, supervisor).start()

@@ -165,14 +165,14 @@ def test_status_notes_are_the_r_m5_lines() -> None:
 
 
 def test_import_and_build_load_nothing_heavy(project: Project) -> None:
-    """The handshake never waits on numpy, a model, requests or the store: none of them load to build the server."""
+    """The handshake never waits on numpy, a model, requests or the store: none load to build serve's server."""
     code = (
         "import sys\n"
         "from scree.config import load_settings\n"
-        "from scree.reader_proc.control import LocalWriterControl\n"
         "from scree.reader_proc.server import build_server\n"
+        "from scree.supervisor import Supervisor\n"
         f"s = load_settings(notes={str(project.folder)!r})\n"
-        "build_server(s, LocalWriterControl(s))\n"
+        "build_server(s, Supervisor(s))\n"
         "print(sorted(m for m in ('numpy', 'requests', 'tokenizers', 'apsw', 'sqlite_vec') if m in sys.modules))\n"
     )
     done = subprocess.run(

@@ -181,7 +181,7 @@ def child_main(
     reporter = _Reporter(up)
     threading.Thread(target=reporter.beat, args=(done,), name="scree-heartbeat", daemon=True).start()
 
-    from scree.writer_proc.watch import SignalLatch
+    from scree.signals import SignalLatch
     from scree.writer_proc.writer import Writer
 
     stop = threading.Event()

@@ -10,50 +10,22 @@ setting it from a handler cannot deadlock) and count; the Writer's main loop not
 from __future__ import annotations
 
 import os
-import signal
 import sys
 import threading
 import time
-import types
-from typing import Any
 
 from scree.config import Settings
 from scree.lock import WriterLock
 from scree.logs import get_logger
 from scree.paths import ensure_private_dir
 from scree.redact import redact
+from scree.signals import SignalLatch
 from scree.writer_proc.writer import Outcome, Writer, WriterState
 
 log = get_logger(__name__)
 
 EXIT_OK, EXIT_FAIL = 0, 1  # R-L1; a health failure exits non-zero so the service manager restarts (R-P6)
-STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
-SIGNAL_EXIT_BASE = 128  # a second signal exits at once with 128 + its number, as a shell reports it
 LOCK_POLL_S = 0.1  # while waiting for the lock, a stop is noticed within this
-
-
-class SignalLatch:
-    """The first SIGTERM/SIGINT sets `stop`; a second one exits the process at once (R-W5)."""
-
-    def __init__(self, stop: threading.Event) -> None:
-        self.stop = stop
-        self.received = 0
-        self._previous: dict[int, Any] = {}
-
-    def install(self) -> None:
-        for sig in STOP_SIGNALS:
-            self._previous[sig] = signal.signal(sig, self._handle)
-
-    def restore(self) -> None:
-        for sig, handler in self._previous.items():
-            signal.signal(sig, handler)
-        self._previous.clear()
-
-    def _handle(self, signum: int, _frame: types.FrameType | None) -> None:
-        self.received += 1
-        if self.received > 1:
-            os._exit(SIGNAL_EXIT_BASE + signum)  # the kernel drops writer.lock with our descriptors
-        self.stop.set()
 
 
 def wait_for_lock(settings: Settings, stop: threading.Event) -> WriterLock | None:
