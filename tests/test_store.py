@@ -1,4 +1,7 @@
-"""The index store on real SQLite files: round trips, orphans, R-F3 mismatches, migrations, KNN, R-S2 under SIGKILL."""
+"""The index store on real SQLite files: round trips, orphans, R-F3 mismatches, migrations, KNN, R-S2 under SIGKILL.
+
+Vector search is exact up to EXACT_SEARCH_MAX_CHUNKS and two-stage above it (sign-bit candidates, exact rescoring).
+"""
 
 from __future__ import annotations
 
@@ -22,6 +25,7 @@ import sqlite_vec
 from scree.embedders.base import pack_vector
 from scree.errors import IndexCorruptError, IndexMismatchError
 from scree.store import SCHEMA_VERSION, FileState, NewChunk, Store
+from scree.store.db import EXACT_SEARCH_MAX_CHUNKS, OVERSAMPLE
 from scree.store.schema import migrate
 
 DIMS = 8
@@ -55,20 +59,47 @@ def raw(db_path: Path) -> apsw.Connection:
 
 
 def row_counts(db_path: Path) -> tuple[int, int, int]:
-    """(chunks, vectors, keyword-index rows) and FTS5's own check that its index matches the chunks table."""
+    """(chunks, vectors, keyword-index rows) and FTS5's own check that its index matches the chunks table.
+
+    Every vector has its sign bits beside it (the test model's 8 dimensions are binary-quantizable), and neither
+    a vector nor its bits outlive their chunk.
+    """
     conn = raw(db_path)
     try:
         conn.execute("insert into chunks_fts(chunks_fts, rank) values ('integrity-check', 1)")
         chunks = conn.execute("select count(*) from chunks").fetchone()[0]
         vectors = conn.execute("select count(*) from chunk_vectors").fetchone()[0]
+        bits = conn.execute("select count(*) from chunk_vector_bits").fetchone()[0]
         keyword_rows = conn.execute("select count(*) from chunks_fts_docsize").fetchone()[0]
         orphans = conn.execute(
-            "select count(*) from chunk_vectors where chunk_id not in (select id from chunks)"
+            "select (select count(*) from chunk_vectors where chunk_id not in (select id from chunks)) "
+            "+ (select count(*) from chunk_vector_bits where chunk_id not in (select id from chunks))"
         ).fetchone()[0]
     finally:
         conn.close()
     assert orphans == 0
+    assert bits == vectors
     return chunks, vectors, keyword_rows
+
+
+def unit_rows(rng: np.random.Generator, count: int, dims: int) -> np.ndarray:
+    matrix = rng.standard_normal((count, dims)).astype("<f4")
+    return matrix / np.linalg.norm(matrix, axis=1, keepdims=True)
+
+
+def topic_vectors(rng: np.random.Generator, count: int, dims: int, topics: np.ndarray) -> np.ndarray:
+    """Unit vectors the way text embeddings cluster: a shared direction, a mix of two topics, and noise."""
+    picked = topics[rng.integers(0, len(topics), (count, 2))]
+    weights = rng.dirichlet([0.5, 0.5], count).astype("<f4")
+    mixed = 0.5 * topics[0] + np.einsum("nt,ntd->nd", weights, picked) + 0.7 * unit_rows(rng, count, dims)
+    return mixed / np.linalg.norm(mixed, axis=1, keepdims=True)
+
+
+def fill(store: Store, matrix: np.ndarray, path: str = "all.md") -> list[int]:
+    """One file with a chunk per row of `matrix`; returns the chunk id of each row."""
+    rows = [NewChunk(i, "", f"row {i}", 1, 1, f"h{i}", matrix[i].tobytes()) for i in range(len(matrix))]
+    store.replace_file(state(path), rows)
+    return [c.id for c in store.chunks_for_path(path)]
 
 
 @pytest.fixture
@@ -287,6 +318,91 @@ def test_knn_matches_brute_force_cosine(db_path: Path, folder: Path) -> None:
         assert store.vector_search(matrix[0].tobytes(), 0) == []
 
 
+def test_two_stage_search_rescores_binary_candidates_exactly(db_path: Path, folder: Path) -> None:
+    rng = np.random.default_rng(11)
+    dims, limit = 64, 10
+    topics = unit_rows(rng, 40, dims)
+    matrix = topic_vectors(rng, 3000, dims, topics)
+    bits = np.packbits(matrix > 0, axis=1)
+    with Store.open(db_path, folder) as store:
+        store.set_model(MODEL, dims)
+        ids = np.array(fill(store, matrix))
+    recalls = []
+    with Store.open(db_path, folder, readonly=True) as reader:  # a reader runs it: nothing in it writes
+        for query in topic_vectors(rng, 20, dims, topics):
+            hamming = np.unpackbits(bits ^ np.packbits(query > 0), axis=1).sum(axis=1)
+            distances = 1.0 - matrix @ query
+            candidates = np.isin(ids, reader.binary_candidates(query.tobytes(), limit * OVERSAMPLE))
+            assert candidates.sum() == limit * OVERSAMPLE
+            edge = hamming[candidates].max()
+            assert edge <= hamming[~candidates].min(), "stage 1 keeps the nearest sign patterns"
+
+            found = reader.two_stage_vector_search(query.tobytes(), limit)
+            rows = np.searchsorted(ids, [chunk_id for chunk_id, _ in found])
+            assert len(found) == limit and (hamming[rows] <= edge).all()
+            assert [d for _, d in found] == pytest.approx(distances[rows].tolist(), abs=1e-5)
+            assert [d for _, d in found] == sorted(d for _, d in found)
+            passed_over = (hamming < edge) & ~np.isin(np.arange(len(ids)), rows)  # ties at the edge may go either way
+            assert (distances[passed_over] >= distances[rows].max() - 1e-6).all(), "stage 2 ranks all candidates"
+            exact = set(np.argsort(distances)[:limit].tolist())
+            recalls.append(len(exact & set(rows.tolist())) / limit)
+        assert reader.vector_search(matrix[5].tobytes(), 3) == reader.exact_vector_search(matrix[5].tobytes(), 3)
+    assert np.mean(recalls) >= 0.9
+
+
+def test_vector_search_is_two_stage_above_the_exact_limit(db_path: Path, folder: Path) -> None:
+    """Decoys share the query's sign bits but point elsewhere; the true nearest has other signs: only an exact
+    search finds it, and with one result wanted the two-stage search rescores decoys alone."""
+    query = pack_vector([1.0] + [0.05] * (DIMS - 1))
+    nearest = pack_vector([1.0] + [-0.05] * (DIMS - 1))
+    decoy = NewChunk(0, "", "decoy", 1, 1, "decoy", pack_vector([0.01] + [1.0] * (DIMS - 1)))
+    decoys_per_file = 1000
+    with Store.open(db_path, folder) as store:
+        store.set_model(MODEL, DIMS)
+        store.replace_file(state("nearest.md"), [NewChunk(0, "", "nearest", 1, 1, "nearest", nearest)])
+        nearest_id = store.chunks_for_path("nearest.md")[0].id
+        full, rest = divmod(EXACT_SEARCH_MAX_CHUNKS - 1, decoys_per_file)
+        store.replace_files([(state(f"d{n}.md"), [decoy] * decoys_per_file) for n in range(full)])
+        store.replace_file(state("rest.md"), [decoy] * rest)
+        assert store.counts()[1] == EXACT_SEARCH_MAX_CHUNKS
+        assert [c for c, _ in store.vector_search(query, 1)] == [nearest_id]
+        assert store.two_stage_vector_search(query, 1)[0][0] != nearest_id
+
+        store.replace_file(state("one-more.md"), [decoy])
+        with Store.open(db_path, folder, readonly=True) as reader:
+            assert reader.vector_search(query, 1)[0][0] != nearest_id
+            assert [c for c, _ in reader.exact_vector_search(query, 1)] == [nearest_id]
+
+
+def test_dimensions_not_a_multiple_of_8_are_always_searched_exactly(db_path: Path, folder: Path) -> None:
+    rng = np.random.default_rng(3)
+    matrix = unit_rows(rng, 50, 12)
+    with Store.open(db_path, folder) as store:
+        store.set_model(MODEL, 12)
+        fill(store, matrix)
+        query = matrix[7].tobytes()
+        assert store.binary_candidates(query, 10) == []
+        assert store.two_stage_vector_search(query, 5) == store.exact_vector_search(query, 5) != []
+        assert store.integrity_check() == "ok"
+    conn = raw(db_path)
+    assert conn.execute("select count(*) from chunk_vector_bits").fetchone()[0] == 0
+    conn.close()
+
+
+def test_integrity_check_finds_missing_and_orphan_sign_bits(store: Store, db_path: Path) -> None:
+    store.replace_file(state("a.md"), [chunk(0, "alpha"), chunk(1, "beta")])
+    assert store.integrity_check() == "ok"
+    first = store.chunks_for_path("a.md")[0].id
+    conn = raw(db_path)
+    conn.execute("delete from chunk_vector_bits where chunk_id = ?", (first,))
+    conn.close()
+    assert store.integrity_check() == "sign bits: 0 without a chunk, 1 chunks without sign bits"
+    conn = raw(db_path)
+    conn.execute("insert into chunk_vector_bits(chunk_id, bits) values (?, x'ff'), (999999, x'00')", (first,))
+    conn.close()
+    assert store.integrity_check() == "sign bits: 1 without a chunk, 0 chunks without sign bits"
+
+
 def test_keyword_search_ranks_heading_and_stems(store: Store) -> None:
     store.replace_file(state("auth.md"), [chunk(0, "how the service works", heading="Authentication > Tokens")])
     store.replace_file(state("misc.md"), [chunk(0, "tokens are mentioned in passing here", heading="Misc")])
@@ -373,6 +489,7 @@ def test_schema_1_file_is_upgraded_in_place(db_path: Path, folder: Path) -> None
     )
     conn.execute("insert into chunk_vectors(chunk_id, embedding) values (1, ?)", (vector("old"),))
     assert conn.execute("select value from meta where key = 'schema_version'").fetchone()[0] == "1"
+    old_bits = conn.execute("select vec_quantize_binary(?)", (vector("old"),)).fetchone()[0]
     conn.close()
 
     with pytest.raises(IndexCorruptError, match="reindex"):
@@ -386,7 +503,10 @@ def test_schema_1_file_is_upgraded_in_place(db_path: Path, folder: Path) -> None
         assert [c.text for c in store.chunks_by_text_hash(["hash-old"])["hash-old"]] == ["kept through the upgrade"]
         assert store.vectors_for_hashes(["hash-old"]) == {"hash-old": vector("old")}
         assert store.keyword_search("upgrade", 3) == store.keyword_search("upgraded", 3) != []
+        assert store.two_stage_vector_search(vector("old"), 1) == store.exact_vector_search(vector("old"), 1)
+        assert store.integrity_check() == "ok"
     conn = raw(db_path)
+    assert conn.execute("select chunk_id, bits from chunk_vector_bits").fetchall() == [(1, old_bits)]
     versions = [row[0] for row in conn.execute("select version from schema_migrations order by version")]
     indexes = {row[0] for row in conn.execute("select name from sqlite_master where type = 'index'")}
     conn.close()

@@ -11,6 +11,9 @@ import apsw
 FTS_TOKENIZER = "porter unicode61 remove_diacritics 2"
 VECTOR_TABLE = "chunk_vectors"
 MAX_DIMS = 8192  # sqlite-vec's own limit on a float[N] column
+# Beside the vec0 table, for the two-stage search of large indexes (db.py): each chunk's vector as one sign bit per
+# dimension, in a plain table (64 bytes a row at 512 dimensions) that a query scans with vec_distance_hamming().
+VECTOR_BITS_TABLE = "chunk_vector_bits"
 
 
 def _now() -> str:
@@ -62,10 +65,38 @@ def _text_hash_index_and_created(conn: apsw.Connection) -> None:
     conn.execute("insert or ignore into meta(key, value) values ('created', ?)", (_now(),))
 
 
+def binary_quantizable(dims: int) -> bool:
+    """sqlite-vec's vec_quantize_binary() packs 8 dimensions a byte; other sizes are only ever searched exactly."""
+    return dims % 8 == 0
+
+
+def _binary_vectors(conn: apsw.Connection) -> None:
+    """Migration 3: the sign bits of every vector, filled from the vec0 table (nothing is re-embedded).
+
+    The bits go with their chunk by trigger, as the FTS rows do, so no delete path can leave one behind (R-S2).
+    """
+    conn.execute(
+        f"""
+        create table {VECTOR_BITS_TABLE}(chunk_id integer primary key, bits blob not null);
+        create trigger chunks_vector_bits_delete after delete on chunks begin
+            delete from {VECTOR_BITS_TABLE} where chunk_id = old.id;
+        end;
+        """
+    )
+    dims = conn.execute("select value from meta where key = 'dims'").fetchone()
+    has_vectors = conn.execute("select 1 from sqlite_master where type = 'table' and name = ?", (VECTOR_TABLE,))
+    if dims is not None and has_vectors.fetchone() is not None and binary_quantizable(int(dims[0])):
+        conn.execute(
+            f"insert into {VECTOR_BITS_TABLE}(chunk_id, bits) "
+            f"select chunk_id, vec_quantize_binary(embedding) from {VECTOR_TABLE}"
+        )
+
+
 # Append only: a migration, once released, is never edited; the list index + 1 is its version.
 MIGRATIONS: tuple[Callable[[apsw.Connection], None], ...] = (
     _initial_schema,
     _text_hash_index_and_created,
+    _binary_vectors,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -93,38 +124,35 @@ class NotAnIndexError(Exception):
 
 
 def migrate(conn: apsw.Connection, upto: int = SCHEMA_VERSION) -> list[int]:
-    """Apply every pending migration up to `upto`, each in its own transaction with its record; return those applied.
+    """Apply every pending migration up to `upto`, each with its record, in one transaction; return those applied.
 
     The version is re-read inside the write transaction, so two processes opening a new index at once apply each
-    migration exactly once.
+    migration exactly once; and since all of them commit together, a reader never sees a half-migrated index.
     """
-    applied: list[int] = []
-    while True:
-        conn.execute("begin immediate")
-        try:
-            version = current_version(conn)
-            if version < 0:
-                raise NotAnIndexError("the database has tables of its own and no schema_migrations table")
-            if version >= upto:
-                conn.execute("commit")
-                return applied
-            if version == 0:
-                conn.execute(
-                    "create table schema_migrations("
-                    "version integer primary key, name text not null, applied_at text not null)"
-                )
-            migration = MIGRATIONS[version]
+    conn.execute("begin immediate")
+    try:
+        version = current_version(conn)
+        if version < 0:
+            raise NotAnIndexError("the database has tables of its own and no schema_migrations table")
+        if version == 0 and upto > 0:
+            conn.execute(
+                "create table schema_migrations("
+                "version integer primary key, name text not null, applied_at text not null)"
+            )
+        applied = list(range(version + 1, upto + 1))
+        for number in applied:
+            migration = MIGRATIONS[number - 1]
             migration(conn)
             conn.execute(
                 "insert into schema_migrations(version, name, applied_at) values (?, ?, ?)",
-                (version + 1, migration.__name__.lstrip("_"), _now()),
+                (number, migration.__name__.lstrip("_"), _now()),
             )
-            conn.execute("insert or replace into meta(key, value) values ('schema_version', ?)", (str(version + 1),))
-            conn.execute("commit")
-        except BaseException:
-            conn.execute("rollback")
-            raise
-        applied.append(version + 1)
+            conn.execute("insert or replace into meta(key, value) values ('schema_version', ?)", (str(number),))
+        conn.execute("commit")
+    except BaseException:
+        conn.execute("rollback")
+        raise
+    return applied
 
 
 # sqlite-vec stores vectors in blocks of this many rows; each commit rewrites the blocks it touched, so the default
