@@ -24,7 +24,7 @@ import sqlite_vec
 
 from scree.embedders.base import pack_vector
 from scree.errors import IndexCorruptError, IndexMismatchError
-from scree.store import SCHEMA_VERSION, FileState, NewChunk, Store
+from scree.store import SCHEMA_VERSION, FileState, NewChunk, Store, fts_match_expression
 from scree.store.db import EXACT_SEARCH_MAX_CHUNKS, OVERSAMPLE
 from scree.store.schema import migrate
 
@@ -414,6 +414,17 @@ def test_keyword_search_ranks_heading_and_stems(store: Store) -> None:
     assert scores == sorted(scores, reverse=True)
     assert [cid for cid, _ in store.keyword_search("CAFE", 5)] == [store.chunks_for_path("cafe.md")[0].id]
     assert store.keyword_search("token", 1) == store.keyword_search("token", 10)[:1]
+
+
+def test_keyword_or_query_skips_common_english_words_unless_it_has_nothing_else(store: Store) -> None:
+    store.replace_file(state("tokens.md"), [chunk(0, "how tokens expire", heading="Tokens")])
+    store.replace_file(state("prose.md"), [chunk(0, "the end of the story and the moral of it")])
+    store.replace_file(state("hamlet.md"), [chunk(0, "to be or not to be, that is the question")])
+    tokens, hamlet = store.chunks_for_path("tokens.md")[0].id, store.chunks_for_path("hamlet.md")[0].id
+    assert fts_match_expression("The tokens of THE service") == '"tokens" OR "service"'
+    assert [cid for cid, _ in store.keyword_search("what is the lifetime of the tokens", 10)] == [tokens]
+    assert fts_match_expression("To be or not to be") == '"To" OR "be" OR "or" OR "not"'
+    assert [cid for cid, _ in store.keyword_search("To be or not to be", 10)] == [hamlet]
 
 
 HOSTILE_QUERIES = [
