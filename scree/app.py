@@ -75,7 +75,7 @@ def reindex(
             )
         return ReindexOutcome(SyncReport(), other_writer_message(pid))
     try:
-        embedder = make_embedder(settings)
+        embedder = make_embedder(settings, keyword_fallback=True)
         with open_store(settings) as store:
             if full:
                 store.reset(embedder.identity, embedder.dims)

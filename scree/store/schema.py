@@ -67,7 +67,7 @@ def _text_hash_index_and_created(conn: apsw.Connection) -> None:
 
 def binary_quantizable(dims: int) -> bool:
     """sqlite-vec's vec_quantize_binary() packs 8 dimensions a byte; other sizes are only ever searched exactly."""
-    return dims % 8 == 0
+    return dims > 0 and dims % 8 == 0
 
 
 def _binary_vectors(conn: apsw.Connection) -> None:

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 
 from scree.chunking import Chunk, chunk_markdown, embed_text, opted_out, text_hash
 from scree.embedders.base import Embedder
+from scree.embedders.factory import KEYWORD_ONLY
 from scree.errors import EmbeddingUnavailableError
 from scree.files import Skipped, read_markdown
 from scree.ignore import IgnorePolicy
@@ -59,8 +60,13 @@ class _Pending:
 
 def prepare_store(store: Store, embedder: Embedder) -> None:
     """Record the embedder on a new index, or refuse one made by another model (R-F3)."""
-    if store.model() is None:
+    recorded = store.model()
+    if recorded is None:
         store.set_model(embedder.identity, embedder.dims)
+    elif recorded[0] == KEYWORD_ONLY and embedder.identity != KEYWORD_ONLY:
+        # a keyword-only index has no vectors to lose: now that a model exists, rebuild it with vectors
+        log.info("keyword-only index gets vectors now", model=embedder.identity)
+        store.reset(embedder.identity, embedder.dims)
     else:
         store.check_model(embedder.identity, embedder.dims)
 

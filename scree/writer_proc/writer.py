@@ -238,7 +238,7 @@ class Writer:
         raise ScreeError before anything is synced; everything later is a WriterResult.
         """
         settings = self._settings
-        embedder = make_embedder(settings)
+        embedder = make_embedder(settings, keyword_fallback=True)
         store: Store | None = None
         try:
             # scree.app.open_store's two steps, without importing scree.app (and search with it): idle RSS (R-P3)
