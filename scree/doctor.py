@@ -52,11 +52,12 @@ def _check_runtime(report: _Report) -> None:
             report.fail(name, "not installed")
     try:
         import apsw
-        import sqlite_vec
+
+        from scree.store.extension import vec0_path
 
         conn = apsw.Connection(":memory:")
         conn.enable_load_extension(True)
-        conn.load_extension(sqlite_vec.loadable_path())
+        conn.load_extension(vec0_path())
         vec_version = conn.execute("select vec_version()").fetchall()[0][0]
         report.ok("sqlite-vec loads", f"{vec_version} on SQLite {apsw.sqlite_lib_version()}")
         conn.close()

@@ -358,11 +358,6 @@ def test_an_index_made_by_another_model_stops_watch_with_the_fix(
     assert lock_holder(settings_for(env, folder).lock_path) is None
 
 
-NUMPY_VIA_SQLITE_VEC = pytest.mark.xfail(
-    strict=True, reason="scree.store imports sqlite_vec, whose __init__ imports numpy when it is installed"
-)
-
-
 @pytest.fixture(scope="module")
 def watch_imports(tmp_path_factory: pytest.TempPathFactory) -> set[str]:
     """Every module a real `scree watch` with the API embedder imported through a first sync and one edit, as
@@ -384,9 +379,7 @@ def watch_imports(tmp_path_factory: pytest.TempPathFactory) -> set[str]:
     return imported
 
 
-@pytest.mark.parametrize(
-    "package", ["mcp", "tokenizers", "onnxruntime", pytest.param("numpy", marks=NUMPY_VIA_SQLITE_VEC)]
-)
+@pytest.mark.parametrize("package", ["mcp", "tokenizers", "onnxruntime", "numpy", "sqlite3"])
 def test_watch_with_the_api_embedder_imports_only_what_it_uses(watch_imports: set[str], package: str) -> None:
     """Idle memory (R-P3, §10): the writer never loads the MCP stack or the offline model's libraries."""
     assert not {name for name in watch_imports if name.split(".")[0] == package}

@@ -10,10 +10,10 @@ from types import TracebackType
 from typing import Any
 
 import apsw
-import sqlite_vec
 
 from scree.errors import IndexCorruptError, IndexMismatchError
 from scree.paths import FILE_MODE, ensure_private_dir
+from scree.store.extension import vec0_path
 from scree.store.keywords import fts_match_expression
 from scree.store.records import FileState, NewChunk, StoredChunk
 from scree.store.schema import (
@@ -93,7 +93,7 @@ def _connect(target: str, readonly: bool) -> apsw.Connection:
     try:
         conn.set_busy_timeout(BUSY_TIMEOUT_MS)
         conn.enable_load_extension(True)
-        conn.load_extension(str(sqlite_vec.loadable_path()))
+        conn.load_extension(vec0_path())
         conn.enable_load_extension(False)
         if not readonly:
             conn.execute("pragma journal_mode = wal").fetchall()
