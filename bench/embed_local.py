@@ -20,7 +20,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-import psutil  # type: ignore[import-untyped]  # no stubs in the dev environment
+import psutil
 
 from bench.corpus import WORDS, markdown_file
 from scree.embedders.local import LocalEmbedder

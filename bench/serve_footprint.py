@@ -25,7 +25,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import psutil  # type: ignore[import-untyped]  # no stubs in the dev environment
+import psutil
 
 from bench.corpus import generate_tree
 from bench.stub_api import StubApiProcess

@@ -165,7 +165,9 @@ def _ids(hits: Hits, k: int) -> set[int]:
     return {chunk_id for chunk_id, _distance in hits[:k]}
 
 
-def measure(size: int, queries: int, rng: np.random.Generator, vocabulary: Sequence[str], kind: str) -> dict[str, Any]:
+def measure_size(
+    size: int, queries: int, rng: np.random.Generator, vocabulary: Sequence[str], kind: str
+) -> dict[str, Any]:
     label = _label(size)
     vectors = Vectors(kind, rng, topics=max(1, size // CHUNKS_PER_TOPIC))
     with tempfile.TemporaryDirectory(prefix="scree-bench-") as tmp:
@@ -230,7 +232,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(" ".join(f"{title:>{WIDTH}}" for title, _key in COLUMNS) + "  vector bar")
     passed = True
     for size in sizes:
-        row = measure(size, args.queries, rng, vocabulary, args.vectors)
+        row = measure_size(size, args.queries, rng, vocabulary, args.vectors)
         results.update(row)
         label = _label(size)
         bar = BARS_MS.get(size)
@@ -247,6 +249,28 @@ def main(argv: Sequence[str] | None = None) -> int:
     args.json.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
     print(f"wrote {args.json}")
     return 0 if passed else 1
+
+
+def measure(sizes: Sequence[int] = (10_000, 100_000), queries: int = 100, kind: str = "clustered") -> dict[str, float]:
+    """scree bench's figures at each size, over one index built per size: the store's vector search as the engine
+    calls it and a whole search through SearchEngine (bench.search_latency). Keys end in the size: `_10k`, `_100k`."""
+    from bench.search_latency import materialise_files, time_index
+
+    rng = np.random.default_rng(2024)
+    vocabulary = _vocabulary(rng)
+    figures: dict[str, float] = {}
+    for size in sizes:
+        label = _label(size)
+        vectors = Vectors(kind, rng, topics=max(1, size // CHUNKS_PER_TOPIC))
+        with tempfile.TemporaryDirectory(prefix="scree-bench-") as tmp:
+            folder, db_path = Path(tmp) / "notes", Path(tmp) / "index" / "index.db"
+            folder.mkdir()
+            figures[f"build_s_{label}"] = round(build(db_path, folder, size, rng, vocabulary, vectors), 2)
+            with Store.open(db_path, folder, readonly=True) as store:
+                materialise_files(store, folder)
+                texts = [" ".join(_zipf_words(rng, vocabulary, 3)) for _ in range(queries)]
+                figures.update({f"{key}_{label}": value for key, value in time_index(store, folder, texts).items()})
+    return figures
 
 
 if __name__ == "__main__":

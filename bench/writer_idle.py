@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-import psutil  # type: ignore[import-untyped]  # no stubs in the dev environment
+import psutil
 
 from bench.corpus import generate_tree, markdown_file
 from bench.stub_api import StubApiProcess
@@ -52,8 +52,15 @@ def small_tree(root: Path, files: int, seed: int = 3) -> int:
 
 
 def clean_env(data: Path) -> dict[str, str]:
-    """This process's environment without the user's scree, API and Claude settings, with indexes under `data`."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("SCREE_", "OPENROUTER_", "CLAUDE_"))}
+    """This process's environment without the user's scree, API and Claude settings, with indexes under `data`.
+
+    SCREE_EXTENSIONS stays: it says which files are notes, and a benchmark measures the folder as scree indexes it.
+    """
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k == "SCREE_EXTENSIONS" or not k.startswith(("SCREE_", "OPENROUTER_", "CLAUDE_"))
+    }
     env.update(XDG_DATA_HOME=str(data), SCREE_FIRST_SYNC_MB=NO_FIRST_SYNC_CAP_MB)
     return env
 
@@ -180,8 +187,6 @@ def measure(
         heavy = watch.loaded_heavy_modules()
     finally:
         watch.stop()
-    if heavy:
-        print(f"note: the idle writer has mapped {', '.join(heavy)}", file=sys.stderr)
     figures = {
         "files": float(files),
         "markdown_mb": round(markdown_mb, 2),

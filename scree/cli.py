@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from scree import __version__
 from scree.config import load_settings
-from scree.errors import ScreeError
+from scree.errors import ScreeError, UsageError
 from scree.logs import configure_logging
 from scree.redact import redact
 
@@ -73,6 +73,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("doctor", help="check the installation, the index and the settings")
     _add_folder_flags(p)
+
+    p = sub.add_parser("bench", help="measure memory, handshake, search, sync and edit latency against SPEC §10's bars")
+    p.add_argument("--notes", metavar="DIR", help="measure on a copy of the notes in DIR (default: a generated tree)")
+    p.add_argument("--json", metavar="FILE", help="also write the figures to FILE as one JSON object")
+    p.add_argument("--check", action="store_true", help="exit 1 when a figure misses its bar")
+    p.add_argument("--quick", action="store_true", help="fewer samples and no 100k-chunk index: about a minute")
 
     p = sub.add_parser("model", help="manage the offline embedding model")
     model_sub = p.add_subparsers(dest="model_command", metavar="ACTION")
@@ -195,6 +201,25 @@ def cmd_model(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_bench(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from bench.suite import failed, missed, render_table, run_bench, terminal_progress, to_json
+
+    target = Path(args.json) if args.json else None
+    if target is not None and not target.parent.is_dir():
+        raise UsageError(f"--json {args.json}: no such directory {str(target.parent)!r}")
+    notes = Path(args.notes) if args.notes else None
+    what, figures = run_bench(notes, quick=args.quick, progress=terminal_progress(sys.stderr))
+    print(render_table(what, figures))
+    if target is not None:
+        try:
+            target.write_text(json.dumps(to_json(figures), indent=2) + "\n", encoding="utf-8")
+        except OSError as exc:
+            raise ScreeError(f"cannot write {args.json}: {exc.strerror}") from None
+    return EXIT_FAIL if failed(figures) or (args.check and missed(figures)) else EXIT_OK
+
+
 COMMANDS = {
     "serve": cmd_serve,
     "watch": cmd_watch,
@@ -204,6 +229,7 @@ COMMANDS = {
     "doctor": cmd_doctor,
     "init": cmd_init,
     "model": cmd_model,
+    "bench": cmd_bench,
 }
 
 

@@ -1,0 +1,113 @@
+"""`scree bench` (R-L3): one quick run of the installed command on a tiny folder measures every figure; a missing
+offline model is a row that says so, never a crash. The bars themselves are for benchmarks, not tests."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+from cli_helpers import run_scree, scree_env
+
+from bench.suite import OFFLINE_MODEL, QUICK, WRITER_OFFLINE, BenchRun, Prepared, measure_offline_model, render_table
+from scree.model_install import install_model
+
+BENCH_TIMEOUT_S = 110.0  # the quick run takes about a minute on 2 shared cores
+SKIPPED_IN_QUICK = {"search_store_p50_ms_100k", "search_store_p95_ms_100k", "search_e2e_p50_ms_100k",
+                    "search_e2e_p95_ms_100k"}  # fmt: skip
+FIGURES = {
+    "bare_mcp_idle_rss_mb", "bare_mcp_idle_uss_mb", "reader_idle_rss_mb", "reader_idle_uss_mb",
+    "bare_mcp_handshake_s", "reader_handshake_s", "reader_handshake_first_sync_s",
+    "serve_writer_first_sync_peak_rss_mb", "serve_writer_watching_rss_mb",
+    "writer_idle_rss_mb_api", "writer_first_sync_peak_rss_mb_api", "index_chunks", "first_sync_api_requests",
+    "writer_idle_rss_mb_offline", "writer_first_sync_peak_rss_mb_offline",
+    "search_store_p50_ms_index", "search_store_p95_ms_index", "search_e2e_p50_ms_index", "search_e2e_p95_ms_index",
+    "search_store_p50_ms_10k", "search_store_p95_ms_10k", "search_e2e_p50_ms_10k", "search_e2e_p95_ms_10k",
+    "sync_mb_per_s", "sync_peak_rss_mb",
+    "edit_to_searchable_p50_s", "edit_to_searchable_p95_s",
+    "offline_model_load_s", "offline_query_p50_ms", "offline_embed_tokens_per_s", "offline_embed_peak_rss_mb",
+}  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def model(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The offline model, in the pytest cache folder tests/test_local_model.py installs it into (fetched once)."""
+    cache = getattr(request.config, "cache", None)
+    models = cache.mkdir("scree-models") if cache is not None else tmp_path_factory.mktemp("models")
+    return install_model(models)
+
+
+def _tiny_notes(root: Path) -> Path:
+    (root / "docs").mkdir(parents=True)
+    (root / "README.md").write_text(
+        "# Tiny project\n\nThe writer keeps the index current and holds the lock.\n\n"
+        "## Search\n\nVector and keyword results are fused by reciprocal rank.\n",
+        encoding="utf-8",
+    )
+    (root / "docs" / "guide.md").write_text(
+        "# Guide\n\nHow to sync a folder of markdown notes.\n\n## Memory\n\nThe reader stays small while idle.\n",
+        encoding="utf-8",
+    )
+    (root / ".hidden.md").write_text("# Hidden\n\nNever copied: scree does not index hidden files.\n")
+    return root
+
+
+@pytest.mark.slow
+def test_quick_bench_measures_every_figure(tmp_path: Path, model: Path) -> None:
+    notes = _tiny_notes(tmp_path / "notes")
+    before = {p: p.read_bytes() for p in notes.rglob("*") if p.is_file()}
+    out = tmp_path / "bench.json"
+    env = scree_env(tmp_path / "data", SCREE_LOCAL_MODEL_DIR=str(model))
+    proc = run_scree("bench", "--quick", "--json", str(out), "--notes", str(notes), env=env, timeout=BENCH_TIMEOUT_S)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "Traceback" not in proc.stderr
+    figures = json.loads(out.read_text(encoding="utf-8"))
+    assert set(figures) == FIGURES | SKIPPED_IN_QUICK
+    for key in SKIPPED_IN_QUICK:
+        assert figures[key] is None, key
+    for key in FIGURES:
+        value = figures[key]
+        assert isinstance(value, int | float) and math.isfinite(value) and value > 0, (key, value)
+    table = proc.stdout
+    assert f"a copy of the notes in {notes.resolve()}" in table
+    assert "bars missed:" in table and "skipped (--quick)" in table
+    for row in ("scree reader, idle RSS", "writer first sync, offline model, peak RSS", "edit to searchable, p95"):
+        assert row in table
+    # the edits went to a copy: the user's folder is as it was, and no index was made in the user's data home
+    assert {p: p.read_bytes() for p in notes.rglob("*") if p.is_file()} == before
+    assert not (tmp_path / "data" / "scree").exists()
+
+
+def test_missing_offline_model_is_a_row_not_a_crash(tmp_path: Path) -> None:
+    (tmp_path / "notes").mkdir()
+    prepared = Prepared("an empty folder", 0, (".md",))
+    run = BenchRun(tmp_path, tmp_path / "notes", prepared, QUICK, lambda _title: None)
+    empty = tmp_path / "no-model"
+    empty.mkdir()
+    run.step("offline model speed", OFFLINE_MODEL, lambda: measure_offline_model(run, empty))
+    figures = run.figures()
+    assert [f.spec.key for f in figures] == [spec.key for spec in OFFLINE_MODEL]
+    for figure in figures:
+        assert figure.value is None and figure.met is None
+        assert "not installed" in figure.note and "scree model install" in figure.note
+    assert not run.failed
+    table = render_table("an empty folder", figures)
+    assert "offline model, query embedding, p50" in table and "offline model not installed" in table
+    assert "bars missed: 0" in table
+
+
+def test_a_broken_measurement_is_reported_and_fails_its_bar(tmp_path: Path) -> None:
+    prepared = Prepared("a folder", 0, (".md",))
+    run = BenchRun(tmp_path, tmp_path, prepared, QUICK, lambda _title: None)
+
+    def broken() -> dict[str, float]:
+        raise RuntimeError("scree watch exited with 1\nbefore 'first sync done'")
+
+    run.step("scree watch with the offline model", WRITER_OFFLINE, broken)
+    figures = run.figures()
+    assert run.failed
+    by_key = {f.spec.key: f for f in figures}
+    assert by_key["writer_first_sync_peak_rss_mb_offline"].met is False  # it has a bar, and nothing met it
+    assert by_key["writer_idle_rss_mb_offline"].met is None
+    assert all(f.note == "failed: RuntimeError: scree watch exited with 1 before 'first sync done'" for f in figures)
