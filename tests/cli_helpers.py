@@ -6,8 +6,12 @@ import json
 import os
 import subprocess
 import sys
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 SCREE = str(Path(sys.executable).parent / "scree")
 TEST_KEY = "sk-test-secret-4f9c2e"
@@ -35,3 +39,24 @@ def search_json(folder: Path, query: str, env: dict[str, str], *extra: str) -> d
     assert proc.returncode == 0, proc.stderr
     result: dict[str, Any] = json.loads(proc.stdout)
     return result
+
+
+POLL_S = 0.02
+
+
+def wait_until(condition: Callable[[], Any], what: str, deadline_s: float) -> Any:
+    """Poll `condition` until it returns something truthy (returned), failing the test after `deadline_s`."""
+    end = time.monotonic() + deadline_s
+    while True:
+        value = condition()
+        if value:
+            return value
+        if time.monotonic() > end:
+            pytest.fail(f"not within {deadline_s} s: {what}")
+        time.sleep(POLL_S)
+
+
+def write_text(path: Path, text: str) -> None:
+    """Write `text` (UTF-8) to `path`, creating its folders."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")

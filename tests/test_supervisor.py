@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import cli_helpers
 import psutil
 import pytest
 from embed_server import EmbedServer
@@ -61,20 +62,10 @@ SCANNED = re.compile(r"Scanned (\d+) notes: (\d+) indexed, (\d+) removed, (\d+) 
 
 
 def wait_until(condition: Callable[[], Any], what: str, deadline_s: float = DEADLINE_S) -> Any:
-    """Poll `condition` until it returns something truthy (returned), failing after `deadline_s`."""
-    end = time.monotonic() + deadline_s
-    while True:
-        value = condition()
-        if value:
-            return value
-        if time.monotonic() > end:
-            pytest.fail(f"not within {deadline_s} s: {what}")
-        time.sleep(POLL_S)
+    return cli_helpers.wait_until(condition, what, deadline_s)
 
 
-def write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
+write = cli_helpers.write_text
 
 
 def make_folder(root: Path, files: int = 5) -> Path:

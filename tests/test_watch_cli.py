@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import apsw
+import cli_helpers
 import pytest
 import sqlite_vec
 from embed_server import EmbedServer
@@ -36,7 +37,6 @@ from scree.store import Store
 from scree.store.schema import VECTOR_TABLE
 
 DEADLINE_S = 15.0
-POLL_S = 0.02
 STOP_BAR_S = 5.0  # R-W5
 TAKEOVER_BAR_S = 5.0  # R-P4
 FAST_ENV = {
@@ -52,17 +52,11 @@ KILL_FILES = 300
 KILL_ROUNDS = 3
 
 
-def wait_until(condition: Callable[[], bool], what: str, deadline_s: float = DEADLINE_S) -> None:
-    end = time.monotonic() + deadline_s
-    while not condition():
-        if time.monotonic() > end:
-            pytest.fail(f"not within {deadline_s} s: {what}")
-        time.sleep(POLL_S)
+def wait_until(condition: Callable[[], Any], what: str, deadline_s: float = DEADLINE_S) -> Any:
+    return cli_helpers.wait_until(condition, what, deadline_s)
 
 
-def write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
+write = cli_helpers.write_text
 
 
 def base_env(data: Path, **extra: str) -> dict[str, str]:

@@ -7,12 +7,13 @@ from __future__ import annotations
 import os
 import shutil
 import threading
-import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
+import cli_helpers
 import pytest
 
 from scree.config import Settings, load_settings
@@ -25,7 +26,6 @@ from scree.writer_proc.health import FileIdentity, HealthCheck, compare, identit
 from scree.writer_proc.writer import Outcome, Writer, WriterResult, WriterState
 
 DEADLINE_S = 10.0
-POLL_S = 0.02
 BACKENDS = ["inotify", "watchdog"]
 FAST_ENV = {
     "SCREE_EMBEDDER": "hash",
@@ -36,17 +36,11 @@ FAST_ENV = {
 }
 
 
-def wait_until(condition: Callable[[], bool], what: str, deadline_s: float = DEADLINE_S) -> None:
-    end = time.monotonic() + deadline_s
-    while not condition():
-        if time.monotonic() > end:
-            pytest.fail(f"not within {deadline_s} s: {what}")
-        time.sleep(POLL_S)
+def wait_until(condition: Callable[[], Any], what: str, deadline_s: float = DEADLINE_S) -> Any:
+    return cli_helpers.wait_until(condition, what, deadline_s)
 
 
-def write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
+write = cli_helpers.write_text
 
 
 def note(title: str, body: str) -> str:
