@@ -103,8 +103,8 @@ def main() -> None:
     bar = args.debounce + EXTRA_BAR_S
     met = result["p50_s"] <= bar and result["p95_s"] <= bar
     rows = [
-        ("edits", result["edits"]),
-        ("notes in the tree", result["notes"]),
+        ("edits", int(result["edits"])),
+        ("notes in the tree", int(result["notes"])),
         ("watcher", args.backend),
         ("debounce s", result["debounce_s"]),
         ("median s", result["p50_s"]),
