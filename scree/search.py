@@ -101,17 +101,17 @@ class SearchEngine:
         rows = self._store.chunks_by_ids(chunk_id for chunk_id, _ in ranked)
         current: dict[str, _Current | None] = {}
         dropped: set[str] = set()
-        seen_hashes: set[str] = set()
+        seen_texts: set[str] = set()
         hits: list[Hit] = []
         for chunk_id, score in ranked:
             row = rows.get(chunk_id)
-            if row is None or row.text_hash in seen_hashes:
+            if row is None or row.text in seen_texts:
                 continue
             state = self._check(row.path, current)
             if state is None:
                 dropped.add(row.path)
                 continue
-            seen_hashes.add(row.text_hash)
+            seen_texts.add(row.text)
             hits.append(self._hit(row, score, state, current))
             if len(hits) == k:
                 break
@@ -120,7 +120,7 @@ class SearchEngine:
     def _hit(self, row: StoredChunk, score: float, state: _Current, current: dict[str, _Current | None]) -> Hit:
         start, end, stale = _locate(row, state)
         also: list[str] = []
-        for twin in self._store.chunks_by_text_hash([row.text_hash]).get(row.text_hash, []):
+        for twin in self._store.chunks_with_text(row.text):
             if twin.path == row.path:
                 continue
             twin_state = self._check(twin.path, current)

@@ -281,9 +281,8 @@ def test_lookup_by_hash_and_id(store: Store) -> None:
     shared = hashlib.sha256(b"shared text").hexdigest()
     unknown = "0" * 64
     assert store.vectors_for_hashes([shared, unknown, shared]) == {shared: vector("shared text")}
-    by_hash = store.chunks_by_text_hash([shared, unknown])
-    assert [c.path for c in by_hash[shared]] == ["a.md", "b.md"]
-    assert unknown not in by_hash
+    assert [c.path for c in store.chunks_with_text("shared text")] == ["a.md", "b.md"]
+    assert store.chunks_with_text("shared") == []  # exact text only, not a prefix
     ids = [c.id for c in store.chunks_for_path("a.md")]
     found = store.chunks_by_ids([*ids, 999_999])
     assert set(found) == set(ids)
@@ -511,7 +510,7 @@ def test_schema_1_file_is_upgraded_in_place(db_path: Path, folder: Path) -> None
         assert store.get_meta("created")
         assert store.model() == (MODEL, DIMS)
         assert store.files() == {"old.md": FileState("old.md", "abc", 1, 2)}
-        assert [c.text for c in store.chunks_by_text_hash(["hash-old"])["hash-old"]] == ["kept through the upgrade"]
+        assert [c.path for c in store.chunks_with_text("kept through the upgrade")] == ["old.md"]
         assert store.vectors_for_hashes(["hash-old"]) == {"hash-old": vector("old")}
         assert store.keyword_search("upgrade", 3) == store.keyword_search("upgraded", 3) != []
         assert store.two_stage_vector_search(vector("old"), 1) == store.exact_vector_search(vector("old"), 1)

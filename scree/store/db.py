@@ -18,6 +18,7 @@ from scree.store.keywords import fts_match_expression
 from scree.store.records import FileState, NewChunk, StoredChunk
 from scree.store.schema import (
     SCHEMA_VERSION,
+    TEXT_START_EXPR,
     VECTOR_BITS_TABLE,
     VECTOR_TABLE,
     NotAnIndexError,
@@ -32,6 +33,7 @@ WAL_AUTOCHECKPOINT_PAGES = 1000  # R-S1: bounded autocheckpoint (4 MB of 4 KB pa
 JOURNAL_SIZE_LIMIT_BYTES = 64 * 1024 * 1024  # a checkpointed WAL is truncated back to this
 # Reading vectors through mmap instead of the page cache: at 10k chunks 11 ms -> 7 ms a query (bench.store_search).
 MMAP_BYTES = 512 * 1024 * 1024
+WRITER_CACHE_KIB = 512  # SQLite's default is 2000 KiB
 HEADING_WEIGHT = 2.0  # R-S1: bm25 column weights, a match in the heading trail counts double
 TEXT_WEIGHT = 1.0
 MAX_KNN = 4096  # sqlite-vec's largest k
@@ -100,6 +102,8 @@ def _connect(target: str, readonly: bool) -> apsw.Connection:
             conn.execute("pragma synchronous = normal").fetchall()
             conn.execute(f"pragma wal_autocheckpoint = {WAL_AUTOCHECKPOINT_PAGES}").fetchall()
             conn.execute(f"pragma journal_size_limit = {JOURNAL_SIZE_LIMIT_BYTES}").fetchall()
+            # the writer reads little (hashes, cached vectors): a small page cache keeps its idle RSS down (§10)
+            conn.execute(f"pragma cache_size = -{WRITER_CACHE_KIB}").fetchall()
         else:
             # readers only: mapped pages count in RSS, so the writer's memory would grow with the index (R-S3)
             conn.execute(f"pragma mmap_size = {MMAP_BYTES}").fetchall()
@@ -510,18 +514,14 @@ class Store:
         rows = self._conn.execute(f"select {_CHUNK_COLUMNS} from chunks where path = ? order by ordinal", (path,))
         return [_chunk(row) for row in rows]
 
-    def chunks_by_text_hash(self, hashes: Iterable[str]) -> dict[str, list[StoredChunk]]:
-        """R-M4: every chunk carrying each text hash, by path then ordinal, so duplicates collapse into one hit."""
-        found: dict[str, list[StoredChunk]] = {}
-        for batch in _batches(dict.fromkeys(hashes)):
-            rows = self._conn.execute(
-                f"select {_CHUNK_COLUMNS} from chunks where text_hash in ({_placeholders(len(batch))}) "
-                "order by path, ordinal",
-                batch,
-            )
-            for chunk in map(_chunk, rows):
-                found.setdefault(chunk.text_hash, []).append(chunk)
-        return found
+    def chunks_with_text(self, text: str) -> list[StoredChunk]:
+        """R-M4: every chunk whose text is exactly `text` (in any file), by path then ordinal."""
+        rows = self._conn.execute(
+            f"select {_CHUNK_COLUMNS} from chunks where {TEXT_START_EXPR} = substr(?1, 1, 64) and text = ?1 "
+            "order by path, ordinal",
+            (text,),
+        )
+        return list(map(_chunk, rows))
 
     def counts(self) -> tuple[int, int]:
         """(files, chunks) in the index."""

@@ -59,6 +59,9 @@ def _initial_schema(conn: apsw.Connection) -> None:
     )
 
 
+TEXT_START_EXPR = "substr(text, 1, 64)"
+
+
 def _text_hash_index_and_created(conn: apsw.Connection) -> None:
     """Migration 2: look chunks up by text hash (the R-E7 vector cache, R-M4 collapse) and record when it was made."""
     conn.execute("create index if not exists chunks_text_hash on chunks(text_hash)")
@@ -93,10 +96,17 @@ def _binary_vectors(conn: apsw.Connection) -> None:
 
 
 # Append only: a migration, once released, is never edited; the list index + 1 is its version.
+def _text_start_index(conn: apsw.Connection) -> None:
+    """Migration 4: find chunks by their text (R-M4 duplicates). text_hash covers path and heading too (R-C4), so
+    the same paragraph in two files never shares one; an index on the text's start keeps the lookup cheap."""
+    conn.execute(f"create index if not exists chunks_text_start on chunks({TEXT_START_EXPR})")
+
+
 MIGRATIONS: tuple[Callable[[apsw.Connection], None], ...] = (
     _initial_schema,
     _text_hash_index_and_created,
     _binary_vectors,
+    _text_start_index,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -1,0 +1,92 @@
+"""The search engine over a real folder and index: re-check before returning (R-M2), stale ranges and duplicate
+collapse (R-M4), all without the writer catching up first."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from scree.embedders.hashed import HashEmbedder
+from scree.ignore import IgnorePolicy
+from scree.search import SearchEngine
+from scree.store import Store
+from scree.writer_proc.sync import Syncer, prepare_store
+
+SHARED = "## Licence\n\nThis text is released under the compost licence, version two.\n"
+
+
+@pytest.fixture
+def folder(tmp_path: Path) -> Path:
+    root = tmp_path / "notes"
+    root.mkdir()
+    (root / "a.md").write_text("# Alpha\n\nApples grow on trees in the orchard.\n\n" + SHARED, encoding="utf-8")
+    (root / "b.md").write_text("# Beta\n\nBananas ripen in the sun.\n\n" + SHARED, encoding="utf-8")
+    (root / "c.md").write_text("# Gamma\n\nCherries are small stone fruits.\n", encoding="utf-8")
+    return root
+
+
+@pytest.fixture
+def engine(folder: Path, tmp_path: Path) -> Iterator[SearchEngine]:
+    embedder = HashEmbedder()
+    db = tmp_path / "index.db"
+    with Store.open(db, folder) as store:
+        prepare_store(store, embedder)
+        Syncer(store, IgnorePolicy(folder), embedder, 1_000_000).sync_all()
+    with Store.open(db, folder, readonly=True) as reader:
+        yield SearchEngine(reader, IgnorePolicy(folder), folder, 1_000_000, lambda: embedder)
+
+
+def paths(engine: SearchEngine, query: str, mode: str = "hybrid") -> list[str]:
+    return [hit.path for hit in engine.search(query, k=10, mode=mode).hits]
+
+
+def test_identical_chunks_come_back_once_with_also(engine: SearchEngine) -> None:
+    hits = engine.search("compost licence version", k=10, mode="keyword").hits
+    licence = [hit for hit in hits if "compost licence" in hit.text]
+    assert len(licence) == 1
+    other = "b.md" if licence[0].path == "a.md" else "a.md"
+    assert licence[0].also == (f"{other}:5-7",)
+
+
+def test_lines_move_with_an_edit_and_gone_text_is_stale(engine: SearchEngine, folder: Path) -> None:
+    before = engine.search("cherries stone fruits", k=1, mode="keyword").hits[0]
+    assert (before.path, before.start, before.end) == ("c.md", 1, 3)
+    (folder / "c.md").write_text("Preface line.\n\n\n# Gamma\n\nCherries are small stone fruits.\n", encoding="utf-8")
+    moved = engine.search("cherries stone fruits", k=1, mode="keyword").hits[0]
+    assert (moved.start, moved.end, moved.stale) == (4, 6, False)
+    (folder / "c.md").write_text("# Gamma\n\nCherries were replaced by plums.\n", encoding="utf-8")
+    stale = engine.search("cherries stone fruits", k=1, mode="keyword").hits[0]
+    assert stale.path == "c.md" and stale.stale and stale.start is None and stale.end is None
+
+
+@pytest.mark.parametrize("how", ["deleted", "gitignored", "opted out", "screeignored"])
+def test_a_file_dropped_since_indexing_leaves_results_at_once(engine: SearchEngine, folder: Path, how: str) -> None:
+    assert "c.md" in paths(engine, "cherries stone fruits")
+    target = folder / "c.md"
+    if how == "deleted":
+        os.unlink(target)
+    elif how == "gitignored":
+        (folder / ".gitignore").write_text("c.md\n", encoding="utf-8")
+    elif how == "screeignored":
+        (folder / ".screeignore").write_text("c*.md\n", encoding="utf-8")
+    else:
+        target.write_text("---\nscree: ignore\n---\n# Gamma\n\nCherries are small stone fruits.\n", encoding="utf-8")
+    engine._policy.invalidate()  # the MCP tools do this on every call; here the test stands in for them
+    result = engine.search("cherries stone fruits", k=10)
+    assert "c.md" not in [hit.path for hit in result.hits]
+    assert result.dropped_paths == ("c.md",)
+
+
+def test_empty_index_and_empty_query_return_nothing(tmp_path: Path) -> None:
+    folder = tmp_path / "empty"
+    folder.mkdir()
+    with Store.open(tmp_path / "e.db", folder) as store:
+
+        def no_embedder() -> HashEmbedder:
+            raise AssertionError("an empty index must not embed the query")
+
+        engine = SearchEngine(store, IgnorePolicy(folder), folder, 1_000_000, no_embedder)
+        assert engine.search("anything").hits == []
