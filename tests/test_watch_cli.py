@@ -117,6 +117,9 @@ class Watch:
         return [line for line in list(self.lines) if not line.startswith("{")]
 
     def wait_log(self, event: str, deadline_s: float = DEADLINE_S, **fields: Any) -> dict[str, Any]:
+        """The first log record of `event` with these fields, from the watching process itself by default: the
+        first sync runs in a spawned child (role "writer") whose records share stderr."""
+        fields.setdefault("role", "watch")
         found: list[dict[str, Any]] = []
 
         def seen() -> bool:

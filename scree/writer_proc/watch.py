@@ -10,6 +10,7 @@ setting it from a handler cannot deadlock) and count; the Writer's main loop not
 from __future__ import annotations
 
 import os
+import queue
 import sys
 import threading
 import time
@@ -20,11 +21,13 @@ from scree.logs import get_logger
 from scree.paths import ensure_private_dir
 from scree.redact import redact
 from scree.signals import SignalLatch
-from scree.writer_proc.writer import Outcome, Writer, WriterState
+from scree.writer_proc.writer import Outcome, Writer, WriterResult, WriterState
 
 log = get_logger(__name__)
 
 EXIT_OK, EXIT_FAIL = 0, 1  # R-L1; a health failure exits non-zero so the service manager restarts (R-P6)
+CHILD_POLL_S = 0.2  # how often the wait for the first-sync child looks at a stop
+CHILD_STOP_S = 5.0  # R-W5: the child gets this long after SIGTERM before SIGKILL
 LOCK_POLL_S = 0.1  # while waiting for the lock, a stop is noticed within this
 
 
@@ -65,6 +68,40 @@ def _log_status(state: WriterState) -> None:
     )
 
 
+def _first_sync_in_child(settings: Settings, lock: WriterLock, stop: threading.Event) -> WriterResult | None:
+    """R-P3 for `scree watch`: the big first sync runs in a spawned child that shares the lock and exits, so this
+    process watches with a heap that never held it (writer idle bar). None when the child synced; else its result."""
+    from scree.writer_proc.child import EXIT_CODES, FAILED, OVER_CAP, STOPPED, SYNC, SYNCED, Finished, start_writer
+
+    fd = lock.fileno()
+    assert fd is not None
+    child = start_writer(settings, SYNC, fd)
+    finished: Finished | None = None
+    stop_sent_at: float | None = None
+    while child.process.is_alive() or finished is None:
+        try:
+            message = child.up.get(timeout=CHILD_POLL_S)
+        except queue.Empty:
+            message = None
+        if isinstance(message, Finished):
+            finished = message
+        if stop.is_set() and stop_sent_at is None and child.process.is_alive():
+            child.process.terminate()  # SIGTERM: the child's own latch stops its writer
+            stop_sent_at = time.monotonic()
+        if stop_sent_at is not None and time.monotonic() - stop_sent_at > CHILD_STOP_S:
+            child.process.kill()
+        if not child.process.is_alive() and message is None and finished is None:
+            break  # died without a word (killed): its exit code says what happened
+    child.process.join(CHILD_STOP_S)
+    outcome = finished.outcome if finished else {v: k for k, v in EXIT_CODES.items()}.get(child.process.exitcode or 0)
+    if outcome == SYNCED and not stop.is_set():
+        return None
+    if outcome in (SYNCED, STOPPED) or stop.is_set():
+        return WriterResult(Outcome.STOPPED, "stopped")
+    line = finished.message if finished else f"the first-sync process exited with code {child.process.exitcode}"
+    return WriterResult(Outcome.OVER_CAP if outcome == OVER_CAP else Outcome.FAILED, line or FAILED)
+
+
 def run_watch(settings: Settings) -> int:
     """Run the writer for `settings.folder` until a signal; returns the process exit code."""
     stop = threading.Event()
@@ -76,7 +113,8 @@ def run_watch(settings: Settings) -> int:
             return EXIT_OK
         try:
             log.info("writer lock taken", pid=os.getpid(), lock=str(settings.lock_path))
-            result = Writer(settings, stop, on_status=_log_status).run()
+            first = _first_sync_in_child(settings, lock, stop)
+            result = first if first is not None else Writer(settings, stop, on_status=_log_status).run()
         finally:
             lock.release()
     finally:
