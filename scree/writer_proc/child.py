@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from scree.writer_proc.writer import Writer, WriterState
 
 SYNC, WATCH = "sync", "watch"  # R-P3: a child that does the first sync and exits; a fresh one that watches
+SYNC_NICENESS = 10  # a first-sync child is background work: the MCP reader answers first on a busy machine
 HEARTBEAT_S = 1.0  # R-P2: a status at least this often, from its own thread, so a frozen process falls silent
 REQUEST_POLL_S = 0.5  # the request thread looks at the done flag at least this often
 PARENT_POLL_S = 0.5  # the parent check also catches a re-parented child where no sentinel exists
@@ -177,6 +178,8 @@ def child_main(
     configure_logging("writer", settings.log_format, settings.log_level)
     register_secret(settings.api_key)
     log = get_logger(__name__)
+    if mode == SYNC and hasattr(os, "nice"):
+        os.nice(SYNC_NICENESS)  # the big sync yields the cores to the reader's handshake and searches (R-M8)
     done = threading.Event()  # the helper threads stop with it
     reporter = _Reporter(up)
     threading.Thread(target=reporter.beat, args=(done,), name="scree-heartbeat", daemon=True).start()
