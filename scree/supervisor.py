@@ -49,7 +49,7 @@ from scree.paths import ensure_private_dir
 from scree.signals import SignalLatch
 from scree.status import WriterStatus
 from scree.writer_proc.child import (
-    EXIT_CODES,
+    OUTCOME_BY_EXIT_CODE,
     OVER_CAP,
     SETUP_ERROR,
     STOPPED,
@@ -87,7 +87,6 @@ DEFAULT_RESTART_MAX_S = 60.0  # ... up to this
 DEFAULT_HEARTBEAT_TIMEOUT_S = 10.0  # R-P2: the child reports every second; this long silent means hung
 
 FIRST_SYNC_REPLY = "The first sync is still running ({n} notes indexed so far); new and changed files are included."
-_OUTCOME_BY_EXIT_CODE = {code: outcome for outcome, code in EXIT_CODES.items()}
 
 
 @dataclass(frozen=True, slots=True)
@@ -356,7 +355,7 @@ class Supervisor:
         with self._mutex:
             self._view.child_pid = None
         finished = child.finished
-        outcome = finished.outcome if finished else _OUTCOME_BY_EXIT_CODE.get(code) if code is not None else None
+        outcome = finished.outcome if finished else OUTCOME_BY_EXIT_CODE.get(code) if code is not None else None
         outcome = None if fault else outcome
         message = finished.message if finished else ""
         log.info("writer exited", pid=pid, code=code, outcome=outcome, mode=child.handle.mode)

@@ -58,6 +58,7 @@ STOPPED, FAILED, SYNCED, OVER_CAP, UNHEALTHY, SETUP_ERROR = (
     "setup_error",
 )
 EXIT_CODES = {STOPPED: 0, FAILED: 1, SYNCED: 3, OVER_CAP: 4, UNHEALTHY: 5, SETUP_ERROR: 6}
+OUTCOME_BY_EXIT_CODE = {code: outcome for outcome, code in EXIT_CODES.items()}  # for a child whose Finished was lost
 MCP_MODULES = ("mcp", "mcp_types")  # R-P3: neither may be loaded in the child
 
 

@@ -71,7 +71,16 @@ def _log_status(state: WriterState) -> None:
 def _first_sync_in_child(settings: Settings, lock: WriterLock, stop: threading.Event) -> WriterResult | None:
     """R-P3 for `scree watch`: the big first sync runs in a spawned child that shares the lock and exits, so this
     process watches with a heap that never held it (writer idle bar). None when the child synced; else its result."""
-    from scree.writer_proc.child import EXIT_CODES, FAILED, OVER_CAP, STOPPED, SYNC, SYNCED, Finished, start_writer
+    from scree.writer_proc.child import (
+        FAILED,
+        OUTCOME_BY_EXIT_CODE,
+        OVER_CAP,
+        STOPPED,
+        SYNC,
+        SYNCED,
+        Finished,
+        start_writer,
+    )
 
     fd = lock.fileno()
     assert fd is not None
@@ -93,7 +102,7 @@ def _first_sync_in_child(settings: Settings, lock: WriterLock, stop: threading.E
         if not child.process.is_alive() and message is None and finished is None:
             break  # died without a word (killed): its exit code says what happened
     child.process.join(CHILD_STOP_S)
-    outcome = finished.outcome if finished else {v: k for k, v in EXIT_CODES.items()}.get(child.process.exitcode or 0)
+    outcome = finished.outcome if finished else OUTCOME_BY_EXIT_CODE.get(child.process.exitcode or 0)
     if outcome == SYNCED and not stop.is_set():
         return None
     if outcome in (SYNCED, STOPPED) or stop.is_set():
