@@ -147,11 +147,11 @@ class Syncer:
         return self._policy(path, is_dir=True) is None
 
     def _run(self, paths: list[str], indexed: dict[str, FileState], report: SyncReport) -> None:
+        """Visit `paths` in order; whatever was not written (stop, outage) is counted as deferred and keeps old rows."""
         total = len(paths)
         try:
-            for done, path in enumerate(paths):
+            for path in paths:
                 if self._stop.is_set():
-                    report.deferred += total - done
                     break
                 report.scanned += 1
                 self._visit(path, indexed.get(path), report)
@@ -160,10 +160,9 @@ class Syncer:
             self._flush(report, embed_partial=not self._stop.is_set(), write_ready=True)
         except EmbeddingUnavailableError as exc:
             report.outage = str(exc)
-            report.deferred += total - report.scanned + len(self._pending)
-            log.warning("embeddings unavailable; files keep their old rows", error=str(exc), deferred=report.deferred)
+            log.warning("embeddings unavailable; files keep their old rows", error=str(exc))
         finally:
-            report.deferred += len(self._pending) if report.outage is None else 0
+            report.deferred += total - report.scanned + len(self._pending)
             self._pending.clear()
             self._ready = self._ready_rows = 0
             self._need.clear()
