@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 from scree.errors import ConfigError, ScreeError
-from scree.writer_proc.watcher import Change, Event, WatchdogWatcher, Watcher, make_watcher
+from scree.writer_proc.watcher import Change, Event, Watcher, make_watcher
+from scree.writer_proc.watcher_watchdog import WatchdogWatcher
 
 BACKENDS = ["inotify", "watchdog"]
 DEADLINE_S = 10.0
