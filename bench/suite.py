@@ -129,7 +129,7 @@ SERVE = [
     Spec("reader_idle_uss_mb", "scree reader, idle USS", "MB"),
     Spec("bare_mcp_handshake_s", "bare mcp SDK server, handshake", "s"),
     Spec("reader_handshake_s", "scree serve, handshake", "s", _NEAR_BARE_HANDSHAKE),
-    Spec("reader_handshake_first_sync_s", "scree serve, handshake during a first sync", "s", _NEAR_BARE_HANDSHAKE),
+    Spec("reader_handshake_first_sync_s", "scree serve, handshake, first sync due", "s", _NEAR_BARE_HANDSHAKE),
     Spec("serve_writer_first_sync_peak_rss_mb", "serve's first-sync writer, peak RSS", "MB"),
     Spec("serve_writer_watching_rss_mb", "serve's writer after it is replaced, idle RSS", "MB"),
 ]
@@ -271,7 +271,8 @@ class BenchRun:
 
 
 def _measure_serve(run: BenchRun, api: StubApiProcess) -> dict[str, float]:
-    found = serve_footprint.measure(run.folder, api.url, run.data("serve"), run.plan.handshake_runs, run.plan.idle_s)
+    runs = run.plan.handshake_runs
+    found = serve_footprint.measure(run.folder, api.url, run.data("serve"), runs, run.plan.idle_s, first_sync_runs=runs)
     return {
         "bare_mcp_idle_rss_mb": found["bare_idle_rss_mb"],
         "bare_mcp_idle_uss_mb": found["bare_idle_uss_mb"],

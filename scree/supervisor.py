@@ -17,6 +17,10 @@ over: never two writers at once. (Had the supervisor alone held it, every SIGKIL
 write beside the next writer for a while.) The cost is a child that is itself frozen when its serve dies: it keeps
 the lock until someone kills it; that takes two faults at once.
 
+The first child starts once the MCP handshake is done (`reader_ready`, called by the reader when the client says
+`notifications/initialized`) or SCREE_WRITER_HANDSHAKE_GRACE_SECONDS after start, whichever comes first: a fresh
+interpreter importing the writer would otherwise compete with the reader's start-up just when the client waits on it.
+
 R-P3: each time it takes the lock the supervisor first runs a SYNC child (the first sync, then it exits, heap and all)
 and then a WATCH child, which re-syncs cheaply (hashes only, nothing left to embed) and follows file events.
 
@@ -85,6 +89,7 @@ DEFAULT_MAX_RSS_MB = 1024.0  # R-P2; the offline first sync's bar is 300 MB (SPE
 DEFAULT_RESTART_S = 1.0  # R-P2: restart backoff, doubling ...
 DEFAULT_RESTART_MAX_S = 60.0  # ... up to this
 DEFAULT_HEARTBEAT_TIMEOUT_S = 10.0  # R-P2: the child reports every second; this long silent means hung
+DEFAULT_HANDSHAKE_GRACE_S = 2.0  # R-M8: the first child waits this long at most for the MCP handshake
 
 FIRST_SYNC_REPLY = "The first sync is still running ({n} notes indexed so far); new and changed files are included."
 
@@ -97,6 +102,7 @@ class SupervisorOptions:
     restart_s: float = DEFAULT_RESTART_S
     restart_max_s: float = DEFAULT_RESTART_MAX_S
     heartbeat_timeout_s: float = DEFAULT_HEARTBEAT_TIMEOUT_S
+    handshake_grace_s: float = DEFAULT_HANDSHAKE_GRACE_S
 
     @classmethod
     def from_env(cls, env: Mapping[str, str]) -> SupervisorOptions:
@@ -106,6 +112,7 @@ class SupervisorOptions:
             restart_s=restart_s,
             restart_max_s=max(restart_s, env_number(env, "SCREE_WRITER_RESTART_MAX_SECONDS", DEFAULT_RESTART_MAX_S)),
             heartbeat_timeout_s=env_number(env, "SCREE_WRITER_HEARTBEAT_SECONDS", DEFAULT_HEARTBEAT_TIMEOUT_S, 0.5),
+            handshake_grace_s=env_number(env, "SCREE_WRITER_HANDSHAKE_GRACE_SECONDS", DEFAULT_HANDSHAKE_GRACE_S, 0.0),
         )
 
 
@@ -185,6 +192,8 @@ class Supervisor:
         self._backoff = self._options.restart_s
         self._next_lock_try = 0.0
         self._announced: int | None = -1
+        self._reader_ready = threading.Event()
+        self._first_start_due = time.monotonic() + self._options.handshake_grace_s
 
     # --- lifecycle ---
 
@@ -196,6 +205,10 @@ class Supervisor:
         self._take_lock_when_due()
         self._thread = _thread("scree-supervisor", self._loop)
         self._thread.start()
+
+    def reader_ready(self) -> None:
+        """The MCP handshake is done: the first writer child may start now (any thread)."""
+        self._reader_ready.set()
 
     def close(self) -> None:
         """Stop the writer (SIGTERM, SIGKILL after 5 s) and release the lock; safe to call twice, from any thread."""
@@ -251,7 +264,10 @@ class Supervisor:
             self._view.held, self._view.mode, self._view.parked, self._view.latest = True, SYNC, None, None
 
     def _start_when_due(self) -> None:
-        if time.monotonic() < self._restart_at:
+        now = time.monotonic()
+        if now < self._restart_at:
+            return
+        if self._generation == 0 and now < self._first_start_due and not self._reader_ready.is_set():
             return
         mode = self._view.mode
         self._generation += 1
@@ -587,7 +603,7 @@ def serve(settings: Settings) -> int:
     supervisor.start()
     _thread("scree-signals", _exit_on_signal, signalled, supervisor).start()
     try:
-        run_stdio(settings, supervisor)
+        run_stdio(settings, supervisor, on_handshake=supervisor.reader_ready)
     finally:
         supervisor.close()
     return EXIT_OK

@@ -423,6 +423,32 @@ def test_a_writer_over_its_memory_limit_is_killed_restarted_and_reported(
     assert all(gone(pid) for pid in seen)
 
 
+def test_the_writer_starts_once_the_handshake_is_done_or_after_the_grace_without_one(
+    tmp_path: Path, start_serve: Callable[[Path, dict[str, str]], Serve]
+) -> None:
+    """R-M8: the writer's interpreter start never competes with the reader's own start-up for the client's handshake;
+    a client that never handshakes still gets its folder indexed."""
+    folder = make_folder(tmp_path)
+    waiting = scree_env(tmp_path / "data", SCREE_WRITER_HANDSHAKE_GRACE_SECONDS="600")
+    serve = start_serve(folder, waiting)
+    lock = lock_path(folder, waiting)
+    wait_until(lambda: lock_holder(lock) == serve.pid, "serve holds writer.lock")
+    quiet_until = time.monotonic() + 1.0
+    while time.monotonic() < quiet_until:  # the lock is held, yet no writer starts before the handshake
+        assert serve.writers() == [], serve.tail()
+        time.sleep(POLL_S)
+    serve.initialize()
+    serve.wait_watching()  # well before the 600 s grace: the handshake started it
+
+    other = make_folder(tmp_path / "other")
+    silent = start_serve(other, scree_env(tmp_path / "data", SCREE_WRITER_HANDSHAKE_GRACE_SECONDS="0.5"))
+    wait_until(lambda: silent.writers(), "a writer without any handshake")
+    silent.initialize()  # only now, to see what that writer did
+    silent.wait_watching()
+    assert "word3" in silent.search("word3")
+    assert silent.close() == 0 and serve.close() == 0
+
+
 def test_a_killed_serve_takes_its_writer_and_the_lock_with_it(
     tmp_path: Path, start_serve: Callable[[Path, dict[str, str]], Serve]
 ) -> None:

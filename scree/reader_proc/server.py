@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from mcp.server.mcpserver import MCPServer
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
@@ -19,6 +20,7 @@ from scree.status import WriterControl
 log = get_logger(__name__)
 
 SERVER_NAME = "scree"
+INITIALIZED = "notifications/initialized"  # the client's last word of the handshake
 MAX_QUERY_CHARS = 2000  # a query is a question, not a document; the embedder reads 256 tokens of it (R-E6)
 MAX_PATH_CHARS = 4096  # PATH_MAX on Linux
 
@@ -151,10 +153,27 @@ def build_server(settings: Settings, control: WriterControl) -> MCPServer:
     return server
 
 
-def run_stdio(settings: Settings, control: WriterControl) -> None:
-    """Serve MCP on stdin/stdout until the client closes stdin; logs go to stderr only (R-P5)."""
+class _HandshakeWatch:
+    """Middleware that calls `on_done` once, when the client confirms the handshake (`notifications/initialized`)."""
+
+    def __init__(self, on_done: Callable[[], None]) -> None:
+        self._on_done: Callable[[], None] | None = on_done
+
+    async def __call__(self, ctx: Any, call_next: Callable[[Any], Any]) -> Any:
+        result = await call_next(ctx)
+        if ctx.method == INITIALIZED and self._on_done is not None:
+            on_done, self._on_done = self._on_done, None
+            on_done()
+        return result
+
+
+def run_stdio(settings: Settings, control: WriterControl, on_handshake: Callable[[], None] | None = None) -> None:
+    """Serve MCP on stdin/stdout until the client closes stdin; logs go to stderr only (R-P5). `on_handshake` is
+    called once the client has finished the handshake (the supervisor starts the writer then)."""
     configure_logging("reader", settings.log_format, settings.log_level)
     register_secret(settings.api_key)
     server = build_server(settings, control)
+    if on_handshake is not None:
+        server.middleware.append(_HandshakeWatch(on_handshake))
     log.info("serving MCP over stdio", folder=str(settings.folder), index=str(settings.db_path))
     server.run("stdio")
