@@ -23,7 +23,8 @@ from scree.paths import ensure_private_dir
 from scree.store import Store
 from scree.writer_proc.debounce import Debouncer, Job, Schedule
 from scree.writer_proc.health import FileIdentity, HealthCheck, compare, identity_of
-from scree.writer_proc.writer import Outcome, Writer, WriterResult, WriterState
+from scree.writer_proc.results import Outcome, WriterResult, WriterState
+from scree.writer_proc.writer import Writer
 
 DEADLINE_S = 10.0
 BACKENDS = ["inotify", "watchdog"]

@@ -37,7 +37,8 @@ from typing import TYPE_CHECKING, Any
 from scree.config import Settings
 
 if TYPE_CHECKING:
-    from scree.writer_proc.writer import Writer, WriterState
+    from scree.writer_proc.results import WriterState
+    from scree.writer_proc.writer import Writer
 
 SYNC, WATCH = "sync", "watch"  # R-P3: a child that does the first sync and exits; a fresh one that watches
 SYNC_NICENESS = 10  # a first-sync child is background work: the MCP reader answers first on a busy machine
@@ -211,7 +212,7 @@ def _run(writer: Writer, log: Any) -> tuple[str, str]:
     """Run the writer; its outcome as one of ours, with the line for the user."""
     from scree.errors import ScreeError
     from scree.redact import redact
-    from scree.writer_proc.writer import Outcome
+    from scree.writer_proc.results import Outcome
 
     try:
         result = writer.run()

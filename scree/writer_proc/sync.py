@@ -5,7 +5,7 @@ from __future__ import annotations
 import stat
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from scree.chunking import Chunk, chunk_markdown, embed_text, opted_out, text_hash
@@ -21,6 +21,8 @@ log = get_logger(__name__)
 
 OPTED_OUT_REASON = "front matter says scree: ignore"
 WRITE_BATCH_CHUNKS = 512  # rows per write transaction: sqlite-vec pays per commit, so small files share one
+BYTES_PER_MB = 1_000_000  # R-S4: SCREE_FIRST_SYNC_MB counts decimal megabytes
+LOGGED_PATHS = 5  # paths named in a debug or info line about many
 
 
 @dataclass(slots=True)
@@ -252,3 +254,42 @@ def markdown_bytes(policy: IgnorePolicy) -> int:
         except OSError:
             continue
     return total
+
+
+def first_sync_over_cap(store: Store, policy: IgnorePolicy, cap_mb: float) -> float | None:
+    """R-S4: the folder's markdown in MB when the index is new and empty and that is over `cap_mb` (then it is not
+    synced; `scree reindex` does it on purpose), else None."""
+    files, _ = store.counts()
+    if files or store.get_meta("first_sync_done") == "1":
+        return None
+    size = markdown_bytes(policy)
+    return size / BYTES_PER_MB if size > cap_mb * BYTES_PER_MB else None
+
+
+def return_heap_to_os() -> None:
+    """Give freed heap pages back to the OS after the first sync (glibc keeps them otherwise; R-P3's aim)."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None).malloc_trim(0)
+    except (OSError, AttributeError):
+        pass  # not glibc: nothing to do
+
+
+def log_report(report: SyncReport, paths: Sequence[str], *, full: bool) -> None:
+    """Log what one sync did: of the whole folder (`full`) or of `paths`; files not indexed at debug level."""
+    figures = {
+        "indexed": report.indexed,
+        "removed": report.removed,
+        "unchanged": report.unchanged,
+        "deferred": report.deferred,
+        "seconds": round(report.seconds, 3),
+    }
+    if full:
+        log.info("synced the folder", scanned=report.scanned, chunks_embedded=report.chunks_embedded, **figures)
+    elif report.indexed or report.removed:
+        log.info("synced changed files", paths=list(paths[:LOGGED_PATHS]), count=len(paths), **figures)
+    else:
+        log.debug("checked files, nothing to change", paths=list(paths[:LOGGED_PATHS]), count=len(paths))
+    for path, reason in report.skipped[:LOGGED_PATHS]:
+        log.debug("not indexed", path=path, reason=reason)

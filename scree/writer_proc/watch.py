@@ -21,7 +21,8 @@ from scree.logs import get_logger
 from scree.paths import ensure_private_dir
 from scree.redact import redact
 from scree.signals import SignalLatch
-from scree.writer_proc.writer import Outcome, Writer, WriterResult, WriterState
+from scree.writer_proc.results import Outcome, WriterResult, WriterState
+from scree.writer_proc.writer import Writer
 
 log = get_logger(__name__)
 

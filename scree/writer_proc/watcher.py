@@ -21,9 +21,13 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from scree.errors import ConfigError
 from scree.logs import get_logger
+
+if TYPE_CHECKING:
+    from scree.ignore import IgnorePolicy
 
 log = get_logger(__name__)
 
@@ -46,6 +50,22 @@ class Event:
 
 
 OVERFLOW_EVENT = Event(Change.OVERFLOW, "")
+
+
+class IgnoreDirFilter:
+    """A DirFilter over the ignore rules, with its own IgnorePolicy so the sync thread's is never shared."""
+
+    def __init__(self, policy: IgnorePolicy) -> None:
+        self.policy = policy
+        self._lock = threading.Lock()  # the event thread and a rebuild may ask at once
+
+    def __call__(self, rel_dir: str) -> bool:
+        with self._lock:
+            return self.policy.dir_ignored(rel_dir) is None
+
+    def invalidate(self) -> None:
+        with self._lock:
+            self.policy.invalidate()
 
 
 def join_rel(rel_dir: str, name: str) -> str:

@@ -23,7 +23,6 @@ stuck in an API request is left behind (daemon) with the store still open, and t
 from __future__ import annotations
 
 import contextvars
-import enum
 import gc
 import threading
 import time
@@ -40,8 +39,29 @@ from scree.redact import redact
 from scree.store import Store
 from scree.writer_proc.debounce import Job, Schedule
 from scree.writer_proc.health import HealthCheck
-from scree.writer_proc.sync import Syncer, SyncReport, markdown_bytes, prepare_store
-from scree.writer_proc.watcher import Change, Event, Watcher, make_watcher
+from scree.writer_proc.results import (
+    Outcome,
+    Reply,
+    Request,
+    StatusCallback,
+    WriterResult,
+    WriterState,
+    error_line,
+    failed_message,
+    over_cap_result,
+    paused_reply,
+    reindex_reply,
+)
+from scree.writer_proc.sync import (
+    LOGGED_PATHS,
+    Syncer,
+    SyncReport,
+    first_sync_over_cap,
+    log_report,
+    prepare_store,
+    return_heap_to_os,
+)
+from scree.writer_proc.watcher import Change, Event, IgnoreDirFilter, Watcher, make_watcher
 
 log = get_logger(__name__)
 
@@ -49,85 +69,6 @@ MAIN_TICK_S = 0.25  # how often the main loop looks at `stop`; R-W5 allows 5 s f
 HEARTBEAT_S = 1.0  # a status report at least this often, so a supervisor can tell a hung writer (R-P2)
 EVENT_READ_TIMEOUT_S = 0.5  # the event thread looks at the stop flag at least this often
 STOP_DEADLINE_S = 4.0  # R-W5: the threads get this long to finish, inside the 5 s a stop may take
-BYTES_PER_MB = 1_000_000  # R-S4: SCREE_FIRST_SYNC_MB counts decimal megabytes
-LOGGED_PATHS = 5  # paths named in an event batch's debug line
-
-
-class Outcome(enum.Enum):
-    """Why run() returned."""
-
-    STOPPED = "stopped"  # `stop` was set
-    OVER_CAP = "over_cap"  # R-S4: a new index over SCREE_FIRST_SYNC_MB; nothing was synced
-    UNHEALTHY = "unhealthy"  # R-W4: the folder or the index file was removed or replaced
-    FAILED = "failed"  # a writer thread died on an unexpected error (logged with its traceback)
-    FIRST_SYNC_DONE = "first_sync_done"  # with first_sync_only: the first sync finished; start a fresh writer (R-P3)
-
-
-@dataclass(frozen=True, slots=True)
-class WriterResult:
-    outcome: Outcome
-    message: str  # one line for the user
-
-
-@dataclass(frozen=True, slots=True)
-class WriterState:
-    """One status report: how far the writer got and that it is alive (picklable, for serve's status queue)."""
-
-    first_sync_running: bool = False
-    first_sync_done: bool = False
-    notes_indexed: int = 0  # notes the first sync has indexed or found up to date so far
-    last_error: str | None = None  # the embeddings API is failing (cleared when a sync succeeds again)
-    over_cap_mb: float | None = None  # R-S4: the folder's markdown when the cap stopped the first sync
-    cap_mb: float | None = None  # R-S4: SCREE_FIRST_SYNC_MB then
-    event_batches: int = 0  # batches the event thread has read: it moves while the sync thread waits on the API
-    pending: int = 0  # paths waiting for their debounce
-    watches: int = 0  # directories watched
-    heartbeat: float = 0.0  # time.time() when the report was made
-
-
-StatusCallback = Callable[[WriterState], None]
-Reply = Callable[[str], None]  # takes the one-line answer to a reindex request (R-M7)
-
-
-class _DirFilter:
-    """The watcher's "may this folder be watched": its own IgnorePolicy, so the sync thread's is never shared."""
-
-    def __init__(self, policy: IgnorePolicy) -> None:
-        self.policy = policy
-        self._lock = threading.Lock()  # the event thread and a rebuild may ask at once
-
-    def __call__(self, rel_dir: str) -> bool:
-        with self._lock:
-            return self.policy.dir_ignored(rel_dir) is None
-
-    def invalidate(self) -> None:
-        with self._lock:
-            self.policy.invalidate()
-
-
-@dataclass(frozen=True, slots=True)
-class _Request:
-    """A reindex request (serve's `reindex` tool): one relative path, or the whole folder (None)."""
-
-    path: str | None
-    reply: Reply
-
-
-def reindex_reply(path: str | None, report: SyncReport) -> str:
-    """R-M7's line for a reindex the writer ran, worded as `scree reindex` words it; a skipped file says why (R-I2)."""
-    if path is None:
-        line = report.summary()
-    else:
-        skipped = next((reason for p, reason in report.skipped if p == path), None)
-        if skipped is not None:
-            line = f'"{path}" is not indexed: {skipped}.'
-        elif report.unchanged and not report.indexed and not report.removed:
-            line = f'"{path}" is already up to date.'
-        else:
-            line = f'Re-indexed "{path}".'
-    if report.outage is not None:
-        line += f" The embeddings API is unavailable ({report.outage}); run reindex again later."
-    return line
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,17 +79,7 @@ class _SyncParts:
     policy: IgnorePolicy
     health: HealthCheck
     watcher: Watcher
-    dir_filter: _DirFilter
-
-
-def return_heap_to_os() -> None:
-    """Give freed heap pages back to the OS after the first sync (glibc keeps them otherwise; R-P3's aim)."""
-    try:
-        import ctypes
-
-        ctypes.CDLL(None).malloc_trim(0)
-    except (OSError, AttributeError):
-        pass  # not glibc: nothing to do
+    dir_filter: IgnoreDirFilter
 
 
 def _thread(name: str, target: Callable[..., None], *args: object) -> threading.Thread:
@@ -177,7 +108,7 @@ class Writer:
         self._halt = threading.Event()  # stops our threads: the caller's stop, bad health, a dead thread
         self._wake = threading.Event()  # wakes the main loop at once: a problem, or a status worth sending now
         self._cond = threading.Condition()  # guards everything below; the sync thread waits on it for work
-        self._schedule: Schedule[_Request] = Schedule(
+        self._schedule: Schedule[Request] = Schedule(
             settings.debounce_s, settings.outage_pause_s, settings.outage_pause_max_s
         )
         self._problem: WriterResult | None = None
@@ -226,7 +157,7 @@ class Writer:
         resync the folder, once the sync thread is free; `reply` then gets the one-line answer (from that thread).
         During an outage pause it is answered at once. A request still queued when the writer stops gets no reply."""
         with self._cond:
-            self._schedule.request(path, _Request(path, reply))
+            self._schedule.request(path, Request(path, reply))
             self._cond.notify_all()
 
     # --- the entry point ---
@@ -260,27 +191,20 @@ class Writer:
 
     def _check_cap(self, store: Store) -> WriterResult | None:
         """R-S4: a new, empty index over SCREE_FIRST_SYNC_MB is not synced; `scree reindex` does it on purpose."""
-        files, _ = store.counts()
-        if files or store.get_meta("first_sync_done") == "1":
-            return None
         settings = self._settings
-        size = markdown_bytes(IgnorePolicy(settings.folder, settings.extensions))
-        if size <= settings.first_sync_mb * BYTES_PER_MB:
+        size_mb = first_sync_over_cap(store, IgnorePolicy(settings.folder, settings.extensions), settings.first_sync_mb)
+        if size_mb is None:
             return None
         with self._cond:
-            self._over_cap_mb = size / BYTES_PER_MB
+            self._over_cap_mb = size_mb
         self._send_status()
-        log.info("first sync skipped: over SCREE_FIRST_SYNC_MB", mb=round(size / BYTES_PER_MB, 1))
-        return WriterResult(
-            Outcome.OVER_CAP,
-            f"not indexed: {settings.folder} has {size / BYTES_PER_MB:.1f} MB of markdown, over "
-            f'SCREE_FIRST_SYNC_MB={settings.first_sync_mb:g}; run "scree reindex" in it to index it anyway',
-        )
+        log.info("first sync skipped: over SCREE_FIRST_SYNC_MB", mb=round(size_mb, 1))
+        return over_cap_result(settings.folder, size_mb, settings.first_sync_mb)
 
     def _follow(self, syncer: Syncer, policy: IgnorePolicy) -> WriterResult:
         settings = self._settings
         health = HealthCheck(settings.folder, settings.db_path)
-        dir_filter = _DirFilter(IgnorePolicy(settings.folder, settings.extensions))
+        dir_filter = IgnoreDirFilter(IgnorePolicy(settings.folder, settings.extensions))
         watcher = make_watcher(settings.folder, dir_filter, settings.watcher)  # before the sync: no edit is missed
         parts = _SyncParts(syncer, policy, health, watcher, dir_filter)
         with self._cond:
@@ -346,8 +270,7 @@ class Writer:
             target(*args)
         except Exception as exc:
             log.exception("writer thread failed", thread=threading.current_thread().name)
-            message = redact(" ".join(str(exc).split())) or type(exc).__name__
-            self._stop_with(WriterResult(Outcome.FAILED, f"the writer failed: {message}"))
+            self._stop_with(WriterResult(Outcome.FAILED, failed_message(exc)))
 
     def _shut_down(self, watcher: Watcher, events: threading.Thread, worker: threading.Thread) -> None:
         self._halt.set()
@@ -364,12 +287,12 @@ class Writer:
 
     # --- the event thread ---
 
-    def _read_events(self, watcher: Watcher, dir_filter: _DirFilter) -> None:
+    def _read_events(self, watcher: Watcher, dir_filter: IgnoreDirFilter) -> None:
         for batch in watcher.events(self._halt, EVENT_READ_TIMEOUT_S):
             if batch:
                 self._take_batch(batch, watcher, dir_filter)
 
-    def _take_batch(self, batch: list[Event], watcher: Watcher, dir_filter: _DirFilter) -> None:
+    def _take_batch(self, batch: list[Event], watcher: Watcher, dir_filter: IgnoreDirFilter) -> None:
         """Record a batch; never waits on the API (R-W2). Rule changes and overflows rebuild the watches here."""
         now = time.monotonic()
         rules_changed = any(e.change is Change.OVERFLOW or dir_filter.policy.is_ignore_file(e.path) for e in batch)
@@ -400,7 +323,7 @@ class Writer:
                 return
             self._run_job(parts, job)
 
-    def _next_job(self) -> Job[_Request] | None:
+    def _next_job(self) -> Job[Request] | None:
         """Wait for the next due job (debounce.Schedule decides the order); None once halted."""
         with self._cond:
             while not self._halt.is_set():
@@ -411,13 +334,10 @@ class Writer:
                 self._cond.wait(None if step is None else max(0.0, step - now))
         return None
 
-    def _run_job(self, parts: _SyncParts, job: Job[_Request]) -> None:
+    def _run_job(self, parts: _SyncParts, job: Job[Request]) -> None:
         if job.paused:
             if job.request is not None:
-                job.request.reply(
-                    f"The embeddings API is unavailable ({self._last_error}); the folder is re-synced when it "
-                    "answers again."
-                )
+                job.request.reply(paused_reply(self._last_error))
             return
         # Rules may have changed where no watch sees it (.git/info/exclude): read them afresh for every job; it
         # costs a few small reads, and a search's re-check request (R-M2) then sees what the reader saw.
@@ -431,10 +351,10 @@ class Writer:
             report = parts.syncer.sync_all() if job.full else parts.syncer.sync_paths(job.paths)
         except EmbeddingError as exc:  # a refused key or a ZDR refusal: say so, and try again after a pause
             if job.request is not None:
-                job.request.reply(f"error: {redact(' '.join(str(exc).split()))}")
+                job.request.reply(f"error: {error_line(exc)}")
             self._pause(redact(str(exc)))
             return
-        self._log_report(job, report)
+        log_report(report, job.paths, full=job.full)
         if job.request is not None:
             job.request.reply(reindex_reply(job.request.path, report))
         if report.outage is not None:
@@ -477,20 +397,3 @@ class Writer:
                     self._halt.set()
         if recovered or first_done:
             self._wake.set()
-
-    def _log_report(self, job: Job[_Request], report: SyncReport) -> None:
-        figures = {
-            "indexed": report.indexed,
-            "removed": report.removed,
-            "unchanged": report.unchanged,
-            "deferred": report.deferred,
-            "seconds": round(report.seconds, 3),
-        }
-        if job.full:
-            log.info("synced the folder", scanned=report.scanned, chunks_embedded=report.chunks_embedded, **figures)
-        elif report.indexed or report.removed:
-            log.info("synced changed files", paths=list(job.paths[:LOGGED_PATHS]), count=len(job.paths), **figures)
-        else:
-            log.debug("checked files, nothing to change", paths=list(job.paths[:LOGGED_PATHS]), count=len(job.paths))
-        for path, reason in report.skipped[:LOGGED_PATHS]:
-            log.debug("not indexed", path=path, reason=reason)
