@@ -212,16 +212,16 @@ def _run(writer: Writer, log: Any) -> tuple[str, str]:
     """Run the writer; its outcome as one of ours, with the line for the user."""
     from scree.errors import ScreeError
     from scree.redact import redact
-    from scree.writer_proc.results import Outcome
+    from scree.writer_proc.results import Outcome, error_line, failed_message
 
     try:
         result = writer.run()
     except ScreeError as exc:  # before anything was synced: another model's index, bad settings, no model
         log.error("the writer cannot start", error=redact(str(exc)))
-        return SETUP_ERROR, redact(" ".join(str(exc).split()))
+        return SETUP_ERROR, error_line(exc)
     except Exception as exc:
         log.exception("the writer failed")
-        return FAILED, f"the writer failed: {redact(' '.join(str(exc).split())) or type(exc).__name__}"
+        return FAILED, failed_message(exc)
     outcomes = {
         Outcome.STOPPED: STOPPED,
         Outcome.FIRST_SYNC_DONE: SYNCED,
