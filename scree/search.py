@@ -46,6 +46,14 @@ class SearchEngine:
         self._embedder_factory = embedder_factory
         self._embedder: Embedder | None = None
 
+    @property
+    def has_index(self) -> bool:
+        """False when the store is the empty stand-in for an index not built yet (Store.open, read-only)."""
+        return self._store.exists
+
+    def close(self) -> None:
+        self._store.close()
+
     def _query_vector(self, query: str) -> bytes:
         if self._embedder is None:
             if self._embedder_factory is None:

@@ -34,7 +34,7 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp_types import CallToolResult, TextContent
 
 from scree.config import load_settings
-from scree.lock import lock_holder
+from scree.lock import WriterLock, lock_holder
 
 SCREE = str(Path(sys.executable).with_name("scree"))
 DEADLINE_S = 20.0
@@ -447,6 +447,25 @@ def test_the_writer_starts_once_the_handshake_is_done_or_after_the_grace_without
     silent.wait_watching()
     assert "word3" in silent.search("word3")
     assert silent.close() == 0 and serve.close() == 0
+
+
+def test_a_search_that_met_a_blank_index_file_finds_the_index_once_built(
+    tmp_path: Path, start_serve: Callable[[Path, dict[str, str]], Serve]
+) -> None:
+    """A writer creates index.db empty, then writes its schema: a search in between must not pin that blank file."""
+    folder = make_folder(tmp_path)
+    env = scree_env(tmp_path / "data")
+    settings = load_settings(env, notes=str(folder))
+    settings.index_dir.mkdir(parents=True, mode=0o700)
+    held = WriterLock(settings.lock_path)
+    assert held.try_acquire()  # another writer, mid-creation: the file exists and is still blank
+    os.close(os.open(settings.db_path, os.O_WRONLY | os.O_CREAT, 0o600))
+    serve = start_serve(folder, env)
+    serve.initialize()
+    assert serve.search("word2").startswith("No matching documents.")
+    held.release()  # that writer goes away; this serve takes over and builds the index
+    wait_until(lambda: serve.search("word2").startswith('<hit n="1" path="n2.md"'), "the built index is searched")
+    assert serve.close() == 0
 
 
 def test_a_killed_serve_takes_its_writer_and_the_lock_with_it(

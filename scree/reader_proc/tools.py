@@ -89,6 +89,10 @@ class ReaderTools:
 
     def _engine_now(self) -> SearchEngine | None:
         """The search engine over the index, opened read-only once it exists; None while there is no index."""
+        if self._engine is not None and not self._engine.has_index:
+            # opened while a writer was still creating the file (blank, no schema yet): look again each time
+            self._engine.close()
+            self._engine = None
         if self._engine is None:
             if not self._settings.db_path.exists():
                 return None
