@@ -24,7 +24,7 @@ FIGURES = {
     "writer_idle_rss_mb_offline", "writer_first_sync_peak_rss_mb_offline",
     "search_store_p50_ms_index", "search_store_p95_ms_index", "search_e2e_p50_ms_index", "search_e2e_p95_ms_index",
     "search_store_p50_ms_10k", "search_store_p95_ms_10k", "search_e2e_p50_ms_10k", "search_e2e_p95_ms_10k",
-    "sync_mb_per_s", "sync_peak_rss_mb",
+    "sync_mb_per_s", "sync_mb_per_cpu_s", "sync_peak_rss_mb",
     "edit_to_searchable_p50_s", "edit_to_searchable_p95_s",
     "offline_model_load_s", "offline_query_p50_ms", "offline_embed_tokens_per_s", "offline_embed_peak_rss_mb",
 }  # fmt: skip
