@@ -1,0 +1,265 @@
+"""The pure pieces of `scree serve`'s supervisor: its limits, the restart backoff, why a writer stopped in words, and
+the board its loop posts to for the reader's threads (status, parking, queued reindexes and re-checks)."""
+
+from __future__ import annotations
+
+import itertools
+import signal
+import threading
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+
+from scree.config import env_number
+from scree.status import WriterStatus
+from scree.writer_proc.child import OVER_CAP, STOPPED, SYNC, WATCH, ChildStatus, Finished
+
+DEFAULT_MAX_RSS_MB = 1024.0  # R-P2; the offline first sync's bar is 300 MB (SPEC §10)
+DEFAULT_RESTART_S = 1.0  # R-P2: restart backoff, doubling ...
+DEFAULT_RESTART_MAX_S = 60.0  # ... up to this
+DEFAULT_HEARTBEAT_TIMEOUT_S = 10.0  # R-P2: the child reports every second; this long silent means hung
+DEFAULT_HANDSHAKE_GRACE_S = 2.0  # R-M8: the first child waits this long at most for the MCP handshake
+MAX_RECHECKS = 1000  # paths queued for the next child at most; its start-up sync re-checks everything anyway
+
+SUPERVISOR_FAILED = "the writer supervisor failed; restart the session to resume indexing"
+SHUTTING_DOWN_REPLY = "scree is shutting down; the request was not run."
+
+
+@dataclass(frozen=True, slots=True)
+class SupervisorOptions:
+    """The supervisor's limits, from SCREE_WRITER_* (tests shorten them)."""
+
+    max_rss_mb: float = DEFAULT_MAX_RSS_MB
+    restart_s: float = DEFAULT_RESTART_S
+    restart_max_s: float = DEFAULT_RESTART_MAX_S
+    heartbeat_timeout_s: float = DEFAULT_HEARTBEAT_TIMEOUT_S
+    handshake_grace_s: float = DEFAULT_HANDSHAKE_GRACE_S
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str]) -> SupervisorOptions:
+        restart_s = env_number(env, "SCREE_WRITER_RESTART_SECONDS", DEFAULT_RESTART_S, 0.01)
+        return cls(
+            max_rss_mb=env_number(env, "SCREE_WRITER_MAX_RSS_MB", DEFAULT_MAX_RSS_MB, 1.0),
+            restart_s=restart_s,
+            restart_max_s=max(restart_s, env_number(env, "SCREE_WRITER_RESTART_MAX_SECONDS", DEFAULT_RESTART_MAX_S)),
+            heartbeat_timeout_s=env_number(env, "SCREE_WRITER_HEARTBEAT_SECONDS", DEFAULT_HEARTBEAT_TIMEOUT_S, 0.5),
+            handshake_grace_s=env_number(env, "SCREE_WRITER_HANDSHAKE_GRACE_SECONDS", DEFAULT_HANDSHAKE_GRACE_S, 0.0),
+        )
+
+
+@dataclass(slots=True)
+class Backoff:
+    """R-P2: the delay before the next restart, doubling from first_s up to max_s; back to first_s when asked."""
+
+    first_s: float
+    max_s: float
+    next_s: float = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.next_s = self.first_s
+
+    def take(self) -> float:
+        """The delay for this restart; the next one waits twice as long (up to max_s)."""
+        delay, self.next_s = self.next_s, min(self.next_s * 2, self.max_s)
+        return delay
+
+    def reset(self) -> None:
+        self.next_s = self.first_s
+
+
+# --- why a writer stopped, in one line ---
+
+
+def exit_reason(code: int | None, finished: Finished | None) -> str:
+    """One line for a child that ended on its own when it should not have."""
+    if finished is not None and finished.outcome != STOPPED:
+        return finished.message
+    if finished is not None:
+        return "the writer process stopped unasked"
+    if code is not None and code < 0:
+        return f"the writer process was killed by {signal.Signals(-code).name}"
+    return f"the writer process exited with code {code}"
+
+
+def silent_reason(limit_s: float) -> str:
+    return f"the writer stopped answering (no heartbeat for {limit_s:g} s) and was killed"
+
+
+def memory_reason(rss_mb: float, max_rss_mb: float) -> str:
+    return f"the writer used {rss_mb:.0f} MB of memory, over SCREE_WRITER_MAX_RSS_MB={max_rss_mb:g}, and was killed"
+
+
+# --- the board: what the loop posts and the reader's threads read ---
+
+
+@dataclass(frozen=True, slots=True)
+class Parked:
+    """Why the supervisor let go of the lock, and when it tries again."""
+
+    error: str | None  # the note's reason; None for the first-sync cap, which has its own note
+    over_cap_mb: float | None
+    cap_mb: float | None
+    signature: object  # the index file's identity then: a change (`scree reindex`) ends the parking
+    retry_at: float | None  # monotonic; None: only a change of the index ends it
+
+    @classmethod
+    def after(
+        cls, outcome: str, message: str, latest: ChildStatus | None, signature: object, retry_at: float
+    ) -> Parked:
+        """R-S4, R-W4, a setup error: the cap waits for `scree reindex` alone; the rest also retry at retry_at."""
+        over_cap = outcome == OVER_CAP and latest is not None and latest.over_cap_mb is not None
+        return cls(
+            error=None if over_cap else message,
+            over_cap_mb=latest.over_cap_mb if over_cap and latest else None,
+            cap_mb=latest.cap_mb if over_cap and latest else None,
+            signature=signature,
+            retry_at=None if outcome == OVER_CAP else retry_at,
+        )
+
+    def may_retry(self, now: float, signature: object) -> bool:
+        return signature != self.signature or (self.retry_at is not None and now >= self.retry_at)
+
+    def status(self) -> WriterStatus:
+        return WriterStatus(holder="none", error=self.error, over_cap_mb=self.over_cap_mb, cap_mb=self.cap_mb)
+
+
+@dataclass(frozen=True, slots=True)
+class WriterView:
+    """The loop's state at one moment, as the reader's threads see it."""
+
+    held: bool = False
+    mode: str = SYNC
+    child_pid: int | None = None
+    latest: ChildStatus | None = None
+    error: str | None = None  # this session's writer is down (and restarting)
+    first_sync_done: bool = False
+    parked: Parked | None = None
+
+    def own_status(self, pid: int, index_complete: bool) -> WriterStatus:
+        """R-M5 while this session holds the lock; index_complete: the child's word, or the index's until it reports."""
+        latest = self.latest or ChildStatus()
+        return WriterStatus(
+            holder="self",
+            pid=pid,
+            first_sync_running=self.mode == SYNC and not index_complete,
+            notes_indexed=latest.notes_indexed,
+            error=self.error or latest.last_error,
+            first_sync_done=self.first_sync_done or index_complete,
+        )
+
+
+@dataclass(slots=True)
+class Pending:
+    """A reindex request waiting for the writer's one-line answer."""
+
+    path: str | None
+    sent_to: int = 0  # the generation of the child it was passed to (0: none yet); a restart passes it again
+    reply: str | None = None
+    done: threading.Event = field(default_factory=threading.Event)
+
+    def answer(self, text: str) -> None:
+        self.reply = text
+        self.done.set()
+
+
+class Board:
+    """All the loop shares with the reader's threads: its view, and the reindex requests and re-checks queued for it.
+
+    The loop is the view's only writer: it swaps in a new one, always under the mutex, so a reader's thread sees one
+    consistent moment; Pending records are touched under the mutex too, except the answer each waits on."""
+
+    def __init__(self) -> None:
+        self._mutex = threading.Lock()
+        self._view = WriterView()
+        self._pending: dict[int, Pending] = {}
+        self._rechecks: list[str] = []
+        self._ids = itertools.count(1)
+
+    @property
+    def view(self) -> WriterView:
+        with self._mutex:
+            return self._view
+
+    # --- the loop's posts (one new view each) ---
+
+    def lock_taken(self) -> None:
+        """A fresh start: a SYNC child comes first (R-P3), and nothing is parked or reported any more."""
+        with self._mutex:
+            self._view = replace(self._view, held=True, mode=SYNC, parked=None, latest=None)
+
+    def lock_released(self) -> None:
+        with self._mutex:
+            self._view = replace(self._view, held=False)
+
+    def child_started(self, pid: int | None) -> None:
+        with self._mutex:
+            self._view = replace(self._view, child_pid=pid)
+
+    def child_gone(self) -> None:
+        with self._mutex:
+            self._view = replace(self._view, child_pid=None)
+
+    def child_reported(self, status: ChildStatus, first: bool) -> None:
+        """A heartbeat; the first from a new child also says the writer is back."""
+        with self._mutex:
+            self._view = replace(self._view, latest=status, error=None if first else self._view.error)
+
+    def first_sync_finished(self) -> None:
+        """R-P3: the SYNC child is done; a WATCH child comes next."""
+        with self._mutex:
+            self._view = replace(self._view, mode=WATCH, first_sync_done=True)
+
+    def writer_down(self, error: str) -> None:
+        with self._mutex:
+            self._view = replace(self._view, error=error)
+
+    def park(self, parked: Parked) -> None:
+        """The lock is let go; the next time it is taken, the first sync runs again."""
+        with self._mutex:
+            self._view = replace(self._view, parked=parked, mode=SYNC, error=None)
+
+    # --- the reader's threads ---
+
+    def ask(self, path: str | None) -> tuple[int, Pending]:
+        """R-M7: queue a reindex request for the next WATCH child."""
+        request_id, pending = next(self._ids), Pending(path)
+        with self._mutex:
+            self._pending[request_id] = pending
+        return request_id, pending
+
+    def withdraw(self, request_id: int) -> None:
+        with self._mutex:
+            self._pending.pop(request_id, None)
+
+    def recheck(self, paths: Sequence[str]) -> None:
+        """R-M2: queue files a search dropped; past MAX_RECHECKS they are left to the next start-up sync."""
+        with self._mutex:
+            if len(self._rechecks) < MAX_RECHECKS:
+                self._rechecks.extend(paths)
+
+    # --- the loop ---
+
+    def work_for(self, generation: int, mode: str) -> tuple[list[tuple[int, str | None]], tuple[str, ...]]:
+        """The reindex requests this child has not had yet and the queued re-checks, taken off the board; a SYNC
+        child gets neither (its successor re-checks every file, and requests wait for the WATCH child)."""
+        with self._mutex:
+            rechecks, self._rechecks = self._rechecks, []
+            if mode != WATCH:
+                return [], ()
+            unsent = [(rid, p) for rid, p in self._pending.items() if p.sent_to != generation]
+            for _, pending in unsent:
+                pending.sent_to = generation
+        return [(rid, p.path) for rid, p in unsent], tuple(dict.fromkeys(rechecks))
+
+    def answer(self, request_id: int, text: str) -> None:
+        with self._mutex:
+            pending = self._pending.pop(request_id, None)
+        if pending is not None:
+            pending.answer(text)
+
+    def shut_down(self) -> None:
+        """No child any more, and every waiting request told so."""
+        with self._mutex:
+            pending, self._pending = list(self._pending.values()), {}
+            self._view = replace(self._view, child_pid=None)
+        for request in pending:
+            request.answer(SHUTTING_DOWN_REPLY)
