@@ -1,0 +1,102 @@
+"""The reader's side of `scree serve`'s supervisor: WriterControl answered from the loop's board (supervision.py),
+on the reader's threads, never waiting on the loop (R-M2, R-M5, R-M7)."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Sequence
+
+from scree.config import Settings
+from scree.errors import ScreeError
+from scree.lock import lock_holder
+from scree.status import WriterStatus
+from scree.supervision import Board
+
+REPLY_TIMEOUT_S = 25.0  # R-M7: a reindex waits this long for the writer's answer (an MCP client waits longer)
+FIRST_SYNC_WAIT_S = 5.0  # R-M7: while the first sync runs, the reply falls back to saying so after this
+REPLY_POLL_S = 0.1
+
+FIRST_SYNC_REPLY = "The first sync is still running ({n} notes indexed so far); new and changed files are included."
+
+
+class SupervisedControl:
+    """The WriterControl (status.py) of the writer this session's supervisor runs, or of whoever holds the lock."""
+
+    def __init__(self, settings: Settings, board: Board) -> None:
+        self._settings = settings
+        self._board = board
+        self._index_first_sync_done = False  # read from the index; once seen it never goes back
+
+    def status(self) -> WriterStatus:
+        """R-M5: who keeps the index current and how far it got; cheap (a lock probe at most, an index read only
+        while another process builds it)."""
+        view = self._board.view
+        if view.held:
+            # Until the child reports, the index says whether this start is a first sync or a catch-up.
+            complete = view.latest.index_complete if view.latest is not None else self._first_sync_done_in_index()
+            return view.own_status(os.getpid(), complete)
+        pid = lock_holder(self._settings.lock_path)
+        if pid is not None and pid != os.getpid():
+            return WriterStatus(holder="other", pid=pid, first_sync_done=self._first_sync_done_in_index())
+        if view.parked is None:
+            return WriterStatus(holder="none")
+        return view.parked.status()
+
+    def _first_sync_done_in_index(self) -> bool:
+        """Whether the index records a finished first sync: another process's progress is visible only there. The
+        reader asks while it searches, so the store module is loaded already (R-M8)."""
+        if not self._index_first_sync_done and self._settings.db_path.exists():
+            from scree.store import Store
+
+            try:
+                with Store.open(self._settings.db_path, self._settings.folder, readonly=True) as store:
+                    self._index_first_sync_done = store.get_meta("first_sync_done") == "1"
+            except ScreeError:
+                return False
+        return self._index_first_sync_done
+
+    def request_reindex(self, path: str | None) -> str:
+        """R-M7: ask the writer and wait for its line; while the first sync runs, say so after FIRST_SYNC_WAIT_S."""
+        status = self.status()
+        if status.holder != "self":
+            return _not_ours(status, self._settings.lock_retry_s)
+        view = self._board.view
+        if view.child_pid is None and view.error is not None and status.error is not None:
+            return f"The index is not updating right now ({status.error}); the folder is re-synced when it is back."
+        request_id, pending = self._board.ask(path)
+        started = time.monotonic()
+        while not pending.done.wait(REPLY_POLL_S):
+            waited = time.monotonic() - started
+            now = self.status()
+            if now.holder != "self" or (now.first_sync_running and waited >= FIRST_SYNC_WAIT_S):
+                self._board.withdraw(request_id)
+                if now.holder != "self":
+                    return _not_ours(now, self._settings.lock_retry_s)
+                return FIRST_SYNC_REPLY.format(n=now.notes_indexed)
+            if waited >= REPLY_TIMEOUT_S:
+                return f"Still re-indexing after {REPLY_TIMEOUT_S:g} s; it goes on in the background."
+        return pending.reply or ""
+
+    def recheck(self, paths: Sequence[str]) -> None:
+        """R-M2: queue files a search dropped for the writer; never blocks (the loop passes them down)."""
+        self._board.recheck(paths)
+
+
+def _not_ours(status: WriterStatus, lock_retry_s: float) -> str:
+    """R-M7's reply when this session's writer cannot take the request."""
+    if status.holder == "other":
+        from scree.app import other_writer_message  # scree.app loads the store and embedders: only when needed
+
+        return other_writer_message(status.pid)
+    if status.over_cap_mb is not None and status.cap_mb is not None:
+        return (
+            f"Not indexed: this folder has {status.over_cap_mb:.1f} MB of markdown, over SCREE_FIRST_SYNC_MB="
+            f'{status.cap_mb:g}; run "scree reindex" in it to index it anyway.'
+        )
+    if status.error is not None:
+        return f"The index is not updating: {status.error}."
+    return (
+        "No scree process keeps this index current right now; this session takes over within "
+        f"{lock_retry_s:g} s and syncs the folder first."
+    )
