@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import stat
 import threading
 import time
@@ -266,8 +267,12 @@ def first_sync_over_cap(store: Store, policy: IgnorePolicy, cap_mb: float) -> fl
     return size / BYTES_PER_MB if size > cap_mb * BYTES_PER_MB else None
 
 
-def return_heap_to_os() -> None:
-    """Give freed heap pages back to the OS after the first sync (glibc keeps them otherwise; R-P3's aim)."""
+def release_sync_memory(policy: IgnorePolicy) -> None:
+    """After a sync of the whole folder: drop the rule caches (built among the walk's tens of thousands of
+    temporaries, they would pin Python's memory pools for good), collect, and give freed heap pages back to the OS
+    (glibc keeps them otherwise); the writer idle bar (SPEC §10) on large folders depends on it."""
+    policy.invalidate()
+    gc.collect()
     try:
         import ctypes
 

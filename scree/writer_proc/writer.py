@@ -23,7 +23,6 @@ stuck in an API request is left behind (daemon) with the store still open, and t
 from __future__ import annotations
 
 import contextvars
-import gc
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -59,7 +58,7 @@ from scree.writer_proc.sync import (
     first_sync_over_cap,
     log_report,
     prepare_store,
-    return_heap_to_os,
+    release_sync_memory,
 )
 from scree.writer_proc.watcher import Change, Event, IgnoreDirFilter, Watcher, make_watcher
 
@@ -355,6 +354,8 @@ class Writer:
             self._pause(redact(str(exc)))
             return
         log_report(report, job.paths, full=job.full)
+        if job.full:
+            release_sync_memory(parts.policy)
         if job.request is not None:
             job.request.reply(reindex_reply(job.request.path, report))
         if report.outage is not None:
@@ -388,8 +389,6 @@ class Writer:
         if recovered:
             log.info("embeddings API answering again")
         if first_done:
-            gc.collect()  # the first sync's garbage goes before the writer settles into watching
-            return_heap_to_os()
             log.info("first sync done", notes=self._notes_indexed)
             if self._first_sync_only:
                 with self._cond:
