@@ -319,6 +319,11 @@ class Store:
 
     # --- files ---
 
+    def paths(self) -> Iterator[str]:
+        """Every indexed path, streamed: a full sync checks them without holding a row object per file."""
+        for row in self._conn.execute("select path from files"):
+            yield str(row[0])
+
     def files(self) -> dict[str, FileState]:
         rows = self._conn.execute("select path, sha256, mtime_ns, size from files")
         return {str(row[0]): FileState(str(row[0]), str(row[1]), int(row[2]), int(row[3])) for row in rows}

@@ -103,11 +103,13 @@ class Syncer:
         started = time.monotonic()
         report = SyncReport()
         paths = list(self._policy.walk())
-        indexed = self._store.files()
         present = set(paths)
-        gone = [path for path in indexed if path not in present]
+        gone = [path for path in self._store.paths() if path not in present]
+        del present
         report.removed += self._store.delete_files(gone)
-        self._run(paths, indexed, report)
+        # One indexed row at a time: a dict of every row would leave Python's memory pools fragmented for good
+        # after a big folder (the writer idle bar, SPEC §10); a lookup by primary key costs ~15 µs a file.
+        self._run(paths, self._store.file_state, report)
         report.seconds = time.monotonic() - started
         if report.deferred == 0:
             self._store.set_meta("first_sync_done", "1")
@@ -125,7 +127,7 @@ class Syncer:
             state = self._store.file_state(path)
             if state is None and self._may_have_been_directory(path):
                 if every_path is None:
-                    every_path = list(self._store.files())
+                    every_path = list(self._store.paths())
                 prefix = path.rstrip("/") + "/"
                 below = [p for p in every_path if p.startswith(prefix)]
                 if below:
@@ -136,7 +138,7 @@ class Syncer:
                     old[path] = state
             elif state is not None:
                 report.removed += self._store.delete_files([path])
-        self._run(wanted, old, report)
+        self._run(wanted, old.get, report)
         report.seconds = time.monotonic() - started
         return report
 
@@ -149,7 +151,7 @@ class Syncer:
             pass
         return self._policy(path, is_dir=True) is None
 
-    def _run(self, paths: list[str], indexed: dict[str, FileState], report: SyncReport) -> None:
+    def _run(self, paths: list[str], state_of: Callable[[str], FileState | None], report: SyncReport) -> None:
         """Visit `paths` in order; whatever was not written (stop, outage) is counted as deferred and keeps old rows."""
         total = len(paths)
         try:
@@ -157,7 +159,7 @@ class Syncer:
                 if self._stop.is_set():
                     break
                 report.scanned += 1
-                self._visit(path, indexed.get(path), report)
+                self._visit(path, state_of(path), report)
                 if self._progress is not None:
                     self._progress(report, total)
             self._flush(report, embed_partial=not self._stop.is_set(), write_ready=True)
