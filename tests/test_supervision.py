@@ -1,0 +1,461 @@
+"""The supervisor's pure pieces (scree/supervision.py): limits from SCREE_WRITER_*, the restart backoff (R-P2), why a
+writer stopped in one line, the parked record (R-S4, R-W4), and the Board the loop shares with the reader's threads
+(R-M2 re-checks, R-M5 status, R-M7 reindex requests and their answers, from real threads)."""
+
+from __future__ import annotations
+
+import signal
+import threading
+import time
+
+import pytest
+
+from scree.errors import ConfigError
+from scree.status import WriterStatus
+from scree.supervision import (
+    DEFAULT_HANDSHAKE_GRACE_S,
+    DEFAULT_HEARTBEAT_TIMEOUT_S,
+    DEFAULT_MAX_RSS_MB,
+    DEFAULT_RESTART_MAX_S,
+    DEFAULT_RESTART_S,
+    MAX_RECHECKS,
+    SHUTTING_DOWN_REPLY,
+    Backoff,
+    Board,
+    Parked,
+    Pending,
+    SupervisorOptions,
+    WriterView,
+    exit_reason,
+    memory_reason,
+    silent_reason,
+)
+from scree.writer_proc.child import (
+    FAILED,
+    OVER_CAP,
+    SETUP_ERROR,
+    STOPPED,
+    SYNC,
+    UNHEALTHY,
+    WATCH,
+    ChildStatus,
+    Finished,
+)
+
+DEADLINE_S = 5.0
+SIGNATURE = (1, 2, 3)  # an index file's identity, as the supervisor records it
+OTHER_SIGNATURE = (1, 9, 4)  # the same file after `scree reindex` wrote to it
+
+# --- SupervisorOptions ---
+
+
+def test_options_default_to_the_spec_limits_and_an_empty_environment_changes_none() -> None:
+    options = SupervisorOptions()
+    assert options == SupervisorOptions(
+        max_rss_mb=DEFAULT_MAX_RSS_MB,
+        restart_s=DEFAULT_RESTART_S,
+        restart_max_s=DEFAULT_RESTART_MAX_S,
+        heartbeat_timeout_s=DEFAULT_HEARTBEAT_TIMEOUT_S,
+        handshake_grace_s=DEFAULT_HANDSHAKE_GRACE_S,
+    )
+    assert (options.max_rss_mb, options.restart_s, options.restart_max_s) == (1024.0, 1.0, 60.0)
+    assert SupervisorOptions.from_env({}) == options
+    blank = {name: " " for name in ("SCREE_WRITER_MAX_RSS_MB", "SCREE_WRITER_RESTART_SECONDS")}
+    assert SupervisorOptions.from_env(blank) == options  # a blank value is no value
+
+
+def test_options_are_read_from_the_environment() -> None:
+    options = SupervisorOptions.from_env(
+        {
+            "SCREE_WRITER_MAX_RSS_MB": "5",
+            "SCREE_WRITER_RESTART_SECONDS": "0.5",
+            "SCREE_WRITER_RESTART_MAX_SECONDS": "8",
+            "SCREE_WRITER_HEARTBEAT_SECONDS": "2",
+            "SCREE_WRITER_HANDSHAKE_GRACE_SECONDS": "0",
+            "SCREE_UNRELATED": "x",
+        }
+    )
+    assert options == SupervisorOptions(
+        max_rss_mb=5.0, restart_s=0.5, restart_max_s=8.0, heartbeat_timeout_s=2.0, handshake_grace_s=0.0
+    )
+
+
+def test_the_longest_restart_wait_is_never_shorter_than_the_first() -> None:
+    options = SupervisorOptions.from_env(
+        {"SCREE_WRITER_RESTART_SECONDS": "30", "SCREE_WRITER_RESTART_MAX_SECONDS": "2"}
+    )
+    assert (options.restart_s, options.restart_max_s) == (30.0, 30.0)
+    assert SupervisorOptions.from_env({"SCREE_WRITER_RESTART_SECONDS": "90"}).restart_max_s == 90.0
+
+
+@pytest.mark.parametrize(
+    ("name", "raw", "says"),
+    [
+        ("SCREE_WRITER_MAX_RSS_MB", "lots", "SCREE_WRITER_MAX_RSS_MB='lots' is not a number"),
+        ("SCREE_WRITER_MAX_RSS_MB", "0.5", "SCREE_WRITER_MAX_RSS_MB='0.5' must be at least 1"),
+        ("SCREE_WRITER_RESTART_SECONDS", "0", "SCREE_WRITER_RESTART_SECONDS='0' must be at least 0.01"),
+        ("SCREE_WRITER_RESTART_MAX_SECONDS", "-1", "SCREE_WRITER_RESTART_MAX_SECONDS='-1' must be at least 0"),
+        ("SCREE_WRITER_HEARTBEAT_SECONDS", "0.1", "SCREE_WRITER_HEARTBEAT_SECONDS='0.1' must be at least 0.5"),
+        ("SCREE_WRITER_HANDSHAKE_GRACE_SECONDS", "2s", "SCREE_WRITER_HANDSHAKE_GRACE_SECONDS='2s' is not a number"),
+        ("SCREE_WRITER_HEARTBEAT_SECONDS", "1\n2", "SCREE_WRITER_HEARTBEAT_SECONDS='1\\n2' is not a number"),
+    ],
+)
+def test_a_bad_limit_is_a_config_error_in_one_line_naming_the_variable(name: str, raw: str, says: str) -> None:
+    with pytest.raises(ConfigError) as caught:
+        SupervisorOptions.from_env({name: raw})
+    message = str(caught.value)
+    assert message == says
+    assert "\n" not in message and caught.value.exit_code == 1
+
+
+# --- Backoff (R-P2) ---
+
+
+def test_backoff_doubles_up_to_its_maximum_and_stays_there() -> None:
+    backoff = Backoff(0.5, 5.0)
+    assert [backoff.take() for _ in range(7)] == [0.5, 1.0, 2.0, 4.0, 5.0, 5.0, 5.0]
+
+
+def test_backoff_reset_starts_again_from_the_first_delay() -> None:
+    backoff = Backoff(1.0, 60.0)
+    assert [backoff.take() for _ in range(3)] == [1.0, 2.0, 4.0]
+    backoff.reset()
+    assert [backoff.take() for _ in range(2)] == [1.0, 2.0]
+    backoff.reset()
+    backoff.reset()  # twice is the same as once
+    assert backoff.take() == 1.0
+
+
+def test_a_backoff_whose_first_delay_is_its_maximum_never_grows() -> None:
+    backoff = Backoff(3.0, 3.0)
+    assert [backoff.take() for _ in range(3)] == [3.0, 3.0, 3.0]
+
+
+# --- why a writer stopped, in one line ---
+
+
+def test_exit_reason_gives_the_childs_own_message_for_an_outcome_other_than_stopped() -> None:
+    assert exit_reason(1, Finished(FAILED, "the index is corrupt: run scree reindex")) == (
+        "the index is corrupt: run scree reindex"
+    )
+
+
+def test_exit_reason_for_a_child_that_stopped_without_being_asked() -> None:
+    assert exit_reason(0, Finished(STOPPED, "stopped")) == "the writer process stopped unasked"
+    assert exit_reason(None, Finished(STOPPED, "")) == "the writer process stopped unasked"
+
+
+def test_exit_reason_names_the_signal_or_the_exit_code_when_the_child_said_nothing() -> None:
+    assert exit_reason(-signal.SIGKILL, None) == "the writer process was killed by SIGKILL"
+    assert exit_reason(-signal.SIGSEGV, None) == "the writer process was killed by SIGSEGV"
+    assert exit_reason(1, None) == "the writer process exited with code 1"
+    assert exit_reason(0, None) == "the writer process exited with code 0"
+
+
+def test_silent_and_memory_reasons_say_the_limit_as_set() -> None:
+    assert silent_reason(2.0) == "the writer stopped answering (no heartbeat for 2 s) and was killed"
+    assert silent_reason(0.5) == "the writer stopped answering (no heartbeat for 0.5 s) and was killed"
+    assert memory_reason(12.6, 5.0) == (
+        "the writer used 13 MB of memory, over SCREE_WRITER_MAX_RSS_MB=5, and was killed"
+    )
+    assert "SCREE_WRITER_MAX_RSS_MB=1024," in memory_reason(2048.0, 1024.0)
+
+
+# --- Parked (R-S4, R-W4, a setup error) ---
+
+
+def over_cap_status() -> ChildStatus:
+    return ChildStatus(first_sync_running=True, over_cap_mb=12.5, cap_mb=10.0)
+
+
+def test_a_writer_parked_by_the_first_sync_cap_waits_for_the_index_to_change_alone() -> None:
+    parked = Parked.after(OVER_CAP, "over the cap", over_cap_status(), SIGNATURE, retry_at=100.0)
+    assert (parked.error, parked.over_cap_mb, parked.cap_mb, parked.retry_at) == (None, 12.5, 10.0, None)
+    assert not parked.may_retry(100.0, SIGNATURE)
+    assert not parked.may_retry(1e12, SIGNATURE)  # no amount of waiting
+    assert parked.may_retry(0.0, OTHER_SIGNATURE)  # `scree reindex` changed the index
+    assert parked.may_retry(0.0, None)  # the index file was removed
+    assert parked.status() == WriterStatus(holder="none", over_cap_mb=12.5, cap_mb=10.0)
+
+
+def test_a_cap_outcome_without_the_figures_keeps_its_message_and_still_waits_for_a_change() -> None:
+    for latest in (None, ChildStatus(notes_indexed=3)):
+        parked = Parked.after(OVER_CAP, "over the cap", latest, SIGNATURE, retry_at=100.0)
+        assert (parked.error, parked.over_cap_mb, parked.cap_mb, parked.retry_at) == ("over the cap", None, None, None)
+        assert not parked.may_retry(1e12, SIGNATURE) and parked.may_retry(0.0, OTHER_SIGNATURE)
+        assert parked.status() == WriterStatus(holder="none", error="over the cap")
+
+
+@pytest.mark.parametrize("outcome", [UNHEALTHY, SETUP_ERROR])
+def test_a_writer_parked_by_a_failure_retries_at_its_time_or_when_the_index_changes(outcome: str) -> None:
+    # the latest status may carry cap figures from before; only the cap outcome reports them
+    parked = Parked.after(outcome, "the embeddings API rejects the key", over_cap_status(), SIGNATURE, retry_at=100.0)
+    assert (parked.error, parked.over_cap_mb, parked.cap_mb) == ("the embeddings API rejects the key", None, None)
+    assert parked.retry_at == 100.0 and parked.signature == SIGNATURE
+    assert not parked.may_retry(99.9, SIGNATURE)
+    assert parked.may_retry(100.0, SIGNATURE)
+    assert parked.may_retry(250.0, SIGNATURE)
+    assert parked.may_retry(0.0, OTHER_SIGNATURE)
+    assert parked.status() == WriterStatus(holder="none", error="the embeddings API rejects the key")
+
+
+# --- WriterView: R-M5 while this session holds the lock ---
+
+
+def test_own_status_during_a_first_sync_and_a_catch_up() -> None:
+    view = WriterView(held=True, mode=SYNC, child_pid=42, latest=ChildStatus(notes_indexed=7))
+    assert view.own_status(1234, index_complete=False) == WriterStatus(
+        holder="self", pid=1234, first_sync_running=True, notes_indexed=7, first_sync_done=False
+    )
+    # a SYNC child over an index a finished first sync built is a catch-up, not a first sync
+    assert view.own_status(1234, index_complete=True) == WriterStatus(
+        holder="self", pid=1234, first_sync_running=False, notes_indexed=7, first_sync_done=True
+    )
+
+
+def test_own_status_while_watching_and_before_any_report() -> None:
+    watching = WriterView(held=True, mode=WATCH, first_sync_done=True, latest=ChildStatus(notes_indexed=9))
+    assert watching.own_status(5, index_complete=False) == WriterStatus(
+        holder="self", pid=5, notes_indexed=9, first_sync_done=True
+    )
+    assert WriterView(held=True).own_status(5, index_complete=False) == WriterStatus(
+        holder="self", pid=5, first_sync_running=True
+    )
+
+
+def test_own_status_reports_the_supervisors_error_before_the_childs() -> None:
+    latest = ChildStatus(last_error="the embeddings API answered 503")
+    assert WriterView(held=True, latest=latest).own_status(5, True).error == "the embeddings API answered 503"
+    down = WriterView(held=True, latest=latest, error="the writer process was killed by SIGKILL; restarting it")
+    assert down.own_status(5, True).error == "the writer process was killed by SIGKILL; restarting it"
+
+
+# --- Pending ---
+
+
+def test_a_pending_request_is_done_once_answered() -> None:
+    pending = Pending("n1.md")
+    assert (pending.path, pending.sent_to, pending.reply, pending.done.is_set()) == ("n1.md", 0, None, False)
+    pending.answer("Scanned 1 notes: 1 indexed, 0 removed, 0 failed, 0 deferred.")
+    assert pending.done.is_set() and pending.reply == "Scanned 1 notes: 1 indexed, 0 removed, 0 failed, 0 deferred."
+    assert not Pending(None).done.is_set()  # each has its own event
+
+
+# --- Board: the loop's posts ---
+
+
+def test_a_new_board_holds_nothing() -> None:
+    assert Board().view == WriterView()
+    assert WriterView() == WriterView(
+        held=False, mode=SYNC, child_pid=None, latest=None, error=None, first_sync_done=False, parked=None
+    )
+
+
+def test_the_views_a_writers_life_posts() -> None:
+    board = Board()
+    board.lock_taken()
+    assert board.view == WriterView(held=True, mode=SYNC)
+    board.child_started(41)
+    status = ChildStatus(first_sync_running=True, notes_indexed=3)
+    board.child_reported(status, first=True)
+    assert board.view == WriterView(held=True, mode=SYNC, child_pid=41, latest=status)
+
+    board.child_gone()
+    board.first_sync_finished()  # R-P3: a fresh WATCH child comes next
+    assert board.view == WriterView(held=True, mode=WATCH, latest=status, first_sync_done=True)
+
+    board.child_started(42)
+    board.writer_down("the writer process was killed by SIGKILL; restarting it")
+    board.child_gone()
+    assert board.view.error == "the writer process was killed by SIGKILL; restarting it"
+    assert board.view.child_pid is None and board.view.mode == WATCH  # a restart stays a WATCH child
+
+    board.child_started(43)
+    later = ChildStatus(first_sync_done=True, notes_indexed=5, index_complete=True)
+    board.child_reported(later, first=False)  # not yet the new child's first word: still down
+    assert board.view.error is not None and board.view.latest == later
+    board.child_reported(later, first=True)  # the new child's first heartbeat: the writer is back
+    assert board.view == WriterView(held=True, mode=WATCH, child_pid=43, latest=later, first_sync_done=True)
+
+
+def test_a_view_once_read_does_not_change_under_the_reader() -> None:
+    board = Board()
+    before = board.view
+    board.lock_taken()
+    board.child_started(7)
+    assert before == WriterView() and board.view.child_pid == 7
+
+
+def test_parking_lets_go_and_the_next_take_starts_with_a_first_sync_again() -> None:
+    board = Board()
+    board.lock_taken()
+    board.first_sync_finished()
+    board.child_reported(over_cap_status(), first=True)
+    board.writer_down("the writer process exited with code 1; restarting it")
+    parked = Parked.after(UNHEALTHY, "the embeddings API rejects the key", None, SIGNATURE, retry_at=10.0)
+    board.lock_released()
+    board.park(parked)
+    view = board.view
+    assert (view.held, view.mode, view.error, view.parked) == (False, SYNC, None, parked)
+    assert view.first_sync_done  # what this session saw done stays done
+
+    board.lock_taken()  # the park is over: nothing parked or reported any more
+    assert board.view == WriterView(held=True, mode=SYNC, first_sync_done=True)
+    board.lock_released()
+    assert board.view == WriterView(held=False, mode=SYNC, first_sync_done=True)
+
+
+# --- Board: reindex requests (R-M7) ---
+
+
+def test_a_request_waits_for_a_watch_child_and_goes_to_each_new_child_once() -> None:
+    board = Board()
+    first_id, first = board.ask("n1.md")
+    second_id, second = board.ask(None)
+    assert first_id != second_id
+    assert board.work_for(1, SYNC) == ([], ())  # a SYNC child never gets requests; they wait
+    assert board.work_for(2, WATCH) == ([(first_id, "n1.md"), (second_id, None)], ())
+    assert board.work_for(2, WATCH) == ([], ())  # the same child is not asked twice
+    assert first.sent_to == second.sent_to == 2
+    assert board.work_for(3, WATCH) == ([(first_id, "n1.md"), (second_id, None)], ())  # a restart: passed again
+
+
+def test_an_answer_reaches_its_request_alone_and_ends_it() -> None:
+    board = Board()
+    first_id, first = board.ask("n1.md")
+    second_id, second = board.ask("n2.md")
+    board.answer(first_id, "Re-indexed n1.md.")
+    assert first.done.is_set() and first.reply == "Re-indexed n1.md."
+    assert not second.done.is_set() and second.reply is None
+    assert board.work_for(1, WATCH) == ([(second_id, "n2.md")], ())  # the answered one is gone
+    board.answer(first_id, "a late second answer")  # a duplicate answer changes nothing
+    assert first.reply == "Re-indexed n1.md."
+
+
+def test_a_withdrawn_request_is_neither_sent_nor_answered() -> None:
+    board = Board()
+    kept_id, kept = board.ask("kept.md")
+    withdrawn_id, withdrawn = board.ask("withdrawn.md")
+    board.withdraw(withdrawn_id)
+    board.withdraw(withdrawn_id)  # twice is harmless
+    board.withdraw(10_000)  # so is an id never issued
+    assert board.work_for(1, WATCH) == ([(kept_id, "kept.md")], ())
+
+    sent_id, sent = board.ask("sent.md")
+    assert board.work_for(1, WATCH) == ([(sent_id, "sent.md")], ())
+    board.withdraw(sent_id)  # the reader gave up after the child had it: its answer comes anyway
+    board.answer(sent_id, "Re-indexed sent.md.")
+    board.answer(withdrawn_id, "Re-indexed withdrawn.md.")
+    board.answer(10_000, "an answer to nobody")
+    assert not sent.done.is_set() and not withdrawn.done.is_set() and not kept.done.is_set()
+    assert sent.reply is None and withdrawn.reply is None
+
+
+def test_shutting_down_tells_every_waiting_request_and_clears_the_child() -> None:
+    board = Board()
+    board.lock_taken()
+    board.first_sync_finished()
+    board.child_started(99)
+    (_, unsent), (sent_id, sent) = board.ask("a.md"), board.ask("b.md")
+    board.work_for(1, WATCH)
+    answered_id, answered = board.ask("c.md")
+    board.answer(answered_id, "Re-indexed c.md.")
+    board.shut_down()
+    assert unsent.done.is_set() and unsent.reply == SHUTTING_DOWN_REPLY
+    assert sent.done.is_set() and sent.reply == SHUTTING_DOWN_REPLY
+    assert answered.reply == "Re-indexed c.md."  # already answered: left as it was
+    assert board.view.child_pid is None
+    assert board.work_for(2, WATCH) == ([], ())  # nothing is left to pass on
+    board.answer(sent_id, "too late")
+    assert sent.reply == SHUTTING_DOWN_REPLY
+
+
+# --- Board: re-checks (R-M2) ---
+
+
+def test_rechecks_go_to_a_watch_child_once_in_order_without_repeats() -> None:
+    board = Board()
+    board.recheck(["b.md", "a.md"])
+    board.recheck(["b.md", "c.md"])
+    board.recheck([])
+    assert board.work_for(1, WATCH) == ([], ("b.md", "a.md", "c.md"))
+    assert board.work_for(1, WATCH) == ([], ())
+    assert board.work_for(2, WATCH) == ([], ())  # taken off the board, unlike requests
+
+
+def test_a_sync_child_takes_the_rechecks_off_the_board_without_getting_them() -> None:
+    board = Board()
+    board.recheck(["a.md"])
+    assert board.work_for(1, SYNC) == ([], ())  # its successor re-checks every file anyway
+    assert board.work_for(2, WATCH) == ([], ())
+
+
+def test_rechecks_past_the_cap_are_left_to_the_next_start_up_sync() -> None:
+    board = Board()
+    queued = [f"n{i}.md" for i in range(MAX_RECHECKS)]
+    for start in range(0, MAX_RECHECKS, 100):
+        board.recheck(queued[start : start + 100])
+    board.recheck(["late.md"])  # the queue is full
+    _, rechecks = board.work_for(1, WATCH)
+    assert rechecks == tuple(queued) and "late.md" not in rechecks
+    board.recheck(["again.md"])  # the loop took them: there is room again
+    assert board.work_for(1, WATCH) == ([], ("again.md",))
+
+
+# --- Board: the reader's threads and the loop at once ---
+
+
+def test_requests_asked_from_threads_get_their_own_answers_from_the_loop() -> None:
+    board = Board()
+    paths = [f"n{i}.md" for i in range(8)]
+    replies: dict[str, str | None] = {}
+    ids: list[int] = []
+    ids_guard = threading.Lock()
+
+    def reader(path: str) -> None:  # what SupervisedControl.request_reindex does on an MCP thread
+        request_id, pending = board.ask(path)
+        with ids_guard:
+            ids.append(request_id)
+        pending.done.wait(DEADLINE_S)
+        replies[path] = pending.reply
+
+    threads = [threading.Thread(target=reader, args=(path,), name=f"reader-{path}") for path in paths]
+    for thread in threads:
+        thread.start()
+    answered = 0
+    deadline = time.monotonic() + DEADLINE_S
+    while answered < len(paths):  # the loop: pass requests down, answer them as a child would
+        assert time.monotonic() < deadline, f"only {answered} of {len(paths)} requests reached the loop"
+        requests, _ = board.work_for(1, WATCH)
+        for request_id, path in requests:
+            board.answer(request_id, f"Re-indexed {path}.")
+            answered += 1
+        time.sleep(0.001)
+    for thread in threads:
+        thread.join(DEADLINE_S)
+        assert not thread.is_alive()
+    assert replies == {path: f"Re-indexed {path}." for path in paths}
+    assert len(set(ids)) == len(paths)  # every request had its own id
+
+
+def test_a_request_withdrawn_while_the_loop_answers_it_from_another_thread() -> None:
+    """The reader gives up as the child's answer arrives: whichever comes first, no answer is lost or doubled."""
+    for _ in range(50):
+        board = Board()
+        request_id, pending = board.ask("n1.md")
+        assert board.work_for(1, WATCH) == ([(request_id, "n1.md")], ())
+        start = threading.Barrier(2)
+
+        def loop(rid: int = request_id, barrier: threading.Barrier = start, on: Board = board) -> None:
+            barrier.wait(DEADLINE_S)
+            on.answer(rid, "Re-indexed n1.md.")
+
+        thread = threading.Thread(target=loop, name="loop")
+        thread.start()
+        start.wait(DEADLINE_S)
+        board.withdraw(request_id)
+        thread.join(DEADLINE_S)
+        assert not thread.is_alive()
+        assert pending.reply in (None, "Re-indexed n1.md.")
+        assert pending.done.is_set() == (pending.reply is not None)
+        assert board.work_for(2, WATCH) == ([], ())  # gone either way: never passed to the next child
