@@ -104,20 +104,30 @@ def test_nul_bytes_early_mean_binary(tmp_path: Path) -> None:
     assert _content(read_markdown(tmp_path, "late.md", MAX)).text.endswith("\x00tail")
 
 
-def test_invalid_utf8_is_replaced_not_fatal(tmp_path: Path) -> None:
-    raw = b"caf\xe9 \xff\xfe ok \xc3\xa9\n"
-    (tmp_path / "latin.md").write_bytes(raw)
-    content = _content(read_markdown(tmp_path, "latin.md", MAX))
-    assert content.text == "caf\ufffd \ufffd\ufffd ok \u00e9\n"
+@pytest.mark.parametrize(
+    ("raw", "text"),
+    [
+        pytest.param(
+            b"caf\xe9 \xff\xfe ok \xc3\xa9\n",
+            "caf\ufffd \ufffd\ufffd ok \u00e9\n",
+            id="invalid-utf8-replaced-not-fatal",
+        ),
+        pytest.param(b"", "", id="empty-file-is-empty-text"),
+        pytest.param(
+            b"\xef\xbb\xbf# Title\r\nline two\rline three\n\r\n",
+            "# Title\nline two\nline three\n\n",
+            id="line-endings-normalised-and-bom-dropped",
+        ),
+    ],
+)
+def test_odd_bytes_decode_to_text_while_hash_and_size_are_of_the_bytes_on_disk(
+    tmp_path: Path, raw: bytes, text: str
+) -> None:
+    (tmp_path / "note.md").write_bytes(raw)
+    content = _content(read_markdown(tmp_path, "note.md", MAX))
+    assert content.text == text
     assert content.sha256 == hashlib.sha256(raw).hexdigest()
     assert content.size == len(raw)
-
-
-def test_empty_file_is_empty_text(tmp_path: Path) -> None:
-    (tmp_path / "empty.md").write_bytes(b"")
-    content = _content(read_markdown(tmp_path, "empty.md", MAX))
-    assert (content.text, content.size) == ("", 0)
-    assert content.sha256 == hashlib.sha256(b"").hexdigest()
 
 
 def test_size_cap(tmp_path: Path) -> None:
@@ -125,15 +135,6 @@ def test_size_cap(tmp_path: Path) -> None:
     (tmp_path / "over.md").write_bytes(b"x" * 101)
     assert _content(read_markdown(tmp_path, "exact.md", 100)).size == 100
     assert read_markdown(tmp_path, "over.md", 100) == Skipped("larger than SCREE_MAX_FILE_BYTES (100 bytes)")
-
-
-def test_line_endings_are_normalised_and_bom_dropped(tmp_path: Path) -> None:
-    raw = b"\xef\xbb\xbf# Title\r\nline two\rline three\n\r\n"
-    (tmp_path / "dos.md").write_bytes(raw)
-    content = _content(read_markdown(tmp_path, "dos.md", MAX))
-    assert content.text == "# Title\nline two\nline three\n\n"
-    assert content.sha256 == hashlib.sha256(raw).hexdigest()
-    assert content.size == len(raw)
 
 
 def test_mtime_and_nested_paths(tmp_path: Path) -> None:
