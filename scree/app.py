@@ -11,7 +11,7 @@ from scree.embedders.factory import expected_identity, make_embedder
 from scree.errors import LockHeldError, PathRefusedError, ScreeError
 from scree.ignore import IgnorePolicy
 from scree.lock import WriterLock, lock_holder
-from scree.paths import ensure_private_dir, write_root_file
+from scree.paths import prepare_index_dir, write_root_file
 from scree.results import SearchResult
 from scree.search import SearchEngine
 from scree.store import Store
@@ -25,10 +25,15 @@ def other_writer_message(pid: int | None) -> str:
 
 
 def open_store(settings: Settings, readonly: bool = False) -> Store:
-    if not readonly:
-        ensure_private_dir(settings.index_dir)
+    """The index; to write, its folder is prepared first and `root` written once the index proved to be this
+    folder's (R-F3: a refused open leaves every file as it was)."""
+    if readonly:
+        return Store.open(settings.db_path, settings.folder, readonly=True)
+    prepare_index_dir(settings.index_dir, custom_db=settings.custom_db)
+    store = Store.open(settings.db_path, settings.folder)
+    if not settings.custom_db:
         write_root_file(settings.index_dir, settings.folder)
-    return Store.open(settings.db_path, settings.folder, readonly=readonly)
+    return store
 
 
 def normalise_rel_path(folder_policy: IgnorePolicy, raw: str) -> str:
@@ -65,7 +70,7 @@ def reindex(
     """`scree reindex [-all] [PATH]`: take the lock, sync (everything, or one path), release."""
     policy = IgnorePolicy(settings.folder, settings.extensions)
     rel = normalise_rel_path(policy, path) if path is not None else None
-    ensure_private_dir(settings.index_dir)
+    prepare_index_dir(settings.index_dir, custom_db=settings.custom_db)
     lock = WriterLock(settings.lock_path)
     if not lock.try_acquire():
         pid = lock.holder_pid()

@@ -32,8 +32,9 @@ class Settings:
     """Everything a scree process needs to know, resolved once; safe to pickle into a spawned child."""
 
     folder: Path
-    index_dir: Path
+    index_dir: Path  # scree's own folder for this index (R-F2); with --db, the db file's folder, which is the user's
     db_path: Path
+    custom_db: bool = False  # --db / SCREE_DB chose the db file
     api_key: str | None = field(default=None, repr=False)
     api_base: str = DEFAULT_API_BASE
     api_model: str = DEFAULT_API_MODEL
@@ -57,6 +58,9 @@ class Settings:
 
     @property
     def lock_path(self) -> Path:
+        """One writer per db file: beside a --db file it is `<name>.lock`, so two dbs in one folder never share it."""
+        if self.custom_db:
+            return self.db_path.with_name(self.db_path.name + ".lock")
         return self.index_dir / "writer.lock"
 
     def with_changes(self, **changes: Any) -> Settings:
@@ -125,6 +129,7 @@ def load_settings(
         folder=folder,
         index_dir=index_dir,
         db_path=db_path,
+        custom_db=bool(db_override),
         api_key=api_key,
         api_base=(env.get("SCREE_API_BASE") or DEFAULT_API_BASE).rstrip("/"),
         api_model=env.get("SCREE_MODEL") or DEFAULT_API_MODEL,

@@ -89,8 +89,9 @@ def _check_index(settings: Settings, report: _Report) -> None:
     if not settings.db_path.exists():
         report.warn("index", f'none yet at {settings.db_path}: run "scree reindex"')
         return
-    mode = stat.S_IMODE(settings.index_dir.stat().st_mode)
-    (report.ok if mode == DIR_MODE else report.fail)("index folder mode", f"{mode:o} (want {DIR_MODE:o})")
+    if not settings.custom_db:  # a --db file's folder is the user's own
+        mode = stat.S_IMODE(settings.index_dir.stat().st_mode)
+        (report.ok if mode == DIR_MODE else report.fail)("index folder mode", f"{mode:o} (want {DIR_MODE:o})")
     mode = stat.S_IMODE(settings.db_path.stat().st_mode)
     (report.ok if mode == FILE_MODE else report.fail)("index file mode", f"{mode:o} (want {FILE_MODE:o})")
     try:

@@ -59,6 +59,16 @@ def ensure_private_dir(path: Path) -> None:
     os.chmod(path, DIR_MODE)
 
 
+def prepare_index_dir(index_dir: Path, *, custom_db: bool) -> None:
+    """scree's own index folder is made private (0700, R-F2); the folder of a --db file is the user's: it is only
+    created when missing, never re-permissioned."""
+    if custom_db:
+        if not index_dir.exists():
+            ensure_private_dir(index_dir)
+        return
+    ensure_private_dir(index_dir)
+
+
 def write_root_file(index_dir: Path, folder: Path) -> None:
     """Write the one-line `root` file naming the resolved folder, mode 0600."""
     root_file = index_dir / "root"

@@ -51,7 +51,7 @@ from scree.config import Settings
 from scree.errors import ScreeError
 from scree.lock import WriterLock
 from scree.logs import configure_logging, get_logger
-from scree.paths import ensure_private_dir
+from scree.paths import prepare_index_dir
 from scree.signals import SignalLatch
 from scree.status import WriterStatus
 from scree.supervision import (
@@ -190,7 +190,7 @@ class Supervisor:
             return
         self._next_lock_try = now + self._settings.lock_retry_s
         try:
-            ensure_private_dir(self._settings.index_dir)
+            prepare_index_dir(self._settings.index_dir, custom_db=self._settings.custom_db)
             taken = self._lock.try_acquire()
         except ScreeError as exc:
             log.warning("cannot take writer.lock; retrying", error=str(exc), retry_s=self._settings.lock_retry_s)

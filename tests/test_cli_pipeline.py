@@ -10,22 +10,12 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from cli_helpers import SCREE, TEST_KEY, run_scree, scree_env, search_json
+from cli_helpers import SCREE, TEST_KEY, run_scree, scree_env, search_json, write_file
 from embed_server import EmbedServer
 
 from scree.paths import index_dir_for
 
 LONG_PARAGRAPHS = 40
-
-
-def write(folder: Path, rel: str, text: str | bytes) -> Path:
-    path = folder / rel
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if isinstance(text, bytes):
-        path.write_bytes(text)
-    else:
-        path.write_text(text, encoding="utf-8")
-    return path
 
 
 def long_doc() -> str:
@@ -39,8 +29,10 @@ def long_doc() -> str:
 @pytest.fixture
 def folder(tmp_path: Path) -> Path:
     root = tmp_path / "notes"
-    write(root, "README.md", "# Project\n\nIntro text.\n\n## Install\n\nRun pip install to set up the tool.\n")
-    write(root, "docs/api.md", "# API\n\n## Authentication\n\n### Tokens\n\nTokens are issued by the auth server.\n")
+    write_file(root, "README.md", "# Project\n\nIntro text.\n\n## Install\n\nRun pip install to set up the tool.\n")
+    write_file(
+        root, "docs/api.md", "# API\n\n## Authentication\n\n### Tokens\n\nTokens are issued by the auth server.\n"
+    )
     return root
 
 
@@ -66,7 +58,7 @@ def test_reindex_and_search_json(folder: Path, tmp_path: Path, embed_server: Emb
 
 def test_every_request_carries_zdr_and_dimensions(folder: Path, tmp_path: Path, embed_server: EmbedServer) -> None:
     for i in range(150):
-        write(folder, f"many/n{i:03d}.md", f"# Note {i}\n\nSmall note number {i} about subject {i % 7}.\n")
+        write_file(folder, f"many/n{i:03d}.md", f"# Note {i}\n\nSmall note number {i} about subject {i % 7}.\n")
     env = scree_env(tmp_path / "data", embed_server.url)
     assert run_scree("reindex", "--notes", str(folder), env=env).returncode == 0
     requests = embed_server.recorded()
@@ -84,7 +76,7 @@ def test_every_request_carries_zdr_and_dimensions(folder: Path, tmp_path: Path, 
 def test_unchanged_reindex_makes_no_request_and_an_edit_reembeds_only_changed_chunks(
     folder: Path, tmp_path: Path, embed_server: EmbedServer
 ) -> None:
-    doc = write(folder, "long.md", long_doc())
+    doc = write_file(folder, "long.md", long_doc())
     env = scree_env(tmp_path / "data", embed_server.url)
     assert run_scree("reindex", "--notes", str(folder), env=env).returncode == 0
     first = embed_server.request_count()
@@ -111,16 +103,36 @@ def test_index_location_modes_and_root_file(folder: Path, tmp_path: Path, embed_
     assert (index_dir / "root").read_text() == f"{folder.resolve()}\n"
 
 
+def test_db_files_in_a_folder_of_the_users_own(folder: Path, tmp_path: Path, embed_server: EmbedServer) -> None:
+    """R-F2: --db overrides the db file only; its folder keeps its mode and gets no `root`, and each db its own lock."""
+    env = scree_env(tmp_path / "data", embed_server.url)
+    mine = tmp_path / "mine"
+    mine.mkdir(mode=0o755)
+    os.chmod(mine, 0o755)
+    other = tmp_path / "other"
+    write_file(other, "x.md", "# X\n\nmarmalade in the other folder\n")
+    for notes, name in ((folder, "a.db"), (other, "b.db")):
+        proc = run_scree("reindex", "--notes", str(notes), "--db", str(mine / name), env=env)
+        assert proc.returncode == 0, proc.stderr
+    assert stat.S_IMODE(mine.stat().st_mode) == 0o755
+    assert sorted(p.name for p in mine.iterdir()) == ["a.db", "a.db.lock", "b.db", "b.db.lock"]
+    assert stat.S_IMODE((mine / "a.db").stat().st_mode) == 0o600
+    hits = search_json(other, "marmalade", env, "--db", str(mine / "b.db"), "--mode", "keyword")["hits"]
+    assert [hit["path"] for hit in hits] == ["x.md"]
+    assert not (tmp_path / "data").exists() or not any((tmp_path / "data").rglob("index.db"))
+
+
 def test_another_folder_or_model_is_a_clear_error(folder: Path, tmp_path: Path, embed_server: EmbedServer) -> None:
     env = scree_env(tmp_path / "data", embed_server.url)
     assert run_scree("reindex", "--notes", str(folder), env=env).returncode == 0
     db = index_dir_for(folder, env) / "index.db"
     other = tmp_path / "other"
-    write(other, "x.md", "# X\n\nother folder\n")
+    write_file(other, "x.md", "# X\n\nother folder\n")
     proc = run_scree("reindex", "-notes", str(other), "-db", str(db), env=env)
     assert proc.returncode == 1
     assert len(proc.stderr.strip().splitlines()) == 1 and str(other.resolve()) in proc.stderr
     assert "Traceback" not in proc.stderr
+    assert (db.parent / "root").read_text() == f"{folder.resolve()}\n"  # the refused open changed no file
     proc = run_scree("reindex", "--notes", str(folder), env={**env, "SCREE_MODEL": "other/model"})
     assert proc.returncode == 1 and "reindex -all" in proc.stderr
     assert search_json(folder, "tokens", env)["hits"]  # nothing was rewritten
@@ -147,7 +159,7 @@ def test_rejected_key_is_one_line_with_status_and_never_shows_the_key(
 def test_outage_is_retried_reported_and_keeps_old_rows(folder: Path, tmp_path: Path, embed_server: EmbedServer) -> None:
     env = scree_env(tmp_path / "data", embed_server.url)
     assert run_scree("reindex", "--notes", str(folder), env=env).returncode == 0
-    write(folder, "README.md", "# Project\n\nRewritten intro about gardening.\n")
+    write_file(folder, "README.md", "# Project\n\nRewritten intro about gardening.\n")
     before = embed_server.request_count()
     embed_server.set(fail_status=503, retry_after="0")
     proc = run_scree("reindex", "--notes", str(folder), env=env)
@@ -173,13 +185,13 @@ def test_keyword_mode_needs_no_server(folder: Path, tmp_path: Path, embed_server
 
 
 def test_bad_files_are_handled(folder: Path, tmp_path: Path, embed_server: EmbedServer) -> None:
-    write(folder, "latin1.md", "# Caf\xe9\n\nna\xefve text about coffee\n".encode("latin-1"))
-    write(folder, "binary.md", b"\x00\x01\x02" * 400)
-    write(folder, "empty.md", b"")
-    write(folder, "big.md", "# Big\n\n" + "word " * 300_000)
-    write(folder, "crlf.md", "# Windows\r\n\r\nline endings from windows\r\n\r\nsecond paragraph\r\n")
+    write_file(folder, "latin1.md", "# Caf\xe9\n\nna\xefve text about coffee\n".encode("latin-1"))
+    write_file(folder, "binary.md", b"\x00\x01\x02" * 400)
+    write_file(folder, "empty.md", b"")
+    write_file(folder, "big.md", "# Big\n\n" + "word " * 300_000)
+    write_file(folder, "crlf.md", "# Windows\r\n\r\nline endings from windows\r\n\r\nsecond paragraph\r\n")
     os.mkfifo(folder / "pipe.md")
-    outside = write(tmp_path, "secret.md", "# Secret\n\noutside the folder\n")
+    outside = write_file(tmp_path, "secret.md", "# Secret\n\noutside the folder\n")
     (folder / "escape.md").symlink_to(outside)
     env = scree_env(tmp_path / "data", embed_server.url)
     proc = run_scree("reindex", "--notes", str(folder), env=env, timeout=60)
@@ -220,7 +232,7 @@ def test_progress_shows_on_a_terminal_and_stays_quiet_otherwise(
     env = scree_env(tmp_path / "data", embed_server.url)
     quiet = run_scree("reindex", "--notes", str(folder), env=env)
     assert quiet.returncode == 0 and "files" not in quiet.stderr
-    write(folder, "new.md", "# New\n\nA new note.\n")
+    write_file(folder, "new.md", "# New\n\nA new note.\n")
     leader, follower = pty.openpty()
     try:
         proc = subprocess.run(
@@ -245,7 +257,7 @@ def test_progress_shows_on_a_terminal_and_stays_quiet_otherwise(
 def test_search_piped_into_a_closed_reader_is_quiet(folder: Path, tmp_path: Path, embed_server: EmbedServer) -> None:
     env = scree_env(tmp_path / "data", embed_server.url)
     for i in range(30):
-        write(folder, f"bulk/{i}.md", f"# Bulk {i}\n\n" + "pip install everywhere " * 200 + "\n")
+        write_file(folder, f"bulk/{i}.md", f"# Bulk {i}\n\n" + "pip install everywhere " * 200 + "\n")
     assert run_scree("reindex", "--notes", str(folder), env=env).returncode == 0
     proc = subprocess.Popen(
         [SCREE, "search", "--notes", str(folder), "-k", "50", "--mode", "keyword", "pip install"],

@@ -18,7 +18,7 @@ import time
 from scree.config import Settings
 from scree.lock import WriterLock
 from scree.logs import get_logger
-from scree.paths import ensure_private_dir
+from scree.paths import prepare_index_dir
 from scree.redact import redact
 from scree.signals import SignalLatch
 from scree.writer_proc.results import Outcome, WriterResult, WriterState
@@ -34,7 +34,7 @@ LOCK_POLL_S = 0.1  # while waiting for the lock, a stop is noticed within this
 
 def wait_for_lock(settings: Settings, stop: threading.Event) -> WriterLock | None:
     """Take writer.lock, retrying every lock_retry_s while another process holds it (R-P4); None when stopped."""
-    ensure_private_dir(settings.index_dir)
+    prepare_index_dir(settings.index_dir, custom_db=settings.custom_db)
     lock = WriterLock(settings.lock_path)
     announced: int | None = -1
     while not stop.is_set():

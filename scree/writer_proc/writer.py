@@ -33,7 +33,7 @@ from scree.embedders.factory import make_embedder
 from scree.errors import EmbeddingError
 from scree.ignore import IgnorePolicy
 from scree.logs import get_logger
-from scree.paths import ensure_private_dir, write_root_file
+from scree.paths import prepare_index_dir, write_root_file
 from scree.redact import redact
 from scree.store import Store
 from scree.writer_proc.debounce import Job, Schedule
@@ -172,9 +172,10 @@ class Writer:
         store: Store | None = None
         try:
             # scree.app.open_store's two steps, without importing scree.app (and search with it): idle RSS (R-P3)
-            ensure_private_dir(settings.index_dir)
-            write_root_file(settings.index_dir, settings.folder)
+            prepare_index_dir(settings.index_dir, custom_db=settings.custom_db)
             store = Store.open(settings.db_path, settings.folder)
+            if not settings.custom_db:
+                write_root_file(settings.index_dir, settings.folder)  # once the index proved to be this folder's
             prepare_store(store, embedder)
             capped = self._check_cap(store)
             if capped is not None:
