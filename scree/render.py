@@ -78,9 +78,29 @@ def render_hits(hits: Sequence[Hit], notes: Sequence[str] = ()) -> str:
 
 
 def render_doc(path: str, lines: Sequence[str], start: int, end: int) -> str:
-    """The read_doc reply for lines start..end (1-based, inclusive) already selected into `lines`."""
-    body, was_cut = cut_utf8(neutralise("\n".join(lines)), DOC_CAP_BYTES)
+    """The read_doc reply for lines start..end (1-based, inclusive) already selected into `lines`.
+
+    Over 256 KB the text stops after the last whole line that fits and `lines=` names the lines shown, so an agent
+    can go on from the next one (R-M6); only a single line over the cap is shown in part.
+    """
+    body, shown, was_cut = _doc_body(lines)
     if was_cut:
-        body = body.rstrip("\n") + "\n" + DOC_TRUNCATED_MARK
-    shown = f"{start}-{end}" if lines else ""
-    return f"<doc path={attribute(path)} lines={attribute(shown)}>\n{body}\n</doc>"
+        body += "\n" + DOC_TRUNCATED_MARK
+        end = start + shown - 1
+    return f"<doc path={attribute(path)} lines={attribute(lines_attr(start, end) if shown else '')}>\n{body}\n</doc>"
+
+
+def _doc_body(lines: Sequence[str]) -> tuple[str, int, bool]:
+    """The neutralised text of the whole lines that fit in DOC_CAP_BYTES; how many lines; and whether any were left."""
+    kept: list[str] = []
+    used = 0
+    for line in lines:
+        safe = neutralise(line)
+        size = len(safe.encode("utf-8")) + (1 if kept else 0)  # the newline that joins it to the previous line
+        if used + size > DOC_CAP_BYTES:
+            if not kept:  # one line alone is over the cap: show what fits of it
+                return cut_utf8(safe, DOC_CAP_BYTES)[0], 1, True
+            return "\n".join(kept), len(kept), True
+        kept.append(safe)
+        used += size
+    return "\n".join(kept), len(kept), False
