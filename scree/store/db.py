@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -11,29 +10,19 @@ from typing import Any
 
 import apsw
 
-from scree.errors import IndexCorruptError, IndexMismatchError
-from scree.paths import FILE_MODE, ensure_private_dir
-from scree.store.extension import vec0_path
+from scree.errors import IndexMismatchError
+from scree.store.connection import empty_index, open_index, tighten_modes
 from scree.store.keywords import fts_match_expression
 from scree.store.records import FileState, NewChunk, StoredChunk
 from scree.store.schema import (
-    SCHEMA_VERSION,
     TEXT_START_EXPR,
     VECTOR_BITS_TABLE,
     VECTOR_TABLE,
-    NotAnIndexError,
     binary_quantizable,
-    current_version,
-    migrate,
+    has_vector_table,
     vector_table_ddl,
 )
 
-BUSY_TIMEOUT_MS = 5000  # R-S1: wait this long for another process's write lock before failing
-WAL_AUTOCHECKPOINT_PAGES = 1000  # R-S1: bounded autocheckpoint (4 MB of 4 KB pages)
-JOURNAL_SIZE_LIMIT_BYTES = 64 * 1024 * 1024  # a checkpointed WAL is truncated back to this
-# Reading vectors through mmap instead of the page cache: at 10k chunks 11 ms -> 7 ms a query (bench.store_search).
-MMAP_BYTES = 512 * 1024 * 1024
-WRITER_CACHE_KIB = 512  # SQLite's default is 2000 KiB
 HEADING_WEIGHT = 2.0  # R-S1: bm25 column weights, a match in the heading trail counts double
 TEXT_WEIGHT = 1.0
 MAX_KNN = 4096  # sqlite-vec's largest k
@@ -89,38 +78,6 @@ def _placeholders(count: int) -> str:
     return ",".join("?" * count)
 
 
-def _connect(target: str, readonly: bool) -> apsw.Connection:
-    flags = apsw.SQLITE_OPEN_READONLY if readonly else apsw.SQLITE_OPEN_READWRITE | apsw.SQLITE_OPEN_CREATE
-    conn = apsw.Connection(target, flags=flags)
-    try:
-        conn.set_busy_timeout(BUSY_TIMEOUT_MS)
-        conn.enable_load_extension(True)
-        conn.load_extension(vec0_path())
-        conn.enable_load_extension(False)
-        if not readonly:
-            conn.execute("pragma journal_mode = wal").fetchall()
-            conn.execute("pragma synchronous = normal").fetchall()
-            conn.execute(f"pragma wal_autocheckpoint = {WAL_AUTOCHECKPOINT_PAGES}").fetchall()
-            conn.execute(f"pragma journal_size_limit = {JOURNAL_SIZE_LIMIT_BYTES}").fetchall()
-            # the writer reads little (hashes, cached vectors): a small page cache keeps its idle RSS down (§10)
-            conn.execute(f"pragma cache_size = -{WRITER_CACHE_KIB}").fetchall()
-        else:
-            # readers only: mapped pages count in RSS, so the writer's memory would grow with the index (R-S3)
-            conn.execute(f"pragma mmap_size = {MMAP_BYTES}").fetchall()
-    except BaseException:
-        conn.close()
-        raise
-    return conn
-
-
-def _create_private_file(db_path: Path) -> None:
-    """Make the db's folder (0700, only when missing: an existing one may be the user's own) and the file (0600)."""
-    if not db_path.parent.exists():
-        ensure_private_dir(db_path.parent)
-    if not db_path.exists():
-        os.close(os.open(db_path, os.O_WRONLY | os.O_CREAT, FILE_MODE))
-
-
 class Store:
     """A folder's index. Open with Store.open(); use as a context manager or call close().
 
@@ -143,80 +100,14 @@ class Store:
     def open(cls, db_path: Path, folder: Path, *, readonly: bool = False) -> Store:
         """Open (and unless `readonly`, create and migrate) the index at `db_path` for `folder` (R-F2, R-F3)."""
         folder_text = str(folder.resolve())
-        if readonly and (not db_path.exists() or db_path.stat().st_size == 0):
+        conn = open_index(db_path, folder_text, readonly=readonly)
+        if conn is None:
             return cls._empty(db_path, folder_text)
-        if not readonly:
-            try:
-                _create_private_file(db_path)
-            except OSError as exc:
-                raise IndexCorruptError(f"cannot create index {db_path}: {exc.strerror or exc}") from exc
-        try:
-            conn = _connect(str(db_path), readonly)
-        except apsw.Error as exc:
-            raise IndexCorruptError(f"cannot open index {db_path}: {exc}") from exc
-        store = cls(conn, db_path, folder_text, readonly=readonly, exists=True)
-        try:
-            blank = store._prepare()
-        except apsw.Error as exc:
-            conn.close()
-            raise IndexCorruptError(f"cannot open index {db_path}: {exc}") from exc
-        except BaseException:
-            conn.close()
-            raise
-        if blank:
-            conn.close()
-            return cls._empty(db_path, folder_text)
-        return store
+        return cls(conn, db_path, folder_text, readonly=readonly, exists=True)
 
     @classmethod
     def _empty(cls, db_path: Path, folder: str) -> Store:
-        conn = _connect(":memory:", readonly=False)
-        migrate(conn)
-        conn.execute("insert into meta(key, value) values ('folder', ?)", (folder,))
-        return cls(conn, db_path, folder, readonly=True, exists=False)
-
-    def _prepare(self) -> bool:
-        """Check the schema version (migrating when writable) and the folder; True for a blank read-only file."""
-        version = current_version(self._conn)
-        if version < 0:
-            raise IndexCorruptError(f"{self.db_path} is not a scree index (it holds other tables); use another -db")
-        if version > SCHEMA_VERSION:
-            raise IndexCorruptError(
-                f"index {self.db_path} was written by a newer scree (schema {version}, this one knows "
-                f"{SCHEMA_VERSION}); upgrade scree"
-            )
-        if self.readonly:
-            if version == 0:
-                return True
-            if version < SCHEMA_VERSION:
-                raise IndexCorruptError(
-                    f"index {self.db_path} has schema version {version}, this scree needs {SCHEMA_VERSION}: "
-                    "run any writing command (e.g. `scree reindex`) to upgrade it"
-                )
-        else:
-            try:
-                migrate(self._conn)
-            except NotAnIndexError as exc:
-                raise IndexCorruptError(f"{self.db_path} is not a scree index ({exc}); use another -db") from exc
-            self._conn.execute("insert or ignore into meta(key, value) values ('folder', ?)", (self.folder,))
-            self._tighten_modes()
-        recorded = self.get_meta("folder")
-        if recorded is not None and recorded != self.folder:
-            raise IndexMismatchError(
-                f"index {self.db_path} belongs to folder {recorded}, not {self.folder}; "
-                "use another -db (SCREE_DB) or remove that index"
-            )
-        return False
-
-    def _tighten_modes(self) -> None:
-        """Keep the db and its -wal/-shm companions 0600 (R-F2); SQLite copies the db's mode, this makes sure."""
-        for suffix in ("", "-wal", "-shm"):
-            path = Path(f"{self.db_path}{suffix}")
-            try:
-                if path.stat().st_mode & 0o777 != FILE_MODE:
-                    os.chmod(path, FILE_MODE)
-            except (FileNotFoundError, PermissionError):
-                continue
+        return cls(empty_index(folder), db_path, folder, readonly=True, exists=False)
 
     def close(self) -> None:
         self._conn.close()
@@ -245,14 +136,11 @@ class Store:
                 self._conn.execute("rollback")
             raise
         if not self._modes_checked:
-            self._tighten_modes()
+            tighten_modes(self.db_path)
             self._modes_checked = True
 
     def _has_vector_table(self) -> bool:
-        row = self._conn.execute(
-            "select 1 from sqlite_master where type = 'table' and name = ?", (VECTOR_TABLE,)
-        ).fetchone()
-        return row is not None
+        return has_vector_table(self._conn)
 
     # --- meta and model (R-F3) ---
 

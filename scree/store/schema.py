@@ -11,8 +11,8 @@ import apsw
 FTS_TOKENIZER = "porter unicode61 remove_diacritics 2"
 VECTOR_TABLE = "chunk_vectors"
 MAX_DIMS = 8192  # sqlite-vec's own limit on a float[N] column
-# Beside the vec0 table, for the two-stage search of large indexes (db.py): each chunk's vector as one sign bit per
-# dimension, in a plain table (64 bytes a row at 512 dimensions) that a query scans with vec_distance_hamming().
+# Beside the vec0 table, for the two-stage search of large indexes (searches.py): each chunk's vector as one sign bit
+# per dimension, in a plain table (64 bytes a row at 512 dimensions) that a query scans with vec_distance_hamming().
 VECTOR_BITS_TABLE = "chunk_vector_bits"
 
 
@@ -113,6 +113,12 @@ SCHEMA_VERSION = len(MIGRATIONS)
 
 def _table_names(conn: apsw.Connection) -> set[str]:
     return {str(row[0]) for row in conn.execute("select name from sqlite_master where type = 'table'")}
+
+
+def has_vector_table(conn: apsw.Connection) -> bool:
+    """False for an index without vectors: no model recorded yet, or a keyword-only one (0 dims)."""
+    row = conn.execute("select 1 from sqlite_master where type = 'table' and name = ?", (VECTOR_TABLE,)).fetchone()
+    return row is not None
 
 
 def is_blank(conn: apsw.Connection) -> bool:
