@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 from scree.config import Settings
 from scree.embedders.base import Embedder
+from scree.embedders.idle import ReleasedWhenIdle
 from scree.errors import ConfigError, ModelMissingError
 from scree.logs import get_logger
 
@@ -30,11 +31,14 @@ class KeywordOnlyEmbedder(Embedder):
         return [b"" for _ in texts]
 
 
-def make_embedder(settings: Settings, *, keyword_fallback: bool = False) -> Embedder:
+def make_embedder(
+    settings: Settings, *, keyword_fallback: bool = False, release_idle_s: float | None = None
+) -> Embedder:
     """The API client when a key is configured, else the offline model; SCREE_EMBEDDER=hash selects the test double.
 
     With `keyword_fallback` (writers), a missing offline model gives the keyword-only embedder instead of an error,
-    so an index still gets built; the next sync after `scree model install` rebuilds it with vectors.
+    so an index still gets built; the next sync after `scree model install` rebuilds it with vectors. With
+    `release_idle_s` (long-lived processes), the offline model's memory goes back that long after its last use.
     """
     kind = settings.resolved_embedder()
     if kind == "api":
@@ -56,7 +60,10 @@ def make_embedder(settings: Settings, *, keyword_fallback: bool = False) -> Embe
         except ModelMissingError as exc:
             log.warning("indexing for keyword search only", reason=str(exc))
             return KeywordOnlyEmbedder()
-    return LocalEmbedder.from_settings(settings)
+    local = LocalEmbedder.from_settings(settings)
+    if release_idle_s is None:
+        return local
+    return ReleasedWhenIdle(local, release_idle_s)
 
 
 def expected_identity(settings: Settings) -> tuple[str, int]:

@@ -98,6 +98,7 @@ class ReaderTools:
                 return None
             from scree.app import open_store
             from scree.embedders.factory import make_embedder
+            from scree.embedders.idle import READER_IDLE_S
             from scree.search import SearchEngine
 
             settings = self._settings
@@ -106,7 +107,7 @@ class ReaderTools:
                 self.policy(),
                 settings.folder,
                 settings.max_file_bytes,
-                lambda: make_embedder(settings),
+                lambda: make_embedder(settings, release_idle_s=READER_IDLE_S),
             )
         else:
             self.policy()  # the engine's policy is this object: forget its cached decisions

@@ -14,6 +14,7 @@ from scree.embedders.base import Embedder
 from scree.embedders.factory import KEYWORD_ONLY
 from scree.errors import EmbeddingUnavailableError
 from scree.files import Skipped, read_markdown
+from scree.heap import trim_heap
 from scree.ignore import IgnorePolicy
 from scree.logs import get_logger
 from scree.store import FileState, NewChunk, Store
@@ -275,12 +276,7 @@ def release_sync_memory(policy: IgnorePolicy) -> None:
     (glibc keeps them otherwise); the writer idle bar (SPEC §10) on large folders depends on it."""
     policy.invalidate()
     gc.collect()
-    try:
-        import ctypes
-
-        ctypes.CDLL(None).malloc_trim(0)
-    except (OSError, AttributeError):
-        pass  # not glibc: nothing to do
+    trim_heap()
 
 
 def log_report(report: SyncReport, paths: Sequence[str], *, full: bool) -> None:

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 
 from scree.config import Settings
 from scree.embedders.factory import make_embedder
+from scree.embedders.idle import WRITER_IDLE_S
 from scree.errors import EmbeddingError
 from scree.ignore import IgnorePolicy
 from scree.logs import get_logger
@@ -168,7 +169,7 @@ class Writer:
         raise ScreeError before anything is synced; everything later is a WriterResult.
         """
         settings = self._settings
-        embedder = make_embedder(settings, keyword_fallback=True)
+        embedder = make_embedder(settings, keyword_fallback=True, release_idle_s=WRITER_IDLE_S)
         store: Store | None = None
         try:
             # scree.app.open_store's two steps, without importing scree.app (and search with it): idle RSS (R-P3)
