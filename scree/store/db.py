@@ -11,6 +11,7 @@ from typing import Any
 import apsw
 
 from scree.errors import IndexMismatchError
+from scree.store import searches
 from scree.store.connection import empty_index, open_index, tighten_modes
 from scree.store.keywords import fts_match_expression
 from scree.store.records import FileState, NewChunk, StoredChunk
@@ -23,31 +24,14 @@ from scree.store.schema import (
     vector_table_ddl,
 )
 
-HEADING_WEIGHT = 2.0  # R-S1: bm25 column weights, a match in the heading trail counts double
-TEXT_WEIGHT = 1.0
-MAX_KNN = 4096  # sqlite-vec's largest k
-# Vector search (R-S1, §10 bars): up to this many chunks the vec0 table is scanned exactly (8 ms at 10k, 18 ms at 20k,
-# 70-110 ms at 100k); above it, two stages: the OVERSAMPLE x limit chunks nearest by sign bits (at most MAX_CANDIDATES),
-# then their exact cosine distances (25-30 ms at 100k). 32x kept recall@16 at 0.991 of the exact search's on real
-# MiniLM vectors (16x: 0.974, 64x: 0.997, each step ~5 ms more); MAX_CANDIDATES bounds a large limit's rescoring.
-EXACT_SEARCH_MAX_CHUNKS = 20_000
-OVERSAMPLE = 32
-MAX_CANDIDATES = 2048
+# Re-exported: tests/test_store.py and bench.store_search import these from here.
+from scree.store.searches import EXACT_SEARCH_MAX_CHUNKS as EXACT_SEARCH_MAX_CHUNKS
+from scree.store.searches import OVERSAMPLE as OVERSAMPLE
+
 SQL_BATCH = 500  # ids or hashes per `in (...)` list
 REINDEX_HINT = "run `scree reindex -all` to rebuild it"
 
 _CHUNK_COLUMNS = "id, path, ordinal, heading, text, start_line, end_line, text_hash"
-# Stage 1 of the two-stage search: the ?2 candidates nearest by Hamming distance between sign bits (?1: the query).
-# A plain table scan with SQLite's sorter: vec0's own KNN over a bit[N] column costs O(k) a row, 98 ms at k=256.
-_CANDIDATES_SQL = (
-    f"select chunk_id from {VECTOR_BITS_TABLE} "
-    "order by vec_distance_hamming(vec_bit(bits), vec_quantize_binary(?1)) limit ?2"
-)
-# Stage 2: the exact cosine distance of each candidate, read from the vec0 table by rowid, nearest ?3 first.
-_TWO_STAGE_SQL = (
-    f"select v.chunk_id, vec_distance_cosine(v.embedding, ?1) as distance from ({_CANDIDATES_SQL}) as c "
-    f"join {VECTOR_TABLE} as v on v.chunk_id = c.chunk_id order by distance limit ?3"
-)
 
 
 def _chunk(row: Sequence[Any]) -> StoredChunk:
@@ -326,21 +310,15 @@ class Store:
         dims = self._searchable(vector, limit)
         if dims is None:
             return []
-        if binary_quantizable(dims):
-            row = self._conn.execute(f"select count(*) from {VECTOR_BITS_TABLE}").fetchone()
-            if row is not None and int(row[0]) > EXACT_SEARCH_MAX_CHUNKS:
-                return self.two_stage_vector_search(vector, limit)
+        if binary_quantizable(dims) and searches.needs_two_stage(self._conn):
+            return self.two_stage_vector_search(vector, limit)
         return self.exact_vector_search(vector, limit)
 
     def exact_vector_search(self, vector: bytes, limit: int) -> list[tuple[int, float]]:
         """vector_search by a full scan of the vec0 table, whatever the index size."""
         if self._searchable(vector, limit) is None:
             return []
-        rows = self._conn.execute(
-            f"select chunk_id, distance from {VECTOR_TABLE} where embedding match ? and k = ? order by distance",
-            (vector, min(limit, MAX_KNN)),
-        )
-        return [(int(row[0]), float(row[1])) for row in rows]
+        return searches.exact_nearest(self._conn, vector, limit)
 
     def two_stage_vector_search(self, vector: bytes, limit: int) -> list[tuple[int, float]]:
         """vector_search over the OVERSAMPLE x limit chunks nearest by sign bits, ranked by exact cosine distance.
@@ -350,29 +328,21 @@ class Store:
         dims = self._searchable(vector, limit)
         if dims is None or not binary_quantizable(dims):
             return self.exact_vector_search(vector, limit)
-        limit = min(limit, MAX_KNN)
-        candidates = max(limit, min(limit * OVERSAMPLE, MAX_CANDIDATES))
-        rows = self._conn.execute(_TWO_STAGE_SQL, (vector, candidates, limit))
-        return [(int(row[0]), float(row[1])) for row in rows]
+        return searches.two_stage_nearest(self._conn, vector, limit)
 
     def binary_candidates(self, vector: bytes, count: int) -> list[int]:
         """Stage 1 of two_stage_vector_search alone: ids of the `count` chunks nearest by Hamming distance."""
         dims = self._searchable(vector, count)
         if dims is None or not binary_quantizable(dims):
             return []
-        return [int(row[0]) for row in self._conn.execute(_CANDIDATES_SQL, (vector, count))]
+        return searches.sign_bit_candidates(self._conn, vector, count)
 
     def keyword_search(self, query: str, limit: int) -> list[tuple[int, float]]:
         """(chunk id, score) by FTS5 bm25 over heading and text, best first; score is -bm25 (higher is better)."""
         expression = fts_match_expression(query)
         if expression is None or limit <= 0:
             return []
-        rows = self._conn.execute(
-            f"select rowid, bm25(chunks_fts, {HEADING_WEIGHT}, {TEXT_WEIGHT}) as score from chunks_fts "
-            "where chunks_fts match ? order by score limit ?",
-            (expression, limit),
-        )
-        return [(int(row[0]), -float(row[1])) for row in rows]
+        return searches.keyword_matches(self._conn, expression, limit)
 
     def vectors_for_hashes(self, hashes: Iterable[str]) -> dict[str, bytes]:
         """R-E7: a stored vector for each text hash the index already has (any chunk with that hash)."""
