@@ -11,13 +11,13 @@ from typing import Any
 import apsw
 
 from scree.errors import IndexMismatchError
-from scree.store import searches
+from scree.store import file_rows, searches
 from scree.store.connection import empty_index, open_index, tighten_modes
+from scree.store.integrity import check_integrity
 from scree.store.keywords import fts_match_expression
 from scree.store.records import FileState, NewChunk, StoredChunk
 from scree.store.schema import (
     TEXT_START_EXPR,
-    VECTOR_BITS_TABLE,
     VECTOR_TABLE,
     binary_quantizable,
     has_vector_table,
@@ -126,6 +126,13 @@ class Store:
     def _has_vector_table(self) -> bool:
         return has_vector_table(self._conn)
 
+    def _vector_tables(self) -> tuple[bool, bool]:
+        """Whether the index has (a vec0 table, sign bits): a keyword-only index has neither, odd dims no bits."""
+        if not self._has_vector_table():
+            return False, False
+        recorded = self.model()
+        return True, recorded is not None and binary_quantizable(recorded[1])
+
     # --- meta and model (R-F3) ---
 
     def get_meta(self, key: str) -> str | None:
@@ -228,13 +235,6 @@ class Store:
                         f"{recorded[1]}; {REINDEX_HINT}"
                     )
 
-    def _delete_rows(self, path: str, has_vectors: bool) -> None:
-        """Delete a file's chunks with their vectors; FTS rows and sign bits go with the chunks (schema triggers)."""
-        if has_vectors:
-            ids = [(row[0],) for row in self._conn.execute("select id from chunks where path = ?", (path,))]
-            self._conn.executemany(f"delete from {VECTOR_TABLE} where chunk_id = ?", ids)
-        self._conn.execute("delete from chunks where path = ?", (path,))
-
     def replace_file(self, state: FileState, chunks: Sequence[NewChunk]) -> None:
         """R-S2: swap a file's old rows for these, in one transaction (fully old or fully new after a kill)."""
         self.replace_files([(state, chunks)])
@@ -243,51 +243,15 @@ class Store:
         """replace_file for many files in one transaction: batched small files cost one commit, not one each."""
         self._check_vectors(items)
         with self._transaction():
-            has_vectors = self._has_vector_table()
-            recorded = self.model()
-            with_bits = has_vectors and recorded is not None and binary_quantizable(recorded[1])
+            vectors, sign_bits = self._vector_tables()
             for state, chunks in items:
-                self._delete_rows(state.path, has_vectors)
-                for chunk in chunks:
-                    row = self._conn.execute(
-                        "insert into chunks(path, ordinal, heading, text, start_line, end_line, text_hash) "
-                        "values (?, ?, ?, ?, ?, ?, ?) returning id",
-                        (
-                            state.path,
-                            chunk.ordinal,
-                            chunk.heading,
-                            chunk.text,
-                            chunk.start_line,
-                            chunk.end_line,
-                            chunk.text_hash,
-                        ),
-                    ).fetchone()
-                    assert row is not None
-                    if has_vectors:  # a keyword-only index (no key, no offline model) has no vector table
-                        self._conn.execute(
-                            f"insert into {VECTOR_TABLE}(chunk_id, embedding) values (?, ?)", (row[0], chunk.vector)
-                        )
-                    if with_bits:
-                        self._conn.execute(
-                            f"insert into {VECTOR_BITS_TABLE}(chunk_id, bits) values (?1, vec_quantize_binary(?2))",
-                            (row[0], chunk.vector),
-                        )
-                self._conn.execute(
-                    "insert into files(path, sha256, mtime_ns, size) values (?, ?, ?, ?) on conflict(path) do "
-                    "update set sha256 = excluded.sha256, mtime_ns = excluded.mtime_ns, size = excluded.size",
-                    (state.path, state.sha256, state.mtime_ns, state.size),
-                )
+                file_rows.write_file(self._conn, state, chunks, vectors=vectors, sign_bits=sign_bits)
 
     def delete_files(self, paths: Iterable[str]) -> int:
         """Remove these files' rows in one transaction; returns how many files the index held."""
-        removed = 0
         with self._transaction():
-            has_vectors = self._has_vector_table()
-            for path in dict.fromkeys(paths):
-                self._delete_rows(path, has_vectors)
-                self._conn.execute("delete from files where path = ?", (path,))
-                removed += self._conn.changes()
-        return removed
+            vectors = self._has_vector_table()
+            return sum(file_rows.delete_file(self._conn, path, vectors=vectors) for path in dict.fromkeys(paths))
 
     # --- queries ---
 
@@ -394,32 +358,5 @@ class Store:
 
     def integrity_check(self) -> str:
         """Return "ok", or the first problem found: SQLite's own check, the keyword index, vectors or bits astray."""
-        problems = [str(row[0]) for row in self._conn.execute("pragma integrity_check")]
-        if problems != ["ok"]:
-            return "; ".join(problems[:5])
-        if not self.readonly:  # FTS5's own check is an insert command: a read-only connection may not run it
-            try:
-                self._conn.execute("insert into chunks_fts(chunks_fts, rank) values ('integrity-check', 1)")
-            except apsw.Error as exc:
-                return f"keyword index: {exc}"
-        row = self._conn.execute(
-            "select (select count(*) from chunks_fts_docsize), (select count(*) from chunks)"
-        ).fetchone()
-        assert row is not None
-        if row[0] != row[1]:
-            return f"keyword index: {row[0]} rows for {row[1]} chunks"
-        if not self._has_vector_table():
-            return "ok"
-        recorded = self.model()
-        tables = [(VECTOR_TABLE, "vectors", "a vector")]
-        if recorded is not None and binary_quantizable(recorded[1]):
-            tables.append((VECTOR_BITS_TABLE, "sign bits", "sign bits"))
-        for table, what, each in tables:
-            row = self._conn.execute(
-                f"select (select count(*) from {table} where chunk_id not in (select id from chunks)), "
-                f"(select count(*) from chunks where id not in (select chunk_id from {table}))"
-            ).fetchone()
-            assert row is not None
-            if row[0] or row[1]:
-                return f"{what}: {row[0]} without a chunk, {row[1]} chunks without {each}"
-        return "ok"
+        vectors, sign_bits = self._vector_tables()
+        return check_integrity(self._conn, readonly=self.readonly, vectors=vectors, sign_bits=sign_bits)
