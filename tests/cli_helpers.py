@@ -56,7 +56,17 @@ def wait_until(condition: Callable[[], Any], what: str, deadline_s: float) -> An
         time.sleep(POLL_S)
 
 
-def write_text(path: Path, text: str) -> None:
-    """Write `text` (UTF-8) to `path`, creating its folders."""
+def write_text(path: Path, text: str | bytes) -> Path:
+    """Write `text` to `path`, creating its folders: a str as UTF-8 exactly as given (no newline translation, so a
+    test's CRLF stays CRLF), bytes as they are; returns `path`."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
+    if isinstance(text, bytes):
+        path.write_bytes(text)
+    else:
+        path.write_text(text, encoding="utf-8", newline="")
+    return path
+
+
+def write_file(folder: Path, rel: str, text: str | bytes) -> Path:
+    """`write_text` at `rel` inside `folder`."""
+    return write_text(folder / rel, text)

@@ -17,6 +17,7 @@ from typing import Any
 
 import anyio
 import pytest
+from cli_helpers import write_file
 from mcp.client import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp_types import CallToolResult, TextContent
@@ -76,31 +77,22 @@ def run_scree(args: list[str], env: dict[str, str], **kwargs: Any) -> subprocess
     )
 
 
-def write(folder: Path, rel: str, text: str | bytes) -> None:
-    path = folder / rel
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if isinstance(text, bytes):
-        path.write_bytes(text)
-    else:
-        path.write_text(text, encoding="utf-8", newline="")
-
-
 def make_project(root: Path, index: bool = True) -> Project:
     folder = root / "demo-notes"
     folder.mkdir()
     subprocess.run(["git", "init", "-q", str(folder)], check=True, timeout=30)
-    write(folder, "README.md", "# Demo notes\n\nNotes about gardening, compost and rainwater tanks.\n")
-    write(folder, "docs/api.md", API_MD)
-    write(folder, "docs/lines.md", LINES_MD)
-    write(folder, "hostile.md", HOSTILE_MD)
-    write(folder, "crlf.md", CRLF_MD)
-    write(folder, "optout.md", OPTED_OUT_MD)
-    write(folder, ".gitignore", "private/\n")
-    write(folder, "private/plan.md", "# Plan\n\nsecret plan\n")
-    write(folder, ".hidden/x.md", "# Hidden\n")
+    write_file(folder, "README.md", "# Demo notes\n\nNotes about gardening, compost and rainwater tanks.\n")
+    write_file(folder, "docs/api.md", API_MD)
+    write_file(folder, "docs/lines.md", LINES_MD)
+    write_file(folder, "hostile.md", HOSTILE_MD)
+    write_file(folder, "crlf.md", CRLF_MD)
+    write_file(folder, "optout.md", OPTED_OUT_MD)
+    write_file(folder, ".gitignore", "private/\n")
+    write_file(folder, "private/plan.md", "# Plan\n\nsecret plan\n")
+    write_file(folder, ".hidden/x.md", "# Hidden\n")
     line = "filler line for the read cap, with enough words to be a realistic paragraph line\n"
-    write(folder, "big.md", "# Big\n\n" + line * (300_000 // len(line)))  # ~300 KB: over read_doc's 256 KB cap
-    write(folder, "huge.md", "# Huge\n\n" + line * (700_000 // len(line)))  # over SCREE_MAX_FILE_BYTES
+    write_file(folder, "big.md", "# Big\n\n" + line * (300_000 // len(line)))  # ~300 KB: over read_doc's 256 KB cap
+    write_file(folder, "huge.md", "# Huge\n\n" + line * (700_000 // len(line)))  # over SCREE_MAX_FILE_BYTES
     env = scree_env(root / "data")
     if index:
         done = run_scree(["reindex", "--notes", str(folder)], env)
@@ -436,12 +428,12 @@ def test_reindex_replies_and_dropped_files_are_rechecked(tmp_path: Path) -> None
     async def body(client: Client) -> None:
         text = text_of(await client.call_tool("reindex", {"path": "docs/api.md"}))
         assert text == '"docs/api.md" is already up to date.'
-        write(small.folder, "docs/api.md", API_MD + "\nRotating keys every ninety days is mandatory.\n")
+        write_file(small.folder, "docs/api.md", API_MD + "\nRotating keys every ninety days is mandatory.\n")
         assert text_of(await client.call_tool("reindex", {"path": "docs/api.md"})) == 'Re-indexed "docs/api.md".'
         found = text_of(await client.call_tool("search_docs", {"query": "rotating keys ninety", "mode": "keyword"}))
         assert found.startswith('<hit n="1" path="docs/api.md"')
 
-        write(small.folder, "docs/new.md", "# New\n\nA fresh note about hedgehogs.\n")
+        write_file(small.folder, "docs/new.md", "# New\n\nA fresh note about hedgehogs.\n")
         text = text_of(await client.call_tool("reindex", {}))
         assert re.fullmatch(r"Scanned \d+ notes: 1 indexed, 0 removed, 0 failed, 0 deferred\.", text), text
         found = text_of(await client.call_tool("search_docs", {"query": "hedgehogs", "mode": "keyword"}))
@@ -465,7 +457,7 @@ def test_reindex_replies_and_dropped_files_are_rechecked(tmp_path: Path) -> None
 
         # ignore rules changed while serving count at once
         assert (await client.call_tool("read_doc", {"path": "docs/lines.md", "end": 1})).is_error is False
-        write(small.folder, ".screeignore", "lines.md\n")
+        write_file(small.folder, ".screeignore", "lines.md\n")
         result = await client.call_tool("read_doc", {"path": "docs/lines.md", "end": 1})
         assert text_of(result) == 'refused: "docs/lines.md" is ignored by scree (excluded by .screeignore)'
 
