@@ -15,7 +15,7 @@ from scree.paths import prepare_index_dir, write_root_file
 from scree.results import SearchResult
 from scree.search import SearchEngine
 from scree.store import Store
-from scree.writer_proc.sync import Progress, Syncer, SyncReport, prepare_store
+from scree.writer_proc.sync import Progress, Syncer, SyncReport, last_error, prepare_store
 
 
 def other_writer_message(pid: int | None) -> str:
@@ -97,8 +97,6 @@ def reindex(
                     if report.indexed == 0 and report.removed == 0 and before is not None
                     else f'Re-indexed "{rel}".'
                 )
-            if report.outage:
-                store.set_meta("last_error", report.outage)
             embedder.close()
         return ReindexOutcome(report, message)
     finally:
@@ -138,5 +136,5 @@ def status(settings: Settings) -> dict[str, Any]:
             info["files"], info["chunks"] = store.counts()
             info["first_sync_done"] = store.get_meta("first_sync_done") == "1"
             info["last_sync"] = store.get_meta("last_sync")
-            info["last_error"] = store.get_meta("last_error")
+            info["last_error"] = last_error(store)
     return info

@@ -17,6 +17,7 @@ from scree.files import Skipped, read_markdown
 from scree.heap import trim_heap
 from scree.ignore import IgnorePolicy
 from scree.logs import get_logger
+from scree.redact import redact
 from scree.store import FileState, NewChunk, Store
 
 log = get_logger(__name__)
@@ -25,6 +26,7 @@ OPTED_OUT_REASON = "front matter says scree: ignore"
 WRITE_BATCH_CHUNKS = 512  # rows per write transaction: sqlite-vec pays per commit, so small files share one
 BYTES_PER_MB = 1_000_000  # R-S4: SCREE_FIRST_SYNC_MB counts decimal megabytes
 LOGGED_PATHS = 5  # paths named in a debug or info line about many
+LAST_ERROR_KEY = "last_error"  # R-L0: meta row `scree status` shows; "" once a sync went through again
 
 
 @dataclass(slots=True)
@@ -115,6 +117,7 @@ class Syncer:
         if report.deferred == 0:
             self._store.set_meta("first_sync_done", "1")
         self._store.set_meta("last_sync", time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
+        self._record_outage(report)
         return report
 
     def sync_paths(self, paths: Iterable[str]) -> SyncReport:
@@ -141,7 +144,20 @@ class Syncer:
                 report.removed += self._store.delete_files([path])
         self._run(wanted, old.get, report)
         report.seconds = time.monotonic() - started
+        self._record_outage(report)
         return report
+
+    def _record_outage(self, report: SyncReport) -> None:
+        """R-L0: keep meta `last_error` true for every writer (serve, watch, the CLI): the outage a sync ended in,
+        cleared by the next sync that ran to its end without one (a stopped sync proves nothing either way)."""
+        if report.outage is not None:
+            wanted = redact(" ".join(report.outage.split())) or "embeddings API unavailable"
+        elif self._stop.is_set():
+            return
+        else:
+            wanted = ""
+        if (self._store.get_meta(LAST_ERROR_KEY) or "") != wanted:  # one read, no write transaction per watch event
+            self._store.set_meta(LAST_ERROR_KEY, wanted)
 
     def _may_have_been_directory(self, path: str) -> bool:
         """A path that is no regular file now, in a folder the rules allow: it may have held indexed files."""
@@ -247,6 +263,11 @@ class Syncer:
             )
             for c, h in zip(item.chunks, item.hashes, strict=True)
         ]
+
+
+def last_error(store: Store) -> str | None:
+    """R-L0: the outage the last sync ended in, or None when the last complete sync had none."""
+    return store.get_meta(LAST_ERROR_KEY) or None
 
 
 def markdown_bytes(policy: IgnorePolicy) -> int:

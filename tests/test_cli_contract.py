@@ -1,0 +1,51 @@
+"""What the installed `scree` promises a user: status's last error, reindex PATH's wording, exit codes, doctor's
+verdicts, which folder wins over --notes, and the settings file every command reads."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cli_helpers import TEST_KEY, run_scree, scree_env, write_file
+from embed_server import EmbedServer
+
+
+@pytest.fixture
+def folder(tmp_path: Path) -> Path:
+    root = tmp_path / "notes"
+    write_file(root, "README.md", "# Project\n\nIntro text.\n\n## Install\n\nRun pip install to set up the tool.\n")
+    write_file(root, "docs/api.md", "# API\n\n## Tokens\n\nTokens are issued by the auth server.\n")
+    return root
+
+
+def status_of(folder: Path, env: dict[str, str]) -> dict[str, Any]:
+    proc = run_scree("status", "--json", "--notes", str(folder), env=env)
+    assert proc.returncode == 0, proc.stderr
+    info: dict[str, Any] = json.loads(proc.stdout)
+    return info
+
+
+# --- R-L0: status's last error follows the syncs ---
+
+
+def test_last_error_is_set_by_an_outage_and_cleared_by_the_next_good_sync(
+    folder: Path, tmp_path: Path, embed_server: EmbedServer
+) -> None:
+    env = scree_env(tmp_path / "data", embed_server.url)
+    embed_server.set(fail_status=503, retry_after="0", echo_auth=True)  # the error body repeats the key
+    assert run_scree("reindex", "--notes", str(folder), env=env).returncode == 1
+    error = status_of(folder, env)["last_error"]
+    assert error and "503" in error and TEST_KEY not in error
+    embed_server.set(fail_status=None)
+    assert run_scree("reindex", "--notes", str(folder), env=env).returncode == 0
+    assert status_of(folder, env)["last_error"] is None
+
+    write_file(folder, "README.md", "# Project\n\nRewritten intro about gardening.\n")  # one path, the same rule
+    embed_server.set(fail_status=503)
+    assert run_scree("reindex", "--notes", str(folder), "README.md", env=env).returncode == 1
+    assert "503" in status_of(folder, env)["last_error"]
+    embed_server.set(fail_status=None)
+    assert run_scree("reindex", "--notes", str(folder), "README.md", env=env).returncode == 0
+    assert status_of(folder, env)["last_error"] is None
