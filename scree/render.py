@@ -24,8 +24,9 @@ def neutralise(text: str) -> str:
 
 
 def attribute(value: str) -> str:
-    """A quoted attribute value: control characters stripped, and `"` escaped so it cannot end the quote."""
-    return '"' + _CONTROL.sub("", value).replace('"', "&quot;") + '"'
+    """A quoted attribute value: control characters stripped, `"` escaped so it cannot end the quote, and tags
+    neutralised, since a heading is file text too (R-M1)."""
+    return '"' + neutralise(_CONTROL.sub("", value).replace('"', "&quot;")) + '"'
 
 
 def cut_utf8(text: str, limit: int) -> tuple[str, bool]:
