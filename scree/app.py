@@ -15,6 +15,7 @@ from scree.paths import prepare_index_dir, write_root_file
 from scree.results import SearchResult
 from scree.search import SearchEngine
 from scree.store import Store
+from scree.writer_proc.results import reindex_reply
 from scree.writer_proc.sync import Progress, Syncer, SyncReport, last_error, prepare_store
 
 
@@ -86,19 +87,9 @@ def reindex(
                 store.reset(embedder.identity, embedder.dims)
             prepare_store(store, embedder)
             syncer = Syncer(store, policy, embedder, settings.max_file_bytes, stop=stop, progress=progress)
-            if rel is None:
-                report = syncer.sync_all()
-                message = report.summary()
-            else:
-                before = store.file_state(rel)
-                report = syncer.sync_paths([rel])
-                message = (
-                    f'"{rel}" is already up to date.'
-                    if report.indexed == 0 and report.removed == 0 and before is not None
-                    else f'Re-indexed "{rel}".'
-                )
+            report = syncer.sync_all() if rel is None else syncer.sync_paths([rel])
             embedder.close()
-        return ReindexOutcome(report, message)
+        return ReindexOutcome(report, reindex_reply(rel, report))  # R-M7: the MCP reindex tool's wording
     finally:
         lock.release()
 

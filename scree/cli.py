@@ -126,7 +126,7 @@ def cmd_reindex(args: argparse.Namespace) -> int:
     settings = load_settings(notes=args.notes, db=args.db)
     outcome = app.reindex(settings, full=args.all, path=args.path, progress=_progress_printer(sys.stderr))  # type: ignore[arg-type]
     print(outcome.message)
-    for path, reason in outcome.report.skipped:
+    for path, reason in outcome.report.skipped if args.path is None else ():  # one path: the message says why
         print(f"  skipped {path}: {reason}")
     if outcome.report.outage:
         raise ScreeError(

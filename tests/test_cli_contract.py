@@ -49,3 +49,27 @@ def test_last_error_is_set_by_an_outage_and_cleared_by_the_next_good_sync(
     embed_server.set(fail_status=None)
     assert run_scree("reindex", "--notes", str(folder), "README.md", env=env).returncode == 0
     assert status_of(folder, env)["last_error"] is None
+
+
+# --- reindex PATH says why a file is not indexed, as the MCP reindex tool does ---
+
+
+def test_reindex_path_says_why_a_file_is_not_indexed(folder: Path, tmp_path: Path) -> None:
+    env = scree_env(tmp_path / "data", SCREE_EMBEDDER="hash", SCREE_MAX_FILE_BYTES="2000")
+    write_file(folder, "private.md", "---\nscree: ignore\n---\n# Private\n\nkept out of the index\n")
+    write_file(folder, "big.md", "# Big\n\n" + "word " * 1000)
+    (folder / "escape.md").symlink_to(write_file(tmp_path, "outside.md", "# Outside\n\nnot in the folder\n"))
+    assert run_scree("reindex", "--notes", str(folder), env=env).returncode == 0
+
+    def reindex_line(path: str) -> str:
+        proc = run_scree("reindex", "--notes", str(folder), path, env=env)
+        assert proc.returncode == 0, proc.stderr
+        return proc.stdout.strip()
+
+    assert reindex_line("missing.md") == '"missing.md" is not indexed: file vanished.'
+    assert reindex_line("private.md") == '"private.md" is not indexed: front matter says scree: ignore.'
+    assert reindex_line("big.md").startswith('"big.md" is not indexed: larger than')
+    assert reindex_line("escape.md") == '"escape.md" is not indexed: symlink.'
+    assert reindex_line("README.md") == '"README.md" is already up to date.'
+    write_file(folder, "README.md", "# Project\n\nRewritten.\n")
+    assert reindex_line("README.md") == 'Re-indexed "README.md".'
