@@ -35,6 +35,19 @@ def _add_folder_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--db", metavar="PATH", help="index database file (default: under $XDG_DATA_HOME/scree)")
 
 
+def _hit_count(text: str) -> int:
+    """`search -k`: a whole number within the search engine's range, else a usage error (exit 2, R-L1)."""
+    from scree.search import MAX_K
+
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if not 1 <= value <= MAX_K:
+        raise argparse.ArgumentTypeError(f"must be between 1 and {MAX_K}, got {value}")
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="scree",
@@ -60,7 +73,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("search", help="search the index (the same engine as the MCP tool)")
     _add_folder_flags(p)
     p.add_argument("query", help="what to look for, in natural language")
-    p.add_argument("-k", type=int, default=8, help="how many hits (1-50, default 8)")
+    p.add_argument("-k", type=_hit_count, default=8, help="how many hits (1-50, default 8)")
     p.add_argument("--mode", choices=("hybrid", "semantic", "keyword"), default="hybrid", help="default: hybrid")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of hit elements")
 
@@ -81,7 +94,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--quick", action="store_true", help="fewer samples and no 100k-chunk index: about a minute")
 
     p = sub.add_parser("model", help="manage the offline embedding model")
-    model_sub = p.add_subparsers(dest="model_command", metavar="ACTION")
+    model_sub = p.add_subparsers(dest="model_command", metavar="ACTION", required=True)  # R-L1: none is exit 2
     model_sub.add_parser("install", help="download all-MiniLM-L6-v2 (no PyTorch) and check its sha256")
     return parser
 
@@ -140,8 +153,6 @@ def cmd_search(args: argparse.Namespace) -> int:
     from scree import app
     from scree.render import render_hits
 
-    if not 1 <= args.k <= 50:
-        raise ScreeError("-k must be between 1 and 50")
     settings = load_settings(notes=args.notes, db=args.db)
     result = app.search(settings, args.query, args.k, args.mode)
     if args.json:
@@ -193,8 +204,6 @@ def cmd_init(args: argparse.Namespace) -> int:
 def cmd_model(args: argparse.Namespace) -> int:
     from scree.model_install import install_model
 
-    if args.model_command != "install":
-        raise ScreeError("usage: scree model install")
     settings = load_settings()
     where = install_model(settings.models_dir, progress=lambda line: print(line, file=sys.stderr))
     print(f"offline model ready in {where}")

@@ -73,3 +73,22 @@ def test_reindex_path_says_why_a_file_is_not_indexed(folder: Path, tmp_path: Pat
     assert reindex_line("README.md") == '"README.md" is already up to date.'
     write_file(folder, "README.md", "# Project\n\nRewritten.\n")
     assert reindex_line("README.md") == 'Re-indexed "README.md".'
+
+
+# --- R-L1: usage errors exit 2 with argparse's one error line ---
+
+
+@pytest.mark.parametrize(
+    ("args", "error"),
+    [
+        (("search", "-k", "0", "x"), "scree search: error: argument -k: must be between 1 and 50, got 0"),
+        (("search", "-k", "51", "x"), "scree search: error: argument -k: must be between 1 and 50, got 51"),
+        (("search", "-k", "many", "x"), "scree search: error: argument -k: not a whole number: 'many'"),
+        (("model",), "scree model: error: the following arguments are required: ACTION"),
+    ],
+)
+def test_usage_errors_exit_2_with_one_error_line(tmp_path: Path, args: tuple[str, ...], error: str) -> None:
+    proc = run_scree(*args, env=scree_env(tmp_path / "data"), cwd=tmp_path)
+    assert proc.returncode == 2
+    assert proc.stderr.startswith("usage: scree ") and proc.stderr.strip().splitlines()[-1] == error
+    assert [line for line in proc.stderr.splitlines() if "error" in line] == [error] and proc.stdout == ""
