@@ -9,7 +9,7 @@ from collections.abc import Callable
 from importlib import metadata
 
 from scree.config import Settings
-from scree.embedders.factory import expected_identity
+from scree.embedders.factory import KEYWORD_ONLY, expected_identity
 from scree.errors import ScreeError
 from scree.ignore import IgnorePolicy
 from scree.lock import lock_holder
@@ -20,6 +20,7 @@ MIN_PYTHON = (3, 11)
 DEPENDENCIES = ("apsw", "sqlite-vec", "mcp", "pathspec", "requests", "structlog", "psutil", "tokenizers", "numpy")
 TOKENS_PER_BYTE = 0.25  # R-L2: bytes / 4 tokens, an upper bound
 DOLLARS_PER_MILLION_TOKENS = 0.02
+KEYWORD_ONLY_WHY = "built with no API key and no offline model"  # R-E6's degraded mode
 
 
 def cost_estimate(total_bytes: int) -> float:
@@ -65,7 +66,8 @@ def _check_runtime(report: _Report) -> None:
         report.fail("sqlite-vec loads", str(exc))
 
 
-def _check_embedder(settings: Settings, report: _Report) -> None:
+def _check_embedder(settings: Settings, report: _Report) -> bool:
+    """The key's presence and the embedder; returns whether a sync would now embed with vectors."""
     identity, dims = expected_identity(settings)
     if settings.api_key:
         source = "OPENROUTER_API_KEY" if os.environ.get("OPENROUTER_API_KEY") else "SCREE_API_KEY"
@@ -73,17 +75,36 @@ def _check_embedder(settings: Settings, report: _Report) -> None:
     else:
         report.ok("API key", "not set: the offline model is used")
     report.ok("embedder", f"{identity} ({dims} dimensions)")
-    if settings.resolved_embedder() == "local":
-        from scree.model_install import check_model, model_dir
+    if settings.resolved_embedder() != "local":
+        return True
+    from scree.model_install import PINNED_FILES, check_model, model_dir
 
-        try:
-            check_model(model_dir(settings))
-            report.ok("offline model", str(model_dir(settings)))
-        except ScreeError as exc:
+    folder = model_dir(settings)
+    try:
+        check_model(folder)
+    except ScreeError as exc:
+        # R-E6: no model at all is the keyword-only mode, not a fault; a model that fails its checks is broken
+        if any((folder / name).exists() for name in PINNED_FILES):
             report.fail("offline model", str(exc))
+        else:
+            report.warn("offline model", f"{exc}; semantic search is off until then")
+        return False
+    report.ok("offline model", str(folder))
+    return True
 
 
-def _check_index(settings: Settings, report: _Report) -> None:
+def _keyword_only_advice(identity: str, semantic: bool) -> str:
+    """What to do about a keyword-only index: prepare_store rebuilds it with vectors at the next sync, so a plain
+    reindex is enough once an embedder exists (no -all)."""
+    if semantic:
+        return f'keyword search only: run "scree reindex" to add vectors with {identity} (serve or watch does it too)'
+    return (
+        f'keyword search only ({KEYWORD_ONLY_WHY}): run "scree model install" or set OPENROUTER_API_KEY, '
+        'then "scree reindex"'
+    )
+
+
+def _check_index(settings: Settings, report: _Report, semantic: bool) -> None:
     from scree.store import Store
 
     if not settings.db_path.exists():
@@ -103,6 +124,8 @@ def _check_index(settings: Settings, report: _Report) -> None:
             identity, dims = expected_identity(settings)
             if recorded is None:
                 report.warn("index model", "none recorded yet")
+            elif recorded[0] == KEYWORD_ONLY:  # a degraded mode (R-E6): keyword search works, nothing is broken
+                report.warn("index model", _keyword_only_advice(identity, semantic))
             elif recorded != (identity, dims):
                 report.fail("index model", f'{recorded[0]} but settings select {identity}: run "scree reindex -all"')
             else:
@@ -117,8 +140,8 @@ def run_doctor(settings: Settings, emit: Callable[[str], None]) -> int:
     """Print one line per check; exit status 1 when any check failed."""
     report = _Report(emit)
     _check_runtime(report)
-    _check_embedder(settings, report)
-    _check_index(settings, report)
+    semantic = _check_embedder(settings, report)
+    _check_index(settings, report, semantic)
     holder = lock_holder(settings.lock_path) if settings.lock_path.exists() else None
     report.ok("writer lock", f"held by pid {holder}" if holder else "free")
     total = markdown_bytes(IgnorePolicy(settings.folder, settings.extensions))
