@@ -7,10 +7,11 @@ import json
 import os
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from pathlib import Path
 
 from scree import __version__
-from scree.config import load_settings
+from scree.config import Settings, load_settings
 from scree.errors import ScreeError, UsageError
 from scree.logs import configure_logging
 from scree.redact import redact
@@ -30,8 +31,14 @@ def normalise_argv(argv: Sequence[str]) -> list[str]:
     return out
 
 
+NOTES_DEFAULT = (
+    "default: git root of the current directory; when CLAUDE_PROJECT_DIR is set, the git root above it is used "
+    "instead, even over --notes"  # R-F1
+)
+
+
 def _add_folder_flags(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--notes", metavar="DIR", help="folder to index (default: git root of the current directory)")
+    parser.add_argument("--notes", metavar="DIR", help=f"folder to index ({NOTES_DEFAULT})")
     parser.add_argument("--db", metavar="PATH", help="index database file (default: under $XDG_DATA_HOME/scree)")
 
 
@@ -82,7 +89,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
     p = sub.add_parser("init", help="opt this repo in: write or merge the committed .mcp.json entry for scree-mcp")
-    p.add_argument("--notes", metavar="DIR", help="repo folder (default: git root of the current directory)")
+    p.add_argument("--notes", metavar="DIR", help=f"repo folder ({NOTES_DEFAULT})")
 
     p = sub.add_parser("doctor", help="check the installation, the index and the settings")
     _add_folder_flags(p)
@@ -119,16 +126,35 @@ def _progress_printer(stream: object) -> object:
     return show
 
 
+def notes_overridden(env: Mapping[str, str], notes: str | None, folder: Path) -> str | None:
+    """R-F1: the warning when CLAUDE_PROJECT_DIR chose another folder than --notes names, else None."""
+    if not notes or not env.get("CLAUDE_PROJECT_DIR"):
+        return None
+    given = Path(notes).expanduser().resolve()
+    if given == folder:
+        return None
+    return f"scree: warning: using {folder} from CLAUDE_PROJECT_DIR, which wins over --notes; {given} is not used"
+
+
+def settings_for(args: argparse.Namespace) -> Settings:
+    """The settings a command runs with, warning on stderr when CLAUDE_PROJECT_DIR overrules --notes."""
+    settings = load_settings(notes=args.notes, db=getattr(args, "db", None))
+    warning = notes_overridden(os.environ, args.notes, settings.folder)
+    if warning is not None:
+        print(warning, file=sys.stderr)
+    return settings
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     from scree.supervisor import serve
 
-    return serve(load_settings(notes=args.notes, db=args.db))
+    return serve(settings_for(args))
 
 
 def cmd_watch(args: argparse.Namespace) -> int:
     from scree.writer_proc.watch import run_watch
 
-    settings = load_settings(notes=args.notes, db=args.db)
+    settings = settings_for(args)
     configure_logging("watch", settings.log_format, settings.log_level)  # R-P5: stderr, info by default
     return run_watch(settings)
 
@@ -136,7 +162,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
 def cmd_reindex(args: argparse.Namespace) -> int:
     from scree import app
 
-    settings = load_settings(notes=args.notes, db=args.db)
+    settings = settings_for(args)
     outcome = app.reindex(settings, full=args.all, path=args.path, progress=_progress_printer(sys.stderr))  # type: ignore[arg-type]
     print(outcome.message)
     for path, reason in outcome.report.skipped if args.path is None else ():  # one path: the message says why
@@ -153,7 +179,7 @@ def cmd_search(args: argparse.Namespace) -> int:
     from scree import app
     from scree.render import render_hits
 
-    settings = load_settings(notes=args.notes, db=args.db)
+    settings = settings_for(args)
     result = app.search(settings, args.query, args.k, args.mode)
     if args.json:
         hits = [
@@ -179,7 +205,7 @@ def cmd_search(args: argparse.Namespace) -> int:
 def cmd_status(args: argparse.Namespace) -> int:
     from scree import app
 
-    info = app.status(load_settings(notes=args.notes, db=args.db))
+    info = app.status(settings_for(args))
     if args.json:
         print(json.dumps(info))
     else:
@@ -191,13 +217,13 @@ def cmd_status(args: argparse.Namespace) -> int:
 def cmd_doctor(args: argparse.Namespace) -> int:
     from scree.doctor import run_doctor
 
-    return run_doctor(load_settings(notes=args.notes, db=args.db), print)
+    return run_doctor(settings_for(args), print)
 
 
 def cmd_init(args: argparse.Namespace) -> int:
     from scree.init import init_repo
 
-    print(init_repo(load_settings(notes=args.notes).folder))
+    print(init_repo(settings_for(args).folder))
     return EXIT_OK
 
 
@@ -211,8 +237,6 @@ def cmd_model(args: argparse.Namespace) -> int:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
     from bench.suite import failed, missed, render_table, run_bench, terminal_progress, to_json
 
     target = Path(args.json) if args.json else None

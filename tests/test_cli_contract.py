@@ -144,3 +144,31 @@ def test_doctor_exits_non_zero_on_a_real_failure(folder: Path, tmp_path: Path, d
     assert doctor.returncode == 1, doctor.stdout
     assert "FAIL  index" in doctor.stdout and doctor.stdout.rstrip().endswith("1 check(s) failed")
     assert "Traceback" not in doctor.stderr
+
+
+# --- R-F1: CLAUDE_PROJECT_DIR wins over --notes, and says so ---
+
+
+def test_claude_project_dir_wins_over_notes_with_one_warning_line(tmp_path: Path) -> None:
+    project, other = tmp_path / "project", tmp_path / "other"
+    write_file(project, "a.md", "# A\n")
+    write_file(other, "b.md", "# B\n")
+    env = scree_env(tmp_path / "data", SCREE_EMBEDDER="hash", CLAUDE_PROJECT_DIR=str(project))
+    proc = run_scree("status", "--json", "--notes", str(other), env=env, cwd=tmp_path)
+    assert proc.returncode == 0 and json.loads(proc.stdout)["folder"] == str(project.resolve())
+    assert proc.stderr.splitlines() == [
+        f"scree: warning: using {project.resolve()} from CLAUDE_PROJECT_DIR, which wins over --notes; "
+        f"{other.resolve()} is not used"
+    ]
+    same = run_scree("status", "--json", "--notes", str(project), env=env, cwd=tmp_path)
+    assert same.returncode == 0 and same.stderr == ""
+    assert run_scree("status", "--json", env=env, cwd=tmp_path).stderr == ""
+
+
+@pytest.mark.parametrize("command", ["serve", "watch", "reindex", "search", "status", "doctor", "init"])
+def test_notes_help_says_claude_project_dir_wins(tmp_path: Path, command: str) -> None:
+    proc = run_scree(command, "--help", env=scree_env(tmp_path / "data"))
+    assert proc.returncode == 0
+    assert "when CLAUDE_PROJECT_DIR is set, the git root above it is used instead, even over --notes" in " ".join(
+        proc.stdout.split()
+    )
