@@ -41,18 +41,12 @@ def wheel_dir(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathF
 
 
 @pytest.fixture(scope="session")
-def uv_program(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A real uv: the one on PATH, else the PyPI `uv` wheel installed once into pytest's cache."""
-    found = shutil.which("uv")
-    if found is not None:
-        return Path(found)
-    cache = getattr(request.config, "cache", None)
-    folder = cache.mkdir("scree-uv") if cache is not None else tmp_path_factory.mktemp("uv")
-    program = folder / "bin" / "uv"
-    if not program.is_file():
-        command = [sys.executable, "-m", "pip", "install", "--no-deps", "--upgrade", "--target", str(folder), "uv"]
-        subprocess.run(command, check=True, capture_output=True, timeout=600)
-    return program
+def uv_program() -> Path:
+    """A real uv: the one the test extras install beside this interpreter (pyproject), else the one on PATH."""
+    beside = Path(sys.executable).with_name("uv")
+    found = str(beside) if beside.is_file() else shutil.which("uv")
+    assert found is not None, "uv is a test dependency: pip install -e '.[test]'"
+    return Path(found)
 
 
 @pytest.fixture(scope="module")
