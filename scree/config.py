@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
@@ -81,6 +82,8 @@ def env_number(env: Mapping[str, str], name: str, default: float, minimum: float
         value = float(raw)
     except ValueError:
         raise ConfigError(f"{name}={raw!r} is not a number") from None
+    if not math.isfinite(value):  # nan would pass every limit check below and switch the limit off
+        raise ConfigError(f"{name}={raw!r} is not a finite number")
     if value < minimum:
         raise ConfigError(f"{name}={raw!r} must be at least {minimum:g}")
     return value

@@ -98,6 +98,8 @@ def test_the_longest_restart_wait_is_never_shorter_than_the_first() -> None:
         ("SCREE_WRITER_HEARTBEAT_SECONDS", "0.1", "SCREE_WRITER_HEARTBEAT_SECONDS='0.1' must be at least 0.5"),
         ("SCREE_WRITER_HANDSHAKE_GRACE_SECONDS", "2s", "SCREE_WRITER_HANDSHAKE_GRACE_SECONDS='2s' is not a number"),
         ("SCREE_WRITER_HEARTBEAT_SECONDS", "1\n2", "SCREE_WRITER_HEARTBEAT_SECONDS='1\\n2' is not a number"),
+        ("SCREE_WRITER_MAX_RSS_MB", "nan", "SCREE_WRITER_MAX_RSS_MB='nan' is not a finite number"),
+        ("SCREE_WRITER_HEARTBEAT_SECONDS", "inf", "SCREE_WRITER_HEARTBEAT_SECONDS='inf' is not a finite number"),
     ],
 )
 def test_a_bad_limit_is_a_config_error_in_one_line_naming_the_variable(name: str, raw: str, says: str) -> None:
