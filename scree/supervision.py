@@ -233,8 +233,7 @@ class Board:
     def recheck(self, paths: Sequence[str]) -> None:
         """R-M2: queue files a search dropped; past MAX_RECHECKS they are left to the next start-up sync."""
         with self._mutex:
-            if len(self._rechecks) < MAX_RECHECKS:
-                self._rechecks.extend(paths)
+            self._rechecks.extend(paths[: max(0, MAX_RECHECKS - len(self._rechecks))])
 
     # --- the loop ---
 

@@ -400,6 +400,15 @@ def test_rechecks_past_the_cap_are_left_to_the_next_start_up_sync() -> None:
     board.recheck(["late.md"])  # the queue is full
     _, rechecks = board.work_for(1, WATCH)
     assert rechecks == tuple(queued) and "late.md" not in rechecks
+    board.recheck(queued[: MAX_RECHECKS - 1])
+    board.recheck(["fits.md", "over.md"])  # a batch is cut at the cap, not let in whole
+    _, rechecks = board.work_for(1, WATCH)
+    assert rechecks == (*queued[: MAX_RECHECKS - 1], "fits.md")
+    for start in range(0, MAX_RECHECKS, 100):
+        board.recheck(queued[start : start + 100])
+    board.recheck(["late.md"])
+    _, rechecks = board.work_for(1, WATCH)
+    assert rechecks == tuple(queued) and "late.md" not in rechecks
     board.recheck(["again.md"])  # the loop took them: there is room again
     assert board.work_for(1, WATCH) == ([], ("again.md",))
 
