@@ -266,16 +266,26 @@ COMMANDS = {
 }
 
 
+def load_settings_file() -> None:
+    """The user's settings file ($XDG_CONFIG_HOME/scree/env, never the repo's) into this process's environment, for
+    every command alike, so reindex, search, status and doctor see the key serve sees; variables already set win."""
+    from scree.envfile import load_env_file
+    from scree.paths import config_home
+
+    load_env_file(config_home(os.environ) / "env", os.environ)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(normalise_argv(sys.argv[1:] if argv is None else argv))
     if args.command is None:
         parser.print_help()
         return EXIT_USAGE
-    configure_logging(
-        "cli", os.environ.get("SCREE_LOG_FORMAT", "console"), os.environ.get("SCREE_LOG_LEVEL", "warning")
-    )
     try:
+        load_settings_file()
+        configure_logging(
+            "cli", os.environ.get("SCREE_LOG_FORMAT", "console"), os.environ.get("SCREE_LOG_LEVEL", "warning")
+        )
         return COMMANDS[args.command](args)
     except ScreeError as exc:
         print(f"scree: {redact(str(exc))}", file=sys.stderr)
@@ -291,15 +301,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def mcp_main() -> int:
-    """`scree-mcp`, what .mcp.json runs: load the user's settings file (never the repo's), then `scree serve`."""
-    from scree.envfile import load_env_file
-    from scree.paths import config_home
-
-    try:
-        load_env_file(config_home(os.environ) / "env", os.environ)
-    except ScreeError as exc:
-        print(f"scree-mcp: {redact(str(exc))}", file=sys.stderr)
-        return exc.exit_code
+    """`scree-mcp`, what .mcp.json runs: `scree serve` (which, like every command, reads the user's settings file)."""
     return main(["serve", *sys.argv[1:]])
 
 

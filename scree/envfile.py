@@ -1,4 +1,4 @@
-"""The settings file $XDG_CONFIG_HOME/scree/env (KEY=VALUE lines), loaded by scree-mcp: no secret lives in a repo."""
+"""The settings file $XDG_CONFIG_HOME/scree/env (KEY=VALUE lines), read by every command: no secret lives in a repo."""
 
 from __future__ import annotations
 

@@ -10,6 +10,19 @@ from embed_server import EmbedServer
 
 from scree.model_install import install_model
 
+# --- no developer's settings file: every `scree` command reads $XDG_CONFIG_HOME/scree/env ---
+
+
+@pytest.fixture(scope="session", autouse=True)
+def empty_config_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """XDG_CONFIG_HOME at an empty folder for the whole session, so a key in the developer's own settings file never
+    reaches a `scree` a test starts from an environment copied from os.environ; a test's own value still wins."""
+    folder = tmp_path_factory.mktemp("config-home")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("XDG_CONFIG_HOME", str(folder))
+        yield folder
+
+
 # --- the test embeddings HTTP server (tests/embed_server.py) ---
 
 

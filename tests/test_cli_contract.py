@@ -172,3 +172,39 @@ def test_notes_help_says_claude_project_dir_wins(tmp_path: Path, command: str) -
     assert "when CLAUDE_PROJECT_DIR is set, the git root above it is used instead, even over --notes" in " ".join(
         proc.stdout.split()
     )
+
+
+# --- the settings file reaches every command; the environment wins over it ---
+
+
+def authorizations(server: EmbedServer) -> set[str]:
+    return {value for r in server.recorded() for name, value in r["headers"].items() if name.lower() == "authorization"}
+
+
+def test_every_command_reads_the_settings_file_and_the_environment_wins(
+    folder: Path, tmp_path: Path, embed_server: EmbedServer
+) -> None:
+    env = scree_env(tmp_path / "data")  # no key in the environment
+    settings = write_file(
+        Path(env["XDG_CONFIG_HOME"]), "scree/env", f"SCREE_API_KEY={TEST_KEY}\nSCREE_API_BASE={embed_server.url}\n"
+    )
+    settings.chmod(0o600)
+    proc = run_scree("reindex", "--notes", str(folder), env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert authorizations(embed_server) == {f"Bearer {TEST_KEY}"}
+    assert status_of(folder, env)["model"] == "api:openai/text-embedding-3-small"
+    doctor = run_scree("doctor", "--notes", str(folder), env=env)
+    assert doctor.returncode == 0 and "set in SCREE_API_KEY (value not shown)" in doctor.stdout
+
+    write_file(folder, "new.md", "# New\n\nA note written later.\n")
+    embed_server.set(expected_key="sk-from-the-environment")  # the file's key would now get a 401
+    proc = run_scree("reindex", "--notes", str(folder), env={**env, "SCREE_API_KEY": "sk-from-the-environment"})
+    assert proc.returncode == 0, proc.stderr
+    assert authorizations(embed_server) == {f"Bearer {TEST_KEY}", "Bearer sk-from-the-environment"}
+
+    settings.chmod(0o640)
+    refused = run_scree("status", "--notes", str(folder), env=env)
+    assert refused.returncode == 1 and refused.stdout == ""
+    assert refused.stderr.strip().splitlines() == [
+        f"scree: refusing to read {settings}: other users can read or write it (mode 640); run: chmod 600 {settings}"
+    ]
