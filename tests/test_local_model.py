@@ -17,7 +17,8 @@ import pytest
 
 from scree.config import load_settings
 from scree.embedders.base import unpack_vector
-from scree.embedders.local import LocalEmbedder, _attention
+from scree.embedders.encoder import attention
+from scree.embedders.local import LocalEmbedder
 from scree.errors import ModelMissingError
 from scree.model_install import (
     MODEL_FILE,
@@ -222,6 +223,6 @@ def test_attention_is_softmax_even_where_exp_fails(case: str) -> None:
     elif case == "exp underflows":
         block[:, :, 0] = np.abs(block[:, :, 0]) * 40.0
         block[:, :, 1] = -np.abs(block[:, :, 1])  # every score is far below zero
-    got = _attention(block)
+    got = attention(block)
     assert np.all(np.isfinite(got))
     np.testing.assert_allclose(got, _softmax_attention(block), rtol=2e-4, atol=2e-4)
