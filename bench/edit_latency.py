@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import random
 import statistics
 import tempfile
@@ -18,7 +17,7 @@ import time
 from pathlib import Path
 
 from bench.corpus import generate_tree
-from bench.writer_idle import WatchProcess
+from bench.writer_idle import WatchProcess, clean_env
 from scree.config import load_settings
 from scree.store import Store
 
@@ -26,7 +25,6 @@ TREE_BYTES = 2_000_000  # a small project's docs: the sync is quick, the edits a
 POLL_S = 0.002
 EDIT_DEADLINE_S = 30.0
 START_DEADLINE_S = 120.0
-NO_FIRST_SYNC_CAP_MB = "1000000"  # R-S4's cap would stop the writer before any edit is watched
 SETTLE_S = 0.3  # between edits, so one edit's debounce never overlaps the next
 EXTRA_BAR_S = 0.5  # SPEC §10: edit to searchable ≤ debounce + 0.5 s
 DEFAULT_JSON = Path(__file__).parent / "results" / "edit_latency.json"
@@ -44,14 +42,12 @@ def measure(
 
     The edits are real appends to notes in `folder`: give it a copy of anything that matters.
     """
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("SCREE_", "OPENROUTER_", "CLAUDE_"))}
+    env = clean_env(data)
     env.update(
-        XDG_DATA_HOME=str(data),
         SCREE_EMBEDDER="hash",
         SCREE_DEBOUNCE_SECONDS=str(debounce_s),
         SCREE_WATCHER=backend,
         SCREE_LOG_FORMAT="json",
-        SCREE_FIRST_SYNC_MB=NO_FIRST_SYNC_CAP_MB,
     )
     settings = load_settings(env, notes=str(folder))
     notes = sorted(p for p in folder.rglob("*.md"))

@@ -66,7 +66,7 @@ def test_reindex_path_says_why_a_file_is_not_indexed(folder: Path, tmp_path: Pat
         assert proc.returncode == 0, proc.stderr
         return proc.stdout.strip()
 
-    assert reindex_line("missing.md") == '"missing.md" is not indexed: file vanished.'
+    assert reindex_line("missing.md") == '"missing.md" is not indexed: no such file.'
     assert reindex_line("private.md") == '"private.md" is not indexed: front matter says scree: ignore.'
     assert reindex_line("big.md").startswith('"big.md" is not indexed: larger than')
     assert reindex_line("escape.md") == '"escape.md" is not indexed: symlink.'

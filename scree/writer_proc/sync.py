@@ -193,7 +193,7 @@ class Syncer:
     def _visit(self, path: str, old: FileState | None, report: SyncReport) -> None:
         content = read_markdown(self._policy.root, path, self._max_file_bytes)
         if content is None or isinstance(content, Skipped) or opted_out(content.text):
-            reason = "file vanished" if content is None else getattr(content, "reason", OPTED_OUT_REASON)
+            reason = "no such file" if content is None else getattr(content, "reason", OPTED_OUT_REASON)
             report.skipped.append((path, reason))
             if content is not None:
                 log.info("file skipped", path=path, reason=reason)
