@@ -485,3 +485,79 @@ def count_at(settings: Settings, shas: dict[str, dict[str, int]], version: int) 
         return 0
     with Store.open(settings.db_path, settings.folder, readonly=True) as store:
         return sum(1 for path, state in store.files().items() if shas[path].get(state.sha256) == version)
+
+
+# --- kernel queue overflow (R-W3) ---
+
+INOTIFY_QUEUE_PROC = Path("/proc/sys/fs/inotify/max_queued_events")
+EVENTS_PER_CHURN = 4  # CREATE, MODIFY, CLOSE_WRITE, DELETE of a file with a new name: nothing to coalesce
+CHURN_MARGIN = 1000
+
+
+def indexed(settings: Settings) -> dict[str, str]:
+    """path -> the file's chunk texts joined, as the index holds them now (read-only, like a reader)."""
+    if not settings.db_path.exists():
+        return {}
+    with Store.open(settings.db_path, settings.folder, readonly=True) as store:
+        return {path: "\n".join(c.text for c in store.chunks_for_path(path)) for path in store.files()}
+
+
+def wait_stopped(pid: int) -> None:
+    """Until the kernel shows the process stopped (SIGSTOP is delivered asynchronously)."""
+
+    def state() -> bool:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+        return stat[stat.rindex(")") + 2] in "Tt"
+
+    wait_until(state, f"pid {pid} stopped")
+
+
+def churn(folder: Path, cycles: int) -> None:
+    """Create, write and delete `cycles` differently named files (.txt: never indexed) as fast as possible."""
+    for n in range(cycles):
+        path = os.path.join(folder, f"churn-{n}.txt")
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        os.write(fd, b"x")
+        os.close(fd)
+        os.unlink(path)
+
+
+@pytest.mark.parametrize("backend", ["inotify", "watchdog"])
+def test_queue_overflow_rebuilds_watches_and_resyncs_what_changed_meanwhile(
+    folder: Path, data: Path, start_watch: Callable[[dict[str, str], Path], Watch], backend: str
+) -> None:
+    """While the watch is stopped (SIGSTOP) nothing reads its inotify queue: churn fills it past
+    fs.inotify.max_queued_events, so the edits made after it are lost as events and only a resync can find them."""
+    write(folder / "gone.md", "# Gone\n\ngooseberries\n")
+    env = base_env(data, SCREE_WATCHER=backend, SCREE_LOG_LEVEL="debug")
+    settings = settings_for(env, folder)
+    watch = start_watch(env, folder)
+    watch.wait_log("first sync done")
+    assert set(indexed(settings)) == {"a.md", "docs/b.md", "gone.md"}
+    os.kill(watch.pid, signal.SIGSTOP)
+    try:
+        wait_stopped(watch.pid)
+        churn(folder, max(int(INOTIFY_QUEUE_PROC.read_text()), 16384) // EVENTS_PER_CHURN + CHURN_MARGIN)
+        write(folder / "a.md", "# Alpha\n\napples and overflowing olives\n")  # edited
+        write(folder / "new.md", "# New\n\nnectarines\n")  # created
+        (folder / "gone.md").unlink()  # deleted
+        write(folder / "docs" / "b.md", "# Beta\n\nbananas and buried blackberries\n")  # in a subfolder
+        write(folder / "fresh" / "deeper" / "f.md", "# Fresh\n\nfigs\n")  # in folders made during the overflow
+    finally:
+        os.kill(watch.pid, signal.SIGCONT)
+    wait_until(
+        lambda: (
+            (index := indexed(settings)).keys() == {"a.md", "docs/b.md", "new.md", "fresh/deeper/f.md"}
+            and "olives" in index["a.md"]
+            and "blackberries" in index["docs/b.md"]
+        ),
+        "every change made during the overflow indexed by the resync",
+        deadline_s=30.0,
+    )
+    events = [r for r in watch.logs() if r.get("event") == "file events"]
+    assert any(r.get("rules") for r in events), "the overflow was taken as a reason to rebuild and resync"
+    named = {p for r in events for p in r.get("paths", [])}
+    assert not named & {"a.md", "new.md", "gone.md", "docs/b.md", "fresh/deeper/f.md"}, "those events were lost"
+    write(folder / "fresh" / "deeper" / "f.md", "# Fresh\n\nfigs and feijoas\n")  # the rebuilt watches see it
+    wait_until(lambda: "feijoas" in indexed(settings).get("fresh/deeper/f.md", ""), "an edit in the new folder")
+    assert watch.stop()[0] == 0

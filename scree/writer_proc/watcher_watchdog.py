@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import queue
 import threading
@@ -32,6 +33,10 @@ from scree.writer_proc.watcher import OVERFLOW_EVENT, Change, DirFilter, Event, 
 WATCHDOG_QUEUE_LIMIT = 65536  # events held between reads before the watchdog backend reports OVERFLOW (R-W3)
 WATCHDOG_BATCH_LIMIT = 4096  # events translated per yield, so a burst does not starve the stop check
 OBSERVER_JOIN_TIMEOUT_S = 5.0  # R-W5: never wait longer than this for watchdog's threads
+# R-W3: when the kernel's inotify queue overflows, watchdog (7.1) rebuilds only recursive watches and hands no event
+# to a handler, so for our non-recursive watches its warning log record is the only sign that events were lost.
+WATCHDOG_OVERFLOW_LOGGER = "watchdog.observers.inotify_c"
+WATCHDOG_OVERFLOW_TEXT = "queue overflowed"
 # Only what scree acts on; opens, closes without a write and directory metadata are noise.
 EVENT_FILTER: list[type[FileSystemEvent]] = [
     FileCreatedEvent,
@@ -61,6 +66,19 @@ class _QueueHandler(FileSystemEventHandler):
             self._overflowed.set()
 
 
+class _OverflowLogHandler(logging.Handler):
+    """Sets `overflowed` when watchdog logs that the kernel dropped events (watchdog shares one inotify descriptor
+    between observers, so every watcher in the process lost events)."""
+
+    def __init__(self, overflowed: threading.Event) -> None:
+        super().__init__(logging.WARNING)
+        self._overflowed = overflowed
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if WATCHDOG_OVERFLOW_TEXT in record.getMessage():
+            self._overflowed.set()
+
+
 class WatchdogWatcher(Watcher):
     """Any platform: watchdog's Observer with one non-recursive watch per allowed directory (a recursive watch would
     reach into filtered folders). Events are translated on the reading thread, which also places new watches."""
@@ -72,10 +90,12 @@ class WatchdogWatcher(Watcher):
         self._queue: queue.Queue[FileSystemEvent] = queue.Queue(maxsize=queue_limit)
         self._overflowed = threading.Event()
         self._handler = _QueueHandler(self._queue, self._overflowed)
+        self._overflow_log = _OverflowLogHandler(self._overflowed)
         self._watches: dict[str, Any] = {}
         self._observer = Observer()
         self._observer.daemon = True
         self._observer.start()
+        logging.getLogger(WATCHDOG_OVERFLOW_LOGGER).addHandler(self._overflow_log)  # removed by _release()
         self._watch_root()
 
     @property
@@ -186,6 +206,7 @@ class WatchdogWatcher(Watcher):
 
     def _release(self) -> None:
         self._watches.clear()
+        logging.getLogger(WATCHDOG_OVERFLOW_LOGGER).removeHandler(self._overflow_log)
         self._observer.stop()  # unschedules every watch on its way out
 
     def _wait_released(self) -> None:
