@@ -5,17 +5,21 @@ from __future__ import annotations
 import json
 import os
 import pty
+import signal
 import stat
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
-from cli_helpers import SCREE, TEST_KEY, run_scree, scree_env, search_json, write_file
+from cli_helpers import SCREE, TEST_KEY, run_scree, scree_env, search_json, wait_until, write_file
 from embed_server import EmbedServer
 
 from scree.paths import index_dir_for
 
 LONG_PARAGRAPHS = 40
+DEADLINE_S = 15.0
+STOP_BAR_S = 5.0  # R-W5
 
 
 def long_doc() -> str:
@@ -272,3 +276,79 @@ def test_search_piped_into_a_closed_reader_is_quiet(folder: Path, tmp_path: Path
     proc.stderr.close()
     proc.wait(timeout=60)
     assert "Traceback" not in err
+
+
+# --- symlink loops (SPEC §11) ---
+
+SYMLINK_LOOPS = ("loop", "docs/b", "self.md", "x.md")
+
+
+def add_symlink_loops(folder: Path) -> None:
+    """A folder link pointing up, one pointing at its own parent, a file link to itself and a dangling one."""
+    (folder / "loop").symlink_to(".", target_is_directory=True)
+    (folder / "docs" / "b").symlink_to("../docs", target_is_directory=True)
+    (folder / "self.md").symlink_to("self.md")
+    (folder / "x.md").symlink_to("missing.md")
+
+
+def json_records(stderr: str) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in stderr.splitlines() if line.startswith("{")]
+
+
+def indexed_paths(folder: Path, env: dict[str, str]) -> set[str]:
+    hits = search_json(folder, "tokens install", env, "--mode", "keyword", "-k", "50")["hits"]
+    return {hit["path"] for hit in hits}
+
+
+def test_reindex_skips_symlink_loops_and_says_why(folder: Path, tmp_path: Path) -> None:
+    add_symlink_loops(folder)
+    env = scree_env(tmp_path / "data", SCREE_EMBEDDER="hash", SCREE_LOG_LEVEL="debug", SCREE_LOG_FORMAT="json")
+    proc = run_scree("reindex", "--notes", str(folder), env=env, timeout=60)  # a loop followed would never end
+    assert proc.returncode == 0, proc.stderr
+    assert "Traceback" not in proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[0] == "Scanned 4 notes: 2 indexed, 0 removed, 0 failed, 0 deferred."
+    assert sorted(lines[1:]) == ["  skipped self.md: symlink", "  skipped x.md: symlink"]
+    skipped = {(r["path"], r["reason"]) for r in json_records(proc.stderr) if r.get("event") == "file skipped"}
+    assert skipped == {("self.md", "symlink"), ("x.md", "symlink")}
+    assert indexed_paths(folder, env) == {"README.md", "docs/api.md"}  # never loop/… or docs/b/…
+    status = json.loads(run_scree("status", "--json", "--notes", str(folder), env=env).stdout)
+    assert status["files"] == 2
+
+
+def test_watch_ignores_symlink_loops_created_while_it_runs(folder: Path, tmp_path: Path) -> None:
+    env = scree_env(
+        tmp_path / "data",
+        SCREE_EMBEDDER="hash",
+        SCREE_LOG_LEVEL="debug",
+        SCREE_LOG_FORMAT="json",
+        SCREE_DEBOUNCE_SECONDS="0.2",
+    )
+    log_path = tmp_path / "watch.log"
+    with log_path.open("w") as log_file:
+        watch = subprocess.Popen(
+            [SCREE, "watch", "--notes", str(folder)], env=env, stdin=subprocess.DEVNULL, stderr=log_file
+        )
+    try:
+
+        def logged(event: str, **fields: Any) -> list[dict[str, Any]]:
+            assert watch.poll() is None, log_path.read_text()[-2000:]
+            records = json_records(log_path.read_text())
+            return [r for r in records if r.get("event") == event and all(r.get(k) == v for k, v in fields.items())]
+
+        wait_until(lambda: logged("first sync done", role="watch"), "first sync done", DEADLINE_S)
+        add_symlink_loops(folder)
+        write_file(folder, "after.md", "# After\n\ntokens written after the links\n")  # its event follows theirs
+        wait_until(lambda: "after.md" in indexed_paths(folder, env), "a note written after the links", DEADLINE_S)
+        not_indexed = {(r["path"], r["reason"]) for r in logged("not indexed", role="watch")}
+        assert {("self.md", "symlink"), ("x.md", "symlink")} <= not_indexed
+        assert indexed_paths(folder, env) == {"README.md", "docs/api.md", "after.md"}
+        watches = wait_until(lambda: logged("writer status", role="watch"), "a status report", DEADLINE_S)
+        assert watches[-1]["watches"] == 2, "no watch through a symlink: the root and docs/ only"
+        watch.send_signal(signal.SIGTERM)
+        assert watch.wait(STOP_BAR_S) == 0
+    finally:
+        if watch.poll() is None:
+            watch.kill()
+            watch.wait()
+    assert "Traceback" not in log_path.read_text()
