@@ -14,6 +14,7 @@ from scree.lock import WriterLock, lock_holder
 from scree.paths import prepare_index_dir, write_root_file
 from scree.results import SearchResult
 from scree.search import SearchEngine
+from scree.status import WriterStatus, status_note
 from scree.store import Store
 from scree.writer_proc.results import reindex_reply
 from scree.writer_proc.sync import Progress, Syncer, SyncReport, last_error, prepare_store
@@ -101,7 +102,24 @@ def search(settings: Settings, query: str, k: int, mode: str) -> SearchResult:
     policy = IgnorePolicy(settings.folder, settings.extensions)
     with open_store(settings, readonly=True) as store:
         engine = SearchEngine(store, policy, settings.folder, settings.max_file_bytes, lambda: make_embedder(settings))
-        return engine.search(query, k=k, mode=mode)
+        result = engine.search(query, k=k, mode=mode)
+        note = index_note(settings, store)
+    if note is not None:
+        result.notes.append(note)
+    return result
+
+
+def index_note(settings: Settings, store: Store) -> str | None:
+    """R-M5 for the command line: what the index itself says about being incomplete or not kept current."""
+    if store.get_meta("first_sync_done") != "1":
+        pid = lock_holder(settings.lock_path) if settings.lock_path.exists() else None
+        if pid is not None:
+            return status_note(WriterStatus(holder="other", pid=pid))
+        return '[index incomplete: its first sync has not finished; run "scree reindex" to complete it]'
+    error = last_error(store)
+    return (
+        None if error is None else f"[index may be out of date: the last sync hit an error: {' '.join(error.split())}]"
+    )
 
 
 def status(settings: Settings) -> dict[str, Any]:

@@ -4,12 +4,16 @@ verdicts, which folder wins over --notes, and the settings file every command re
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
 import pytest
 from cli_helpers import TEST_KEY, run_scree, scree_env, write_file
 from embed_server import EmbedServer
+
+from scree.config import load_settings
+from scree.lock import WriterLock
 
 
 @pytest.fixture
@@ -49,6 +53,47 @@ def test_last_error_is_set_by_an_outage_and_cleared_by_the_next_good_sync(
     embed_server.set(fail_status=None)
     assert run_scree("reindex", "--notes", str(folder), "README.md", env=env).returncode == 0
     assert status_of(folder, env)["last_error"] is None
+
+
+# --- R-M5 on the command line: search says when the index is incomplete or was not kept current ---
+
+
+def search_note(folder: Path, env: dict[str, str]) -> str | None:
+    proc = run_scree("search", "--notes", str(folder), "--json", "--mode", "keyword", "pip install", env=env)
+    assert proc.returncode == 0, proc.stderr
+    note: str | None = json.loads(proc.stdout)["note"]
+    return note
+
+
+def test_search_says_when_the_index_is_incomplete_or_behind(
+    folder: Path, tmp_path: Path, embed_server: EmbedServer
+) -> None:
+    env = scree_env(tmp_path / "data", embed_server.url)
+    embed_server.set(fail_status=503, retry_after="0")
+    assert run_scree("reindex", "--notes", str(folder), env=env).returncode == 1  # the first sync did not finish
+    assert search_note(folder, env) == (
+        '[index incomplete: its first sync has not finished; run "scree reindex" to complete it]'
+    )
+    lock = WriterLock(load_settings(env, notes=str(folder)).lock_path)
+    assert lock.try_acquire()  # another process is building it now
+    try:
+        assert (
+            search_note(folder, env) == f"[index incomplete: another scree process (pid {os.getpid()}) is building it]"
+        )
+    finally:
+        lock.release()
+    embed_server.set(fail_status=None)
+    assert run_scree("reindex", "--notes", str(folder), env=env).returncode == 0
+    assert search_note(folder, env) is None
+    write_file(folder, "README.md", "# Project\n\nRun pip install, then configure.\n")
+    embed_server.set(fail_status=503)
+    assert run_scree("reindex", "--notes", str(folder), env=env).returncode == 1
+    note = search_note(folder, env)
+    assert (
+        note is not None
+        and note.startswith("[index may be out of date: the last sync hit an error: ")
+        and "503" in note
+    )
 
 
 # --- reindex PATH says why a file is not indexed, as the MCP reindex tool does ---
