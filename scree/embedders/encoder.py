@@ -39,7 +39,7 @@ class Layer:
     """One encoder layer's weights as transposed views, for `x @ w` (PyTorch stores `w.T`; BLAS reads either)."""
 
     qkv: Floats  # (384, 1152): query (pre-scaled by 1/sqrt(head dims)), key and value side by side
-    qkv_bias: Floats
+    query_bias: Floats  # the key and value biases are folded away (see local.py)
     out: Floats
     out_bias: Floats
     norm1: tuple[Floats, Floats]
@@ -106,7 +106,7 @@ def encoder_layer(x: Floats, layer: Layer, runs: Sequence[tuple[int, int, int]],
     for start, count, length in runs:
         end = start + count * length
         qkv = np.matmul(x[start:end], layer.qkv, out=work.qkv[: end - start])
-        qkv += layer.qkv_bias
+        qkv[:, :DIMS] += layer.query_bias
         block = qkv.reshape(count, length, 3, HEADS, HEAD_DIMS)
         target = context[start:end].reshape(count, length, HEADS, HEAD_DIMS)
         texts, heads = attention_step(count, length)

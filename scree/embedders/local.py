@@ -86,12 +86,15 @@ class _MiniLM:
         for index in range(LAYERS):
             p = f"encoder.layer.{index}."
             q, k, v = (p + "attention.self." + part for part in ("query", "key", "value"))
+            out = linear(p + "attention.output.dense")
             self.layers.append(
                 Layer(
                     qkv=np.concatenate([tensor(q + ".weight") * scale, tensor(k + ".weight"), tensor(v + ".weight")]).T,
-                    qkv_bias=np.concatenate([tensor(q + ".bias") * scale, tensor(k + ".bias"), tensor(v + ".bias")]),
-                    out=linear(p + "attention.output.dense"),
-                    out_bias=tensor(p + "attention.output.dense.bias"),
+                    # The key bias adds q.b to a whole row of scores, which softmax cancels; softmax rows sum to 1,
+                    # so the value bias reaches the output unchanged and joins the output bias. One bias pass is left.
+                    query_bias=tensor(q + ".bias") * scale,
+                    out=out,
+                    out_bias=tensor(p + "attention.output.dense.bias") + tensor(v + ".bias") @ out,
                     norm1=norm(p + "attention.output.LayerNorm"),
                     up=linear(p + "intermediate.dense"),
                     up_bias=tensor(p + "intermediate.dense.bias"),
