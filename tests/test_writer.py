@@ -300,6 +300,24 @@ def test_gitignore_change_removes_newly_ignored_and_adds_newly_unignored(folder:
         run.wait_indexed("docs/b.md", "ignored edit")
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_git_folder_made_in_a_subfolder_takes_it_out_of_the_index_at_once(
+    folder: Path, tmp_path: Path, backend: str
+) -> None:
+    """R-I1: `git init docs` while the writer watches makes docs/ a nested repository at once, not at the next full
+    resync. (Its .git deleted again is seen at the next full resync: a nested repository is not watched.)"""
+    write(folder / "docs" / "deeper" / "c.md", note("Gamma", "grapes"))
+    with running(make_settings(folder, tmp_path / "data", SCREE_WATCHER=backend)) as run:
+        run.wait_first_sync()
+        run.wait_indexed("docs/deeper/c.md", "grapes")
+        watches = run.writer.state().watches
+        (folder / "docs" / ".git").mkdir()
+        run.wait_gone("docs/b.md")
+        run.wait_gone("docs/deeper/c.md")
+        assert set(run.index()) == {"a.md"}
+        wait_until(lambda: run.writer.state().watches == watches - 2, "docs/ and docs/deeper/ no longer watched")
+
+
 def test_screeignore_and_front_matter_opt_out(folder: Path, settings: Settings) -> None:
     with running(settings) as run:
         run.wait_first_sync()

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from scree.errors import ConfigError
+from scree.ignore import GIT_DIR
 from scree.logs import get_logger
 
 if TYPE_CHECKING:
@@ -184,6 +185,15 @@ class Watcher(ABC):
                         pending.append(rel)
                 elif found is not None:
                     found.append(Event(Change.ADDED, rel))
+
+    def _directory_arrived(self, rel: str, out: list[Event]) -> None:
+        """A directory created or moved in: watched with its tree when the rules allow; a `.git` is passed on as an
+        event though it is never watched, since it turns its folder into a nested repository (the writer re-reads
+        the rules and resyncs)."""
+        if self.dir_filter(rel):
+            self._watch_tree(rel, out)
+        elif rel.rpartition("/")[2] == GIT_DIR:
+            out.append(Event(Change.ADDED, rel))
 
     def _root_gone(self) -> None:
         # The health check (R-W4) decides what a vanished root means; a DELETED "" would empty the index.

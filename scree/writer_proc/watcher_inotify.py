@@ -121,8 +121,8 @@ class InotifyWatcher(Watcher):
         if mask & GONE:
             out.append(Event(Change.DELETED, rel))
             self._forget(rel)
-        elif mask & ARRIVED and self.dir_filter(rel):
-            self._watch_tree(rel, out)
+        elif mask & ARRIVED:
+            self._directory_arrived(rel, out)
 
     def _rewatch(self) -> None:
         """Re-walk with the current filter; inodes still watched keep their wd, so no event is lost meanwhile."""

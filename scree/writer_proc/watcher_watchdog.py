@@ -194,8 +194,8 @@ class WatchdogWatcher(Watcher):
             out.append(Event(Change.DELETED, src))
             self._forget(src)
         arrived = dest if event_type == EVENT_TYPE_MOVED else src if event_type == EVENT_TYPE_CREATED else None
-        if arrived and self.dir_filter(arrived):
-            self._watch_tree(arrived, out)
+        if arrived:
+            self._directory_arrived(arrived, out)
 
     def _rewatch(self) -> None:
         """Unschedule everything and schedule again: a watchdog watch cannot be checked for a stale inode. Events
