@@ -264,6 +264,19 @@ def test_replace_files_batches_and_touch_and_meta(store: Store) -> None:
     assert store.get_meta("last_sync") == "t2"
 
 
+def test_bulk_cache_grows_only_once_rows_are_written_and_is_small_again_after(store: Store) -> None:
+    def cache_kib() -> int:
+        return -int(store._conn.execute("pragma cache_size").fetchone()[0])  # negative: KiB
+
+    idle = cache_kib()
+    with store.bulk_cache():
+        store.file_state("a.md")  # a catch-up that only reads keeps the writer's small cache
+        assert cache_kib() == idle
+        store.replace_files([(state("a.md"), [chunk(0, "bulk")])])
+        assert cache_kib() > idle
+    assert cache_kib() == idle and store.counts() == (1, 1)
+
+
 def test_failed_write_rolls_back_whole_call(store: Store) -> None:
     store.replace_file(state("a.md"), [chunk(0, "original")])
     no_heading = NewChunk(1, None, "x", 1, 1, "h", vector("x"))  # type: ignore[arg-type]  # NOT NULL fails mid-write

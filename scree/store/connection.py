@@ -18,6 +18,7 @@ JOURNAL_SIZE_LIMIT_BYTES = 64 * 1024 * 1024  # a checkpointed WAL is truncated b
 # Reading vectors through mmap instead of the page cache: at 10k chunks 11 ms -> 7 ms a query (bench.store_search).
 MMAP_BYTES = 512 * 1024 * 1024
 WRITER_CACHE_KIB = 512  # SQLite's default is 2000 KiB
+BULK_CACHE_KIB = 8192  # while a whole folder is synced (Store.bulk_cache): 4-16 MiB measured alike, 512 KiB slower
 
 
 def connect(target: str, readonly: bool) -> apsw.Connection:

@@ -109,10 +109,11 @@ class Syncer:
         present = set(paths)
         gone = [path for path in self._store.paths() if path not in present]
         del present
-        report.removed += self._store.delete_files(gone)
-        # One indexed row at a time: a dict of every row would leave Python's memory pools fragmented for good
-        # after a big folder (the writer idle bar, SPEC §10); a lookup by primary key costs ~15 µs a file.
-        self._run(paths, self._store.file_state, report)
+        with self._store.bulk_cache():
+            report.removed += self._store.delete_files(gone)
+            # One indexed row at a time: a dict of every row would leave Python's memory pools fragmented for good
+            # after a big folder (the writer idle bar, SPEC §10); a lookup by primary key costs ~15 µs a file.
+            self._run(paths, self._store.file_state, report)
         report.seconds = time.monotonic() - started
         if report.deferred == 0:
             self._store.set_meta("first_sync_done", "1")
