@@ -1,11 +1,11 @@
 """`scree serve`'s footprint beside a bare MCP SDK stdio server: reader idle RSS, handshake time, and the writer's RSS
 before and after the process that did the first sync is replaced by a fresh one (R-P3).
 
-Run: python -m bench.serve_footprint [--tree-mb 10] [--runs 9] [--first-sync-runs 5] [--idle 5] [--json PATH]
+Run: python -m bench.serve_footprint [--tree-mb 10] [--runs 9] [--idle 5] [--json PATH]
 Bars (SPEC §10): reader idle RSS within 10 MB of a bare SDK server; handshake within 0.2 s of it and never waiting on
 a sync. The embeddings API is bench.stub_api in its own process (an instant API embedder), so the writer's RSS holds
-only the writer. Handshake: from starting the process to the initialize reply, the median of --runs starts (of
---first-sync-runs starts on a folder with no index yet, each in a fresh data folder, for the first-sync figure).
+only the writer. Handshake: from starting the process to the initialize reply, the median of --runs starts of each
+kind (bare, scree on the indexed folder, scree with a first sync due in a fresh data folder), run side by side.
 Idle RSS and USS (memory no other process shares): medians of samples taken over --idle seconds after --idle seconds
 of quiet following the handshake. The writer children are followed on a thread from the moment serve starts, so a
 first sync that ends quickly is still seen.
@@ -190,37 +190,39 @@ def serve_command(folder: Path) -> list[str]:
     return [SCREE, "serve", "--notes", str(folder)]
 
 
-def measure_bare(env: dict[str, str], runs: int, idle_s: float, log: Path) -> dict[str, Any]:
-    handshakes = []
-    for _ in range(runs):
-        server = Stdio(BARE, env, log)
-        handshakes.append(server.handshake())
-        server.close()
+def measure_handshakes(folder: Path, env: dict[str, str], data: Path, runs: int, log: Path) -> dict[str, list[float]]:
+    """Handshakes of the bare server, of `scree serve` on the indexed folder and of one with a first sync due (a fresh
+    data folder each time), one of each per round: a 2-core machine's load swings by more than the 0.2 s bar from
+    one minute to the next, so the three are measured side by side rather than one batch after another."""
+    times: dict[str, list[float]] = {"bare": [], "serve": [], "first_sync": []}
+    for run in range(runs):
+        fresh = {**env, "XDG_DATA_HOME": str(data / f"fresh-{run}")}
+        for name, command, run_env in (
+            ("bare", BARE, env),
+            ("serve", serve_command(folder), env),
+            ("first_sync", serve_command(folder), fresh),
+        ):
+            server = Stdio(command, run_env, log)
+            times[name].append(server.handshake())
+            server.close()
+    return times
+
+
+def measure_bare(env: dict[str, str], idle_s: float, log: Path) -> dict[str, Any]:
     server = Stdio(BARE, env, log)
     server.handshake()
     rss, uss = idle_memory(lambda: [server.ps], idle_s)
     server.close()
-    return {
-        "handshake_s": round(statistics.median(handshakes), 3),
-        "idle_rss_mb": round(rss, 1),
-        "idle_uss_mb": round(uss, 1),
-    }
+    return {"idle_rss_mb": round(rss, 1), "idle_uss_mb": round(uss, 1)}
 
 
-def measure_first_sync(
-    folder: Path, env: dict[str, str], data: Path, runs: int, idle_s: float, log: Path
-) -> dict[str, float]:
-    """A new index, `runs` times over (each in a fresh data folder): the median handshake of a serve whose first sync
-    is due; in the first run also the SYNC child's RSS, then the fresh WATCH child's."""
-    handshakes = []
-    for run in range(1, runs):
-        serve = Stdio(serve_command(folder), {**env, "XDG_DATA_HOME": str(data / f"fresh-{run}")}, log)
-        handshakes.append(serve.handshake())
-        serve.close()
-    serve = Stdio(serve_command(folder), {**env, "XDG_DATA_HOME": str(data / "fresh-0")}, log)
+def measure_first_sync(folder: Path, env: dict[str, str], idle_s: float, log: Path) -> dict[str, float]:
+    """A new index: whether the first sync was running when search first answered, the SYNC child's RSS, then the
+    fresh WATCH child's. It leaves the folder indexed for the measurements that follow."""
+    serve = Stdio(serve_command(folder), env, log)
     writers = Writers(serve)
     try:
-        handshakes.append(serve.handshake())
+        serve.handshake()
         note = serve.tool("search_docs", {"query": "sync", "mode": "keyword", "k": 1}).rsplit("\n", 1)[-1]
         first = wait_for(lambda: writers.nth(0), "the first-sync writer")
         fresh = wait_for(lambda: ended(first) and writers.nth(1), "the watching writer")
@@ -230,8 +232,6 @@ def measure_first_sync(
         writers.stop()
         serve.close()
     return {
-        "first_sync_handshake_s": round(statistics.median(handshakes), 3),
-        "first_sync_handshake_worst_s": round(max(handshakes), 3),
         "first_sync_running_at_handshake": float(note.startswith("[index incomplete")),
         "first_sync_writer_peak_rss_mb": round(writers.peak[first.pid], 1),
         "first_sync_writer_last_rss_mb": round(writers.last.get(first.pid, 0.0), 1),
@@ -239,13 +239,8 @@ def measure_first_sync(
     }
 
 
-def measure_serve(folder: Path, env: dict[str, str], runs: int, idle_s: float, log: Path) -> dict[str, float]:
-    """An indexed folder: handshakes; the lock holder's reader, writer and resource tracker; a second reader."""
-    handshakes = []
-    for _ in range(runs):
-        serve = Stdio(serve_command(folder), env, log)
-        handshakes.append(serve.handshake())
-        serve.close()
+def measure_serve(folder: Path, env: dict[str, str], idle_s: float, log: Path) -> dict[str, float]:
+    """An indexed folder: the lock holder's reader, writer and resource tracker; a second reader."""
     holder = Stdio(serve_command(folder), env, log)
     writers = Writers(holder)
     other: Stdio | None = None
@@ -269,7 +264,6 @@ def measure_serve(folder: Path, env: dict[str, str], runs: int, idle_s: float, l
             other.close()
         holder.close()
     return {
-        "handshake_s": round(statistics.median(handshakes), 3),
         "reader_idle_rss_mb": round(reader, 1),
         "reader_idle_uss_mb": round(reader_uss, 1),
         "second_reader_idle_rss_mb": round(other_reader, 1),
@@ -279,35 +273,36 @@ def measure_serve(folder: Path, env: dict[str, str], runs: int, idle_s: float, l
     }
 
 
-def measure(
-    folder: Path, api_url: str, data: Path, runs: int = 9, idle_s: float = 5.0, first_sync_runs: int = 5
-) -> dict[str, float]:
-    """A bare SDK server, then `scree serve` on `folder` (indexes under `data`, API embedder at `api_url`): first
-    while it builds a new index, then on the indexed folder. Keys: bare_*, serve_* and first_sync_*, and the two
-    differences the bars are about."""
+def measure(folder: Path, api_url: str, data: Path, runs: int = 9, idle_s: float = 5.0) -> dict[str, float]:
+    """A bare SDK server beside `scree serve` on `folder` (indexes under `data`, API embedder at `api_url`): the first
+    sync, the handshakes side by side, then idle memory. Keys: bare_*, serve_* and first_sync_*, and the differences
+    the bars are about."""
     env = clean_env(data)
     env.update(SCREE_EMBEDDER="api", SCREE_API_BASE=api_url, SCREE_API_KEY="bench-key", SCREE_LOG_LEVEL="warning")
     log = data / "serve-stderr.log"
     data.mkdir(parents=True, exist_ok=True)
-    bare = measure_bare(env, runs, idle_s, log)
-    first = measure_first_sync(folder, env, data, max(1, first_sync_runs), idle_s, log)
-    serve = measure_serve(folder, env, runs, idle_s, log)
+    first = measure_first_sync(folder, env, idle_s, log)
+    times = measure_handshakes(folder, env, data, runs, log)
+    bare = measure_bare(env, idle_s, log)
+    serve = measure_serve(folder, env, idle_s, log)
+    medians = {name: round(statistics.median(values), 3) for name, values in times.items()}
     figures = {f"bare_{key}": value for key, value in bare.items()}
     figures.update({f"serve_{key}": value for key, value in serve.items()})
-    figures.update(
-        {key if key.startswith("first_sync") else f"first_sync_{key}": value for key, value in first.items()}
-    )
+    figures.update(first)
+    figures["bare_handshake_s"] = medians["bare"]
+    figures["serve_handshake_s"] = medians["serve"]
+    figures["first_sync_handshake_s"] = medians["first_sync"]
+    figures["first_sync_handshake_worst_s"] = round(max(times["first_sync"]), 3)
     figures["reader_rss_over_bare_mb"] = round(serve["reader_idle_rss_mb"] - bare["idle_rss_mb"], 1)
-    figures["handshake_over_bare_s"] = round(serve["handshake_s"] - bare["handshake_s"], 3)
-    figures["first_sync_handshake_over_bare_s"] = round(first["first_sync_handshake_s"] - bare["handshake_s"], 3)
+    figures["handshake_over_bare_s"] = round(medians["serve"] - medians["bare"], 3)
+    figures["first_sync_handshake_over_bare_s"] = round(medians["first_sync"] - medians["bare"], 3)
     return figures
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--tree-mb", type=float, default=10.0)
-    parser.add_argument("--runs", type=int, default=9, help="process starts per handshake median")
-    parser.add_argument("--first-sync-runs", type=int, default=5, help="fresh indexes for the first-sync handshake")
+    parser.add_argument("--runs", type=int, default=9, help="rounds of handshakes (one start of each kind per round)")
     parser.add_argument("--idle", type=float, default=5.0, help="seconds of quiet before and while sampling")
     parser.add_argument("--json", type=Path, default=DEFAULT_JSON)
     args = parser.parse_args()
@@ -316,7 +311,7 @@ def main() -> None:
         folder.mkdir()
         print(f"generating a {args.tree_mb:g} MB markdown tree ...", file=sys.stderr)
         generate_tree(folder, int(args.tree_mb * 1e6), seed=21)
-        result = measure(folder, api.url, Path(tmp) / "data", args.runs, args.idle, args.first_sync_runs)
+        result = measure(folder, api.url, Path(tmp) / "data", args.runs, args.idle)
     rows = [
         ("handshake, bare SDK server", f"{result['bare_handshake_s']:.3f} s"),
         ("handshake, scree serve (indexed folder)", f"{result['serve_handshake_s']:.3f} s"),

@@ -273,8 +273,7 @@ class BenchRun:
 
 
 def _measure_serve(run: BenchRun, api: StubApiProcess) -> dict[str, float]:
-    runs = run.plan.handshake_runs
-    found = serve_footprint.measure(run.folder, api.url, run.data("serve"), runs, run.plan.idle_s, first_sync_runs=runs)
+    found = serve_footprint.measure(run.folder, api.url, run.data("serve"), run.plan.handshake_runs, run.plan.idle_s)
     return {
         "bare_mcp_idle_rss_mb": found["bare_idle_rss_mb"],
         "bare_mcp_idle_uss_mb": found["bare_idle_uss_mb"],
