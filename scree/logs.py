@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextvars
 import logging
 import sys
-from collections.abc import MutableMapping
+import threading
+from collections.abc import Callable, MutableMapping
 from typing import Any
 
 import structlog
@@ -47,3 +49,9 @@ def configure_logging(role: str, log_format: str = "console", level: str = "info
 
 def get_logger(name: str) -> Any:
     return structlog.get_logger(name)
+
+
+def logged_thread(name: str, target: Callable[..., None], *args: object) -> threading.Thread:
+    """A daemon thread that keeps the caller's log context (role=...), which threads do not inherit by themselves."""
+    context = contextvars.copy_context()
+    return threading.Thread(target=context.run, args=(target, *args), name=name, daemon=True)

@@ -37,20 +37,19 @@ index file changes (`scree reindex`), or after the longest backoff (never for th
 
 from __future__ import annotations
 
-import contextvars
 import os
 import queue
 import sys
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from scree.config import Settings
 from scree.errors import ScreeError
 from scree.lock import WriterLock
-from scree.logs import configure_logging, get_logger
+from scree.logs import configure_logging, get_logger, logged_thread
 from scree.paths import prepare_index_dir
 from scree.signals import SignalLatch
 from scree.status import WriterStatus
@@ -136,7 +135,7 @@ class Supervisor:
         The first try for the lock is made here, a few system calls, so the reader's first answer already knows
         whether this session writes."""
         self._take_lock_when_due()
-        self._thread = _thread("scree-supervisor", self._loop)
+        self._thread = logged_thread("scree-supervisor", self._loop)
         self._thread.start()
 
     def reader_ready(self) -> None:
@@ -215,7 +214,7 @@ class Supervisor:
         mode = self._board.view.mode
         self._generation += 1
         try:
-            handle = start_writer(self._settings, mode, _locked_fd(self._lock))
+            handle = start_writer(self._settings, mode, self._lock.fileno())  # shared: see the module docstring
         except (OSError, ValueError) as exc:
             self._failed(f"the writer process could not start: {exc}")
             return
@@ -357,14 +356,6 @@ def _file_key(path: Path, *, keep_empty: bool) -> tuple[int, int, int] | None:
     return (info.st_ino, info.st_size, info.st_mtime_ns) if info.st_size or keep_empty else None
 
 
-def _locked_fd(lock: WriterLock) -> int:
-    """The descriptor WriterLock locked, for the child to share (module docstring): the one place that hands it on."""
-    fd = lock.fileno()
-    if fd is None:
-        raise ValueError("writer.lock is not held")
-    return fd
-
-
 def _rss_mb(pid: int | None) -> float | None:
     import psutil
 
@@ -374,12 +365,6 @@ def _rss_mb(pid: int | None) -> float | None:
         return float(psutil.Process(pid).memory_info().rss) / BYTES_PER_MB
     except psutil.Error:
         return None
-
-
-def _thread(name: str, target: Callable[..., None], *args: object) -> threading.Thread:
-    """A daemon thread that keeps the caller's log context (role=...)."""
-    context = contextvars.copy_context()
-    return threading.Thread(target=context.run, args=(target, *args), name=name, daemon=True)
 
 
 # --- `scree serve` ---
@@ -403,7 +388,7 @@ def serve(settings: Settings) -> int:
     SignalLatch(signalled).install()
     supervisor = Supervisor(settings, SupervisorOptions.from_env(os.environ))
     supervisor.start()
-    _thread("scree-signals", _exit_on_signal, signalled, supervisor).start()
+    logged_thread("scree-signals", _exit_on_signal, signalled, supervisor).start()
     try:
         run_stdio(settings, supervisor, on_handshake=supervisor.reader_ready)
     finally:

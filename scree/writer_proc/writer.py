@@ -22,7 +22,6 @@ stuck in an API request is left behind (daemon) with the store still open, and t
 
 from __future__ import annotations
 
-import contextvars
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -33,7 +32,7 @@ from scree.embedders.factory import make_embedder
 from scree.embedders.idle import WRITER_IDLE_S
 from scree.errors import EmbeddingError
 from scree.ignore import IgnorePolicy
-from scree.logs import get_logger
+from scree.logs import get_logger, logged_thread
 from scree.paths import prepare_index_dir, write_root_file
 from scree.redact import redact
 from scree.store import Store
@@ -80,12 +79,6 @@ class _SyncParts:
     health: HealthCheck
     watcher: Watcher
     dir_filter: IgnoreDirFilter
-
-
-def _thread(name: str, target: Callable[..., None], *args: object) -> threading.Thread:
-    """A daemon thread that keeps the caller's log context (role=...), which threads do not inherit by themselves."""
-    context = contextvars.copy_context()
-    return threading.Thread(target=context.run, args=(target, *args), name=name, daemon=True)
 
 
 class Writer:
@@ -214,8 +207,8 @@ class Writer:
             self._schedule.resync(time.monotonic())  # R-S3: the first sync
         log.info("watching", folder=str(settings.folder), watches=watcher.watch_count, backend=type(watcher).__name__)
         self._send_status()  # "first sync running", before it can finish
-        events = _thread("scree-events", self._guarded, self._read_events, watcher, dir_filter)
-        worker = _thread("scree-sync", self._guarded, self._work, parts)
+        events = logged_thread("scree-events", self._guarded, self._read_events, watcher, dir_filter)
+        worker = logged_thread("scree-sync", self._guarded, self._work, parts)
         events.start()
         worker.start()
         try:
