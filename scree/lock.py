@@ -133,8 +133,11 @@ class WriterLock:
     def held(self) -> bool:
         return self._fd is not None
 
-    def fileno(self) -> int | None:
-        """The locked descriptor (None when not held), for a writer child that must share this lock on purpose."""
+    def fileno(self) -> int:
+        """The locked descriptor, for a writer child that must share this lock on purpose; ValueError when the lock is
+        not held, as a closed file's fileno() raises."""
+        if self._fd is None:
+            raise ValueError(f"{self.path} is not held")
         return self._fd
 
     def holder_pid(self) -> int | None:

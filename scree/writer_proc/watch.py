@@ -83,9 +83,7 @@ def _first_sync_in_child(settings: Settings, lock: WriterLock, stop: threading.E
         start_writer,
     )
 
-    fd = lock.fileno()
-    assert fd is not None
-    child = start_writer(settings, SYNC, fd)
+    child = start_writer(settings, SYNC, lock.fileno())
     finished: Finished | None = None
     stop_sent_at: float | None = None
     while child.process.is_alive() or finished is None:
