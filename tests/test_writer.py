@@ -301,11 +301,11 @@ def test_gitignore_change_removes_newly_ignored_and_adds_newly_unignored(folder:
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_a_git_folder_made_in_a_subfolder_takes_it_out_of_the_index_at_once(
+def test_a_git_folder_made_or_removed_in_a_subfolder_takes_it_out_of_or_back_into_the_index(
     folder: Path, tmp_path: Path, backend: str
 ) -> None:
     """R-I1: `git init docs` while the writer watches makes docs/ a nested repository at once, not at the next full
-    resync. (Its .git deleted again is seen at the next full resync: a nested repository is not watched.)"""
+    resync; its .git removed again (nothing watches inside a nested repository) is seen within a health interval."""
     write(folder / "docs" / "deeper" / "c.md", note("Gamma", "grapes"))
     with running(make_settings(folder, tmp_path / "data", SCREE_WATCHER=backend)) as run:
         run.wait_first_sync()
@@ -316,6 +316,12 @@ def test_a_git_folder_made_in_a_subfolder_takes_it_out_of_the_index_at_once(
         run.wait_gone("docs/deeper/c.md")
         assert set(run.index()) == {"a.md"}
         wait_until(lambda: run.writer.state().watches == watches - 2, "docs/ and docs/deeper/ no longer watched")
+        (folder / "docs" / ".git").rmdir()
+        run.wait_indexed("docs/b.md", "bananas")
+        run.wait_indexed("docs/deeper/c.md", "grapes")
+        wait_until(lambda: run.writer.state().watches == watches, "docs/ and docs/deeper/ watched again")
+        write(folder / "docs" / "deeper" / "c.md", note("Gamma", "grapes and gooseberries"))
+        run.wait_indexed("docs/deeper/c.md", "gooseberries")
 
 
 def test_screeignore_and_front_matter_opt_out(folder: Path, settings: Settings) -> None:

@@ -54,19 +54,35 @@ OVERFLOW_EVENT = Event(Change.OVERFLOW, "")
 
 
 class IgnoreDirFilter:
-    """A DirFilter over the ignore rules, with its own IgnorePolicy so the sync thread's is never shared."""
+    """A DirFilter over the ignore rules, with its own IgnorePolicy so the sync thread's is never shared.
+
+    It also remembers the nested repositories it turned away: nothing watches inside them, so only a look at their
+    `.git` (vanished_repos) can tell that one became a plain folder again.
+    """
 
     def __init__(self, policy: IgnorePolicy) -> None:
         self.policy = policy
         self._lock = threading.Lock()  # the event thread and a rebuild may ask at once
+        self._nested: set[str] = set()
 
     def __call__(self, rel_dir: str) -> bool:
         with self._lock:
-            return self.policy.dir_ignored(rel_dir) is None
+            allowed = self.policy.dir_ignored(rel_dir) is None
+            if not allowed and os.path.lexists(os.path.join(self.policy.root, rel_dir, GIT_DIR)):
+                self._nested.add(rel_dir)
+            return allowed
 
     def invalidate(self) -> None:
         with self._lock:
             self.policy.invalidate()
+            self._nested.clear()  # the rebuild that follows finds the ones still there
+
+    def vanished_repos(self) -> list[str]:
+        """The `.git` paths of nested repositories seen before that are gone now (each reported once)."""
+        with self._lock:
+            gone = sorted(d for d in self._nested if not os.path.lexists(os.path.join(self.policy.root, d, GIT_DIR)))
+            self._nested.difference_update(gone)
+        return [join_rel(d, GIT_DIR) for d in gone]
 
 
 def join_rel(rel_dir: str, name: str) -> str:

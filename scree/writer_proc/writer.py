@@ -282,7 +282,11 @@ class Writer:
     # --- the event thread ---
 
     def _read_events(self, watcher: Watcher, dir_filter: IgnoreDirFilter) -> None:
+        next_look = time.monotonic() + self._settings.health_interval_s
         for batch in watcher.events(self._halt, EVENT_READ_TIMEOUT_S):
+            if time.monotonic() >= next_look:  # a nested repository's .git deleted: no watch is there to see it
+                next_look = time.monotonic() + self._settings.health_interval_s
+                batch = batch + [Event(Change.DELETED, path) for path in dir_filter.vanished_repos()]
             if batch:
                 self._take_batch(batch, watcher, dir_filter)
 
