@@ -11,13 +11,13 @@ from scree.embedders.factory import expected_identity, make_embedder
 from scree.errors import LockHeldError, PathRefusedError, ScreeError
 from scree.ignore import IgnorePolicy
 from scree.lock import WriterLock, lock_holder
-from scree.paths import prepare_index_dir, write_root_file
+from scree.paths import prepare_index_dir
 from scree.results import SearchResult
 from scree.search import SearchEngine
 from scree.status import WriterStatus, status_note
 from scree.store import Store
 from scree.writer_proc.results import reindex_reply
-from scree.writer_proc.sync import Progress, Syncer, SyncReport, last_error, prepare_store
+from scree.writer_proc.sync import Progress, Syncer, SyncReport, last_error, open_for_writing, prepare_store
 
 
 def other_writer_message(pid: int | None) -> str:
@@ -27,15 +27,10 @@ def other_writer_message(pid: int | None) -> str:
 
 
 def open_store(settings: Settings, readonly: bool = False) -> Store:
-    """The index; to write, its folder is prepared first and `root` written once the index proved to be this
-    folder's (R-F3: a refused open leaves every file as it was)."""
+    """The index, read-only or to write (sync.open_for_writing)."""
     if readonly:
         return Store.open(settings.db_path, settings.folder, readonly=True)
-    prepare_index_dir(settings.index_dir, custom_db=settings.custom_db)
-    store = Store.open(settings.db_path, settings.folder)
-    if not settings.custom_db:
-        write_root_file(settings.index_dir, settings.folder)
-    return store
+    return open_for_writing(settings)
 
 
 def normalise_rel_path(folder_policy: IgnorePolicy, raw: str) -> str:

@@ -62,11 +62,8 @@ def ensure_private_dir(path: Path) -> None:
 def prepare_index_dir(index_dir: Path, *, custom_db: bool) -> None:
     """scree's own index folder is made private (0700, R-F2); the folder of a --db file is the user's: it is only
     created when missing, never re-permissioned."""
-    if custom_db:
-        if not index_dir.exists():
-            ensure_private_dir(index_dir)
-        return
-    ensure_private_dir(index_dir)
+    if not custom_db or not index_dir.exists():
+        ensure_private_dir(index_dir)
 
 
 def write_root_file(index_dir: Path, folder: Path) -> None:

@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from scree.chunking import Chunk, chunk_markdown, embed_text, opted_out, text_hash
+from scree.config import Settings
 from scree.embedders.base import Embedder
 from scree.embedders.factory import KEYWORD_ONLY
 from scree.errors import EmbeddingUnavailableError
@@ -17,6 +18,7 @@ from scree.files import Skipped, read_markdown
 from scree.heap import trim_heap
 from scree.ignore import IgnorePolicy
 from scree.logs import get_logger
+from scree.paths import prepare_index_dir, write_root_file
 from scree.redact import redact
 from scree.store import FileState, NewChunk, Store
 
@@ -62,6 +64,16 @@ class _Pending:
     state: FileState
     chunks: list[Chunk]
     hashes: list[str]
+
+
+def open_for_writing(settings: Settings) -> Store:
+    """The index, opened to write: its folder prepared first, `root` written once the index proved to be this
+    folder's (R-F3: a refused open leaves every file as it was); a --db file's folder gets no `root` (R-F2)."""
+    prepare_index_dir(settings.index_dir, custom_db=settings.custom_db)
+    store = Store.open(settings.db_path, settings.folder)
+    if not settings.custom_db:
+        write_root_file(settings.index_dir, settings.folder)
+    return store
 
 
 def prepare_store(store: Store, embedder: Embedder) -> None:

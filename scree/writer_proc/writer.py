@@ -33,7 +33,6 @@ from scree.embedders.idle import WRITER_IDLE_S
 from scree.errors import EmbeddingError
 from scree.ignore import IgnorePolicy
 from scree.logs import get_logger, logged_thread
-from scree.paths import prepare_index_dir, write_root_file
 from scree.redact import redact
 from scree.store import Store
 from scree.writer_proc.debounce import Job, Schedule
@@ -57,6 +56,7 @@ from scree.writer_proc.sync import (
     SyncReport,
     first_sync_over_cap,
     log_report,
+    open_for_writing,
     prepare_store,
     release_sync_memory,
 )
@@ -165,11 +165,7 @@ class Writer:
         embedder = make_embedder(settings, keyword_fallback=True, release_idle_s=WRITER_IDLE_S)
         store: Store | None = None
         try:
-            # scree.app.open_store's two steps, without importing scree.app (and search with it): idle RSS (R-P3)
-            prepare_index_dir(settings.index_dir, custom_db=settings.custom_db)
-            store = Store.open(settings.db_path, settings.folder)
-            if not settings.custom_db:
-                write_root_file(settings.index_dir, settings.folder)  # once the index proved to be this folder's
+            store = open_for_writing(settings)
             prepare_store(store, embedder)
             capped = self._check_cap(store)
             if capped is not None:
