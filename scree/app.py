@@ -17,7 +17,7 @@ from scree.search import SearchEngine
 from scree.status import WriterStatus, status_note
 from scree.store import Store
 from scree.writer_proc.results import reindex_reply
-from scree.writer_proc.sync import Progress, Syncer, SyncReport, last_error, open_for_writing, prepare_store
+from scree.writer_proc.sync import Progress, Syncer, SyncReport
 
 
 def other_writer_message(pid: int | None) -> str:
@@ -27,10 +27,10 @@ def other_writer_message(pid: int | None) -> str:
 
 
 def open_store(settings: Settings, readonly: bool = False) -> Store:
-    """The index, read-only or to write (sync.open_for_writing)."""
+    """The index, read-only or to write (Store.open_for_writing)."""
     if readonly:
         return Store.open(settings.db_path, settings.folder, readonly=True)
-    return open_for_writing(settings)
+    return Store.open_for_writing(settings)
 
 
 def normalise_rel_path(folder_policy: IgnorePolicy, raw: str) -> str:
@@ -81,7 +81,7 @@ def reindex(
         with open_store(settings) as store:
             if full:
                 store.reset(embedder.identity, embedder.dims)
-            prepare_store(store, embedder)
+            store.prepare(embedder)
             syncer = Syncer(store, policy, embedder, settings.max_file_bytes, stop=stop, progress=progress)
             report = syncer.sync_all() if rel is None else syncer.sync_paths([rel])
             embedder.close()
@@ -106,12 +106,12 @@ def search(settings: Settings, query: str, k: int, mode: str) -> SearchResult:
 
 def index_note(settings: Settings, store: Store) -> str | None:
     """R-M5 for the command line: what the index itself says about being incomplete or not kept current."""
-    if store.get_meta("first_sync_done") != "1":
+    if not store.first_sync_done():
         pid = lock_holder(settings.lock_path) if settings.lock_path.exists() else None
         if pid is not None:
             return status_note(WriterStatus(holder="other", pid=pid))
         return '[index incomplete: its first sync has not finished; run "scree reindex" to complete it]'
-    error = last_error(store)
+    error = store.last_error()
     return (
         None if error is None else f"[index may be out of date: the last sync hit an error: {' '.join(error.split())}]"
     )
@@ -138,7 +138,7 @@ def status(settings: Settings) -> dict[str, Any]:
             if recorded is not None:
                 info["model"], info["dimensions"] = recorded
             info["files"], info["chunks"] = store.counts()
-            info["first_sync_done"] = store.get_meta("first_sync_done") == "1"
-            info["last_sync"] = store.get_meta("last_sync")
-            info["last_error"] = last_error(store)
+            info["first_sync_done"] = store.first_sync_done()
+            info["last_sync"] = store.last_sync()
+            info["last_error"] = store.last_error()
     return info

@@ -8,7 +8,6 @@ import time
 from collections.abc import Sequence
 
 from scree.config import Settings
-from scree.errors import ScreeError
 from scree.lock import lock_holder
 from scree.status import WriterStatus
 from scree.supervision import Board
@@ -49,11 +48,7 @@ class SupervisedControl:
         if not self._index_first_sync_done and self._settings.db_path.exists():
             from scree.store import Store
 
-            try:
-                with Store.open(self._settings.db_path, self._settings.folder, readonly=True) as store:
-                    self._index_first_sync_done = store.get_meta("first_sync_done") == "1"
-            except ScreeError:
-                return False
+            self._index_first_sync_done = Store.first_sync_recorded(self._settings.db_path, self._settings.folder)
         return self._index_first_sync_done
 
     def request_reindex(self, path: str | None) -> str:

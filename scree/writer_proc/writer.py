@@ -56,8 +56,6 @@ from scree.writer_proc.sync import (
     SyncReport,
     first_sync_over_cap,
     log_report,
-    open_for_writing,
-    prepare_store,
     release_sync_memory,
 )
 from scree.writer_proc.watcher import Change, Event, IgnoreDirFilter, Watcher, make_watcher
@@ -165,8 +163,8 @@ class Writer:
         embedder = make_embedder(settings, keyword_fallback=True, release_idle_s=WRITER_IDLE_S)
         store: Store | None = None
         try:
-            store = open_for_writing(settings)
-            prepare_store(store, embedder)
+            store = Store.open_for_writing(settings)
+            store.prepare(embedder)
             capped = self._check_cap(store)
             if capped is not None:
                 return capped
