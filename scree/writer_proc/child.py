@@ -212,7 +212,8 @@ def _run(writer: Writer, log: Any) -> tuple[str, str]:
     """Run the writer; its outcome as one of ours, with the line for the user."""
     from scree.errors import ScreeError
     from scree.redact import redact
-    from scree.writer_proc.results import Outcome, error_line, failed_message
+    from scree.replies import error_line, failed_message
+    from scree.writer_proc.results import Outcome
 
     try:
         result = writer.run()

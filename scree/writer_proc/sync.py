@@ -9,6 +9,7 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
+from scree import replies
 from scree.chunking import Chunk, chunk_markdown, embed_text, opted_out, text_hash
 from scree.embedders.base import Embedder
 from scree.errors import EmbeddingUnavailableError
@@ -21,7 +22,6 @@ from scree.store import FileState, NewChunk, Store
 
 log = get_logger(__name__)
 
-OPTED_OUT_REASON = "front matter says scree: ignore"
 WRITE_BATCH_CHUNKS = 512  # rows per write transaction: sqlite-vec pays per commit, so small files share one
 BYTES_PER_MB = 1_000_000  # R-S4: SCREE_FIRST_SYNC_MB counts decimal megabytes
 LOGGED_PATHS = 5  # paths named in a debug or info line about many
@@ -44,12 +44,15 @@ class SyncReport:
     skipped: list[tuple[str, str]] = field(default_factory=list)
     outage: str | None = None
 
-    def summary(self) -> str:
-        """R-M7's wording for a whole-folder reindex."""
-        return (
-            f"Scanned {self.scanned} notes: {self.indexed} indexed, {self.removed} removed, "
-            f"{self.failed} failed, {self.deferred} deferred."
-        )
+    def reply(self, path: str | None) -> str:
+        """R-M7's line for this reindex, of the folder (None) or of one path; a skipped file says why (R-I2)."""
+        if path is None:
+            line = replies.scan_summary(self.scanned, self.indexed, self.removed, self.failed, self.deferred)
+        else:
+            skipped = next((reason for p, reason in self.skipped if p == path), None)
+            up_to_date = bool(self.unchanged) and not self.indexed and not self.removed
+            line = replies.path_reindex_reply(path, skipped=skipped, up_to_date=up_to_date)
+        return replies.with_outage(line, self.outage)
 
 
 Progress = Callable[[SyncReport, int], None]  # (report so far, files in this run)
@@ -176,7 +179,7 @@ class Syncer:
     def _visit(self, path: str, old: FileState | None, report: SyncReport) -> None:
         content = read_markdown(self._policy.root, path, self._max_file_bytes)
         if content is None or isinstance(content, Skipped) or opted_out(content.text):
-            reason = "no such file" if content is None else getattr(content, "reason", OPTED_OUT_REASON)
+            reason = "no such file" if content is None else getattr(content, "reason", replies.OPTED_OUT_REASON)
             report.skipped.append((path, reason))
             if content is not None:
                 log.info("file skipped", path=path, reason=reason)

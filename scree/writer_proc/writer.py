@@ -34,6 +34,7 @@ from scree.errors import EmbeddingError
 from scree.ignore import IgnorePolicy
 from scree.logs import get_logger, logged_thread
 from scree.redact import redact
+from scree.replies import failed_message, over_cap_message, paused_reply, reindex_error_reply
 from scree.store import Store
 from scree.writer_proc.debounce import Job, Schedule
 from scree.writer_proc.health import HealthCheck
@@ -44,11 +45,6 @@ from scree.writer_proc.results import (
     StatusCallback,
     WriterResult,
     WriterState,
-    error_line,
-    failed_message,
-    over_cap_result,
-    paused_reply,
-    reindex_reply,
 )
 from scree.writer_proc.sync import (
     LOGGED_PATHS,
@@ -187,7 +183,7 @@ class Writer:
             self._over_cap_mb = size_mb
         self._send_status()
         log.info("first sync skipped: over SCREE_FIRST_SYNC_MB", mb=round(size_mb, 1))
-        return over_cap_result(settings.folder, size_mb, settings.first_sync_mb)
+        return WriterResult(Outcome.OVER_CAP, over_cap_message(settings.folder, size_mb, settings.first_sync_mb))
 
     def _follow(self, syncer: Syncer, policy: IgnorePolicy) -> WriterResult:
         settings = self._settings
@@ -343,14 +339,14 @@ class Writer:
             report = parts.syncer.sync_all() if job.full else parts.syncer.sync_paths(job.paths)
         except EmbeddingError as exc:  # a refused key or a ZDR refusal: say so, and try again after a pause
             if job.request is not None:
-                job.request.reply(f"error: {error_line(exc)}")
+                job.request.reply(reindex_error_reply(exc))
             self._pause(redact(str(exc)))
             return
         log_report(report, job.paths, full=job.full)
         if job.full:
             release_sync_memory(parts.policy)
         if job.request is not None:
-            job.request.reply(reindex_reply(job.request.path, report))
+            job.request.reply(report.reply(job.request.path))
         if report.outage is not None:
             self._pause(report.outage)
         elif not self._halt.is_set():
