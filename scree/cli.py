@@ -1,4 +1,4 @@
-"""The `scree` command: a thin layer that parses flags, calls scree.app and friends, and prints; no logic of its own."""
+"""The `scree` command: a thin layer that parses flags, calls scree.operations and friends, and prints; no logic."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from scree import __version__
-from scree.config import Settings, load_settings
+from scree.config import Settings, load_settings, log_format, log_level
 from scree.errors import ScreeError, UsageError
 from scree.logs import configure_logging
 from scree.redact import redact
@@ -152,7 +152,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 def cmd_watch(args: argparse.Namespace) -> int:
-    from scree.writer_proc.watch import run_watch
+    from scree.writer_proc.foreground import run_watch
 
     settings = settings_for(args)
     configure_logging("watch", settings.log_format, settings.log_level)  # R-P5: stderr, info by default
@@ -160,10 +160,10 @@ def cmd_watch(args: argparse.Namespace) -> int:
 
 
 def cmd_reindex(args: argparse.Namespace) -> int:
-    from scree import app
+    from scree import operations
 
     settings = settings_for(args)
-    outcome = app.reindex(settings, full=args.all, path=args.path, progress=_progress_printer(sys.stderr))  # type: ignore[arg-type]
+    outcome = operations.reindex(settings, full=args.all, path=args.path, progress=_progress_printer(sys.stderr))  # type: ignore[arg-type]
     print(outcome.message)
     for path, reason in outcome.report.skipped if args.path is None else ():  # one path: the message says why
         print(f"  skipped {path}: {reason}")
@@ -176,11 +176,11 @@ def cmd_reindex(args: argparse.Namespace) -> int:
 
 
 def cmd_search(args: argparse.Namespace) -> int:
-    from scree import app
+    from scree import operations
     from scree.render import render_hits
 
     settings = settings_for(args)
-    result = app.search(settings, args.query, args.k, args.mode)
+    result = operations.search(settings, args.query, args.k, args.mode)
     if args.json:
         hits = [
             {
@@ -203,9 +203,9 @@ def cmd_search(args: argparse.Namespace) -> int:
 
 
 def cmd_status(args: argparse.Namespace) -> int:
-    from scree import app
+    from scree import operations
 
-    info = app.status(settings_for(args))
+    info = operations.status(settings_for(args))
     if args.json:
         print(json.dumps(info))
     else:
@@ -283,9 +283,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     try:
         load_settings_file()
-        configure_logging(
-            "cli", os.environ.get("SCREE_LOG_FORMAT", "console"), os.environ.get("SCREE_LOG_LEVEL", "warning")
-        )
+        configure_logging("cli", log_format(os.environ), log_level(os.environ, "warning"))
         return COMMANDS[args.command](args)
     except ScreeError as exc:
         print(f"scree: {redact(str(exc))}", file=sys.stderr)

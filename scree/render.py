@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from scree.results import Hit
+from scree.hits import Hit
 
 HIT_TEXT_CAP_BYTES = 4000  # R-M1
 RESPONSE_CAP_BYTES = 64 * 1024  # R-M1

@@ -12,9 +12,9 @@ from scree.embedders.base import Embedder
 from scree.embedders.factory import KEYWORD_ONLY, SEMANTIC_OFF
 from scree.errors import ScreeError
 from scree.files import FileContent, read_markdown, stat_file
+from scree.hits import Hit, SearchResult
 from scree.ignore import IgnorePolicy
 from scree.ranking import VECTOR_WEIGHT, fuse_rrf, overfetch
-from scree.results import Hit, SearchResult
 from scree.store import FileState, Store, StoredChunk
 
 MODES = ("hybrid", "semantic", "keyword")

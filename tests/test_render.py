@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from scree.hits import Hit
 from scree.render import (
     DOC_CAP_BYTES,
     HIT_TEXT_CAP_BYTES,
@@ -18,7 +19,6 @@ from scree.render import (
     render_hit,
     render_hits,
 )
-from scree.results import Hit
 
 OPEN_TAG = re.compile(r"^<hit [^\n]*>$", re.MULTILINE)
 

@@ -10,12 +10,12 @@ from scree.config import Settings
 from scree.errors import PathRefusedError, ScreeError
 from scree.paths import normalise_rel_path
 from scree.replies import opted_out_refusal, status_note, tool_error
-from scree.status import WriterControl
+from scree.writer_status import WriterControl
 
 if TYPE_CHECKING:  # imported for real on first use, so the handshake never waits for them (R-M8)
     from scree.files import FileContent
+    from scree.hits import SearchResult
     from scree.ignore import IgnorePolicy
-    from scree.results import SearchResult
     from scree.search import SearchEngine
 
 MODES = ("hybrid", "semantic", "keyword")  # SPEC §8
@@ -145,7 +145,7 @@ class ReaderTools:
         return Reply(render_hits(result.hits, notes))
 
     def _search(self, query: str, k: int, mode: str) -> SearchResult:
-        from scree.results import SearchResult
+        from scree.hits import SearchResult
 
         with self._lock:
             engine = self._engine_now()

@@ -9,11 +9,11 @@ from typing import Any
 from scree.config import Settings
 from scree.embedders.factory import expected_identity, make_embedder
 from scree.errors import LockHeldError, ScreeError
+from scree.hits import SearchResult
 from scree.ignore import IgnorePolicy
 from scree.lock import WriterLock, lock_holder
 from scree.paths import normalise_rel_path, prepare_index_dir
 from scree.replies import cli_index_note, other_writer_reply, reindex_all_refused
-from scree.results import SearchResult
 from scree.search import SearchEngine
 from scree.store import Store
 from scree.writer_proc.sync import Progress, Syncer, SyncReport
