@@ -30,7 +30,7 @@ import numpy as np
 
 from scree.benchmarks import RESULTS
 from scree.store import FileState, NewChunk, Store
-from scree.store.db import OVERSAMPLE
+from scree.store.searches import OVERSAMPLE
 
 DIMS = 512  # R-E2: the default API model's dimensions
 K = 16
