@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from scree.config import Settings
 from scree.errors import PathRefusedError, ScreeError
 from scree.redact import redact
+from scree.render import DOC_CAP_BYTES, RESPONSE_CAP_BYTES, ReplyCap, fit_text
 from scree.status import WriterControl, status_note
 
 if TYPE_CHECKING:  # imported for real on first use, so the handshake never waits for them (R-M8)
@@ -62,6 +63,23 @@ def select_range(total: int, start: int | None, end: int | None) -> tuple[int, i
     return first, last
 
 
+@dataclass(frozen=True, slots=True)
+class ToolCaps:
+    """How large each tool's reply may be (R-M1, R-M6, R-M10); server.py declares them in tools/list."""
+
+    search: ReplyCap
+    doc: ReplyCap
+    reindex: ReplyCap
+
+    @classmethod
+    def for_client(cls, client_tokens: int) -> ToolCaps:
+        return cls(
+            search=ReplyCap.for_client(RESPONSE_CAP_BYTES, client_tokens),
+            doc=ReplyCap.for_client(DOC_CAP_BYTES, client_tokens),
+            reindex=ReplyCap.for_client(RESPONSE_CAP_BYTES, client_tokens),
+        )
+
+
 class ReaderTools:
     """What the MCP tools do, apart from MCP; the store and the ignore rules are opened on first use."""
 
@@ -71,6 +89,7 @@ class ReaderTools:
         self._lock = threading.Lock()  # one search at a time on the shared store connection and embedder
         self._policy: IgnorePolicy | None = None
         self._engine: SearchEngine | None = None
+        self.caps = ToolCaps.for_client(settings.client_tokens)
 
     # --- shared pieces ---
 
@@ -153,7 +172,7 @@ class ReaderTools:
             self._control.recheck(result.dropped_paths)
         note = status_note(self._control.status())
         notes = [*result.notes, note] if note else list(result.notes)
-        return Reply(render_hits(result.hits, notes))
+        return Reply(render_hits(result.hits, notes, self.caps.search))
 
     def _search(self, query: str, k: int, mode: str) -> SearchResult:
         from scree.results import SearchResult
@@ -182,7 +201,7 @@ class ReaderTools:
         if isinstance(chosen, str):
             return Reply(chosen, is_error=True)
         first, last = chosen
-        return Reply(render_doc(rel, lines[first - 1 : last], first, last))
+        return Reply(render_doc(rel, lines[first - 1 : last], first, last, self.caps.doc))
 
     def reindex(self, path: str | None = None) -> Reply:
         """R-M7: the writer's one-line reply; an ignored path is refused before the writer is asked."""
@@ -194,6 +213,6 @@ class ReaderTools:
                 rel = normalise_rel_path(self.policy(), path)
                 if self._opted_out(rel):
                     return Reply(opted_out_refusal(rel), is_error=True)
-            return Reply(self._control.request_reindex(rel))
+            return Reply(fit_text(self._control.request_reindex(rel), self.caps.reindex.size))
         except ScreeError as exc:
             return Reply(one_line(exc), is_error=True)

@@ -1,0 +1,145 @@
+"""What a real MCP client gets over stdio (R-M10): replies within the client's token limit, the `_meta` each tool
+declares in tools/list, search scoped by `path`, keyword search over any query string and any script, and the
+package-manager folders nobody wants indexed. `scree serve` runs as a subprocess driven by the official SDK client."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import anyio
+from cli_helpers import SCREE, run_scree, scree_env, write_file
+from mcp.client import Client
+from mcp.client.stdio import StdioServerParameters
+from mcp_types import CallToolResult, TextContent
+
+from scree.render import estimate_tokens
+
+MAX_RESULT_CHARS = "anthropic/maxResultSizeChars"
+CLIENT_TIMEOUT_S = 60.0
+DOC_LINE = "A line of a long design document, with enough ordinary words to be a realistic paragraph.\n"
+HIT_TAG = re.compile(r'^<hit n="(\d+)" path="([^"]*)"', re.MULTILINE)
+
+
+def indexed(folder: Path, data: Path, **extra: str) -> dict[str, str]:
+    """The environment of a scree over `folder` with the hash embedder, after a first `scree reindex`."""
+    env = scree_env(data, SCREE_EMBEDDER="hash", SCREE_LOG_LEVEL="warning", **extra)
+    done = run_scree("reindex", "--notes", str(folder), env=env)
+    assert done.returncode == 0, done.stderr
+    return env
+
+
+def git_folder(path: Path) -> Path:
+    path.mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(path)], check=True, timeout=30)
+    return path
+
+
+def serve(folder: Path, env: dict[str, str], body: Callable[[Client], Awaitable[None]]) -> None:
+    """`scree serve` over `folder` as a stdio subprocess; `body` gets the connected SDK client."""
+    params = StdioServerParameters(command=SCREE, args=["serve", "--notes", str(folder)], env=env)
+
+    async def main() -> None:
+        async with Client(params, mode="legacy", read_timeout_seconds=CLIENT_TIMEOUT_S) as client:
+            await body(client)
+
+    anyio.run(main)
+
+
+def text_of(result: Any) -> str:
+    assert isinstance(result, CallToolResult)
+    assert len(result.content) == 1 and isinstance(result.content[0], TextContent)
+    return result.content[0].text
+
+
+def size(text: str) -> int:
+    return len(text.encode("utf-8"))
+
+
+# --- R-M10: replies within the client's limit, and the _meta that says so ---
+
+
+def test_every_tool_declares_its_largest_reply_in_meta(tmp_path: Path) -> None:
+    folder = git_folder(tmp_path / "notes")
+    write_file(folder, "README.md", "# Notes\n\nCompost needs air.\n")
+    env = indexed(folder, tmp_path / "data")
+    declared: dict[str, dict[str, Any]] = {}
+
+    async def body(client: Client) -> None:
+        for tool in (await client.list_tools()).tools:
+            declared[tool.name] = dict(tool.meta or {})
+            assert len(tool.description or "") < 2048  # Claude Code cuts a description at 2 KB
+
+    serve(folder, env, body)
+    assert declared == {name: {MAX_RESULT_CHARS: 60_000} for name in ("search_docs", "read_doc", "reindex")}
+
+    # MAX_MCP_OUTPUT_TOKENS, which Claude Code's servers inherit, raises the caps and the declarations with them
+    serve(folder, env | {"MAX_MCP_OUTPUT_TOKENS": "100000"}, body)
+    assert declared["search_docs"] == {MAX_RESULT_CHARS: 64 * 1024}  # R-M1's 64 KB binds first
+    assert declared["read_doc"] == {MAX_RESULT_CHARS: 240_000}  # 80,000 tokens of ASCII, under 256 KiB
+
+
+def test_reading_a_1_mb_file_fits_each_reply_and_misses_no_line(tmp_path: Path) -> None:
+    folder = git_folder(tmp_path / "notes")
+    lines = [f"{n:05d} {DOC_LINE}" for n in range(1, 1_000_000 // (len(DOC_LINE) + 6) + 1)]
+    write_file(folder, "design.md", "".join(lines))
+    assert 990_000 <= (folder / "design.md").stat().st_size <= 1_000_000
+    env = indexed(folder, tmp_path / "data", SCREE_MAX_FILE_BYTES="2000000")
+    replies: list[str] = []
+
+    async def body(client: Client) -> None:
+        meta = {tool.name: (tool.meta or {}) for tool in (await client.list_tools()).tools}
+        start = 1
+        while True:
+            result = await client.call_tool("read_doc", {"path": "design.md", "start": start})
+            text = text_of(result)
+            assert result.is_error is False
+            assert len(text) <= meta["read_doc"][MAX_RESULT_CHARS]
+            replies.append(text)
+            match = re.match(r'<doc path="design.md" lines="(\d+)-(\d+)">\n', text)
+            assert match is not None and int(match[1]) == start
+            if "\n[truncated" not in text:
+                break
+            assert text.endswith(f"\n[truncated to fit the reply limit: read on from line {int(match[2]) + 1}]\n</doc>")
+            start = int(match[2]) + 1
+
+    serve(folder, env, body)
+    seen = [line for reply in replies for line in reply.split("\n")[1:-1] if not line.startswith("[truncated")]
+    assert seen == [line.rstrip("\n") for line in lines]  # every line once, in order: read on loses nothing
+    assert len(replies) >= 17
+    assert max(estimate_tokens(reply) for reply in replies) <= 20_000
+    assert max(size(reply) for reply in replies) <= 60_000
+
+
+def test_fifty_hits_of_large_chunks_fit_one_reply(tmp_path: Path) -> None:
+    folder = git_folder(tmp_path / "notes")
+    paragraph = "The zebra crossing rule applies to every street in the district. " * 9  # ~600 bytes
+    for n in range(60):  # each file one section of ~3,400 bytes: a chunk near R-C2's 3,500 byte cap
+        write_file(folder, f"docs/rule-{n:02d}.md", f"# Rule {n}\n\n" + f"{paragraph}\n\n" * 5 + f"case {n}\n")
+    env = indexed(folder, tmp_path / "data")
+    texts: dict[str, str] = {}
+
+    async def body(client: Client) -> None:
+        for mode in ("keyword", "hybrid"):
+            result = await client.call_tool("search_docs", {"query": "zebra crossing", "k": 50, "mode": mode})
+            assert result.is_error is False
+            texts[mode] = text_of(result)
+
+    serve(folder, env, body)
+    for text in texts.values():
+        assert estimate_tokens(text) <= 20_000 and size(text) <= 60_000
+        shown = HIT_TAG.findall(text)
+        assert 15 <= len(shown) < 50
+        assert text.rstrip().endswith(f"[{50 - len(shown)} more hits omitted: output limit]")
+    # the same reply allowed a quarter of the tokens by the client's variable
+    small: list[str] = []
+
+    async def again(client: Client) -> None:
+        result = await client.call_tool("search_docs", {"query": "zebra crossing", "k": 50, "mode": "keyword"})
+        small.append(text_of(result))
+
+    serve(folder, env | {"MAX_MCP_OUTPUT_TOKENS": "6000"}, again)
+    assert estimate_tokens(small[0]) <= 4_800 and 1 <= len(HIT_TAG.findall(small[0])) < 8
