@@ -18,6 +18,7 @@ from scree.redact import redact
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2  # R-L1
 SINGLE_DASH_LONG = ("notes", "db", "all", "json", "mode", "check")  # the seed's spellings
+INIT_CLIENTS = ("claude", "cursor", "vscode", "codex")  # scree.init.CLIENT_NAMES, without importing it for --help
 
 
 def normalise_argv(argv: Sequence[str]) -> list[str]:
@@ -88,8 +89,15 @@ def build_parser() -> argparse.ArgumentParser:
     _add_folder_flags(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
-    p = sub.add_parser("init", help="opt this repo in: write or merge the committed .mcp.json entry for scree-mcp")
+    p = sub.add_parser("init", help="opt this repo in: write or merge the committed MCP config entry for scree-mcp")
     p.add_argument("--notes", metavar="DIR", help=f"repo folder ({NOTES_DEFAULT})")
+    p.add_argument(
+        "--client",
+        choices=INIT_CLIENTS,
+        default="claude",
+        help="claude: .mcp.json (default); cursor: .cursor/mcp.json; vscode: .vscode/mcp.json; "
+        "codex: print the stanza for ~/.codex/config.toml",
+    )
 
     p = sub.add_parser("doctor", help="check the installation, the index and the settings")
     _add_folder_flags(p)
@@ -223,7 +231,7 @@ def cmd_doctor(args: argparse.Namespace) -> int:
 def cmd_init(args: argparse.Namespace) -> int:
     from scree.init import init_repo
 
-    print(init_repo(settings_for(args).folder))
+    print(init_repo(settings_for(args).folder, args.client))
     return EXIT_OK
 
 
