@@ -84,6 +84,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-k", type=_hit_count, default=8, help="how many hits (1-50, default 8)")
     p.add_argument("--mode", choices=("hybrid", "semantic", "keyword"), default="hybrid", help="default: hybrid")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of hit elements")
+    p.add_argument(
+        "--path",
+        metavar="SCOPE",
+        help="search only these files: a folder (docs/en/) or a glob (**/api/*.md), relative to the folder",
+    )
 
     p = sub.add_parser("status", help="what the index holds and who keeps it current")
     _add_folder_flags(p)
@@ -188,7 +193,7 @@ def cmd_search(args: argparse.Namespace) -> int:
     from scree.render import render_hits
 
     settings = settings_for(args)
-    result = app.search(settings, args.query, args.k, args.mode)
+    result = app.search(settings, args.query, args.k, args.mode, args.path)
     if args.json:
         hits = [
             {

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-from cli_helpers import SCREE, run_scree, scree_env, write_file
+from cli_helpers import SCREE, run_scree, scree_env, search_json, write_file
 from mcp.client import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp_types import CallToolResult, TextContent
@@ -143,3 +143,73 @@ def test_fifty_hits_of_large_chunks_fit_one_reply(tmp_path: Path) -> None:
 
     serve(folder, env | {"MAX_MCP_OUTPUT_TOKENS": "6000"}, again)
     assert estimate_tokens(small[0]) <= 4_800 and 1 <= len(HIT_TAG.findall(small[0])) < 8
+
+
+# --- R-M10: search_docs `path` scoping, applied in SQL ---
+
+
+def scoped_folder(root: Path) -> Path:
+    """200 files elsewhere that mention the keyword often (they rank first) and 12 in docs/en/ that mention it once."""
+    folder = git_folder(root / "notes")
+    for n in range(200):
+        write_file(folder, f"blog/post-{n:03d}.md", f"# Post {n}\n\nmoss moss moss moss on the roof, post {n}.\n")
+    for n in range(12):
+        write_file(folder, f"docs/en/page-{n:02d}.md", f"# Page {n}\n\nA note on moss and gutters, page {n}.\n")
+    write_file(folder, "docs/english/odd.md", "# Odd\n\nmoss, in a folder whose name only starts like docs/en.\n")
+    write_file(folder, "src/api/v1.md", "# V1\n\nmoss in the api docs.\n")
+    write_file(folder, "src/api/deep/v2.md", "# V2\n\nmoss deeper in the api docs.\n")
+    return folder
+
+
+def test_search_docs_path_scopes_both_searches_in_sql(tmp_path: Path) -> None:
+    folder = scoped_folder(tmp_path)
+    env = indexed(folder, tmp_path / "data")
+    replies: dict[tuple[str, str | None, int], CallToolResult] = {}
+
+    async def body(client: Client) -> None:
+        tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+        schema = tools["search_docs"].input_schema
+        assert schema["required"] == ["query"] and "glob" in schema["properties"]["path"]["description"]
+        for mode in ("keyword", "hybrid", "semantic"):
+            for scope, k in (("docs/en/", 10), ("docs/en", 50), ("**/api/*.md", 8), ("src/**", 8), (None, 10)):
+                args: dict[str, Any] = {"query": "moss", "k": k, "mode": mode}
+                if scope is not None:
+                    args["path"] = scope
+                replies[(mode, scope, k)] = await client.call_tool("search_docs", args)
+        replies[("keyword", "/etc/", 8)] = await client.call_tool("search_docs", {"query": "moss", "path": "/etc/"})
+        replies[("keyword", "../x", 8)] = await client.call_tool("search_docs", {"query": "moss", "path": "../x"})
+        replies[("keyword", "nowhere/", 8)] = await client.call_tool(
+            "search_docs", {"query": "moss", "path": "nowhere/"}
+        )
+
+    serve(folder, env, body)
+
+    def paths(key: tuple[str, str | None, int]) -> list[str]:
+        result = replies[key]
+        assert result.is_error is False, text_of(result)
+        return [path for _, path in HIT_TAG.findall(text_of(result))]
+
+    for mode in ("keyword", "hybrid", "semantic"):
+        unscoped = paths((mode, None, 10))
+        assert len(unscoped) == 10
+        # k hits inside the scope, although the 20 best of the whole index hold none of them (no dropping afterwards)
+        if mode == "keyword":
+            assert all(path.startswith("blog/") for path in unscoped)
+        scoped = paths((mode, "docs/en/", 10))
+        assert len(scoped) == 10 and all(path.startswith("docs/en/page-") for path in scoped)
+        assert sorted(paths((mode, "docs/en", 50))) == [f"docs/en/page-{n:02d}.md" for n in range(12)]
+        assert paths((mode, "**/api/*.md", 8)) == ["src/api/v1.md"]  # * stays within one folder
+        assert sorted(paths((mode, "src/**", 8))) == ["src/api/deep/v2.md", "src/api/v1.md"]
+    for bad in ("/etc/", "../x"):
+        result = replies[("keyword", bad, 8)]
+        assert result.is_error is True and "\n" not in text_of(result) and "path scope" in text_of(result)
+    assert text_of(replies[("keyword", "nowhere/", 8)]) == "No matching documents."
+
+
+def test_scree_search_path_scopes_like_the_tool(tmp_path: Path) -> None:
+    folder = scoped_folder(tmp_path)
+    env = indexed(folder, tmp_path / "data")
+    found = search_json(folder, "moss", env, "--mode", "keyword", "-k", "5", "--path", "docs/en/")
+    assert len(found["hits"]) == 5 and all(hit["path"].startswith("docs/en/") for hit in found["hits"])
+    refused = run_scree("search", "--notes", str(folder), "--path", "/abs", "moss", env=env)
+    assert refused.returncode == 2 and "path scope" in refused.stderr and "Traceback" not in refused.stderr

@@ -46,6 +46,15 @@ Mode = Annotated[
         "keyword: exact words only (works without an embeddings model)."
     ),
 ]
+SearchScope = Annotated[
+    str | None,
+    Field(
+        min_length=1,
+        max_length=MAX_PATH_CHARS,
+        description="Search only these files: a folder relative to the project root (docs/en/) or a glob over "
+        "the whole path (**/api/*.md: * stays within a folder, ** crosses folders). Omit to search everything.",
+    ),
+]
 DocPath = Annotated[
     str,
     Field(
@@ -139,8 +148,10 @@ def build_server(settings: Settings, control: WriterControl) -> MCPServer:
         log_level="DEBUG" if settings.log_level == "debug" else "WARNING",
     )
 
-    def search_docs(query: Query, k: HitCount = DEFAULT_K, mode: Mode = "hybrid") -> CallToolResult:
-        return _result(tools.search_docs(query, k, mode))
+    def search_docs(
+        query: Query, k: HitCount = DEFAULT_K, mode: Mode = "hybrid", path: SearchScope = None
+    ) -> CallToolResult:
+        return _result(tools.search_docs(query, k, mode, path))
 
     def read_doc(path: DocPath, start: StartLine = None, end: EndLine = None) -> CallToolResult:
         return _result(tools.read_doc(path, start, end))

@@ -155,7 +155,7 @@ class ReaderTools:
 
     # --- the tools ---
 
-    def search_docs(self, query: str, k: int = DEFAULT_K, mode: str = "hybrid") -> Reply:
+    def search_docs(self, query: str, k: int = DEFAULT_K, mode: str = "hybrid", path: str | None = None) -> Reply:
         """R-M1..R-M5: hits best first, the engine's notes, then the writer's status note as the last line."""
         from scree.render import render_hits
 
@@ -164,7 +164,7 @@ class ReaderTools:
         if not 1 <= k <= MAX_K:
             return Reply(f"error: k must be between 1 and {MAX_K}", is_error=True)
         try:
-            result = self._search(query, k, mode)
+            result = self._search(query, k, mode, path)
         except ScreeError as exc:
             note = status_note(self._control.status())
             return Reply(one_line(exc) + (f"\n{note}" if note else ""), is_error=True)
@@ -174,14 +174,14 @@ class ReaderTools:
         notes = [*result.notes, note] if note else list(result.notes)
         return Reply(render_hits(result.hits, notes, self.caps.search))
 
-    def _search(self, query: str, k: int, mode: str) -> SearchResult:
+    def _search(self, query: str, k: int, mode: str, path: str | None) -> SearchResult:
         from scree.results import SearchResult
 
         with self._lock:
             engine = self._engine_now()
             if engine is None:
                 return SearchResult(hits=[])
-            return engine.search(query, k=k, mode=mode)
+            return engine.search(query, k=k, mode=mode, path=path)
 
     def read_doc(self, path: str, start: int | None = None, end: int | None = None) -> Reply:
         """R-M6: one <doc> element for lines start..end of a file scree would index."""

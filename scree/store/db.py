@@ -285,14 +285,17 @@ class Store:
             )
         return recorded[1]
 
-    def vector_search(self, vector: bytes, limit: int) -> list[tuple[int, float]]:
+    def vector_search(self, vector: bytes, limit: int, scope: str | None = None) -> list[tuple[int, float]]:
         """(chunk id, cosine distance) of the `limit` nearest chunks (at most 4096), nearest first.
 
-        Exact up to EXACT_SEARCH_MAX_CHUNKS chunks; above that, two_stage_vector_search.
+        Exact up to EXACT_SEARCH_MAX_CHUNKS chunks; above that, two_stage_vector_search. With `scope` (a regex from
+        scree.scope), the nearest chunks of the files inside it, found exactly.
         """
         dims = self._searchable(vector, limit)
         if dims is None:
             return []
+        if scope is not None:
+            return searches.exact_nearest(self._conn, vector, limit, scope)
         if binary_quantizable(dims) and searches.needs_two_stage(self._conn):
             return self.two_stage_vector_search(vector, limit)
         return self.exact_vector_search(vector, limit)
@@ -320,12 +323,13 @@ class Store:
             return []
         return searches.sign_bit_candidates(self._conn, vector, count)
 
-    def keyword_search(self, query: str, limit: int) -> list[tuple[int, float]]:
-        """(chunk id, score) by FTS5 bm25 over heading and text, best first; score is -bm25 (higher is better)."""
+    def keyword_search(self, query: str, limit: int, scope: str | None = None) -> list[tuple[int, float]]:
+        """(chunk id, score) by FTS5 bm25 over heading and text, best first; score is -bm25 (higher is better).
+        With `scope` (a regex from scree.scope), only chunks of the files inside it."""
         expression = fts_match_expression(query)
         if expression is None or limit <= 0:
             return []
-        return searches.keyword_matches(self._conn, expression, limit)
+        return searches.keyword_matches(self._conn, expression, limit, scope)
 
     def vectors_for_hashes(self, hashes: Iterable[str]) -> dict[str, bytes]:
         """R-E7: a stored vector for each text hash the index already has (any chunk with that hash)."""

@@ -31,7 +31,15 @@ _TWO_STAGE_SQL = (
 )
 _KEYWORD_SQL = (
     f"select rowid, bm25(chunks_fts, {HEADING_WEIGHT}, {TEXT_WEIGHT}) as score from chunks_fts "
-    "where chunks_fts match ? order by score limit ?"
+    "where chunks_fts match ?1 {scope} order by score limit ?2"
+)
+# R-M10: a scoped search ranks only the chunks of files whose path the scope's regex (?3) matches, in the query
+# itself, so it still finds `limit` chunks inside the scope. The files subquery runs once per query.
+SCOPE_FUNCTION = "scree_in_scope"
+_IN_SCOPE = f"in (select id from chunks where path in (select path from files where {SCOPE_FUNCTION}(?3, path)))"
+_SCOPED_EXACT_SQL = (
+    f"select chunk_id, distance from {VECTOR_TABLE} where embedding match ?1 and k = ?2 and chunk_id {_IN_SCOPE} "
+    "order by distance"
 )
 
 
@@ -46,8 +54,14 @@ def needs_two_stage(conn: apsw.Connection) -> bool:
     return row is not None and int(row[0]) > EXACT_SEARCH_MAX_CHUNKS
 
 
-def exact_nearest(conn: apsw.Connection, vector: bytes, limit: int) -> list[tuple[int, float]]:
-    """(chunk id, cosine distance) of the `limit` nearest chunks by a full scan of the vec0 table, nearest first."""
+def exact_nearest(
+    conn: apsw.Connection, vector: bytes, limit: int, scope: str | None = None
+) -> list[tuple[int, float]]:
+    """(chunk id, cosine distance) of the `limit` nearest chunks by a full scan of the vec0 table, nearest first;
+    with `scope` (scree.scope's regex), of the chunks inside it."""
+    if scope is not None:
+        rows = conn.execute(_SCOPED_EXACT_SQL, (vector, min(limit, MAX_KNN), scope))
+        return [(int(row[0]), float(row[1])) for row in rows]
     rows = conn.execute(_EXACT_SQL, (vector, min(limit, MAX_KNN)))
     return [(int(row[0]), float(row[1])) for row in rows]
 
@@ -64,7 +78,13 @@ def sign_bit_candidates(conn: apsw.Connection, vector: bytes, count: int) -> lis
     return [int(row[0]) for row in conn.execute(_CANDIDATES_SQL, (vector, count))]
 
 
-def keyword_matches(conn: apsw.Connection, expression: str, limit: int) -> list[tuple[int, float]]:
-    """(chunk id, -bm25) of the `limit` best FTS5 matches of a MATCH `expression`, best (highest) first."""
-    rows = conn.execute(_KEYWORD_SQL, (expression, limit))
+def keyword_matches(
+    conn: apsw.Connection, expression: str, limit: int, scope: str | None = None
+) -> list[tuple[int, float]]:
+    """(chunk id, -bm25) of the `limit` best FTS5 matches of a MATCH `expression`, best (highest) first; with
+    `scope`, of the chunks inside it."""
+    if scope is None:
+        rows = conn.execute(_KEYWORD_SQL.format(scope=""), (expression, limit))
+    else:
+        rows = conn.execute(_KEYWORD_SQL.format(scope=f"and rowid {_IN_SCOPE}"), (expression, limit, scope))
     return [(int(row[0]), -float(row[1])) for row in rows]
