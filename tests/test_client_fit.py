@@ -213,3 +213,91 @@ def test_scree_search_path_scopes_like_the_tool(tmp_path: Path) -> None:
     assert len(found["hits"]) == 5 and all(hit["path"].startswith("docs/en/") for hit in found["hits"])
     refused = run_scree("search", "--notes", str(folder), "--path", "/abs", "moss", env=env)
     assert refused.returncode == 2 and "path scope" in refused.stderr and "Traceback" not in refused.stderr
+
+
+# --- keyword search that copes: CJK text, and any query string at all ---
+
+HOSTILE_QUERIES = [
+    '"',
+    '""',
+    '"unclosed tokens',
+    "AND",
+    "OR",
+    "NOT",
+    "NOT NOT NOT",
+    "tokens AND",
+    "OR tokens OR",
+    "NEAR(",
+    "NEAR(tokens expire, 2)",
+    "*",
+    "tok*",
+    "^tokens",
+    "heading:tokens",
+    "text : tokens",
+    "-tokens",
+    "- -",
+    "(tokens",
+    "tokens)",
+    "()",
+    "((((",
+    "🙂",
+    "🙂 tokens 🙂",
+    'a"b',
+    "'",
+    "\\",
+    "{}[]",
+    "tokens; DROP TABLE chunks; --",
+    "\u200b",
+    ".",
+    "?",
+    ":",
+    "中文 AND 搜索",
+    "「搜索」",
+]
+
+
+def test_cjk_text_is_found_and_no_query_string_is_an_error(tmp_path: Path) -> None:
+    folder = git_folder(tmp_path / "notes")
+    write_file(folder, "zh/guide.md", "# 指南\n\n中文文本没有空格，搜索应该找到它。\n")
+    write_file(folder, "ja/closures.md", "# クロージャ\n\nRustのクロージャは周囲の環境を捕捉できる関数です。\n")
+    write_file(folder, "ko/text.md", "# 한국어\n\n한국어 텍스트는 조사가 단어에 붙습니다.\n")
+    write_file(folder, "api.md", "# API\n\nBearer tokens expire after one hour.\n")
+    env = indexed(folder, tmp_path / "data")
+    found: dict[tuple[str, str], CallToolResult] = {}
+    queries = [
+        "搜索",
+        "空格",
+        "如何搜索没有空格的文本？",
+        "クロージャ",
+        "環境",
+        "텍스트",
+        "How do Bearer tokens expire?!",
+    ]
+
+    async def body(client: Client) -> None:
+        for mode in ("keyword", "hybrid", "semantic"):
+            for query in [*queries, *HOSTILE_QUERIES]:
+                found[(mode, query)] = await client.call_tool("search_docs", {"query": query, "mode": mode})
+
+    serve(folder, env, body)
+    for (mode, query), result in found.items():
+        first = text_of(result).split("\n")[0]  # a status note may follow while this serve's writer syncs (R-M5)
+        assert result.is_error is False, (mode, query, text_of(result))
+        assert first == "No matching documents." or first.startswith('<hit n="1" '), (mode, query, text_of(result))
+    expected = {
+        "搜索": "zh/guide.md",
+        "空格": "zh/guide.md",
+        "如何搜索没有空格的文本？": "zh/guide.md",
+        "クロージャ": "ja/closures.md",
+        "環境": "ja/closures.md",
+        "텍스트": "ko/text.md",
+        "How do Bearer tokens expire?!": "api.md",  # punctuation and function words still match the words
+    }
+    for mode in ("keyword", "hybrid"):
+        for query, path in expected.items():
+            assert HIT_TAG.findall(text_of(found[(mode, query)]))[0][1] == path, (mode, query)
+    # the plain word inside a hostile string still matches it
+    for query in ("tok*", "^tokens", "heading:tokens", "-tokens", "(tokens", "🙂 tokens 🙂", '"unclosed tokens'):
+        assert HIT_TAG.findall(text_of(found[("keyword", query)]))[0][1] == "api.md", query
+    assert text_of(found[("keyword", "🙂")]).split("\n")[0] == "No matching documents."
+    assert HIT_TAG.findall(text_of(found[("keyword", "中文 AND 搜索")]))[0][1] == "zh/guide.md"

@@ -12,7 +12,8 @@ from scree.errors import IndexCorruptError, IndexMismatchError
 from scree.paths import FILE_MODE, ensure_private_dir
 from scree.scope import in_scope
 from scree.store.extension import vec0_path
-from scree.store.schema import SCHEMA_VERSION, NotAnIndexError, current_version, migrate
+from scree.store.keywords import cjk_index_text
+from scree.store.schema import CJK_FUNCTION, SCHEMA_VERSION, NotAnIndexError, current_version, migrate
 from scree.store.searches import SCOPE_FUNCTION
 
 BUSY_TIMEOUT_MS = 5000  # R-S1: wait this long for another process's write lock before failing
@@ -30,6 +31,11 @@ def _in_scope(*args: Any) -> int:
     return 1 if isinstance(pattern, str) and isinstance(path, str) and in_scope(pattern, path) else 0
 
 
+def _cjk_pairs(*args: Any) -> str:
+    """SQL scree_cjk_pairs(text): what the CJK keyword table indexes for a chunk's text (its triggers call it)."""
+    return cjk_index_text(args[0]) if isinstance(args[0], str) else ""
+
+
 def connect(target: str, readonly: bool) -> apsw.Connection:
     """A connection to `target` (a path or ":memory:") with sqlite-vec loaded and the writer's or a reader's pragmas."""
     flags = apsw.SQLITE_OPEN_READONLY if readonly else apsw.SQLITE_OPEN_READWRITE | apsw.SQLITE_OPEN_CREATE
@@ -40,6 +46,7 @@ def connect(target: str, readonly: bool) -> apsw.Connection:
         conn.load_extension(vec0_path())
         conn.enable_load_extension(False)
         conn.create_scalar_function(SCOPE_FUNCTION, _in_scope, 2, deterministic=True)
+        conn.create_scalar_function(CJK_FUNCTION, _cjk_pairs, 1, deterministic=True)
         if not readonly:
             conn.execute("pragma journal_mode = wal").fetchall()
             conn.execute("pragma synchronous = normal").fetchall()

@@ -11,12 +11,14 @@ from typing import Any
 import apsw
 
 from scree.errors import IndexMismatchError
+from scree.ranking import fuse_rrf
 from scree.store import file_rows, searches
 from scree.store.connection import BULK_CACHE_KIB, WRITER_CACHE_KIB, empty_index, open_index, tighten_modes
 from scree.store.integrity import check_integrity
-from scree.store.keywords import fts_match_expression
+from scree.store.keywords import cjk_match_expression, fts_match_expression
 from scree.store.records import FileState, NewChunk, StoredChunk
 from scree.store.schema import (
+    CJK_TABLE,
     TEXT_START_EXPR,
     VECTOR_TABLE,
     binary_quantizable,
@@ -325,11 +327,21 @@ class Store:
 
     def keyword_search(self, query: str, limit: int, scope: str | None = None) -> list[tuple[int, float]]:
         """(chunk id, score) by FTS5 bm25 over heading and text, best first; score is -bm25 (higher is better).
-        With `scope` (a regex from scree.scope), only chunks of the files inside it."""
-        expression = fts_match_expression(query)
-        if expression is None or limit <= 0:
+        With `scope` (a regex from scree.scope), only chunks of the files inside it.
+
+        With CJK text in the query, its character pairs are looked up in the CJK table too, and the two lists
+        are fused by rank (scree.store.keywords)."""
+        if limit <= 0:
             return []
-        return searches.keyword_matches(self._conn, expression, limit, scope)
+        words, pairs = fts_match_expression(query), cjk_match_expression(query)
+        found = [] if words is None else searches.keyword_matches(self._conn, words, limit, scope)
+        if pairs is None:
+            return found
+        cjk = searches.keyword_matches(self._conn, pairs, limit, scope, table=CJK_TABLE)
+        if words is None:
+            return cjk
+        lists = [[chunk_id for chunk_id, _ in ranked] for ranked in (found, cjk)]
+        return fuse_rrf(lists)[:limit]
 
     def vectors_for_hashes(self, hashes: Iterable[str]) -> dict[str, bytes]:
         """R-E7: a stored vector for each text hash the index already has (any chunk with that hash)."""

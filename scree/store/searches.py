@@ -30,9 +30,10 @@ _TWO_STAGE_SQL = (
     f"join {VECTOR_TABLE} as v on v.chunk_id = c.chunk_id order by distance limit ?3"
 )
 _KEYWORD_SQL = (
-    f"select rowid, bm25(chunks_fts, {HEADING_WEIGHT}, {TEXT_WEIGHT}) as score from chunks_fts "
-    "where chunks_fts match ?1 {scope} order by score limit ?2"
+    "select rowid, bm25({table}, " + f"{HEADING_WEIGHT}, {TEXT_WEIGHT}" + ") as score from {table} "
+    "where {table} match ?1 {scope} order by score limit ?2"
 )
+KEYWORD_TABLE = "chunks_fts"
 # R-M10: a scoped search ranks only the chunks of files whose path the scope's regex (?3) matches, in the query
 # itself, so it still finds `limit` chunks inside the scope. The files subquery runs once per query.
 SCOPE_FUNCTION = "scree_in_scope"
@@ -79,12 +80,13 @@ def sign_bit_candidates(conn: apsw.Connection, vector: bytes, count: int) -> lis
 
 
 def keyword_matches(
-    conn: apsw.Connection, expression: str, limit: int, scope: str | None = None
+    conn: apsw.Connection, expression: str, limit: int, scope: str | None = None, table: str = KEYWORD_TABLE
 ) -> list[tuple[int, float]]:
-    """(chunk id, -bm25) of the `limit` best FTS5 matches of a MATCH `expression`, best (highest) first; with
-    `scope`, of the chunks inside it."""
+    """(chunk id, -bm25) of the `limit` best FTS5 matches of a MATCH `expression` in `table` (the word index, or
+    the CJK pairs' CJK_TABLE), best (highest) first; with `scope`, of the chunks inside it."""
     if scope is None:
-        rows = conn.execute(_KEYWORD_SQL.format(scope=""), (expression, limit))
+        rows = conn.execute(_KEYWORD_SQL.format(table=table, scope=""), (expression, limit))
     else:
-        rows = conn.execute(_KEYWORD_SQL.format(scope=f"and rowid {_IN_SCOPE}"), (expression, limit, scope))
+        sql = _KEYWORD_SQL.format(table=table, scope=f"and rowid {_IN_SCOPE}")
+        rows = conn.execute(sql, (expression, limit, scope))
     return [(int(row[0]), -float(row[1])) for row in rows]
