@@ -77,8 +77,7 @@ class SearchEngine:
         k = max(1, min(k, max_k))
         scope = scope_pattern(path) if path is not None else None
         notes: list[str] = []
-        files, chunks = self._store.counts()
-        if chunks == 0 or not query.strip():
+        if self._store.is_empty() or not query.strip():
             return SearchResult(hits=[], notes=notes)
         limit = overfetch(k)
         vector_ids: list[int] = []

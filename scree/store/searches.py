@@ -49,12 +49,6 @@ def candidate_count(limit: int) -> int:
     return max(limit, min(limit * OVERSAMPLE, MAX_CANDIDATES))
 
 
-def needs_two_stage(conn: apsw.Connection) -> bool:
-    """True when the index holds more sign-bit rows than an exact scan serves within the latency bar."""
-    row = conn.execute(f"select count(*) from {VECTOR_BITS_TABLE}").fetchone()
-    return row is not None and int(row[0]) > EXACT_SEARCH_MAX_CHUNKS
-
-
 def exact_nearest(
     conn: apsw.Connection, vector: bytes, limit: int, scope: str | None = None
 ) -> list[tuple[int, float]]:
