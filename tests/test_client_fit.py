@@ -301,3 +301,44 @@ def test_cjk_text_is_found_and_no_query_string_is_an_error(tmp_path: Path) -> No
         assert HIT_TAG.findall(text_of(found[("keyword", query)]))[0][1] == "api.md", query
     assert text_of(found[("keyword", "🙂")]).split("\n")[0] == "No matching documents."
     assert HIT_TAG.findall(text_of(found[("keyword", "中文 AND 搜索")]))[0][1] == "zh/guide.md"
+
+
+# --- R-I1: what nobody wants indexed is skipped by default ---
+
+
+def test_package_folders_stay_out_of_search_and_read_doc(tmp_path: Path) -> None:
+    folder = git_folder(tmp_path / "notes")  # no .gitignore at all
+    write_file(folder, "README.md", "# App\n\nHow the gutters drain.\n")
+    write_file(folder, "node_modules/leftpad/README.md", "# leftpad\n\nPads strings; gutters are not its business.\n")
+    write_file(folder, "vendor/acme/README.md", "# acme\n\nVendored gutters library.\n")
+    write_file(folder, "py/__pycache__/notes.md", "# cache\n\ngutters cached.\n")
+    write_file(folder, "third/vendor/kept.md", "# Kept\n\nOur own vendored notes on gutters.\n")
+    write_file(folder, "third/.screeignore", "!vendor/\n")  # brings this one back
+    env = indexed(folder, tmp_path / "data")
+    replies: dict[str, CallToolResult] = {}
+
+    async def body(client: Client) -> None:
+        replies["search"] = await client.call_tool("search_docs", {"query": "gutters", "k": 20, "mode": "keyword"})
+        replies["hybrid"] = await client.call_tool("search_docs", {"query": "gutters", "k": 20})
+        for path in ("node_modules/leftpad/README.md", "vendor/acme/README.md", "py/__pycache__/notes.md"):
+            replies[path] = await client.call_tool("read_doc", {"path": path})
+        replies["kept"] = await client.call_tool("read_doc", {"path": "third/vendor/kept.md"})
+
+    serve(folder, env, body)
+    for mode in ("search", "hybrid"):
+        assert sorted(path for _, path in HIT_TAG.findall(text_of(replies[mode]))) == [
+            "README.md",
+            "third/vendor/kept.md",
+        ]
+    for path, name in (
+        ("node_modules/leftpad/README.md", "node_modules"),
+        ("vendor/acme/README.md", "vendor"),
+        ("py/__pycache__/notes.md", "__pycache__"),
+    ):
+        result = replies[path]
+        assert result.is_error is True
+        assert text_of(result).startswith(f'refused: "{path}" is ignored by scree (inside ')
+        assert f"a package folder scree skips by default; a .screeignore line !{name}/ brings it back" in text_of(
+            result
+        )
+    assert replies["kept"].is_error is False and "vendored notes" in text_of(replies["kept"])
