@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,6 +31,9 @@ DEFAULT_HEARTBEAT_TIMEOUT_S = 10.0  # R-P2: the child reports every second; this
 DEFAULT_HANDSHAKE_GRACE_S = 2.0  # R-M8: the first child waits this long at most for the MCP handshake
 EMBEDDER_CHOICES = ("auto", "api", "local", "hash")
 WATCHER_CHOICES = ("auto", "inotify", "watchdog")
+# R-M10: Claude Code's limit on one MCP tool result, in tokens: its own variable, which its MCP servers inherit.
+CLIENT_TOKENS_ENV = "MAX_MCP_OUTPUT_TOKENS"
+DEFAULT_CLIENT_TOKENS = 25_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,6 +87,7 @@ class Settings:
     log_format: str = "console"
     log_level: str = "info"
     writer_limits: WriterLimits = WriterLimits()
+    client_tokens: int = DEFAULT_CLIENT_TOKENS  # R-M10: the MCP client's limit on one tool result, in tokens
 
     @property
     def lock_path(self) -> Path:
@@ -111,6 +116,14 @@ def env_number(env: Mapping[str, str], name: str, default: float, minimum: float
     if value < minimum:
         raise ConfigError(f"{name}={raw!r} must be at least {minimum:g}")
     return value
+
+
+def client_token_limit(raw: str | None) -> int:
+    """MAX_MCP_OUTPUT_TOKENS read as Claude Code reads it (parseInt, positive), else its default: the variable is the
+    client's, so a value it ignores is ignored here too rather than refused."""
+    match = re.match(r"\s*\+?(\d+)", raw or "")
+    value = int(match.group(1)) if match else 0
+    return value if value > 0 else DEFAULT_CLIENT_TOKENS
 
 
 def _choice(env: Mapping[str, str], name: str, default: str, choices: tuple[str, ...]) -> str:
@@ -188,4 +201,5 @@ def load_settings(
         log_format=log_format(env),
         log_level=log_level(env, "info"),
         writer_limits=WriterLimits.from_env(env),
+        client_tokens=client_token_limit(env.get(CLIENT_TOKENS_ENV)),
     )
