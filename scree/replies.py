@@ -202,6 +202,11 @@ def waiting_for_lock(pid: int | None, lock_path: Path, retry_s: float) -> str:
 # --- why a writer stopped (the text of `[index not updating: …]`) ---
 
 
+def index_dir_refused(index_dir: Path, why: str) -> str:
+    """The index folder cannot be made or written (its parent is a file, a read-only mount)."""
+    return f"cannot make the index folder {index_dir}: {why}"
+
+
 def over_cap_message(folder: Path, size_mb: float, cap_mb: float) -> str:
     """R-S4: the first sync was skipped because the folder's markdown is over SCREE_FIRST_SYNC_MB."""
     return f"not indexed: {_over_cap(str(folder), size_mb, cap_mb)}"

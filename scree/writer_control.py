@@ -38,7 +38,7 @@ class SupervisedControl:
         if pid is not None and pid != os.getpid():
             return WriterStatus(holder="other", pid=pid, first_sync_done=self._first_sync_done_in_index())
         if view.parked is None:
-            return WriterStatus(holder="none")
+            return WriterStatus(holder="none", error=view.lock_error)
         return view.parked.status()
 
     def _first_sync_done_in_index(self) -> bool:
