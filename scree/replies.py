@@ -74,7 +74,7 @@ def status_note(s: WriterStatus) -> str | None:
     if error is not None:
         return not_updating_note(error)
     if s.holder == "self" and s.first_sync_running:
-        return first_sync_note(report.notes_indexed if report is not None else 0)
+        return first_sync_note(s.notes_indexed)
     if s.holder == "other" and not s.first_sync_done:
         return other_building_note(s.pid)
     return None

@@ -172,3 +172,16 @@ def test_an_index_folder_that_cannot_be_made_is_one_line(tmp_path: Path) -> None
     with pytest.raises(ScreeError) as caught:
         prepare_index_dir(blocker / "scree" / "indexes" / "n-0", custom_db=False)
     assert str(caught.value) == f"cannot make the index folder {blocker}/scree/indexes/n-0: Not a directory"
+
+
+def test_the_first_sync_note_counts_what_the_index_holds_when_the_report_lags() -> None:
+    lagging = WriterStatus(
+        holder="self", first_sync_running=True, report=WriterState(notes_indexed=3), indexed_files=10
+    )
+    assert replies.status_note(lagging) == "[index incomplete: first sync in progress, 10 notes indexed so far]"
+    ahead = WriterStatus(holder="self", first_sync_running=True, report=WriterState(notes_indexed=12), indexed_files=10)
+    assert replies.status_note(ahead) == "[index incomplete: first sync in progress, 12 notes indexed so far]"
+    before_any_report = WriterStatus(holder="self", first_sync_running=True, indexed_files=7)
+    assert (
+        replies.status_note(before_any_report) == "[index incomplete: first sync in progress, 7 notes indexed so far]"
+    )
