@@ -93,6 +93,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("status", help="what the index holds and who keeps it current")
     _add_folder_flags(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument(
+        "--check", action="store_true", help="one line; exit 1 unless the index can be read and a writer keeps it"
+    )
 
     p = sub.add_parser("init", help="opt this repo in: write or merge the committed MCP config entry for scree-mcp")
     p.add_argument("--notes", metavar="DIR", help=f"repo folder ({NOTES_DEFAULT})")
@@ -218,6 +221,14 @@ def cmd_search(args: argparse.Namespace) -> int:
 def cmd_status(args: argparse.Namespace) -> int:
     from scree import app
 
+    if args.check:  # the container's HEALTHCHECK
+        from scree.health import health_line, index_health
+
+        healthy, line = health_line(index_health(settings_for(args)))
+        if not healthy:
+            raise ScreeError(line)
+        print(line)
+        return EXIT_OK
     info = app.status(settings_for(args))
     if args.json:
         print(json.dumps(info))
