@@ -104,7 +104,7 @@ class ReaderTools:
         if self._engine is None:
             if not self._settings.db_path.exists():
                 return None
-            from scree.embedders.factory import make_embedder
+            from scree.embedders.factory import embedder_available, make_embedder
             from scree.embedders.idle import READER_IDLE_S
             from scree.search import SearchEngine
             from scree.store import Store
@@ -116,6 +116,7 @@ class ReaderTools:
                 settings.folder,
                 settings.max_file_bytes,
                 lambda: make_embedder(settings, release_idle_s=READER_IDLE_S),
+                lambda: embedder_available(settings),
             )
         else:
             self.policy()  # the engine's policy is this object: forget its cached decisions
