@@ -194,6 +194,11 @@ def reindex_all_refused(pid: int | None) -> str:
     return f"reindex -all refused: another scree process (pid {pid}) holds the writer lock; stop it first"
 
 
+def reindex_running(pid: int | None) -> str:
+    """`scree reindex` while another `scree reindex` holds writer.lock: nothing keeps the index current."""
+    return f"another scree reindex ({who(pid)}) is running; run this one again once it has finished"
+
+
 def waiting_for_lock(pid: int | None, lock_path: Path, retry_s: float) -> str:
     """`scree watch` while another process holds writer.lock (R-P4)."""
     return f"waiting: another scree process ({who(pid)}) holds {lock_path}; retrying every {retry_s:g} s"

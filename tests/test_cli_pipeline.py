@@ -352,3 +352,31 @@ def test_watch_ignores_symlink_loops_created_while_it_runs(folder: Path, tmp_pat
             watch.kill()
             watch.wait()
     assert "Traceback" not in log_path.read_text()
+
+
+def test_a_reindex_blocked_by_another_reindex_says_so_and_fails(
+    folder: Path, tmp_path: Path, embed_server: EmbedServer
+) -> None:
+    from scree.config import load_settings
+    from scree.lock import lock_holder
+
+    env = scree_env(tmp_path / "data", embed_server.url)
+    embed_server.set(delay_s=3.0)  # the first reindex holds writer.lock while it waits for the API
+    first = subprocess.Popen(
+        [SCREE, "reindex", "--notes", str(folder)], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    try:
+        lock = load_settings(env, notes=str(folder)).lock_path
+        wait_until(lambda: lock.exists() and lock_holder(lock) == first.pid, "the first reindex holds the lock", 20)
+        second = run_scree("reindex", "--notes", str(folder), env=env)
+        assert second.returncode == 1, second
+        assert second.stdout == ""
+        assert second.stderr == (
+            f"scree: another scree reindex (pid {first.pid}) is running; run this one again once it has finished\n"
+        )
+        single = run_scree("reindex", "--notes", str(folder), "README.md", env=env)
+        assert single.returncode == 1 and "another scree reindex" in single.stderr
+    finally:
+        out, err = first.communicate(timeout=60)
+    assert first.returncode == 0, err
+    assert out.startswith("Scanned 2 notes: 2 indexed")

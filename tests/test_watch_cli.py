@@ -561,3 +561,32 @@ def test_queue_overflow_rebuilds_watches_and_resyncs_what_changed_meanwhile(
     write(folder / "fresh" / "deeper" / "f.md", "# Fresh\n\nfigs and feijoas\n")  # the rebuilt watches see it
     wait_until(lambda: "feijoas" in indexed(settings).get("fresh/deeper/f.md", ""), "an edit in the new folder")
     assert watch.stop()[0] == 0
+
+
+def test_a_killed_watch_takes_its_first_sync_child_with_it_and_the_child_names_watch(
+    tmp_path: Path, embed_server: EmbedServer, start_watch: Callable[[dict[str, str], Path], Watch]
+) -> None:
+    folder = tmp_path / "notes"
+    for n in range(200):
+        write(folder / f"n{n}.md", f"# Note {n}\n\nslow words {n}\n")
+    embed_server.set(delay_s=0.5)  # 16 chunks a request: the first sync runs for seconds
+    env = api_env(tmp_path / "data", embed_server, SCREE_BATCH_SIZE="16", SCREE_LOG_LEVEL="debug")
+    watch = start_watch(env, folder)
+    child = watch.wait_log("writer child started", role="writer", mode="sync")["pid"]
+    watch.proc.kill()  # SIGKILL: the child sees its parent's pipe close
+    wait_until(
+        lambda: any(r.get("event") == "scree watch went away; stopping the writer" for r in watch.logs()),
+        "the child's log that scree watch went away",
+        DEADLINE_S,
+    )
+    assert not any("serve went away" in str(r.get("event")) for r in watch.logs())
+    wait_until(lambda: not _alive(child), "the child exited", DEADLINE_S)
+    assert lock_holder(settings_for(env, folder).lock_path) is None
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)  # re-parented to init, which reaps it once it exits
+    except ProcessLookupError:
+        return False
+    return True
