@@ -17,7 +17,15 @@ from scree.search import SearchEngine
 from scree.status import WriterStatus, status_note
 from scree.store import Store
 from scree.writer_proc.results import reindex_reply
-from scree.writer_proc.sync import Progress, Syncer, SyncReport, last_error, open_for_writing, prepare_store
+from scree.writer_proc.sync import (
+    Progress,
+    Syncer,
+    SyncReport,
+    last_error,
+    open_for_writing,
+    prepare_store,
+    rebuild,
+)
 
 
 def other_writer_message(pid: int | None) -> str:
@@ -79,11 +87,12 @@ def reindex(
     try:
         embedder = make_embedder(settings, keyword_fallback=True)
         with open_store(settings) as store:
-            if full:
-                store.reset(embedder.identity, embedder.dims)
-            prepare_store(store, embedder)
-            syncer = Syncer(store, policy, embedder, settings.max_file_bytes, stop=stop, progress=progress)
-            report = syncer.sync_all() if rel is None else syncer.sync_paths([rel])
+            if full:  # the old index stays until the new one is complete (issue 13)
+                report = rebuild(store, settings, policy, embedder, stop=stop, progress=progress)
+            else:
+                prepare_store(store, embedder)
+                syncer = Syncer(store, policy, embedder, settings.max_file_bytes, stop=stop, progress=progress)
+                report = syncer.sync_all() if rel is None else syncer.sync_paths([rel])
             embedder.close()
         return ReindexOutcome(report, reindex_reply(rel, report))  # R-M7: the MCP reindex tool's wording
     finally:

@@ -19,6 +19,7 @@ the answers against `git check-ignore` on random trees, and records where pathsp
 
 from __future__ import annotations
 
+import errno
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -66,6 +67,8 @@ class IgnorePolicy:
         self._dir_reasons: dict[str, str | None] = {}
         self._chains: dict[tuple[str, str], tuple[RuleFile, ...]] = {}
         self._info_exclude: tuple[RuleFile, ...] | None = None
+        # R-I1: folders the last walk could not list (relative path -> why): their files are not known to be gone
+        self.unreadable_dirs: dict[str, str] = {}
 
     def __call__(self, rel: str, is_dir: bool = False) -> str | None:
         """Why `rel` (relative, '/'-separated) is not indexed, or None; `is_dir` says it names a folder."""
@@ -175,6 +178,7 @@ class IgnorePolicy:
 
     def _traverse(self, with_files: bool) -> Iterator[tuple[str, bool]]:
         """Depth-first over kept folders (and files), in sorted path order, without recursion."""
+        self.unreadable_dirs = {}
         yield "", True
         stack = [iter(self._entries(""))]
         while stack:
@@ -199,10 +203,13 @@ class IgnorePolicy:
                 for entry in it:
                     try:
                         is_dir = entry.is_dir(follow_symlinks=False)
-                    except OSError:
+                    except OSError as exc:
+                        self.unreadable_dirs[prefix + entry.name] = exc.strerror or str(exc)
                         continue
                     found.append((prefix + entry.name, is_dir))
-        except OSError:
+        except OSError as exc:
+            if exc.errno not in (errno.ENOENT, errno.ENOTDIR):  # removed during the walk: gone indeed
+                self.unreadable_dirs[rel_dir] = exc.strerror or str(exc)
             return []
         # "a/" sorts after "a.md" like the full paths "a/x.md" do, so depth-first order is sorted order.
         found.sort(key=lambda item: item[0] + "/" if item[1] else item[0])
