@@ -12,6 +12,7 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -80,3 +81,112 @@ def keyword_paths(env: dict[str, str], folder: Path, query: str) -> list[str]:
 
 def no_traceback(text: str) -> None:
     assert "Traceback" not in text, text
+
+
+class RawMcp:
+    """`scree serve` driven by hand over stdio: JSON-RPC lines written as given (even invalid ones), replies
+    collected by id on a thread, so a test sees exactly which requests got an answer."""
+
+    def __init__(self, env: dict[str, str], folder: Path) -> None:
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "scree.cli", "serve", "--notes", str(folder)],
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        self.replies: dict[Any, dict[str, Any]] = {}
+        self.other: list[bytes] = []  # lines on stdout that are not a reply with an id
+        self._lock = threading.Lock()
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+        self._err: list[bytes] = []
+        self._err_reader = threading.Thread(target=self._read_err, daemon=True)
+        self._err_reader.start()
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            try:
+                message = json.loads(line)
+            except ValueError:
+                message = None
+            with self._lock:
+                if isinstance(message, dict) and "id" in message and ("result" in message or "error" in message):
+                    self.replies[message["id"]] = message
+                else:
+                    self.other.append(line)
+
+    def _read_err(self) -> None:
+        assert self.proc.stderr is not None
+        for line in self.proc.stderr:
+            self._err.append(line)
+
+    def stderr(self) -> str:
+        return b"".join(self._err).decode("utf-8", "replace")
+
+    def send_line(self, line: bytes) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(line.rstrip(b"\n") + b"\n")
+        self.proc.stdin.flush()
+
+    def send(self, message: dict[str, Any]) -> None:
+        self.send_line(json.dumps(message).encode("utf-8"))
+
+    def call(self, request_id: int, tool: str, arguments: dict[str, Any]) -> None:
+        self.send(
+            {
+                "jsonrpc": "2.0",
+                "id": request_id,
+                "method": "tools/call",
+                "params": {"name": tool, "arguments": arguments},
+            }
+        )
+
+    def reply(self, request_id: Any, deadline_s: float = 30.0) -> dict[str, Any]:
+        from cli_helpers import wait_until
+
+        def found() -> dict[str, Any] | None:
+            with self._lock:
+                return self.replies.get(request_id)
+
+        reply: dict[str, Any] = wait_until(found, f"a reply to request {request_id!r}", deadline_s)
+        return reply
+
+    def initialize(self) -> None:
+        self.send(
+            {
+                "jsonrpc": "2.0",
+                "id": 0,
+                "method": "initialize",
+                "params": {
+                    "protocolVersion": "2025-06-18",
+                    "capabilities": {},
+                    "clientInfo": {"name": "fault-test", "version": "0"},
+                },
+            }
+        )
+        self.reply(0)
+        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            assert self.proc.stdin is not None
+            self.proc.stdin.close()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(10)
+        self._reader.join(10)
+        self._err_reader.join(10)
+        for pipe in (self.proc.stdout, self.proc.stderr):
+            if pipe is not None:
+                pipe.close()
+
+
+def text_of(reply: dict[str, Any]) -> str:
+    """The text of a tools/call result, or the JSON-RPC error's message."""
+    if "error" in reply:
+        return f"JSON-RPC error {reply['error'].get('code')}: {reply['error'].get('message')}"
+    return "".join(item.get("text", "") for item in reply["result"].get("content", []))

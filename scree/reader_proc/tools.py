@@ -160,6 +160,11 @@ class ReaderTools:
 
         with self._lock:
             engine = self._engine_now()
+        if engine is None:
+            return SearchResult(hits=[])
+        engine.prepare_query(query, mode)  # may wait on the API: not under the lock keyword searches need
+        with self._lock:
+            engine = self._engine_now()
             if engine is None:
                 return SearchResult(hits=[])
             return engine.search(query, k=k, mode=mode)

@@ -49,14 +49,14 @@ def needs_two_stage(conn: apsw.Connection) -> bool:
 def exact_nearest(conn: apsw.Connection, vector: bytes, limit: int) -> list[tuple[int, float]]:
     """(chunk id, cosine distance) of the `limit` nearest chunks by a full scan of the vec0 table, nearest first."""
     rows = conn.execute(_EXACT_SQL, (vector, min(limit, MAX_KNN)))
-    return [(int(row[0]), float(row[1])) for row in rows]
+    return [(int(row[0]), float(row[1])) for row in rows if row[1] is not None]  # NULL: an all-zero vector
 
 
 def two_stage_nearest(conn: apsw.Connection, vector: bytes, limit: int) -> list[tuple[int, float]]:
     """(chunk id, exact cosine distance) of the `limit` nearest among the candidates nearest by sign bits."""
     limit = min(limit, MAX_KNN)
     rows = conn.execute(_TWO_STAGE_SQL, (vector, candidate_count(limit), limit))
-    return [(int(row[0]), float(row[1])) for row in rows]
+    return [(int(row[0]), float(row[1])) for row in rows if row[1] is not None]  # NULL: an all-zero vector
 
 
 def sign_bit_candidates(conn: apsw.Connection, vector: bytes, count: int) -> list[int]:
