@@ -9,16 +9,12 @@ import sys
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from scree import __version__
+from scree import __version__, replies
 from scree.config import Settings, load_settings
 from scree.errors import ScreeError, UsageError
 from scree.logs import configure_logging
 from scree.redact import redact
-
-if TYPE_CHECKING:
-    from scree.writer_proc.sync import SyncReport
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2  # R-L1
 SINGLE_DASH_LONG = ("notes", "db", "all", "json", "mode", "check")  # the seed's spellings
@@ -172,33 +168,18 @@ def cmd_reindex(args: argparse.Namespace) -> int:
     for path, reason in outcome.report.skipped if args.path is None else ():  # one path: the message says why
         print(f"  skipped {path}: {reason}")
     report = outcome.report
-    if report.outage and report.rebuilt is False:
-        raise ScreeError(
-            f"embeddings API unavailable ({report.outage}); the old index is kept: "
-            'run "scree reindex --all" again later'
-        )
     if report.outage:
         raise ScreeError(
-            f'embeddings API unavailable ({report.outage}); {not_indexed(report)}: run "scree reindex" again later'
+            replies.cli_outage_error(
+                report.outage,
+                deferred=report.deferred,
+                with_rows=report.deferred_with_rows,
+                rebuild=report.rebuilt is False,
+            )
         )
     if report.failed:
-        raise ScreeError(
-            f"{plural(report.failed, 'file')} could not be read and kept their old rows (see the skipped lines above)"
-        )
+        raise ScreeError(replies.cli_unreadable_error(report.failed))
     return EXIT_OK
-
-
-def plural(count: int, noun: str) -> str:
-    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
-
-
-def not_indexed(report: SyncReport) -> str:
-    """What an outage left undone, true for new files too: '3 files not indexed (2 keep their old rows)'."""
-    kept, new = report.deferred_with_rows, report.deferred - report.deferred_with_rows
-    parts = ([f"{kept} keep{'s' if kept == 1 else ''} {'its' if kept == 1 else 'their'} old rows"] if kept else []) + (
-        [f"{new} new {'one is' if new == 1 else 'ones are'} not in the index yet"] if new else []
-    )
-    return f"{plural(report.deferred, 'file')} not indexed" + (f" ({', '.join(parts)})" if parts else "")
 
 
 def cmd_search(args: argparse.Namespace) -> int:
@@ -263,7 +244,7 @@ def cmd_model(args: argparse.Namespace) -> int:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-    from bench.suite import failed, missed, render_table, run_bench, terminal_progress, to_json
+    from scree.benchmarks.suite import failed, missed, render_table, run_bench, terminal_progress, to_json
 
     target = Path(args.json) if args.json else None
     if target is not None and not target.parent.is_dir():
