@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from scree.inert import drop_invisible
 from scree.results import Hit
 
 HIT_TEXT_CAP_BYTES = 4000  # R-M1
@@ -13,6 +14,7 @@ DOC_CAP_BYTES = 256 * 1024  # R-M6
 NO_RESULTS = "No matching documents."
 CUT_MARK = "[cut]"
 DOC_TRUNCATED_MARK = "[truncated at 256 KB]"
+ALSO_SHOWN = 5  # R-M1: also= names this many twins, then "and N more" (3,000 twins once filled the whole reply)
 
 _TAG_OPEN = re.compile(r"<(?=/?(?:hit|doc))", re.IGNORECASE)  # R-M1: any `<hit`, not only whole tags
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
@@ -26,7 +28,24 @@ def neutralise(text: str) -> str:
 def attribute(value: str) -> str:
     """A quoted attribute value: control characters stripped, `"` escaped so it cannot end the quote, and tags
     neutralised, since a heading is file text too (R-M1)."""
-    return '"' + neutralise(_CONTROL.sub("", value).replace('"', "&quot;")) + '"'
+    return '"' + neutralise(strip_controls(value).replace('"', "&quot;")) + '"'
+
+
+def strip_controls(value: str) -> str:
+    """An attribute's text: control characters, bidi overrides and zero-width characters removed (R-M1)."""
+    return drop_invisible(_CONTROL.sub("", value))
+
+
+UNSHOWABLE_NAME = (
+    "file name has a character a hit cannot show as it is (a quote, a control or invisible character, or a "
+    "<hit/<doc tag), so read_doc could not be given it back"
+)
+
+
+def shown_exactly(path: str) -> bool:
+    """Does the path attribute show `path` as it is? Only such names are indexed (issue 13: a round trip from a
+    hit's path to read_doc must be exact)."""
+    return attribute(path) == f'"{path}"'
 
 
 def cut_utf8(text: str, limit: int) -> tuple[str, bool]:
@@ -41,6 +60,12 @@ def lines_attr(start: int | None, end: int | None) -> str:
     return f"{start}-{end}" if start is not None and end is not None else ""
 
 
+def also_text(also: Sequence[str]) -> str:
+    """R-M1: the first ALSO_SHOWN twins, then how many more."""
+    shown = ", ".join(also[:ALSO_SHOWN])
+    return shown if len(also) <= ALSO_SHOWN else f"{shown}, and {len(also) - ALSO_SHOWN} more"
+
+
 def render_hit(n: int, hit: Hit) -> str:
     attrs = [f'n="{n}"', f"path={attribute(hit.path)}"]
     if hit.stale:
@@ -50,7 +75,7 @@ def render_hit(n: int, hit: Hit) -> str:
     attrs.append(f"heading={attribute(hit.heading)}")
     attrs.append(f'score="{hit.score:.3f}"')
     if hit.also:
-        attrs.append(f"also={attribute(', '.join(hit.also))}")
+        attrs.append(f"also={attribute(also_text(hit.also))}")
     body, was_cut = cut_utf8(neutralise(hit.text), HIT_TEXT_CAP_BYTES)
     if was_cut:
         body = body.rstrip("\n") + "\n" + CUT_MARK
@@ -68,7 +93,7 @@ def render_hits(hits: Sequence[Hit], notes: Sequence[str] = ()) -> str:
     for n, hit in enumerate(hits, start=1):
         block = render_hit(n, hit)
         size = len(block.encode("utf-8")) + 1
-        if used + size > budget:
+        if used + size > budget and n > 1:  # R-M1: a reply always holds its first hit
             parts.append(f"[{len(hits) - n + 1} more hits omitted: output limit]")
             break
         parts.append(block)

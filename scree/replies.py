@@ -121,10 +121,7 @@ def cli_outage_error(outage: str, *, deferred: int, with_rows: int, rebuild: boo
     """`scree reindex` (exit 1) when the embeddings API failed part way."""
     if rebuild:
         return f'embeddings API unavailable ({outage}); the old index is kept: run "scree reindex --all" again later'
-    return (
-        f"embeddings API unavailable ({outage}); {not_indexed(deferred, with_rows)}: "
-        'run "scree reindex" again later'
-    )
+    return f'embeddings API unavailable ({outage}); {not_indexed(deferred, with_rows)}: run "scree reindex" again later'
 
 
 def cli_unreadable_error(failed: int) -> str:

@@ -21,6 +21,7 @@ from scree.heap import trim_heap
 from scree.ignore import IgnorePolicy
 from scree.logs import get_logger
 from scree.redact import redact
+from scree.render import UNSHOWABLE_NAME, shown_exactly
 from scree.store import FileState, NewChunk, Store
 
 log = get_logger(__name__)
@@ -162,8 +163,7 @@ class Syncer:
         old: dict[str, FileState] = {}
         wanted: list[str] = []
         for path in sorted(set(paths)):
-            if not name_is_valid(path):
-                self._bad_name(path, report)
+            if self._name_refused(path, report):
                 continue
             state = self._store.file_state(path)
             if state is None and self._may_have_been_directory(path):
@@ -249,10 +249,8 @@ class Syncer:
                 if self._stop.is_set():
                     break
                 report.scanned += 1
-                if name_is_valid(path):
+                if not self._name_refused(path, report):
                     self._visit(path, state_of(path), report)
-                else:
-                    self._bad_name(path, report)
                 if self._progress is not None:
                     self._progress(report, total)
             self._flush(report, embed_partial=not self._stop.is_set(), write_ready=True)
@@ -270,10 +268,20 @@ class Syncer:
             self._need.clear()
             self._vectors.clear()
 
-    def _bad_name(self, path: str, report: SyncReport) -> None:
-        """R-I1: a name that is not valid UTF-8 cannot be stored or shown as it is: skipped with a reason."""
-        report.skipped.append((shown_name(path), BAD_NAME))
-        log.warning("file skipped", path=shown_name(path), reason=BAD_NAME)
+    def _name_refused(self, path: str, report: SyncReport) -> bool:
+        """R-I1: a name that is not valid UTF-8 cannot be stored, and one a hit would show altered could not be
+        read back (issue 13): either is skipped with a reason, and rows an older scree wrote for it removed."""
+        if not name_is_valid(path):
+            reason = BAD_NAME
+        elif not shown_exactly(path):
+            reason = UNSHOWABLE_NAME
+            if self._store.file_state(path) is not None:
+                report.removed += self._store.delete_files([path])
+        else:
+            return False
+        report.skipped.append((shown_name(path), reason))
+        log.warning("file skipped", path=shown_name(path), reason=reason)
+        return True
 
     def _visit(self, path: str, old: FileState | None, report: SyncReport) -> None:
         content = read_markdown(self._policy.root, path, self._max_file_bytes)
