@@ -203,21 +203,28 @@ class Syncer:
 
     def _keep_unlisted(self, gone: list[str], report: SyncReport) -> list[str]:
         """R-I1: of the indexed files the walk did not find, those below a folder it could not list are not known
-        to be gone: they keep their rows and count as failed. The rest are really gone."""
+        to be gone: they keep their rows and count as failed. The rest are really gone. A folder that could not be
+        listed and held no indexed file (a path over PATH_MAX, say) is named too, and counts as failed."""
         unreadable = self._policy.unreadable_dirs
         if not unreadable:
             return gone
         really_gone: list[str] = []
+        named: set[str] = set()
         for path in gone:
             folder = next((d for d in unreadable if not d or path == d or path.startswith(d + "/")), None)
             if folder is None:
                 really_gone.append(path)
                 continue
+            named.add(folder)
             report.scanned += 1
             report.failed += 1
             report.skipped.append((path, f"cannot read folder {folder or '.'}: {unreadable[folder]}"))
         for folder, reason in unreadable.items():
             log.warning("cannot read folder; its files keep their old rows", folder=shown_name(folder), reason=reason)
+            if folder not in named:
+                report.scanned += 1
+                report.failed += 1
+                report.skipped.append((shown_name(folder or ".") + "/", f"cannot read folder: {reason}"))
         return really_gone
 
     def _record_outage(self, report: SyncReport) -> None:
