@@ -17,7 +17,7 @@ from scree.paths import DIR_MODE, FILE_MODE
 from scree.writer_proc.sync import markdown_bytes
 
 MIN_PYTHON = (3, 11)
-DEPENDENCIES = ("apsw", "sqlite-vec", "mcp", "pathspec", "requests", "structlog", "psutil", "tokenizers", "numpy")
+DEPENDENCIES = ("apsw", "sqlite-vec", "mcp", "requests", "structlog", "psutil", "tokenizers", "numpy")
 TOKENS_PER_BYTE = 0.25  # R-L2: bytes / 4 tokens, an upper bound
 DOLLARS_PER_MILLION_TOKENS = 0.02
 KEYWORD_ONLY_WHY = "built with no API key and no offline model"  # R-E6's degraded mode
