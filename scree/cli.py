@@ -1,4 +1,4 @@
-"""The `scree` command: a thin layer that parses flags, calls scree.app and friends, and prints; no logic of its own."""
+"""The `scree` command: a thin layer that parses flags, calls scree.operations and friends, and prints; no logic."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from scree import __version__, replies
-from scree.config import Settings, load_settings
+from scree.config import Settings, load_settings, log_format, log_level
 from scree.errors import ScreeError, UsageError
 from scree.inert import inert, json_inert
 from scree.logs import configure_logging
@@ -19,6 +19,7 @@ from scree.redact import redact
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2  # R-L1
 SINGLE_DASH_LONG = ("notes", "db", "all", "json", "mode", "check")  # the seed's spellings
+INIT_CLIENTS = ("claude", "cursor", "vscode", "codex")  # scree.init.CLIENT_NAMES, without importing it for --help
 
 
 def normalise_argv(argv: Sequence[str]) -> list[str]:
@@ -84,13 +85,28 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-k", type=_hit_count, default=8, help="how many hits (1-50, default 8)")
     p.add_argument("--mode", choices=("hybrid", "semantic", "keyword"), default="hybrid", help="default: hybrid")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of hit elements")
+    p.add_argument(
+        "--path",
+        metavar="SCOPE",
+        help="search only these files: a folder (docs/en/) or a glob (**/api/*.md), relative to the folder",
+    )
 
     p = sub.add_parser("status", help="what the index holds and who keeps it current")
     _add_folder_flags(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument(
+        "--check", action="store_true", help="one line; exit 1 unless the index can be read and a writer keeps it"
+    )
 
-    p = sub.add_parser("init", help="opt this repo in: write or merge the committed .mcp.json entry for scree-mcp")
+    p = sub.add_parser("init", help="opt this repo in: write or merge the committed MCP config entry for scree-mcp")
     p.add_argument("--notes", metavar="DIR", help=f"repo folder ({NOTES_DEFAULT})")
+    p.add_argument(
+        "--client",
+        choices=INIT_CLIENTS,
+        default="claude",
+        help="claude: .mcp.json (default); cursor: .cursor/mcp.json; vscode: .vscode/mcp.json; "
+        "codex: print the stanza for ~/.codex/config.toml",
+    )
 
     p = sub.add_parser("doctor", help="check the installation, the index and the settings")
     _add_folder_flags(p)
@@ -153,7 +169,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 def cmd_watch(args: argparse.Namespace) -> int:
-    from scree.writer_proc.watch import run_watch
+    from scree.writer_proc.foreground import run_watch
 
     settings = settings_for(args)
     configure_logging("watch", settings.log_format, settings.log_level)  # R-P5: stderr, info by default
@@ -161,10 +177,10 @@ def cmd_watch(args: argparse.Namespace) -> int:
 
 
 def cmd_reindex(args: argparse.Namespace) -> int:
-    from scree import app
+    from scree import operations
 
     settings = settings_for(args)
-    outcome = app.reindex(settings, full=args.all, path=args.path, progress=_progress_printer(sys.stderr))  # type: ignore[arg-type]
+    outcome = operations.reindex(settings, full=args.all, path=args.path, progress=_progress_printer(sys.stderr))  # type: ignore[arg-type]
     print(inert(outcome.message))  # file names and API errors are data: escapes shown, not run (issue 13)
     for path, reason in outcome.report.skipped if args.path is None else ():  # one path: the message says why
         print(inert(f"  skipped {path}: {reason}"))
@@ -184,11 +200,11 @@ def cmd_reindex(args: argparse.Namespace) -> int:
 
 
 def cmd_search(args: argparse.Namespace) -> int:
-    from scree import app
+    from scree import operations
     from scree.render import render_hits, strip_controls
 
     settings = settings_for(args)
-    result = app.search(settings, args.query, args.k, args.mode)
+    result = operations.search(settings, args.query, args.k, args.mode, args.path)
     if args.json:
         hits = [
             {
@@ -211,9 +227,17 @@ def cmd_search(args: argparse.Namespace) -> int:
 
 
 def cmd_status(args: argparse.Namespace) -> int:
-    from scree import app
+    from scree import operations
 
-    info = app.status(settings_for(args))
+    if args.check:  # the container's HEALTHCHECK
+        from scree.health import health_line, index_health
+
+        healthy, line = health_line(index_health(settings_for(args)))
+        if not healthy:
+            raise ScreeError(line)
+        print(line)
+        return EXIT_OK
+    info = operations.status(settings_for(args))
     if args.json:
         print(json.dumps(info))
     else:
@@ -231,7 +255,7 @@ def cmd_doctor(args: argparse.Namespace) -> int:
 def cmd_init(args: argparse.Namespace) -> int:
     from scree.init import init_repo
 
-    print(inert(init_repo(settings_for(args).folder)))
+    print(inert(init_repo(settings_for(args).folder, args.client)))
     return EXIT_OK
 
 
@@ -291,9 +315,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     try:
         load_settings_file()
-        configure_logging(
-            "cli", os.environ.get("SCREE_LOG_FORMAT", "console"), os.environ.get("SCREE_LOG_LEVEL", "warning")
-        )
+        configure_logging("cli", log_format(os.environ), log_level(os.environ, "warning"))
         return COMMANDS[args.command](args)
     except ScreeError as exc:
         print(f"scree: {inert(redact(str(exc)))}", file=sys.stderr)

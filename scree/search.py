@@ -11,13 +11,14 @@ from pathlib import Path
 
 from scree.chunking import chunk_markdown, opted_out
 from scree.embedders.base import Embedder
-from scree.embedders.factory import KEYWORD_ONLY, SEMANTIC_OFF
+from scree.embedders.factory import KEYWORD_ONLY, NEEDS_VECTORS, SEMANTIC_OFF
 from scree.errors import ScreeError
 from scree.files import FileContent, read_markdown, stat_file
+from scree.hits import Hit, SearchResult
 from scree.ignore import IgnorePolicy
 from scree.logs import get_logger
 from scree.ranking import VECTOR_WEIGHT, fuse_rrf, overfetch
-from scree.results import Hit, SearchResult
+from scree.scope import scope_pattern
 from scree.store import FileState, Store, StoredChunk
 
 log = get_logger(__name__)
@@ -44,8 +45,12 @@ class SearchEngine:
         root: Path,
         max_file_bytes: int,
         embedder_factory: Callable[[], Embedder] | None,
+        embedder_available: Callable[[], bool] | None = None,
     ) -> None:
+        """`embedder_available` says, without building one, whether an embedder with vectors exists now: it picks
+        the advice on an index built keyword-only (R-E6)."""
         self._store = store
+        self._embedder_available = embedder_available
         self._policy = policy
         self._root = root
         self._max_file_bytes = max_file_bytes
@@ -104,9 +109,13 @@ class SearchEngine:
             self._embedder = embedder
         return self._embedder.embed_query(query)
 
-    def search(self, query: str, k: int = 8, mode: str = "hybrid", max_k: int = MAX_K) -> SearchResult:
-        """Up to k hits, best first; `max_k` lets the quality benchmark look past the tool's cap of 50."""
+    def search(
+        self, query: str, k: int = 8, mode: str = "hybrid", max_k: int = MAX_K, path: str | None = None
+    ) -> SearchResult:
+        """Up to k hits, best first; `max_k` lets the quality benchmark look past the tool's cap of 50. `path` (a
+        folder prefix or a glob, scree.scope) limits both searches to the files inside it, in SQL (R-M10)."""
         k = max(1, min(k, max_k))
+        scope = scope_pattern(path) if path is not None else None
         notes: list[str] = []
         if self._store.is_empty() or not query.strip():
             return SearchResult(hits=[], notes=notes)
@@ -115,13 +124,15 @@ class SearchEngine:
         vector_scores: dict[int, float] = {}
         recorded = self._store.model()
         if recorded is not None and recorded[0] == KEYWORD_ONLY:  # R-E6: built with no key and no offline model
+            ready = self._embedder_available is not None and self._embedder_available()
+            off = NEEDS_VECTORS if ready else SEMANTIC_OFF  # a model since: the index needs a reindex, not a model
             if mode == "semantic":
-                raise ScreeError(SEMANTIC_OFF)
-            notes.append(f"[{SEMANTIC_OFF}]")
+                raise ScreeError(off)
+            notes.append(f"[{off}]")
             mode = "keyword"
         if mode in ("hybrid", "semantic"):
             try:
-                found = self._store.vector_search(self._query_vector(query), limit)
+                found = self._store.vector_search(self._query_vector(query), limit, scope)
                 vector_ids = [chunk_id for chunk_id, _ in found]
                 vector_scores = {chunk_id: 1.0 - distance for chunk_id, distance in found}
             except ScreeError as exc:
@@ -135,7 +146,7 @@ class SearchEngine:
                 notes.append(f"[vector search failed ({type(exc).__name__}); showing keyword results]")
         keyword_ids: list[int] = []
         if mode in ("hybrid", "keyword"):
-            keyword_ids = [chunk_id for chunk_id, _ in self._store.keyword_search(query, limit)]
+            keyword_ids = [chunk_id for chunk_id, _ in self._store.keyword_search(query, limit, scope)]
         if mode == "semantic":
             ranked = [(chunk_id, vector_scores[chunk_id]) for chunk_id in vector_ids]
         elif mode == "keyword":

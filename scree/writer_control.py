@@ -1,4 +1,4 @@
-"""The reader's side of `scree serve`'s supervisor: WriterControl answered from the loop's board (supervision.py),
+"""The reader's side of `scree serve`'s supervisor: WriterControl answered from the loop's board (board.py),
 on the reader's threads, never waiting on the loop (R-M2, R-M5, R-M7)."""
 
 from __future__ import annotations
@@ -8,10 +8,10 @@ import time
 from collections.abc import Sequence
 
 from scree import replies
+from scree.board import Board
 from scree.config import Settings
 from scree.lock import lock_holder
-from scree.status import WriterStatus
-from scree.supervision import Board
+from scree.writer_status import WriterStatus
 
 REPLY_TIMEOUT_S = 25.0  # R-M7: a reindex waits this long for the writer's answer (an MCP client waits longer)
 FIRST_SYNC_WAIT_S = 5.0  # R-M7: while the first sync runs, the reply falls back to saying so after this
@@ -19,7 +19,7 @@ REPLY_POLL_S = 0.1
 
 
 class SupervisedControl:
-    """The WriterControl (status.py) of the writer this session's supervisor runs, or of whoever holds the lock."""
+    """The WriterControl (writer_status.py) of the writer this serve runs, or of whoever holds the lock."""
 
     def __init__(self, settings: Settings, board: Board) -> None:
         self._settings = settings
@@ -67,7 +67,7 @@ class SupervisedControl:
                 self._board.withdraw(request_id)
                 if now.holder != "self":
                     return _not_ours(now, self._settings.lock_retry_s)
-                return replies.first_sync_running_reply(now.notes_indexed)
+                return replies.first_sync_running_reply(now.report.notes_indexed if now.report is not None else 0)
             if waited >= REPLY_TIMEOUT_S:
                 return replies.still_running_reply(REPLY_TIMEOUT_S)
         return pending.reply or ""
@@ -81,8 +81,9 @@ def _not_ours(status: WriterStatus, lock_retry_s: float) -> str:
     """R-M7's reply when this session's writer cannot take the request."""
     if status.holder == "other":
         return replies.other_writer_reply(status.pid)
-    if status.over_cap_mb is not None and status.cap_mb is not None:
-        return replies.over_cap_reply(status.over_cap_mb, status.cap_mb)
+    report = status.report
+    if report is not None and report.over_cap_mb is not None and report.cap_mb is not None:
+        return replies.over_cap_reply(report.over_cap_mb, report.cap_mb)
     if status.error is not None:
         return replies.not_updating_reply(status.error)
     return replies.nobody_reply(lock_retry_s)

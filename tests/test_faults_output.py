@@ -16,7 +16,7 @@ from fault_helpers import RawMcp, api_env, hash_env, no_traceback, scree, text_o
 
 from scree.inert import inert, json_inert
 from scree.render import ALSO_SHOWN, attribute, render_hits
-from scree.results import Hit
+from scree.hits import Hit
 
 TITLE = "\x1b]0;PWNED\x07"  # OSC: retitles the terminal
 CLEAR = "\x1b[2J"  # CSI: clears the screen

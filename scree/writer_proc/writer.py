@@ -16,8 +16,9 @@ the lock file names whoever the user would have to stop. Three threads:
   doubling up to SCREE_OUTAGE_PAUSE_MAX_SECONDS, then resyncs the whole folder, so an edit made during the outage is
   indexed without another edit (R-E4).
 
-The store and the embedder belong to the sync thread alone. On stop the threads get STOP_DEADLINE_S; a sync thread
-stuck in an API request is left behind (daemon) with the store still open, and the caller is expected to exit.
+The store and the embedder belong to the sync thread alone. On stop the threads get WRITER_THREADS_S (deadlines.py);
+a sync thread stuck in an API request is left behind (daemon) with the store still open, and the caller is expected to
+exit.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from scree.config import Settings
+from scree.deadlines import WRITER_THREADS_S
 from scree.embedders.factory import make_embedder
 from scree.embedders.idle import WRITER_IDLE_S
 from scree.errors import EmbeddingError
@@ -38,14 +40,7 @@ from scree.replies import failed_message, over_cap_message, paused_reply, reinde
 from scree.store import Store
 from scree.writer_proc.debounce import Job, Schedule
 from scree.writer_proc.health import HealthCheck
-from scree.writer_proc.results import (
-    Outcome,
-    Reply,
-    Request,
-    StatusCallback,
-    WriterResult,
-    WriterState,
-)
+from scree.writer_proc.outcome import Outcome, WriterResult
 from scree.writer_proc.sync import (
     LOGGED_PATHS,
     Syncer,
@@ -55,13 +50,25 @@ from scree.writer_proc.sync import (
     release_sync_memory,
 )
 from scree.writer_proc.watcher import Change, Event, IgnoreDirFilter, Watcher, make_watcher
+from scree.writer_status import WriterState
 
 log = get_logger(__name__)
 
 MAIN_TICK_S = 0.25  # how often the main loop looks at `stop`; R-W5 allows 5 s for the whole stop
-HEARTBEAT_S = 1.0  # a status report at least this often, so a supervisor can tell a hung writer (R-P2)
+HEARTBEAT_S = 1.0  # R-P2: a status report at least this often, so a supervisor can tell a hung writer
 EVENT_READ_TIMEOUT_S = 0.5  # the event thread looks at the stop flag at least this often
-STOP_DEADLINE_S = 4.0  # R-W5: the threads get this long to finish, inside the 5 s a stop may take
+
+
+StatusCallback = Callable[[WriterState], None]  # takes each report as the writer made it
+Reply = Callable[[str], None]  # takes the one-line answer to a reindex request (R-M7)
+
+
+@dataclass(frozen=True, slots=True)
+class Request:
+    """A reindex request (serve's `reindex` tool): one relative path, or the whole folder (None)."""
+
+    path: str | None
+    reply: Reply
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,7 +99,7 @@ class Writer:
         self._first_sync_only = first_sync_only
         self._stop = stop
         self._on_status = on_status
-        self._halt = threading.Event()  # stops our threads: the caller's stop, bad health, a dead thread
+        self._wind_down = threading.Event()  # stops our threads: the caller's stop, bad health, a dead thread
         self._wake = threading.Event()  # wakes the main loop at once: a problem, or a status worth sending now
         self._cond = threading.Condition()  # guards everything below; the sync thread waits on it for work
         self._schedule: Schedule[Request] = Schedule(
@@ -105,6 +112,7 @@ class Writer:
         self._notes_indexed = 0
         self._last_error: str | None = None
         self._over_cap_mb: float | None = None
+        self._index_complete = False
         self._event_batches = 0
         self._watches = 0
 
@@ -119,6 +127,7 @@ class Writer:
                 last_error=self._last_error,
                 over_cap_mb=self._over_cap_mb,
                 cap_mb=self._settings.first_sync_mb if self._over_cap_mb is not None else None,
+                index_complete=self._index_complete,
                 event_batches=self._event_batches,
                 pending=len(self._schedule.debouncer),
                 watches=self._watches,
@@ -130,13 +139,6 @@ class Writer:
         now = time.monotonic()
         with self._cond:
             self._schedule.add_paths(paths, now, immediate=True)
-            self._cond.notify_all()
-
-    def request_resync(self) -> None:
-        """Re-read the rules, rebuild the watches and resync the whole folder as soon as the sync thread is free
-        (after an outage pause, if one runs): `reindex` with no path, or a rule change no watch can see."""
-        with self._cond:
-            self._schedule.resync(time.monotonic(), rebuild=True)
             self._cond.notify_all()
 
     def request_reindex(self, path: str | None, reply: Reply) -> None:
@@ -160,12 +162,16 @@ class Writer:
         store: Store | None = None
         try:
             store = Store.open_for_writing(settings)
+            with self._cond:
+                self._index_complete = store.first_sync_done()  # this sync is a catch-up: the note says nothing
             store.prepare(embedder)
             capped = self._check_cap(store)
             if capped is not None:
                 return capped
             policy = IgnorePolicy(settings.folder, settings.extensions)  # the sync thread's own
-            syncer = Syncer(store, policy, embedder, settings.max_file_bytes, stop=self._halt, progress=self._progress)
+            syncer = Syncer(
+                store, policy, embedder, settings.max_file_bytes, stop=self._wind_down, progress=self._progress
+            )
             return self._follow(syncer, policy)
         finally:
             if not self._abandoned:
@@ -202,13 +208,13 @@ class Writer:
         events.start()
         worker.start()
         try:
-            return self._supervise(health)
+            return self._main_loop(health)
         finally:
             self._shut_down(watcher, events, worker)
 
     # --- the main loop (the caller's thread) ---
 
-    def _supervise(self, health: HealthCheck) -> WriterResult:
+    def _main_loop(self, health: HealthCheck) -> WriterResult:
         interval = self._settings.health_interval_s
         next_health = time.monotonic() + interval
         last_sent = -HEARTBEAT_S
@@ -221,7 +227,7 @@ class Writer:
             if self._problem is not None:
                 return self._problem
             if self._stop.is_set():
-                log.info("stopping", deadline_s=STOP_DEADLINE_S)
+                log.info("stopping", deadline_s=WRITER_THREADS_S)
                 return WriterResult(Outcome.STOPPED, "stopped")
             if now >= next_health:
                 next_health = now + interval
@@ -245,7 +251,7 @@ class Writer:
             if self._problem is None:
                 self._problem = result
                 log.error("writer stopping", reason=result.message)
-            self._halt.set()
+            self._wind_down.set()
             self._cond.notify_all()
         self._wake.set()
 
@@ -257,10 +263,10 @@ class Writer:
             self._stop_with(WriterResult(Outcome.FAILED, failed_message(exc)))
 
     def _shut_down(self, watcher: Watcher, events: threading.Thread, worker: threading.Thread) -> None:
-        self._halt.set()
+        self._wind_down.set()
         with self._cond:
             self._cond.notify_all()
-        deadline = time.monotonic() + STOP_DEADLINE_S
+        deadline = time.monotonic() + WRITER_THREADS_S
         events.join(max(0.0, deadline - time.monotonic()))
         if not events.is_alive():
             watcher.close()  # never under a thread still reading it: its descriptor number could be reused
@@ -273,7 +279,7 @@ class Writer:
 
     def _read_events(self, watcher: Watcher, dir_filter: IgnoreDirFilter) -> None:
         next_look = time.monotonic() + self._settings.health_interval_s
-        for batch in watcher.events(self._halt, EVENT_READ_TIMEOUT_S):
+        for batch in watcher.events(self._wind_down, EVENT_READ_TIMEOUT_S):
             if time.monotonic() >= next_look:  # a nested repository's .git deleted: no watch is there to see it
                 next_look = time.monotonic() + self._settings.health_interval_s
                 batch = batch + [Event(Change.DELETED, path) for path in dir_filter.vanished_repos()]
@@ -314,7 +320,7 @@ class Writer:
     def _next_job(self) -> Job[Request] | None:
         """Wait for the next due job (debounce.Schedule decides the order); None once halted."""
         with self._cond:
-            while not self._halt.is_set():
+            while not self._wind_down.is_set():
                 now = time.monotonic()
                 step = self._schedule.take(now)
                 if isinstance(step, Job):
@@ -349,7 +355,7 @@ class Writer:
             job.request.reply(report.reply(job.request.path))
         if report.outage is not None:
             self._pause(report.outage)
-        elif not self._halt.is_set():
+        elif not self._wind_down.is_set():
             if job.full and self._first_sync_running:
                 self._notes_indexed = report.indexed + report.unchanged
             self._succeeded(first_sync_finished=job.full and report.deferred == 0)
@@ -382,6 +388,6 @@ class Writer:
             if self._first_sync_only:
                 with self._cond:
                     self._problem = self._problem or WriterResult(Outcome.FIRST_SYNC_DONE, "first sync done")
-                    self._halt.set()
+                    self._wind_down.set()
         if recovered or first_done:
             self._wake.set()
