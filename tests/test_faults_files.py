@@ -221,3 +221,46 @@ def test_a_full_disk_is_one_line_exit_1_and_the_index_stays_consistent(folder: P
         "reached); nothing was lost, free some space and retry"
     ]
     assert "integrity=ok" in done.stdout
+
+
+def test_an_outage_part_way_counts_every_listed_file_once(
+    folder: Path, tmp_path: Path, embed_server: EmbedServer
+) -> None:
+    """Scanned N adds up: files never visited because the API failed part way are deferred and counted as scanned
+    (it once said 'Scanned 18 notes: ... 20 deferred')."""
+    env = api_env(tmp_path / "data", embed_server.url, SCREE_BATCH_SIZE="1")
+    assert scree(env, "reindex", "--notes", str(folder)).returncode == 0
+    for rel in ("good.md", "docs/d0.md", "docs/d1.md", "docs/d2.md"):
+        write_file(folder, rel, f"# Changed\n\nchanged {rel}\n")
+    embed_server.set(fail_status=503)
+    done = scree(env, "reindex", "--notes", str(folder))
+    assert done.returncode == 1
+    assert "Scanned 4 notes: 0 indexed, 0 removed, 0 failed, 4 deferred." in done.stdout
+    assert "4 files not indexed (4 keep their old rows)" in done.stderr
+
+
+@pytest.mark.usefixtures("restore_modes")
+def test_a_folder_made_unreadable_under_a_running_watch_keeps_its_rows(folder: Path, tmp_path: Path) -> None:
+    env = hash_env(tmp_path / "data", SCREE_LOG_FORMAT="json")
+    assert scree(env, "reindex", "--notes", str(folder)).returncode == 0
+    watch = subprocess.Popen(
+        [*unprivileged(), sys.executable, "-m", "scree.cli", "watch", "--notes", str(folder)],
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        wait_until(lambda: status(env, folder)["writer_pid"] is not None, "watch holds the lock", 15)
+        os.chmod(folder / "docs", 0)
+        write_file(folder, "good.md", "# Good\n\nquinces now\n")  # an edit after it: proof the events were taken
+        wait_until(lambda: keyword_paths(env, folder, "quinces") == ["good.md"], "the edit indexed", 15)
+        assert status(env, folder)["files"] == 4
+        os.chmod(folder / "docs", 0o755)
+        assert keyword_paths(env, folder, "damsons") == ["docs/d0.md", "docs/d1.md", "docs/d2.md"]
+        assert watch.poll() is None
+    finally:
+        watch.terminate()
+        _, err = watch.communicate(timeout=10)
+    no_traceback(err)
