@@ -57,8 +57,19 @@ def index_dir_for(folder: Path, env: Mapping[str, str]) -> Path:
 
 
 def ensure_private_dir(path: Path) -> None:
-    """Create `path` (and parents) with mode 0700 for the leaf; tighten an existing leaf we own."""
-    path.mkdir(parents=True, exist_ok=True, mode=DIR_MODE)
+    """Create `path` and any missing parents with mode 0700 (whatever the umask: with umask 000, mkdir's parents
+    came out 0777, issue 13); tighten an existing leaf we own. Existing parents are left as they are."""
+    missing: list[Path] = []
+    probe = path
+    while not probe.exists() and probe != probe.parent:
+        missing.append(probe)
+        probe = probe.parent
+    for folder in reversed(missing):
+        try:
+            folder.mkdir(mode=DIR_MODE)
+        except FileExistsError:
+            pass  # made meanwhile by another scree process
+        os.chmod(folder, DIR_MODE)
     os.chmod(path, DIR_MODE)
 
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import apsw
 
-from scree.errors import IndexMismatchError, ScreeError
+from scree.errors import IndexMismatchError, IndexWriteError, ScreeError
 from scree.logs import get_logger
 from scree.paths import prepare_index_dir, write_root_file
 from scree.ranking import fuse_rrf
@@ -71,6 +71,12 @@ def _batches(values: Iterable[Any]) -> Iterator[list[Any]]:
             batch = []
     if batch:
         yield batch
+
+
+def write_failure(db_path: Path, exc: apsw.Error) -> IndexWriteError:
+    """The one line for a write the disk refused; the transaction is rolled back, so nothing is half written."""
+    why = "the disk is full (or the file size limit was reached)" if isinstance(exc, apsw.FullError) else "I/O error"
+    return IndexWriteError(f"cannot write the index {db_path}: {why}; nothing was lost, free some space and retry")
 
 
 def _placeholders(count: int) -> str:
@@ -186,14 +192,17 @@ class Store:
         """One write transaction; `begin immediate` takes the write lock up front so it cannot deadlock later."""
         if self.readonly:
             raise RuntimeError(f"index {self.db_path} is open read-only")
-        self._conn.execute("begin immediate")
         try:
-            yield
-            self._conn.execute("commit")
-        except BaseException:
-            if not self._conn.get_autocommit():
-                self._conn.execute("rollback")
-            raise
+            self._conn.execute("begin immediate")
+            try:
+                yield
+                self._conn.execute("commit")
+            except BaseException:
+                if not self._conn.get_autocommit():
+                    self._conn.execute("rollback")
+                raise
+        except (apsw.FullError, apsw.IOError) as exc:  # issue 13: one line, and the rollback kept the old rows
+            raise write_failure(self.db_path, exc) from None
         finally:
             self._facts = None  # our own commits do not move data_version
         if not self._modes_checked:
@@ -320,6 +329,16 @@ class Store:
                 self._conn.execute(ddl)
             self._conn.execute("delete from meta where key in (?, ?)", (META_LAST_SYNC, META_FIRST_SYNC_DONE))
             self._record_model(identity, dims)
+
+    def replace_with(self, other: Store) -> None:
+        """`reindex -all`: make this index an exact copy of `other` (built beside it) in one step, through SQLite's
+        backup: a reader sees the old index or the new one, and a failure part way leaves the old one whole."""
+        try:
+            with self._conn.backup("main", other._conn, "main") as backup:
+                while not backup.step(-1):
+                    pass
+        except (apsw.FullError, apsw.IOError) as exc:
+            raise write_failure(self.db_path, exc) from None
 
     def _record_model(self, identity: str, dims: int) -> None:
         self._conn.executemany(
