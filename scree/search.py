@@ -75,7 +75,7 @@ class SearchEngine:
         if mode == "keyword" or not query.strip():
             return
         recorded = self._store.model()
-        if recorded is None or recorded[0] == KEYWORD_ONLY or self._store.counts()[1] == 0:
+        if recorded is None or recorded[0] == KEYWORD_ONLY or self._store.is_empty():
             return
         try:
             outcome: bytes | ScreeError = self._query_vector(query)
