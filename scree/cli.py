@@ -10,9 +10,10 @@ import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from scree import __version__
+from scree import __version__, replies
 from scree.config import Settings, load_settings, log_format, log_level
 from scree.errors import ScreeError, UsageError
+from scree.inert import inert, json_inert
 from scree.logs import configure_logging
 from scree.redact import redact
 
@@ -180,20 +181,27 @@ def cmd_reindex(args: argparse.Namespace) -> int:
 
     settings = settings_for(args)
     outcome = operations.reindex(settings, full=args.all, path=args.path, progress=_progress_printer(sys.stderr))  # type: ignore[arg-type]
-    print(outcome.message)
+    print(inert(outcome.message))  # file names and API errors are data: escapes shown, not run (issue 13)
     for path, reason in outcome.report.skipped if args.path is None else ():  # one path: the message says why
-        print(f"  skipped {path}: {reason}")
-    if outcome.report.outage:
+        print(inert(f"  skipped {path}: {reason}"))
+    report = outcome.report
+    if report.outage:
         raise ScreeError(
-            f"embeddings API unavailable ({outcome.report.outage}); {outcome.report.deferred} files keep their "
-            'old rows: run "scree reindex" again later'
+            replies.cli_outage_error(
+                report.outage,
+                deferred=report.deferred,
+                with_rows=report.deferred_with_rows,
+                rebuild=report.rebuilt is False,
+            )
         )
+    if report.failed:
+        raise ScreeError(replies.cli_unreadable_error(report.failed))
     return EXIT_OK
 
 
 def cmd_search(args: argparse.Namespace) -> int:
     from scree import operations
-    from scree.render import render_hits
+    from scree.render import render_hits, strip_controls
 
     settings = settings_for(args)
     result = operations.search(settings, args.query, args.k, args.mode, args.path)
@@ -204,7 +212,7 @@ def cmd_search(args: argparse.Namespace) -> int:
                 "path": h.path,
                 "start": h.start,
                 "end": h.end,
-                "heading": h.heading,
+                "heading": strip_controls(h.heading),  # as the MCP hit shows it (R-M1, R-L0)
                 "score": round(h.score, 6),
                 "text": h.text,
                 "stale": h.stale,
@@ -212,9 +220,9 @@ def cmd_search(args: argparse.Namespace) -> int:
             }
             for n, h in enumerate(result.hits, start=1)
         ]
-        print(json.dumps({"hits": hits, "note": result.note}, ensure_ascii=False))
+        print(json_inert(json.dumps({"hits": hits, "note": result.note}, ensure_ascii=False)))
     else:
-        print(render_hits(result.hits, result.notes))
+        print(inert(render_hits(result.hits, result.notes)))
     return EXIT_OK
 
 
@@ -234,20 +242,20 @@ def cmd_status(args: argparse.Namespace) -> int:
         print(json.dumps(info))
     else:
         for key, value in info.items():
-            print(f"{key.replace('_', ' ')}: {value if value is not None else '-'}")
+            print(inert(f"{key.replace('_', ' ')}: {value if value is not None else '-'}"))
     return EXIT_OK
 
 
 def cmd_doctor(args: argparse.Namespace) -> int:
     from scree.doctor import run_doctor
 
-    return run_doctor(settings_for(args), print)
+    return run_doctor(settings_for(args), lambda line: print(inert(line)))
 
 
 def cmd_init(args: argparse.Namespace) -> int:
     from scree.init import init_repo
 
-    print(init_repo(settings_for(args).folder, args.client))
+    print(inert(init_repo(settings_for(args).folder, args.client)))
     return EXIT_OK
 
 
@@ -310,7 +318,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         configure_logging("cli", log_format(os.environ), log_level(os.environ, "warning"))
         return COMMANDS[args.command](args)
     except ScreeError as exc:
-        print(f"scree: {redact(str(exc))}", file=sys.stderr)
+        print(f"scree: {inert(redact(str(exc)))}", file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
         print("scree: interrupted", file=sys.stderr)
@@ -319,6 +327,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         # the reader of our output went away (`scree search ... | head`): not an error worth a traceback
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_FAIL
+    except OSError as exc:  # a file scree needs could not be made or read (full disk, permissions, fd limit)
+        where = f": {exc.filename}" if exc.filename else ""
+        print(inert(f"scree: {redact(exc.strerror or str(exc))}{where}"), file=sys.stderr)
         return EXIT_FAIL
 
 
