@@ -17,6 +17,7 @@ from scree.logs import configure_logging
 from scree.redact import redact
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2  # R-L1
+EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE: what `yes | head` reports for the writer whose reader went away
 SINGLE_DASH_LONG = ("notes", "db", "all", "json", "mode", "check")  # the seed's spellings
 
 
@@ -286,7 +287,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         configure_logging(
             "cli", os.environ.get("SCREE_LOG_FORMAT", "console"), os.environ.get("SCREE_LOG_LEVEL", "warning")
         )
-        return COMMANDS[args.command](args)
+        code = COMMANDS[args.command](args)
+        sys.stdout.flush()  # inside the try: a reader gone before the buffer was written is handled below, not at exit
+        return code
     except ScreeError as exc:
         print(f"scree: {redact(str(exc))}", file=sys.stderr)
         return exc.exit_code
@@ -294,10 +297,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("scree: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:
-        # the reader of our output went away (`scree search ... | head`): not an error worth a traceback
+        # the reader of our output went away (`scree search ... | head`): end quietly, as a shell tool does; what is
+        # still buffered goes to /dev/null, so the interpreter's last flush at exit has nothing to complain about
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
-        return EXIT_FAIL
+        return EXIT_BROKEN_PIPE
 
 
 def mcp_main() -> int:
