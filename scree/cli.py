@@ -76,7 +76,12 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("reindex", help="bring the index up to date now (takes the writer lock)")
     _add_folder_flags(p)
     p.add_argument("--all", action="store_true", help="drop the index and rebuild it (also after a model change)")
-    p.add_argument("path", nargs="?", help="re-check one file (relative to the folder) instead of the whole folder")
+    p.add_argument(
+        "path",
+        nargs="?",
+        help="re-check one file instead of the whole folder: relative to the current directory (to the folder when "
+        "you are outside it), or absolute inside the folder",
+    )
 
     p = sub.add_parser("search", help="search the index (the same engine as the MCP tool)")
     _add_folder_flags(p)
@@ -163,11 +168,17 @@ def cmd_watch(args: argparse.Namespace) -> int:
 def cmd_reindex(args: argparse.Namespace) -> int:
     from scree import app
 
+    from scree.paths import path_in_folder
+    from scree.writer_proc.sync import MISSING_REASON
+
     settings = settings_for(args)
-    outcome = app.reindex(settings, full=args.all, path=args.path, progress=_progress_printer(sys.stderr))  # type: ignore[arg-type]
+    path = None if args.path is None else path_in_folder(settings.folder, Path.cwd(), args.path)
+    outcome = app.reindex(settings, full=args.all, path=path, progress=_progress_printer(sys.stderr))  # type: ignore[arg-type]
+    if path is not None and (path, MISSING_REASON) in outcome.report.skipped:
+        raise ScreeError(outcome.message)  # R-L1: a file that is not there is a failure (its old rows are gone)
     print(outcome.message)
-    for path, reason in outcome.report.skipped if args.path is None else ():  # one path: the message says why
-        print(f"  skipped {path}: {reason}")
+    for skipped, reason in outcome.report.skipped if path is None else ():  # one path: the message says why
+        print(f"  skipped {skipped}: {reason}")
     if outcome.report.outage:
         raise ScreeError(
             f"embeddings API unavailable ({outcome.report.outage}); {outcome.report.deferred} files keep their "

@@ -7,6 +7,8 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
+from scree.errors import PathRefusedError
+
 DIR_MODE = 0o700
 FILE_MODE = 0o600
 HASH_HEX_DIGITS = 16  # R-F2
@@ -76,3 +78,24 @@ def write_root_file(index_dir: Path, folder: Path) -> None:
     with os.fdopen(fd, "w", encoding="utf-8") as handle:
         handle.write(content)
     os.chmod(root_file, FILE_MODE)
+
+
+def path_in_folder(folder: Path, cwd: Path, raw: str) -> str | None:
+    """A path typed on the command line as the folder-relative posix path scree uses (`reindex PATH`).
+
+    Relative paths are taken from the current directory when it is inside the folder (as git takes them), else
+    from the folder itself; an absolute path must lie inside the folder (through symlinked parents too). None
+    means the folder itself; a NUL byte is left for the caller's refusal.
+    """
+    if "\x00" in raw:
+        return raw
+    root = folder.resolve()
+    here = cwd.resolve()
+    base = here if here == root or root in here.parents else root
+    candidate = Path(os.path.normpath(base / Path(raw).expanduser()))
+    for attempt in (candidate, candidate.parent.resolve() / candidate.name):
+        if attempt == root:
+            return None
+        if root in attempt.parents:
+            return attempt.relative_to(root).as_posix()
+    raise PathRefusedError(f'refused: "{raw}" is not inside {root}, the folder scree indexes')

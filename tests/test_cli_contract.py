@@ -111,7 +111,9 @@ def test_reindex_path_says_why_a_file_is_not_indexed(folder: Path, tmp_path: Pat
         assert proc.returncode == 0, proc.stderr
         return proc.stdout.strip()
 
-    assert reindex_line("missing.md") == '"missing.md" is not indexed: no such file.'
+    missing = run_scree("reindex", "--notes", str(folder), "missing.md", env=env)
+    assert (missing.returncode, missing.stdout) == (1, "")  # R-L1: a file that is not there is a failure
+    assert missing.stderr == 'scree: "missing.md" is not indexed: no such file.\n'
     assert reindex_line("private.md") == '"private.md" is not indexed: front matter says scree: ignore.'
     assert reindex_line("big.md").startswith('"big.md" is not indexed: larger than')
     assert reindex_line("escape.md") == '"escape.md" is not indexed: symlink.'

@@ -25,6 +25,7 @@ from scree.store import FileState, NewChunk, Store
 log = get_logger(__name__)
 
 OPTED_OUT_REASON = "front matter says scree: ignore"
+MISSING_REASON = "no such file"  # a path asked for that is not there (`scree reindex PATH` exits 1 on it)
 WRITE_BATCH_CHUNKS = 512  # rows per write transaction: sqlite-vec pays per commit, so small files share one
 BYTES_PER_MB = 1_000_000  # R-S4: SCREE_FIRST_SYNC_MB counts decimal megabytes
 LOGGED_PATHS = 5  # paths named in a debug or info line about many
@@ -206,7 +207,7 @@ class Syncer:
     def _visit(self, path: str, old: FileState | None, report: SyncReport) -> None:
         content = read_markdown(self._policy.root, path, self._max_file_bytes)
         if content is None or isinstance(content, Skipped) or opted_out(content.text):
-            reason = "no such file" if content is None else getattr(content, "reason", OPTED_OUT_REASON)
+            reason = MISSING_REASON if content is None else getattr(content, "reason", OPTED_OUT_REASON)
             report.skipped.append((path, reason))
             if content is not None:
                 log.info("file skipped", path=path, reason=reason)

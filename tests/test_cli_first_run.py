@@ -1,0 +1,59 @@
+"""A newcomer's first commands through the installed `scree`: paths typed from where the user stands, a --db in a
+folder that is not there, a folder outside any git repository, `init` there, help pages and typos."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+from cli_helpers import run_scree, scree_env, write_file
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    """A git repository with docs two folders down, as FastAPI's docs/en/docs."""
+    root = tmp_path / "repo"
+    write_file(root, "README.md", "# Repo\n\nTop level.\n")
+    write_file(root, "docs/en/tutorial/cors.md", "# CORS\n\nAllow origins with the middleware.\n")
+    subprocess.run(["git", "init", "-q", str(root)], check=True, timeout=30)
+    return root
+
+
+@pytest.fixture
+def env(tmp_path: Path) -> dict[str, str]:
+    return scree_env(tmp_path / "data", SCREE_EMBEDDER="hash")
+
+
+def _one_line_error(proc: subprocess.CompletedProcess[str], code: int = 1) -> str:
+    assert proc.returncode == code, proc
+    assert proc.stdout == "" and proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr, proc.stderr
+    return proc.stderr.removesuffix("\n")
+
+
+# --- item 4: a path on the command line is relative to where the user stands ---
+
+
+def test_reindex_path_is_relative_to_the_current_directory(repo: Path, env: dict[str, str]) -> None:
+    assert run_scree("reindex", env=env, cwd=repo).returncode == 0
+    inside = repo / "docs" / "en"
+    write_file(repo, "docs/en/tutorial/cors.md", "# CORS\n\nAllow origins, methods and headers.\n")
+    proc = run_scree("reindex", "tutorial/cors.md", env=env, cwd=inside)
+    assert (proc.returncode, proc.stdout) == (0, 'Re-indexed "docs/en/tutorial/cors.md".\n'), proc.stderr
+    proc = run_scree("reindex", str(inside / "tutorial" / "cors.md"), env=env, cwd=inside)  # absolute, inside
+    assert (proc.returncode, proc.stdout) == (0, '"docs/en/tutorial/cors.md" is already up to date.\n'), proc.stderr
+    proc = run_scree("reindex", "../../README.md", env=env, cwd=inside)
+    assert (proc.returncode, proc.stdout) == (0, '"README.md" is already up to date.\n'), proc.stderr
+    link = repo.parent / "link"
+    link.symlink_to(repo)  # the same folder through a symlinked parent
+    proc = run_scree("reindex", str(link / "README.md"), env=env, cwd=inside)
+    assert (proc.returncode, proc.stdout) == (0, '"README.md" is already up to date.\n'), proc.stderr
+
+    missing = _one_line_error(run_scree("reindex", "tutorial/gone.md", env=env, cwd=inside))
+    assert missing == 'scree: "docs/en/tutorial/gone.md" is not indexed: no such file.'
+    outside = write_file(repo.parent, "elsewhere.md", "# Elsewhere\n")
+    refused = _one_line_error(run_scree("reindex", str(outside), env=env, cwd=inside))
+    assert refused == f'scree: refused: "{outside}" is not inside {repo}, the folder scree indexes'
+    refused = _one_line_error(run_scree("reindex", "../../../elsewhere.md", env=env, cwd=inside))
+    assert refused.startswith('scree: refused: "../../../elsewhere.md" is not inside ')
