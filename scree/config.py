@@ -126,6 +126,9 @@ def load_settings(
     db_path = Path(db_override).expanduser().resolve() if db_override else index_dir / "index.db"
     if db_override:
         index_dir = db_path.parent
+        if not index_dir.is_dir():  # R-F2: a --db file's folder is the user's; scree never makes one up
+            given = f"--db {db}" if db else f"SCREE_DB={db_override}"
+            raise ConfigError(f"{given}: the folder {index_dir} does not exist; create it first or choose another path")
     api_key = (env.get("OPENROUTER_API_KEY") or env.get("SCREE_API_KEY") or "").strip() or None
     local_dir = env.get("SCREE_LOCAL_MODEL_DIR")
     return Settings(

@@ -62,9 +62,9 @@ def ensure_private_dir(path: Path) -> None:
 
 
 def prepare_index_dir(index_dir: Path, *, custom_db: bool) -> None:
-    """scree's own index folder is made private (0700, R-F2); the folder of a --db file is the user's: it is only
-    created when missing, never re-permissioned."""
-    if not custom_db or not index_dir.exists():
+    """scree's own index folder is made private (0700, R-F2); the folder of a --db file is the user's: it is never
+    created (load_settings refuses a missing one) nor re-permissioned."""
+    if not custom_db:
         ensure_private_dir(index_dir)
 
 

@@ -57,3 +57,26 @@ def test_reindex_path_is_relative_to_the_current_directory(repo: Path, env: dict
     assert refused == f'scree: refused: "{outside}" is not inside {repo}, the folder scree indexes'
     refused = _one_line_error(run_scree("reindex", "../../../elsewhere.md", env=env, cwd=inside))
     assert refused.startswith('scree: refused: "../../../elsewhere.md" is not inside ')
+
+
+# --- item 5: --db in a folder that is not there is an error, and nothing is created ---
+
+
+@pytest.mark.parametrize("how", ["--db", "SCREE_DB"])
+def test_db_in_a_missing_folder_is_refused_and_creates_nothing(
+    repo: Path, env: dict[str, str], tmp_path: Path, how: str
+) -> None:
+    target = tmp_path / "nonexistent" / "deeper" / "index.db"
+    for command in ("reindex", "search", "status"):
+        args = [command, "--notes", str(repo), *(["x"] if command == "search" else [])]
+        if how == "--db":
+            proc = run_scree(*args, "--db", str(target), env=env)
+        else:
+            proc = run_scree(*args, env={**env, "SCREE_DB": str(target)})
+        error = _one_line_error(proc)
+        assert error == (
+            f"scree: {how}{' ' if how == '--db' else '='}{target}: the folder {target.parent} does not exist; "
+            "create it first or choose another path"
+        )
+    assert not (tmp_path / "nonexistent").exists()
+    assert not (tmp_path / "data").exists() or not any((tmp_path / "data").rglob("index.db"))
