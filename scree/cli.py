@@ -96,6 +96,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("init", help="opt this repo in: write or merge the committed .mcp.json entry for scree-mcp")
     p.add_argument("--notes", metavar="DIR", help=f"repo folder ({NOTES_DEFAULT})")
+    p.add_argument("--here", action="store_true", help="write .mcp.json even where no git repository has its root")
 
     p = sub.add_parser("doctor", help="check the installation, the index and the settings")
     _add_folder_flags(p)
@@ -144,10 +145,14 @@ def notes_overridden(env: Mapping[str, str], notes: str | None, folder: Path) ->
 
 def settings_for(args: argparse.Namespace) -> Settings:
     """The settings a command runs with, warning on stderr when CLAUDE_PROJECT_DIR overrules --notes."""
+    from scree.paths import FROM_CWD_NO_REPO
+
     settings = load_settings(notes=args.notes, db=getattr(args, "db", None))
     warning = notes_overridden(os.environ, args.notes, settings.folder)
     if warning is not None:
         print(warning, file=sys.stderr)
+    if settings.folder_source == FROM_CWD_NO_REPO and args.command != "init":  # init refuses it instead
+        print(f"scree: using {settings.folder}: {FROM_CWD_NO_REPO} (--notes DIR chooses another)", file=sys.stderr)
     return settings
 
 
@@ -167,7 +172,6 @@ def cmd_watch(args: argparse.Namespace) -> int:
 
 def cmd_reindex(args: argparse.Namespace) -> int:
     from scree import app
-
     from scree.paths import path_in_folder
     from scree.writer_proc.sync import MISSING_REASON
 
@@ -235,7 +239,7 @@ def cmd_doctor(args: argparse.Namespace) -> int:
 def cmd_init(args: argparse.Namespace) -> int:
     from scree.init import init_repo
 
-    print(init_repo(settings_for(args).folder))
+    print(init_repo(settings_for(args).folder, here=args.here))
     return EXIT_OK
 
 

@@ -8,7 +8,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from scree.errors import ConfigError
+from scree.errors import ConfigError, UsageError
+from scree.paths import git_root
 
 MCP_FILE = ".mcp.json"
 SERVER_NAME = "scree"
@@ -29,8 +30,23 @@ def merge_entry(existing: dict[str, Any]) -> tuple[dict[str, Any], bool]:
     return merged, True
 
 
-def init_repo(folder: Path) -> str:
-    """Write or merge `<folder>/.mcp.json`; returns one line saying what was done."""
+def not_a_repo_root(folder: Path) -> str | None:
+    """Why `folder` is no git repository's root (where Claude Code reads .mcp.json), or None when it is one."""
+    if (folder / ".git").exists():
+        return None
+    root = git_root(folder)
+    return "it is in no git repository" if root is None else f"the repository's root is {root}"
+
+
+def init_repo(folder: Path, *, here: bool = False) -> str:
+    """Write or merge `<folder>/.mcp.json`; returns one line saying what was done. Outside a repository's root it
+    refuses unless `here` (a committed .mcp.json belongs at the root of a repo)."""
+    why_not = not_a_repo_root(folder)
+    if why_not is not None and not here:
+        raise UsageError(
+            f"{folder} is not a git repository's root ({why_not}); .mcp.json belongs there, to be committed: run "
+            f"scree init in the repository, or pass --here to write it in {folder} anyway"
+        )
     target = folder / MCP_FILE
     existing: dict[str, Any] = {}
     if target.exists():
@@ -55,4 +71,6 @@ def init_repo(folder: Path) -> str:
         Path(tmp).unlink(missing_ok=True)
         raise
     verb = "Added scree to" if existing else "Wrote"
+    if why_not is not None:
+        return f"{verb} {target}: Claude Code sessions started in {folder} now start scree-mcp."
     return f"{verb} {target}: commit it so every Claude Code session in this repo starts scree-mcp."

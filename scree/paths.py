@@ -23,16 +23,32 @@ def git_root(start: Path) -> Path | None:
     return None
 
 
-def resolve_folder(env: Mapping[str, str], notes: str | None, cwd: Path | None = None) -> Path:
-    """R-F1: git root above CLAUDE_PROJECT_DIR, else --notes, else the git root of cwd (cwd when in no repo)."""
+# Why a folder was chosen (R-F1), as `scree config` shows it; FROM_CWD_NO_REPO is said on stderr by every command.
+FROM_PROJECT_DIR = "the git root above CLAUDE_PROJECT_DIR"
+FROM_PROJECT_DIR_NO_REPO = "CLAUDE_PROJECT_DIR, which is in no git repository"
+FROM_NOTES = "--notes"
+FROM_CWD_REPO = "the git root of the current directory"
+FROM_CWD_NO_REPO = "the current directory, which is in no git repository"
+
+
+def choose_folder(env: Mapping[str, str], notes: str | None, cwd: Path | None = None) -> tuple[Path, str]:
+    """R-F1: git root above CLAUDE_PROJECT_DIR, else --notes, else the git root of cwd (cwd when in no repo); with
+    which of these it was (one of the FROM_* phrases)."""
     project_dir = env.get("CLAUDE_PROJECT_DIR")
     if project_dir:
         start = Path(project_dir).expanduser()
-        return git_root(start) or start.resolve()
+        root = git_root(start)
+        return (root, FROM_PROJECT_DIR) if root else (start.resolve(), FROM_PROJECT_DIR_NO_REPO)
     if notes:
-        return Path(notes).expanduser().resolve()
+        return Path(notes).expanduser().resolve(), FROM_NOTES
     here = (cwd or Path.cwd()).resolve()
-    return git_root(here) or here
+    root = git_root(here)
+    return (root, FROM_CWD_REPO) if root else (here, FROM_CWD_NO_REPO)
+
+
+def resolve_folder(env: Mapping[str, str], notes: str | None, cwd: Path | None = None) -> Path:
+    """R-F1's folder (choose_folder without the reason)."""
+    return choose_folder(env, notes, cwd)[0]
 
 
 def data_home(env: Mapping[str, str]) -> Path:

@@ -80,3 +80,38 @@ def test_db_in_a_missing_folder_is_refused_and_creates_nothing(
         )
     assert not (tmp_path / "nonexistent").exists()
     assert not (tmp_path / "data").exists() or not any((tmp_path / "data").rglob("index.db"))
+
+
+# --- item 7: outside a git repository scree says which folder it uses, and init refuses unless --here ---
+
+
+def test_outside_a_repository_scree_says_which_folder_and_why(tmp_path: Path, env: dict[str, str]) -> None:
+    loose = tmp_path / "loose"
+    write_file(loose, "notes.md", "# Notes\n\nLoose notes about gardening.\n")
+    said = f"scree: using {loose}: the current directory, which is in no git repository (--notes DIR chooses another)\n"
+    proc = run_scree("reindex", env=env, cwd=loose)
+    assert proc.returncode == 0 and proc.stderr == said, proc.stderr
+    proc = run_scree("status", "--json", env=env, cwd=loose)
+    assert proc.stderr == said and json.loads(proc.stdout)["folder"] == str(loose)
+    assert run_scree("status", "--notes", str(loose), env=env, cwd=loose).stderr == ""  # chosen on purpose: quiet
+
+
+def test_init_outside_a_repository_refuses_unless_here(tmp_path: Path, repo: Path, env: dict[str, str]) -> None:
+    loose = tmp_path / "loose"
+    loose.mkdir()
+    refused = _one_line_error(run_scree("init", env=env, cwd=loose), code=2)
+    assert refused == (
+        f"scree: {loose} is not a git repository's root (it is in no git repository); .mcp.json belongs there, to "
+        f"be committed: run scree init in the repository, or pass --here to write it in {loose} anyway"
+    )
+    assert list(loose.iterdir()) == []
+    sub = repo / "docs"
+    refused = _one_line_error(run_scree("init", "--notes", str(sub), env=env), code=2)
+    assert f"(the repository's root is {repo})" in refused and not (sub / ".mcp.json").exists()
+
+    proc = run_scree("init", "--here", env=env, cwd=loose)
+    assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+    assert proc.stdout == f"Wrote {loose / '.mcp.json'}: Claude Code sessions started in {loose} now start scree-mcp.\n"
+    assert json.loads((loose / ".mcp.json").read_text())["mcpServers"]["scree"]["command"] == "scree-mcp"
+    proc = run_scree("init", env=env, cwd=repo / "docs")  # in a repository: its root, no --here needed
+    assert proc.stdout.startswith(f"Wrote {repo / '.mcp.json'}: commit it")
