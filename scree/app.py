@@ -54,6 +54,8 @@ def normalise_rel_path(folder_policy: IgnorePolicy, raw: str) -> str:
 class ReindexOutcome:
     report: SyncReport
     message: str
+    files: int = 0  # what the index holds afterwards, as `scree status` counts it
+    chunks: int = 0
 
 
 def reindex(
@@ -85,7 +87,8 @@ def reindex(
             syncer = Syncer(store, policy, embedder, settings.max_file_bytes, stop=stop, progress=progress)
             report = syncer.sync_all() if rel is None else syncer.sync_paths([rel])
             embedder.close()
-        return ReindexOutcome(report, reindex_reply(rel, report))  # R-M7: the MCP reindex tool's wording
+            files, chunks = store.counts()
+        return ReindexOutcome(report, reindex_reply(rel, report), files, chunks)  # R-M7: the MCP tool's wording
     finally:
         lock.release()
 

@@ -6,7 +6,6 @@ import argparse
 import json
 import os
 import sys
-import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -14,6 +13,7 @@ from scree import __version__
 from scree.config import Settings, load_settings
 from scree.errors import ScreeError, UsageError
 from scree.logs import configure_logging
+from scree.progress import LineAwareStream, ProgressPrinter, final_line
 from scree.redact import redact
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2  # R-L1
@@ -113,24 +113,9 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _progress_printer(stream: object) -> object:
-    """R-L1: files and chunks done, rate and ETA on a terminal; nothing when stderr is not a TTY."""
-    if not (hasattr(stream, "isatty") and stream.isatty()):
-        return None
-    started = time.monotonic()
-
-    def show(report: object, total: int) -> None:
-        done = getattr(report, "scanned", 0)
-        elapsed = max(time.monotonic() - started, 1e-6)
-        rate = getattr(report, "bytes_read", 0) / elapsed / 1e6
-        eta = (total - done) * elapsed / done if done else 0.0
-        chunks = getattr(report, "chunks_embedded", 0)
-        sys.stderr.write(f"\r{done}/{total} files, {chunks} chunks embedded, {rate:.1f} MB/s, ETA {eta:.0f}s   ")
-        sys.stderr.flush()
-        if done == total:
-            sys.stderr.write("\n")
-
-    return show
+def _progress_printer() -> ProgressPrinter | None:
+    """R-L1: the progress line on a terminal; nothing when stderr is not a TTY (main wraps a terminal's stderr)."""
+    return ProgressPrinter(sys.stderr) if isinstance(sys.stderr, LineAwareStream) else None
 
 
 def notes_overridden(env: Mapping[str, str], notes: str | None, folder: Path) -> str | None:
@@ -177,7 +162,13 @@ def cmd_reindex(args: argparse.Namespace) -> int:
 
     settings = settings_for(args)
     path = None if args.path is None else path_in_folder(settings.folder, Path.cwd(), args.path)
-    outcome = app.reindex(settings, full=args.all, path=path, progress=_progress_printer(sys.stderr))  # type: ignore[arg-type]
+    progress = _progress_printer()
+    outcome = app.reindex(settings, full=args.all, path=path, progress=progress)
+    if progress is not None:
+        report = outcome.report
+        progress.finish(
+            final_line(outcome.files, outcome.chunks, report.chunks_embedded, report.bytes_visited, progress.elapsed_s)
+        )
     if path is not None and (path, MISSING_REASON) in outcome.report.skipped:
         raise ScreeError(outcome.message)  # R-L1: a file that is not there is a failure (its old rows are gone)
     print(outcome.message)
@@ -297,6 +288,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command is None:
         parser.print_help()
         return EXIT_USAGE
+    if sys.stderr.isatty():
+        sys.stderr = LineAwareStream(sys.stderr)  # a progress line is ended before any other output (R-L1)
     try:
         load_settings_file()
         configure_logging(

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import pty
 import signal
 import stat
 import subprocess
@@ -228,54 +227,6 @@ def test_usage_errors_exit_2_without_traceback(tmp_path: Path) -> None:
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     proc = run_scree("search", "--notes", str(tmp_path / "missing"), "x", env=env)
     assert proc.returncode == 1 and "does not exist" in proc.stderr and "Traceback" not in proc.stderr
-
-
-def test_progress_shows_on_a_terminal_and_stays_quiet_otherwise(
-    folder: Path, tmp_path: Path, embed_server: EmbedServer
-) -> None:
-    env = scree_env(tmp_path / "data", embed_server.url)
-    quiet = run_scree("reindex", "--notes", str(folder), env=env)
-    assert quiet.returncode == 0 and "files" not in quiet.stderr
-    write_file(folder, "new.md", "# New\n\nA new note.\n")
-    leader, follower = pty.openpty()
-    try:
-        proc = subprocess.run(
-            [SCREE, "reindex", "--notes", str(folder)], env=env, stdout=subprocess.PIPE, stderr=follower, timeout=60
-        )
-        os.close(follower)
-        shown = b""
-        while True:
-            try:
-                data = os.read(leader, 4096)
-            except OSError:
-                break
-            if not data:
-                break
-            shown += data
-    finally:
-        os.close(leader)
-    assert proc.returncode == 0
-    assert b"3/3 files" in shown and b"MB/s" in shown and b"ETA" in shown
-
-
-def test_search_piped_into_a_closed_reader_is_quiet(folder: Path, tmp_path: Path, embed_server: EmbedServer) -> None:
-    env = scree_env(tmp_path / "data", embed_server.url)
-    for i in range(30):
-        write_file(folder, f"bulk/{i}.md", f"# Bulk {i}\n\n" + "pip install everywhere " * 200 + "\n")
-    assert run_scree("reindex", "--notes", str(folder), env=env).returncode == 0
-    proc = subprocess.Popen(
-        [SCREE, "search", "--notes", str(folder), "-k", "50", "--mode", "keyword", "pip install"],
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
-    assert proc.stdout is not None and proc.stderr is not None
-    proc.stdout.read(10)
-    proc.stdout.close()  # like `| head -c 10`
-    err = proc.stderr.read().decode()
-    proc.stderr.close()
-    proc.wait(timeout=60)
-    assert "Traceback" not in err
 
 
 # --- symlink loops (SPEC §11) ---
