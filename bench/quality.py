@@ -74,7 +74,7 @@ def main() -> None:
     from scree.ignore import IgnorePolicy
     from scree.search import SearchEngine
     from scree.store import Store
-    from scree.writer_proc.sync import Syncer, prepare_store
+    from scree.writer_proc.sync import Syncer
 
     folder = CACHE / "corpus"
     documents = write_corpus(args.data, folder)
@@ -83,7 +83,7 @@ def main() -> None:
     db = CACHE / f"index-{embedder.identity.replace('/', '_').replace(':', '_')}.db"
     started = time.perf_counter()
     with Store.open(db, folder) as store:
-        prepare_store(store, embedder)
+        store.prepare(embedder)
         report = Syncer(store, IgnorePolicy(folder), embedder, settings.max_file_bytes).sync_all()
     print(
         f"indexed {documents} documents with {embedder.identity}: {report.indexed} (re)embedded "

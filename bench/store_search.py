@@ -29,7 +29,7 @@ import apsw
 import numpy as np
 
 from scree.store import FileState, NewChunk, Store
-from scree.store.db import OVERSAMPLE
+from scree.store.searches import OVERSAMPLE
 
 DIMS = 512  # R-E2: the default API model's dimensions
 K = 16

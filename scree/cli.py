@@ -158,7 +158,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
 def cmd_reindex(args: argparse.Namespace) -> int:
     from scree import app
     from scree.paths import path_in_folder
-    from scree.writer_proc.sync import MISSING_REASON
+    from scree.replies import MISSING_REASON
 
     settings = settings_for(args)
     path = None if args.path is None else path_in_folder(settings.folder, Path.cwd(), args.path)

@@ -92,16 +92,16 @@ class LineAwareStream(io.TextIOBase):
         except (OSError, ValueError):
             width = FALLBACK_COLUMNS
         with self._lock:
+            self._line_open = True  # first: a ^C that lands during the write below still finds the line open
             self._stream.write("\r" + (text[: max(width - 1, 10)] if cut else text) + CLEAR_TO_END)
             self._stream.flush()
-            self._line_open = True
 
     def end_line(self) -> None:
         with self._lock:
-            if self._line_open:
-                self._line_open = False
+            if self._line_open:  # cleared after the write: a ^C during it leaves the line to be ended again
                 self._stream.write("\n")
                 self._stream.flush()
+                self._line_open = False
 
     def write(self, text: str) -> int:
         with self._lock:

@@ -72,8 +72,7 @@ class SearchEngine:
         """Up to k hits, best first; `max_k` lets the quality benchmark look past the tool's cap of 50."""
         k = max(1, min(k, max_k))
         notes: list[str] = []
-        files, chunks = self._store.counts()
-        if chunks == 0 or not query.strip():
+        if self._store.is_empty() or not query.strip():
             return SearchResult(hits=[], notes=notes)
         limit = overfetch(k)
         vector_ids: list[int] = []

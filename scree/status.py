@@ -1,4 +1,4 @@
-"""The writer's status as the reader sees it, the R-M5 note it turns into, and the control surface the reader calls."""
+"""The writer's status as the reader sees it (replies.status_note words it) and the control surface the reader calls."""
 
 from __future__ import annotations
 
@@ -21,26 +21,6 @@ class WriterStatus:
     over_cap_mb: float | None = None  # R-S4: the folder's markdown, when the first-sync cap stopped the sync
     cap_mb: float | None = None  # R-S4: SCREE_FIRST_SYNC_MB
     first_sync_done: bool = False
-
-
-def status_note(s: WriterStatus) -> str | None:
-    """The one R-M5 line for the end of a search reply, or None when the index is complete and kept current.
-
-    One line only: nothing indexed (cap) first, then a stopped writer, then an incomplete index.
-    """
-    if s.over_cap_mb is not None and s.cap_mb is not None:
-        return (
-            f"[not indexed: this folder has {s.over_cap_mb:.1f} MB of markdown, over SCREE_FIRST_SYNC_MB={s.cap_mb:g}; "
-            'run "scree reindex" in it to index it anyway]'
-        )
-    if s.error is not None:
-        return f"[index not updating: {' '.join(s.error.split())}]"
-    if s.holder == "self" and s.first_sync_running:
-        return f"[index incomplete: first sync in progress, {s.notes_indexed} notes indexed so far]"
-    if s.holder == "other" and not s.first_sync_done:
-        who = f"pid {s.pid}" if s.pid is not None else "pid unknown"
-        return f"[index incomplete: another scree process ({who}) is building it]"
-    return None
 
 
 class WriterControl(Protocol):

@@ -4,12 +4,12 @@ the board its loop posts to for the reader's threads (status, parking, queued re
 from __future__ import annotations
 
 import itertools
-import signal
 import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from scree.config import env_number
+from scree.replies import SHUTTING_DOWN_REPLY, STOPPED_UNASKED, exit_code_reason
 from scree.status import WriterStatus
 from scree.writer_proc.child import OVER_CAP, STOPPED, SYNC, WATCH, ChildStatus, Finished
 
@@ -19,9 +19,6 @@ DEFAULT_RESTART_MAX_S = 60.0  # ... up to this
 DEFAULT_HEARTBEAT_TIMEOUT_S = 10.0  # R-P2: the child reports every second; this long silent means hung
 DEFAULT_HANDSHAKE_GRACE_S = 2.0  # R-M8: the first child waits this long at most for the MCP handshake
 MAX_RECHECKS = 1000  # paths queued for the next child at most; its start-up sync re-checks everything anyway
-
-SUPERVISOR_FAILED = "the writer supervisor failed; restart the session to resume indexing"
-SHUTTING_DOWN_REPLY = "scree is shutting down; the request was not run."
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,18 +71,8 @@ def exit_reason(code: int | None, finished: Finished | None) -> str:
     if finished is not None and finished.outcome != STOPPED:
         return finished.message
     if finished is not None:
-        return "the writer process stopped unasked"
-    if code is not None and code < 0:
-        return f"the writer process was killed by {signal.Signals(-code).name}"
-    return f"the writer process exited with code {code}"
-
-
-def silent_reason(limit_s: float) -> str:
-    return f"the writer stopped answering (no heartbeat for {limit_s:g} s) and was killed"
-
-
-def memory_reason(rss_mb: float, max_rss_mb: float) -> str:
-    return f"the writer used {rss_mb:.0f} MB of memory, over SCREE_WRITER_MAX_RSS_MB={max_rss_mb:g}, and was killed"
+        return STOPPED_UNASKED
+    return exit_code_reason(code)
 
 
 # --- the board: what the loop posts and the reader's threads read ---

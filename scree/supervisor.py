@@ -51,18 +51,10 @@ from scree.errors import ScreeError
 from scree.lock import WriterLock
 from scree.logs import configure_logging, get_logger, logged_thread
 from scree.paths import prepare_index_dir
+from scree.replies import SUPERVISOR_FAILED, memory_reason, restarting, silent_reason, start_failed_reason
 from scree.signals import SignalLatch
 from scree.status import WriterStatus
-from scree.supervision import (
-    SUPERVISOR_FAILED,
-    Backoff,
-    Board,
-    Parked,
-    SupervisorOptions,
-    exit_reason,
-    memory_reason,
-    silent_reason,
-)
+from scree.supervision import Backoff, Board, Parked, SupervisorOptions, exit_reason
 from scree.writer_control import SupervisedControl
 from scree.writer_proc.child import (
     OUTCOME_BY_EXIT_CODE,
@@ -216,7 +208,7 @@ class Supervisor:
         try:
             handle = start_writer(self._settings, mode, self._lock.fileno())  # shared: see the module docstring
         except (OSError, ValueError) as exc:
-            self._failed(f"the writer process could not start: {exc}")
+            self._failed(start_failed_reason(exc))
             return
         now = time.monotonic()
         self._child = _Running(handle, self._generation, now, now, next_memory_check=now)
@@ -311,7 +303,7 @@ class Supervisor:
     def _failed(self, reason: str) -> None:
         delay = self._backoff.take()
         self._restart_at = time.monotonic() + delay
-        self._board.writer_down(f"{reason}; restarting it")
+        self._board.writer_down(restarting(reason))
         log.warning("writer down; restarting it", reason=reason, in_s=delay)
 
     def _park(self, outcome: str, message: str) -> None:

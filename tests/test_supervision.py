@@ -11,6 +11,7 @@ import time
 import pytest
 
 from scree.errors import ConfigError
+from scree.replies import SHUTTING_DOWN_REPLY, memory_reason, silent_reason
 from scree.status import WriterStatus
 from scree.supervision import (
     DEFAULT_HANDSHAKE_GRACE_S,
@@ -19,7 +20,6 @@ from scree.supervision import (
     DEFAULT_RESTART_MAX_S,
     DEFAULT_RESTART_S,
     MAX_RECHECKS,
-    SHUTTING_DOWN_REPLY,
     Backoff,
     Board,
     Parked,
@@ -27,8 +27,6 @@ from scree.supervision import (
     SupervisorOptions,
     WriterView,
     exit_reason,
-    memory_reason,
-    silent_reason,
 )
 from scree.writer_proc.child import (
     FAILED,

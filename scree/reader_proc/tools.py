@@ -8,8 +8,9 @@ from typing import TYPE_CHECKING
 
 from scree.config import Settings
 from scree.errors import PathRefusedError, ScreeError
-from scree.redact import redact
-from scree.status import WriterControl, status_note
+from scree.paths import normalise_rel_path
+from scree.replies import opted_out_refusal, status_note, tool_error
+from scree.status import WriterControl
 
 if TYPE_CHECKING:  # imported for real on first use, so the handshake never waits for them (R-M8)
     from scree.files import FileContent
@@ -20,7 +21,6 @@ if TYPE_CHECKING:  # imported for real on first use, so the handshake never wait
 MODES = ("hybrid", "semantic", "keyword")  # SPEC §8
 DEFAULT_K = 8  # SPEC §8
 MAX_K = 50  # SPEC §8
-OPTED_OUT_REASON = "front matter says scree: ignore"  # R-I1, worded as the writer reports it
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,17 +29,6 @@ class Reply:
 
     text: str
     is_error: bool = False
-
-
-def one_line(exc: BaseException) -> str:
-    """An error as one line with secrets masked; refusals keep their own `refused:` wording (R-M6)."""
-    text = redact(" ".join(str(exc).split())) or type(exc).__name__
-    return text if text.startswith(("refused:", "error:")) else f"error: {text}"
-
-
-def opted_out_refusal(rel: str) -> str:
-    """R-M6/R-M7: a file whose front matter opts out is ignored like any other ignored path."""
-    return f'refused: "{rel}" is ignored by scree ({OPTED_OUT_REASON})'
 
 
 def split_lines(text: str) -> list[str]:
@@ -96,14 +85,14 @@ class ReaderTools:
         if self._engine is None:
             if not self._settings.db_path.exists():
                 return None
-            from scree.app import open_store
             from scree.embedders.factory import make_embedder
             from scree.embedders.idle import READER_IDLE_S
             from scree.search import SearchEngine
+            from scree.store import Store
 
             settings = self._settings
             self._engine = SearchEngine(
-                open_store(settings, readonly=True),
+                Store.open(settings.db_path, settings.folder, readonly=True),
                 self.policy(),
                 settings.folder,
                 settings.max_file_bytes,
@@ -148,7 +137,7 @@ class ReaderTools:
             result = self._search(query, k, mode)
         except ScreeError as exc:
             note = status_note(self._control.status())
-            return Reply(one_line(exc) + (f"\n{note}" if note else ""), is_error=True)
+            return Reply(tool_error(exc) + (f"\n{note}" if note else ""), is_error=True)
         if result.dropped_paths:
             self._control.recheck(result.dropped_paths)
         note = status_note(self._control.status())
@@ -166,14 +155,13 @@ class ReaderTools:
 
     def read_doc(self, path: str, start: int | None = None, end: int | None = None) -> Reply:
         """R-M6: one <doc> element for lines start..end of a file scree would index."""
-        from scree.app import normalise_rel_path
         from scree.chunking import normalise_newlines
         from scree.render import render_doc
 
         try:
             rel = normalise_rel_path(self.policy(), path)
         except PathRefusedError as exc:
-            return Reply(one_line(exc), is_error=True)
+            return Reply(tool_error(exc), is_error=True)
         content = self._read(rel)
         if isinstance(content, Reply):
             return content
@@ -186,8 +174,6 @@ class ReaderTools:
 
     def reindex(self, path: str | None = None) -> Reply:
         """R-M7: the writer's one-line reply; an ignored path is refused before the writer is asked."""
-        from scree.app import normalise_rel_path
-
         rel: str | None = None
         try:
             if path is not None:
@@ -196,4 +182,4 @@ class ReaderTools:
                     return Reply(opted_out_refusal(rel), is_error=True)
             return Reply(self._control.request_reindex(rel))
         except ScreeError as exc:
-            return Reply(one_line(exc), is_error=True)
+            return Reply(tool_error(exc), is_error=True)

@@ -10,7 +10,7 @@ import apsw
 from scree.errors import IndexCorruptError, IndexMismatchError
 from scree.paths import FILE_MODE, ensure_private_dir
 from scree.store.extension import vec0_path
-from scree.store.schema import SCHEMA_VERSION, NotAnIndexError, current_version, migrate
+from scree.store.schema import META_FOLDER, SCHEMA_VERSION, NotAnIndexError, current_version, migrate
 
 BUSY_TIMEOUT_MS = 5000  # R-S1: wait this long for another process's write lock before failing
 WAL_AUTOCHECKPOINT_PAGES = 1000  # R-S1: bounded autocheckpoint (4 MB of 4 KB pages)
@@ -100,7 +100,7 @@ def empty_index(folder: str) -> apsw.Connection:
     a writer has built the real one."""
     conn = connect(":memory:", readonly=False)
     migrate(conn)
-    conn.execute("insert into meta(key, value) values ('folder', ?)", (folder,))
+    conn.execute("insert into meta(key, value) values (?, ?)", (META_FOLDER, folder))
     return conn
 
 
@@ -127,9 +127,9 @@ def _prepare(conn: apsw.Connection, db_path: Path, folder: str, *, readonly: boo
             migrate(conn)
         except NotAnIndexError as exc:
             raise IndexCorruptError(f"{db_path} is not a scree index ({exc}); use another -db") from exc
-        conn.execute("insert or ignore into meta(key, value) values ('folder', ?)", (folder,))
+        conn.execute("insert or ignore into meta(key, value) values (?, ?)", (META_FOLDER, folder))
         tighten_modes(db_path)
-    row = conn.execute("select value from meta where key = 'folder'").fetchone()
+    row = conn.execute("select value from meta where key = ?", (META_FOLDER,)).fetchone()
     if row is not None and str(row[0]) != folder:
         raise IndexMismatchError(
             f"index {db_path} belongs to folder {row[0]}, not {folder}; use another -db (SCREE_DB) or remove that index"

@@ -40,12 +40,6 @@ def candidate_count(limit: int) -> int:
     return max(limit, min(limit * OVERSAMPLE, MAX_CANDIDATES))
 
 
-def needs_two_stage(conn: apsw.Connection) -> bool:
-    """True when the index holds more sign-bit rows than an exact scan serves within the latency bar."""
-    row = conn.execute(f"select count(*) from {VECTOR_BITS_TABLE}").fetchone()
-    return row is not None and int(row[0]) > EXACT_SEARCH_MAX_CHUNKS
-
-
 def exact_nearest(conn: apsw.Connection, vector: bytes, limit: int) -> list[tuple[int, float]]:
     """(chunk id, cosine distance) of the `limit` nearest chunks by a full scan of the vec0 table, nearest first."""
     rows = conn.execute(_EXACT_SQL, (vector, min(limit, MAX_KNN)))

@@ -212,7 +212,8 @@ def _run(writer: Writer, log: Any) -> tuple[str, str]:
     """Run the writer; its outcome as one of ours, with the line for the user."""
     from scree.errors import ScreeError
     from scree.redact import redact
-    from scree.writer_proc.results import Outcome, error_line, failed_message
+    from scree.replies import error_line, failed_message
+    from scree.writer_proc.results import Outcome
 
     try:
         result = writer.run()
@@ -278,14 +279,9 @@ class _Reporter:
 
 def _index_complete(settings: Settings) -> bool:
     """Whether the index already had a finished first sync: then this child's sync is a cheap catch-up (R-M5)."""
-    from scree.errors import ScreeError
     from scree.store import Store
 
-    try:
-        with Store.open(settings.db_path, settings.folder, readonly=True) as store:
-            return store.get_meta("first_sync_done") == "1"
-    except ScreeError:
-        return False
+    return Store.first_sync_recorded(settings.db_path, settings.folder)
 
 
 def _serve_requests(

@@ -5,13 +5,6 @@ from __future__ import annotations
 import enum
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
-from typing import TYPE_CHECKING
-
-from scree.redact import redact
-
-if TYPE_CHECKING:
-    from scree.writer_proc.sync import SyncReport
 
 
 class Outcome(enum.Enum):
@@ -56,44 +49,3 @@ class Request:
 
     path: str | None
     reply: Reply
-
-
-def error_line(exc: BaseException) -> str:
-    """An error's text on one line, with any secret masked (R-E5); "" when it has none."""
-    return redact(" ".join(str(exc).split()))
-
-
-def failed_message(exc: BaseException) -> str:
-    """The line for a writer that died on an unexpected error."""
-    return f"the writer failed: {error_line(exc) or type(exc).__name__}"
-
-
-def over_cap_result(folder: Path, size_mb: float, cap_mb: float) -> WriterResult:
-    """R-S4: the first sync was skipped because the folder's markdown is over SCREE_FIRST_SYNC_MB."""
-    return WriterResult(
-        Outcome.OVER_CAP,
-        f"not indexed: {folder} has {size_mb:.1f} MB of markdown, over "
-        f'SCREE_FIRST_SYNC_MB={cap_mb:g}; run "scree reindex" in it to index it anyway',
-    )
-
-
-def reindex_reply(path: str | None, report: SyncReport) -> str:
-    """R-M7's line for a reindex the writer ran, worded as `scree reindex` words it; a skipped file says why (R-I2)."""
-    if path is None:
-        line = report.summary()
-    else:
-        skipped = next((reason for p, reason in report.skipped if p == path), None)
-        if skipped is not None:
-            line = f'"{path}" is not indexed: {skipped}.'
-        elif report.unchanged and not report.indexed and not report.removed:
-            line = f'"{path}" is already up to date.'
-        else:
-            line = f'Re-indexed "{path}".'
-    if report.outage is not None:
-        line += f" The embeddings API is unavailable ({report.outage}); run reindex again later."
-    return line
-
-
-def paused_reply(last_error: str | None) -> str:
-    """R-M7's line for a reindex asked during an outage pause (R-E4)."""
-    return f"The embeddings API is unavailable ({last_error}); the folder is re-synced when it answers again."

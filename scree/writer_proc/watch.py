@@ -20,6 +20,7 @@ from scree.lock import WriterLock
 from scree.logs import get_logger
 from scree.paths import prepare_index_dir
 from scree.redact import redact
+from scree.replies import first_sync_process_exited, waiting_for_lock
 from scree.signals import SignalLatch
 from scree.writer_proc.results import Outcome, WriterResult, WriterState
 from scree.writer_proc.writer import Writer
@@ -43,10 +44,8 @@ def wait_for_lock(settings: Settings, stop: threading.Event) -> WriterLock | Non
         pid = lock.holder_pid()
         if pid != announced:
             announced = pid
-            who = f"pid {pid}" if pid is not None else "pid unknown"
             print(
-                f"scree: waiting: another scree process ({who}) holds {settings.lock_path}; "
-                f"retrying every {settings.lock_retry_s:g} s",
+                f"scree: {waiting_for_lock(pid, settings.lock_path, settings.lock_retry_s)}",
                 file=sys.stderr,
                 flush=True,
             )
@@ -106,7 +105,7 @@ def _first_sync_in_child(settings: Settings, lock: WriterLock, stop: threading.E
         return None
     if outcome in (SYNCED, STOPPED) or stop.is_set():
         return WriterResult(Outcome.STOPPED, "stopped")
-    line = finished.message if finished else f"the first-sync process exited with code {child.process.exitcode}"
+    line = finished.message if finished else first_sync_process_exited(child.process.exitcode)
     return WriterResult(Outcome.OVER_CAP if outcome == OVER_CAP else Outcome.FAILED, line or FAILED)
 
 

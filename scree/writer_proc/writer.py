@@ -34,6 +34,7 @@ from scree.errors import EmbeddingError
 from scree.ignore import IgnorePolicy
 from scree.logs import get_logger, logged_thread
 from scree.redact import redact
+from scree.replies import failed_message, over_cap_message, paused_reply, reindex_error_reply
 from scree.store import Store
 from scree.writer_proc.debounce import Job, Schedule
 from scree.writer_proc.health import HealthCheck
@@ -44,11 +45,6 @@ from scree.writer_proc.results import (
     StatusCallback,
     WriterResult,
     WriterState,
-    error_line,
-    failed_message,
-    over_cap_result,
-    paused_reply,
-    reindex_reply,
 )
 from scree.writer_proc.sync import (
     LOGGED_PATHS,
@@ -56,8 +52,6 @@ from scree.writer_proc.sync import (
     SyncReport,
     first_sync_over_cap,
     log_report,
-    open_for_writing,
-    prepare_store,
     release_sync_memory,
 )
 from scree.writer_proc.watcher import Change, Event, IgnoreDirFilter, Watcher, make_watcher
@@ -165,8 +159,8 @@ class Writer:
         embedder = make_embedder(settings, keyword_fallback=True, release_idle_s=WRITER_IDLE_S)
         store: Store | None = None
         try:
-            store = open_for_writing(settings)
-            prepare_store(store, embedder)
+            store = Store.open_for_writing(settings)
+            store.prepare(embedder)
             capped = self._check_cap(store)
             if capped is not None:
                 return capped
@@ -189,7 +183,7 @@ class Writer:
             self._over_cap_mb = size_mb
         self._send_status()
         log.info("first sync skipped: over SCREE_FIRST_SYNC_MB", mb=round(size_mb, 1))
-        return over_cap_result(settings.folder, size_mb, settings.first_sync_mb)
+        return WriterResult(Outcome.OVER_CAP, over_cap_message(settings.folder, size_mb, settings.first_sync_mb))
 
     def _follow(self, syncer: Syncer, policy: IgnorePolicy) -> WriterResult:
         settings = self._settings
@@ -345,14 +339,14 @@ class Writer:
             report = parts.syncer.sync_all() if job.full else parts.syncer.sync_paths(job.paths)
         except EmbeddingError as exc:  # a refused key or a ZDR refusal: say so, and try again after a pause
             if job.request is not None:
-                job.request.reply(f"error: {error_line(exc)}")
+                job.request.reply(reindex_error_reply(exc))
             self._pause(redact(str(exc)))
             return
         log_report(report, job.paths, full=job.full)
         if job.full:
             release_sync_memory(parts.policy)
         if job.request is not None:
-            job.request.reply(reindex_reply(job.request.path, report))
+            job.request.reply(report.reply(job.request.path))
         if report.outage is not None:
             self._pause(report.outage)
         elif not self._halt.is_set():
