@@ -101,6 +101,12 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("doctor", help="check the installation, the index and the settings")
     _add_folder_flags(p)
 
+    p = sub.add_parser(
+        "config", help="every setting with its effective value and where it came from (secrets as set/unset)"
+    )
+    _add_folder_flags(p)
+    p.add_argument("--json", action="store_true", help="print one JSON list of {name, value, source}")
+
     p = sub.add_parser("bench", help="measure memory, handshake, search, sync and edit latency against SPEC §10's bars")
     p.add_argument("--notes", metavar="DIR", help="measure on a copy of the notes in DIR (default: a generated tree)")
     p.add_argument("--json", metavar="FILE", help="also write the figures to FILE as one JSON object")
@@ -136,7 +142,7 @@ def settings_for(args: argparse.Namespace) -> Settings:
     warning = notes_overridden(os.environ, args.notes, settings.folder)
     if warning is not None:
         print(warning, file=sys.stderr)
-    if settings.folder_source == FROM_CWD_NO_REPO and args.command != "init":  # init refuses it instead
+    if settings.folder_source == FROM_CWD_NO_REPO and args.command not in ("init", "config"):  # they say it
         print(f"scree: using {settings.folder}: {FROM_CWD_NO_REPO} (--notes DIR chooses another)", file=sys.stderr)
     return settings
 
@@ -234,6 +240,20 @@ def cmd_init(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_config(args: argparse.Namespace) -> int:
+    from scree.settings_view import Origins, render_rows, settings_rows
+    from scree.supervision import SupervisorOptions
+
+    settings = settings_for(args)
+    origins = Origins(os.environ, args.from_settings_file, notes_flag=bool(args.notes), db_flag=bool(args.db))
+    rows = settings_rows(settings, SupervisorOptions.from_env(os.environ), origins, settings_file_path())
+    if args.json:
+        print(json.dumps([{"name": r.name, "value": r.value, "source": r.source} for r in rows], ensure_ascii=False))
+    else:
+        print(render_rows(rows))
+    return EXIT_OK
+
+
 def cmd_model(args: argparse.Namespace) -> int:
     from scree.model_install import install_model
 
@@ -269,17 +289,23 @@ COMMANDS = {
     "doctor": cmd_doctor,
     "init": cmd_init,
     "model": cmd_model,
+    "config": cmd_config,
     "bench": cmd_bench,
 }
 
 
-def load_settings_file() -> None:
+def load_settings_file() -> tuple[str, ...]:
     """The user's settings file ($XDG_CONFIG_HOME/scree/env, never the repo's) into this process's environment, for
     every command alike, so reindex, search, status and doctor see the key serve sees; variables already set win."""
     from scree.envfile import load_env_file
+
+    return load_env_file(settings_file_path(), os.environ)
+
+
+def settings_file_path() -> Path:
     from scree.paths import config_home
 
-    load_env_file(config_home(os.environ) / "env", os.environ)
+    return config_home(os.environ) / "env"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -291,7 +317,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if sys.stderr.isatty():
         sys.stderr = LineAwareStream(sys.stderr)  # a progress line is ended before any other output (R-L1)
     try:
-        load_settings_file()
+        args.from_settings_file = load_settings_file()
         configure_logging(
             "cli", os.environ.get("SCREE_LOG_FORMAT", "console"), os.environ.get("SCREE_LOG_LEVEL", "warning")
         )

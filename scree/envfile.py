@@ -33,15 +33,15 @@ def parse_env_text(text: str) -> dict[str, str]:
     return values
 
 
-def load_env_file(path: Path, environ: MutableMapping[str, str]) -> int:
+def load_env_file(path: Path, environ: MutableMapping[str, str]) -> tuple[str, ...]:
     """Load `path` into `environ` without overriding what is already set; refuse a file others can read.
 
-    Returns how many variables were set. A missing file is fine (nothing to load).
+    Returns the names it set (`scree config` says where each setting came from). A missing file is fine.
     """
     try:
         info = path.stat()
     except FileNotFoundError:
-        return 0
+        return ()
     if os.name == "posix" and stat.S_IMODE(info.st_mode) & 0o077:
         raise ConfigError(
             f"refusing to read {path}: other users can read or write it (mode {stat.S_IMODE(info.st_mode):o}); "
@@ -53,11 +53,11 @@ def load_env_file(path: Path, environ: MutableMapping[str, str]) -> int:
         raise ConfigError(f"settings file {path} is not UTF-8 text") from None
     except ConfigError as exc:
         raise ConfigError(f"{path}: {exc}") from None
-    loaded = 0
+    loaded = []
     for key, value in values.items():
         if key in SECRET_NAMES:
             register_secret(value)
         if key not in environ:
             environ[key] = value
-            loaded += 1
-    return loaded
+            loaded.append(key)
+    return tuple(loaded)

@@ -115,3 +115,44 @@ def test_init_outside_a_repository_refuses_unless_here(tmp_path: Path, repo: Pat
     assert json.loads((loose / ".mcp.json").read_text())["mcpServers"]["scree"]["command"] == "scree-mcp"
     proc = run_scree("init", env=env, cwd=repo / "docs")  # in a repository: its root, no --here needed
     assert proc.stdout.startswith(f"Wrote {repo / '.mcp.json'}: commit it")
+
+
+# --- item 10: `scree config` shows every setting, its value and where it came from ---
+
+
+def test_config_shows_each_value_and_its_source_and_never_a_secret(repo: Path, tmp_path: Path) -> None:
+    secret = "sk-config-secret-7d41"
+    env = scree_env(tmp_path / "data", SCREE_BATCH_SIZE="8", SCREE_DIMENSIONS="256")
+    settings_file = Path(env["XDG_CONFIG_HOME"]) / "scree" / "env"
+    write_file(settings_file.parent, "env", f"SCREE_API_KEY={secret}\nSCREE_MODEL=text-embedding-3-small\n")
+    settings_file.write_text(settings_file.read_text() + "SCREE_DIMENSIONS=1024\n")  # the environment wins
+    settings_file.chmod(0o600)
+    db = tmp_path / "mine.db"
+    proc = run_scree("config", "--json", "--notes", str(repo), "--db", str(db), env=env)
+    assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+    assert secret not in proc.stdout and secret[3:12] not in proc.stdout
+    rows = {row["name"]: (row["value"], row["source"]) for row in json.loads(proc.stdout)}
+    assert rows["folder"] == (str(repo), "flag --notes")
+    assert rows["index"] == (str(db), "flag --db")
+    assert rows["settings file"] == (f"{settings_file}, present", "default, under XDG_CONFIG_HOME")
+    assert rows["SCREE_API_KEY"] == ("set", "settings file")
+    assert rows["OPENROUTER_API_KEY"] == ("unset", "default")
+    assert rows["SCREE_EMBEDDER"] == ("auto: api (an API key is set)", "default")
+    assert rows["SCREE_MODEL"] == ("text-embedding-3-small", "settings file")
+    assert rows["SCREE_DIMENSIONS"] == ("256", "environment")
+    assert rows["SCREE_BATCH_SIZE"] == ("8", "environment")
+    assert rows["SCREE_DEBOUNCE_SECONDS"] == ("1.5 s", "default")
+    assert rows["SCREE_WRITER_MAX_RSS_MB"] == ("1024", "default")
+    readme = (Path(__file__).parents[1] / "README.md").read_text(encoding="utf-8").splitlines()
+    documented = {line.split("`")[1] for line in readme if line.startswith("| `SCREE_")} - {"SCREE_DB"}  # "index"
+    assert documented <= set(rows), documented - set(rows)  # every variable the README lists is shown
+
+    loose = tmp_path / "loose"
+    loose.mkdir()
+    text = run_scree("config", env={**env, "SCREE_DB": ""}, cwd=repo / "docs")  # the plain text form
+    assert text.returncode == 0 and secret not in text.stdout
+    lines = text.stdout.splitlines()
+    assert lines[0].split() == ["folder", str(repo), "(the", "git", "root", "of", "the", "current", "directory)"]
+    assert any(line.split() == ["SCREE_API_KEY", "set", "(settings", "file)"] for line in lines)
+    here = run_scree("config", env=env, cwd=loose)
+    assert here.stdout.splitlines()[0].endswith(f"{loose}  (the current directory, which is in no git repository)")
