@@ -113,6 +113,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--check", action="store_true", help="exit 1 when a figure misses its bar")
     p.add_argument("--quick", action="store_true", help="fewer samples and no 100k-chunk index: about a minute")
 
+    p = sub.add_parser("index", help="the indexes on this machine: list them, remove them")
+    index_sub = p.add_subparsers(dest="index_command", metavar="ACTION", required=True)
+    q = index_sub.add_parser("list", help="every index: folder, size, model, counts, last sync, state")
+    q.add_argument("--json", action="store_true", help="print one JSON list")
+    q = index_sub.add_parser("remove", help="delete the index of FOLDER, or of every folder that no longer exists")
+    q.add_argument("folder", nargs="?", metavar="FOLDER", help="the folder whose index goes (it may be gone)")
+    q.add_argument("--missing", action="store_true", help="every index whose folder no longer exists")
+
     p = sub.add_parser("model", help="manage the offline embedding model")
     model_sub = p.add_subparsers(dest="model_command", metavar="ACTION", required=True)  # R-L1: none is exit 2
     model_sub.add_parser("install", help="download all-MiniLM-L6-v2 (no PyTorch) and check its sha256")
@@ -254,6 +262,34 @@ def cmd_config(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_index(args: argparse.Namespace) -> int:
+    from scree import indexes
+    from scree.paths import data_home
+    from scree.progress import size_text
+
+    home = data_home(os.environ)
+    if args.index_command == "list":
+        found = indexes.list_indexes(home)
+        if args.json:
+            print(json.dumps([indexes.as_json(info) for info in found], ensure_ascii=False))
+        else:
+            print(indexes.render_list(found, indexes.indexes_dir(home)))
+        return EXIT_OK
+    if (args.folder is None) == (not args.missing):
+        raise UsageError("scree index remove: give a FOLDER or --missing (one of them)")
+    targets = (
+        [info for info in indexes.list_indexes(home) if not info.folder_exists]
+        if args.missing
+        else [indexes.find_index(home, Path(args.folder).expanduser())]
+    )
+    for info in targets:
+        indexes.remove_index(info)
+        print(f"Removed the index of {info.folder or info.directory} ({size_text(info.size_bytes)}).")
+    if not targets:
+        print("No index belongs to a folder that is gone; nothing removed.")
+    return EXIT_OK
+
+
 def cmd_model(args: argparse.Namespace) -> int:
     from scree.model_install import install_model
 
@@ -290,6 +326,7 @@ COMMANDS = {
     "init": cmd_init,
     "model": cmd_model,
     "config": cmd_config,
+    "index": cmd_index,
     "bench": cmd_bench,
 }
 
