@@ -300,7 +300,7 @@ def cmd_model(args: argparse.Namespace) -> int:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-    from bench.suite import failed, missed, render_table, run_bench, terminal_progress, to_json
+    from scree.benchmarks.suite import failed, missed, render_table, run_bench, terminal_progress, to_json
 
     target = Path(args.json) if args.json else None
     if target is not None and not target.parent.is_dir():
