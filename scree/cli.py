@@ -107,7 +107,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_folder_flags(p)
     p.add_argument("--json", action="store_true", help="print one JSON list of {name, value, source}")
 
-    p = sub.add_parser("bench", help="measure memory, handshake, search, sync and edit latency against SPEC §10's bars")
+    p = sub.add_parser(
+        "bench", help="measure memory, handshake, search, sync and edit latency, each beside the design's bar for it"
+    )
     p.add_argument("--notes", metavar="DIR", help="measure on a copy of the notes in DIR (default: a generated tree)")
     p.add_argument("--json", metavar="FILE", help="also write the figures to FILE as one JSON object")
     p.add_argument("--check", action="store_true", help="exit 1 when a figure misses its bar")
