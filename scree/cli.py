@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import difflib
 import json
 import os
+import re
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import NoReturn
 
 from scree import __version__
 from scree.config import Settings, load_settings
@@ -56,8 +59,32 @@ def _hit_count(text: str) -> int:
     return value
 
 
+INVALID_CHOICE = re.compile(r"invalid choice: '([^']*)' \(choose from (.*)\)$")
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse with a suggestion for a mistyped choice: `scree serach` says "did you mean 'search'?"."""
+
+    def error(self, message: str) -> NoReturn:
+        found = INVALID_CHOICE.search(message)
+        if found is not None:
+            choices = [c.strip().strip("'") for c in found.group(2).split(",")]
+            close = difflib.get_close_matches(found.group(1), choices, n=1, cutoff=0.6)
+            if close:
+                message = f"{message[: found.start()]}invalid choice: {found.group(1)!r} (did you mean {close[0]!r}?)"
+        super().error(message)
+
+
+def _command(
+    sub: argparse._SubParsersAction[Parser], name: str, summary: str, details: str = ""
+) -> Parser:
+    """A subcommand whose `--help` page opens with what it does (the summary `scree --help` lists), then `details`."""
+    description = summary[0].upper() + summary[1:] + "." + (" " + details if details else "")
+    return sub.add_parser(name, help=summary, description=description)
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="scree",
         description="Search a repository's markdown by meaning. Indexes every markdown file the ignore rules allow "
         "into one SQLite file per folder, and serves search to coding agents over MCP.",
@@ -67,13 +94,31 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"scree {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
-    p = sub.add_parser("serve", help="run the MCP server on stdin/stdout (what .mcp.json starts)")
+    p = _command(
+        sub,
+        "serve",
+        "run the MCP server on stdin/stdout (what .mcp.json starts)",
+        "Tools: search_docs, read_doc, reindex. The process that holds writer.lock keeps the index current in a "
+        "supervised child process: it syncs the folder's markdown files first, then follows their edits.",
+    )
     _add_folder_flags(p)
 
-    p = sub.add_parser("watch", help="keep the index current in the foreground (for systemd or Docker)")
+    p = _command(
+        sub,
+        "watch",
+        "keep the index current in the foreground (for systemd or Docker)",
+        "Syncs the folder's markdown files, then indexes each edit; exits non-zero when the folder or the index is "
+        "removed or replaced, so the service manager restarts it.",
+    )
     _add_folder_flags(p)
 
-    p = sub.add_parser("reindex", help="bring the index up to date now (takes the writer lock)")
+    p = _command(
+        sub,
+        "reindex",
+        "index the folder's markdown files now (takes the writer lock)",
+        "Only new and changed files are embedded; rows of deleted and newly ignored files are removed. On a "
+        "terminal a progress line shows files, bytes, chunks, rate and time left.",
+    )
     _add_folder_flags(p)
     p.add_argument("--all", action="store_true", help="drop the index and rebuild it (also after a model change)")
     p.add_argument(
@@ -83,49 +128,58 @@ def build_parser() -> argparse.ArgumentParser:
         "you are outside it), or absolute inside the folder",
     )
 
-    p = sub.add_parser("search", help="search the index (the same engine as the MCP tool)")
+    p = _command(
+        sub,
+        "search",
+        "search the index (the same engine as the MCP tool)",
+        "Hybrid mode merges semantic (vector) and keyword (FTS5) results; hits come best first.",
+    )
     _add_folder_flags(p)
     p.add_argument("query", help="what to look for, in natural language")
     p.add_argument("-k", type=_hit_count, default=8, help="how many hits (1-50, default 8)")
     p.add_argument("--mode", choices=("hybrid", "semantic", "keyword"), default="hybrid", help="default: hybrid")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of hit elements")
 
-    p = sub.add_parser("status", help="what the index holds and who keeps it current")
+    p = _command(sub, "status", "what the index holds and who keeps it current")
     _add_folder_flags(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
-    p = sub.add_parser("init", help="opt this repo in: write or merge the committed .mcp.json entry for scree-mcp")
+    p = _command(
+        sub,
+        "init",
+        "opt this repo in: write or merge the committed .mcp.json entry for scree-mcp",
+        "It is written at the git repository's root; outside a repository it refuses unless --here.",
+    )
     p.add_argument("--notes", metavar="DIR", help=f"repo folder ({NOTES_DEFAULT})")
     p.add_argument("--here", action="store_true", help="write .mcp.json even where no git repository has its root")
 
-    p = sub.add_parser("doctor", help="check the installation, the index and the settings")
+    p = _command(sub, "doctor", "check the installation, the index and the settings")
     _add_folder_flags(p)
 
-    p = sub.add_parser(
-        "config", help="every setting with its effective value and where it came from (secrets as set/unset)"
+    p = _command(sub, "config", "every setting with its effective value and where it came from (secrets as set/unset)"
     )
     _add_folder_flags(p)
     p.add_argument("--json", action="store_true", help="print one JSON list of {name, value, source}")
 
-    p = sub.add_parser(
-        "bench", help="measure memory, handshake, search, sync and edit latency, each beside the design's bar for it"
+    p = _command(
+        sub, "bench", "measure memory, handshake, search, sync and edit latency, each beside the design's bar for it"
     )
     p.add_argument("--notes", metavar="DIR", help="measure on a copy of the notes in DIR (default: a generated tree)")
     p.add_argument("--json", metavar="FILE", help="also write the figures to FILE as one JSON object")
     p.add_argument("--check", action="store_true", help="exit 1 when a figure misses its bar")
     p.add_argument("--quick", action="store_true", help="fewer samples and no 100k-chunk index: about a minute")
 
-    p = sub.add_parser("index", help="the indexes on this machine: list them, remove them")
+    p = _command(sub, "index", "the indexes on this machine: list them, remove them")
     index_sub = p.add_subparsers(dest="index_command", metavar="ACTION", required=True)
-    q = index_sub.add_parser("list", help="every index: folder, size, model, counts, last sync, state")
+    q = _command(index_sub, "list", "every index: folder, size, model, counts, last sync, state")
     q.add_argument("--json", action="store_true", help="print one JSON list")
-    q = index_sub.add_parser("remove", help="delete the index of FOLDER, or of every folder that no longer exists")
+    q = _command(index_sub, "remove", "delete the index of FOLDER, or of every folder that no longer exists")
     q.add_argument("folder", nargs="?", metavar="FOLDER", help="the folder whose index goes (it may be gone)")
     q.add_argument("--missing", action="store_true", help="every index whose folder no longer exists")
 
-    p = sub.add_parser("model", help="manage the offline embedding model")
+    p = _command(sub, "model", "manage the offline embedding model")
     model_sub = p.add_subparsers(dest="model_command", metavar="ACTION", required=True)  # R-L1: none is exit 2
-    model_sub.add_parser("install", help="download all-MiniLM-L6-v2 (no PyTorch) and check its sha256")
+    _command(model_sub, "install", "download all-MiniLM-L6-v2 (no PyTorch) and check its sha256")
     return parser
 
 

@@ -156,3 +156,48 @@ def test_config_shows_each_value_and_its_source_and_never_a_secret(repo: Path, t
     assert any(line.split() == ["SCREE_API_KEY", "set", "(settings", "file)"] for line in lines)
     here = run_scree("config", env=env, cwd=loose)
     assert here.stdout.splitlines()[0].endswith(f"{loose}  (the current directory, which is in no git repository)")
+
+
+# --- item 8: every help page says what its command does; a typo gets a suggestion ---
+
+COMMANDS = ["serve", "watch", "reindex", "search", "status", "init", "doctor", "config", "bench", "index", "model"]
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_every_command_help_opens_with_what_it_does(command: str, tmp_path: Path) -> None:
+    env = scree_env(tmp_path / "data")
+    listed = run_scree("--help", env=env).stdout
+    summary = next(line.split(None, 1)[1] for line in listed.splitlines() if line.split()[:1] == [command])
+    page = run_scree(command, "--help", env=env)
+    assert page.returncode == 0
+    description = page.stdout.split("\n\n")[1]  # after the usage lines
+    assert " ".join(description.split()).startswith(summary[0].upper() + summary[1:].split("(")[0].rstrip())
+
+
+def test_markdown_files_are_named_in_help(tmp_path: Path) -> None:
+    env = scree_env(tmp_path / "data")
+    assert "markdown files" in " ".join(run_scree("reindex", "--help", env=env).stdout.split())
+    assert "markdown file" in " ".join(run_scree("--help", env=env).stdout.split())
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (("serach", "cors"), "scree: error: argument COMMAND: invalid choice: 'serach' (did you mean 'search'?)"),
+        (("stauts",), "scree: error: argument COMMAND: invalid choice: 'stauts' (did you mean 'status'?)"),
+        (("index", "lst"), "scree index: error: argument ACTION: invalid choice: 'lst' (did you mean 'list'?)"),
+        (
+            ("search", "--mode", "hybird", "x"),
+            "scree search: error: argument --mode: invalid choice: 'hybird' (did you mean 'hybrid'?)",
+        ),
+    ],
+)
+def test_a_typo_gets_a_suggestion(args: tuple[str, ...], said: str, tmp_path: Path) -> None:
+    proc = run_scree(*args, env=scree_env(tmp_path / "data"))
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr.splitlines()[-1] == said
+
+
+def test_a_word_like_no_command_lists_them_all(tmp_path: Path) -> None:
+    proc = run_scree("zzz", env=scree_env(tmp_path / "data"))
+    assert proc.returncode == 2 and "(choose from 'serve', 'watch', " in proc.stderr.splitlines()[-1]
