@@ -20,6 +20,7 @@ from scree.progress import LineAwareStream, ProgressPrinter, final_line
 from scree.redact import redact
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2  # R-L1
+COMPLETION_SHELLS = ("bash", "zsh", "fish")  # what argcomplete.shellcode writes and scree documents
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE: what `yes | head` reports for the writer whose reader went away
 SINGLE_DASH_LONG = ("notes", "db", "all", "json", "mode", "check")  # the seed's spellings
 
@@ -176,6 +177,15 @@ def build_parser() -> argparse.ArgumentParser:
     q = _command(index_sub, "remove", "delete the index of FOLDER, or of every folder that no longer exists")
     q.add_argument("folder", nargs="?", metavar="FOLDER", help="the folder whose index goes (it may be gone)")
     q.add_argument("--missing", action="store_true", help="every index whose folder no longer exists")
+
+    p = _command(
+        sub,
+        "completion",
+        "print the shell completion script for scree (bash, zsh or fish)",
+        "bash: scree completion bash > ~/.local/share/bash-completion/completions/scree; zsh: scree completion zsh > "
+        '"${fpath[1]}/_scree"; fish: scree completion fish > ~/.config/fish/completions/scree.fish',
+    )
+    p.add_argument("shell", choices=COMPLETION_SHELLS, help="the shell to complete in")
 
     p = _command(sub, "model", "manage the offline embedding model")
     model_sub = p.add_subparsers(dest="model_command", metavar="ACTION", required=True)  # R-L1: none is exit 2
@@ -346,6 +356,13 @@ def cmd_index(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_completion(args: argparse.Namespace) -> int:
+    from argcomplete.shell_integration import shellcode
+
+    print(shellcode(["scree"], shell=args.shell))
+    return EXIT_OK
+
+
 def cmd_model(args: argparse.Namespace) -> int:
     from scree.model_install import install_model
 
@@ -383,6 +400,7 @@ COMMANDS = {
     "model": cmd_model,
     "config": cmd_config,
     "index": cmd_index,
+    "completion": cmd_completion,
     "bench": cmd_bench,
 }
 
@@ -403,6 +421,10 @@ def settings_file_path() -> Path:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
+    if "_ARGCOMPLETE" in os.environ:  # the shell asks for completions (`scree completion`): answer and exit
+        import argcomplete
+
+        argcomplete.autocomplete(parser)
     args = parser.parse_args(normalise_argv(sys.argv[1:] if argv is None else argv))
     if args.command is None:
         parser.print_help()

@@ -161,6 +161,7 @@ def test_config_shows_each_value_and_its_source_and_never_a_secret(repo: Path, t
 # --- item 8: every help page says what its command does; a typo gets a suggestion ---
 
 COMMANDS = ["serve", "watch", "reindex", "search", "status", "init", "doctor", "config", "bench", "index", "model"]
+COMMANDS += ["completion"]
 
 
 @pytest.mark.parametrize("command", COMMANDS)
