@@ -167,8 +167,9 @@ COMMANDS += ["completion"]
 @pytest.mark.parametrize("command", COMMANDS)
 def test_every_command_help_opens_with_what_it_does(command: str, tmp_path: Path) -> None:
     env = scree_env(tmp_path / "data")
-    listed = run_scree("--help", env=env).stdout
-    summary = next(line.split(None, 1)[1] for line in listed.splitlines() if line.split()[:1] == [command])
+    listed = run_scree("--help", env=env).stdout.splitlines()
+    at = next(n for n, line in enumerate(listed) if line.split()[:1] == [command])
+    summary = listed[at].strip()[len(command) :].strip() or listed[at + 1].strip()  # a long name wraps its summary
     page = run_scree(command, "--help", env=env)
     assert page.returncode == 0
     description = page.stdout.split("\n\n")[1]  # after the usage lines
