@@ -23,6 +23,7 @@ EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2  # R-L1
 COMPLETION_SHELLS = ("bash", "zsh", "fish")  # what argcomplete.shellcode writes and scree documents
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE: what `yes | head` reports for the writer whose reader went away
 SINGLE_DASH_LONG = ("notes", "db", "all", "json", "mode", "check")  # the seed's spellings
+INIT_CLIENTS = ("claude", "cursor", "vscode", "codex")  # scree.init.CLIENT_NAMES, without importing it for --help
 
 
 def normalise_argv(argv: Sequence[str]) -> list[str]:
@@ -140,24 +141,40 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-k", type=_hit_count, default=8, help="how many hits (1-50, default 8)")
     p.add_argument("--mode", choices=("hybrid", "semantic", "keyword"), default="hybrid", help="default: hybrid")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of hit elements")
+    p.add_argument(
+        "--path",
+        metavar="SCOPE",
+        help="search only these files: a folder (docs/en/) or a glob (**/api/*.md), relative to the folder",
+    )
 
     p = _command(sub, "status", "what the index holds and who keeps it current")
     _add_folder_flags(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument(
+        "--check", action="store_true", help="one line; exit 1 unless the index can be read and a writer keeps it"
+    )
 
     p = _command(
         sub,
         "init",
-        "opt this repo in: write or merge the committed .mcp.json entry for scree-mcp",
+        "opt this repo in: write or merge the committed MCP config entry for scree-mcp",
         "It is written at the git repository's root; outside a repository it refuses unless --here.",
     )
     p.add_argument("--notes", metavar="DIR", help=f"repo folder ({NOTES_DEFAULT})")
-    p.add_argument("--here", action="store_true", help="write .mcp.json even where no git repository has its root")
+    p.add_argument(
+        "--client",
+        choices=INIT_CLIENTS,
+        default="claude",
+        help="claude: .mcp.json (default); cursor: .cursor/mcp.json; vscode: .vscode/mcp.json; "
+        "codex: print the stanza for ~/.codex/config.toml",
+    )
+    p.add_argument("--here", action="store_true", help="write the file even where no git repository has its root")
 
     p = _command(sub, "doctor", "check the installation, the index and the settings")
     _add_folder_flags(p)
 
-    p = _command(sub, "config", "every setting with its effective value and where it came from (secrets as set/unset)"
+    p = _command(
+        sub, "config", "every setting with its effective value and where it came from (secrets as set/unset)"
     )
     _add_folder_flags(p)
     p.add_argument("--json", action="store_true", help="print one JSON list of {name, value, source}")
@@ -267,7 +284,7 @@ def cmd_search(args: argparse.Namespace) -> int:
     from scree.render import render_hits
 
     settings = settings_for(args)
-    result = app.search(settings, args.query, args.k, args.mode)
+    result = app.search(settings, args.query, args.k, args.mode, args.path)
     if args.json:
         hits = [
             {
@@ -292,6 +309,14 @@ def cmd_search(args: argparse.Namespace) -> int:
 def cmd_status(args: argparse.Namespace) -> int:
     from scree import app
 
+    if args.check:  # the container's HEALTHCHECK
+        from scree.health import health_line, index_health
+
+        healthy, line = health_line(index_health(settings_for(args)))
+        if not healthy:
+            raise ScreeError(line)
+        print(line)
+        return EXIT_OK
     info = app.status(settings_for(args))
     if args.json:
         print(json.dumps(info))
@@ -310,7 +335,7 @@ def cmd_doctor(args: argparse.Namespace) -> int:
 def cmd_init(args: argparse.Namespace) -> int:
     from scree.init import init_repo
 
-    print(init_repo(settings_for(args).folder, here=args.here))
+    print(init_repo(settings_for(args).folder, args.client, here=args.here))
     return EXIT_OK
 
 

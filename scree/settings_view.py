@@ -78,6 +78,7 @@ VALUES: tuple[tuple[str, Callable[[Settings, SupervisorOptions], str]], ...] = (
     ("SCREE_WRITER_HEARTBEAT_SECONDS", lambda _, o: _seconds(o.heartbeat_timeout_s)),
     ("SCREE_WRITER_HANDSHAKE_GRACE_SECONDS", lambda _, o: _seconds(o.handshake_grace_s)),
     ("SCREE_LOG_FORMAT", lambda s, _: s.log_format),
+    ("MAX_MCP_OUTPUT_TOKENS", lambda s, _: str(s.client_tokens)),
 )
 
 

@@ -111,10 +111,12 @@ def test_init_outside_a_repository_refuses_unless_here(tmp_path: Path, repo: Pat
 
     proc = run_scree("init", "--here", env=env, cwd=loose)
     assert proc.returncode == 0 and proc.stderr == "", proc.stderr
-    assert proc.stdout == f"Wrote {loose / '.mcp.json'}: Claude Code sessions started in {loose} now start scree-mcp.\n"
+    assert proc.stdout.startswith(f"Wrote {loose / '.mcp.json'}.\nClaude Code sessions started in {loose} now start ")
     assert json.loads((loose / ".mcp.json").read_text())["mcpServers"]["scree"]["command"] == "scree-mcp"
     proc = run_scree("init", env=env, cwd=repo / "docs")  # in a repository: its root, no --here needed
-    assert proc.stdout.startswith(f"Wrote {repo / '.mcp.json'}: commit it")
+    assert proc.stdout.startswith(f"Wrote {repo / '.mcp.json'}.\nCommit .mcp.json so every Claude Code session")
+    vscode = _one_line_error(run_scree("init", "--client", "vscode", env=env, cwd=loose), code=2)
+    assert ".vscode/mcp.json belongs there" in vscode and not (loose / ".vscode").exists()
 
 
 # --- item 10: `scree config` shows every setting, its value and where it came from ---
@@ -143,8 +145,10 @@ def test_config_shows_each_value_and_its_source_and_never_a_secret(repo: Path, t
     assert rows["SCREE_BATCH_SIZE"] == ("8", "environment")
     assert rows["SCREE_DEBOUNCE_SECONDS"] == ("1.5 s", "default")
     assert rows["SCREE_WRITER_MAX_RSS_MB"] == ("1024", "default")
+    assert rows["MAX_MCP_OUTPUT_TOKENS"] == ("25000", "default")
     reference = (Path(__file__).parents[1] / "docs" / "configuration.md").read_text(encoding="utf-8").splitlines()
-    documented = {line.split("`")[1] for line in reference if line.startswith("| `SCREE_")} - {"SCREE_DB"}  # "index"
+    documented = {line.split("`")[1] for line in reference if line.startswith(("| `SCREE_", "| `MAX_"))}
+    documented -= {"SCREE_DB"}  # the "index" row
     assert documented <= set(rows), documented - set(rows)  # every variable the docs list is shown
 
     loose = tmp_path / "loose"
