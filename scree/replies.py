@@ -55,8 +55,13 @@ def not_updating_note(error: str) -> str:
     return f"[index not updating: {one_line(error)}]"
 
 
+def files(count: int) -> str:
+    """A count of files as the replies say it: "1 file", "12 files" (markdown files, never "notes")."""
+    return f"{count} file" if count == 1 else f"{count} files"
+
+
 def first_sync_note(notes_indexed: int) -> str:
-    return f"[index incomplete: first sync in progress, {notes_indexed} notes indexed so far]"
+    return f"[index incomplete: first sync in progress, {files(notes_indexed)} indexed so far]"
 
 
 def other_building_note(pid: int | None) -> str:
@@ -97,7 +102,7 @@ def cli_index_note(*, first_sync_done: bool, holder_pid: int | None, last_error:
 
 def scan_summary(scanned: int, indexed: int, removed: int, failed: int, deferred: int) -> str:
     """A whole-folder reindex."""
-    return f"Scanned {scanned} notes: {indexed} indexed, {removed} removed, {failed} failed, {deferred} deferred."
+    return f"Scanned {files(scanned)}: {indexed} indexed, {removed} removed, {failed} failed, {deferred} deferred."
 
 
 def path_reindex_reply(path: str, *, skipped: str | None, up_to_date: bool) -> str:
@@ -128,7 +133,7 @@ def reindex_error_reply(exc: BaseException) -> str:
 
 def first_sync_running_reply(notes_indexed: int) -> str:
     return (
-        f"The first sync is still running ({notes_indexed} notes indexed so far); new and changed files are included."
+        f"The first sync is still running ({files(notes_indexed)} indexed so far); new and changed files are included."
     )
 
 
@@ -191,8 +196,8 @@ def opted_out_refusal(rel: str) -> str:
 
 
 def reindex_all_refused(pid: int | None) -> str:
-    """R-W1: `reindex -all` never rebuilds an index another process writes."""
-    return f"reindex -all refused: another scree process (pid {pid}) holds the writer lock; stop it first"
+    """R-W1: `reindex --all` never rebuilds an index another process writes."""
+    return f"reindex --all refused: another scree process (pid {pid}) holds the writer lock; stop it first"
 
 
 def waiting_for_lock(pid: int | None, lock_path: Path, retry_s: float) -> str:

@@ -159,7 +159,7 @@ def test_doctor_warns_about_a_keyword_only_index_and_a_plain_reindex_adds_vector
     assert doctor.returncode == 0, doctor.stdout  # a degraded mode, not a broken index
     index_model = doctor_line(doctor.stdout, "index model")
     assert index_model.startswith("warn  index model: keyword search only (built with no API key")
-    assert '"scree model install"' in index_model and "reindex -all" not in index_model
+    assert '"scree model install"' in index_model and "reindex --all" not in index_model
     assert doctor_line(doctor.stdout, "offline model").startswith("warn  ")
 
     with_key = scree_env(tmp_path / "data", embed_server.url, SCREE_LOCAL_MODEL_DIR=str(no_model))

@@ -4,11 +4,12 @@ folder that is not there, a folder outside any git repository, `init` there, hel
 from __future__ import annotations
 
 import json
+import signal
 import subprocess
 from pathlib import Path
 
 import pytest
-from cli_helpers import run_scree, scree_env, write_file
+from cli_helpers import SCREE, run_scree, scree_env, wait_until, write_file
 
 
 @pytest.fixture
@@ -207,3 +208,32 @@ def test_a_typo_gets_a_suggestion(args: tuple[str, ...], said: str, tmp_path: Pa
 def test_a_word_like_no_command_lists_them_all(tmp_path: Path) -> None:
     proc = run_scree("zzz", env=scree_env(tmp_path / "data"))
     assert proc.returncode == 2 and "(choose from 'serve', 'watch', " in proc.stderr.splitlines()[-1]
+
+
+# --- item 8: `scree watch` says each start-up line once (the first-sync process hands over to the watcher) ---
+
+
+def test_watch_says_each_start_up_line_once(repo: Path, env: dict[str, str], tmp_path: Path) -> None:
+    log_path = tmp_path / "watch.log"
+    with open(log_path, "w") as log_file:
+        watch = subprocess.Popen(
+            [SCREE, "watch", "--notes", str(repo)],
+            env={**env, "SCREE_LOG_FORMAT": "json"},
+            stdin=subprocess.DEVNULL,
+            stderr=log_file,
+        )
+    try:
+
+        def events() -> list[str]:
+            lines = log_path.read_text().splitlines()
+            return [json.loads(line)["event"] for line in lines if line.startswith("{")]
+
+        wait_until(lambda: "first sync done" in events() or watch.poll() is not None, "first sync done", 60)
+        assert watch.poll() is None, log_path.read_text()
+    finally:
+        watch.send_signal(signal.SIGTERM)
+        watch.wait(timeout=30)
+    said = events()
+    for event in ("watching", "synced the folder", "first sync done"):
+        assert said.count(event) == 1, said
+    assert said.index("synced the folder") < said.index("watching") < said.index("first sync done")

@@ -130,7 +130,7 @@ def test_progress_line_on_a_terminal_shows_bytes_rate_eta_and_ends_matching_stat
     term = Terminal(["reindex", "--notes", str(forty_files)], env)
     code, out, screen = term.finish()
     assert code == 0, screen
-    assert out == "Scanned 40 notes: 40 indexed, 0 removed, 0 failed, 0 deferred.\n"  # stdout is the pipe's
+    assert out == "Scanned 40 files: 40 indexed, 0 removed, 0 failed, 0 deferred.\n"  # stdout is the pipe's
     lines = _redraws(screen)
     mid = [m for m in map(MID_RUN.match, lines[:-1]) if m]
     assert len(mid) >= 3, lines

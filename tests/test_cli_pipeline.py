@@ -47,7 +47,7 @@ def test_reindex_and_search_json(folder: Path, tmp_path: Path, embed_server: Emb
     env = scree_env(tmp_path / "data", embed_server.url)
     proc = run_scree("reindex", "--notes", str(folder), env=env)
     assert proc.returncode == 0, proc.stderr
-    assert "Scanned 2 notes: 2 indexed, 0 removed, 0 failed, 0 deferred." in proc.stdout
+    assert "Scanned 2 files: 2 indexed, 0 removed, 0 failed, 0 deferred." in proc.stdout
     result = search_json(folder, "how are tokens issued", env, "-k", "5")
     assert result["note"] is None
     top = result["hits"][0]
@@ -137,7 +137,7 @@ def test_another_folder_or_model_is_a_clear_error(folder: Path, tmp_path: Path, 
     assert "Traceback" not in proc.stderr
     assert (db.parent / "root").read_text() == f"{folder.resolve()}\n"  # the refused open changed no file
     proc = run_scree("reindex", "--notes", str(folder), env={**env, "SCREE_MODEL": "other/model"})
-    assert proc.returncode == 1 and "reindex -all" in proc.stderr
+    assert proc.returncode == 1 and "reindex --all" in proc.stderr
     assert search_json(folder, "tokens", env)["hits"]  # nothing was rewritten
     proc = run_scree("reindex", "-all", "-notes", str(folder), env={**env, "SCREE_MODEL": "other/model"})
     assert proc.returncode == 0, proc.stderr
@@ -258,7 +258,7 @@ def test_reindex_skips_symlink_loops_and_says_why(folder: Path, tmp_path: Path) 
     assert proc.returncode == 0, proc.stderr
     assert "Traceback" not in proc.stderr
     lines = proc.stdout.splitlines()
-    assert lines[0] == "Scanned 4 notes: 2 indexed, 0 removed, 0 failed, 0 deferred."
+    assert lines[0] == "Scanned 4 files: 2 indexed, 0 removed, 0 failed, 0 deferred."
     assert sorted(lines[1:]) == ["  skipped self.md: symlink", "  skipped x.md: symlink"]
     skipped = {(r["path"], r["reason"]) for r in json_records(proc.stderr) if r.get("event") == "file skipped"}
     assert skipped == {("self.md", "symlink"), ("x.md", "symlink")}

@@ -57,7 +57,7 @@ def test_a_moved_checkout_reuses_its_index_without_embedding(tmp_path: Path, emb
     write_file(new, "docs/puppies0.md", "# puppies 0\n\nRewritten after the move.\n")  # one file differs
     proc = run_scree("reindex", "--notes", str(new), env=env)
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout == "Scanned 4 notes: 1 indexed, 0 removed, 0 failed, 0 deferred.\n"
+    assert proc.stdout == "Scanned 4 files: 1 indexed, 0 removed, 0 failed, 0 deferred.\n"
     assert "reusing the index of a moved folder" in proc.stderr and str(old) in proc.stderr
     requests = embed_server.recorded()[embedded:]
     assert [len(r["json"]["input"]) for r in requests] == [1]  # only the rewritten file's one chunk was embedded
@@ -83,7 +83,7 @@ def test_an_unrelated_new_folder_gets_its_own_index_and_remove_cleans_up(tmp_pat
     fresh = _make_notes(tmp_path / "fresh", "puppies")  # other files: the orphan is not taken
     proc = run_scree("reindex", "--notes", str(fresh), env=env)
     assert proc.returncode == 0 and "reusing" not in proc.stderr
-    assert proc.stdout.startswith("Scanned 4 notes: 4 indexed")
+    assert proc.stdout.startswith("Scanned 4 files: 4 indexed")
     states = {entry["folder"]: entry["folder_exists"] for entry in _index_list(env)}
     assert states == {str(gone): False, str(kept): True, str(fresh): True}
 

@@ -44,7 +44,7 @@ if TYPE_CHECKING:
 log = get_logger(__name__)
 
 SQL_BATCH = 500  # ids or hashes per `in (...)` list
-REINDEX_HINT = "run `scree reindex -all` to rebuild it"
+REINDEX_HINT = "run `scree reindex --all` to rebuild it"
 
 _CHUNK_COLUMNS = "id, path, ordinal, heading, text, start_line, end_line, text_hash"
 

@@ -313,7 +313,9 @@ def log_report(report: SyncReport, paths: Sequence[str], *, full: bool) -> None:
         "seconds": round(report.seconds, 3),
     }
     if full:
-        log.info("synced the folder", scanned=report.scanned, chunks_embedded=report.chunks_embedded, **figures)
+        # a catch-up that found nothing to change (the watcher after a first-sync process, a resync) is no news
+        say = log.info if report.indexed or report.removed or report.deferred else log.debug
+        say("synced the folder", scanned=report.scanned, chunks_embedded=report.chunks_embedded, **figures)
     elif report.indexed or report.removed:
         log.info("synced changed files", paths=list(paths[:LOGGED_PATHS]), count=len(paths), **figures)
     else:
