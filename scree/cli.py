@@ -1,4 +1,4 @@
-"""The `scree` command: a thin layer that parses flags, calls scree.app and friends, and prints; no logic of its own."""
+"""The `scree` command: a thin layer that parses flags, calls scree.operations and friends, and prints; no logic."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from scree import __version__
-from scree.config import Settings, load_settings
+from scree.config import Settings, load_settings, log_format, log_level
 from scree.errors import ScreeError, UsageError
 from scree.logs import configure_logging
 from scree.progress import LineAwareStream, ProgressPrinter, final_line
@@ -245,7 +245,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 def cmd_watch(args: argparse.Namespace) -> int:
-    from scree.writer_proc.watch import run_watch
+    from scree.writer_proc.foreground import run_watch
 
     settings = settings_for(args)
     configure_logging("watch", settings.log_format, settings.log_level)  # R-P5: stderr, info by default
@@ -253,14 +253,14 @@ def cmd_watch(args: argparse.Namespace) -> int:
 
 
 def cmd_reindex(args: argparse.Namespace) -> int:
-    from scree import app
+    from scree import operations
     from scree.paths import path_in_folder
     from scree.replies import MISSING_REASON
 
     settings = settings_for(args)
     path = None if args.path is None else path_in_folder(settings.folder, Path.cwd(), args.path)
     progress = _progress_printer()
-    outcome = app.reindex(settings, full=args.all, path=path, progress=progress)
+    outcome = operations.reindex(settings, full=args.all, path=path, progress=progress)
     if progress is not None:
         report = outcome.report
         progress.finish(
@@ -280,11 +280,11 @@ def cmd_reindex(args: argparse.Namespace) -> int:
 
 
 def cmd_search(args: argparse.Namespace) -> int:
-    from scree import app
+    from scree import operations
     from scree.render import render_hits
 
     settings = settings_for(args)
-    result = app.search(settings, args.query, args.k, args.mode, args.path)
+    result = operations.search(settings, args.query, args.k, args.mode, args.path)
     if args.json:
         hits = [
             {
@@ -307,7 +307,7 @@ def cmd_search(args: argparse.Namespace) -> int:
 
 
 def cmd_status(args: argparse.Namespace) -> int:
-    from scree import app
+    from scree import operations
 
     if args.check:  # the container's HEALTHCHECK
         from scree.health import health_line, index_health
@@ -317,7 +317,7 @@ def cmd_status(args: argparse.Namespace) -> int:
             raise ScreeError(line)
         print(line)
         return EXIT_OK
-    info = app.status(settings_for(args))
+    info = operations.status(settings_for(args))
     if args.json:
         print(json.dumps(info))
     else:
@@ -341,11 +341,10 @@ def cmd_init(args: argparse.Namespace) -> int:
 
 def cmd_config(args: argparse.Namespace) -> int:
     from scree.settings_view import Origins, render_rows, settings_rows
-    from scree.supervision import SupervisorOptions
 
     settings = settings_for(args)
     origins = Origins(os.environ, args.from_settings_file, notes_flag=bool(args.notes), db_flag=bool(args.db))
-    rows = settings_rows(settings, SupervisorOptions.from_env(os.environ), origins, settings_file_path())
+    rows = settings_rows(settings, origins, settings_file_path())
     if args.json:
         print(json.dumps([{"name": r.name, "value": r.value, "source": r.source} for r in rows], ensure_ascii=False))
     else:
@@ -458,9 +457,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stderr = LineAwareStream(sys.stderr)  # a progress line is ended before any other output (R-L1)
     try:
         args.from_settings_file = load_settings_file()
-        configure_logging(
-            "cli", os.environ.get("SCREE_LOG_FORMAT", "console"), os.environ.get("SCREE_LOG_LEVEL", "warning")
-        )
+        configure_logging("cli", log_format(os.environ), log_level(os.environ, "warning"))
         code = COMMANDS[args.command](args)
         sys.stdout.flush()  # inside the try: a reader gone before the buffer was written is handled below, not at exit
         return code

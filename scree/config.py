@@ -6,9 +6,8 @@ import math
 import os
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from scree.errors import ConfigError
 from scree.paths import FROM_CWD_REPO, choose_folder, data_home, index_dir_for
@@ -25,11 +24,38 @@ OUTAGE_PAUSE_SECONDS = 30.0  # R-E4
 OUTAGE_PAUSE_MAX_SECONDS = 300.0  # R-E4
 HEALTH_INTERVAL_SECONDS = 10.0  # R-W4
 LOCK_RETRY_SECONDS = 5.0  # R-P4
+DEFAULT_MAX_RSS_MB = 1024.0  # R-P2; the offline first sync's bar is 300 MB (SPEC §10)
+DEFAULT_RESTART_S = 1.0  # R-P2: restart backoff, doubling ...
+DEFAULT_RESTART_MAX_S = 60.0  # ... up to this
+DEFAULT_HEARTBEAT_TIMEOUT_S = 10.0  # R-P2: the child reports every second; this long silent means hung
+DEFAULT_HANDSHAKE_GRACE_S = 2.0  # R-M8: the first child waits this long at most for the MCP handshake
 EMBEDDER_CHOICES = ("auto", "api", "local", "hash")
 WATCHER_CHOICES = ("auto", "inotify", "watchdog")
 # R-M10: Claude Code's limit on one MCP tool result, in tokens: its own variable, which its MCP servers inherit.
 CLIENT_TOKENS_ENV = "MAX_MCP_OUTPUT_TOKENS"
 DEFAULT_CLIENT_TOKENS = 25_000
+
+
+@dataclass(frozen=True, slots=True)
+class WriterLimits:
+    """serve's limits on its writer child, from SCREE_WRITER_* (tests shorten them)."""
+
+    max_rss_mb: float = DEFAULT_MAX_RSS_MB
+    restart_s: float = DEFAULT_RESTART_S
+    restart_max_s: float = DEFAULT_RESTART_MAX_S
+    heartbeat_timeout_s: float = DEFAULT_HEARTBEAT_TIMEOUT_S
+    handshake_grace_s: float = DEFAULT_HANDSHAKE_GRACE_S
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str]) -> WriterLimits:
+        restart_s = env_number(env, "SCREE_WRITER_RESTART_SECONDS", DEFAULT_RESTART_S, 0.01)
+        return cls(
+            max_rss_mb=env_number(env, "SCREE_WRITER_MAX_RSS_MB", DEFAULT_MAX_RSS_MB, 1.0),
+            restart_s=restart_s,
+            restart_max_s=max(restart_s, env_number(env, "SCREE_WRITER_RESTART_MAX_SECONDS", DEFAULT_RESTART_MAX_S)),
+            heartbeat_timeout_s=env_number(env, "SCREE_WRITER_HEARTBEAT_SECONDS", DEFAULT_HEARTBEAT_TIMEOUT_S, 0.5),
+            handshake_grace_s=env_number(env, "SCREE_WRITER_HANDSHAKE_GRACE_SECONDS", DEFAULT_HANDSHAKE_GRACE_S, 0.0),
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +87,7 @@ class Settings:
     watcher: str = "auto"
     log_format: str = "console"
     log_level: str = "info"
+    writer_limits: WriterLimits = WriterLimits()
     client_tokens: int = DEFAULT_CLIENT_TOKENS  # R-M10: the MCP client's limit on one tool result, in tokens
 
     @property
@@ -69,9 +96,6 @@ class Settings:
         if self.custom_db:
             return self.db_path.with_name(self.db_path.name + ".lock")
         return self.index_dir / "writer.lock"
-
-    def with_changes(self, **changes: Any) -> Settings:
-        return replace(self, **changes)
 
     def resolved_embedder(self) -> str:
         """'api' when a key is configured, else 'local' (R-E6), unless SCREE_EMBEDDER pins one."""
@@ -108,6 +132,16 @@ def _choice(env: Mapping[str, str], name: str, default: str, choices: tuple[str,
     if value not in choices:
         raise ConfigError(f"{name}={value!r} is not one of: {', '.join(choices)}")
     return value
+
+
+def log_format(env: Mapping[str, str]) -> str:
+    """SCREE_LOG_FORMAT: readable lines, or JSON (R-P5)."""
+    return _choice(env, "SCREE_LOG_FORMAT", "console", ("console", "json"))
+
+
+def log_level(env: Mapping[str, str], default: str) -> str:
+    """SCREE_LOG_LEVEL, or `default`: info for serve and watch, warning for the other commands."""
+    return _choice(env, "SCREE_LOG_LEVEL", default, ("debug", "info", "warning", "error"))
 
 
 def _extensions(env: Mapping[str, str]) -> tuple[str, ...]:
@@ -169,7 +203,8 @@ def load_settings(
         health_interval_s=env_number(env, "SCREE_HEALTH_SECONDS", HEALTH_INTERVAL_SECONDS, 0.05),
         lock_retry_s=env_number(env, "SCREE_LOCK_RETRY_SECONDS", LOCK_RETRY_SECONDS, 0.05),
         watcher=_choice(env, "SCREE_WATCHER", "auto", WATCHER_CHOICES),
-        log_format=_choice(env, "SCREE_LOG_FORMAT", "console", ("console", "json")),
-        log_level=_choice(env, "SCREE_LOG_LEVEL", "info", ("debug", "info", "warning", "error")),
+        log_format=log_format(env),
+        log_level=log_level(env, "info"),
+        writer_limits=WriterLimits.from_env(env),
         client_tokens=client_token_limit(env.get(CLIENT_TOKENS_ENV)),
     )

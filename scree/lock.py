@@ -7,11 +7,10 @@ import errno
 import os
 import sys
 import time
-import types
 from collections.abc import Callable
 from pathlib import Path
 
-from scree.errors import LockHeldError, ScreeError
+from scree.errors import ScreeError
 from scree.logs import get_logger
 from scree.paths import FILE_MODE
 
@@ -155,21 +154,6 @@ class WriterLock:
             os.fchmod(fd, FILE_MODE)
         except OSError as exc:
             log.warning("could not set lock file mode to 0600", path=str(self.path), error=str(exc))
-
-    def __enter__(self) -> WriterLock:
-        if not self.try_acquire():
-            pid = self.holder_pid()
-            who = f"another scree process (pid {pid})" if pid else "another scree process"
-            raise LockHeldError(f"{who} holds the writer lock {self.path}", pid)
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: types.TracebackType | None,
-    ) -> None:
-        self.release()
 
     def __del__(self) -> None:
         fd = getattr(self, "_fd", None)

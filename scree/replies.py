@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from scree.redact import redact
 
 if TYPE_CHECKING:
-    from scree.status import WriterStatus
+    from scree.writer_status import WriterStatus
 
 OPTED_OUT_REASON = "front matter says scree: ignore"  # R-I1: the reason an opted-out file is skipped or refused
 MISSING_REASON = "no such file"  # a path asked for that is not there (`scree reindex PATH` exits 1 on it)

@@ -9,12 +9,12 @@ from pathlib import Path
 
 from scree.chunking import chunk_markdown, opted_out
 from scree.embedders.base import Embedder
-from scree.embedders.factory import KEYWORD_ONLY, SEMANTIC_OFF
+from scree.embedders.factory import KEYWORD_ONLY, NEEDS_VECTORS, SEMANTIC_OFF
 from scree.errors import ScreeError
 from scree.files import FileContent, read_markdown, stat_file
+from scree.hits import Hit, SearchResult
 from scree.ignore import IgnorePolicy
 from scree.ranking import VECTOR_WEIGHT, fuse_rrf, overfetch
-from scree.results import Hit, SearchResult
 from scree.scope import scope_pattern
 from scree.store import FileState, Store, StoredChunk
 
@@ -39,8 +39,12 @@ class SearchEngine:
         root: Path,
         max_file_bytes: int,
         embedder_factory: Callable[[], Embedder] | None,
+        embedder_available: Callable[[], bool] | None = None,
     ) -> None:
+        """`embedder_available` says, without building one, whether an embedder with vectors exists now: it picks
+        the advice on an index built keyword-only (R-E6)."""
         self._store = store
+        self._embedder_available = embedder_available
         self._policy = policy
         self._root = root
         self._max_file_bytes = max_file_bytes
@@ -84,9 +88,11 @@ class SearchEngine:
         vector_scores: dict[int, float] = {}
         recorded = self._store.model()
         if recorded is not None and recorded[0] == KEYWORD_ONLY:  # R-E6: built with no key and no offline model
+            ready = self._embedder_available is not None and self._embedder_available()
+            off = NEEDS_VECTORS if ready else SEMANTIC_OFF  # a model since: the index needs a reindex, not a model
             if mode == "semantic":
-                raise ScreeError(SEMANTIC_OFF)
-            notes.append(f"[{SEMANTIC_OFF}]")
+                raise ScreeError(off)
+            notes.append(f"[{off}]")
             mode = "keyword"
         if mode in ("hybrid", "semantic"):
             try:

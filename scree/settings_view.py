@@ -8,7 +8,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from scree.config import Settings
-from scree.supervision import SupervisorOptions
 
 DEFAULT, SETTINGS_FILE, ENVIRONMENT, FLAG = "default", "settings file", "environment", "flag"
 SECRETS = ("OPENROUTER_API_KEY", "SCREE_API_KEY")
@@ -55,34 +54,34 @@ def _model_dir(s: Settings) -> str:
     return str(model_dir(s))
 
 
-VALUES: tuple[tuple[str, Callable[[Settings, SupervisorOptions], str]], ...] = (
-    ("SCREE_EMBEDDER", lambda s, _: _embedder(s)),
-    ("SCREE_API_BASE", lambda s, _: s.api_base),
-    ("SCREE_MODEL", lambda s, _: s.api_model),
-    ("SCREE_DIMENSIONS", lambda s, _: str(s.api_dims)),
-    ("SCREE_ZDR", lambda s, _: "1" if s.zdr else "0"),
-    ("SCREE_BATCH_SIZE", lambda s, _: str(s.batch_size)),
-    ("SCREE_LOCAL_MODEL_DIR", lambda s, _: _model_dir(s)),
-    ("SCREE_MAX_FILE_BYTES", lambda s, _: str(s.max_file_bytes)),
-    ("SCREE_FIRST_SYNC_MB", lambda s, _: f"{s.first_sync_mb:g}"),
-    ("SCREE_EXTENSIONS", lambda s, _: ",".join(s.extensions)),
-    ("SCREE_WATCHER", lambda s, _: s.watcher),
-    ("SCREE_DEBOUNCE_SECONDS", lambda s, _: _seconds(s.debounce_s)),
-    ("SCREE_HEALTH_SECONDS", lambda s, _: _seconds(s.health_interval_s)),
-    ("SCREE_LOCK_RETRY_SECONDS", lambda s, _: _seconds(s.lock_retry_s)),
-    ("SCREE_OUTAGE_PAUSE_SECONDS", lambda s, _: _seconds(s.outage_pause_s)),
-    ("SCREE_OUTAGE_PAUSE_MAX_SECONDS", lambda s, _: _seconds(s.outage_pause_max_s)),
-    ("SCREE_WRITER_MAX_RSS_MB", lambda _, o: f"{o.max_rss_mb:g}"),
-    ("SCREE_WRITER_RESTART_SECONDS", lambda _, o: _seconds(o.restart_s)),
-    ("SCREE_WRITER_RESTART_MAX_SECONDS", lambda _, o: _seconds(o.restart_max_s)),
-    ("SCREE_WRITER_HEARTBEAT_SECONDS", lambda _, o: _seconds(o.heartbeat_timeout_s)),
-    ("SCREE_WRITER_HANDSHAKE_GRACE_SECONDS", lambda _, o: _seconds(o.handshake_grace_s)),
-    ("SCREE_LOG_FORMAT", lambda s, _: s.log_format),
-    ("MAX_MCP_OUTPUT_TOKENS", lambda s, _: str(s.client_tokens)),
+VALUES: tuple[tuple[str, Callable[[Settings], str]], ...] = (
+    ("SCREE_EMBEDDER", lambda s: _embedder(s)),
+    ("SCREE_API_BASE", lambda s: s.api_base),
+    ("SCREE_MODEL", lambda s: s.api_model),
+    ("SCREE_DIMENSIONS", lambda s: str(s.api_dims)),
+    ("SCREE_ZDR", lambda s: "1" if s.zdr else "0"),
+    ("SCREE_BATCH_SIZE", lambda s: str(s.batch_size)),
+    ("SCREE_LOCAL_MODEL_DIR", lambda s: _model_dir(s)),
+    ("SCREE_MAX_FILE_BYTES", lambda s: str(s.max_file_bytes)),
+    ("SCREE_FIRST_SYNC_MB", lambda s: f"{s.first_sync_mb:g}"),
+    ("SCREE_EXTENSIONS", lambda s: ",".join(s.extensions)),
+    ("SCREE_WATCHER", lambda s: s.watcher),
+    ("SCREE_DEBOUNCE_SECONDS", lambda s: _seconds(s.debounce_s)),
+    ("SCREE_HEALTH_SECONDS", lambda s: _seconds(s.health_interval_s)),
+    ("SCREE_LOCK_RETRY_SECONDS", lambda s: _seconds(s.lock_retry_s)),
+    ("SCREE_OUTAGE_PAUSE_SECONDS", lambda s: _seconds(s.outage_pause_s)),
+    ("SCREE_OUTAGE_PAUSE_MAX_SECONDS", lambda s: _seconds(s.outage_pause_max_s)),
+    ("SCREE_WRITER_MAX_RSS_MB", lambda s: f"{s.writer_limits.max_rss_mb:g}"),
+    ("SCREE_WRITER_RESTART_SECONDS", lambda s: _seconds(s.writer_limits.restart_s)),
+    ("SCREE_WRITER_RESTART_MAX_SECONDS", lambda s: _seconds(s.writer_limits.restart_max_s)),
+    ("SCREE_WRITER_HEARTBEAT_SECONDS", lambda s: _seconds(s.writer_limits.heartbeat_timeout_s)),
+    ("SCREE_WRITER_HANDSHAKE_GRACE_SECONDS", lambda s: _seconds(s.writer_limits.handshake_grace_s)),
+    ("SCREE_LOG_FORMAT", lambda s: s.log_format),
+    ("MAX_MCP_OUTPUT_TOKENS", lambda s: str(s.client_tokens)),
 )
 
 
-def settings_rows(settings: Settings, options: SupervisorOptions, origins: Origins, settings_file: Path) -> list[Row]:
+def settings_rows(settings: Settings, origins: Origins, settings_file: Path) -> list[Row]:
     """Every row `scree config` prints, in the README's order: the folder and index first, then each variable."""
     env = origins.env
     if origins.db_flag:
@@ -100,7 +99,7 @@ def settings_rows(settings: Settings, options: SupervisorOptions, origins: Origi
     ]
     for name in SECRETS:  # R-E5: never the value, not even a part of it
         rows.append(Row(name, "set" if env.get(name, "").strip() else "unset", origins.source(name)))
-    rows.extend(Row(name, value(settings, options), origins.source(name)) for name, value in VALUES)
+    rows.extend(Row(name, value(settings), origins.source(name)) for name, value in VALUES)
     level = env.get("SCREE_LOG_LEVEL")
     level_value = level.strip().lower() if level else LOG_LEVEL_DEFAULT
     rows.append(Row("SCREE_LOG_LEVEL", level_value, origins.source("SCREE_LOG_LEVEL")))

@@ -1,4 +1,4 @@
-"""The reader's side of `scree serve`'s supervisor: WriterControl answered from the loop's board (supervision.py),
+"""The reader's side of `scree serve`'s supervisor: WriterControl answered from the loop's board (board.py),
 on the reader's threads, never waiting on the loop (R-M2, R-M5, R-M7)."""
 
 from __future__ import annotations
@@ -8,10 +8,10 @@ import time
 from collections.abc import Sequence
 
 from scree import replies
+from scree.board import Board
 from scree.config import Settings
 from scree.lock import lock_holder
-from scree.status import WriterStatus
-from scree.supervision import Board
+from scree.writer_status import WriterStatus
 
 REPLY_TIMEOUT_S = 25.0  # R-M7: a reindex waits this long for the writer's answer (an MCP client waits longer)
 FIRST_SYNC_WAIT_S = 5.0  # R-M7: while the first sync runs, the reply falls back to saying so after this
@@ -19,7 +19,7 @@ REPLY_POLL_S = 0.1
 
 
 class SupervisedControl:
-    """The WriterControl (status.py) of the writer this session's supervisor runs, or of whoever holds the lock."""
+    """The WriterControl (writer_status.py) of the writer this serve runs, or of whoever holds the lock."""
 
     def __init__(self, settings: Settings, board: Board) -> None:
         self._settings = settings

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from scree.config import client_token_limit
+from scree.hits import Hit
 from scree.render import (
     DOC_CAP,
     DOC_CAP_BYTES,
@@ -24,7 +25,6 @@ from scree.render import (
     render_hit,
     render_hits,
 )
-from scree.results import Hit
 
 OPEN_TAG = re.compile(r"^<hit [^\n]*>$", re.MULTILINE)
 

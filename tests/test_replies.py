@@ -12,8 +12,8 @@ from scree import replies
 from scree.errors import PathRefusedError
 from scree.paths import normalise_rel_path
 from scree.redact import register_secret
-from scree.status import WriterState, WriterStatus
 from scree.writer_proc.sync import SyncReport
+from scree.writer_status import WriterState, WriterStatus
 
 OVER_CAP = 'has 73.2 MB of markdown, over SCREE_FIRST_SYNC_MB=50; run "scree reindex" in it to index it anyway'
 

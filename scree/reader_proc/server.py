@@ -17,7 +17,7 @@ from scree.ranking import RRF_K, VECTOR_WEIGHT
 from scree.reader_proc.tools import DEFAULT_K, MAX_K, ReaderTools, Reply
 from scree.redact import register_secret
 from scree.render import ReplyCap
-from scree.status import WriterControl
+from scree.writer_status import WriterControl
 
 log = get_logger(__name__)
 

@@ -1,4 +1,5 @@
-"""The on-disk index: apsw + sqlite-vec vectors + FTS5 keywords, with numbered migrations (R-S1, R-S2, R-F3)."""
+"""The on-disk index (R-S1, R-S2, R-F3): connection.py (apsw, pragmas), schema.py (schema and numbered migrations),
+writes.py and searches.py (the SQL), db.py (Store: opening policy, meta, writes, queries), apsw + sqlite-vec + FTS5."""
 
 from scree.store.db import Store
 from scree.store.keywords import fts_match_expression

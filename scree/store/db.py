@@ -357,12 +357,9 @@ class Store:
                         f"{recorded[1]}; {REINDEX_HINT}"
                     )
 
-    def replace_file(self, state: FileState, chunks: Sequence[NewChunk]) -> None:
-        """R-S2: swap a file's old rows for these, in one transaction (fully old or fully new after a kill)."""
-        self.replace_files([(state, chunks)])
-
     def replace_files(self, items: Sequence[tuple[FileState, Sequence[NewChunk]]]) -> None:
-        """replace_file for many files in one transaction: batched small files cost one commit, not one each."""
+        """R-S2: swap each file's old rows for these, all in one transaction (each file fully old or fully new after a
+        kill); batched small files cost one commit, not one each."""
         self._check_vectors(items)
         if self._bulk_wanted and not self._bulk_on:
             self._conn.execute(f"pragma cache_size = -{BULK_CACHE_KIB}").fetchall()

@@ -39,8 +39,8 @@ from scree.config import Settings
 from scree.deadlines import PARENT_GONE_EXIT_S, QUEUE_FLUSH_S, SIGKILL_TIMEOUT_S, SIGTERM_TIMEOUT_S
 from scree.logs import get_logger
 from scree.replies import STOPPED_UNASKED, error_line, exit_code_reason, failed_message
-from scree.status import WriterState
-from scree.writer_proc.results import Outcome
+from scree.writer_proc.outcome import Outcome
+from scree.writer_status import WriterState
 
 if TYPE_CHECKING:
     from scree.writer_proc.writer import Writer

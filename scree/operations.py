@@ -7,13 +7,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from scree.config import Settings
-from scree.embedders.factory import expected_identity, make_embedder
+from scree.embedders.factory import embedder_available, expected_identity, make_embedder
 from scree.errors import LockHeldError, ScreeError
+from scree.hits import SearchResult
 from scree.ignore import IgnorePolicy
 from scree.lock import WriterLock, lock_holder
 from scree.paths import normalise_rel_path, prepare_index_dir
 from scree.replies import cli_index_note, other_writer_reply, reindex_all_refused
-from scree.results import SearchResult
 from scree.search import SearchEngine
 from scree.store import Store
 from scree.writer_proc.sync import Progress, Syncer, SyncReport
@@ -73,7 +73,14 @@ def search(settings: Settings, query: str, k: int, mode: str, path: str | None =
         raise ScreeError(f'no index for {settings.folder} yet: run "scree reindex" in it first')
     policy = IgnorePolicy(settings.folder, settings.extensions)
     with open_store(settings, readonly=True) as store:
-        engine = SearchEngine(store, policy, settings.folder, settings.max_file_bytes, lambda: make_embedder(settings))
+        engine = SearchEngine(
+            store,
+            policy,
+            settings.folder,
+            settings.max_file_bytes,
+            lambda: make_embedder(settings),
+            lambda: embedder_available(settings),
+        )
         result = engine.search(query, k=k, mode=mode, path=path)
         note = index_note(settings, store)
     if note is not None:

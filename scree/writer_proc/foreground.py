@@ -1,4 +1,4 @@
-"""`scree watch` (R-P6): the writer in the foreground for systemd or Docker: lock retry, signals and exit codes.
+"""`scree watch` (R-P6): the writer in the foreground for systemd or Docker: lock retry, signals, exit codes.
 
 The lock is taken here, not in the Writer, so serve's supervisor can hold it in its own process. While another
 process holds it, watch says once which pid and retries every SCREE_LOCK_RETRY_SECONDS (R-P4); when that process
@@ -21,10 +21,10 @@ from scree.paths import prepare_index_dir
 from scree.redact import redact
 from scree.replies import first_sync_process_exited, waiting_for_lock
 from scree.signals import SignalLatch
-from scree.status import WriterState
 from scree.writer_proc.child import SYNC, WriterChild
-from scree.writer_proc.results import Outcome, WriterResult
+from scree.writer_proc.outcome import Outcome, WriterResult
 from scree.writer_proc.writer import Writer
+from scree.writer_status import WriterState
 
 log = get_logger(__name__)
 
@@ -67,9 +67,8 @@ def _first_sync_in_child(settings: Settings, lock: WriterLock, stop: threading.E
     child = WriterChild.start(settings, SYNC, lock.fileno())
     try:
         while child.alive() and not stop.is_set():
-            for message in child.messages(CHILD_POLL_S):
-                if isinstance(message, WriterState):
-                    _log_status(message)
+            for _ in child.messages(CHILD_POLL_S):  # the child logs its own progress; its last word is kept
+                pass
     finally:
         child.stop()
     outcome = child.outcome()
