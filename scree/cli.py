@@ -77,9 +77,7 @@ class Parser(argparse.ArgumentParser):
         super().error(message)
 
 
-def _command(
-    sub: argparse._SubParsersAction[Parser], name: str, summary: str, details: str = ""
-) -> Parser:
+def _command(sub: argparse._SubParsersAction[Parser], name: str, summary: str, details: str = "") -> Parser:
     """A subcommand whose `--help` page opens with what it does (the summary `scree --help` lists), then `details`."""
     description = summary[0].upper() + summary[1:] + "." + (" " + details if details else "")
     return sub.add_parser(name, help=summary, description=description)
@@ -355,7 +353,6 @@ def cmd_config(args: argparse.Namespace) -> int:
 def cmd_index(args: argparse.Namespace) -> int:
     from scree import indexes
     from scree.paths import data_home
-    from scree.progress import size_text
 
     home = data_home(os.environ)
     if args.index_command == "list":
@@ -367,16 +364,9 @@ def cmd_index(args: argparse.Namespace) -> int:
         return EXIT_OK
     if (args.folder is None) == (not args.missing):
         raise UsageError("scree index remove: give a FOLDER or --missing (one of them)")
-    targets = (
-        [info for info in indexes.list_indexes(home) if not info.folder_exists]
-        if args.missing
-        else [indexes.find_index(home, Path(args.folder).expanduser())]
-    )
-    for info in targets:
-        indexes.remove_index(info)
-        print(f"Removed the index of {info.folder or info.directory} ({size_text(info.size_bytes)}).")
-    if not targets:
-        print("No index belongs to a folder that is gone; nothing removed.")
+    folder = None if args.missing else Path(args.folder).expanduser()
+    for line in indexes.remove_indexes(home, folder):
+        print(line)
     return EXIT_OK
 
 

@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from scree import replies
 from scree.config import Settings
 from scree.errors import ScreeError
 from scree.files import FileContent, read_markdown
@@ -136,6 +137,21 @@ def remove_index(info: IndexInfo) -> None:
         shutil.rmtree(info.directory)
     finally:
         lock.release()
+
+
+def remove_indexes(data_home: Path, folder: Path | None) -> list[str]:
+    """`scree index remove FOLDER` (or, with None, `--missing`: every index whose folder is gone); a line for each
+    index removed, or one saying there was none."""
+    targets = (
+        [find_index(data_home, folder)]
+        if folder is not None
+        else [info for info in list_indexes(data_home) if not info.folder_exists]
+    )
+    said = []
+    for info in targets:
+        remove_index(info)
+        said.append(replies.index_removed(info.folder or str(info.directory), size_text(info.size_bytes)))
+    return said or [replies.NO_MISSING_INDEX]
 
 
 # --- adopting a moved checkout (a new index whose content an orphaned one already holds) ---

@@ -249,3 +249,13 @@ def restarting(reason: str) -> str:
 def first_sync_process_exited(code: int | None) -> str:
     """`scree watch`: its first-sync child died without a word."""
     return f"the first-sync process exited with code {code}"
+
+
+# --- the indexes on this machine (`scree index remove`) ---
+
+
+def index_removed(folder: str, size: str) -> str:
+    return f"Removed the index of {folder} ({size})."
+
+
+NO_MISSING_INDEX = "No index belongs to a folder that is gone; nothing removed."
