@@ -126,6 +126,7 @@ class ProgressPrinter:
         self._line = line
         self._started = time.monotonic()
         self._last_draw = 0.0
+        self._bytes_done = 0  # never drawn going back: text queued for the embedder is taken off what was visited
 
     @property
     def elapsed_s(self) -> float:
@@ -136,10 +137,11 @@ class ProgressPrinter:
         if now - self._last_draw < REDRAW_S:
             return
         self._last_draw = now
+        self._bytes_done = max(self._bytes_done, report.bytes_visited - report.bytes_waiting)
         snapshot = Snapshot(
             files_done=report.scanned,
             files_total=total,
-            bytes_done=max(report.bytes_visited - report.bytes_waiting, 0),
+            bytes_done=self._bytes_done,
             bytes_total=report.bytes_total,
             chunks_embedded=report.chunks_embedded,
             elapsed_s=now - self._started,
