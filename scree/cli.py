@@ -12,9 +12,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import NoReturn
 
-from scree import __version__
+from scree import __version__, replies
 from scree.config import Settings, load_settings, log_format, log_level
 from scree.errors import ScreeError, UsageError
+from scree.inert import inert, json_inert
 from scree.logs import configure_logging
 from scree.progress import LineAwareStream, ProgressPrinter, final_line
 from scree.redact import redact
@@ -259,27 +260,33 @@ def cmd_reindex(args: argparse.Namespace) -> int:
     path = None if args.path is None else path_in_folder(settings.folder, Path.cwd(), args.path)
     progress = _progress_printer()
     outcome = operations.reindex(settings, full=args.all, path=path, progress=progress)
+    report = outcome.report
     if progress is not None:
-        report = outcome.report
         progress.finish(
             final_line(outcome.files, outcome.chunks, report.chunks_embedded, report.bytes_visited, progress.elapsed_s)
         )
-    if path is not None and (path, MISSING_REASON) in outcome.report.skipped:
+    if path is not None and (path, MISSING_REASON) in report.skipped:
         raise ScreeError(outcome.message)  # R-L1: a file that is not there is a failure (its old rows are gone)
-    print(outcome.message)
-    for skipped, reason in outcome.report.skipped if path is None else ():  # one path: the message says why
-        print(f"  skipped {skipped}: {reason}")
-    if outcome.report.outage:
+    print(inert(outcome.message))  # file names and API errors are data: escapes shown, not run (issue 13)
+    for skipped, reason in report.skipped if path is None else ():  # one path: the message says why
+        print(inert(f"  skipped {skipped}: {reason}"))
+    if report.outage:
         raise ScreeError(
-            f"embeddings API unavailable ({outcome.report.outage}); {outcome.report.deferred} files keep their "
-            'old rows: run "scree reindex" again later'
+            replies.cli_outage_error(
+                report.outage,
+                deferred=report.deferred,
+                with_rows=report.deferred_with_rows,
+                rebuild=report.rebuilt is False,
+            )
         )
+    if report.failed:
+        raise ScreeError(replies.cli_unreadable_error(report.failed))
     return EXIT_OK
 
 
 def cmd_search(args: argparse.Namespace) -> int:
     from scree import operations
-    from scree.render import render_hits
+    from scree.render import render_hits, strip_controls
 
     settings = settings_for(args)
     result = operations.search(settings, args.query, args.k, args.mode, args.path)
@@ -290,7 +297,7 @@ def cmd_search(args: argparse.Namespace) -> int:
                 "path": h.path,
                 "start": h.start,
                 "end": h.end,
-                "heading": h.heading,
+                "heading": strip_controls(h.heading),  # as the MCP hit shows it (R-M1, R-L0)
                 "score": round(h.score, 6),
                 "text": h.text,
                 "stale": h.stale,
@@ -298,9 +305,9 @@ def cmd_search(args: argparse.Namespace) -> int:
             }
             for n, h in enumerate(result.hits, start=1)
         ]
-        print(json.dumps({"hits": hits, "note": result.note}, ensure_ascii=False))
+        print(json_inert(json.dumps({"hits": hits, "note": result.note}, ensure_ascii=False)))
     else:
-        print(render_hits(result.hits, result.notes))
+        print(inert(render_hits(result.hits, result.notes)))
     return EXIT_OK
 
 
@@ -320,20 +327,20 @@ def cmd_status(args: argparse.Namespace) -> int:
         print(json.dumps(info))
     else:
         for key, value in info.items():
-            print(f"{key.replace('_', ' ')}: {value if value is not None else '-'}")
+            print(inert(f"{key.replace('_', ' ')}: {value if value is not None else '-'}"))
     return EXIT_OK
 
 
 def cmd_doctor(args: argparse.Namespace) -> int:
     from scree.doctor import run_doctor
 
-    return run_doctor(settings_for(args), print)
+    return run_doctor(settings_for(args), lambda line: print(inert(line)))
 
 
 def cmd_init(args: argparse.Namespace) -> int:
     from scree.init import init_repo
 
-    print(init_repo(settings_for(args).folder, args.client, here=args.here))
+    print(inert(init_repo(settings_for(args).folder, args.client, here=args.here)))
     return EXIT_OK
 
 
@@ -344,9 +351,10 @@ def cmd_config(args: argparse.Namespace) -> int:
     origins = Origins(os.environ, args.from_settings_file, notes_flag=bool(args.notes), db_flag=bool(args.db))
     rows = settings_rows(settings, origins, settings_file_path())
     if args.json:
-        print(json.dumps([{"name": r.name, "value": r.value, "source": r.source} for r in rows], ensure_ascii=False))
+        listed = [{"name": r.name, "value": r.value, "source": r.source} for r in rows]
+        print(json_inert(json.dumps(listed, ensure_ascii=False)))
     else:
-        print(render_rows(rows))
+        print(inert(render_rows(rows)))
     return EXIT_OK
 
 
@@ -358,15 +366,15 @@ def cmd_index(args: argparse.Namespace) -> int:
     if args.index_command == "list":
         found = indexes.list_indexes(home)
         if args.json:
-            print(json.dumps([indexes.as_json(info) for info in found], ensure_ascii=False))
+            print(json_inert(json.dumps([indexes.as_json(info) for info in found], ensure_ascii=False)))
         else:
-            print(indexes.render_list(found, indexes.indexes_dir(home)))
+            print(inert(indexes.render_list(found, indexes.indexes_dir(home))))
         return EXIT_OK
     if (args.folder is None) == (not args.missing):
         raise UsageError("scree index remove: give a FOLDER or --missing (one of them)")
     folder = None if args.missing else Path(args.folder).expanduser()
     for line in indexes.remove_indexes(home, folder):
-        print(line)
+        print(inert(line))
     return EXIT_OK
 
 
@@ -452,7 +460,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stdout.flush()  # inside the try: a reader gone before the buffer was written is handled below, not at exit
         return code
     except ScreeError as exc:
-        print(f"scree: {redact(str(exc))}", file=sys.stderr)
+        print(f"scree: {inert(redact(str(exc)))}", file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
         print("scree: interrupted", file=sys.stderr)
@@ -463,6 +471,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return EXIT_BROKEN_PIPE
+    except OSError as exc:  # a file scree needs could not be made or read (full disk, permissions, fd limit)
+        where = f": {exc.filename}" if exc.filename else ""
+        print(inert(f"scree: {redact(exc.strerror or str(exc))}{where}"), file=sys.stderr)
+        return EXIT_FAIL
 
 
 def mcp_main() -> int:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from scree.errors import ConfigError
 from scree.paths import FROM_CWD_REPO, choose_folder, data_home, index_dir_for
+from scree.redact import register_secret
 
 DEFAULT_API_BASE = "https://openrouter.ai/api/v1"
 DEFAULT_API_MODEL = "openai/text-embedding-3-small"
@@ -24,6 +25,8 @@ OUTAGE_PAUSE_SECONDS = 30.0  # R-E4
 OUTAGE_PAUSE_MAX_SECONDS = 300.0  # R-E4
 HEALTH_INTERVAL_SECONDS = 10.0  # R-W4
 LOCK_RETRY_SECONDS = 5.0  # R-P4
+QUERY_TIMEOUT_SECONDS = 10.0  # R-E4: one attempt at a search query's embedding, all of it
+INDEX_TIMEOUT_SECONDS = 30.0  # R-E4: one attempt at an indexing request, all of it
 DEFAULT_MAX_RSS_MB = 1024.0  # R-P2; the offline first sync's bar is 300 MB (SPEC §10)
 DEFAULT_RESTART_S = 1.0  # R-P2: restart backoff, doubling ...
 DEFAULT_RESTART_MAX_S = 60.0  # ... up to this
@@ -84,6 +87,8 @@ class Settings:
     outage_pause_max_s: float = OUTAGE_PAUSE_MAX_SECONDS
     health_interval_s: float = HEALTH_INTERVAL_SECONDS
     lock_retry_s: float = LOCK_RETRY_SECONDS
+    query_timeout_s: float = QUERY_TIMEOUT_SECONDS
+    index_timeout_s: float = INDEX_TIMEOUT_SECONDS
     watcher: str = "auto"
     log_format: str = "console"
     log_level: str = "info"
@@ -157,6 +162,27 @@ def _extensions(env: Mapping[str, str]) -> tuple[str, ...]:
     return tuple(found)
 
 
+KEY_VARIABLES = ("OPENROUTER_API_KEY", "SCREE_API_KEY")
+
+
+def _api_key(env: Mapping[str, str]) -> str | None:
+    """The API key, checked as it loads (R-E5, issue 13): an HTTP header carries only visible Latin-1 characters, so
+    a key with a line break, a control character or a character beyond Latin-1 is refused in one line that names
+    the variable and never shows the key (requests would print it in full in its header error)."""
+    for name in KEY_VARIABLES:
+        value = env.get(name, "").strip()
+        if not value:
+            continue
+        register_secret(value)
+        if any(not (0x20 <= ord(ch) <= 0x7E or 0xA1 <= ord(ch) <= 0xFF) for ch in value):
+            raise ConfigError(
+                f"{name} holds a character an HTTP header cannot carry (a line break, a control character or "
+                "one beyond Latin-1): set it to the key alone"
+            )
+        return value
+    return None
+
+
 def load_settings(
     env: Mapping[str, str] | None = None,
     *,
@@ -177,7 +203,7 @@ def load_settings(
         if not index_dir.is_dir():  # R-F2: a --db file's folder is the user's; scree never makes one up
             given = f"--db {db}" if db else f"SCREE_DB={db_override}"
             raise ConfigError(f"{given}: the folder {index_dir} does not exist; create it first or choose another path")
-    api_key = (env.get("OPENROUTER_API_KEY") or env.get("SCREE_API_KEY") or "").strip() or None
+    api_key = _api_key(env)
     local_dir = env.get("SCREE_LOCAL_MODEL_DIR")
     return Settings(
         folder=folder,
@@ -202,6 +228,8 @@ def load_settings(
         outage_pause_max_s=env_number(env, "SCREE_OUTAGE_PAUSE_MAX_SECONDS", OUTAGE_PAUSE_MAX_SECONDS),
         health_interval_s=env_number(env, "SCREE_HEALTH_SECONDS", HEALTH_INTERVAL_SECONDS, 0.05),
         lock_retry_s=env_number(env, "SCREE_LOCK_RETRY_SECONDS", LOCK_RETRY_SECONDS, 0.05),
+        query_timeout_s=env_number(env, "SCREE_QUERY_TIMEOUT_SECONDS", QUERY_TIMEOUT_SECONDS, 0.05),
+        index_timeout_s=env_number(env, "SCREE_INDEX_TIMEOUT_SECONDS", INDEX_TIMEOUT_SECONDS, 0.05),
         watcher=_choice(env, "SCREE_WATCHER", "auto", WATCHER_CHOICES),
         log_format=log_format(env),
         log_level=log_level(env, "info"),

@@ -16,7 +16,7 @@ from scree.paths import normalise_rel_path, prepare_index_dir
 from scree.replies import cli_index_note, other_writer_reply, reindex_all_refused
 from scree.search import SearchEngine
 from scree.store import Store
-from scree.writer_proc.sync import Progress, Syncer, SyncReport
+from scree.writer_proc.sync import Progress, Syncer, SyncReport, rebuild
 
 
 def open_store(settings: Settings, readonly: bool = False) -> Store:
@@ -55,11 +55,12 @@ def reindex(
     try:
         embedder = make_embedder(settings, keyword_fallback=True)
         with open_store(settings) as store:
-            if full:
-                store.reset(embedder.identity, embedder.dims)
-            store.prepare(embedder)
-            syncer = Syncer(store, policy, embedder, settings.max_file_bytes, stop=stop, progress=progress)
-            report = syncer.sync_all() if rel is None else syncer.sync_paths([rel])
+            if full:  # the old index stays until the new one is complete (issue 13)
+                report = rebuild(store, settings, policy, embedder, stop=stop, progress=progress)
+            else:
+                store.prepare(embedder)
+                syncer = Syncer(store, policy, embedder, settings.max_file_bytes, stop=stop, progress=progress)
+                report = syncer.sync_all() if rel is None else syncer.sync_paths([rel])
             embedder.close()
             files, chunks = store.counts()
         return ReindexOutcome(report, report.reply(rel), files, chunks)  # R-M7: the MCP reindex tool's wording

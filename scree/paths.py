@@ -8,7 +8,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from scree import replies
-from scree.errors import PathRefusedError
+from scree.errors import PathRefusedError, ScreeError
 
 DIR_MODE = 0o700
 FILE_MODE = 0o600
@@ -73,16 +73,30 @@ def index_dir_for(folder: Path, env: Mapping[str, str]) -> Path:
 
 
 def ensure_private_dir(path: Path) -> None:
-    """Create `path` (and parents) with mode 0700 for the leaf; tighten an existing leaf we own."""
-    path.mkdir(parents=True, exist_ok=True, mode=DIR_MODE)
+    """Create `path` and any missing parents with mode 0700 (whatever the umask: with umask 000, mkdir's parents
+    came out 0777, issue 13); tighten an existing leaf we own. Existing parents are left as they are."""
+    missing: list[Path] = []
+    probe = path
+    while not probe.exists() and probe != probe.parent:
+        missing.append(probe)
+        probe = probe.parent
+    for folder in reversed(missing):
+        try:
+            folder.mkdir(mode=DIR_MODE)
+        except FileExistsError:
+            pass  # made meanwhile by another scree process
+        os.chmod(folder, DIR_MODE)
     os.chmod(path, DIR_MODE)
 
 
 def prepare_index_dir(index_dir: Path, *, custom_db: bool) -> None:
     """scree's own index folder is made private (0700, R-F2); the folder of a --db file is the user's: it is never
     created (load_settings refuses a missing one) nor re-permissioned."""
-    if not custom_db:
-        ensure_private_dir(index_dir)
+    try:
+        if not custom_db:
+            ensure_private_dir(index_dir)
+    except OSError as exc:  # under a file, on a read-only mount: one line, never a traceback (and serve stays up)
+        raise ScreeError(replies.index_dir_refused(index_dir, exc.strerror or str(exc))) from exc
 
 
 def write_root_file(index_dir: Path, folder: Path) -> None:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import stat as stat_mod
+import threading
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,11 +16,15 @@ from scree.errors import ScreeError
 from scree.files import FileContent, read_markdown, stat_file
 from scree.hits import Hit, SearchResult
 from scree.ignore import IgnorePolicy
+from scree.logs import get_logger
 from scree.ranking import VECTOR_WEIGHT, fuse_rrf, overfetch
 from scree.scope import scope_pattern
 from scree.store import FileState, Store, StoredChunk
 
+log = get_logger(__name__)
+
 MODES = ("hybrid", "semantic", "keyword")
+PREPARED_QUERIES = 16  # query vectors kept between prepare_query() and search()
 MAX_K = 50  # SPEC §8
 
 
@@ -50,6 +56,10 @@ class SearchEngine:
         self._max_file_bytes = max_file_bytes
         self._embedder_factory = embedder_factory
         self._embedder: Embedder | None = None
+        # The query embedding may wait on the API for seconds: it runs under its own lock (prepare_query), apart
+        # from whatever serialises the store, so a keyword search never waits behind it (R-M3, issue 13).
+        self._embed_lock = threading.Lock()
+        self._prepared: OrderedDict[str, bytes | ScreeError] = OrderedDict()
 
     @property
     def has_index(self) -> bool:
@@ -59,7 +69,33 @@ class SearchEngine:
     def close(self) -> None:
         self._store.close()
 
+    def prepare_query(self, query: str, mode: str) -> None:
+        """Embed `query` now, outside any lock the caller holds on the store, for the search() that follows; the
+        vector (or the error) is kept for it. Nothing to do for a keyword search or an index with no vectors."""
+        if mode == "keyword" or not query.strip():
+            return
+        recorded = self._store.model()
+        if recorded is None or recorded[0] == KEYWORD_ONLY or self._store.counts()[1] == 0:
+            return
+        try:
+            outcome: bytes | ScreeError = self._query_vector(query)
+        except ScreeError as exc:
+            outcome = exc
+        with self._embed_lock:
+            self._prepared[query] = outcome
+            while len(self._prepared) > PREPARED_QUERIES:
+                self._prepared.popitem(last=False)
+
     def _query_vector(self, query: str) -> bytes:
+        with self._embed_lock:
+            prepared = self._prepared.pop(query, None)
+            if isinstance(prepared, ScreeError):
+                raise prepared
+            if prepared is not None:
+                return prepared
+            return self._embed_query(query)
+
+    def _embed_query(self, query: str) -> bytes:
         if self._embedder is None:
             if self._embedder_factory is None:
                 raise ScreeError(SEMANTIC_OFF)
@@ -103,6 +139,11 @@ class SearchEngine:
                 if mode == "semantic":
                     raise
                 notes.append(f"[{str(exc).rstrip('.')}; showing keyword results]")
+            except Exception as exc:  # R-M3: a failed vector search never fails a hybrid one (issue 13)
+                log.exception("vector search failed")
+                if mode == "semantic":
+                    raise ScreeError(f"vector search failed: {type(exc).__name__}") from None
+                notes.append(f"[vector search failed ({type(exc).__name__}); showing keyword results]")
         keyword_ids: list[int] = []
         if mode in ("hybrid", "keyword"):
             keyword_ids = [chunk_id for chunk_id, _ in self._store.keyword_search(query, limit, scope)]

@@ -69,6 +69,8 @@ VALUES: tuple[tuple[str, Callable[[Settings], str]], ...] = (
     ("SCREE_DEBOUNCE_SECONDS", lambda s: _seconds(s.debounce_s)),
     ("SCREE_HEALTH_SECONDS", lambda s: _seconds(s.health_interval_s)),
     ("SCREE_LOCK_RETRY_SECONDS", lambda s: _seconds(s.lock_retry_s)),
+    ("SCREE_QUERY_TIMEOUT_SECONDS", lambda s: _seconds(s.query_timeout_s)),
+    ("SCREE_INDEX_TIMEOUT_SECONDS", lambda s: _seconds(s.index_timeout_s)),
     ("SCREE_OUTAGE_PAUSE_SECONDS", lambda s: _seconds(s.outage_pause_s)),
     ("SCREE_OUTAGE_PAUSE_MAX_SECONDS", lambda s: _seconds(s.outage_pause_max_s)),
     ("SCREE_WRITER_MAX_RSS_MB", lambda s: f"{s.writer_limits.max_rss_mb:g}"),

@@ -92,7 +92,7 @@ def time_index(store: Store, folder: Path, queries: Sequence[str]) -> dict[str, 
     limit = overfetch(K)
 
     def whole(query: str) -> str:
-        policy.invalidate()  # as the MCP reader does before each call: a changed .gitignore counts at once
+        policy.refresh()  # as the MCP reader does before each call: a changed .gitignore counts at once
         result = engine.search(query, k=K, mode=MODE)
         return render_hits(result.hits, result.notes)
 

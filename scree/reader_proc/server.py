@@ -209,4 +209,8 @@ def run_stdio(settings: Settings, control: WriterControl, on_handshake: Callable
     if on_handshake is not None:
         server.middleware.append(_HandshakeWatch(on_handshake))
     log.info("serving MCP over stdio", folder=str(settings.folder), index=str(settings.db_path))
-    server.run("stdio")
+    import anyio
+
+    from scree.reader_proc.wire import serve_stdio
+
+    anyio.run(serve_stdio, server)  # server.run("stdio"), answering the lines the SDK drops (issue 13)

@@ -83,7 +83,8 @@ class ReaderTools:
     # --- shared pieces ---
 
     def policy(self) -> IgnorePolicy:
-        """The ignore rules with nothing cached, so a .gitignore changed since the last call counts at once.
+        """The ignore rules, re-read when an ignore file changed since the last call (it counts at once), else the
+        compiled ones kept (issue 13: big ignore files made every call slow).
 
         One object, shared with the search engine; its rules load lazily, only along the paths a call asks about.
         """
@@ -92,7 +93,7 @@ class ReaderTools:
 
             self._policy = IgnorePolicy(self._settings.folder, self._settings.extensions)
         else:
-            self._policy.invalidate()
+            self._policy.refresh()
         return self._policy
 
     def _engine_now(self) -> SearchEngine | None:
@@ -167,6 +168,11 @@ class ReaderTools:
     def _search(self, query: str, k: int, mode: str, path: str | None) -> SearchResult:
         from scree.hits import SearchResult
 
+        with self._lock:
+            engine = self._engine_now()
+        if engine is None:
+            return SearchResult(hits=[])
+        engine.prepare_query(query, mode)  # may wait on the API: not under the lock keyword searches need
         with self._lock:
             engine = self._engine_now()
             if engine is None:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import apsw
 
-from scree.errors import IndexMismatchError, ScreeError
+from scree.errors import IndexMismatchError, IndexWriteError, ScreeError
 from scree.logs import get_logger
 from scree.paths import prepare_index_dir, write_root_file
 from scree.ranking import fuse_rrf
@@ -73,8 +73,22 @@ def _batches(values: Iterable[Any]) -> Iterator[list[Any]]:
         yield batch
 
 
+def write_failure(db_path: Path, exc: apsw.Error) -> IndexWriteError:
+    """The one line for a write the disk refused; the transaction is rolled back, so nothing is half written."""
+    why = "the disk is full (or the file size limit was reached)" if isinstance(exc, apsw.FullError) else "I/O error"
+    return IndexWriteError(f"cannot write the index {db_path}: {why}; nothing was lost, free some space and retry")
+
+
 def _placeholders(count: int) -> str:
     return ",".join("?" * count)
+
+
+@dataclass(frozen=True, slots=True)
+class IndexRecord:
+    """An index's own word on its progress (Store.record_of)."""
+
+    first_sync_done: bool = False
+    files: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,14 +150,17 @@ class Store:
         return store
 
     @classmethod
-    def first_sync_recorded(cls, db_path: Path, folder: Path) -> bool:
-        """Whether the index at `db_path` records a finished first sync; False when it cannot be read (or is not
-        there): another process's progress is visible only in the index (R-M5)."""
+    def record_of(cls, db_path: Path, folder: Path) -> IndexRecord:
+        """What the index at `db_path` records of its progress: whether a first sync finished, how many files it
+        holds; nothing when it cannot be read (or is not there). The reader's note reads it while no writer has
+        reported yet, and while a first sync runs, so its count keeps up with what a search finds (R-M5)."""
+        if not db_path.exists():
+            return IndexRecord()
         try:
             with cls.open(db_path, folder, readonly=True) as store:
-                return store.first_sync_done()
+                return IndexRecord(store.first_sync_done(), store.counts()[0])
         except ScreeError:
-            return False
+            return IndexRecord()
 
     def close(self) -> None:
         self._conn.close()
@@ -178,14 +195,17 @@ class Store:
         """One write transaction; `begin immediate` takes the write lock up front so it cannot deadlock later."""
         if self.readonly:
             raise RuntimeError(f"index {self.db_path} is open read-only")
-        self._conn.execute("begin immediate")
         try:
-            yield
-            self._conn.execute("commit")
-        except BaseException:
-            if not self._conn.get_autocommit():
-                self._conn.execute("rollback")
-            raise
+            self._conn.execute("begin immediate")
+            try:
+                yield
+                self._conn.execute("commit")
+            except BaseException:
+                if not self._conn.get_autocommit():
+                    self._conn.execute("rollback")
+                raise
+        except (apsw.FullError, apsw.IOError) as exc:  # issue 13: one line, and the rollback kept the old rows
+            raise write_failure(self.db_path, exc) from None
         finally:
             self._facts = None  # our own commits do not move data_version
         if not self._modes_checked:
@@ -312,6 +332,16 @@ class Store:
                 self._conn.execute(ddl)
             self._conn.execute("delete from meta where key in (?, ?)", (META_LAST_SYNC, META_FIRST_SYNC_DONE))
             self._record_model(identity, dims)
+
+    def replace_with(self, other: Store) -> None:
+        """`reindex -all`: make this index an exact copy of `other` (built beside it) in one step, through SQLite's
+        backup: a reader sees the old index or the new one, and a failure part way leaves the old one whole."""
+        try:
+            with self._conn.backup("main", other._conn, "main") as backup:
+                while not backup.step(-1):
+                    pass
+        except (apsw.FullError, apsw.IOError) as exc:
+            raise write_failure(self.db_path, exc) from None
 
     def _record_model(self, identity: str, dims: int) -> None:
         self._conn.executemany(

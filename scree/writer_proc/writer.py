@@ -335,9 +335,9 @@ class Writer:
             if job.request is not None:
                 job.request.reply(paused_reply(self._last_error))
             return
-        # Rules may have changed where no watch sees it (.git/info/exclude): read them afresh for every job; it
-        # costs a few small reads, and a search's re-check request (R-M2) then sees what the reader saw.
-        parts.policy.invalidate()
+        # Rules may have changed where no watch sees it (.git/info/exclude): look at them for every job (a stat per
+        # ignore file; re-read only when one changed), so a search's re-check request (R-M2) sees what the reader saw.
+        parts.policy.refresh()
         if job.rebuild:
             parts.dir_filter.invalidate()
             parts.watcher.rebuild()
