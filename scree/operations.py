@@ -32,6 +32,8 @@ def open_store(settings: Settings, readonly: bool = False) -> Store:
 class ReindexOutcome:
     report: SyncReport
     message: str
+    files: int = 0  # what the index holds afterwards, as `scree status` counts it
+    chunks: int = 0
 
 
 def reindex(
@@ -64,7 +66,8 @@ def reindex(
                 syncer = Syncer(store, policy, embedder, settings.max_file_bytes, stop=stop, progress=progress)
                 report = syncer.sync_all() if rel is None else syncer.sync_paths([rel])
             embedder.close()
-        return ReindexOutcome(report, report.reply(rel))  # R-M7: the MCP reindex tool's wording
+            files, chunks = store.counts()
+        return ReindexOutcome(report, report.reply(rel), files, chunks)  # R-M7: the MCP reindex tool's wording
     finally:
         lock.release()
 

@@ -104,7 +104,7 @@ class SearchEngine:
             if recorded is not None and recorded != (embedder.identity, embedder.dims):
                 raise ScreeError(
                     f"semantic search is off: the index was built with {recorded[0]} but the settings select "
-                    f'{embedder.identity}; run "scree reindex -all" to rebuild it'
+                    f'{embedder.identity}; run "scree reindex --all" to rebuild it'
                 )
             self._embedder = embedder
         return self._embedder.embed_query(query)

@@ -44,7 +44,7 @@ if TYPE_CHECKING:
 log = get_logger(__name__)
 
 SQL_BATCH = 500  # ids or hashes per `in (...)` list
-REINDEX_HINT = "run `scree reindex -all` to rebuild it"
+REINDEX_HINT = "run `scree reindex --all` to rebuild it"
 
 _CHUNK_COLUMNS = "id, path, ordinal, heading, text, start_line, end_line, text_hash"
 
@@ -148,7 +148,10 @@ class Store:
     def open_for_writing(cls, settings: Settings) -> Store:
         """The index, opened to write: its folder prepared first, `root` written once the index proved to be this
         folder's (R-F3: a refused open leaves every file as it was); a --db file's folder gets no `root` (R-F2)."""
+        from scree.indexes import adopt_moved_index  # it opens Stores itself
+
         prepare_index_dir(settings.index_dir, custom_db=settings.custom_db)
+        adopt_moved_index(settings)  # a moved checkout's index is reused, not embedded again (callers hold the lock)
         store = cls.open(settings.db_path, settings.folder)
         if not settings.custom_db:
             write_root_file(settings.index_dir, settings.folder)
