@@ -330,4 +330,4 @@ def test_a_reindex_blocked_by_another_reindex_says_so_and_fails(
     finally:
         out, err = first.communicate(timeout=60)
     assert first.returncode == 0, err
-    assert out.startswith("Scanned 2 notes: 2 indexed")
+    assert out.startswith("Scanned 2 files: 2 indexed")
