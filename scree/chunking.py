@@ -27,6 +27,20 @@ _MARKER = re.compile(r" {0,3}[#`~]")
 # R-I1: `scree: ignore` as a top-level key of the front matter, the value bare or quoted.
 _OPT_OUT = re.compile(r"""scree[ \t]*:[ \t]*(?:ignore|"ignore"|'ignore')[ \t]*(?:#.*)?""", re.IGNORECASE)
 
+# What docs tools put in a heading for links and styling, not words (#11): a trailing attribute list of ids, classes
+# and key=value pairs (kramdown/MkDocs attr_list `{: #id }`, `{ #id }`, Pandoc `{#id .class key=val}`, Hugo and
+# Docusaurus `{#id}`); MDX comments `{/* id */}`; HTML comments; empty HTML anchors `<a name="x"></a>`.
+_ATTR_VALUE = r"""(?:"[^"\n]*"|'[^'\n]*'|[^\s{}"']*)"""
+_ATTR_ITEM = rf"(?:[#.][^\s{{}}#.][^\s{{}}]*|[A-Za-z_:][\w.:-]*={_ATTR_VALUE})"
+_HEADING_ATTRIBUTES = re.compile(rf"[ \t]*\{{:?[ \t]*{_ATTR_ITEM}(?:[ \t]+{_ATTR_ITEM})*[ \t]*\}}[ \t]*$")
+_HEADING_NOISE = re.compile(
+    r"\{/\*.*?\*/\}"  # MDX comment
+    r"|<!--.*?-->"  # HTML comment
+    r"|<a(?:\s+(?:id|name)\s*=\s*(?:\"[^\"]*\"|'[^']*'|[^\s>]+))+\s*/?>\s*(?:</a>)?",  # empty anchor
+    re.IGNORECASE,
+)
+EMBED_FORMAT = "2"  # R-F3, #11: bumped whenever embed_text() or the heading trail changes what a chunk's vector is of
+
 
 @dataclass(frozen=True, slots=True)
 class Chunk:
@@ -85,8 +99,20 @@ def opted_out(text: str) -> bool:
 
 
 def embed_text(path: str, chunk: Chunk) -> str:
-    """The text sent to the embedder for a chunk (R-C4)."""
-    return f"{path}\n{chunk.heading}\n\n{chunk.text}"
+    """The text sent to the embedder for a chunk (R-C4): heading lines without their anchors (the trail has none)."""
+    return f"{path}\n{chunk.heading}\n\n{_without_heading_anchors(chunk.text)}"
+
+
+def strip_heading_anchors(title: str) -> str:
+    """A heading's words without the anchors and attribute lists docs tools add (#11); the file keeps them.
+
+    `Request body { #request-body }` -> `Request body`; `Usage {/*usage*/}` -> `Usage`; `{#id .cls key=v}`,
+    `{: #id }` and `<a name="x"></a>` go too. Braces that hold code (`Use {} here`, `{x: 1}`) stay.
+    """
+    if "{" not in title and "<" not in title:
+        return title
+    cleaned = _HEADING_ATTRIBUTES.sub("", _HEADING_NOISE.sub("", title))
+    return " ".join(cleaned.split()) if cleaned != title else title
 
 
 def text_hash(model_identity: str, embedded: str) -> str:
@@ -151,7 +177,31 @@ def _clean(text: str) -> str:
 
 def _heading_title(rest: str) -> str:
     title = _CLOSING_HASHES.sub("", rest.rstrip(" \t")).strip(" \t")
-    return cap_utf8(title, HEADING_CAP_BYTES)
+    return cap_utf8(strip_heading_anchors(title), HEADING_CAP_BYTES)
+
+
+def _without_heading_anchors(text: str) -> str:
+    """Chunk text with strip_heading_anchors() applied to its heading lines (outside fences)."""
+    if "{" not in text and "<" not in text:
+        return text
+    lines = text.split("\n")
+    fence: tuple[str, int] | None = None
+    for index, line in enumerate(lines):
+        if fence is not None:
+            if _closes_fence(line, fence):
+                fence = None
+            continue
+        if _MARKER.match(line) is None:
+            continue
+        heading = _ATX_HEADING.match(line)
+        if heading is not None:
+            rest = line[heading.end() :]
+            stripped = strip_heading_anchors(rest)
+            if stripped != rest:
+                lines[index] = line[: heading.end()] + stripped
+            continue
+        fence = _opens_fence(line)
+    return "\n".join(lines)
 
 
 def _push_heading(trail: list[tuple[int, str]], level: int, title: str) -> None:

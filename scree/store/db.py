@@ -10,6 +10,7 @@ from typing import Any
 
 import apsw
 
+from scree.chunking import EMBED_FORMAT
 from scree.errors import IndexMismatchError
 from scree.store import file_rows, searches
 from scree.store.connection import BULK_CACHE_KIB, WRITER_CACHE_KIB, empty_index, open_index, tighten_modes
@@ -30,6 +31,8 @@ from scree.store.searches import OVERSAMPLE as OVERSAMPLE
 
 SQL_BATCH = 500  # ids or hashes per `in (...)` list
 REINDEX_HINT = "run `scree reindex -all` to rebuild it"
+EMBED_FORMAT_KEY = "embed_format"
+FIRST_EMBED_FORMAT = "1"  # what an index without the meta row was made with
 
 _CHUNK_COLUMNS = "id, path, ordinal, heading, text, start_line, end_line, text_hash"
 
@@ -172,11 +175,22 @@ class Store:
             f"({dims} dims); {REINDEX_HINT}"
         )
 
+    def embed_format(self) -> str:
+        """Which version of the embedded text (chunking.EMBED_FORMAT) the index's vectors and headings were made
+        from; an index made before the version was recorded holds the first."""
+        return self.get_meta(EMBED_FORMAT_KEY) or FIRST_EMBED_FORMAT
+
     def check_model(self, identity: str, dims: int) -> None:
-        """Raise IndexMismatchError when the index records another model or dimension count."""
+        """Raise IndexMismatchError when the index records another model, dimension count or embedded-text format:
+        new rows beside old ones would mix vectors of two kinds of text (R-F3)."""
         recorded = self.model()
         if recorded is not None and recorded != (identity, dims):
             raise self._mismatch(recorded, identity, dims)
+        if recorded is not None and self.embed_format() != EMBED_FORMAT:
+            raise IndexMismatchError(
+                f"index {self.db_path} was built by an older scree (embedded text format {self.embed_format()}, "
+                f"now {EMBED_FORMAT}: headings without anchors); {REINDEX_HINT}"
+            )
 
     def set_model(self, identity: str, dims: int) -> None:
         """Record the model of a new index and create its vector table; the same model again is a no-op."""
@@ -209,7 +223,8 @@ class Store:
 
     def _record_model(self, identity: str, dims: int) -> None:
         self._conn.executemany(
-            "insert or replace into meta(key, value) values (?, ?)", [("model", identity), ("dims", str(dims))]
+            "insert or replace into meta(key, value) values (?, ?)",
+            [("model", identity), ("dims", str(dims)), (EMBED_FORMAT_KEY, EMBED_FORMAT)],
         )
 
     # --- files ---
