@@ -574,8 +574,7 @@ KILLED_WRITER = textwrap.dedent(
     """
     import sys
     from pathlib import Path
-    from scree.chunking import EMBED_FORMAT
-from scree.embedders.base import pack_vector
+    from scree.embedders.base import pack_vector
     from scree.store import FileState, NewChunk, Store
 
     FILES, FILLER = int(sys.argv[3]), sys.argv[4]
