@@ -13,12 +13,25 @@ from scree.embedders.factory import KEYWORD_ONLY, SEMANTIC_OFF
 from scree.errors import ScreeError
 from scree.files import FileContent, read_markdown, stat_file
 from scree.ignore import IgnorePolicy
-from scree.ranking import VECTOR_WEIGHT, fuse_rrf, overfetch
+from scree.languages import LanguageTrees
+from scree.ranking import (
+    PER_FILE,
+    POOL,
+    SIMILARITY_FLOORS,
+    Z_VECTOR_WEIGHT,
+    above_floor,
+    add_path_signal,
+    diversify,
+    fuse_zscores,
+    path_match,
+)
 from scree.results import Hit, SearchResult
 from scree.store import FileState, Store, StoredChunk
+from scree.store.keywords import content_words
 
 MODES = ("hybrid", "semantic", "keyword")
 MAX_K = 50  # SPEC §8
+PATH_NOISE = frozenset({"index", "readme", "md", "markdown", "docs", "doc"})  # path words that name no topic
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,6 +58,8 @@ class SearchEngine:
         self._max_file_bytes = max_file_bytes
         self._embedder_factory = embedder_factory
         self._embedder: Embedder | None = None
+        self._path_terms: dict[str, frozenset[str]] = {}
+        self._trees: tuple[int, LanguageTrees] | None = None  # (files counted, the trees then)
 
     @property
     def has_index(self) -> bool:
@@ -69,15 +84,18 @@ class SearchEngine:
         return self._embedder.embed_query(query)
 
     def search(self, query: str, k: int = 8, mode: str = "hybrid", max_k: int = MAX_K) -> SearchResult:
-        """Up to k hits, best first; `max_k` lets the quality benchmark look past the tool's cap of 50."""
+        """Up to k hits, best first; `max_k` lets the quality benchmark look past the tool's cap of 50.
+
+        Every step ranks the same POOL candidates whatever k is, and k only cuts the end: the first m hits of a
+        k-hit reply are the first m of any larger k (#11).
+        """
         k = max(1, min(k, max_k))
         notes: list[str] = []
         files, chunks = self._store.counts()
         if chunks == 0 or not query.strip():
             return SearchResult(hits=[], notes=notes)
-        limit = overfetch(k)
-        vector_ids: list[int] = []
-        vector_scores: dict[int, float] = {}
+        limit = max(POOL, k)
+        vector: list[tuple[int, float]] = []
         recorded = self._store.model()
         if recorded is not None and recorded[0] == KEYWORD_ONLY:  # R-E6: built with no key and no offline model
             if mode == "semantic":
@@ -87,26 +105,80 @@ class SearchEngine:
         if mode in ("hybrid", "semantic"):
             try:
                 found = self._store.vector_search(self._query_vector(query), limit)
-                vector_ids = [chunk_id for chunk_id, _ in found]
-                vector_scores = {chunk_id: 1.0 - distance for chunk_id, distance in found}
+                vector = [(chunk_id, 1.0 - distance) for chunk_id, distance in found]
             except ScreeError as exc:
                 if mode == "semantic":
                     raise
                 notes.append(f"[{str(exc).rstrip('.')}; showing keyword results]")
-        keyword_ids: list[int] = []
+        keyword: list[tuple[int, float]] = []
         if mode in ("hybrid", "keyword"):
-            keyword_ids = [chunk_id for chunk_id, _ in self._store.keyword_search(query, limit)]
+            keyword = self._store.keyword_search(query, limit)
+        floor = SIMILARITY_FLOORS.get(recorded[0]) if recorded is not None else None
+        vector = above_floor(vector, {chunk_id for chunk_id, _ in keyword}, floor)
         if mode == "semantic":
-            ranked = [(chunk_id, vector_scores[chunk_id]) for chunk_id in vector_ids]
+            ranked = vector
         elif mode == "keyword":
-            ranked = [(chunk_id, 1.0 / (rank + 1)) for rank, chunk_id in enumerate(keyword_ids)]
+            ranked = [(chunk_id, 1.0 / (rank + 1)) for rank, chunk_id in enumerate(chunk_id for chunk_id, _ in keyword)]
         else:
-            ranked = fuse_rrf([vector_ids, keyword_ids], weights=(VECTOR_WEIGHT, 1.0))
-        hits, dropped = self._recheck_and_collapse(ranked, k)
+            ranked = fuse_zscores([vector, keyword], weights=(Z_VECTOR_WEIGHT, 1.0))
+        rows = self._store.chunks_by_ids(chunk_id for chunk_id, _ in ranked)
+        if mode == "hybrid":
+            terms = frozenset(self._store.stems(" ".join(content_words(query))))
+            ranked = add_path_signal(
+                ranked, lambda chunk_id: path_match(terms, self._terms_of_path(rows, chunk_id)) if terms else 0.0
+            )
+        ranked = self._fold_translations(ranked, rows, query)
+        ranked = diversify(ranked, lambda pair: rows[pair[0]].path if pair[0] in rows else "", PER_FILE)
+        hits, dropped = self._recheck_and_collapse(ranked, rows, k)
         return SearchResult(hits=hits, notes=notes, dropped_paths=tuple(sorted(dropped)))
 
-    def _recheck_and_collapse(self, ranked: list[tuple[int, float]], k: int) -> tuple[list[Hit], set[str]]:
-        rows = self._store.chunks_by_ids(chunk_id for chunk_id, _ in ranked)
+    def _terms_of_path(self, rows: dict[int, StoredChunk], chunk_id: int) -> frozenset[str]:
+        row = rows.get(chunk_id)
+        if row is None:
+            return frozenset()
+        if row.path not in self._path_terms:
+            stem = row.path.rsplit(".", 1)[0] if "." in row.path.rsplit("/", 1)[-1] else row.path
+            self._path_terms[row.path] = frozenset(self._store.stems(stem)) - PATH_NOISE
+        return self._path_terms[row.path]
+
+    def _language_trees(self) -> LanguageTrees:
+        """The index's parallel language trees, worked out again only when the number of files changed."""
+        files, _ = self._store.counts()
+        if self._trees is None or self._trees[0] != files:
+            self._trees = (files, LanguageTrees.of(self._store.paths()))
+        return self._trees[1]
+
+    def _fold_translations(
+        self, ranked: list[tuple[int, float]], rows: dict[int, StoredChunk], query: str
+    ) -> list[tuple[int, float]]:
+        """Copies of a page in other languages give way to the copy in the query's language (#11): where that copy
+        is among the candidates, its best chunk takes the place of the first copy ranked and the others go."""
+        trees = self._language_trees()
+        if not trees.counts:
+            return ranked
+        wanted = trees.query_language(query)
+        pages: dict[str, list[int]] = {}  # page -> positions of its chunks in ranked
+        for position, (chunk_id, _) in enumerate(ranked):
+            row = rows.get(chunk_id)
+            copy = trees.copy(row.path) if row is not None else None
+            if copy is not None:
+                pages.setdefault(copy.page, []).append(position)
+        drop: set[int] = set()
+        moved: dict[int, tuple[int, float]] = {}
+        for positions in pages.values():
+            own = [p for p in positions if _language(trees, rows, ranked[p][0]) == wanted]
+            if not own or len(own) == len(positions):
+                continue
+            first = positions[0]
+            if own[0] != first:
+                moved[first] = (ranked[own[0]][0], ranked[first][1])
+                drop.add(own[0])
+            drop.update(p for p in positions if p not in own and p != first)
+        return [moved.get(p, pair) for p, pair in enumerate(ranked) if p not in drop]
+
+    def _recheck_and_collapse(
+        self, ranked: list[tuple[int, float]], rows: dict[int, StoredChunk], k: int
+    ) -> tuple[list[Hit], set[str]]:
         current: dict[str, _Current | None] = {}
         dropped: set[str] = set()
         seen_texts: set[str] = set()
@@ -167,6 +239,12 @@ class SearchEngine:
         if indexed is not None and content.sha256 == indexed.sha256:
             return _Current(ranges=None)
         return _Current(ranges={c.text: (c.start_line, c.end_line) for c in chunk_markdown(content.text)})
+
+
+def _language(trees: LanguageTrees, rows: dict[int, StoredChunk], chunk_id: int) -> str | None:
+    row = rows.get(chunk_id)
+    copy = trees.copy(row.path) if row is not None else None
+    return None if copy is None else copy.language
 
 
 def _locate(row: StoredChunk, state: _Current) -> tuple[int, int, bool]:

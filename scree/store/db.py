@@ -18,6 +18,7 @@ from scree.store.integrity import check_integrity
 from scree.store.keywords import fts_match_expression
 from scree.store.records import FileState, NewChunk, StoredChunk
 from scree.store.schema import (
+    FTS_TOKENIZER_ARGS,
     TEXT_START_EXPR,
     VECTOR_TABLE,
     binary_quantizable,
@@ -81,6 +82,7 @@ class Store:
         self.exists = exists
         self._modes_checked = False
         self._bulk_wanted = self._bulk_on = False  # bulk_cache(): asked for, and in effect
+        self._stemmer: Any = None  # the FTS5 tokenizer, made on first use by stems()
 
     # --- opening ---
 
@@ -341,6 +343,19 @@ class Store:
         if expression is None or limit <= 0:
             return []
         return searches.keyword_matches(self._conn, expression, limit)
+
+    def stems(self, text: str) -> list[str]:
+        """`text` as the keyword index's tokenizer sees it (lower case, accents folded, Porter stems), in order."""
+        if self._stemmer is None:
+            self._stemmer = self._conn.fts5_tokenizer(*FTS_TOKENIZER_ARGS)
+        tokens = self._stemmer(
+            text.encode("utf-8", "replace"),
+            apsw.FTS5_TOKENIZE_DOCUMENT,
+            None,
+            include_offsets=False,
+            include_colocated=False,
+        )
+        return [str(token) for token in tokens]
 
     def vectors_for_hashes(self, hashes: Iterable[str]) -> dict[str, bytes]:
         """R-E7: a stored vector for each text hash the index already has (any chunk with that hash)."""

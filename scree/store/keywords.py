@@ -16,6 +16,19 @@ STOPWORDS = frozenset(
 )
 
 
+def content_words(query: str) -> list[str]:
+    """The distinct words of `query` that carry its meaning: STOPWORDS left out unless there is nothing else."""
+    content: dict[str, str] = {}
+    common: dict[str, str] = {}
+    for match in _WORD.finditer(query):
+        word = match.group(0)
+        key = word.casefold()
+        (common if key in STOPWORDS else content).setdefault(key, word)
+        if len(content) >= MAX_QUERY_TERMS:
+            break
+    return list((content or common).values())
+
+
 def fts_match_expression(query: str) -> str | None:
     """`"word1" OR "word2" …` for the distinct words of `query` (first spelling kept); None when it has no words.
 
@@ -23,18 +36,7 @@ def fts_match_expression(query: str) -> str | None:
     the regex never passes a `"` through, so no quote can close a term early. Lone surrogates and control
     characters are not words and are dropped.
     """
-    content: dict[str, str] = {}
-    common: dict[str, str] = {}
-    for match in _WORD.finditer(query):
-        word = match.group(0)
-        key = word.casefold()
-        if key in STOPWORDS:
-            common.setdefault(key, word)
-            continue
-        content.setdefault(key, word)
-        if len(content) >= MAX_QUERY_TERMS:
-            break
-    terms = content or common
+    terms = content_words(query)
     if not terms:
         return None
-    return " OR ".join(f'"{word}"' for word in terms.values())
+    return " OR ".join(f'"{word}"' for word in terms)

@@ -17,6 +17,7 @@ from scree.errors import EmbeddingUnavailableError
 from scree.files import Skipped, read_markdown
 from scree.heap import trim_heap
 from scree.ignore import IgnorePolicy
+from scree.languages import LanguageTrees
 from scree.logs import get_logger
 from scree.paths import prepare_index_dir, write_root_file
 from scree.redact import redact
@@ -118,6 +119,7 @@ class Syncer:
         started = time.monotonic()
         report = SyncReport()
         paths = list(self._policy.walk())
+        paths = LanguageTrees.of(paths).sync_order(paths)  # a first sync makes the main language searchable first
         present = set(paths)
         gone = [path for path in self._store.paths() if path not in present]
         del present
