@@ -1,23 +1,8 @@
-"""A bare MCP SDK stdio server with one trivial tool: the baseline bench.serve_footprint sets scree's reader beside.
+"""`python -m bench.bare_mcp_server`: scree.benchmarks.bare_mcp_server (in the wheel, as `scree bench` runs it)."""
 
-Run: python -m bench.bare_mcp_server (speaks MCP on stdin/stdout until stdin closes).
-"""
+import sys
 
-from __future__ import annotations
-
-from mcp.server.mcpserver import MCPServer
-
-
-def echo(text: str) -> str:
-    """Return the text unchanged."""
-    return text
-
-
-def main() -> None:
-    server: MCPServer = MCPServer(name="bare", instructions="A bare server with one tool, for benchmarks.")
-    server.add_tool(echo, description="Return the text unchanged.", structured_output=False)
-    server.run("stdio")
-
+from scree.benchmarks.bare_mcp_server import main
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -237,14 +237,14 @@ def build(folder: Path, name: str, embedder: CachedEmbedder | Embedder) -> Built
     from scree.config import load_settings
     from scree.ignore import IgnorePolicy
     from scree.store import Store
-    from scree.writer_proc.sync import Syncer, markdown_bytes, prepare_store
+    from scree.writer_proc.sync import Syncer, markdown_bytes
 
     settings = load_settings(os.environ, notes=str(folder))
     db = fresh_db(name)
     before = (embedder.tokens, embedder.texts, embedder.embedded) if isinstance(embedder, CachedEmbedder) else None
     started = time.perf_counter()
     with Store.open(db, folder) as store:
-        prepare_store(store, embedder)
+        store.prepare(embedder)
         Syncer(store, IgnorePolicy(folder), embedder, settings.max_file_bytes).sync_all()
         _, chunks = store.counts()
     seconds = time.perf_counter() - started

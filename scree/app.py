@@ -8,46 +8,22 @@ from typing import Any
 
 from scree.config import Settings
 from scree.embedders.factory import expected_identity, make_embedder
-from scree.errors import LockHeldError, PathRefusedError, ScreeError
+from scree.errors import LockHeldError, ScreeError
 from scree.ignore import IgnorePolicy
 from scree.lock import WriterLock, lock_holder
-from scree.paths import prepare_index_dir
+from scree.paths import normalise_rel_path, prepare_index_dir
+from scree.replies import cli_index_note, other_writer_reply, reindex_all_refused
 from scree.results import SearchResult
 from scree.search import SearchEngine
-from scree.status import WriterStatus, status_note
 from scree.store import Store
-from scree.writer_proc.results import reindex_reply
-from scree.writer_proc.sync import Progress, Syncer, SyncReport, last_error, open_for_writing, prepare_store
-
-
-def other_writer_message(pid: int | None) -> str:
-    """R-M7's reply when another process holds writer.lock."""
-    who = f"pid {pid}" if pid is not None else "pid unknown"
-    return f"Another scree process ({who}) keeps this index current; edits are picked up within a few seconds."
+from scree.writer_proc.sync import Progress, Syncer, SyncReport
 
 
 def open_store(settings: Settings, readonly: bool = False) -> Store:
-    """The index, read-only or to write (sync.open_for_writing)."""
+    """The index, read-only or to write (Store.open_for_writing)."""
     if readonly:
         return Store.open(settings.db_path, settings.folder, readonly=True)
-    return open_for_writing(settings)
-
-
-def normalise_rel_path(folder_policy: IgnorePolicy, raw: str) -> str:
-    """A user-given path as the relative posix path scree uses; refuses absolute paths, `..` escapes and NUL bytes."""
-    if "\x00" in raw:
-        raise PathRefusedError("refused: path contains a NUL byte")
-    text = raw.replace("\\", "/").strip()
-    if text.startswith("/"):
-        raise PathRefusedError(f'refused: "{raw}" is an absolute path; give it relative to the project root')
-    parts = [p for p in text.split("/") if p not in ("", ".")]
-    if not parts or ".." in parts:
-        raise PathRefusedError(f'refused: "{raw}" is not a path inside the project')
-    rel = "/".join(parts)
-    reason = folder_policy(rel)
-    if reason is not None:
-        raise PathRefusedError(f'refused: "{rel}" is ignored by scree ({reason})')
-    return rel
+    return Store.open_for_writing(settings)
 
 
 @dataclass(slots=True)
@@ -72,32 +48,30 @@ def reindex(
     if not lock.try_acquire():
         pid = lock.holder_pid()
         if full:
-            raise LockHeldError(
-                f"reindex -all refused: another scree process (pid {pid}) holds the writer lock; stop it first", pid
-            )
-        return ReindexOutcome(SyncReport(), other_writer_message(pid))
+            raise LockHeldError(reindex_all_refused(pid), pid)
+        return ReindexOutcome(SyncReport(), other_writer_reply(pid))
     try:
         embedder = make_embedder(settings, keyword_fallback=True)
         with open_store(settings) as store:
             if full:
                 store.reset(embedder.identity, embedder.dims)
-            prepare_store(store, embedder)
+            store.prepare(embedder)
             syncer = Syncer(store, policy, embedder, settings.max_file_bytes, stop=stop, progress=progress)
             report = syncer.sync_all() if rel is None else syncer.sync_paths([rel])
             embedder.close()
-        return ReindexOutcome(report, reindex_reply(rel, report))  # R-M7: the MCP reindex tool's wording
+        return ReindexOutcome(report, report.reply(rel))  # R-M7: the MCP reindex tool's wording
     finally:
         lock.release()
 
 
-def search(settings: Settings, query: str, k: int, mode: str) -> SearchResult:
+def search(settings: Settings, query: str, k: int, mode: str, path: str | None = None) -> SearchResult:
     """`scree search`: the same engine as the MCP tool, over the index as it is."""
     if not settings.db_path.exists():
         raise ScreeError(f'no index for {settings.folder} yet: run "scree reindex" in it first')
     policy = IgnorePolicy(settings.folder, settings.extensions)
     with open_store(settings, readonly=True) as store:
         engine = SearchEngine(store, policy, settings.folder, settings.max_file_bytes, lambda: make_embedder(settings))
-        result = engine.search(query, k=k, mode=mode)
+        result = engine.search(query, k=k, mode=mode, path=path)
         note = index_note(settings, store)
     if note is not None:
         result.notes.append(note)
@@ -106,15 +80,9 @@ def search(settings: Settings, query: str, k: int, mode: str) -> SearchResult:
 
 def index_note(settings: Settings, store: Store) -> str | None:
     """R-M5 for the command line: what the index itself says about being incomplete or not kept current."""
-    if store.get_meta("first_sync_done") != "1":
-        pid = lock_holder(settings.lock_path) if settings.lock_path.exists() else None
-        if pid is not None:
-            return status_note(WriterStatus(holder="other", pid=pid))
-        return '[index incomplete: its first sync has not finished; run "scree reindex" to complete it]'
-    error = last_error(store)
-    return (
-        None if error is None else f"[index may be out of date: the last sync hit an error: {' '.join(error.split())}]"
-    )
+    done = store.first_sync_done()
+    pid = lock_holder(settings.lock_path) if not done and settings.lock_path.exists() else None
+    return cli_index_note(first_sync_done=done, holder_pid=pid, last_error=store.last_error() if done else None)
 
 
 def status(settings: Settings) -> dict[str, Any]:
@@ -138,7 +106,7 @@ def status(settings: Settings) -> dict[str, Any]:
             if recorded is not None:
                 info["model"], info["dimensions"] = recorded
             info["files"], info["chunks"] = store.counts()
-            info["first_sync_done"] = store.get_meta("first_sync_done") == "1"
-            info["last_sync"] = store.get_meta("last_sync")
-            info["last_error"] = last_error(store)
+            info["first_sync_done"] = store.first_sync_done()
+            info["last_sync"] = store.last_sync()
+            info["last_error"] = store.last_error()
     return info

@@ -94,7 +94,7 @@ def _check_embedder(settings: Settings, report: _Report) -> bool:
 
 
 def _keyword_only_advice(identity: str, semantic: bool) -> str:
-    """What to do about a keyword-only index: prepare_store rebuilds it with vectors at the next sync, so a plain
+    """What to do about a keyword-only index: Store.prepare rebuilds it with vectors at the next sync, so a plain
     reindex is enough once an embedder exists (no -all)."""
     if semantic:
         return f'keyword search only: run "scree reindex" to add vectors with {identity} (serve or watch does it too)'

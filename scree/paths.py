@@ -1,11 +1,14 @@
-"""Where things live: the folder to index (R-F1), its index directory (R-F2), and private file modes."""
+"""Where things live: the folder to index (R-F1), a path given inside it, its index directory (R-F2), private modes."""
 
 from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
+
+from scree import replies
+from scree.errors import PathRefusedError
 
 DIR_MODE = 0o700
 FILE_MODE = 0o600
@@ -76,3 +79,21 @@ def write_root_file(index_dir: Path, folder: Path) -> None:
     with os.fdopen(fd, "w", encoding="utf-8") as handle:
         handle.write(content)
     os.chmod(root_file, FILE_MODE)
+
+
+def normalise_rel_path(ignored: Callable[[str], str | None], raw: str) -> str:
+    """A user-given path as the relative posix path scree uses; refuses absolute paths, `..` escapes and NUL bytes,
+    and paths the ignore rules (`ignored`: path -> reason or None) keep out (R-M6)."""
+    if "\x00" in raw:
+        raise PathRefusedError(replies.NUL_BYTE_REFUSAL)
+    text = raw.replace("\\", "/").strip()
+    if text.startswith("/"):
+        raise PathRefusedError(replies.absolute_path_refusal(raw))
+    parts = [p for p in text.split("/") if p not in ("", ".")]
+    if not parts or ".." in parts:
+        raise PathRefusedError(replies.outside_refusal(raw))
+    rel = "/".join(parts)
+    reason = ignored(rel)
+    if reason is not None:
+        raise PathRefusedError(replies.ignored_refusal(rel, reason))
+    return rel

@@ -61,19 +61,28 @@ def diversify(ranked: Sequence[T], file_of: Callable[[T], str], per_file: int) -
     return first + later
 
 
-def fuse_zscores(lists: Sequence[Sequence[tuple[int, float]]], weights: Sequence[float]) -> list[tuple[int, float]]:
-    """Merge scored lists (higher is better): each list's scores become z-scores over that list, an item missing
-    from a list counts that list's lowest z, and the weighted sum ranks them; ties break by id."""
-    standard: list[tuple[dict[int, float], float, float]] = []
+def fuse_zscores(
+    lists: Sequence[Sequence[tuple[int, float]]], weights: Sequence[float], pool: int = POOL
+) -> list[tuple[int, float]]:
+    """Merge scored lists (higher is better) by the weighted sum of each list's standardised scores: (score - the
+    list's lowest) / the list's standard deviation, so an item missing from a list counts as its lowest, 0.
+
+    A list whose n scores are all equal (one keyword match, say) is read as n ones among `pool` candidates where
+    the rest are zeros: each of its items counts 1 / sqrt(p (1 - p)) with p = n / pool (about 10 for one match in
+    100), so a word found in only one chunk still counts. Ties break by id."""
+    standard: list[tuple[dict[int, float], float]] = []
     for pairs, weight in zip(lists, weights, strict=True):
         if not pairs:
             continue
         mean = sum(score for _, score in pairs) / len(pairs)
-        spread = math.sqrt(sum((score - mean) ** 2 for _, score in pairs) / len(pairs)) or 1.0
-        z = {item: (score - mean) / spread for item, score in pairs}
-        standard.append((z, min(z.values()), weight))
-    items = {item for z, _, _ in standard for item in z}
-    fused = {item: sum(weight * z.get(item, lowest) for z, lowest, weight in standard) for item in items}
+        spread = math.sqrt(sum((score - mean) ** 2 for _, score in pairs) / len(pairs))
+        lowest = min(score for _, score in pairs)
+        share = len(pairs) / max(pool, len(pairs))
+        alike = 1.0 / math.sqrt(share * (1.0 - share)) if share < 1.0 else 1.0
+        z = {item: (score - lowest) / spread if spread > 0 else alike for item, score in pairs}
+        standard.append((z, weight))
+    items = {item for z, _ in standard for item in z}
+    fused = {item: sum(weight * z.get(item, 0.0) for z, weight in standard) for item in items}
     return sorted(fused.items(), key=lambda pair: (-pair[1], pair[0]))
 
 

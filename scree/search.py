@@ -26,6 +26,7 @@ from scree.ranking import (
     path_match,
 )
 from scree.results import Hit, SearchResult
+from scree.scope import scope_pattern
 from scree.store import FileState, Store, StoredChunk
 from scree.store.keywords import content_words
 
@@ -83,16 +84,19 @@ class SearchEngine:
             self._embedder = embedder
         return self._embedder.embed_query(query)
 
-    def search(self, query: str, k: int = 8, mode: str = "hybrid", max_k: int = MAX_K) -> SearchResult:
-        """Up to k hits, best first; `max_k` lets the quality benchmark look past the tool's cap of 50.
+    def search(
+        self, query: str, k: int = 8, mode: str = "hybrid", max_k: int = MAX_K, path: str | None = None
+    ) -> SearchResult:
+        """Up to k hits, best first; `max_k` lets the quality benchmark look past the tool's cap of 50. `path` (a
+        folder prefix or a glob, scree.scope) limits both searches to the files inside it, in SQL (R-M10).
 
         Every step ranks the same POOL candidates whatever k is, and k only cuts the end: the first m hits of a
         k-hit reply are the first m of any larger k (#11).
         """
         k = max(1, min(k, max_k))
+        scope = scope_pattern(path) if path is not None else None
         notes: list[str] = []
-        files, chunks = self._store.counts()
-        if chunks == 0 or not query.strip():
+        if self._store.is_empty() or not query.strip():
             return SearchResult(hits=[], notes=notes)
         limit = max(POOL, k)
         vector: list[tuple[int, float]] = []
@@ -104,7 +108,7 @@ class SearchEngine:
             mode = "keyword"
         if mode in ("hybrid", "semantic"):
             try:
-                found = self._store.vector_search(self._query_vector(query), limit)
+                found = self._store.vector_search(self._query_vector(query), limit, scope)
                 vector = [(chunk_id, 1.0 - distance) for chunk_id, distance in found]
             except ScreeError as exc:
                 if mode == "semantic":
@@ -112,7 +116,7 @@ class SearchEngine:
                 notes.append(f"[{str(exc).rstrip('.')}; showing keyword results]")
         keyword: list[tuple[int, float]] = []
         if mode in ("hybrid", "keyword"):
-            keyword = self._store.keyword_search(query, limit)
+            keyword = self._store.keyword_search(query, limit, scope)
         floor = SIMILARITY_FLOORS.get(recorded[0]) if recorded is not None else None
         vector = above_floor(vector, {chunk_id for chunk_id, _ in keyword}, floor)
         if mode == "semantic":

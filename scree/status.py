@@ -1,4 +1,5 @@
-"""The writer's status as the reader sees it, the R-M5 note it turns into, and the control surface the reader calls."""
+"""The writer's report, the status the reader makes of it (replies.status_note words it), and the control surface
+the reader calls."""
 
 from __future__ import annotations
 
@@ -10,37 +11,34 @@ Holder = Literal["self", "other", "none"]
 
 
 @dataclass(frozen=True, slots=True)
+class WriterState:
+    """The writer's own status report, sent as it is: to `scree watch`'s log, and up serve's queue (picklable) to
+    the supervisor, whose board keeps the last one for the note (R-M5). A report at least every HEARTBEAT_S is also
+    what tells the supervisor the writer is alive (R-P2)."""
+
+    first_sync_running: bool = False
+    first_sync_done: bool = False
+    notes_indexed: int = 0  # notes the first sync has indexed or found up to date so far
+    last_error: str | None = None  # the embeddings API is failing (cleared when a sync succeeds again)
+    over_cap_mb: float | None = None  # R-S4: the folder's markdown when the cap stopped the first sync
+    cap_mb: float | None = None  # R-S4: SCREE_FIRST_SYNC_MB then
+    index_complete: bool = False  # the index had a finished first sync when this writer opened it (a catch-up)
+    event_batches: int = 0  # batches the event thread has read: it moves while the sync thread waits on the API
+    pending: int = 0  # paths waiting for their debounce
+    watches: int = 0  # directories watched
+    heartbeat: float = 0.0  # time.time() when the report was made
+
+
+@dataclass(frozen=True, slots=True)
 class WriterStatus:
-    """Who keeps the index current and how far it got; what search needs to say in its note (R-M5)."""
+    """Who keeps the index current, with this session's writer's last report; what the note says (R-M5)."""
 
     holder: Holder  # "self": this session's writer; "other": another pid holds writer.lock; "none": nobody / unknown
     pid: int | None = None  # the lock holder's pid
-    first_sync_running: bool = False
-    notes_indexed: int = 0
-    error: str | None = None  # this session's writer stopped or crashed
-    over_cap_mb: float | None = None  # R-S4: the folder's markdown, when the first-sync cap stopped the sync
-    cap_mb: float | None = None  # R-S4: SCREE_FIRST_SYNC_MB
-    first_sync_done: bool = False
-
-
-def status_note(s: WriterStatus) -> str | None:
-    """The one R-M5 line for the end of a search reply, or None when the index is complete and kept current.
-
-    One line only: nothing indexed (cap) first, then a stopped writer, then an incomplete index.
-    """
-    if s.over_cap_mb is not None and s.cap_mb is not None:
-        return (
-            f"[not indexed: this folder has {s.over_cap_mb:.1f} MB of markdown, over SCREE_FIRST_SYNC_MB={s.cap_mb:g}; "
-            'run "scree reindex" in it to index it anyway]'
-        )
-    if s.error is not None:
-        return f"[index not updating: {' '.join(s.error.split())}]"
-    if s.holder == "self" and s.first_sync_running:
-        return f"[index incomplete: first sync in progress, {s.notes_indexed} notes indexed so far]"
-    if s.holder == "other" and not s.first_sync_done:
-        who = f"pid {s.pid}" if s.pid is not None else "pid unknown"
-        return f"[index incomplete: another scree process ({who}) is building it]"
-    return None
+    report: WriterState | None = None  # this session's writer's last report (or the one it stopped with)
+    first_sync_running: bool = False  # "self": this session's first sync has not finished yet
+    first_sync_done: bool = False  # the index is complete: this session's first sync finished, or the index says so
+    error: str | None = None  # this session's writer is down, restarting or parked
 
 
 class WriterControl(Protocol):

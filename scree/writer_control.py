@@ -7,8 +7,8 @@ import os
 import time
 from collections.abc import Sequence
 
+from scree import replies
 from scree.config import Settings
-from scree.errors import ScreeError
 from scree.lock import lock_holder
 from scree.status import WriterStatus
 from scree.supervision import Board
@@ -16,8 +16,6 @@ from scree.supervision import Board
 REPLY_TIMEOUT_S = 25.0  # R-M7: a reindex waits this long for the writer's answer (an MCP client waits longer)
 FIRST_SYNC_WAIT_S = 5.0  # R-M7: while the first sync runs, the reply falls back to saying so after this
 REPLY_POLL_S = 0.1
-
-FIRST_SYNC_REPLY = "The first sync is still running ({n} notes indexed so far); new and changed files are included."
 
 
 class SupervisedControl:
@@ -49,11 +47,7 @@ class SupervisedControl:
         if not self._index_first_sync_done and self._settings.db_path.exists():
             from scree.store import Store
 
-            try:
-                with Store.open(self._settings.db_path, self._settings.folder, readonly=True) as store:
-                    self._index_first_sync_done = store.get_meta("first_sync_done") == "1"
-            except ScreeError:
-                return False
+            self._index_first_sync_done = Store.first_sync_recorded(self._settings.db_path, self._settings.folder)
         return self._index_first_sync_done
 
     def request_reindex(self, path: str | None) -> str:
@@ -63,7 +57,7 @@ class SupervisedControl:
             return _not_ours(status, self._settings.lock_retry_s)
         view = self._board.view
         if view.child_pid is None and view.error is not None and status.error is not None:
-            return f"The index is not updating right now ({status.error}); the folder is re-synced when it is back."
+            return replies.restarting_reply(status.error)
         request_id, pending = self._board.ask(path)
         started = time.monotonic()
         while not pending.done.wait(REPLY_POLL_S):
@@ -73,9 +67,9 @@ class SupervisedControl:
                 self._board.withdraw(request_id)
                 if now.holder != "self":
                     return _not_ours(now, self._settings.lock_retry_s)
-                return FIRST_SYNC_REPLY.format(n=now.notes_indexed)
+                return replies.first_sync_running_reply(now.report.notes_indexed if now.report is not None else 0)
             if waited >= REPLY_TIMEOUT_S:
-                return f"Still re-indexing after {REPLY_TIMEOUT_S:g} s; it goes on in the background."
+                return replies.still_running_reply(REPLY_TIMEOUT_S)
         return pending.reply or ""
 
     def recheck(self, paths: Sequence[str]) -> None:
@@ -86,17 +80,10 @@ class SupervisedControl:
 def _not_ours(status: WriterStatus, lock_retry_s: float) -> str:
     """R-M7's reply when this session's writer cannot take the request."""
     if status.holder == "other":
-        from scree.app import other_writer_message  # scree.app loads the store and embedders: only when needed
-
-        return other_writer_message(status.pid)
-    if status.over_cap_mb is not None and status.cap_mb is not None:
-        return (
-            f"Not indexed: this folder has {status.over_cap_mb:.1f} MB of markdown, over SCREE_FIRST_SYNC_MB="
-            f'{status.cap_mb:g}; run "scree reindex" in it to index it anyway.'
-        )
+        return replies.other_writer_reply(status.pid)
+    report = status.report
+    if report is not None and report.over_cap_mb is not None and report.cap_mb is not None:
+        return replies.over_cap_reply(report.over_cap_mb, report.cap_mb)
     if status.error is not None:
-        return f"The index is not updating: {status.error}."
-    return (
-        "No scree process keeps this index current right now; this session takes over within "
-        f"{lock_retry_s:g} s and syncs the folder first."
-    )
+        return replies.not_updating_reply(status.error)
+    return replies.nobody_reply(lock_retry_s)

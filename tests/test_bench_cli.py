@@ -10,7 +10,15 @@ from pathlib import Path
 import pytest
 from cli_helpers import run_scree, scree_env
 
-from bench.suite import OFFLINE_MODEL, QUICK, WRITER_OFFLINE, BenchRun, Prepared, measure_offline_model, render_table
+from scree.benchmarks.suite import (
+    OFFLINE_MODEL,
+    QUICK,
+    WRITER_OFFLINE,
+    BenchRun,
+    Prepared,
+    measure_offline_model,
+    render_table,
+)
 from scree.model_install import install_model
 
 BENCH_TIMEOUT_S = 110.0  # the quick run takes about a minute on 2 shared cores

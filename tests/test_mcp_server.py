@@ -23,7 +23,6 @@ from mcp.client.stdio import StdioServerParameters
 from mcp_types import CallToolResult, TextContent
 
 from scree.config import load_settings
-from scree.status import WriterStatus, status_note
 from scree.store import Store
 
 SCREE = Path(sys.executable).with_name("scree")
@@ -125,32 +124,6 @@ def text_of(result: Any) -> str:
     assert result.structured_content is None  # R-M8: text only
     assert len(result.content) == 1 and isinstance(result.content[0], TextContent)
     return result.content[0].text
-
-
-# --- status notes (pure) ---
-
-
-def test_status_notes_are_the_r_m5_lines() -> None:
-    assert status_note(WriterStatus(holder="none")) is None
-    assert status_note(WriterStatus(holder="other", pid=7, first_sync_done=True)) is None
-    assert status_note(WriterStatus(holder="self", first_sync_done=True)) is None
-    assert (
-        status_note(WriterStatus(holder="self", first_sync_running=True, notes_indexed=12))
-        == "[index incomplete: first sync in progress, 12 notes indexed so far]"
-    )
-    assert (
-        status_note(WriterStatus(holder="other", pid=4242))
-        == "[index incomplete: another scree process (pid 4242) is building it]"
-    )
-    assert (
-        status_note(WriterStatus(holder="self", first_sync_running=True, error="index file replaced\nwhile running"))
-        == "[index not updating: index file replaced while running]"
-    )
-    assert (
-        status_note(WriterStatus(holder="none", over_cap_mb=73.25, cap_mb=50.0))
-        == '[not indexed: this folder has 73.2 MB of markdown, over SCREE_FIRST_SYNC_MB=50; run "scree reindex" '
-        "in it to index it anyway]"
-    )
 
 
 # --- start-up ---
@@ -379,8 +352,10 @@ def test_read_doc_ranges_and_clamping(project: Project) -> None:
 
         text, is_error = await read(client, path="big.md")
         assert not is_error and text.startswith('<doc path="big.md" lines="1-')
-        assert text.endswith("\n[truncated at 256 KB]\n</doc>")
-        assert 256 * 1024 <= len(text.encode()) <= 256 * 1024 + 200
+        shown = re.match(r'<doc path="big.md" lines="1-(\d+)">', text)
+        assert shown is not None
+        assert text.endswith(f"\n[truncated to fit the reply limit: read on from line {int(shown[1]) + 1}]\n</doc>")
+        assert 50_000 <= len(text.encode()) <= 60_000  # 20,000 tokens by the estimate (R-M10), far under 256 KiB
 
     with_client(project, body)
 

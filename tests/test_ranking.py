@@ -3,6 +3,8 @@ signal, diversity and the similarity floor (#11)."""
 
 from __future__ import annotations
 
+import math
+
 from scree.ranking import (
     PER_FILE,
     RRF_K,
@@ -53,7 +55,10 @@ def test_zscore_fusion_standardises_each_list_and_rewards_agreement() -> None:
 def test_zscore_fusion_with_one_list_empty_or_flat() -> None:
     assert [i for i, _ in fuse_zscores([[(1, 0.5), (2, 0.7)], []], weights=(1.2, 1.0))] == [2, 1]
     assert fuse_zscores([[], []], weights=(1.0, 1.0)) == []
-    assert fuse_zscores([[(7, 0.3), (3, 0.3)], []], weights=(1.0, 1.0)) == [(3, 0.0), (7, 0.0)]  # ties by id
+    assert fuse_zscores([[(7, 0.3), (3, 0.3)], []], weights=(1.0, 1.0), pool=2) == [(3, 1.0), (7, 1.0)]  # by id
+    one_keyword_match = fuse_zscores([[(1, 0.9), (2, 0.5), (3, 0.4)], [(3, 7.0)]], weights=(1.2, 1.0))
+    assert [item for item, _ in one_keyword_match] == [3, 1, 2]  # the one chunk holding the word
+    assert dict(one_keyword_match)[3] == 1 / math.sqrt(0.01 * 0.99)
 
 
 def test_path_signal_lifts_the_file_named_for_the_topic() -> None:

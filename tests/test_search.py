@@ -13,7 +13,7 @@ from scree.embedders.hashed import HashEmbedder
 from scree.ignore import IgnorePolicy
 from scree.search import SearchEngine
 from scree.store import Store
-from scree.writer_proc.sync import Syncer, prepare_store
+from scree.writer_proc.sync import Syncer
 
 SHARED = "## Licence\n\nThis text is released under the compost licence, version two.\n"
 
@@ -33,7 +33,7 @@ def engine(folder: Path, tmp_path: Path) -> Iterator[SearchEngine]:
     embedder = HashEmbedder()
     db = tmp_path / "index.db"
     with Store.open(db, folder) as store:
-        prepare_store(store, embedder)
+        store.prepare(embedder)
         Syncer(store, IgnorePolicy(folder), embedder, 1_000_000).sync_all()
     with Store.open(db, folder, readonly=True) as reader:
         yield SearchEngine(reader, IgnorePolicy(folder), folder, 1_000_000, lambda: embedder)
@@ -95,7 +95,7 @@ def test_empty_index_and_empty_query_return_nothing(tmp_path: Path) -> None:
 def build_engine(folder: Path, db: Path) -> SearchEngine:
     embedder = HashEmbedder()
     with Store.open(db, folder) as store:
-        prepare_store(store, embedder)
+        store.prepare(embedder)
         Syncer(store, IgnorePolicy(folder), embedder, 1_000_000).sync_all()
     reader = Store.open(db, folder, readonly=True)
     return SearchEngine(reader, IgnorePolicy(folder), folder, 1_000_000, lambda: embedder)

@@ -26,8 +26,8 @@ from scree.chunking import EMBED_FORMAT
 from scree.embedders.base import pack_vector
 from scree.errors import IndexCorruptError, IndexMismatchError
 from scree.store import SCHEMA_VERSION, FileState, NewChunk, Store, fts_match_expression
-from scree.store.db import EXACT_SEARCH_MAX_CHUNKS, OVERSAMPLE
 from scree.store.schema import migrate
+from scree.store.searches import EXACT_SEARCH_MAX_CHUNKS, OVERSAMPLE
 
 DIMS = 8
 MODEL = "hash:test"
@@ -223,13 +223,13 @@ def test_an_index_of_an_older_embedded_text_format_is_refused_until_rebuilt(stor
 
 def test_reset_rebuilds_with_new_model(store: Store, db_path: Path) -> None:
     store.replace_file(state("a.md"), [chunk(0, "alpha"), chunk(1, "beta")])
-    store.set_meta("first_sync_done", "1")
-    store.set_meta("last_sync", "2026-01-01T00:00:00+00:00")
+    store.record_full_sync(complete=True)
+    assert store.first_sync_done() and store.last_sync()
     store.reset("api:bigger", 16)
     assert store.model() == ("api:bigger", 16)
     assert store.counts() == (0, 0)
     assert store.files() == {}
-    assert store.get_meta("first_sync_done") is None and store.get_meta("last_sync") is None
+    assert not store.first_sync_done() and store.last_sync() is None
     assert store.get_meta("folder") is not None
     assert row_counts(db_path) == (0, 0, 0)
     store.replace_file(state("a.md"), [chunk(0, "alpha", dims=16)])
@@ -274,10 +274,15 @@ def test_replace_files_batches_and_touch_and_meta(store: Store) -> None:
     store.touch_file(touched)
     assert store.file_state("3.md") == touched
     assert store.files()["3.md"] == touched
-    assert store.get_meta("last_sync") is None
-    store.set_meta("last_sync", "t1")
-    store.set_meta("last_sync", "t2")
-    assert store.get_meta("last_sync") == "t2"
+    assert store.last_sync() is None and not store.first_sync_done() and store.last_error() is None
+    store.record_full_sync(complete=False)
+    assert store.last_sync() is not None and not store.first_sync_done()
+    store.record_full_sync(complete=True)
+    assert store.first_sync_done()
+    store.record_last_error("the API said no")
+    assert store.last_error() == "the API said no"
+    store.record_last_error("")
+    assert store.last_error() is None
 
 
 def test_bulk_cache_grows_only_once_rows_are_written_and_is_small_again_after(store: Store) -> None:
@@ -647,3 +652,31 @@ def test_sigkilled_writer_leaves_files_whole_and_no_orphans(tmp_path: Path, db_p
             if child.stderr:
                 child.stderr.close()
         _assert_each_file_whole(db_path, folder)
+
+
+def test_migrations_are_numbered_in_order_and_recorded_by_name(db_path: Path, folder: Path) -> None:
+    from scree.store.schema import MIGRATIONS
+
+    assert [int(m.__name__[1:4]) for m in MIGRATIONS] == list(range(1, SCHEMA_VERSION + 1))
+    Store.open(db_path, folder).close()
+    conn = raw(db_path)
+    names = [str(row[0]) for row in conn.execute("select name from schema_migrations order by version")]
+    conn.close()
+    assert names == [m.__name__.split("_", 1)[1] for m in MIGRATIONS]
+    assert names[0] == "initial_schema"
+
+
+def test_a_reader_sees_a_model_recorded_and_an_index_rebuilt_by_another_connection(db_path: Path, folder: Path) -> None:
+    # the reader keeps what the index is between queries; another connection's commit makes it look again
+    with Store.open(db_path, folder) as writer, Store.open(db_path, folder, readonly=True) as reader:
+        assert reader.model() is None and reader.is_empty()
+        writer.set_model(MODEL, DIMS)
+        assert reader.model() == (MODEL, DIMS) and reader.is_empty()
+        writer.replace_file(state("a.md"), [chunk(0, "alpha")])
+        assert not reader.is_empty()
+        assert [cid for cid, _ in reader.vector_search(vector("alpha"), 1)] == [writer.chunks_for_path("a.md")[0].id]
+        writer.reset("api:bigger", 16)
+        assert reader.model() == ("api:bigger", 16) and reader.is_empty()
+        assert reader.vector_search(vector("alpha", 16), 1) == []
+        writer.replace_file(state("a.md"), [chunk(0, "alpha", dims=16)])
+        assert len(reader.vector_search(vector("alpha", 16), 1)) == 1

@@ -454,7 +454,7 @@ def test_sigkill_at_random_points_of_a_large_sync_leaves_every_file_old_or_new(
     settings = settings_for(env, folder)
     assert scree(env, "reindex", "--notes", str(folder)).returncode == 0
     assert check_consistent(settings, shas, texts) == KILL_FILES
-    embed_server.set(delay_s=0.01)  # each request a little slow, so a sync of 300 files takes a while
+    embed_server.set(delay_s=0.05)  # each request slow enough that a 300-file sync lasts seconds
     for version in range(1, KILL_ROUNDS + 1):
         write_version(version)
         target = rng.randint(1, KILL_FILES - 1)
@@ -472,7 +472,7 @@ def test_sigkill_at_random_points_of_a_large_sync_leaves_every_file_old_or_new(
     watch.wait_log("first sync done", deadline_s=60.0)
     assert check_consistent(settings, shas, texts) == KILL_FILES, f"seed {seed}"
     with Store.open(settings.db_path, settings.folder, readonly=True) as store:
-        assert store.counts()[0] == KILL_FILES and store.get_meta("first_sync_done") == "1"
+        assert store.counts()[0] == KILL_FILES and store.first_sync_done()
     assert watch.stop()[0] == 0
 
 

@@ -20,10 +20,11 @@ from scree.config import Settings, load_settings
 from scree.errors import IndexMismatchError
 from scree.lock import WriterLock
 from scree.paths import ensure_private_dir
+from scree.status import WriterState
 from scree.store import Store
 from scree.writer_proc.debounce import Debouncer, Job, Schedule
 from scree.writer_proc.health import FileIdentity, HealthCheck, compare, identity_of
-from scree.writer_proc.results import Outcome, WriterResult, WriterState
+from scree.writer_proc.results import Outcome, WriterResult
 from scree.writer_proc.writer import Writer
 
 DEADLINE_S = 10.0
@@ -239,7 +240,7 @@ def test_first_sync_indexes_the_folder_and_reports_progress_and_heartbeats(setti
         assert run.states[-1].heartbeat > done.heartbeat
     assert run.result().outcome is Outcome.STOPPED
     with Store.open(settings.db_path, settings.folder, readonly=True) as store:
-        assert store.get_meta("first_sync_done") == "1"
+        assert store.first_sync_done()
 
 
 def test_first_sync_only_returns_once_the_folder_is_indexed(settings: Settings) -> None:

@@ -1,34 +1,49 @@
-"""The Store: one apsw connection to a folder's index, its writes (one transaction per call) and its queries."""
+"""The Store: one apsw connection to a folder's index, how it is opened to write, its meta, its writes (one
+transaction per call) and its queries; what the index is (model, tables, size) is read once per change of the file."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import apsw
 
 from scree.chunking import EMBED_FORMAT
-from scree.errors import IndexMismatchError
-from scree.store import file_rows, searches
+from scree.errors import IndexMismatchError, ScreeError
+from scree.logs import get_logger
+from scree.paths import prepare_index_dir, write_root_file
+from scree.ranking import fuse_rrf
+from scree.store import searches, writes
 from scree.store.connection import BULK_CACHE_KIB, WRITER_CACHE_KIB, empty_index, open_index, tighten_modes
 from scree.store.integrity import check_integrity
-from scree.store.keywords import fts_match_expression
+from scree.store.keywords import cjk_match_expression, fts_match_expression
 from scree.store.records import FileState, NewChunk, StoredChunk
 from scree.store.schema import (
+    CJK_TABLE,
     FTS_TOKENIZER_ARGS,
+    META_DIMS,
+    META_FIRST_SYNC_DONE,
+    META_LAST_ERROR,
+    META_LAST_SYNC,
+    META_MODEL,
     TEXT_START_EXPR,
+    VECTOR_BITS_TABLE,
     VECTOR_TABLE,
     binary_quantizable,
     has_vector_table,
     vector_table_ddl,
 )
 
-# Re-exported: tests/test_store.py and bench.store_search import these from here.
-from scree.store.searches import EXACT_SEARCH_MAX_CHUNKS as EXACT_SEARCH_MAX_CHUNKS
-from scree.store.searches import OVERSAMPLE as OVERSAMPLE
+if TYPE_CHECKING:
+    from scree.config import Settings
+    from scree.embedders.base import Embedder
+
+log = get_logger(__name__)
 
 SQL_BATCH = 500  # ids or hashes per `in (...)` list
 REINDEX_HINT = "run `scree reindex -all` to rebuild it"
@@ -66,6 +81,18 @@ def _placeholders(count: int) -> str:
     return ",".join("?" * count)
 
 
+@dataclass(frozen=True, slots=True)
+class _Facts:
+    """What the index is at one data_version: its model, its vector tables, how many chunks and sign-bit rows."""
+
+    version: int
+    model: tuple[str, int] | None
+    vectors: bool  # a vec0 table: a keyword-only index (0 dims) or one with no model yet has none
+    sign_bits: bool  # sign bits beside the vectors: dims a multiple of 8
+    chunks: int
+    two_stage: bool  # more sign-bit rows than an exact scan serves within the latency bar (searches.py)
+
+
 class Store:
     """A folder's index. Open with Store.open(); use as a context manager or call close().
 
@@ -82,6 +109,7 @@ class Store:
         self.exists = exists
         self._modes_checked = False
         self._bulk_wanted = self._bulk_on = False  # bulk_cache(): asked for, and in effect
+        self._facts: _Facts | None = None  # read again when another connection committed, or after our own writes
         self._stemmer: Any = None  # the FTS5 tokenizer, made on first use by stems()
 
     # --- opening ---
@@ -98,6 +126,26 @@ class Store:
     @classmethod
     def _empty(cls, db_path: Path, folder: str) -> Store:
         return cls(empty_index(folder), db_path, folder, readonly=True, exists=False)
+
+    @classmethod
+    def open_for_writing(cls, settings: Settings) -> Store:
+        """The index, opened to write: its folder prepared first, `root` written once the index proved to be this
+        folder's (R-F3: a refused open leaves every file as it was); a --db file's folder gets no `root` (R-F2)."""
+        prepare_index_dir(settings.index_dir, custom_db=settings.custom_db)
+        store = cls.open(settings.db_path, settings.folder)
+        if not settings.custom_db:
+            write_root_file(settings.index_dir, settings.folder)
+        return store
+
+    @classmethod
+    def first_sync_recorded(cls, db_path: Path, folder: Path) -> bool:
+        """Whether the index at `db_path` records a finished first sync; False when it cannot be read (or is not
+        there): another process's progress is visible only in the index (R-M5)."""
+        try:
+            with cls.open(db_path, folder, readonly=True) as store:
+                return store.first_sync_done()
+        except ScreeError:
+            return False
 
     def close(self) -> None:
         self._conn.close()
@@ -140,21 +188,36 @@ class Store:
             if not self._conn.get_autocommit():
                 self._conn.execute("rollback")
             raise
+        finally:
+            self._facts = None  # our own commits do not move data_version
         if not self._modes_checked:
             tighten_modes(self.db_path)
             self._modes_checked = True
 
-    def _has_vector_table(self) -> bool:
-        return has_vector_table(self._conn)
+    def _now(self) -> _Facts:
+        """What the index is now: read once per data_version (which moves when another connection commits), so a
+        query runs its searches and no bookkeeping of its own."""
+        row = self._conn.execute("pragma data_version").fetchone()
+        version = int(row[0]) if row is not None else 0
+        facts = self._facts
+        if facts is None or facts.version != version:
+            facts = self._facts = self._read_facts(version)
+        return facts
 
-    def _vector_tables(self) -> tuple[bool, bool]:
-        """Whether the index has (a vec0 table, sign bits): a keyword-only index has neither, odd dims no bits."""
-        if not self._has_vector_table():
-            return False, False
-        recorded = self.model()
-        return True, recorded is not None and binary_quantizable(recorded[1])
+    def _read_facts(self, version: int) -> _Facts:
+        identity, dims = self.get_meta(META_MODEL), self.get_meta(META_DIMS)
+        model = None if identity is None or dims is None else (identity, int(dims))
+        vectors = has_vector_table(self._conn)
+        sign_bits = vectors and model is not None and binary_quantizable(model[1])
+        row = self._conn.execute("select count(*) from chunks").fetchone()
+        chunks = int(row[0]) if row is not None else 0
+        two_stage = False
+        if sign_bits and chunks > searches.EXACT_SEARCH_MAX_CHUNKS:
+            bits = self._conn.execute(f"select count(*) from {VECTOR_BITS_TABLE}").fetchone()
+            two_stage = bits is not None and int(bits[0]) > searches.EXACT_SEARCH_MAX_CHUNKS
+        return _Facts(version, model, vectors, sign_bits, chunks, two_stage)
 
-    # --- meta and model (R-F3) ---
+    # --- meta (R-S1, R-L0) ---
 
     def get_meta(self, key: str) -> str | None:
         row = self._conn.execute("select value from meta where key = ?", (key,)).fetchone()
@@ -164,12 +227,52 @@ class Store:
         with self._transaction():
             self._conn.execute("insert or replace into meta(key, value) values (?, ?)", (key, value))
 
+    def first_sync_done(self) -> bool:
+        """Whether a sync of the whole folder has finished with nothing deferred (R-M5: the index is complete)."""
+        return self.get_meta(META_FIRST_SYNC_DONE) == "1"
+
+    def last_sync(self) -> str | None:
+        """When the last sync of the whole folder ended (UTC, ISO 8601), None before the first."""
+        return self.get_meta(META_LAST_SYNC)
+
+    def record_full_sync(self, *, complete: bool) -> None:
+        """A sync of the whole folder ended now; `complete`: nothing was deferred, so the first sync is done."""
+        with self._transaction():
+            if complete:
+                self._conn.execute("insert or replace into meta(key, value) values (?, '1')", (META_FIRST_SYNC_DONE,))
+            self._conn.execute(
+                "insert or replace into meta(key, value) values (?, ?)",
+                (META_LAST_SYNC, time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())),
+            )
+
+    def last_error(self) -> str | None:
+        """R-L0: the outage the last sync ended in, or None when the last complete sync had none."""
+        return self.get_meta(META_LAST_ERROR) or None
+
+    def record_last_error(self, error: str) -> None:
+        """R-L0: the outage a sync ended in ("" once one ran through); one read, and a write only when it changed."""
+        if (self.get_meta(META_LAST_ERROR) or "") != error:
+            self.set_meta(META_LAST_ERROR, error)
+
+    # --- model (R-F3) ---
+
     def model(self) -> tuple[str, int] | None:
         """(model identity, dimensions) the index was built with; None for a new index."""
-        identity, dims = self.get_meta("model"), self.get_meta("dims")
-        if identity is None or dims is None:
-            return None
-        return identity, int(dims)
+        return self._now().model
+
+    def prepare(self, embedder: Embedder) -> None:
+        """Record the embedder on a new index, or refuse one made by another model (R-F3); a keyword-only index
+        has no vectors to lose, so once a model exists it is rebuilt with vectors."""
+        from scree.embedders.factory import KEYWORD_ONLY
+
+        recorded = self.model()
+        if recorded is None:
+            self.set_model(embedder.identity, embedder.dims)
+        elif recorded[0] == KEYWORD_ONLY and embedder.identity != KEYWORD_ONLY:
+            log.info("keyword-only index gets vectors now", model=embedder.identity)
+            self.reset(embedder.identity, embedder.dims)
+        else:
+            self.check_model(embedder.identity, embedder.dims)
 
     def _mismatch(self, recorded: tuple[str, int], identity: str, dims: int) -> IndexMismatchError:
         return IndexMismatchError(
@@ -220,13 +323,13 @@ class Store:
             self._conn.execute(f"drop table if exists {VECTOR_TABLE}")
             if ddl:
                 self._conn.execute(ddl)
-            self._conn.execute("delete from meta where key in ('last_sync', 'first_sync_done')")
+            self._conn.execute("delete from meta where key in (?, ?)", (META_LAST_SYNC, META_FIRST_SYNC_DONE))
             self._record_model(identity, dims)
 
     def _record_model(self, identity: str, dims: int) -> None:
         self._conn.executemany(
             "insert or replace into meta(key, value) values (?, ?)",
-            [("model", identity), ("dims", str(dims)), (EMBED_FORMAT_KEY, EMBED_FORMAT)],
+            [(META_MODEL, identity), (META_DIMS, str(dims)), (EMBED_FORMAT_KEY, EMBED_FORMAT)],
         )
 
     # --- files ---
@@ -279,22 +382,23 @@ class Store:
             self._conn.execute(f"pragma cache_size = -{BULK_CACHE_KIB}").fetchall()
             self._bulk_on = True
         with self._transaction():
-            vectors, sign_bits = self._vector_tables()
+            facts = self._now()
             for state, chunks in items:
-                file_rows.write_file(self._conn, state, chunks, vectors=vectors, sign_bits=sign_bits)
+                writes.write_file(self._conn, state, chunks, vectors=facts.vectors, sign_bits=facts.sign_bits)
 
     def delete_files(self, paths: Iterable[str]) -> int:
         """Remove these files' rows in one transaction; returns how many files the index held."""
         with self._transaction():
-            vectors = self._has_vector_table()
-            return sum(file_rows.delete_file(self._conn, path, vectors=vectors) for path in dict.fromkeys(paths))
+            vectors = self._now().vectors
+            return sum(writes.delete_file(self._conn, path, vectors=vectors) for path in dict.fromkeys(paths))
 
     # --- queries ---
 
     def _searchable(self, vector: bytes, limit: int) -> int | None:
         """The index's dimensions when a vector query can run (a model, a vec0 table, limit > 0), else None."""
-        recorded = self.model()
-        if limit <= 0 or recorded is None or not self._has_vector_table():
+        facts = self._now()
+        recorded = facts.model
+        if limit <= 0 or recorded is None or not facts.vectors:
             return None
         if len(vector) != recorded[1] * 4:
             raise IndexMismatchError(
@@ -302,17 +406,20 @@ class Store:
             )
         return recorded[1]
 
-    def vector_search(self, vector: bytes, limit: int) -> list[tuple[int, float]]:
+    def vector_search(self, vector: bytes, limit: int, scope: str | None = None) -> list[tuple[int, float]]:
         """(chunk id, cosine distance) of the `limit` nearest chunks (at most 4096), nearest first.
 
-        Exact up to EXACT_SEARCH_MAX_CHUNKS chunks; above that, two_stage_vector_search.
+        Exact up to EXACT_SEARCH_MAX_CHUNKS chunks; above that, two_stage_vector_search. With `scope` (a regex from
+        scree.scope), the nearest chunks of the files inside it, found exactly.
         """
         dims = self._searchable(vector, limit)
         if dims is None:
             return []
-        if binary_quantizable(dims) and searches.needs_two_stage(self._conn):
-            return self.two_stage_vector_search(vector, limit)
-        return self.exact_vector_search(vector, limit)
+        if scope is not None:
+            return searches.exact_nearest(self._conn, vector, limit, scope)
+        if binary_quantizable(dims) and self._now().two_stage:
+            return searches.two_stage_nearest(self._conn, vector, limit)
+        return searches.exact_nearest(self._conn, vector, limit)
 
     def exact_vector_search(self, vector: bytes, limit: int) -> list[tuple[int, float]]:
         """vector_search by a full scan of the vec0 table, whatever the index size."""
@@ -337,12 +444,23 @@ class Store:
             return []
         return searches.sign_bit_candidates(self._conn, vector, count)
 
-    def keyword_search(self, query: str, limit: int) -> list[tuple[int, float]]:
-        """(chunk id, score) by FTS5 bm25 over heading and text, best first; score is -bm25 (higher is better)."""
-        expression = fts_match_expression(query)
-        if expression is None or limit <= 0:
+    def keyword_search(self, query: str, limit: int, scope: str | None = None) -> list[tuple[int, float]]:
+        """(chunk id, score) by FTS5 bm25 over heading and text, best first; score is -bm25 (higher is better).
+        With `scope` (a regex from scree.scope), only chunks of the files inside it.
+
+        With CJK text in the query, its character pairs are looked up in the CJK table too, and the two lists
+        are fused by rank (scree.store.keywords)."""
+        if limit <= 0:
             return []
-        return searches.keyword_matches(self._conn, expression, limit)
+        words, pairs = fts_match_expression(query), cjk_match_expression(query)
+        found = [] if words is None else searches.keyword_matches(self._conn, words, limit, scope)
+        if pairs is None:
+            return found
+        cjk = searches.keyword_matches(self._conn, pairs, limit, scope, table=CJK_TABLE)
+        if words is None:
+            return cjk
+        lists = [[chunk_id for chunk_id, _ in ranked] for ranked in (found, cjk)]
+        return fuse_rrf(lists)[:limit]
 
     def stems(self, text: str) -> list[str]:
         """`text` as the keyword index's tokenizer sees it (lower case, accents folded, Porter stems), in order."""
@@ -360,7 +478,7 @@ class Store:
     def vectors_for_hashes(self, hashes: Iterable[str]) -> dict[str, bytes]:
         """R-E7: a stored vector for each text hash the index already has (any chunk with that hash)."""
         found: dict[str, bytes] = {}
-        if not self._has_vector_table():
+        if not self._now().vectors:
             return found
         for batch in _batches(dict.fromkeys(hashes)):
             rows = self._conn.execute(
@@ -399,6 +517,10 @@ class Store:
         )
         return list(map(_chunk, rows))
 
+    def is_empty(self) -> bool:
+        """No chunks at all: a search has nothing to find (and calls no embeddings API, R-M2)."""
+        return self._now().chunks == 0
+
     def counts(self) -> tuple[int, int]:
         """(files, chunks) in the index."""
         row = self._conn.execute("select (select count(*) from files), (select count(*) from chunks)").fetchone()
@@ -407,5 +529,5 @@ class Store:
 
     def integrity_check(self) -> str:
         """Return "ok", or the first problem found: SQLite's own check, the keyword index, vectors or bits astray."""
-        vectors, sign_bits = self._vector_tables()
-        return check_integrity(self._conn, readonly=self.readonly, vectors=vectors, sign_bits=sign_bits)
+        facts = self._now()
+        return check_integrity(self._conn, readonly=self.readonly, vectors=facts.vectors, sign_bits=facts.sign_bits)

@@ -16,12 +16,22 @@ MAX_DIMS = 8192  # sqlite-vec's own limit on a float[N] column
 # per dimension, in a plain table (64 bytes a row at 512 dimensions) that a query scans with vec_distance_hamming().
 VECTOR_BITS_TABLE = "chunk_vector_bits"
 
+# The meta rows (R-S1): written by migrations, Store.open, set_model and the sync; read through Store's accessors.
+META_FOLDER = "folder"
+META_MODEL = "model"
+META_DIMS = "dims"
+META_SCHEMA_VERSION = "schema_version"
+META_CREATED = "created"
+META_LAST_SYNC = "last_sync"
+META_FIRST_SYNC_DONE = "first_sync_done"  # "1" once a sync of the whole folder finished with nothing deferred
+META_LAST_ERROR = "last_error"  # R-L0: the outage the last sync ended in; "" once a sync went through again
+
 
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
-def _initial_schema(conn: apsw.Connection) -> None:
+def m001_initial_schema(conn: apsw.Connection) -> None:
     """Migration 1: meta, files, chunks and the FTS5 index kept in step with chunks by triggers (never an orphan)."""
     conn.execute(
         f"""
@@ -63,7 +73,7 @@ def _initial_schema(conn: apsw.Connection) -> None:
 TEXT_START_EXPR = "substr(text, 1, 64)"
 
 
-def _text_hash_index_and_created(conn: apsw.Connection) -> None:
+def m002_text_hash_index_and_created(conn: apsw.Connection) -> None:
     """Migration 2: look chunks up by text hash (the R-E7 vector cache, R-M4 collapse) and record when it was made."""
     conn.execute("create index if not exists chunks_text_hash on chunks(text_hash)")
     conn.execute("insert or ignore into meta(key, value) values ('created', ?)", (_now(),))
@@ -74,7 +84,7 @@ def binary_quantizable(dims: int) -> bool:
     return dims > 0 and dims % 8 == 0
 
 
-def _binary_vectors(conn: apsw.Connection) -> None:
+def m003_binary_vectors(conn: apsw.Connection) -> None:
     """Migration 3: the sign bits of every vector, filled from the vec0 table (nothing is re-embedded).
 
     The bits go with their chunk by trigger, as the FTS rows do, so no delete path can leave one behind (R-S2).
@@ -96,18 +106,59 @@ def _binary_vectors(conn: apsw.Connection) -> None:
         )
 
 
-# Append only: a migration, once released, is never edited; the list index + 1 is its version.
-def _text_start_index(conn: apsw.Connection) -> None:
+def m004_text_start_index(conn: apsw.Connection) -> None:
     """Migration 4: find chunks by their text (R-M4 duplicates). text_hash covers path and heading too (R-C4), so
     the same paragraph in two files never shares one; an index on the text's start keeps the lookup cheap."""
     conn.execute(f"create index if not exists chunks_text_start on chunks({TEXT_START_EXPR})")
 
 
+# The CJK keyword table (scree.store.keywords): each chunk's CJK character pairs, written by trigger through the SQL
+# function every connection registers (scree.store.connection), contentless since the pairs are never shown.
+CJK_TABLE = "chunks_cjk"
+CJK_FUNCTION = "scree_cjk_pairs"
+
+
+def m005_cjk_pairs_table(conn: apsw.Connection) -> None:
+    """Migration 5: keyword search over text without spaces between words (Chinese, Japanese, Korean): a second
+    FTS5 table of each chunk's CJK character pairs, filled from the chunks already indexed (nothing re-embedded).
+
+    Only chunks with CJK text get a row; the triggers keep it with its chunk, as the FTS and sign-bit rows are (R-S2).
+    """
+    pairs = f"(select {CJK_FUNCTION}(new.heading) as heading, {CJK_FUNCTION}(new.text) as text)"
+    insert = (
+        f"insert into {CJK_TABLE}(rowid, heading, text) select new.id, heading, text from {pairs} "
+        "where heading != '' or text != ''"
+    )
+    conn.execute(
+        f"""
+        create virtual table {CJK_TABLE} using fts5(
+            heading, text, content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 0'
+        );
+        create trigger chunks_cjk_insert after insert on chunks begin
+            {insert};
+        end;
+        create trigger chunks_cjk_delete after delete on chunks begin
+            delete from {CJK_TABLE} where rowid = old.id;
+        end;
+        create trigger chunks_cjk_update after update on chunks begin
+            delete from {CJK_TABLE} where rowid = old.id;
+            {insert};
+        end;
+        insert into {CJK_TABLE}(rowid, heading, text)
+            select id, heading, text from (
+                select id, {CJK_FUNCTION}(heading) as heading, {CJK_FUNCTION}(text) as text from chunks
+            ) where heading != '' or text != '';
+        """
+    )
+
+
+# Append only: a migration, once released, is never edited; mNNN_ is its version, the list index + 1.
 MIGRATIONS: tuple[Callable[[apsw.Connection], None], ...] = (
-    _initial_schema,
-    _text_hash_index_and_created,
-    _binary_vectors,
-    _text_start_index,
+    m001_initial_schema,
+    m002_text_hash_index_and_created,
+    m003_binary_vectors,
+    m004_text_start_index,
+    m005_cjk_pairs_table,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -162,7 +213,7 @@ def migrate(conn: apsw.Connection, upto: int = SCHEMA_VERSION) -> list[int]:
             migration(conn)
             conn.execute(
                 "insert into schema_migrations(version, name, applied_at) values (?, ?, ?)",
-                (number, migration.__name__.lstrip("_"), _now()),
+                (number, migration.__name__.split("_", 1)[1], _now()),
             )
             conn.execute("insert or replace into meta(key, value) values ('schema_version', ?)", (str(number),))
         conn.execute("commit")

@@ -9,27 +9,23 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
+from scree import replies
 from scree.chunking import Chunk, chunk_markdown, embed_text, opted_out, text_hash
-from scree.config import Settings
 from scree.embedders.base import Embedder
-from scree.embedders.factory import KEYWORD_ONLY
 from scree.errors import EmbeddingUnavailableError
 from scree.files import Skipped, read_markdown
 from scree.heap import trim_heap
 from scree.ignore import IgnorePolicy
 from scree.languages import LanguageTrees
 from scree.logs import get_logger
-from scree.paths import prepare_index_dir, write_root_file
 from scree.redact import redact
 from scree.store import FileState, NewChunk, Store
 
 log = get_logger(__name__)
 
-OPTED_OUT_REASON = "front matter says scree: ignore"
 WRITE_BATCH_CHUNKS = 512  # rows per write transaction: sqlite-vec pays per commit, so small files share one
 BYTES_PER_MB = 1_000_000  # R-S4: SCREE_FIRST_SYNC_MB counts decimal megabytes
 LOGGED_PATHS = 5  # paths named in a debug or info line about many
-LAST_ERROR_KEY = "last_error"  # R-L0: meta row `scree status` shows; "" once a sync went through again
 
 
 @dataclass(slots=True)
@@ -49,12 +45,15 @@ class SyncReport:
     skipped: list[tuple[str, str]] = field(default_factory=list)
     outage: str | None = None
 
-    def summary(self) -> str:
-        """R-M7's wording for a whole-folder reindex."""
-        return (
-            f"Scanned {self.scanned} notes: {self.indexed} indexed, {self.removed} removed, "
-            f"{self.failed} failed, {self.deferred} deferred."
-        )
+    def reply(self, path: str | None) -> str:
+        """R-M7's line for this reindex, of the folder (None) or of one path; a skipped file says why (R-I2)."""
+        if path is None:
+            line = replies.scan_summary(self.scanned, self.indexed, self.removed, self.failed, self.deferred)
+        else:
+            skipped = next((reason for p, reason in self.skipped if p == path), None)
+            up_to_date = bool(self.unchanged) and not self.indexed and not self.removed
+            line = replies.path_reindex_reply(path, skipped=skipped, up_to_date=up_to_date)
+        return replies.with_outage(line, self.outage)
 
 
 Progress = Callable[[SyncReport, int], None]  # (report so far, files in this run)
@@ -65,29 +64,6 @@ class _Pending:
     state: FileState
     chunks: list[Chunk]
     hashes: list[str]
-
-
-def open_for_writing(settings: Settings) -> Store:
-    """The index, opened to write: its folder prepared first, `root` written once the index proved to be this
-    folder's (R-F3: a refused open leaves every file as it was); a --db file's folder gets no `root` (R-F2)."""
-    prepare_index_dir(settings.index_dir, custom_db=settings.custom_db)
-    store = Store.open(settings.db_path, settings.folder)
-    if not settings.custom_db:
-        write_root_file(settings.index_dir, settings.folder)
-    return store
-
-
-def prepare_store(store: Store, embedder: Embedder) -> None:
-    """Record the embedder on a new index, or refuse one made by another model (R-F3)."""
-    recorded = store.model()
-    if recorded is None:
-        store.set_model(embedder.identity, embedder.dims)
-    elif recorded[0] == KEYWORD_ONLY and embedder.identity != KEYWORD_ONLY:
-        # a keyword-only index has no vectors to lose: now that a model exists, rebuild it with vectors
-        log.info("keyword-only index gets vectors now", model=embedder.identity)
-        store.reset(embedder.identity, embedder.dims)
-    else:
-        store.check_model(embedder.identity, embedder.dims)
 
 
 class Syncer:
@@ -129,9 +105,7 @@ class Syncer:
             # after a big folder (the writer idle bar, SPEC §10); a lookup by primary key costs ~15 µs a file.
             self._run(paths, self._store.file_state, report)
         report.seconds = time.monotonic() - started
-        if report.deferred == 0:
-            self._store.set_meta("first_sync_done", "1")
-        self._store.set_meta("last_sync", time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
+        self._store.record_full_sync(complete=report.deferred == 0)
         self._record_outage(report)
         return report
 
@@ -171,8 +145,7 @@ class Syncer:
             return
         else:
             wanted = ""
-        if (self._store.get_meta(LAST_ERROR_KEY) or "") != wanted:  # one read, no write transaction per watch event
-            self._store.set_meta(LAST_ERROR_KEY, wanted)
+        self._store.record_last_error(wanted)  # one read, no write transaction per watch event
 
     def _may_have_been_directory(self, path: str) -> bool:
         """A path that is no regular file now, in a folder the rules allow: it may have held indexed files."""
@@ -208,7 +181,7 @@ class Syncer:
     def _visit(self, path: str, old: FileState | None, report: SyncReport) -> None:
         content = read_markdown(self._policy.root, path, self._max_file_bytes)
         if content is None or isinstance(content, Skipped) or opted_out(content.text):
-            reason = "no such file" if content is None else getattr(content, "reason", OPTED_OUT_REASON)
+            reason = "no such file" if content is None else getattr(content, "reason", replies.OPTED_OUT_REASON)
             report.skipped.append((path, reason))
             if content is not None:
                 log.info("file skipped", path=path, reason=reason)
@@ -280,11 +253,6 @@ class Syncer:
         ]
 
 
-def last_error(store: Store) -> str | None:
-    """R-L0: the outage the last sync ended in, or None when the last complete sync had none."""
-    return store.get_meta(LAST_ERROR_KEY) or None
-
-
 def markdown_bytes(policy: IgnorePolicy) -> int:
     """Total size of the indexable files, for the first-sync cap (R-S4) and doctor's cost estimate."""
     total = 0
@@ -300,7 +268,7 @@ def first_sync_over_cap(store: Store, policy: IgnorePolicy, cap_mb: float) -> fl
     """R-S4: the folder's markdown in MB when the index is new and empty and that is over `cap_mb` (then it is not
     synced; `scree reindex` does it on purpose), else None."""
     files, _ = store.counts()
-    if files or store.get_meta("first_sync_done") == "1":
+    if files or store.first_sync_done():
         return None
     size = markdown_bytes(policy)
     return size / BYTES_PER_MB if size > cap_mb * BYTES_PER_MB else None

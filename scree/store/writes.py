@@ -1,4 +1,4 @@
-"""A file's rows written and deleted inside the caller's transaction: chunks, their vectors and sign bits (R-S2)."""
+"""The store's writes: a file's chunks, vectors and sign bits replaced or deleted in the caller's transaction (R-S2)."""
 
 from __future__ import annotations
 

@@ -20,9 +20,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
-from bench import edit_latency, embed_local, search_latency, serve_footprint, store_search, sync_throughput, writer_idle
-from bench.corpus import generate_tree
-from bench.stub_api import StubApiProcess
+from scree.benchmarks import (
+    edit_latency,
+    embed_local,
+    search_latency,
+    serve_footprint,
+    store_search,
+    sync_throughput,
+    writer_idle,
+)
+from scree.benchmarks.corpus import generate_tree
+from scree.benchmarks.stub_api import StubApiProcess
 from scree.config import DEBOUNCE_SECONDS, DEFAULT_BATCH, load_settings
 from scree.errors import ModelMissingError, ScreeError
 from scree.ignore import IgnorePolicy
@@ -350,7 +358,7 @@ def measure_offline_model(run: BenchRun, model: Path) -> dict[str, float]:
     """bench.embed_local in a process of its own, so the peak RSS it reports is the model's and not this one's."""
     check_model(model)
     out = run.root / "embed_local.json"
-    command = [sys.executable, "-m", "bench.embed_local", "--model-dir", str(model), "--json", str(out)]
+    command = [sys.executable, "-m", "scree.benchmarks.embed_local", "--model-dir", str(model), "--json", str(out)]
     proc = subprocess.run([*command, "--chunks", str(run.plan.offline_chunks)], capture_output=True, text=True)
     if proc.returncode != 0:
         raise RuntimeError(f"bench.embed_local exited with {proc.returncode}: {proc.stderr.strip()[-300:]}")

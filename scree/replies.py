@@ -1,0 +1,245 @@
+"""Every sentence scree says about its index and its writer, in one place: the R-M5 notes, the R-M7 reindex replies,
+the writer's refusals and the reasons it stopped. Pure: numbers and strings in, a line out (tests/test_replies.py)."""
+
+from __future__ import annotations
+
+import signal
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from scree.redact import redact
+
+if TYPE_CHECKING:
+    from scree.status import WriterStatus
+
+OPTED_OUT_REASON = "front matter says scree: ignore"  # R-I1: the reason an opted-out file is skipped or refused
+
+
+def who(pid: int | None) -> str:
+    """A lock holder as the replies name it."""
+    return f"pid {pid}" if pid is not None else "pid unknown"
+
+
+def one_line(text: str) -> str:
+    """Any text on one line: runs of whitespace, newlines included, become one space."""
+    return " ".join(text.split())
+
+
+def error_line(exc: BaseException) -> str:
+    """An error's text on one line, with any secret masked (R-E5); "" when it has none."""
+    return redact(one_line(str(exc)))
+
+
+def tool_error(exc: BaseException) -> str:
+    """A tool's failure as one line with secrets masked; refusals keep their own `refused:` wording (R-M6)."""
+    text = error_line(exc) or type(exc).__name__
+    return text if text.startswith(("refused:", "error:")) else f"error: {text}"
+
+
+def _over_cap(where: str, size_mb: float, cap_mb: float) -> str:
+    return (
+        f"{where} has {size_mb:.1f} MB of markdown, over SCREE_FIRST_SYNC_MB={cap_mb:g}; "
+        'run "scree reindex" in it to index it anyway'
+    )
+
+
+# --- R-M5: the one note at the end of a search reply ---
+
+
+def over_cap_note(size_mb: float, cap_mb: float) -> str:
+    return f"[not indexed: {_over_cap('this folder', size_mb, cap_mb)}]"
+
+
+def not_updating_note(error: str) -> str:
+    return f"[index not updating: {one_line(error)}]"
+
+
+def first_sync_note(notes_indexed: int) -> str:
+    return f"[index incomplete: first sync in progress, {notes_indexed} notes indexed so far]"
+
+
+def other_building_note(pid: int | None) -> str:
+    return f"[index incomplete: another scree process ({who(pid)}) is building it]"
+
+
+def status_note(s: WriterStatus) -> str | None:
+    """The one R-M5 line for the end of a search reply, or None when the index is complete and kept current.
+
+    One line only: nothing indexed (cap) first, then a stopped writer, then an incomplete index.
+    """
+    report = s.report
+    if report is not None and report.over_cap_mb is not None and report.cap_mb is not None:
+        return over_cap_note(report.over_cap_mb, report.cap_mb)
+    error = s.error or (report.last_error if report is not None else None)
+    if error is not None:
+        return not_updating_note(error)
+    if s.holder == "self" and s.first_sync_running:
+        return first_sync_note(report.notes_indexed if report is not None else 0)
+    if s.holder == "other" and not s.first_sync_done:
+        return other_building_note(s.pid)
+    return None
+
+
+def cli_index_note(*, first_sync_done: bool, holder_pid: int | None, last_error: str | None) -> str | None:
+    """R-M5 for `scree search`, from what the index itself records (no writer to ask)."""
+    if not first_sync_done:
+        if holder_pid is not None:
+            return other_building_note(holder_pid)
+        return '[index incomplete: its first sync has not finished; run "scree reindex" to complete it]'
+    if last_error is None:
+        return None
+    return f"[index may be out of date: the last sync hit an error: {one_line(last_error)}]"
+
+
+# --- R-M7: the one line the reindex tool (and `scree reindex`) answers ---
+
+
+def scan_summary(scanned: int, indexed: int, removed: int, failed: int, deferred: int) -> str:
+    """A whole-folder reindex."""
+    return f"Scanned {scanned} notes: {indexed} indexed, {removed} removed, {failed} failed, {deferred} deferred."
+
+
+def path_reindex_reply(path: str, *, skipped: str | None, up_to_date: bool) -> str:
+    """A reindex of one path: why it is not indexed (R-I2), already up to date, or done."""
+    if skipped is not None:
+        return f'"{path}" is not indexed: {skipped}.'
+    if up_to_date:
+        return f'"{path}" is already up to date.'
+    return f'Re-indexed "{path}".'
+
+
+def with_outage(line: str, outage: str | None) -> str:
+    """A reindex line, and what the embeddings API said when it failed part way."""
+    if outage is None:
+        return line
+    return f"{line} The embeddings API is unavailable ({outage}); run reindex again later."
+
+
+def paused_reply(last_error: str | None) -> str:
+    """A reindex asked during an outage pause (R-E4)."""
+    return f"The embeddings API is unavailable ({last_error}); the folder is re-synced when it answers again."
+
+
+def reindex_error_reply(exc: BaseException) -> str:
+    """A reindex the embeddings API refused outright (a bad key, a ZDR refusal)."""
+    return f"error: {error_line(exc)}"
+
+
+def first_sync_running_reply(notes_indexed: int) -> str:
+    return (
+        f"The first sync is still running ({notes_indexed} notes indexed so far); new and changed files are included."
+    )
+
+
+def other_writer_reply(pid: int | None) -> str:
+    """Another process holds writer.lock: it does the work."""
+    return f"Another scree process ({who(pid)}) keeps this index current; edits are picked up within a few seconds."
+
+
+def over_cap_reply(size_mb: float, cap_mb: float) -> str:
+    return f"Not indexed: {_over_cap('this folder', size_mb, cap_mb)}."
+
+
+def not_updating_reply(error: str) -> str:
+    """This session's writer is parked (R-W4, a setup error): nothing can run the request."""
+    return f"The index is not updating: {error}."
+
+
+def restarting_reply(error: str) -> str:
+    """This session's writer is down and restarting: the request waits for nobody."""
+    return f"The index is not updating right now ({error}); the folder is re-synced when it is back."
+
+
+def nobody_reply(lock_retry_s: float) -> str:
+    """No process holds writer.lock: this session takes it at its next try (R-P4)."""
+    return (
+        "No scree process keeps this index current right now; this session takes over within "
+        f"{lock_retry_s:g} s and syncs the folder first."
+    )
+
+
+def still_running_reply(waited_s: float) -> str:
+    return f"Still re-indexing after {waited_s:g} s; it goes on in the background."
+
+
+SHUTTING_DOWN_REPLY = "scree is shutting down; the request was not run."
+
+
+# --- refusals ---
+
+
+NUL_BYTE_REFUSAL = "refused: path contains a NUL byte"
+
+
+def absolute_path_refusal(raw: str) -> str:
+    return f'refused: "{raw}" is an absolute path; give it relative to the project root'
+
+
+def outside_refusal(raw: str) -> str:
+    return f'refused: "{raw}" is not a path inside the project'
+
+
+def ignored_refusal(rel: str, reason: str) -> str:
+    """R-M6/R-M7: a path scree would not index, whether or not it exists."""
+    return f'refused: "{rel}" is ignored by scree ({reason})'
+
+
+def opted_out_refusal(rel: str) -> str:
+    """R-M6/R-M7: a file whose front matter opts out is ignored like any other ignored path."""
+    return ignored_refusal(rel, OPTED_OUT_REASON)
+
+
+def reindex_all_refused(pid: int | None) -> str:
+    """R-W1: `reindex -all` never rebuilds an index another process writes."""
+    return f"reindex -all refused: another scree process (pid {pid}) holds the writer lock; stop it first"
+
+
+def waiting_for_lock(pid: int | None, lock_path: Path, retry_s: float) -> str:
+    """`scree watch` while another process holds writer.lock (R-P4)."""
+    return f"waiting: another scree process ({who(pid)}) holds {lock_path}; retrying every {retry_s:g} s"
+
+
+# --- why a writer stopped (the text of `[index not updating: …]`) ---
+
+
+def over_cap_message(folder: Path, size_mb: float, cap_mb: float) -> str:
+    """R-S4: the first sync was skipped because the folder's markdown is over SCREE_FIRST_SYNC_MB."""
+    return f"not indexed: {_over_cap(str(folder), size_mb, cap_mb)}"
+
+
+def failed_message(exc: BaseException) -> str:
+    """A writer that died on an unexpected error."""
+    return f"the writer failed: {error_line(exc) or type(exc).__name__}"
+
+
+STOPPED_UNASKED = "the writer process stopped unasked"
+SUPERVISOR_FAILED = "the writer supervisor failed; restart the session to resume indexing"
+
+
+def exit_code_reason(code: int | None) -> str:
+    """A writer process that ended without a word: the signal that killed it, or its exit code."""
+    if code is not None and code < 0:
+        return f"the writer process was killed by {signal.Signals(-code).name}"
+    return f"the writer process exited with code {code}"
+
+
+def silent_reason(limit_s: float) -> str:
+    return f"the writer stopped answering (no heartbeat for {limit_s:g} s) and was killed"
+
+
+def memory_reason(rss_mb: float, max_rss_mb: float) -> str:
+    return f"the writer used {rss_mb:.0f} MB of memory, over SCREE_WRITER_MAX_RSS_MB={max_rss_mb:g}, and was killed"
+
+
+def start_failed_reason(exc: BaseException) -> str:
+    return f"the writer process could not start: {exc}"
+
+
+def restarting(reason: str) -> str:
+    """The note's reason while the supervisor restarts a writer with backoff (R-P2)."""
+    return f"{reason}; restarting it"
+
+
+def first_sync_process_exited(code: int | None) -> str:
+    """`scree watch`: its first-sync child died without a word."""
+    return f"the first-sync process exited with code {code}"
