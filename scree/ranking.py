@@ -40,11 +40,6 @@ def fuse_rrf(
     return sorted(scores.items(), key=lambda pair: (-pair[1], pair[0]))
 
 
-def overfetch(k: int, cap: int = 100) -> int:
-    """R-M2: fetch up to twice k candidates (at most 100) so re-checked drops still leave k."""
-    return max(1, min(2 * k, cap))
-
-
 def diversify(ranked: Sequence[T], file_of: Callable[[T], str], per_file: int) -> list[T]:
     """Best pages first, then best sections: at most `per_file` items of one file before every other file's best
     items have had their turn; the rest keep their order after them. Stable, and the same whatever k is cut off."""

@@ -14,7 +14,6 @@ from scree.ranking import (
     diversify,
     fuse_rrf,
     fuse_zscores,
-    overfetch,
     path_match,
 )
 
@@ -32,10 +31,6 @@ def test_weights_tilt_the_fusion() -> None:
 
 def test_ties_break_by_id_for_determinism() -> None:
     assert fuse_rrf([[5], [3]]) == [(3, 1 / (RRF_K + 1)), (5, 1 / (RRF_K + 1))]
-
-
-def test_overfetch_is_twice_k_capped_at_100() -> None:
-    assert (overfetch(1), overfetch(8), overfetch(50), overfetch(100)) == (2, 16, 100, 100)
 
 
 # --- #11: z-score fusion, the path signal, diversity, the similarity floor ---
