@@ -22,6 +22,8 @@ _ATX_HEADING = re.compile(r" {0,3}(#{1,6})(?:[ \t]+|$)")
 _CLOSING_HASHES = re.compile(r"(?:^|[ \t]+)#+$")
 _FENCE_OPEN = re.compile(r" {0,3}(`{3,}|~{3,})(.*)")
 _FENCE_CLOSE = re.compile(r" {0,3}(`{3,}|~{3,})[ \t]*")
+MIN_SHOWN_BYTES = 20  # #11: a chunk with fewer bytes than this besides spaces (its heading aside) is no hit
+_WORD_CHARACTER = re.compile(r"[^\W_]")
 # Lines that could be a heading or a fence start with one of these after at most 3 spaces.
 _MARKER = re.compile(r" {0,3}[#`~]")
 # R-I1: `scree: ignore` as a top-level key of the front matter, the value bare or quoted.
@@ -39,6 +41,8 @@ _HEADING_NOISE = re.compile(
     r"|<a(?:\s+(?:id|name)\s*=\s*(?:\"[^\"]*\"|'[^']*'|[^\s>]+))+\s*/?>\s*(?:</a>)?",  # empty anchor
     re.IGNORECASE,
 )
+# Inline links and images keep their words and lose their targets: `[the guide](../guide.md#setup)` -> `the guide`.
+_LINK = re.compile(r"!?\[([^\]\n]*)\]\((?:[^()\s]|\([^()\s]*\))*(?:[ \t]+(?:\"[^\"\n]*\"|'[^'\n]*'))?\)")
 EMBED_FORMAT = "2"  # R-F3, #11: bumped whenever embed_text() or the heading trail changes what a chunk's vector is of
 
 
@@ -100,7 +104,7 @@ def opted_out(text: str) -> bool:
 
 def embed_text(path: str, chunk: Chunk) -> str:
     """The text sent to the embedder for a chunk (R-C4): heading lines without their anchors (the trail has none)."""
-    return f"{path}\n{chunk.heading}\n\n{_without_heading_anchors(chunk.text)}"
+    return f"{path}\n{chunk.heading}\n\n{_readable(chunk.text)}"
 
 
 def strip_heading_anchors(title: str) -> str:
@@ -155,6 +159,17 @@ def chunk_markdown(text: str) -> list[Chunk]:
     return builder.chunks
 
 
+def too_little_to_show(text: str) -> bool:
+    """True for a chunk whose text, its heading line left out, is markup alone (`///`, `---`) or under
+    MIN_SHOWN_BYTES bytes of UTF-8 besides spaces (`TBD`; ten CJK characters are enough): search never returns one
+    as a hit (#11)."""
+    if _ATX_HEADING.match(text) is not None:
+        text = text.partition("\n")[2]
+    if _WORD_CHARACTER.search(text) is None:
+        return True
+    return len("".join(text.split()).encode("utf-8", "replace")) < MIN_SHOWN_BYTES
+
+
 def cap_utf8(text: str, limit: int) -> str:
     """The longest prefix of text whose UTF-8 encoding fits in limit bytes."""
     data = text.encode("utf-8")
@@ -180,9 +195,10 @@ def _heading_title(rest: str) -> str:
     return cap_utf8(strip_heading_anchors(title), HEADING_CAP_BYTES)
 
 
-def _without_heading_anchors(text: str) -> str:
-    """Chunk text with strip_heading_anchors() applied to its heading lines (outside fences)."""
-    if "{" not in text and "<" not in text:
+def _readable(text: str) -> str:
+    """Chunk text as it is embedded: outside fences, heading lines without their anchors (strip_heading_anchors)
+    and links and images with their words but not their targets, so the model's 256 tokens go to words."""
+    if "{" not in text and "<" not in text and "](" not in text:
         return text
     lines = text.split("\n")
     fence: tuple[str, int] | None = None
@@ -191,6 +207,8 @@ def _without_heading_anchors(text: str) -> str:
             if _closes_fence(line, fence):
                 fence = None
             continue
+        if "](" in line:
+            line = lines[index] = _LINK.sub(r"\1", line)
         if _MARKER.match(line) is None:
             continue
         heading = _ATX_HEADING.match(line)

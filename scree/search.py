@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from scree.chunking import chunk_markdown, opted_out
+from scree.chunking import chunk_markdown, opted_out, too_little_to_show
 from scree.embedders.base import Embedder
 from scree.embedders.factory import KEYWORD_ONLY, SEMANTIC_OFF
 from scree.errors import ScreeError
@@ -189,7 +189,7 @@ class SearchEngine:
         hits: list[Hit] = []
         for chunk_id, score in ranked:
             row = rows.get(chunk_id)
-            if row is None or row.text in seen_texts:
+            if row is None or row.text in seen_texts or too_little_to_show(row.text):
                 continue
             state = self._check(row.path, current)
             if state is None:

@@ -20,6 +20,7 @@ from scree.chunking import (
     split_front_matter,
     strip_heading_anchors,
     text_hash,
+    too_little_to_show,
 )
 
 
@@ -279,6 +280,24 @@ def test_the_trail_and_the_embedded_text_lose_anchors_and_the_chunk_text_keeps_t
     assert "## In a fence { #kept }" in embedded  # a fence is code: left as written
     only_anchor = chunk_markdown("# {#id}\nbody\n")
     assert only_anchor[0].heading == ""
+
+
+def test_the_embedded_text_keeps_a_links_words_not_its_target() -> None:
+    chunk = chunk_markdown(
+        '# Tools\n\nSee [the guide](../guide.md#setup), ![logo](img/a.png "Logo") and [`uv run`](./run.md).\n'
+        "\n```md\n[kept](in/a/fence.md)\n```\n"
+    )[0]
+    assert "[the guide](../guide.md#setup)" in chunk.text  # hits show the file as it is
+    assert embed_text("t.md", chunk) == (
+        "t.md\nTools\n\n# Tools\n\nSee the guide, logo and `uv run`.\n\n```md\n[kept](in/a/fence.md)\n```"
+    )
+
+
+def test_markup_alone_or_a_few_characters_is_too_little_to_show() -> None:
+    for text in ("///", "## Tip\n\n///", "---\n***", "## Notes\n\nTBD", "!!! note"):
+        assert too_little_to_show(text), text
+    for text in ("```console\n$ uv sync --locked\n```", "## Sync\n\nRun uv sync to update it.", "検索はここで行います"):
+        assert not too_little_to_show(text), text
 
 
 # ---------------------------------------------------------------- properties (R-C5)

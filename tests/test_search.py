@@ -152,3 +152,19 @@ def test_a_page_in_the_querys_language_stands_for_its_translations(tmp_path: Pat
         assert "docs/es/cors.md" not in hit_paths and "docs/tr/cors.md" not in hit_paths, mode
     turkish = [hit.path for hit in engine.search("CORS eklemek için nasıl", k=5, mode="keyword").hits]
     assert "docs/tr/cors.md" in turkish and "docs/en/cors.md" not in turkish
+
+
+def test_a_chunk_of_markup_alone_is_never_a_hit(tmp_path: Path) -> None:
+    """#11: a pymdownx block's closing `///` cut off by the soft limit was the third hit for an OAuth2 question."""
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    long_tip = "/// tip\n\n" + "OAuth2 scopes let a token carry permissions. " * 60 + "\n\n///\n"
+    (folder / "oauth2.md").write_text(f"# OAuth2 scopes\n\n{long_tip}\n## Tokens\n\nTBD\n", encoding="utf-8")
+    engine = build_engine(folder, tmp_path / "index.db")
+    with Store.open(tmp_path / "index.db", folder, readonly=True) as store:
+        texts = [chunk.text for chunk in store.chunks_for_path("oauth2.md")]
+    assert "///" in texts and "## Tokens\n\nTBD" in texts  # indexed as the file has them
+    for mode in ("hybrid", "semantic", "keyword"):
+        for query in ("oauth2 scopes tokens", "///", "TBD"):
+            hits = engine.search(query, k=10, mode=mode).hits
+            assert all(hit.text not in ("///", "## Tokens\n\nTBD") for hit in hits), (mode, query)
