@@ -22,7 +22,7 @@ _ATX_HEADING = re.compile(r" {0,3}(#{1,6})(?:[ \t]+|$)")
 _CLOSING_HASHES = re.compile(r"(?:^|[ \t]+)#+$")
 _FENCE_OPEN = re.compile(r" {0,3}(`{3,}|~{3,})(.*)")
 _FENCE_CLOSE = re.compile(r" {0,3}(`{3,}|~{3,})[ \t]*")
-MIN_SHOWN_BYTES = 20  # #11: a chunk with fewer bytes than this besides spaces (its heading aside) is no hit
+MIN_SHOWN_BYTES = 8  # #11: a chunk with fewer bytes than this besides spaces (its heading aside) is no hit
 _WORD_CHARACTER = re.compile(r"[^\W_]")
 # Lines that could be a heading or a fence start with one of these after at most 3 spaces.
 _MARKER = re.compile(r" {0,3}[#`~]")
@@ -161,7 +161,7 @@ def chunk_markdown(text: str) -> list[Chunk]:
 
 def too_little_to_show(text: str) -> bool:
     """True for a chunk whose text, its heading line left out, is markup alone (`///`, `---`) or under
-    MIN_SHOWN_BYTES bytes of UTF-8 besides spaces (`TBD`; ten CJK characters are enough): search never returns one
+    MIN_SHOWN_BYTES bytes of UTF-8 besides spaces (`TBD`; three CJK characters are enough): search never returns one
     as a hit (#11)."""
     if _ATX_HEADING.match(text) is not None:
         text = text.partition("\n")[2]

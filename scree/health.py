@@ -21,13 +21,13 @@ class Health:
 
 def index_health(settings: Settings) -> Health:
     """Read the index as `scree status` does; a missing, empty or unreadable file is a one-line reason."""
-    from scree import app
+    from scree import operations
 
     db = settings.db_path
     try:
         if not db.is_file() or db.stat().st_size == 0:
             return Health(None, f"no index at {db} yet")
-        return Health(app.status(settings))
+        return Health(operations.status(settings))
     except ScreeError as exc:
         return Health(None, " ".join(str(exc).split()))
     except (apsw.Error, OSError) as exc:  # corruption found while reading, not while opening

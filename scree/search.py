@@ -3,17 +3,21 @@
 from __future__ import annotations
 
 import stat as stat_mod
+import threading
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from scree.chunking import chunk_markdown, opted_out, too_little_to_show
 from scree.embedders.base import Embedder
-from scree.embedders.factory import KEYWORD_ONLY, SEMANTIC_OFF
+from scree.embedders.factory import KEYWORD_ONLY, NEEDS_VECTORS, SEMANTIC_OFF
 from scree.errors import ScreeError
 from scree.files import FileContent, read_markdown, stat_file
+from scree.hits import Hit, SearchResult
 from scree.ignore import IgnorePolicy
 from scree.languages import LanguageTrees
+from scree.logs import get_logger
 from scree.ranking import (
     PER_FILE,
     POOL,
@@ -25,12 +29,14 @@ from scree.ranking import (
     fuse_zscores,
     path_match,
 )
-from scree.results import Hit, SearchResult
 from scree.scope import scope_pattern
 from scree.store import FileState, Store, StoredChunk
 from scree.store.keywords import content_words
 
+log = get_logger(__name__)
+
 MODES = ("hybrid", "semantic", "keyword")
+PREPARED_QUERIES = 16  # query vectors kept between prepare_query() and search()
 MAX_K = 50  # SPEC §8
 PATH_NOISE = frozenset({"index", "readme", "md", "markdown", "docs", "doc"})  # path words that name no topic
 
@@ -52,8 +58,12 @@ class SearchEngine:
         root: Path,
         max_file_bytes: int,
         embedder_factory: Callable[[], Embedder] | None,
+        embedder_available: Callable[[], bool] | None = None,
     ) -> None:
+        """`embedder_available` says, without building one, whether an embedder with vectors exists now: it picks
+        the advice on an index built keyword-only (R-E6)."""
         self._store = store
+        self._embedder_available = embedder_available
         self._policy = policy
         self._root = root
         self._max_file_bytes = max_file_bytes
@@ -61,6 +71,10 @@ class SearchEngine:
         self._embedder: Embedder | None = None
         self._path_terms: dict[str, frozenset[str]] = {}
         self._trees: tuple[int, LanguageTrees] | None = None  # (files counted, the trees then)
+        # The query embedding may wait on the API for seconds: it runs under its own lock (prepare_query), apart
+        # from whatever serialises the store, so a keyword search never waits behind it (R-M3, issue 13).
+        self._embed_lock = threading.Lock()
+        self._prepared: OrderedDict[str, bytes | ScreeError] = OrderedDict()
 
     @property
     def has_index(self) -> bool:
@@ -70,7 +84,33 @@ class SearchEngine:
     def close(self) -> None:
         self._store.close()
 
+    def prepare_query(self, query: str, mode: str) -> None:
+        """Embed `query` now, outside any lock the caller holds on the store, for the search() that follows; the
+        vector (or the error) is kept for it. Nothing to do for a keyword search or an index with no vectors."""
+        if mode == "keyword" or not query.strip():
+            return
+        recorded = self._store.model()
+        if recorded is None or recorded[0] == KEYWORD_ONLY or self._store.is_empty():
+            return
+        try:
+            outcome: bytes | ScreeError = self._query_vector(query)
+        except ScreeError as exc:
+            outcome = exc
+        with self._embed_lock:
+            self._prepared[query] = outcome
+            while len(self._prepared) > PREPARED_QUERIES:
+                self._prepared.popitem(last=False)
+
     def _query_vector(self, query: str) -> bytes:
+        with self._embed_lock:
+            prepared = self._prepared.pop(query, None)
+            if isinstance(prepared, ScreeError):
+                raise prepared
+            if prepared is not None:
+                return prepared
+            return self._embed_query(query)
+
+    def _embed_query(self, query: str) -> bytes:
         if self._embedder is None:
             if self._embedder_factory is None:
                 raise ScreeError(SEMANTIC_OFF)
@@ -79,7 +119,7 @@ class SearchEngine:
             if recorded is not None and recorded != (embedder.identity, embedder.dims):
                 raise ScreeError(
                     f"semantic search is off: the index was built with {recorded[0]} but the settings select "
-                    f'{embedder.identity}; run "scree reindex -all" to rebuild it'
+                    f'{embedder.identity}; run "scree reindex --all" to rebuild it'
                 )
             self._embedder = embedder
         return self._embedder.embed_query(query)
@@ -99,21 +139,15 @@ class SearchEngine:
         if self._store.is_empty() or not query.strip():
             return SearchResult(hits=[], notes=notes)
         limit = max(POOL, k)
-        vector: list[tuple[int, float]] = []
         recorded = self._store.model()
         if recorded is not None and recorded[0] == KEYWORD_ONLY:  # R-E6: built with no key and no offline model
+            ready = self._embedder_available is not None and self._embedder_available()
+            off = NEEDS_VECTORS if ready else SEMANTIC_OFF  # a model since: the index needs a reindex, not a model
             if mode == "semantic":
-                raise ScreeError(SEMANTIC_OFF)
-            notes.append(f"[{SEMANTIC_OFF}]")
+                raise ScreeError(off)
+            notes.append(f"[{off}]")
             mode = "keyword"
-        if mode in ("hybrid", "semantic"):
-            try:
-                found = self._store.vector_search(self._query_vector(query), limit, scope)
-                vector = [(chunk_id, 1.0 - distance) for chunk_id, distance in found]
-            except ScreeError as exc:
-                if mode == "semantic":
-                    raise
-                notes.append(f"[{str(exc).rstrip('.')}; showing keyword results]")
+        vector = self._vector_candidates(query, mode, limit, scope, notes) if mode != "keyword" else []
         keyword: list[tuple[int, float]] = []
         if mode in ("hybrid", "keyword"):
             keyword = self._store.keyword_search(query, limit, scope)
@@ -135,6 +169,25 @@ class SearchEngine:
         ranked = diversify(ranked, lambda pair: rows[pair[0]].path if pair[0] in rows else "", PER_FILE)
         hits, dropped = self._recheck_and_collapse(ranked, rows, k)
         return SearchResult(hits=hits, notes=notes, dropped_paths=tuple(sorted(dropped)))
+
+    def _vector_candidates(
+        self, query: str, mode: str, limit: int, scope: str | None, notes: list[str]
+    ) -> list[tuple[int, float]]:
+        """(chunk id, cosine similarity) of the nearest chunks; in hybrid mode a failure is a note, not an error."""
+        try:
+            found = self._store.vector_search(self._query_vector(query), limit, scope)
+        except ScreeError as exc:
+            if mode == "semantic":
+                raise
+            notes.append(f"[{str(exc).rstrip('.')}; showing keyword results]")
+            return []
+        except Exception as exc:  # R-M3: a failed vector search never fails a hybrid one (issue 13)
+            log.exception("vector search failed")
+            if mode == "semantic":
+                raise ScreeError(f"vector search failed: {type(exc).__name__}") from None
+            notes.append(f"[vector search failed ({type(exc).__name__}); showing keyword results]")
+            return []
+        return [(chunk_id, 1.0 - distance) for chunk_id, distance in found]
 
     def _terms_of_path(self, rows: dict[int, StoredChunk], chunk_id: int) -> frozenset[str]:
         row = rows.get(chunk_id)
