@@ -172,9 +172,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = _command(sub, "doctor", "check the installation, the index and the settings")
     _add_folder_flags(p)
 
-    p = _command(
-        sub, "config", "every setting with its effective value and where it came from (secrets as set/unset)"
-    )
+    p = _command(sub, "config", "every setting with its effective value and where it came from (secrets as set/unset)")
     _add_folder_flags(p)
     p.add_argument("--json", action="store_true", help="print one JSON list of {name, value, source}")
 
