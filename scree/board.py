@@ -56,6 +56,7 @@ class WriterView:
     error: str | None = None  # this session's writer is down (and restarting)
     first_sync_done: bool = False
     parked: Parked | None = None
+    lock_error: str | None = None  # why writer.lock cannot even be tried (the index folder cannot be made)
 
     def own_status(self, pid: int, index_complete: bool) -> WriterStatus:
         """R-M5 while this session holds the lock; index_complete: the child's word, or the index's until it reports."""
@@ -106,7 +107,12 @@ class Board:
     def lock_taken(self) -> None:
         """A fresh start: a SYNC child comes first (R-P3), and nothing is parked or reported any more."""
         with self._mutex:
-            self._view = replace(self._view, held=True, mode=SYNC, parked=None, latest=None)
+            self._view = replace(self._view, held=True, mode=SYNC, parked=None, latest=None, lock_error=None)
+
+    def lock_failed(self, reason: str) -> None:
+        """writer.lock could not be tried; the loop tries again at the next retry."""
+        with self._mutex:
+            self._view = replace(self._view, lock_error=reason)
 
     def lock_released(self) -> None:
         with self._mutex:

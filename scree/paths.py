@@ -8,7 +8,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from scree import replies
-from scree.errors import PathRefusedError
+from scree.errors import PathRefusedError, ScreeError
 
 DIR_MODE = 0o700
 FILE_MODE = 0o600
@@ -76,8 +76,11 @@ def ensure_private_dir(path: Path) -> None:
 def prepare_index_dir(index_dir: Path, *, custom_db: bool) -> None:
     """scree's own index folder is made private (0700, R-F2); the folder of a --db file is the user's: it is only
     created when missing, never re-permissioned."""
-    if not custom_db or not index_dir.exists():
-        ensure_private_dir(index_dir)
+    try:
+        if not custom_db or not index_dir.exists():
+            ensure_private_dir(index_dir)
+    except OSError as exc:  # under a file, on a read-only mount: one line, never a traceback (and serve stays up)
+        raise ScreeError(replies.index_dir_refused(index_dir, exc.strerror or str(exc))) from exc
 
 
 def write_root_file(index_dir: Path, folder: Path) -> None:

@@ -74,7 +74,7 @@ def status_note(s: WriterStatus) -> str | None:
     if error is not None:
         return not_updating_note(error)
     if s.holder == "self" and s.first_sync_running:
-        return first_sync_note(report.notes_indexed if report is not None else 0)
+        return first_sync_note(s.notes_indexed)
     if s.holder == "other" and not s.first_sync_done:
         return other_building_note(s.pid)
     return None
@@ -232,6 +232,11 @@ def waiting_for_lock(pid: int | None, lock_path: Path, retry_s: float) -> str:
 
 
 # --- why a writer stopped (the text of `[index not updating: …]`) ---
+
+
+def index_dir_refused(index_dir: Path, why: str) -> str:
+    """The index folder cannot be made or written (its parent is a file, a read-only mount)."""
+    return f"cannot make the index folder {index_dir}: {why}"
 
 
 def over_cap_message(folder: Path, size_mb: float, cap_mb: float) -> str:

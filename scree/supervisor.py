@@ -179,8 +179,9 @@ class Supervisor:
         try:
             if not self._lock_retry.try_take(now):
                 return
-        except ScreeError as exc:
+        except ScreeError as exc:  # R-M5: the note says so; search still serves what is indexed
             log.warning("cannot take writer.lock; retrying", error=str(exc), retry_s=self._settings.lock_retry_s)
+            self._board.lock_failed(str(exc))
             return
         log.info("writer lock taken", pid=os.getpid(), lock=str(self._settings.lock_path))
         self._restart_at = now

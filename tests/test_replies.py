@@ -161,3 +161,27 @@ def test_why_a_writer_stopped() -> None:
     assert replies.first_sync_process_exited(-9) == "the first-sync process exited with code -9"
     assert replies.STOPPED_UNASKED == "the writer process stopped unasked"
     assert replies.SUPERVISOR_FAILED == "the writer supervisor failed; restart the session to resume indexing"
+
+
+def test_an_index_folder_that_cannot_be_made_is_one_line(tmp_path: Path) -> None:
+    from scree.errors import ScreeError
+    from scree.paths import prepare_index_dir
+
+    blocker = tmp_path / "a-file"
+    blocker.write_text("x")
+    with pytest.raises(ScreeError) as caught:
+        prepare_index_dir(blocker / "scree" / "indexes" / "n-0", custom_db=False)
+    assert str(caught.value) == f"cannot make the index folder {blocker}/scree/indexes/n-0: Not a directory"
+
+
+def test_the_first_sync_note_counts_what_the_index_holds_when_the_report_lags() -> None:
+    lagging = WriterStatus(
+        holder="self", first_sync_running=True, report=WriterState(notes_indexed=3), indexed_files=10
+    )
+    assert replies.status_note(lagging) == "[index incomplete: first sync in progress, 10 notes indexed so far]"
+    ahead = WriterStatus(holder="self", first_sync_running=True, report=WriterState(notes_indexed=12), indexed_files=10)
+    assert replies.status_note(ahead) == "[index incomplete: first sync in progress, 12 notes indexed so far]"
+    before_any_report = WriterStatus(holder="self", first_sync_running=True, indexed_files=7)
+    assert (
+        replies.status_note(before_any_report) == "[index incomplete: first sync in progress, 7 notes indexed so far]"
+    )

@@ -84,6 +84,14 @@ def _placeholders(count: int) -> str:
 
 
 @dataclass(frozen=True, slots=True)
+class IndexRecord:
+    """An index's own word on its progress (Store.record_of)."""
+
+    first_sync_done: bool = False
+    files: int = 0
+
+
+@dataclass(frozen=True, slots=True)
 class _Facts:
     """What the index is at one data_version: its model, its vector tables, how many chunks and sign-bit rows."""
 
@@ -139,14 +147,17 @@ class Store:
         return store
 
     @classmethod
-    def first_sync_recorded(cls, db_path: Path, folder: Path) -> bool:
-        """Whether the index at `db_path` records a finished first sync; False when it cannot be read (or is not
-        there): another process's progress is visible only in the index (R-M5)."""
+    def record_of(cls, db_path: Path, folder: Path) -> IndexRecord:
+        """What the index at `db_path` records of its progress: whether a first sync finished, how many files it
+        holds; nothing when it cannot be read (or is not there). The reader's note reads it while no writer has
+        reported yet, and while a first sync runs, so its count keeps up with what a search finds (R-M5)."""
+        if not db_path.exists():
+            return IndexRecord()
         try:
             with cls.open(db_path, folder, readonly=True) as store:
-                return store.first_sync_done()
+                return IndexRecord(store.first_sync_done(), store.counts()[0])
         except ScreeError:
-            return False
+            return IndexRecord()
 
     def close(self) -> None:
         self._conn.close()
