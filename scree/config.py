@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from scree.errors import ConfigError
-from scree.paths import data_home, index_dir_for, resolve_folder
+from scree.paths import FROM_CWD_REPO, choose_folder, data_home, index_dir_for
 from scree.redact import register_secret
 
 DEFAULT_API_BASE = "https://openrouter.ai/api/v1"
@@ -69,6 +69,7 @@ class Settings:
     index_dir: Path  # scree's own folder for this index (R-F2); with --db, the db file's folder, which is the user's
     db_path: Path
     custom_db: bool = False  # --db / SCREE_DB chose the db file
+    folder_source: str = FROM_CWD_REPO  # why this folder (R-F1): one of scree.paths' FROM_* phrases
     api_key: str | None = field(default=None, repr=False)
     api_base: str = DEFAULT_API_BASE
     api_model: str = DEFAULT_API_MODEL
@@ -191,7 +192,7 @@ def load_settings(
 ) -> Settings:
     """Build Settings from the environment and command-line flags (flags win)."""
     env = os.environ if env is None else env
-    folder = resolve_folder(env, notes, cwd)
+    folder, folder_source = choose_folder(env, notes, cwd)
     if not folder.is_dir():
         raise ConfigError(f"folder {str(folder)!r} does not exist or is not a directory")
     index_dir = index_dir_for(folder, env)
@@ -199,10 +200,14 @@ def load_settings(
     db_path = Path(db_override).expanduser().resolve() if db_override else index_dir / "index.db"
     if db_override:
         index_dir = db_path.parent
+        if not index_dir.is_dir():  # R-F2: a --db file's folder is the user's; scree never makes one up
+            given = f"--db {db}" if db else f"SCREE_DB={db_override}"
+            raise ConfigError(f"{given}: the folder {index_dir} does not exist; create it first or choose another path")
     api_key = _api_key(env)
     local_dir = env.get("SCREE_LOCAL_MODEL_DIR")
     return Settings(
         folder=folder,
+        folder_source=folder_source,
         index_dir=index_dir,
         db_path=db_path,
         custom_db=bool(db_override),

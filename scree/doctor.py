@@ -146,7 +146,7 @@ def _check_index(settings: Settings, report: _Report, semantic: bool) -> None:
             elif recorded[0] == KEYWORD_ONLY:  # a degraded mode (R-E6): keyword search works, nothing is broken
                 report.warn("index model", _keyword_only_advice(identity, semantic))
             elif recorded != (identity, dims):
-                report.fail("index model", f'{recorded[0]} but settings select {identity}: run "scree reindex -all"')
+                report.fail("index model", f'{recorded[0]} but settings select {identity}: run "scree reindex --all"')
             else:
                 report.ok("index model", f"{recorded[0]} ({recorded[1]} dimensions)")
             files, chunks = store.counts()

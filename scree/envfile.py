@@ -70,23 +70,23 @@ def read_settings_file(path: Path) -> str | None:
         raise ConfigError(f"settings file {path} is not UTF-8 text") from None
 
 
-def load_env_file(path: Path, environ: MutableMapping[str, str]) -> int:
+def load_env_file(path: Path, environ: MutableMapping[str, str]) -> tuple[str, ...]:
     """Load `path` into `environ` without overriding what is already set; refuse a file others can read.
 
-    Returns how many variables were set. A missing file is fine (nothing to load).
+    Returns the names it set (`scree config` says where each setting came from). A missing file is fine.
     """
     text = read_settings_file(path)
     if text is None:
-        return 0
+        return ()
     try:
         values = parse_env_text(text)
     except ConfigError as exc:
         raise ConfigError(f"{path}: {exc}") from None
-    loaded = 0
+    loaded = []
     for key, value in values.items():
         if key in SECRET_NAMES:
             register_secret(value)
         if key not in environ:
             environ[key] = value
-            loaded += 1
-    return loaded
+            loaded.append(key)
+    return tuple(loaded)

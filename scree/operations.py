@@ -13,10 +13,12 @@ from scree.hits import SearchResult
 from scree.ignore import IgnorePolicy
 from scree.lock import WriterLock, lock_holder
 from scree.paths import normalise_rel_path, prepare_index_dir
-from scree.replies import cli_index_note, other_writer_reply, reindex_all_refused
+from scree.replies import cli_index_note, other_writer_reply, reindex_all_refused, reindex_running
 from scree.search import SearchEngine
 from scree.store import Store
 from scree.writer_proc.sync import Progress, Syncer, SyncReport, rebuild
+
+REINDEX_ROLE = "reindex"  # written into writer.lock after the pid by `scree reindex`
 
 
 def open_store(settings: Settings, readonly: bool = False) -> Store:
@@ -30,6 +32,8 @@ def open_store(settings: Settings, readonly: bool = False) -> Store:
 class ReindexOutcome:
     report: SyncReport
     message: str
+    files: int = 0  # what the index holds afterwards, as `scree status` counts it
+    chunks: int = 0
 
 
 def reindex(
@@ -44,11 +48,13 @@ def reindex(
     policy = IgnorePolicy(settings.folder, settings.extensions)
     rel = normalise_rel_path(policy, path) if path is not None else None
     prepare_index_dir(settings.index_dir, custom_db=settings.custom_db)
-    lock = WriterLock(settings.lock_path)
+    lock = WriterLock(settings.lock_path, role=REINDEX_ROLE)
     if not lock.try_acquire():
         pid = lock.holder_pid()
         if full:
             raise LockHeldError(reindex_all_refused(pid), pid)
+        if lock.holder_role() == REINDEX_ROLE:  # nobody keeps the index current: this one did not run
+            raise LockHeldError(reindex_running(pid), pid)
         return ReindexOutcome(SyncReport(), other_writer_reply(pid))
     try:
         embedder = make_embedder(settings, keyword_fallback=True)
@@ -60,7 +66,8 @@ def reindex(
                 syncer = Syncer(store, policy, embedder, settings.max_file_bytes, stop=stop, progress=progress)
                 report = syncer.sync_all() if rel is None else syncer.sync_paths([rel])
             embedder.close()
-        return ReindexOutcome(report, report.reply(rel))  # R-M7: the MCP reindex tool's wording
+            files, chunks = store.counts()
+        return ReindexOutcome(report, report.reply(rel), files, chunks)  # R-M7: the MCP reindex tool's wording
     finally:
         lock.release()
 

@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from scree.writer_status import WriterStatus
 
 OPTED_OUT_REASON = "front matter says scree: ignore"  # R-I1: the reason an opted-out file is skipped or refused
+MISSING_REASON = "no such file"  # a path asked for that is not there (`scree reindex PATH` exits 1 on it)
 
 
 def who(pid: int | None) -> str:
@@ -54,8 +55,13 @@ def not_updating_note(error: str) -> str:
     return f"[index not updating: {one_line(error)}]"
 
 
+def files(count: int) -> str:
+    """A count of files as the replies say it: "1 file", "12 files" (markdown files, never "notes")."""
+    return f"{count} file" if count == 1 else f"{count} files"
+
+
 def first_sync_note(notes_indexed: int) -> str:
-    return f"[index incomplete: first sync in progress, {notes_indexed} notes indexed so far]"
+    return f"[index incomplete: first sync in progress, {files(notes_indexed)} indexed so far]"
 
 
 def other_building_note(pid: int | None) -> str:
@@ -96,7 +102,7 @@ def cli_index_note(*, first_sync_done: bool, holder_pid: int | None, last_error:
 
 def scan_summary(scanned: int, indexed: int, removed: int, failed: int, deferred: int) -> str:
     """A whole-folder reindex."""
-    return f"Scanned {scanned} notes: {indexed} indexed, {removed} removed, {failed} failed, {deferred} deferred."
+    return f"Scanned {files(scanned)}: {indexed} indexed, {removed} removed, {failed} failed, {deferred} deferred."
 
 
 def rebuild_kept_old(summary: str) -> str:
@@ -159,7 +165,7 @@ def reindex_error_reply(exc: BaseException) -> str:
 
 def first_sync_running_reply(notes_indexed: int) -> str:
     return (
-        f"The first sync is still running ({notes_indexed} notes indexed so far); new and changed files are included."
+        f"The first sync is still running ({files(notes_indexed)} indexed so far); new and changed files are included."
     )
 
 
@@ -222,8 +228,13 @@ def opted_out_refusal(rel: str) -> str:
 
 
 def reindex_all_refused(pid: int | None) -> str:
-    """R-W1: `reindex -all` never rebuilds an index another process writes."""
-    return f"reindex -all refused: another scree process (pid {pid}) holds the writer lock; stop it first"
+    """R-W1: `reindex --all` never rebuilds an index another process writes."""
+    return f"reindex --all refused: another scree process (pid {pid}) holds the writer lock; stop it first"
+
+
+def reindex_running(pid: int | None) -> str:
+    """`scree reindex` while another `scree reindex` holds writer.lock: nothing keeps the index current."""
+    return f"another scree reindex ({who(pid)}) is running; run this one again once it has finished"
 
 
 def waiting_for_lock(pid: int | None, lock_path: Path, retry_s: float) -> str:
@@ -280,3 +291,13 @@ def restarting(reason: str) -> str:
 def first_sync_process_exited(code: int | None) -> str:
     """`scree watch`: its first-sync child died without a word."""
     return f"the first-sync process exited with code {code}"
+
+
+# --- the indexes on this machine (`scree index remove`) ---
+
+
+def index_removed(folder: str, size: str) -> str:
+    return f"Removed the index of {folder} ({size})."
+
+
+NO_MISSING_INDEX = "No index belongs to a folder that is gone; nothing removed."

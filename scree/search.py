@@ -75,7 +75,7 @@ class SearchEngine:
         if mode == "keyword" or not query.strip():
             return None
         recorded = self._store.model()
-        if recorded is None or recorded[0] == KEYWORD_ONLY or self._store.counts()[1] == 0:
+        if recorded is None or recorded[0] == KEYWORD_ONLY or self._store.is_empty():
             return None
         return recorded
 
@@ -108,7 +108,7 @@ class SearchEngine:
             if recorded is not None and recorded != (embedder.identity, embedder.dims):
                 raise ScreeError(
                     f"semantic search is off: the index was built with {recorded[0]} but the settings select "
-                    f'{embedder.identity}; run "scree reindex -all" to rebuild it'
+                    f'{embedder.identity}; run "scree reindex --all" to rebuild it'
                 )
             self._embedder = embedder
         return self._embedder.embed_query(query)

@@ -206,7 +206,7 @@ def test_own_status_during_a_first_sync_and_a_catch_up() -> None:
         holder="self", pid=1234, report=latest, first_sync_running=True, first_sync_done=False
     )
     assert status_note(view.own_status(1234, index_complete=False)) == (
-        "[index incomplete: first sync in progress, 7 notes indexed so far]"
+        "[index incomplete: first sync in progress, 7 files indexed so far]"
     )
     # a SYNC child over an index a finished first sync built is a catch-up, not a first sync
     assert view.own_status(1234, index_complete=True) == WriterStatus(
@@ -242,8 +242,8 @@ def test_own_status_reports_the_supervisors_error_before_the_childs() -> None:
 def test_a_pending_request_is_done_once_answered() -> None:
     pending = Pending("n1.md")
     assert (pending.path, pending.sent_to, pending.reply, pending.done.is_set()) == ("n1.md", 0, None, False)
-    pending.answer("Scanned 1 notes: 1 indexed, 0 removed, 0 failed, 0 deferred.")
-    assert pending.done.is_set() and pending.reply == "Scanned 1 notes: 1 indexed, 0 removed, 0 failed, 0 deferred."
+    pending.answer("Scanned 1 file: 1 indexed, 0 removed, 0 failed, 0 deferred.")
+    assert pending.done.is_set() and pending.reply == "Scanned 1 file: 1 indexed, 0 removed, 0 failed, 0 deferred."
     assert not Pending(None).done.is_set()  # each has its own event
 
 

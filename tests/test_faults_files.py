@@ -51,7 +51,7 @@ def test_a_file_name_that_is_not_utf8_is_skipped_and_the_rest_indexed(folder: Pa
     done = scree(env, "reindex", "--notes", str(folder))
     no_traceback(done.stderr)
     assert done.returncode == 0, done.stderr
-    assert "Scanned 5 notes: 4 indexed, 0 removed, 0 failed, 0 deferred." in done.stdout
+    assert "Scanned 5 files: 4 indexed, 0 removed, 0 failed, 0 deferred." in done.stdout
     assert "  skipped bad\\xff.md: file name is not valid UTF-8" in done.stdout
     assert keyword_paths(env, folder, "gooseberries") == ["good.md"]
     again = scree(env, "reindex", "--notes", str(folder))  # a second sync against a full index: same answer
@@ -93,7 +93,7 @@ def test_an_unreadable_folder_keeps_its_rows_counts_as_failed_and_exits_1(folder
     done = scree(env, "reindex", "--notes", str(folder), prefix=unprivileged())
     no_traceback(done.stderr)
     assert done.returncode == 1
-    assert "Scanned 4 notes: 0 indexed, 0 removed, 3 failed, 0 deferred." in done.stdout
+    assert "Scanned 4 files: 0 indexed, 0 removed, 3 failed, 0 deferred." in done.stdout
     assert "  skipped docs/d0.md: cannot read folder docs: Permission denied" in done.stdout
     assert done.stderr.strip().splitlines()[-1] == (
         "scree: 3 files could not be read and kept their old rows (see the skipped lines above)"
@@ -109,7 +109,7 @@ def test_an_unreadable_file_keeps_its_rows_in_a_full_and_a_one_path_reindex(fold
     os.chmod(folder / "good.md", 0)
     done = scree(env, "reindex", "--notes", str(folder), prefix=unprivileged())
     assert done.returncode == 1, done.stdout
-    assert "Scanned 4 notes: 0 indexed, 0 removed, 1 failed, 0 deferred." in done.stdout
+    assert "Scanned 4 files: 0 indexed, 0 removed, 1 failed, 0 deferred." in done.stdout
     assert "  skipped good.md: cannot read: Permission denied" in done.stdout
     one = scree(env, "reindex", "--notes", str(folder), "good.md", prefix=unprivileged())
     no_traceback(one.stderr)
@@ -162,7 +162,7 @@ def test_a_failed_reindex_all_keeps_the_old_index_and_says_so(
     embed_server.set(fail_status=None)
     rebuilt = scree(env, "reindex", "--all", "--notes", str(folder))
     assert rebuilt.returncode == 0, rebuilt.stderr
-    assert "Scanned 5 notes: 5 indexed" in rebuilt.stdout
+    assert "Scanned 5 files: 5 indexed" in rebuilt.stdout
     assert status(env, folder)["files"] == 5
     assert not list((tmp_path / "data").rglob("*.rebuild*"))
 
@@ -177,7 +177,7 @@ def test_outage_line_counts_new_files_apart_from_those_keeping_rows(
     embed_server.set(fail_status=503)
     done = scree(env, "reindex", "--notes", str(folder))
     assert done.returncode == 1
-    assert "Scanned 5 notes: 0 indexed, 0 removed, 0 failed, 2 deferred." in done.stdout
+    assert "Scanned 5 files: 0 indexed, 0 removed, 0 failed, 2 deferred." in done.stdout
     assert "2 files not indexed (1 keeps its old rows, 1 new one is not in the index yet)" in done.stderr
 
 
@@ -227,7 +227,7 @@ def test_an_outage_part_way_counts_every_listed_file_once(
     folder: Path, tmp_path: Path, embed_server: EmbedServer
 ) -> None:
     """Scanned N adds up: files never visited because the API failed part way are deferred and counted as scanned
-    (it once said 'Scanned 18 notes: ... 20 deferred')."""
+    (it once said 'Scanned 18 files: ... 20 deferred')."""
     env = api_env(tmp_path / "data", embed_server.url, SCREE_BATCH_SIZE="1")
     assert scree(env, "reindex", "--notes", str(folder)).returncode == 0
     for rel in ("good.md", "docs/d0.md", "docs/d1.md", "docs/d2.md"):
@@ -235,7 +235,7 @@ def test_an_outage_part_way_counts_every_listed_file_once(
     embed_server.set(fail_status=503)
     done = scree(env, "reindex", "--notes", str(folder))
     assert done.returncode == 1
-    assert "Scanned 4 notes: 0 indexed, 0 removed, 0 failed, 4 deferred." in done.stdout
+    assert "Scanned 4 files: 0 indexed, 0 removed, 0 failed, 4 deferred." in done.stdout
     assert "4 files not indexed (4 keep their old rows)" in done.stderr
 
 

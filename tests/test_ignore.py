@@ -519,9 +519,9 @@ def test_a_screeignore_negation_brings_one_back_and_gitignore_still_wins(tmp_pat
     assert list(policy.walk()) == []
 
 
-def test_the_readme_lists_the_default_skipped_folders() -> None:
+def test_the_docs_list_the_default_skipped_folders() -> None:
     from scree.ignore import DEFAULT_SKIPPED_DIRS
 
-    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    readme = (Path(__file__).resolve().parent.parent / "docs" / "how-it-works.md").read_text(encoding="utf-8")
     listed = readme.split("even when no ignore file names them:", 1)[1].split("(a `.screeignore` line", 1)[0]
     assert [name.strip("`/ \n") for name in listed.split(",")] == list(DEFAULT_SKIPPED_DIRS)

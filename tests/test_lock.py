@@ -218,3 +218,15 @@ def test_lock_retry_tries_when_due_announces_each_new_holder_once_and_takes_the_
     assert retry.wait(lambda: False) and retry.lock.held  # free now: taken at the first try
     retry.lock.release()
     assert not LockRetry(WriterLock(path), 5.0, lambda: None, seen.append).wait(lambda: True)
+
+
+def test_a_role_written_after_the_pid_is_read_back_and_the_pid_still_parses(lock_path: Path) -> None:
+    holder = WriterLock(lock_path, role="reindex")
+    assert holder.try_acquire()
+    assert lock_path.read_text() == f"{os.getpid()}\nreindex\n"
+    other = WriterLock(lock_path)
+    assert (other.holder_pid(), other.holder_role(), lock_holder(lock_path)) == (os.getpid(), "reindex", os.getpid())
+    holder.release()
+    plain = WriterLock(lock_path)
+    assert plain.try_acquire() and lock_path.read_text() == f"{os.getpid()}\n" and plain.holder_role() is None
+    plain.release()

@@ -445,7 +445,7 @@ def test_reindex_replies_and_dropped_files_are_rechecked(tmp_path: Path) -> None
 
         write_file(small.folder, "docs/new.md", "# New\n\nA fresh note about hedgehogs.\n")
         text = text_of(await client.call_tool("reindex", {}))
-        assert re.fullmatch(r"Scanned \d+ notes: 1 indexed, 0 removed, 0 failed, 0 deferred\.", text), text
+        assert re.fullmatch(r"Scanned \d+ files?: 1 indexed, 0 removed, 0 failed, 0 deferred\.", text), text
         found = text_of(await client.call_tool("search_docs", {"query": "hedgehogs", "mode": "keyword"}))
         assert found.startswith('<hit n="1" path="docs/new.md" lines="1-3" heading="New"')
         for path in ("optout.md", ".hidden/x.md", "private/plan.md"):

@@ -106,7 +106,7 @@ def with_client(settings: Settings, control: FakeControl, body: Callable[[Client
         (WriterStatus(holder="other", pid=77, first_sync_done=True), None),
         (
             WriterStatus(holder="self", first_sync_running=True, report=WriterState(notes_indexed=3)),
-            "[index incomplete: first sync in progress, 3 notes indexed so far]",
+            "[index incomplete: first sync in progress, 3 files indexed so far]",
         ),
         (WriterStatus(holder="other", pid=77), "[index incomplete: another scree process (pid 77) is building it]"),
         (
@@ -157,7 +157,7 @@ def test_a_file_gone_since_indexing_is_dropped_and_handed_to_the_writer(indexed:
 def test_reindex_asks_the_control_with_the_normalised_path_and_returns_its_line(indexed: Settings) -> None:
     control = FakeControl(reply='Re-indexed "docs/api.md".')
     assert text_of(call(indexed, control, "reindex", {"path": "./docs//api.md"})) == 'Re-indexed "docs/api.md".'
-    control.reply = "Scanned 2 notes: 0 indexed, 0 removed, 0 failed, 0 deferred."
+    control.reply = "Scanned 2 files: 0 indexed, 0 removed, 0 failed, 0 deferred."
     assert text_of(call(indexed, control, "reindex", {})) == control.reply
     assert control.asked == ["docs/api.md", None]
 

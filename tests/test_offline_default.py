@@ -68,7 +68,7 @@ def test_switching_from_the_offline_model_to_the_api_names_reindex_all(tmp_path:
     assert run_scree("reindex", "--notes", str(folder), env=env).returncode == 0
     with_key = {**env, "SCREE_API_KEY": "sk-some-key-1234", "SCREE_API_BASE": "http://127.0.0.1:9/v1"}
     proc = run_scree("reindex", "--notes", str(folder), env=with_key)
-    assert proc.returncode == 1 and "reindex -all" in proc.stderr and "Traceback" not in proc.stderr
+    assert proc.returncode == 1 and "reindex --all" in proc.stderr and "Traceback" not in proc.stderr
     hybrid = search_json(folder, "compost", with_key)  # never a mixed index: keyword results and a clear note
     assert hybrid["hits"][0]["path"] == "garden.md"
-    assert hybrid["note"] and "reindex -all" in hybrid["note"]
+    assert hybrid["note"] and "reindex --all" in hybrid["note"]

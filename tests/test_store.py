@@ -194,11 +194,11 @@ def test_model_mismatch_names_reindex_all(store: Store, db_path: Path, folder: P
     store.set_model(MODEL, DIMS)  # the same model again is a no-op
     store.check_model(MODEL, DIMS)
     for identity, dims in (("api:other", DIMS), (MODEL, DIMS * 2)):
-        with pytest.raises(IndexMismatchError, match="reindex -all"):
+        with pytest.raises(IndexMismatchError, match="reindex --all"):
             store.check_model(identity, dims)
-        with pytest.raises(IndexMismatchError, match="reindex -all"):
+        with pytest.raises(IndexMismatchError, match="reindex --all"):
             store.set_model(identity, dims)
-    with pytest.raises(IndexMismatchError, match="reindex -all"):
+    with pytest.raises(IndexMismatchError, match="reindex --all"):
         store.replace_files([(state("a.md"), [chunk(0, "wide", dims=DIMS * 2)])])
     with pytest.raises(IndexMismatchError):
         store.vector_search(vector("q", DIMS * 2), 3)

@@ -56,11 +56,11 @@ FAST_ENV = {
     "SCREE_LOG_FORMAT": "json",
     "SCREE_LOG_LEVEL": "info",
 }
-FIRST_SYNC_NOTE = re.compile(r"\[index incomplete: first sync in progress, (\d+) notes indexed so far\]")
+FIRST_SYNC_NOTE = re.compile(r"\[index incomplete: first sync in progress, (\d+) files? indexed so far\]")
 FIRST_SYNC_REPLY = re.compile(
-    r"The first sync is still running \((\d+) notes indexed so far\); new and changed files are included\."
+    r"The first sync is still running \((\d+) files? indexed so far\); new and changed files are included\."
 )
-SCANNED = re.compile(r"Scanned (\d+) notes: (\d+) indexed, (\d+) removed, (\d+) failed, (\d+) deferred\.")
+SCANNED = re.compile(r"Scanned (\d+) files?: (\d+) indexed, (\d+) removed, (\d+) failed, (\d+) deferred\.")
 
 
 def wait_until(condition: Callable[[], Any], what: str, deadline_s: float = DEADLINE_S) -> Any:
@@ -393,7 +393,7 @@ def test_the_first_answer_and_the_first_sync_note_count_what_the_index_holds(
     serve = start_serve(folder, env)
     serve.initialize()
     note = note_of(serve.search("gardens"))
-    assert note in (None, f"[index incomplete: first sync in progress, {FIRST_SYNC_FILES} notes indexed so far]")
+    assert note in (None, f"[index incomplete: first sync in progress, {FIRST_SYNC_FILES} files indexed so far]")
     assert serve.close() == 0
 
     # a real first sync, slowed, that commits twice before its end (512 rows a transaction): the count in the note
@@ -620,7 +620,7 @@ def test_reindex_replies_while_this_session_writes(
     write(folder / "n1.md", "# Note 1\n\nhedgehogs\n")  # the watcher's debounce is 5 s: the request comes first
     assert serve.reindex("n1.md") == 'Re-indexed "n1.md".'
     write(folder / "n6.md", "# Note 6\n\nnew note\n")
-    assert serve.reindex() == "Scanned 6 notes: 1 indexed, 0 removed, 0 failed, 0 deferred."
+    assert serve.reindex() == "Scanned 6 files: 1 indexed, 0 removed, 0 failed, 0 deferred."
     text, is_error = serve.call("reindex", {"path": ".hidden/x.md"})
     assert is_error and text == 'refused: ".hidden/x.md" is ignored by scree (hidden path)'
     assert serve.close() == 0

@@ -378,7 +378,7 @@ def test_an_index_made_by_another_model_is_a_clear_error(folder: Path, settings:
     with Store.open(settings.db_path, settings.folder) as store:
         store.set_model("api:some/other-model", 512)
     writer = Writer(settings, threading.Event())
-    with pytest.raises(IndexMismatchError, match="scree reindex -all"):
+    with pytest.raises(IndexMismatchError, match="scree reindex --all"):
         writer.run()
 
 

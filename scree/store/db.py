@@ -44,7 +44,7 @@ if TYPE_CHECKING:
 log = get_logger(__name__)
 
 SQL_BATCH = 500  # ids or hashes per `in (...)` list
-REINDEX_HINT = "run `scree reindex -all` to rebuild it"
+REINDEX_HINT = "run `scree reindex --all` to rebuild it"
 
 _CHUNK_COLUMNS = "id, path, ordinal, heading, text, start_line, end_line, text_hash"
 
@@ -93,12 +93,19 @@ class IndexRecord:
 
 @dataclass(frozen=True, slots=True)
 class _Facts:
-    """What the index is at one data_version: its model, its vector tables, how many chunks and sign-bit rows."""
+    """What the index is at one data_version: its model and its vector tables (every write needs them)."""
 
     version: int
     model: tuple[str, int] | None
     vectors: bool  # a vec0 table: a keyword-only index (0 dims) or one with no model yet has none
     sign_bits: bool  # sign bits beside the vectors: dims a multiple of 8
+
+
+@dataclass(frozen=True, slots=True)
+class _Size:
+    """How big the index is at one data_version: only queries ask, so a writer's transactions never count rows."""
+
+    version: int
     chunks: int
     two_stage: bool  # more sign-bit rows than an exact scan serves within the latency bar (searches.py)
 
@@ -120,6 +127,7 @@ class Store:
         self._modes_checked = False
         self._bulk_wanted = self._bulk_on = False  # bulk_cache(): asked for, and in effect
         self._facts: _Facts | None = None  # read again when another connection committed, or after our own writes
+        self._size: _Size | None = None  # likewise, for queries
 
     # --- opening ---
 
@@ -140,7 +148,10 @@ class Store:
     def open_for_writing(cls, settings: Settings) -> Store:
         """The index, opened to write: its folder prepared first, `root` written once the index proved to be this
         folder's (R-F3: a refused open leaves every file as it was); a --db file's folder gets no `root` (R-F2)."""
+        from scree.indexes import adopt_moved_index  # it opens Stores itself
+
         prepare_index_dir(settings.index_dir, custom_db=settings.custom_db)
+        adopt_moved_index(settings)  # a moved checkout's index is reused, not embedded again (callers hold the lock)
         store = cls.open(settings.db_path, settings.folder)
         if not settings.custom_db:
             write_root_file(settings.index_dir, settings.folder)
@@ -204,7 +215,7 @@ class Store:
         except (apsw.FullError, apsw.IOError) as exc:  # issue 13: one line, and the rollback kept the old rows
             raise write_failure(self.db_path, exc) from None
         finally:
-            self._facts = None  # our own commits do not move data_version
+            self._facts = self._size = None  # our own commits do not move data_version
         if not self._modes_checked:
             tighten_modes(self.db_path)
             self._modes_checked = True
@@ -224,13 +235,21 @@ class Store:
         model = None if identity is None or dims is None else (identity, int(dims))
         vectors = has_vector_table(self._conn)
         sign_bits = vectors and model is not None and binary_quantizable(model[1])
-        row = self._conn.execute("select count(*) from chunks").fetchone()
-        chunks = int(row[0]) if row is not None else 0
-        two_stage = False
-        if sign_bits and chunks > searches.EXACT_SEARCH_MAX_CHUNKS:
-            bits = self._conn.execute(f"select count(*) from {VECTOR_BITS_TABLE}").fetchone()
-            two_stage = bits is not None and int(bits[0]) > searches.EXACT_SEARCH_MAX_CHUNKS
-        return _Facts(version, model, vectors, sign_bits, chunks, two_stage)
+        return _Facts(version, model, vectors, sign_bits)
+
+    def _sized(self) -> _Size:
+        """How many chunks, and whether a vector query takes two stages; counted once per data_version."""
+        facts = self._now()
+        size = self._size
+        if size is None or size.version != facts.version:
+            row = self._conn.execute("select count(*) from chunks").fetchone()
+            chunks = int(row[0]) if row is not None else 0
+            two_stage = False
+            if facts.sign_bits and chunks > searches.EXACT_SEARCH_MAX_CHUNKS:
+                bits = self._conn.execute(f"select count(*) from {VECTOR_BITS_TABLE}").fetchone()
+                two_stage = bits is not None and int(bits[0]) > searches.EXACT_SEARCH_MAX_CHUNKS
+            size = self._size = _Size(facts.version, chunks, two_stage)
+        return size
 
     # --- meta (R-S1, R-L0) ---
 
@@ -427,7 +446,7 @@ class Store:
             return []
         if scope is not None:
             return searches.exact_nearest(self._conn, vector, limit, scope)
-        if binary_quantizable(dims) and self._now().two_stage:
+        if binary_quantizable(dims) and self._sized().two_stage:
             return searches.two_stage_nearest(self._conn, vector, limit)
         return searches.exact_nearest(self._conn, vector, limit)
 
@@ -516,7 +535,7 @@ class Store:
 
     def is_empty(self) -> bool:
         """No chunks at all: a search has nothing to find (and calls no embeddings API, R-M2)."""
-        return self._now().chunks == 0
+        return self._sized().chunks == 0
 
     def counts(self) -> tuple[int, int]:
         """(files, chunks) in the index."""

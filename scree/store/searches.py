@@ -81,6 +81,8 @@ def keyword_matches(
     if scope is None:
         rows = conn.execute(_KEYWORD_SQL.format(table=table, scope=""), (expression, limit))
     else:
-        sql = _KEYWORD_SQL.format(table=table, scope=f"and rowid {_IN_SCOPE}")
+        # `+rowid`: a filter on the matches, not a constraint handed to FTS5, which ran the MATCH once per id in the
+        # scope (61 s for a word in every chunk, 10% of 100k chunks in scope)
+        sql = _KEYWORD_SQL.format(table=table, scope=f"and +rowid {_IN_SCOPE}")
         rows = conn.execute(sql, (expression, limit, scope))
     return [(int(row[0]), -float(row[1])) for row in rows]

@@ -64,7 +64,7 @@ def _first_sync_in_child(settings: Settings, lock: WriterLock, stop: threading.E
     """R-P3 for `scree watch`: the big first sync runs in a spawned child that shares the lock and exits, so this
     process watches with a heap that never held it (writer idle bar). None when the child synced; else its result.
     A stop ends the child within deadlines.STOP_S (R-W5)."""
-    child = WriterChild.start(settings, SYNC, lock.fileno())
+    child = WriterChild.start(settings, SYNC, lock.fileno(), parent="scree watch")
     try:
         while child.alive() and not stop.is_set():
             for _ in child.messages(CHILD_POLL_S):  # the child logs its own progress; its last word is kept

@@ -45,6 +45,9 @@ class SyncReport:
     chunks_embedded: int = 0
     chunks_reused: int = 0
     bytes_read: int = 0
+    bytes_total: int = 0  # R-L1, with a progress callback: the size of the files this run visits ...
+    bytes_visited: int = 0  # ... and of those visited so far (read, skipped or gone), for the progress line's ETA,
+    bytes_waiting: int = 0  # ... less the text still waiting for the embedder (visited files run a batch ahead)
     seconds: float = 0.0
     skipped: list[tuple[str, str]] = field(default_factory=list)
     outage: str | None = None
@@ -135,6 +138,7 @@ class Syncer:
         self._vectors: dict[str, bytes] = {}
         self._ready = 0  # how many files at the head of _pending have every vector
         self._ready_rows = 0
+        self._files_in_run = 0  # for the progress callback (R-L1)
 
     def sync_all(self) -> SyncReport:
         """R-S3: every indexable file against the index; rows of deleted or newly ignored files removed."""
@@ -249,16 +253,19 @@ class Syncer:
 
     def _run(self, paths: list[str], state_of: Callable[[str], FileState | None], report: SyncReport) -> None:
         """Visit `paths` in order; whatever was not written (stop, outage) is counted as deferred and keeps old rows."""
-        total = len(paths)
+        total = self._files_in_run = len(paths)
+        sizes = self._sizes(paths) if self._progress is not None else []
+        report.bytes_total += sum(sizes)
         scanned_before = report.scanned
         try:
-            for path in paths:
+            for n, path in enumerate(paths):
                 if self._stop.is_set():
                     break
                 report.scanned += 1
                 if not self._name_refused(path, report):
                     self._visit(path, state_of(path), report)
                 if self._progress is not None:
+                    report.bytes_visited += sizes[n]
                     self._progress(report, total)
             self._flush(report, embed_partial=not self._stop.is_set(), write_ready=True)
         except EmbeddingUnavailableError as exc:
@@ -273,7 +280,18 @@ class Syncer:
             self._pending.clear()
             self._ready = self._ready_rows = 0
             self._need.clear()
+            report.bytes_waiting = 0
             self._vectors.clear()
+
+    def _sizes(self, paths: list[str]) -> list[int]:
+        """Each path's size now (0 when it cannot be read): a stat a file, for the progress line's bytes and ETA."""
+        sizes = []
+        for path in paths:
+            try:
+                sizes.append((self._policy.root / path).lstat().st_size)
+            except (OSError, ValueError):
+                sizes.append(0)
+        return sizes
 
     def _name_refused(self, path: str, report: SyncReport) -> bool:
         """R-I1: a name that is not valid UTF-8 cannot be stored, and one a hit would show altered could not be
@@ -298,7 +316,7 @@ class Syncer:
             log.warning("cannot read file; it keeps its old rows", path=path, reason=content.reason)
             return
         if content is None or isinstance(content, Skipped) or opted_out(content.text):
-            reason = "no such file" if content is None else getattr(content, "reason", replies.OPTED_OUT_REASON)
+            reason = replies.MISSING_REASON if content is None else getattr(content, "reason", replies.OPTED_OUT_REASON)
             report.skipped.append((path, reason))
             if content is not None:
                 log.info("file skipped", path=path, reason=reason)
@@ -322,6 +340,7 @@ class Syncer:
         for h, text in zip(hashes, texts, strict=True):
             if h not in self._vectors and h not in self._need:
                 self._need[h] = text
+                report.bytes_waiting += len(text)
         self._pending.append(_Pending(state, chunks, hashes, old is not None))
         self._flush(report, embed_partial=False, write_ready=False)
 
@@ -335,10 +354,13 @@ class Syncer:
         while len(self._need) >= batch or (embed_partial and self._need):
             items = list(self._need.items())[:batch]
             vectors = self._embedder.embed([text for _, text in items])
-            for (h, _), vector in zip(items, vectors, strict=True):
+            for (h, text), vector in zip(items, vectors, strict=True):
                 self._vectors[h] = vector
                 del self._need[h]
+                report.bytes_waiting -= len(text)
             report.chunks_embedded += len(items)
+            if self._progress is not None:
+                self._progress(report, self._files_in_run)
         # readiness only grows (vectors of pending files are never dropped), so resume where the last call stopped
         while self._ready < len(self._pending) and all(h in self._vectors for h in self._pending[self._ready].hashes):
             self._ready_rows += len(self._pending[self._ready].hashes)
@@ -410,7 +432,9 @@ def log_report(report: SyncReport, paths: Sequence[str], *, full: bool) -> None:
         "seconds": round(report.seconds, 3),
     }
     if full:
-        log.info("synced the folder", scanned=report.scanned, chunks_embedded=report.chunks_embedded, **figures)
+        # a catch-up that found nothing to change (the watcher after a first-sync process, a resync) is no news
+        say = log.info if report.indexed or report.removed or report.deferred else log.debug
+        say("synced the folder", scanned=report.scanned, chunks_embedded=report.chunks_embedded, **figures)
     elif report.indexed or report.removed:
         log.info("synced changed files", paths=list(paths[:LOGGED_PATHS]), count=len(paths), **figures)
     else:

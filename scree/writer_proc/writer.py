@@ -201,7 +201,9 @@ class Writer:
             self._watches = watcher.watch_count
             self._first_sync_running = True
             self._schedule.resync(time.monotonic())  # R-S3: the first sync
-        log.info("watching", folder=str(settings.folder), watches=watcher.watch_count, backend=type(watcher).__name__)
+        # the first-sync process's watches only bridge its sync: "watching" is said once, by the writer that stays
+        say = log.debug if self._first_sync_only else log.info
+        say("watching", folder=str(settings.folder), watches=watcher.watch_count, backend=type(watcher).__name__)
         self._send_status()  # "first sync running", before it can finish
         events = logged_thread("scree-events", self._guarded, self._read_events, watcher, dir_filter)
         worker = logged_thread("scree-sync", self._guarded, self._work, parts)
@@ -384,7 +386,8 @@ class Writer:
         if recovered:
             log.info("embeddings API answering again")
         if first_done:
-            log.info("first sync done", notes=self._notes_indexed)
+            # said once, by the writer that goes on watching; a first-sync process hands over to one (R-P3)
+            (log.debug if self._first_sync_only else log.info)("first sync done", notes=self._notes_indexed)
             if self._first_sync_only:
                 with self._cond:
                     self._problem = self._problem or WriterResult(Outcome.FIRST_SYNC_DONE, "first sync done")
