@@ -84,16 +84,21 @@ class SearchEngine:
     def close(self) -> None:
         self._store.close()
 
-    def prepare_query(self, query: str, mode: str) -> None:
-        """Embed `query` now, outside any lock the caller holds on the store, for the search() that follows; the
-        vector (or the error) is kept for it. Nothing to do for a keyword search or an index with no vectors."""
+    def wants_vector(self, query: str, mode: str) -> tuple[str, int] | None:
+        """The index's (model, dimensions) when a search in `mode` needs a query vector, else None. Reads the store:
+        call it where the store's connection is serialised; prepare_query() then does not touch the store."""
         if mode == "keyword" or not query.strip():
-            return
+            return None
         recorded = self._store.model()
         if recorded is None or recorded[0] == KEYWORD_ONLY or self._store.is_empty():
-            return
+            return None
+        return recorded
+
+    def prepare_query(self, query: str, recorded: tuple[str, int]) -> None:
+        """Embed `query` now, for the search() that follows, outside any lock the caller holds on the store (it may
+        wait on the API for seconds); the vector, or the error, is kept for that search. No store access here."""
         try:
-            outcome: bytes | ScreeError = self._query_vector(query)
+            outcome: bytes | ScreeError = self._query_vector(query, recorded)
         except ScreeError as exc:
             outcome = exc
         with self._embed_lock:
@@ -101,21 +106,20 @@ class SearchEngine:
             while len(self._prepared) > PREPARED_QUERIES:
                 self._prepared.popitem(last=False)
 
-    def _query_vector(self, query: str) -> bytes:
+    def _query_vector(self, query: str, recorded: tuple[str, int] | None) -> bytes:
         with self._embed_lock:
             prepared = self._prepared.pop(query, None)
             if isinstance(prepared, ScreeError):
                 raise prepared
             if prepared is not None:
                 return prepared
-            return self._embed_query(query)
+            return self._embed_query(query, recorded)
 
-    def _embed_query(self, query: str) -> bytes:
+    def _embed_query(self, query: str, recorded: tuple[str, int] | None) -> bytes:
         if self._embedder is None:
             if self._embedder_factory is None:
                 raise ScreeError(SEMANTIC_OFF)
             embedder = self._embedder_factory()
-            recorded = self._store.model()
             if recorded is not None and recorded != (embedder.identity, embedder.dims):
                 raise ScreeError(
                     f"semantic search is off: the index was built with {recorded[0]} but the settings select "
@@ -175,7 +179,7 @@ class SearchEngine:
     ) -> list[tuple[int, float]]:
         """(chunk id, cosine similarity) of the nearest chunks; in hybrid mode a failure is a note, not an error."""
         try:
-            found = self._store.vector_search(self._query_vector(query), limit, scope)
+            found = self._store.vector_search(self._query_vector(query, self._store.model()), limit, scope)
         except ScreeError as exc:
             if mode == "semantic":
                 raise
