@@ -55,6 +55,13 @@ def _hit_count(text: str) -> int:
     return value
 
 
+def _port(text: str) -> int:
+    """`serve --port`: 0-65535, else a usage error (exit 2)."""
+    if not text.isdigit() or int(text) > 65535:
+        raise argparse.ArgumentTypeError(f"not a port number (0-65535): {text!r}")
+    return int(text)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="scree",
@@ -66,8 +73,21 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"scree {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
-    p = sub.add_parser("serve", help="run the MCP server on stdin/stdout (what .mcp.json starts)")
+    p = sub.add_parser("serve", help="run the MCP server on stdin/stdout (what .mcp.json starts), or over HTTP")
     _add_folder_flags(p)
+    p.add_argument("--http", action="store_true", help="serve MCP streamable HTTP at /mcp (and GET /healthz)")
+    p.add_argument("--host", help="with --http: address to listen on (default 127.0.0.1; others need a token)")
+    p.add_argument("--port", type=_port, help="with --http: port (default 8765; 0 picks a free one)")
+    p.add_argument(
+        "--token-file", metavar="FILE", help="with --http: bearer token file, mode 600 (or set SCREE_HTTP_TOKEN)"
+    )
+    p.add_argument(
+        "--allow-host",
+        metavar="NAME",
+        action="append",
+        default=[],
+        help="with --http: a Host name clients may use besides loopback and the address bound (repeatable)",
+    )
 
     p = sub.add_parser("watch", help="keep the index current in the foreground (for systemd or Docker)")
     _add_folder_flags(p)
@@ -149,9 +169,19 @@ def settings_for(args: argparse.Namespace) -> Settings:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    from scree.supervisor import serve
+    if not args.http:
+        given = [flag for flag, value in (("--host", args.host), ("--port", args.port), ("--token-file",
+                 args.token_file), ("--allow-host", args.allow_host)) if value not in (None, [])]  # fmt: skip
+        if given:
+            raise UsageError(f"{', '.join(given)}: only with --http (without it, serve speaks MCP on stdin/stdout)")
+        from scree.supervisor import serve
 
-    return serve(settings_for(args))
+        return serve(settings_for(args))
+    from scree.reader_proc.http import HttpOptions
+    from scree.supervisor import serve_http
+
+    options = HttpOptions.load(args.host, args.port, args.token_file, tuple(args.allow_host), os.environ)
+    return serve_http(settings_for(args), options)
 
 
 def cmd_watch(args: argparse.Namespace) -> int:

@@ -45,6 +45,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from scree.config import Settings
 from scree.errors import ScreeError
@@ -71,7 +72,10 @@ from scree.writer_proc.child import (
     start_writer,
 )
 
-__all__ = ["Supervisor", "SupervisorOptions", "serve"]
+if TYPE_CHECKING:
+    from scree.reader_proc.http import HttpOptions
+
+__all__ = ["Supervisor", "SupervisorOptions", "serve", "serve_http"]
 
 log = get_logger(__name__)
 
@@ -385,4 +389,24 @@ def serve(settings: Settings) -> int:
         run_stdio(settings, supervisor, on_handshake=supervisor.reader_ready)
     finally:
         supervisor.close()
+    return EXIT_OK
+
+
+def serve_http(settings: Settings, options: HttpOptions) -> int:
+    """`scree serve --http` (R-M9): the same supervisor and writer as stdio, the reader's tools over streamable HTTP
+    until SIGTERM; the writer starts at once (clients come and go, there is no one handshake to wait for)."""
+    from scree.reader_proc.http import run_http
+
+    configure_logging("reader", settings.log_format, settings.log_level)
+    stop = threading.Event()
+    latch = SignalLatch(stop)  # the first SIGTERM/SIGINT drains the server, a second exits at once (R-W5)
+    latch.install()
+    supervisor = Supervisor(settings, SupervisorOptions.from_env(os.environ))
+    supervisor.start()
+    supervisor.reader_ready()
+    try:
+        run_http(settings, supervisor, options, stop, on_stop=supervisor.close)
+    finally:
+        supervisor.close()
+        latch.restore()
     return EXIT_OK
