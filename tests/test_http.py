@@ -442,6 +442,8 @@ def test_healthz_present_missing_and_corrupted(folder: Path, tmp_path: Path, sta
     serve = launch(started, folder, env)
     missing = raw(serve.port, "GET", "/healthz", local(serve.port))
     assert (missing.status, missing.json()) == (503, {"ok": False, "error": f"no index at {settings.db_path} yet"})
+    check = status_check(env, folder)  # the container's HEALTHCHECK asks the same
+    assert (check.returncode, check.stderr) == (1, f"scree: unhealthy: no index at {settings.db_path} yet\n")
 
     settings.db_path.write_bytes(b"this is not a database" * 200)
     corrupt = raw(serve.port, "GET", "/healthz", local(serve.port))
@@ -463,6 +465,22 @@ def test_healthz_present_missing_and_corrupted(folder: Path, tmp_path: Path, sta
         "last_error": None,
     }
     assert present["chunks"] >= 2 and isinstance(present["writer_pid"], int) and present["last_sync"]
+    check = status_check(env, folder)
+    assert check.returncode == 0, check.stderr
+    assert check.stdout == (
+        f"healthy: 2 files, {present['chunks']} chunks, writer pid {present['writer_pid']}, first sync done\n"
+    )
+    assert serve.stop() == 0
+    check = status_check(env, folder)
+    assert (check.returncode, check.stderr) == (
+        1,
+        f"scree: unhealthy: no scree process keeps the index of {folder.resolve()} current (writer.lock is free)\n",
+    )
+
+
+def status_check(env: dict[str, str], folder: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([SCREE, "status", "--check", "--notes", str(folder)], env=env, capture_output=True,
+                          text=True, timeout=DEADLINE_S)  # fmt: skip
 
 
 # --- shutdown ---
