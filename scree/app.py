@@ -64,14 +64,14 @@ def reindex(
         lock.release()
 
 
-def search(settings: Settings, query: str, k: int, mode: str) -> SearchResult:
+def search(settings: Settings, query: str, k: int, mode: str, path: str | None = None) -> SearchResult:
     """`scree search`: the same engine as the MCP tool, over the index as it is."""
     if not settings.db_path.exists():
         raise ScreeError(f'no index for {settings.folder} yet: run "scree reindex" in it first')
     policy = IgnorePolicy(settings.folder, settings.extensions)
     with open_store(settings, readonly=True) as store:
         engine = SearchEngine(store, policy, settings.folder, settings.max_file_bytes, lambda: make_embedder(settings))
-        result = engine.search(query, k=k, mode=mode)
+        result = engine.search(query, k=k, mode=mode, path=path)
         note = index_note(settings, store)
     if note is not None:
         result.notes.append(note)

@@ -18,6 +18,7 @@ from scree.redact import redact
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2  # R-L1
 SINGLE_DASH_LONG = ("notes", "db", "all", "json", "mode", "check")  # the seed's spellings
+INIT_CLIENTS = ("claude", "cursor", "vscode", "codex")  # scree.init.CLIENT_NAMES, without importing it for --help
 
 
 def normalise_argv(argv: Sequence[str]) -> list[str]:
@@ -103,6 +104,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-k", type=_hit_count, default=8, help="how many hits (1-50, default 8)")
     p.add_argument("--mode", choices=("hybrid", "semantic", "keyword"), default="hybrid", help="default: hybrid")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of hit elements")
+    p.add_argument(
+        "--path",
+        metavar="SCOPE",
+        help="search only these files: a folder (docs/en/) or a glob (**/api/*.md), relative to the folder",
+    )
 
     p = sub.add_parser("status", help="what the index holds and who keeps it current")
     _add_folder_flags(p)
@@ -111,8 +117,15 @@ def build_parser() -> argparse.ArgumentParser:
         "--check", action="store_true", help="one line; exit 1 unless the index can be read and a writer keeps it"
     )
 
-    p = sub.add_parser("init", help="opt this repo in: write or merge the committed .mcp.json entry for scree-mcp")
+    p = sub.add_parser("init", help="opt this repo in: write or merge the committed MCP config entry for scree-mcp")
     p.add_argument("--notes", metavar="DIR", help=f"repo folder ({NOTES_DEFAULT})")
+    p.add_argument(
+        "--client",
+        choices=INIT_CLIENTS,
+        default="claude",
+        help="claude: .mcp.json (default); cursor: .cursor/mcp.json; vscode: .vscode/mcp.json; "
+        "codex: print the stanza for ~/.codex/config.toml",
+    )
 
     p = sub.add_parser("doctor", help="check the installation, the index and the settings")
     _add_folder_flags(p)
@@ -213,7 +226,7 @@ def cmd_search(args: argparse.Namespace) -> int:
     from scree.render import render_hits
 
     settings = settings_for(args)
-    result = app.search(settings, args.query, args.k, args.mode)
+    result = app.search(settings, args.query, args.k, args.mode, args.path)
     if args.json:
         hits = [
             {
@@ -264,7 +277,7 @@ def cmd_doctor(args: argparse.Namespace) -> int:
 def cmd_init(args: argparse.Namespace) -> int:
     from scree.init import init_repo
 
-    print(init_repo(settings_for(args).folder))
+    print(init_repo(settings_for(args).folder, args.client))
     return EXIT_OK
 
 

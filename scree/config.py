@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -26,6 +27,9 @@ HEALTH_INTERVAL_SECONDS = 10.0  # R-W4
 LOCK_RETRY_SECONDS = 5.0  # R-P4
 EMBEDDER_CHOICES = ("auto", "api", "local", "hash")
 WATCHER_CHOICES = ("auto", "inotify", "watchdog")
+# R-M10: Claude Code's limit on one MCP tool result, in tokens: its own variable, which its MCP servers inherit.
+CLIENT_TOKENS_ENV = "MAX_MCP_OUTPUT_TOKENS"
+DEFAULT_CLIENT_TOKENS = 25_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +60,7 @@ class Settings:
     watcher: str = "auto"
     log_format: str = "console"
     log_level: str = "info"
+    client_tokens: int = DEFAULT_CLIENT_TOKENS  # R-M10: the MCP client's limit on one tool result, in tokens
 
     @property
     def lock_path(self) -> Path:
@@ -87,6 +92,14 @@ def env_number(env: Mapping[str, str], name: str, default: float, minimum: float
     if value < minimum:
         raise ConfigError(f"{name}={raw!r} must be at least {minimum:g}")
     return value
+
+
+def client_token_limit(raw: str | None) -> int:
+    """MAX_MCP_OUTPUT_TOKENS read as Claude Code reads it (parseInt, positive), else its default: the variable is the
+    client's, so a value it ignores is ignored here too rather than refused."""
+    match = re.match(r"\s*\+?(\d+)", raw or "")
+    value = int(match.group(1)) if match else 0
+    return value if value > 0 else DEFAULT_CLIENT_TOKENS
 
 
 def _choice(env: Mapping[str, str], name: str, default: str, choices: tuple[str, ...]) -> str:
@@ -153,4 +166,5 @@ def load_settings(
         watcher=_choice(env, "SCREE_WATCHER", "auto", WATCHER_CHOICES),
         log_format=_choice(env, "SCREE_LOG_FORMAT", "console", ("console", "json")),
         log_level=_choice(env, "SCREE_LOG_LEVEL", "info", ("debug", "info", "warning", "error")),
+        client_tokens=client_token_limit(env.get(CLIENT_TOKENS_ENV)),
     )

@@ -2,7 +2,8 @@
 
 What is skipped, in the order the reasons are reported: hidden paths (any component starting with "."),
 anything below a skipped folder, files without a markdown extension, gitignored paths, nested repositories
-(a folder with its own `.git`, file or folder) and paths matched by `.screeignore` files.
+(a folder with its own `.git`, file or folder), package managers' folders (DEFAULT_SKIPPED_DIRS, unless a
+`.screeignore` negation names them) and paths matched by `.screeignore` files.
 
 Gitignore follows `git check-ignore`: a `.gitignore` at every level, deeper files overriding shallower ones,
 the last matching pattern within a file winning, `!` negations, anchored, directory-only and `**` patterns,
@@ -31,6 +32,10 @@ GIT_DIR = ".git"
 INFO_EXCLUDE = ".git/info/exclude"
 DEFAULT_EXTENSIONS = (".md", ".markdown")  # R-I1
 
+# R-I1: package managers' folders, skipped wherever they are even when no ignore file names them; a `.screeignore`
+# negation (`!vendor/`) brings one back. The one list of them (the README's copy says the same).
+DEFAULT_SKIPPED_DIRS = ("node_modules", "bower_components", "vendor", "site-packages", "__pycache__")
+
 HIDDEN = "hidden path"
 NOT_MARKDOWN = "not a markdown file"
 NOT_RELATIVE = "not a relative path inside the folder"
@@ -50,6 +55,12 @@ def _git_common_dir(root: Path) -> Path | None:
     git_dir = (root / text.removeprefix("gitdir:").strip()).resolve()
     common = read_ignore_file(str(git_dir / "commondir"), follow_symlinks=True).strip()
     return (git_dir / common).resolve() if common else git_dir
+
+
+def skipped_by_default(rel_dir: str) -> str:
+    """The reason for a package manager's folder (R-I1), naming the way to bring it back."""
+    name = rel_dir.rpartition("/")[2]
+    return f"inside {rel_dir}/, a package folder scree skips by default; a .screeignore line !{name}/ brings it back"
 
 
 def _parent(rel: str) -> str:
@@ -114,7 +125,12 @@ class IgnorePolicy:
         reason = self._git_reason(rel_dir, True)
         if reason is None and os.path.lexists(os.path.join(self._root_str, rel_dir, GIT_DIR)):
             reason = f"inside nested repository {rel_dir}/"
-        return reason or self._scree_reason(rel_dir, True)
+        if reason is not None:
+            return reason
+        decision, scree_reason = self._scree_decision(rel_dir, True)
+        if decision is None and name in DEFAULT_SKIPPED_DIRS:
+            return skipped_by_default(rel_dir)
+        return scree_reason if decision else None
 
     def _git_reason(self, rel: str, is_dir: bool) -> str | None:
         for rule_file in (*self._chain(_parent(rel), _GITIGNORE_KIND), *self._exclude_file()):
@@ -124,11 +140,16 @@ class IgnorePolicy:
         return None
 
     def _scree_reason(self, rel: str, is_dir: bool) -> str | None:
+        decision, reason = self._scree_decision(rel, is_dir)
+        return reason if decision else None
+
+    def _scree_decision(self, rel: str, is_dir: bool) -> tuple[bool | None, str]:
+        """What the `.screeignore` files say: (True: excluded, False: a negation re-includes it, None: nothing)."""
         for rule_file in self._chain(_parent(rel), _SCREEIGNORE_KIND):
             decision = rule_file.decide(rel, is_dir)
             if decision is not None:
-                return rule_file.reason if decision else None
-        return None
+                return decision, rule_file.reason
+        return None, ""
 
     def _chain(self, rel_dir: str, kind: str) -> tuple[RuleFile, ...]:
         """The ignore files of one kind that apply inside `rel_dir`, deepest first."""

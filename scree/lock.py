@@ -1,11 +1,14 @@
-"""writer.lock: one writer per index (R-W1): non-blocking acquire, the holder's pid, release, per platform."""
+"""writer.lock: one writer per index (R-W1): non-blocking acquire, the holder's pid, release, per platform; and the
+retry every SCREE_LOCK_RETRY_SECONDS that serve and watch both take it with (R-P4)."""
 
 from __future__ import annotations
 
 import errno
 import os
 import sys
+import time
 import types
+from collections.abc import Callable
 from pathlib import Path
 
 from scree.errors import LockHeldError, ScreeError
@@ -197,3 +200,47 @@ def lock_holder(path: Path) -> int | None:
         return None
     finally:
         os.close(fd)
+
+
+LOCK_POLL_S = 0.1  # LockRetry.wait: a stop is noticed within this
+_NOBODY_SEEN = -1  # LockRetry: no holder announced yet (None is a holder whose pid is unknown)
+
+
+class LockRetry:
+    """writer.lock taken as R-P4 says, for serve's supervisor and `scree watch` alike: one try every `retry_s`, with
+    `prepare` (the index folder) before each, and `on_holder(pid)` once each time another holder is seen."""
+
+    def __init__(
+        self, lock: WriterLock, retry_s: float, prepare: Callable[[], None], on_holder: Callable[[int | None], None]
+    ) -> None:
+        self.lock = lock
+        self._retry_s = retry_s
+        self._prepare = prepare
+        self._on_holder = on_holder
+        self._next_try = 0.0
+        self._announced: int | None = _NOBODY_SEEN
+
+    def try_take(self, now: float) -> bool:
+        """One try, when one is due at `now` (monotonic): True once the lock is taken. ScreeError when the index
+        folder or the lock file cannot be made (the next try is still due `retry_s` later)."""
+        if now < self._next_try:
+            return False
+        self._next_try = now + self._retry_s
+        self._prepare()
+        if self.lock.try_acquire():
+            self._announced = _NOBODY_SEEN
+            return True
+        pid = self.lock.holder_pid()
+        if pid != self._announced:
+            self._announced = pid
+            self._on_holder(pid)
+        return False
+
+    def wait(self, stopped: Callable[[], bool]) -> bool:
+        """Try until the lock is taken (True) or `stopped()` (False). It polls and never waits on an event, so a
+        signal handler that sets one cannot deadlock it."""
+        while not stopped():
+            if self.try_take(time.monotonic()):
+                return True
+            time.sleep(min(LOCK_POLL_S, max(0.0, self._next_try - time.monotonic())))
+        return False

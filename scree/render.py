@@ -1,10 +1,16 @@
-"""Hits and docs to the exact text format of SPEC §8 (R-M1, R-M5, R-M6), with caps and neutralising."""
+"""Hits and docs to the exact text format of SPEC §8 (R-M1, R-M5, R-M6), with caps and neutralising.
+
+Every reply fits the client (R-M10): Claude Code saves a tool result over MAX_MCP_OUTPUT_TOKENS (25,000 by default)
+to a file instead of showing it to the model, so each reply is capped by a token estimate as well as by bytes.
+"""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 
+from scree.config import DEFAULT_CLIENT_TOKENS
 from scree.results import Hit
 
 HIT_TEXT_CAP_BYTES = 4000  # R-M1
@@ -12,7 +18,93 @@ RESPONSE_CAP_BYTES = 64 * 1024  # R-M1
 DOC_CAP_BYTES = 256 * 1024  # R-M6
 NO_RESULTS = "No matching documents."
 CUT_MARK = "[cut]"
-DOC_TRUNCATED_MARK = "[truncated at 256 KB]"
+
+TOKEN_MARGIN = 0.8  # a reply may use this share of the client's limit: the estimate is not the client's tokenizer
+# The token estimate, in sixths of a token: an ASCII byte counts 1/3 of a token (English prose runs about 4 bytes a
+# token, markdown and code 3-4; Claude Code's own first guess is characters / 4), any other UTF-8 byte 1/2 (a CJK
+# character, 3 bytes, is 1.5 tokens; an emoji, 4 bytes, 2). Whole numbers keep the estimate exactly additive.
+UNITS_PER_TOKEN = 6
+ASCII_BYTE_UNITS = 2
+OTHER_BYTE_UNITS = 3
+_ASCII = bytes(range(128))
+
+
+@dataclass(frozen=True, slots=True)
+class Size:
+    """A piece of a reply measured both ways: UTF-8 bytes and estimated tokens (in 1/UNITS_PER_TOKEN)."""
+
+    bytes: int = 0
+    units: int = 0
+
+    @classmethod
+    def of(cls, text: str) -> Size:
+        raw = text.encode("utf-8", "surrogatepass")  # a lone surrogate from a file name still has a size
+        other = len(raw.translate(None, _ASCII))
+        return cls(len(raw), (len(raw) - other) * ASCII_BYTE_UNITS + other * OTHER_BYTE_UNITS)
+
+    def __add__(self, other: Size) -> Size:
+        return Size(self.bytes + other.bytes, self.units + other.units)
+
+    def __sub__(self, other: Size) -> Size:
+        return Size(self.bytes - other.bytes, self.units - other.units)
+
+    @property
+    def tokens(self) -> int:
+        return -(-self.units // UNITS_PER_TOKEN)
+
+
+NEWLINE = Size.of("\n")
+
+
+def estimate_tokens(text: str) -> int:
+    """The token estimate replies are capped by (R-M10): higher than a real tokenizer's count for nearly any text."""
+    return Size.of(text).tokens
+
+
+@dataclass(frozen=True, slots=True)
+class ReplyCap:
+    """How large one whole reply may be: UTF-8 bytes, and estimated tokens (R-M1, R-M6, R-M10)."""
+
+    bytes: int
+    tokens: int
+
+    @classmethod
+    def for_client(cls, cap_bytes: int, client_tokens: int = DEFAULT_CLIENT_TOKENS) -> ReplyCap:
+        """A cap of `cap_bytes` and TOKEN_MARGIN of the client's token limit, whichever is reached first."""
+        return cls(cap_bytes, max(1, int(client_tokens * TOKEN_MARGIN)))
+
+    @property
+    def size(self) -> Size:
+        return Size(self.bytes, self.tokens * UNITS_PER_TOKEN)
+
+    @property
+    def max_chars(self) -> int:
+        """The most characters a reply within the cap can hold (each is at least a byte and 1/3 of a token), as
+        `anthropic/maxResultSizeChars` declares it: Claude Code saves a longer result to a file."""
+        return min(self.bytes, self.tokens * UNITS_PER_TOKEN // ASCII_BYTE_UNITS)
+
+
+def within(size: Size, cap: Size) -> bool:
+    return size.bytes <= cap.bytes and size.units <= cap.units
+
+
+SEARCH_CAP = ReplyCap.for_client(RESPONSE_CAP_BYTES)
+DOC_CAP = ReplyCap.for_client(DOC_CAP_BYTES)
+
+
+def fit_text(text: str, cap: Size) -> str:
+    """The longest prefix of `text` within `cap` (cut on a character boundary); `text` itself when it fits."""
+    if within(Size.of(text), cap):
+        return text
+    low, high = 0, min(len(text), max(cap.bytes, 0))
+    while low < high:  # the prefix size grows with its length: find the longest that fits
+        mid = (low + high + 1) // 2
+        if within(Size.of(text[:mid]), cap):
+            low = mid
+        else:
+            high = mid - 1
+    return text[:low]
+
 
 _TAG_OPEN = re.compile(r"<(?=/?(?:hit|doc))", re.IGNORECASE)  # R-M1: any `<hit`, not only whole tags
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
@@ -57,19 +149,22 @@ def render_hit(n: int, hit: Hit) -> str:
     return f"<hit {' '.join(attrs)}>\n{body.rstrip(chr(10))}\n</hit>"
 
 
-def render_hits(hits: Sequence[Hit], notes: Sequence[str] = ()) -> str:
-    """The search_docs reply: hits best first within 64 KB, then the omitted count and any status note."""
+def render_hits(hits: Sequence[Hit], notes: Sequence[str] = (), cap: ReplyCap = SEARCH_CAP) -> str:
+    """The search_docs reply: hits best first within `cap`, then the omitted count and any status note.
+
+    The first hit is always shown; each next one only if the whole reply, its last lines included, stays in `cap`.
+    """
     tail = "\n".join(notes)
     if not hits:
         return NO_RESULTS + ("\n" + tail if tail else "")
-    budget = RESPONSE_CAP_BYTES - len(tail.encode("utf-8")) - 64
+    # room for the longest omitted line and the notes, each after a newline
+    used = Size.of(omitted_line(len(hits))) + NEWLINE + (Size.of(tail) + NEWLINE if tail else Size())
     parts: list[str] = []
-    used = 0
     for n, hit in enumerate(hits, start=1):
         block = render_hit(n, hit)
-        size = len(block.encode("utf-8")) + 1
-        if used + size > budget:
-            parts.append(f"[{len(hits) - n + 1} more hits omitted: output limit]")
+        size = Size.of(block) + (NEWLINE if parts else Size())
+        if parts and not within(used + size, cap.size):
+            parts.append(omitted_line(len(hits) - n + 1))
             break
         parts.append(block)
         used += size
@@ -78,29 +173,43 @@ def render_hits(hits: Sequence[Hit], notes: Sequence[str] = ()) -> str:
     return "\n".join(parts)
 
 
-def render_doc(path: str, lines: Sequence[str], start: int, end: int) -> str:
+def omitted_line(count: int) -> str:
+    return f"[{count} more hits omitted: output limit]"
+
+
+def truncated_line(next_line: int) -> str:
+    """R-M6: the last line of a read_doc reply that stopped early; `lines=` names the whole lines shown."""
+    return f"[truncated to fit the reply limit: read on from line {next_line}]"
+
+
+def render_doc(path: str, lines: Sequence[str], start: int, end: int, cap: ReplyCap = DOC_CAP) -> str:
     """The read_doc reply for lines start..end (1-based, inclusive) already selected into `lines`.
 
-    Over 256 KB the text stops after the last whole line that fits and `lines=` names the lines shown, so an agent
-    can go on from the next one (R-M6); only a single line over the cap is shown in part.
+    When the whole reply would not fit in `cap`, the text stops after the last whole line that fits, `lines=` names
+    the lines shown and a last line says where to read on, so an agent misses nothing (R-M6); only a single line
+    over the cap is shown in part.
     """
-    body, shown, was_cut = _doc_body(lines)
+    head = f"<doc path={attribute(path)} lines="
+    close = "\n</doc>"
+    # the frame at its largest: a range and a read-on line number are never longer than the requested range's
+    frame = Size.of(f'{head}"{start}-{end}">\n') + Size.of(close) + NEWLINE + Size.of(truncated_line(end + 1))
+    body, shown, was_cut = _doc_body(lines, cap.size - frame)
     if was_cut:
-        body += "\n" + DOC_TRUNCATED_MARK
         end = start + shown - 1
-    return f"<doc path={attribute(path)} lines={attribute(lines_attr(start, end) if shown else '')}>\n{body}\n</doc>"
+        body += "\n" + truncated_line(end + 1)
+    return f"{head}{attribute(lines_attr(start, end) if shown else '')}>\n{body}{close}"
 
 
-def _doc_body(lines: Sequence[str]) -> tuple[str, int, bool]:
-    """The neutralised text of the whole lines that fit in DOC_CAP_BYTES; how many lines; and whether any were left."""
+def _doc_body(lines: Sequence[str], room: Size) -> tuple[str, int, bool]:
+    """The neutralised text of the whole lines that fit in `room`; how many lines; and whether any were left."""
     kept: list[str] = []
-    used = 0
+    used = Size()
     for line in lines:
         safe = neutralise(line)
-        size = len(safe.encode("utf-8")) + (1 if kept else 0)  # the newline that joins it to the previous line
-        if used + size > DOC_CAP_BYTES:
+        size = Size.of(safe) + (NEWLINE if kept else Size())  # the newline that joins it to the previous line
+        if not within(used + size, room):
             if not kept:  # one line alone is over the cap: show what fits of it
-                return cut_utf8(safe, DOC_CAP_BYTES)[0], 1, True
+                return fit_text(safe, room), 1, True
             return "\n".join(kept), len(kept), True
         kept.append(safe)
         used += size

@@ -67,12 +67,14 @@ def status_note(s: WriterStatus) -> str | None:
 
     One line only: nothing indexed (cap) first, then a stopped writer, then an incomplete index.
     """
-    if s.over_cap_mb is not None and s.cap_mb is not None:
-        return over_cap_note(s.over_cap_mb, s.cap_mb)
-    if s.error is not None:
-        return not_updating_note(s.error)
+    report = s.report
+    if report is not None and report.over_cap_mb is not None and report.cap_mb is not None:
+        return over_cap_note(report.over_cap_mb, report.cap_mb)
+    error = s.error or (report.last_error if report is not None else None)
+    if error is not None:
+        return not_updating_note(error)
     if s.holder == "self" and s.first_sync_running:
-        return first_sync_note(s.notes_indexed)
+        return first_sync_note(report.notes_indexed if report is not None else 0)
     if s.holder == "other" and not s.first_sync_done:
         return other_building_note(s.pid)
     return None

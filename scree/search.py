@@ -15,6 +15,7 @@ from scree.files import FileContent, read_markdown, stat_file
 from scree.ignore import IgnorePolicy
 from scree.ranking import VECTOR_WEIGHT, fuse_rrf, overfetch
 from scree.results import Hit, SearchResult
+from scree.scope import scope_pattern
 from scree.store import FileState, Store, StoredChunk
 
 MODES = ("hybrid", "semantic", "keyword")
@@ -68,9 +69,13 @@ class SearchEngine:
             self._embedder = embedder
         return self._embedder.embed_query(query)
 
-    def search(self, query: str, k: int = 8, mode: str = "hybrid", max_k: int = MAX_K) -> SearchResult:
-        """Up to k hits, best first; `max_k` lets the quality benchmark look past the tool's cap of 50."""
+    def search(
+        self, query: str, k: int = 8, mode: str = "hybrid", max_k: int = MAX_K, path: str | None = None
+    ) -> SearchResult:
+        """Up to k hits, best first; `max_k` lets the quality benchmark look past the tool's cap of 50. `path` (a
+        folder prefix or a glob, scree.scope) limits both searches to the files inside it, in SQL (R-M10)."""
         k = max(1, min(k, max_k))
+        scope = scope_pattern(path) if path is not None else None
         notes: list[str] = []
         if self._store.is_empty() or not query.strip():
             return SearchResult(hits=[], notes=notes)
@@ -85,7 +90,7 @@ class SearchEngine:
             mode = "keyword"
         if mode in ("hybrid", "semantic"):
             try:
-                found = self._store.vector_search(self._query_vector(query), limit)
+                found = self._store.vector_search(self._query_vector(query), limit, scope)
                 vector_ids = [chunk_id for chunk_id, _ in found]
                 vector_scores = {chunk_id: 1.0 - distance for chunk_id, distance in found}
             except ScreeError as exc:
@@ -94,7 +99,7 @@ class SearchEngine:
                 notes.append(f"[{str(exc).rstrip('.')}; showing keyword results]")
         keyword_ids: list[int] = []
         if mode in ("hybrid", "keyword"):
-            keyword_ids = [chunk_id for chunk_id, _ in self._store.keyword_search(query, limit)]
+            keyword_ids = [chunk_id for chunk_id, _ in self._store.keyword_search(query, limit, scope)]
         if mode == "semantic":
             ranked = [(chunk_id, vector_scores[chunk_id]) for chunk_id in vector_ids]
         elif mode == "keyword":

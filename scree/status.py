@@ -1,4 +1,5 @@
-"""The writer's status as the reader sees it (replies.status_note words it) and the control surface the reader calls."""
+"""The writer's report, the status the reader makes of it (replies.status_note words it), and the control surface
+the reader calls."""
 
 from __future__ import annotations
 
@@ -10,17 +11,34 @@ Holder = Literal["self", "other", "none"]
 
 
 @dataclass(frozen=True, slots=True)
+class WriterState:
+    """The writer's own status report, sent as it is: to `scree watch`'s log, and up serve's queue (picklable) to
+    the supervisor, whose board keeps the last one for the note (R-M5). A report at least every HEARTBEAT_S is also
+    what tells the supervisor the writer is alive (R-P2)."""
+
+    first_sync_running: bool = False
+    first_sync_done: bool = False
+    notes_indexed: int = 0  # notes the first sync has indexed or found up to date so far
+    last_error: str | None = None  # the embeddings API is failing (cleared when a sync succeeds again)
+    over_cap_mb: float | None = None  # R-S4: the folder's markdown when the cap stopped the first sync
+    cap_mb: float | None = None  # R-S4: SCREE_FIRST_SYNC_MB then
+    index_complete: bool = False  # the index had a finished first sync when this writer opened it (a catch-up)
+    event_batches: int = 0  # batches the event thread has read: it moves while the sync thread waits on the API
+    pending: int = 0  # paths waiting for their debounce
+    watches: int = 0  # directories watched
+    heartbeat: float = 0.0  # time.time() when the report was made
+
+
+@dataclass(frozen=True, slots=True)
 class WriterStatus:
-    """Who keeps the index current and how far it got; what search needs to say in its note (R-M5)."""
+    """Who keeps the index current, with this session's writer's last report; what the note says (R-M5)."""
 
     holder: Holder  # "self": this session's writer; "other": another pid holds writer.lock; "none": nobody / unknown
     pid: int | None = None  # the lock holder's pid
-    first_sync_running: bool = False
-    notes_indexed: int = 0
-    error: str | None = None  # this session's writer stopped or crashed
-    over_cap_mb: float | None = None  # R-S4: the folder's markdown, when the first-sync cap stopped the sync
-    cap_mb: float | None = None  # R-S4: SCREE_FIRST_SYNC_MB
-    first_sync_done: bool = False
+    report: WriterState | None = None  # this session's writer's last report (or the one it stopped with)
+    first_sync_running: bool = False  # "self": this session's first sync has not finished yet
+    first_sync_done: bool = False  # the index is complete: this session's first sync finished, or the index says so
+    error: str | None = None  # this session's writer is down, restarting or parked
 
 
 class WriterControl(Protocol):

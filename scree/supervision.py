@@ -1,4 +1,4 @@
-"""The pure pieces of `scree serve`'s supervisor: its limits, the restart backoff, why a writer stopped in words, and
+"""The pure pieces of `scree serve`'s supervisor: its limits, the restart backoff, and
 the board its loop posts to for the reader's threads (status, parking, queued reindexes and re-checks)."""
 
 from __future__ import annotations
@@ -9,9 +9,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from scree.config import env_number
-from scree.replies import SHUTTING_DOWN_REPLY, STOPPED_UNASKED, exit_code_reason
-from scree.status import WriterStatus
-from scree.writer_proc.child import OVER_CAP, STOPPED, SYNC, WATCH, ChildStatus, Finished
+from scree.replies import SHUTTING_DOWN_REPLY
+from scree.status import WriterState, WriterStatus
+from scree.writer_proc.child import SYNC, WATCH
+from scree.writer_proc.results import Outcome
 
 DEFAULT_MAX_RSS_MB = 1024.0  # R-P2; the offline first sync's bar is 300 MB (SPEC §10)
 DEFAULT_RESTART_S = 1.0  # R-P2: restart backoff, doubling ...
@@ -63,18 +64,6 @@ class Backoff:
         self.next_s = self.first_s
 
 
-# --- why a writer stopped, in one line ---
-
-
-def exit_reason(code: int | None, finished: Finished | None) -> str:
-    """One line for a child that ended on its own when it should not have."""
-    if finished is not None and finished.outcome != STOPPED:
-        return finished.message
-    if finished is not None:
-        return STOPPED_UNASKED
-    return exit_code_reason(code)
-
-
 # --- the board: what the loop posts and the reader's threads read ---
 
 
@@ -83,30 +72,28 @@ class Parked:
     """Why the supervisor let go of the lock, and when it tries again."""
 
     error: str | None  # the note's reason; None for the first-sync cap, which has its own note
-    over_cap_mb: float | None
-    cap_mb: float | None
+    report: WriterState | None  # the writer's last report when it stopped over the cap (its size and the cap)
     signature: object  # the index file's identity then: a change (`scree reindex`) ends the parking
     retry_at: float | None  # monotonic; None: only a change of the index ends it
 
     @classmethod
     def after(
-        cls, outcome: str, message: str, latest: ChildStatus | None, signature: object, retry_at: float
+        cls, outcome: Outcome, message: str, latest: WriterState | None, signature: object, retry_at: float
     ) -> Parked:
         """R-S4, R-W4, a setup error: the cap waits for `scree reindex` alone; the rest also retry at retry_at."""
-        over_cap = outcome == OVER_CAP and latest is not None and latest.over_cap_mb is not None
+        over_cap = outcome is Outcome.OVER_CAP and latest is not None and latest.over_cap_mb is not None
         return cls(
             error=None if over_cap else message,
-            over_cap_mb=latest.over_cap_mb if over_cap and latest else None,
-            cap_mb=latest.cap_mb if over_cap and latest else None,
+            report=latest if over_cap else None,
             signature=signature,
-            retry_at=None if outcome == OVER_CAP else retry_at,
+            retry_at=None if outcome is Outcome.OVER_CAP else retry_at,
         )
 
     def may_retry(self, now: float, signature: object) -> bool:
         return signature != self.signature or (self.retry_at is not None and now >= self.retry_at)
 
     def status(self) -> WriterStatus:
-        return WriterStatus(holder="none", error=self.error, over_cap_mb=self.over_cap_mb, cap_mb=self.cap_mb)
+        return WriterStatus(holder="none", error=self.error, report=self.report)
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,21 +103,20 @@ class WriterView:
     held: bool = False
     mode: str = SYNC
     child_pid: int | None = None
-    latest: ChildStatus | None = None
+    latest: WriterState | None = None  # the running writer's last report, as it sent it
     error: str | None = None  # this session's writer is down (and restarting)
     first_sync_done: bool = False
     parked: Parked | None = None
 
     def own_status(self, pid: int, index_complete: bool) -> WriterStatus:
         """R-M5 while this session holds the lock; index_complete: the child's word, or the index's until it reports."""
-        latest = self.latest or ChildStatus()
         return WriterStatus(
             holder="self",
             pid=pid,
+            report=self.latest,
             first_sync_running=self.mode == SYNC and not index_complete,
-            notes_indexed=latest.notes_indexed,
-            error=self.error or latest.last_error,
             first_sync_done=self.first_sync_done or index_complete,
+            error=self.error,
         )
 
 
@@ -185,7 +171,7 @@ class Board:
         with self._mutex:
             self._view = replace(self._view, child_pid=None)
 
-    def child_reported(self, status: ChildStatus, first: bool) -> None:
+    def child_reported(self, status: WriterState, first: bool) -> None:
         """A heartbeat; the first from a new child also says the writer is back."""
         with self._mutex:
             self._view = replace(self._view, latest=status, error=None if first else self._view.error)

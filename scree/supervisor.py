@@ -38,7 +38,6 @@ index file changes (`scree reindex`), or after the longest backoff (never for th
 from __future__ import annotations
 
 import os
-import queue
 import sys
 import threading
 import time
@@ -48,29 +47,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from scree.config import Settings
+from scree.deadlines import CLOSE_S, SIGKILL_TIMEOUT_S, SIGTERM_TIMEOUT_S, STOP_S
 from scree.errors import ScreeError
-from scree.lock import WriterLock
+from scree.lock import LockRetry, WriterLock
 from scree.logs import configure_logging, get_logger, logged_thread
 from scree.paths import prepare_index_dir
 from scree.replies import SUPERVISOR_FAILED, memory_reason, restarting, silent_reason, start_failed_reason
 from scree.signals import SignalLatch
-from scree.status import WriterStatus
-from scree.supervision import Backoff, Board, Parked, SupervisorOptions, exit_reason
+from scree.status import WriterState, WriterStatus
+from scree.supervision import Backoff, Board, Parked, SupervisorOptions
 from scree.writer_control import SupervisedControl
-from scree.writer_proc.child import (
-    OUTCOME_BY_EXIT_CODE,
-    OVER_CAP,
-    SETUP_ERROR,
-    SYNCED,
-    UNHEALTHY,
-    ChildStatus,
-    Finished,
-    Recheck,
-    ReindexReply,
-    ReindexRequest,
-    WriterChild,
-    start_writer,
-)
+from scree.writer_proc.child import Recheck, ReindexReply, ReindexRequest, Up, WriterChild
+from scree.writer_proc.results import Outcome
 
 if TYPE_CHECKING:
     from scree.reader_proc.http import HttpOptions
@@ -81,9 +69,6 @@ log = get_logger(__name__)
 
 EXIT_OK = 0  # R-L1
 TICK_S = 0.1  # the loop's step; also the most a reply or a status waits in the queue before the reader sees it
-STOP_DEADLINE_S = 5.0  # R-W5: SIGTERM, then SIGKILL after this
-KILL_JOIN_S = 2.0  # after SIGKILL, the most we wait for the exit to be reported
-CLOSE_JOIN_S = STOP_DEADLINE_S + KILL_JOIN_S + 1.0  # close() waits this long for the loop to wind down
 STARTUP_GRACE_S = 30.0  # a new child's first heartbeat may take this long (a fresh interpreter on a cold disk)
 MEMORY_CHECK_S = 1.0  # R-P2: how often the child's RSS is read
 BYTES_PER_MB = 1 << 20  # SCREE_WRITER_MAX_RSS_MB counts MiB, as ps and top do
@@ -98,7 +83,6 @@ class _Running:
     started_at: float
     last_heard: float
     heard: bool = False
-    finished: Finished | None = None
     next_memory_check: float = 0.0
 
 
@@ -109,6 +93,12 @@ class Supervisor:
         self._settings = settings
         self._options = options or SupervisorOptions()
         self._lock = WriterLock(settings.lock_path)
+        self._lock_retry = LockRetry(
+            self._lock,
+            settings.lock_retry_s,
+            lambda: prepare_index_dir(settings.index_dir, custom_db=settings.custom_db),
+            self._announce_holder,
+        )
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._board = Board()  # all the loop shares with the reader's threads
@@ -118,8 +108,6 @@ class Supervisor:
         self._generation = 0
         self._restart_at = 0.0
         self._backoff = Backoff(self._options.restart_s, self._options.restart_max_s)
-        self._next_lock_try = 0.0
-        self._announced: int | None = -1
         self._reader_ready = threading.Event()
         self._first_start_due = time.monotonic() + self._options.handshake_grace_s
 
@@ -139,11 +127,11 @@ class Supervisor:
         self._reader_ready.set()
 
     def close(self) -> None:
-        """Stop the writer (SIGTERM, SIGKILL after 5 s) and release the lock; safe to call twice, from any thread."""
+        """Stop the writer (within STOP_S, deadlines.py) and release the lock; safe to call twice, from any thread."""
         self._stop.set()
         thread = self._thread
         if thread is not None and thread is not threading.current_thread():
-            thread.join(CLOSE_JOIN_S)
+            thread.join(CLOSE_S)
 
     # --- the reader's side (WriterControl; any thread, never blocks on the loop): writer_control.py ---
 
@@ -181,25 +169,21 @@ class Supervisor:
     def _take_lock_when_due(self) -> None:
         now = time.monotonic()
         parked = self._board.view.parked
-        if now < self._next_lock_try or (parked is not None and not parked.may_retry(now, self._signature())):
+        if parked is not None and not parked.may_retry(now, self._signature()):
             return
-        self._next_lock_try = now + self._settings.lock_retry_s
         try:
-            prepare_index_dir(self._settings.index_dir, custom_db=self._settings.custom_db)
-            taken = self._lock.try_acquire()
+            if not self._lock_retry.try_take(now):
+                return
         except ScreeError as exc:
             log.warning("cannot take writer.lock; retrying", error=str(exc), retry_s=self._settings.lock_retry_s)
             return
-        if not taken:
-            pid = self._lock.holder_pid()
-            if pid != self._announced:
-                self._announced = pid
-                log.info("another scree process keeps the index current", pid=pid, retry_s=self._settings.lock_retry_s)
-            return
         log.info("writer lock taken", pid=os.getpid(), lock=str(self._settings.lock_path))
-        self._announced, self._restart_at = -1, now
+        self._restart_at = now
         self._backoff.reset()
         self._board.lock_taken()
+
+    def _announce_holder(self, pid: int | None) -> None:
+        log.info("another scree process keeps the index current", pid=pid, retry_s=self._settings.lock_retry_s)
 
     def _start_when_due(self) -> None:
         now = time.monotonic()
@@ -210,62 +194,48 @@ class Supervisor:
         mode = self._board.view.mode
         self._generation += 1
         try:
-            handle = start_writer(self._settings, mode, self._lock.fileno())  # shared: see the module docstring
+            handle = WriterChild.start(self._settings, mode, self._lock.fileno())  # shared: see the module docstring
         except (OSError, ValueError) as exc:
             self._failed(start_failed_reason(exc))
             return
         now = time.monotonic()
         self._child = _Running(handle, self._generation, now, now, next_memory_check=now)
-        self._board.child_started(handle.process.pid)
-        log.info("writer started", pid=handle.process.pid, mode=mode)
+        self._board.child_started(handle.pid)
+        log.info("writer started", pid=handle.pid, mode=mode)
 
     def _tend(self, child: _Running) -> None:
         """One step with a child running: its messages, requests down, then whether it has to end."""
-        self._drain(child, TICK_S)
+        for message in child.handle.messages(TICK_S):
+            self._take(child, message)
         self._forward(child)
-        if not child.handle.process.is_alive():
-            self._drain(child, 0.0)  # what it said before it exited
+        if not child.handle.alive():
+            child.handle.stop()  # reaps it, with what it said before it exited
             self._ended(child, None)
             return
         fault = self._fault(child)
         if fault is not None:
-            child.handle.process.kill()
-            child.handle.process.join(KILL_JOIN_S)
+            child.handle.kill()
+            child.handle.stop()
             self._ended(child, fault)
 
-    def _drain(self, child: _Running, wait_s: float) -> None:
-        """Take what the child sent: wait up to wait_s for a first message, then read on without waiting."""
-        while True:
-            try:
-                message = child.handle.up.get(timeout=wait_s)
-            except queue.Empty:
-                return
-            except Exception as exc:  # a message torn by a dying child: the exit check deals with the child
-                log.warning("unreadable message from the writer", error=str(exc))
-                return
-            wait_s = 0.0
-            self._take(child, message)
-
-    def _take(self, child: _Running, message: ChildStatus | ReindexReply | Finished) -> None:
+    def _take(self, child: _Running, message: Up) -> None:
         now = time.monotonic()
         child.last_heard = now
-        if isinstance(message, ChildStatus):
+        if isinstance(message, WriterState):
             first, child.heard = not child.heard, True
             if now - child.started_at >= self._options.restart_max_s:
                 self._backoff.reset()  # it stayed up: the next fault starts the backoff afresh
             self._board.child_reported(message, first)
         elif isinstance(message, ReindexReply):
             self._board.answer(message.request_id, message.text)
-        elif isinstance(message, Finished):
-            child.finished = message
 
     def _forward(self, child: _Running) -> None:
         """Reindex requests and re-checks go to a WATCH child; a SYNC child's successor re-checks every file."""
         requests, rechecks = self._board.work_for(child.generation, child.handle.mode)
         for request_id, path in requests:
-            child.handle.down.put(ReindexRequest(request_id, path))
+            child.handle.send(ReindexRequest(request_id, path))
         if rechecks:
-            child.handle.down.put(Recheck(rechecks))
+            child.handle.send(Recheck(rechecks))
 
     def _fault(self, child: _Running) -> str | None:
         """Why a live child must be killed (R-P2): silent too long, or too big; None when it is fine."""
@@ -277,32 +247,26 @@ class Supervisor:
             return silent_reason(limit)
         if now >= child.next_memory_check:
             child.next_memory_check = now + MEMORY_CHECK_S
-            rss_mb = _rss_mb(child.handle.process.pid)
+            rss_mb = _rss_mb(child.handle.pid)
             if rss_mb is not None and rss_mb > self._options.max_rss_mb:
                 return memory_reason(rss_mb, self._options.max_rss_mb)
         return None
 
     def _ended(self, child: _Running, fault: str | None) -> None:
-        """A child is gone: what comes next depends on how it ended."""
+        """A child is gone (stopped and reaped): what comes next depends on how it ended."""
         self._child = None
-        process = child.handle.process
-        pid, code = process.pid, process.exitcode
-        child.handle.discard_queues()
-        if code is not None:
-            process.close()
+        handle = child.handle
         self._board.child_gone()
-        finished = child.finished
-        outcome = finished.outcome if finished else OUTCOME_BY_EXIT_CODE.get(code) if code is not None else None
-        outcome = None if fault else outcome
-        message = finished.message if finished else ""
-        log.info("writer exited", pid=pid, code=code, outcome=outcome, mode=child.handle.mode)
-        if outcome == SYNCED:  # R-P3: the process that did the big sync is gone; a fresh one watches
+        outcome = None if fault else handle.outcome()
+        said = outcome.name.lower() if outcome is not None else None
+        log.info("writer exited", pid=handle.pid, code=handle.exit_code, outcome=said, mode=handle.mode)
+        if outcome is Outcome.FIRST_SYNC_DONE:  # R-P3: the process that did the big sync is gone; a fresh one watches
             self._restart_at = time.monotonic()
             self._board.first_sync_finished()
-        elif outcome in (OVER_CAP, UNHEALTHY, SETUP_ERROR):
-            self._park(outcome, message)
+        elif outcome in (Outcome.OVER_CAP, Outcome.UNHEALTHY, Outcome.SETUP_ERROR):
+            self._park(outcome, handle.finished.message if handle.finished else "")
         else:
-            self._failed(fault or exit_reason(code, finished))
+            self._failed(fault or handle.reason())
 
     def _failed(self, reason: str) -> None:
         delay = self._backoff.take()
@@ -310,29 +274,22 @@ class Supervisor:
         self._board.writer_down(restarting(reason))
         log.warning("writer down; restarting it", reason=reason, in_s=delay)
 
-    def _park(self, outcome: str, message: str) -> None:
+    def _park(self, outcome: Outcome, message: str) -> None:
         """R-S4, R-W4, a setup error: let go of the lock and wait for the index to change (or the longest backoff)."""
         self._release()
         retry_at = time.monotonic() + self._options.restart_max_s
         self._board.park(Parked.after(outcome, message, self._board.view.latest, self._signature(), retry_at))
-        log.warning("writer stopped; writer.lock released", outcome=outcome, reason=message)
+        log.warning("writer stopped; writer.lock released", outcome=outcome.name.lower(), reason=message)
 
     def _release(self) -> None:
         self._board.lock_released()
         self._lock.release()
 
     def _shut_down(self) -> None:
-        """R-W5: SIGTERM, SIGKILL after STOP_DEADLINE_S, join with a timeout always; then release the lock."""
+        """R-W5: SIGTERM, SIGKILL after SIGTERM_TIMEOUT_S, join with a timeout always; then release the lock."""
         child, self._child = self._child, None
         if child is not None:
-            process = child.handle.process
-            process.terminate()
-            process.join(STOP_DEADLINE_S)
-            if process.is_alive():
-                log.warning("the writer did not stop in time; killing it", deadline_s=STOP_DEADLINE_S)
-                process.kill()
-                process.join(KILL_JOIN_S)
-            child.handle.discard_queues()
+            child.handle.stop(SIGTERM_TIMEOUT_S, SIGKILL_TIMEOUT_S)
         self._release()
         self._board.shut_down()
         log.info("writer stopped; writer lock released")
@@ -369,7 +326,7 @@ def _rss_mb(pid: int | None) -> float | None:
 def _exit_on_signal(signalled: threading.Event, supervisor: Supervisor) -> None:
     """The reader's loop waits on stdin and cannot be woken cleanly: stop the writer, then end the process."""
     signalled.wait()
-    log.info("signal received; stopping the writer", deadline_s=STOP_DEADLINE_S)
+    log.info("signal received; stopping the writer", deadline_s=STOP_S)
     supervisor.close()
     sys.stderr.flush()
     os._exit(EXIT_OK)

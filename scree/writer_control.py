@@ -67,7 +67,7 @@ class SupervisedControl:
                 self._board.withdraw(request_id)
                 if now.holder != "self":
                     return _not_ours(now, self._settings.lock_retry_s)
-                return replies.first_sync_running_reply(now.notes_indexed)
+                return replies.first_sync_running_reply(now.report.notes_indexed if now.report is not None else 0)
             if waited >= REPLY_TIMEOUT_S:
                 return replies.still_running_reply(REPLY_TIMEOUT_S)
         return pending.reply or ""
@@ -81,8 +81,9 @@ def _not_ours(status: WriterStatus, lock_retry_s: float) -> str:
     """R-M7's reply when this session's writer cannot take the request."""
     if status.holder == "other":
         return replies.other_writer_reply(status.pid)
-    if status.over_cap_mb is not None and status.cap_mb is not None:
-        return replies.over_cap_reply(status.over_cap_mb, status.cap_mb)
+    report = status.report
+    if report is not None and report.over_cap_mb is not None and report.cap_mb is not None:
+        return replies.over_cap_reply(report.over_cap_mb, report.cap_mb)
     if status.error is not None:
         return replies.not_updating_reply(status.error)
     return replies.nobody_reply(lock_retry_s)

@@ -483,3 +483,53 @@ def test_odd_ignore_files_do_not_block_or_crash(tmp_path: Path) -> None:
     (tmp_path / "bytes" / "d.md").write_text("x\n")
     policy = IgnorePolicy(tmp_path)
     assert list(policy.walk()) == ["bytes/d.md", "fifo/a.md", "linked/b.md"]
+
+
+# --- R-I1: package managers' folders are skipped by default ---
+
+
+def test_package_folders_are_skipped_without_any_ignore_file(tmp_path: Path) -> None:
+    for rel in (
+        "node_modules/pkg/README.md",
+        "web/bower_components/lib/README.md",
+        "php/vendor/acme/README.md",
+        "venv/lib/python3.11/site-packages/pkg/README.md",
+        "src/__pycache__/notes.md",
+        "docs/guide.md",
+        "docs/vendors/list.md",  # only the exact folder names
+    ):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("# x\n")
+    policy = IgnorePolicy(tmp_path)
+    assert list(policy.walk()) == ["docs/guide.md", "docs/vendors/list.md"]
+    assert "node_modules" not in " ".join(policy.walk_dirs())  # and no watch goes there (R-W3)
+    assert policy("node_modules/pkg/README.md") == (
+        "inside node_modules/, a package folder scree skips by default; a .screeignore line !node_modules/ brings it "
+        "back"
+    )
+    assert policy("php/vendor/acme/README.md").startswith("inside php/vendor/, a package folder")
+    assert policy("missing/node_modules/x.md") is not None  # whether or not it exists
+    assert policy("node_modules", is_dir=True) is not None and policy("vendor.md") is None
+
+
+def test_a_screeignore_negation_brings_one_back_and_gitignore_still_wins(tmp_path: Path) -> None:
+    for rel in ("vendor/a/README.md", "lib/vendor/b.md", "node_modules/pkg/README.md", "old/vendor/c.md"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("# x\n")
+    (tmp_path / ".screeignore").write_text("!vendor/\n")
+    (tmp_path / ".gitignore").write_text("old/\n")
+    policy = IgnorePolicy(tmp_path)
+    assert list(policy.walk()) == ["lib/vendor/b.md", "vendor/a/README.md"]
+    assert policy("node_modules/pkg/README.md") is not None  # the others stay skipped
+    assert policy("old/vendor/c.md") == "gitignored by .gitignore"
+    (tmp_path / ".screeignore").write_text("!node_modules/pkg/\n")  # a negation below a skipped folder cannot reach
+    policy.invalidate()
+    assert list(policy.walk()) == []
+
+
+def test_the_readme_lists_the_default_skipped_folders() -> None:
+    from scree.ignore import DEFAULT_SKIPPED_DIRS
+
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    listed = readme.split("even when no ignore file names them:", 1)[1].split("(a `.screeignore` line", 1)[0]
+    assert [name.strip("`/ \n") for name in listed.split(",")] == list(DEFAULT_SKIPPED_DIRS)

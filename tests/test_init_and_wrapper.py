@@ -3,11 +3,17 @@
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import stat
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
+from typing import Any
 
 import anyio
+import pytest
 from cli_helpers import run_scree, scree_env
 from mcp.client import Client
 from mcp.client.stdio import StdioServerParameters
@@ -30,7 +36,10 @@ def test_init_writes_then_merges_and_is_idempotent(tmp_path: Path) -> None:
     proc = run_scree("init", env=env, cwd=repo / "docs")  # the git root, not the current directory
     assert proc.returncode == 0, proc.stderr
     config = json.loads((repo / ".mcp.json").read_text())
-    assert config == {"mcpServers": {"scree": {"type": "stdio", "command": "scree-mcp", "args": []}}}
+    assert config == {
+        "mcpServers": {"scree": {"type": "stdio", "command": "scree-mcp", "args": [], "alwaysLoad": True}}
+    }
+    assert "Commit .mcp.json" in proc.stdout and '"Pending approval"' in proc.stdout
     assert "nothing to do" in run_scree("init", env=env, cwd=repo).stdout
     config["mcpServers"] = {"other": {"command": "other-server"}}
     config["extra"] = 1
@@ -45,7 +54,7 @@ def test_init_refuses_to_overwrite_a_broken_file(tmp_path: Path) -> None:
     repo = git_repo(tmp_path / "repo")
     (repo / ".mcp.json").write_text("{not json")
     proc = run_scree("init", env=scree_env(tmp_path / "data"), cwd=repo)
-    assert proc.returncode == 1 and "not valid JSON" in proc.stderr and "Traceback" not in proc.stderr
+    assert proc.returncode == 1 and "not plain JSON" in proc.stderr and "Traceback" not in proc.stderr
     assert (repo / ".mcp.json").read_text() == "{not json"
 
 
@@ -85,3 +94,177 @@ def test_wrapper_serves_the_git_root_above_claude_project_dir(tmp_path: Path) ->
 
     text = anyio.run(main)
     assert 'path="docs/guide.md"' in text
+
+
+# --- scree init --client: each client's own file, merged with the servers already there ---
+
+OTHER_SERVER = {"command": "other-server", "args": ["--port", "1"], "env": {"TOKEN": "${env:TOKEN}"}}
+
+
+@pytest.mark.parametrize(
+    ("client", "rel", "key", "entry"),
+    [
+        (
+            "claude",
+            ".mcp.json",
+            "mcpServers",
+            {"type": "stdio", "command": "scree-mcp", "args": [], "alwaysLoad": True},
+        ),
+        (
+            "cursor",
+            ".cursor/mcp.json",
+            "mcpServers",
+            {"command": "scree-mcp", "args": ["--notes", "${workspaceFolder}"]},
+        ),
+        (
+            "vscode",
+            ".vscode/mcp.json",
+            "servers",
+            {"type": "stdio", "command": "scree-mcp", "args": ["--notes", "${workspaceFolder}"]},
+        ),
+    ],
+)
+def test_init_for_each_client_merges_with_other_servers(
+    tmp_path: Path, client: str, rel: str, key: str, entry: dict[str, Any]
+) -> None:
+    repo = git_repo(tmp_path / "repo")
+    env = scree_env(tmp_path / "data")
+    target = repo / rel
+    target.parent.mkdir(exist_ok=True)
+    existing = {key: {"other": OTHER_SERVER, "scree": {"command": "old-scree", "env": {"SCREE_LOG_LEVEL": "debug"}}}}
+    existing["inputs"] = [{"type": "promptString", "id": "token"}]
+    target.write_text(json.dumps(existing))
+    target.chmod(0o640)
+
+    proc = run_scree("init", "--client", client, env=env, cwd=repo)
+    assert proc.returncode == 0, proc.stderr
+    assert f"Commit {rel} " in proc.stdout and " once" in proc.stdout  # what to commit, and what to approve
+    written = json.loads(target.read_text())
+    assert written["inputs"] == existing["inputs"]  # what scree does not own is kept as it was
+    assert written[key]["other"] == OTHER_SERVER
+    assert written[key]["scree"] == {**entry, "env": {"SCREE_LOG_LEVEL": "debug"}}  # its own keys set, others kept
+    assert stat.S_IMODE(target.stat().st_mode) == 0o640
+    assert [p.name for p in target.parent.iterdir() if p.name.startswith(f".{target.name}.")] == []  # no temp file
+
+    again = run_scree("init", "--client", client, env=env, cwd=repo)
+    assert again.returncode == 0 and "nothing to do" in again.stdout
+    assert json.loads(target.read_text()) == written
+
+    fresh = git_repo(tmp_path / "fresh")
+    assert run_scree("init", "--client", client, env=env, cwd=fresh).returncode == 0
+    assert json.loads((fresh / rel).read_text()) == {key: {"scree": entry}}
+    assert stat.S_IMODE((fresh / rel).stat().st_mode) == 0o644
+
+
+def test_init_refuses_a_vscode_file_with_comments_and_says_what_to_add(tmp_path: Path) -> None:
+    repo = git_repo(tmp_path / "repo")
+    text = '{\n  // my servers\n  "servers": {"other": {"command": "x"}}\n}\n'
+    (repo / ".vscode").mkdir()
+    (repo / ".vscode" / "mcp.json").write_text(text)
+    proc = run_scree("init", "--client", "vscode", env=scree_env(tmp_path / "data"), cwd=repo)
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1
+    assert "not plain JSON" in proc.stderr and '"scree": {"type": "stdio", "command": "scree-mcp"' in proc.stderr
+    assert (repo / ".vscode" / "mcp.json").read_text() == text
+
+
+def test_init_refuses_a_servers_key_that_is_not_an_object(tmp_path: Path) -> None:
+    repo = git_repo(tmp_path / "repo")
+    (repo / ".mcp.json").write_text('{"mcpServers": ["other"]}')
+    proc = run_scree("init", env=scree_env(tmp_path / "data"), cwd=repo)
+    assert proc.returncode == 1 and '"mcpServers" is not an object' in proc.stderr
+    assert (repo / ".mcp.json").read_text() == '{"mcpServers": ["other"]}'
+
+
+def test_init_for_codex_prints_the_stanza_and_writes_nothing(tmp_path: Path) -> None:
+    repo = git_repo(tmp_path / "repo")
+    home = tmp_path / "home"
+    home.mkdir()
+    before = sorted(p.name for p in repo.iterdir())
+    proc = run_scree("init", "--client", "codex", env=scree_env(tmp_path / "data", HOME=str(home)), cwd=repo)
+    assert proc.returncode == 0, proc.stderr
+    assert "~/.codex/config.toml" in proc.stdout and "writes nothing outside the repo" in proc.stdout
+    stanza = proc.stdout.split("\n\n")[1]
+    assert tomllib.loads(stanza) == {"mcp_servers": {"scree": {"command": "scree-mcp", "args": []}}}
+    assert sorted(p.name for p in repo.iterdir()) == before and list(home.iterdir()) == []
+
+
+def test_init_clients_are_the_cli_choices() -> None:
+    from scree.cli import INIT_CLIENTS
+    from scree.init import CLIENT_NAMES
+
+    assert INIT_CLIENTS == CLIENT_NAMES
+
+
+# --- the written .mcp.json against the real Claude Code CLI ---
+
+CLAUDE_CODE_VERSION = "2.1.197"  # the version the issue read its facts from
+
+
+@pytest.fixture(scope="session")
+def claude_cli(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The Claude Code CLI, installed once into pytest's cache folder with npm (its cache there too, not in HOME)."""
+    npm = shutil.which("npm")
+    if npm is None or shutil.which("node") is None:
+        pytest.skip("npm/node are not installed on this machine: the Claude Code CLI cannot be installed")
+    name = f"claude-code-{CLAUDE_CODE_VERSION}"
+    cache = getattr(request.config, "cache", None)
+    prefix = Path(cache.mkdir(name)) if cache is not None else tmp_path_factory.mktemp(name)
+    cli = prefix / "node_modules/@anthropic-ai/claude-code/bin/claude.exe"
+    if not cli.exists() or cli.stat().st_size < 1_000_000:  # the postinstall replaces a stub with the native binary
+        done = subprocess.run(
+            [
+                npm,
+                "install",
+                "--prefix",
+                str(prefix),
+                "--cache",
+                str(prefix / "npm-cache"),
+                "--no-audit",
+                "--no-fund",
+                "--foreground-scripts",
+                f"@anthropic-ai/claude-code@{CLAUDE_CODE_VERSION}",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+        )
+        assert done.returncode == 0, done.stderr
+        shutil.rmtree(prefix / "npm-cache", ignore_errors=True)  # 240 MB of tarballs, not needed once installed
+        native = prefix / "node_modules/@anthropic-ai/claude-code-linux-x64/claude"
+        if cli.stat().st_size < 1_000_000 and native.exists():  # npm left install scripts off: use the binary itself
+            return native
+    return cli
+
+
+@pytest.mark.slow
+def test_claude_code_reads_the_written_entry_and_connects_once_approved(tmp_path: Path, claude_cli: Path) -> None:
+    repo = git_repo(tmp_path / "repo")
+    (repo / "README.md").write_text("# Notes\n\nCompost needs air.\n")
+    (repo / ".mcp.json").write_text(json.dumps({"mcpServers": {"other": {"command": "true"}}}))
+    home = tmp_path / "home"
+    home.mkdir()
+    env = scree_env(
+        tmp_path / "data",
+        HOME=str(home),
+        SCREE_EMBEDDER="hash",
+        PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
+        DISABLE_AUTOUPDATER="1",
+        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
+    )
+    assert run_scree("init", env=env, cwd=repo).returncode == 0
+
+    def get() -> str:
+        proc = subprocess.run(
+            [str(claude_cli), "mcp", "get", "scree"], env=env, cwd=repo, capture_output=True, text=True, timeout=90
+        )
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        return proc.stdout
+
+    shown = get()
+    assert "Project config (shared via .mcp.json)" in shown and "Pending approval" in shown
+    assert "Type: stdio" in shown and "Command: scree-mcp" in shown
+    (repo / ".claude").mkdir()
+    (repo / ".claude" / "settings.local.json").write_text(json.dumps({"enabledMcpjsonServers": ["scree"]}))
+    assert "Connected" in get()  # approved: Claude Code starts scree-mcp and completes the MCP handshake

@@ -196,3 +196,28 @@ def test_garbage_or_missing_file_names_no_pid(tmp_path: Path) -> None:
     assert WriterLock(garbage).holder_pid() is None
     garbage.write_text("-5\n")
     assert WriterLock(garbage).holder_pid() is None
+
+
+def test_lock_retry_tries_when_due_announces_each_new_holder_once_and_takes_the_lock_once_free(
+    tmp_path: Path,
+) -> None:
+    from scree.lock import LockRetry
+
+    path = tmp_path / "writer.lock"
+    holder = WriterLock(path)
+    assert holder.try_acquire()
+    prepared: list[int] = []
+    seen: list[int | None] = []
+    retry = LockRetry(WriterLock(path), 5.0, lambda: prepared.append(1), seen.append)
+    t0 = time.monotonic() - 100.0  # in the past, so wait() below finds a try due
+    assert not retry.try_take(t0)
+    assert not retry.try_take(t0 + 4.9)  # not due yet: no try at all
+    assert not retry.try_take(t0 + 5.0)
+    assert (len(prepared), seen) == (2, [os.getpid()])  # one announcement per holder, a preparation per try
+    holder.release()
+    assert not retry.try_take(t0 + 9.0)
+    assert retry.try_take(t0 + 10.0) and retry.lock.held
+    retry.lock.release()
+    assert retry.wait(lambda: False) and retry.lock.held  # free now: taken at the first try
+    retry.lock.release()
+    assert not LockRetry(WriterLock(path), 5.0, lambda: None, seen.append).wait(lambda: True)

@@ -22,7 +22,7 @@ from mcp_types import CallToolResult, TextContent
 
 from scree.config import Settings, load_settings
 from scree.reader_proc.server import build_server
-from scree.status import WriterStatus
+from scree.status import WriterState, WriterStatus
 
 COMPLETE = WriterStatus(holder="self", first_sync_done=True)
 TOKENS_MD = "# API\n\n## Tokens\n\nBearer tokens expire after one hour.\n"
@@ -104,7 +104,7 @@ def with_client(settings: Settings, control: FakeControl, body: Callable[[Client
         (COMPLETE, None),
         (WriterStatus(holder="other", pid=77, first_sync_done=True), None),
         (
-            WriterStatus(holder="self", first_sync_running=True, notes_indexed=3),
+            WriterStatus(holder="self", first_sync_running=True, report=WriterState(notes_indexed=3)),
             "[index incomplete: first sync in progress, 3 notes indexed so far]",
         ),
         (WriterStatus(holder="other", pid=77), "[index incomplete: another scree process (pid 77) is building it]"),
@@ -113,7 +113,7 @@ def with_client(settings: Settings, control: FakeControl, body: Callable[[Client
             "[index not updating: the writer process was killed by SIGKILL; restarting it]",
         ),
         (
-            WriterStatus(holder="none", over_cap_mb=61.0, cap_mb=50.0),
+            WriterStatus(holder="none", report=WriterState(over_cap_mb=61.0, cap_mb=50.0)),
             '[not indexed: this folder has 61.0 MB of markdown, over SCREE_FIRST_SYNC_MB=50; run "scree reindex" '
             "in it to index it anyway]",
         ),

@@ -12,7 +12,7 @@ from scree import replies
 from scree.errors import PathRefusedError
 from scree.paths import normalise_rel_path
 from scree.redact import register_secret
-from scree.status import WriterStatus
+from scree.status import WriterState, WriterStatus
 from scree.writer_proc.sync import SyncReport
 
 OVER_CAP = 'has 73.2 MB of markdown, over SCREE_FIRST_SYNC_MB=50; run "scree reindex" in it to index it anyway'
@@ -26,7 +26,7 @@ def test_status_notes_are_the_r_m5_lines() -> None:
     assert status_note(WriterStatus(holder="other", pid=7, first_sync_done=True)) is None
     assert status_note(WriterStatus(holder="self", first_sync_done=True)) is None
     assert (
-        status_note(WriterStatus(holder="self", first_sync_running=True, notes_indexed=12))
+        status_note(WriterStatus(holder="self", first_sync_running=True, report=WriterState(notes_indexed=12)))
         == "[index incomplete: first sync in progress, 12 notes indexed so far]"
     )
     assert (
@@ -42,13 +42,15 @@ def test_status_notes_are_the_r_m5_lines() -> None:
         == "[index not updating: index file replaced while running]"
     )
     assert (
-        status_note(WriterStatus(holder="none", over_cap_mb=73.25, cap_mb=50.0))
+        status_note(WriterStatus(holder="none", report=WriterState(over_cap_mb=73.25, cap_mb=50.0)))
         == f"[not indexed: this folder {OVER_CAP}]"
     )
 
 
 def test_the_cap_comes_before_an_error_and_an_error_before_an_incomplete_index() -> None:
-    both = WriterStatus(holder="self", first_sync_running=True, error="boom", over_cap_mb=73.25, cap_mb=50.0)
+    both = WriterStatus(
+        holder="self", first_sync_running=True, error="boom", report=WriterState(over_cap_mb=73.25, cap_mb=50.0)
+    )
     assert replies.status_note(both) == f"[not indexed: this folder {OVER_CAP}]"
     assert replies.status_note(WriterStatus(holder="other", pid=3, error="boom")) == "[index not updating: boom]"
 

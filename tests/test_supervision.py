@@ -11,8 +11,8 @@ import time
 import pytest
 
 from scree.errors import ConfigError
-from scree.replies import SHUTTING_DOWN_REPLY, memory_reason, silent_reason
-from scree.status import WriterStatus
+from scree.replies import SHUTTING_DOWN_REPLY, memory_reason, silent_reason, status_note
+from scree.status import WriterState, WriterStatus
 from scree.supervision import (
     DEFAULT_HANDSHAKE_GRACE_S,
     DEFAULT_HEARTBEAT_TIMEOUT_S,
@@ -26,19 +26,9 @@ from scree.supervision import (
     Pending,
     SupervisorOptions,
     WriterView,
-    exit_reason,
 )
-from scree.writer_proc.child import (
-    FAILED,
-    OVER_CAP,
-    SETUP_ERROR,
-    STOPPED,
-    SYNC,
-    UNHEALTHY,
-    WATCH,
-    ChildStatus,
-    Finished,
-)
+from scree.writer_proc.child import SYNC, WATCH, Finished, exit_reason
+from scree.writer_proc.results import Outcome
 
 DEADLINE_S = 5.0
 SIGNATURE = (1, 2, 3)  # an index file's identity, as the supervisor records it
@@ -135,14 +125,14 @@ def test_a_backoff_whose_first_delay_is_its_maximum_never_grows() -> None:
 
 
 def test_exit_reason_gives_the_childs_own_message_for_an_outcome_other_than_stopped() -> None:
-    assert exit_reason(1, Finished(FAILED, "the index is corrupt: run scree reindex")) == (
+    assert exit_reason(1, Finished(Outcome.FAILED, "the index is corrupt: run scree reindex")) == (
         "the index is corrupt: run scree reindex"
     )
 
 
 def test_exit_reason_for_a_child_that_stopped_without_being_asked() -> None:
-    assert exit_reason(0, Finished(STOPPED, "stopped")) == "the writer process stopped unasked"
-    assert exit_reason(None, Finished(STOPPED, "")) == "the writer process stopped unasked"
+    assert exit_reason(0, Finished(Outcome.STOPPED, "stopped")) == "the writer process stopped unasked"
+    assert exit_reason(None, Finished(Outcome.STOPPED, "")) == "the writer process stopped unasked"
 
 
 def test_exit_reason_names_the_signal_or_the_exit_code_when_the_child_said_nothing() -> None:
@@ -164,33 +154,37 @@ def test_silent_and_memory_reasons_say_the_limit_as_set() -> None:
 # --- Parked (R-S4, R-W4, a setup error) ---
 
 
-def over_cap_status() -> ChildStatus:
-    return ChildStatus(first_sync_running=True, over_cap_mb=12.5, cap_mb=10.0)
+def over_cap_status() -> WriterState:
+    return WriterState(first_sync_running=True, over_cap_mb=12.5, cap_mb=10.0)
 
 
 def test_a_writer_parked_by_the_first_sync_cap_waits_for_the_index_to_change_alone() -> None:
-    parked = Parked.after(OVER_CAP, "over the cap", over_cap_status(), SIGNATURE, retry_at=100.0)
-    assert (parked.error, parked.over_cap_mb, parked.cap_mb, parked.retry_at) == (None, 12.5, 10.0, None)
+    parked = Parked.after(Outcome.OVER_CAP, "over the cap", over_cap_status(), SIGNATURE, retry_at=100.0)
+    assert (parked.error, parked.report, parked.retry_at) == (None, over_cap_status(), None)
     assert not parked.may_retry(100.0, SIGNATURE)
     assert not parked.may_retry(1e12, SIGNATURE)  # no amount of waiting
     assert parked.may_retry(0.0, OTHER_SIGNATURE)  # `scree reindex` changed the index
     assert parked.may_retry(0.0, None)  # the index file was removed
-    assert parked.status() == WriterStatus(holder="none", over_cap_mb=12.5, cap_mb=10.0)
+    assert parked.status() == WriterStatus(holder="none", report=over_cap_status())
+    assert status_note(parked.status()) == (
+        '[not indexed: this folder has 12.5 MB of markdown, over SCREE_FIRST_SYNC_MB=10; run "scree reindex" in it '
+        "to index it anyway]"
+    )
 
 
 def test_a_cap_outcome_without_the_figures_keeps_its_message_and_still_waits_for_a_change() -> None:
-    for latest in (None, ChildStatus(notes_indexed=3)):
-        parked = Parked.after(OVER_CAP, "over the cap", latest, SIGNATURE, retry_at=100.0)
-        assert (parked.error, parked.over_cap_mb, parked.cap_mb, parked.retry_at) == ("over the cap", None, None, None)
+    for latest in (None, WriterState(notes_indexed=3)):
+        parked = Parked.after(Outcome.OVER_CAP, "over the cap", latest, SIGNATURE, retry_at=100.0)
+        assert (parked.error, parked.report, parked.retry_at) == ("over the cap", None, None)
         assert not parked.may_retry(1e12, SIGNATURE) and parked.may_retry(0.0, OTHER_SIGNATURE)
         assert parked.status() == WriterStatus(holder="none", error="over the cap")
 
 
-@pytest.mark.parametrize("outcome", [UNHEALTHY, SETUP_ERROR])
-def test_a_writer_parked_by_a_failure_retries_at_its_time_or_when_the_index_changes(outcome: str) -> None:
+@pytest.mark.parametrize("outcome", [Outcome.UNHEALTHY, Outcome.SETUP_ERROR])
+def test_a_writer_parked_by_a_failure_retries_at_its_time_or_when_the_index_changes(outcome: Outcome) -> None:
     # the latest status may carry cap figures from before; only the cap outcome reports them
     parked = Parked.after(outcome, "the embeddings API rejects the key", over_cap_status(), SIGNATURE, retry_at=100.0)
-    assert (parked.error, parked.over_cap_mb, parked.cap_mb) == ("the embeddings API rejects the key", None, None)
+    assert (parked.error, parked.report) == ("the embeddings API rejects the key", None)
     assert parked.retry_at == 100.0 and parked.signature == SIGNATURE
     assert not parked.may_retry(99.9, SIGNATURE)
     assert parked.may_retry(100.0, SIGNATURE)
@@ -203,20 +197,25 @@ def test_a_writer_parked_by_a_failure_retries_at_its_time_or_when_the_index_chan
 
 
 def test_own_status_during_a_first_sync_and_a_catch_up() -> None:
-    view = WriterView(held=True, mode=SYNC, child_pid=42, latest=ChildStatus(notes_indexed=7))
+    latest = WriterState(notes_indexed=7)
+    view = WriterView(held=True, mode=SYNC, child_pid=42, latest=latest)
     assert view.own_status(1234, index_complete=False) == WriterStatus(
-        holder="self", pid=1234, first_sync_running=True, notes_indexed=7, first_sync_done=False
+        holder="self", pid=1234, report=latest, first_sync_running=True, first_sync_done=False
+    )
+    assert status_note(view.own_status(1234, index_complete=False)) == (
+        "[index incomplete: first sync in progress, 7 notes indexed so far]"
     )
     # a SYNC child over an index a finished first sync built is a catch-up, not a first sync
     assert view.own_status(1234, index_complete=True) == WriterStatus(
-        holder="self", pid=1234, first_sync_running=False, notes_indexed=7, first_sync_done=True
+        holder="self", pid=1234, report=latest, first_sync_running=False, first_sync_done=True
     )
 
 
 def test_own_status_while_watching_and_before_any_report() -> None:
-    watching = WriterView(held=True, mode=WATCH, first_sync_done=True, latest=ChildStatus(notes_indexed=9))
+    latest = WriterState(notes_indexed=9)
+    watching = WriterView(held=True, mode=WATCH, first_sync_done=True, latest=latest)
     assert watching.own_status(5, index_complete=False) == WriterStatus(
-        holder="self", pid=5, notes_indexed=9, first_sync_done=True
+        holder="self", pid=5, report=latest, first_sync_done=True
     )
     assert WriterView(held=True).own_status(5, index_complete=False) == WriterStatus(
         holder="self", pid=5, first_sync_running=True
@@ -224,10 +223,14 @@ def test_own_status_while_watching_and_before_any_report() -> None:
 
 
 def test_own_status_reports_the_supervisors_error_before_the_childs() -> None:
-    latest = ChildStatus(last_error="the embeddings API answered 503")
-    assert WriterView(held=True, latest=latest).own_status(5, True).error == "the embeddings API answered 503"
+    latest = WriterState(last_error="the embeddings API answered 503")
+    own = WriterView(held=True, latest=latest).own_status(5, True)
+    assert status_note(own) == "[index not updating: the embeddings API answered 503]"
     down = WriterView(held=True, latest=latest, error="the writer process was killed by SIGKILL; restarting it")
     assert down.own_status(5, True).error == "the writer process was killed by SIGKILL; restarting it"
+    assert status_note(down.own_status(5, True)) == (
+        "[index not updating: the writer process was killed by SIGKILL; restarting it]"
+    )
 
 
 # --- Pending ---
@@ -256,7 +259,7 @@ def test_the_views_a_writers_life_posts() -> None:
     board.lock_taken()
     assert board.view == WriterView(held=True, mode=SYNC)
     board.child_started(41)
-    status = ChildStatus(first_sync_running=True, notes_indexed=3)
+    status = WriterState(first_sync_running=True, notes_indexed=3)
     board.child_reported(status, first=True)
     assert board.view == WriterView(held=True, mode=SYNC, child_pid=41, latest=status)
 
@@ -271,7 +274,7 @@ def test_the_views_a_writers_life_posts() -> None:
     assert board.view.child_pid is None and board.view.mode == WATCH  # a restart stays a WATCH child
 
     board.child_started(43)
-    later = ChildStatus(first_sync_done=True, notes_indexed=5, index_complete=True)
+    later = WriterState(first_sync_done=True, notes_indexed=5, index_complete=True)
     board.child_reported(later, first=False)  # not yet the new child's first word: still down
     assert board.view.error is not None and board.view.latest == later
     board.child_reported(later, first=True)  # the new child's first heartbeat: the writer is back
@@ -292,7 +295,7 @@ def test_parking_lets_go_and_the_next_take_starts_with_a_first_sync_again() -> N
     board.first_sync_finished()
     board.child_reported(over_cap_status(), first=True)
     board.writer_down("the writer process exited with code 1; restarting it")
-    parked = Parked.after(UNHEALTHY, "the embeddings API rejects the key", None, SIGNATURE, retry_at=10.0)
+    parked = Parked.after(Outcome.UNHEALTHY, "the embeddings API rejects the key", None, SIGNATURE, retry_at=10.0)
     board.lock_released()
     board.park(parked)
     view = board.view
@@ -468,3 +471,17 @@ def test_a_request_withdrawn_while_the_loop_answers_it_from_another_thread() -> 
         assert pending.reply in (None, "Re-indexed n1.md.")
         assert pending.done.is_set() == (pending.reply is not None)
         assert board.work_for(2, WATCH) == ([], ())  # gone either way: never passed to the next child
+
+
+# --- the stop deadlines nest and fit R-W5 ---
+
+
+def test_the_stop_deadlines_nest_and_the_whole_stop_fits_r_w5() -> None:
+    from scree import deadlines as d
+
+    # inside the writer: its threads, then its last messages, before the parent's SIGTERM wait runs out
+    assert d.WRITER_THREADS_S + d.QUEUE_FLUSH_S < d.WRITER_EXIT_S <= d.SIGTERM_TIMEOUT_S
+    # the parent: SIGTERM wait then SIGKILL wait is the whole stop, inside the close and inside R-W5
+    assert d.SIGTERM_TIMEOUT_S + d.SIGKILL_TIMEOUT_S == d.STOP_S < d.CLOSE_S <= d.R_W5_S == 5.0
+    # a writer whose serve is gone exits within the time a stop may take
+    assert d.PARENT_GONE_EXIT_S <= d.SIGTERM_TIMEOUT_S

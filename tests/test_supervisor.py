@@ -365,7 +365,7 @@ def test_handshake_and_search_answer_during_the_first_sync_then_a_fresh_writer_w
     }
     assert all(r["mcp_loaded"] is False for r in children)  # R-P3: the writer imports nothing of the MCP stack
     assert [r["outcome"] for r in children if r["event"] == "writer child exiting" and r["mode"] == "sync"] == [
-        "synced"
+        "first_sync_done"
     ]
 
 

@@ -454,7 +454,7 @@ def test_sigkill_at_random_points_of_a_large_sync_leaves_every_file_old_or_new(
     settings = settings_for(env, folder)
     assert scree(env, "reindex", "--notes", str(folder)).returncode == 0
     assert check_consistent(settings, shas, texts) == KILL_FILES
-    embed_server.set(delay_s=0.05)  # each request a little slow, so a sync of 300 files takes seconds, not a poll or two
+    embed_server.set(delay_s=0.05)  # each request slow enough that a 300-file sync lasts seconds
     for version in range(1, KILL_ROUNDS + 1):
         write_version(version)
         target = rng.randint(1, KILL_FILES - 1)

@@ -20,10 +20,11 @@ from scree.config import Settings, load_settings
 from scree.errors import IndexMismatchError
 from scree.lock import WriterLock
 from scree.paths import ensure_private_dir
+from scree.status import WriterState
 from scree.store import Store
 from scree.writer_proc.debounce import Debouncer, Job, Schedule
 from scree.writer_proc.health import FileIdentity, HealthCheck, compare, identity_of
-from scree.writer_proc.results import Outcome, WriterResult, WriterState
+from scree.writer_proc.results import Outcome, WriterResult
 from scree.writer_proc.writer import Writer
 
 DEADLINE_S = 10.0

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from scree.config import Settings
 from scree.errors import PathRefusedError, ScreeError
 from scree.paths import normalise_rel_path
+from scree.render import DOC_CAP_BYTES, RESPONSE_CAP_BYTES, ReplyCap, fit_text
 from scree.replies import opted_out_refusal, status_note, tool_error
 from scree.status import WriterControl
 
@@ -51,6 +52,23 @@ def select_range(total: int, start: int | None, end: int | None) -> tuple[int, i
     return first, last
 
 
+@dataclass(frozen=True, slots=True)
+class ToolCaps:
+    """How large each tool's reply may be (R-M1, R-M6, R-M10); server.py declares them in tools/list."""
+
+    search: ReplyCap
+    doc: ReplyCap
+    reindex: ReplyCap
+
+    @classmethod
+    def for_client(cls, client_tokens: int) -> ToolCaps:
+        return cls(
+            search=ReplyCap.for_client(RESPONSE_CAP_BYTES, client_tokens),
+            doc=ReplyCap.for_client(DOC_CAP_BYTES, client_tokens),
+            reindex=ReplyCap.for_client(RESPONSE_CAP_BYTES, client_tokens),
+        )
+
+
 class ReaderTools:
     """What the MCP tools do, apart from MCP; the store and the ignore rules are opened on first use."""
 
@@ -60,6 +78,7 @@ class ReaderTools:
         self._lock = threading.Lock()  # one search at a time on the shared store connection and embedder
         self._policy: IgnorePolicy | None = None
         self._engine: SearchEngine | None = None
+        self.caps = ToolCaps.for_client(settings.client_tokens)
 
     # --- shared pieces ---
 
@@ -125,7 +144,7 @@ class ReaderTools:
 
     # --- the tools ---
 
-    def search_docs(self, query: str, k: int = DEFAULT_K, mode: str = "hybrid") -> Reply:
+    def search_docs(self, query: str, k: int = DEFAULT_K, mode: str = "hybrid", path: str | None = None) -> Reply:
         """R-M1..R-M5: hits best first, the engine's notes, then the writer's status note as the last line."""
         from scree.render import render_hits
 
@@ -134,7 +153,7 @@ class ReaderTools:
         if not 1 <= k <= MAX_K:
             return Reply(f"error: k must be between 1 and {MAX_K}", is_error=True)
         try:
-            result = self._search(query, k, mode)
+            result = self._search(query, k, mode, path)
         except ScreeError as exc:
             note = status_note(self._control.status())
             return Reply(tool_error(exc) + (f"\n{note}" if note else ""), is_error=True)
@@ -142,16 +161,16 @@ class ReaderTools:
             self._control.recheck(result.dropped_paths)
         note = status_note(self._control.status())
         notes = [*result.notes, note] if note else list(result.notes)
-        return Reply(render_hits(result.hits, notes))
+        return Reply(render_hits(result.hits, notes, self.caps.search))
 
-    def _search(self, query: str, k: int, mode: str) -> SearchResult:
+    def _search(self, query: str, k: int, mode: str, path: str | None) -> SearchResult:
         from scree.results import SearchResult
 
         with self._lock:
             engine = self._engine_now()
             if engine is None:
                 return SearchResult(hits=[])
-            return engine.search(query, k=k, mode=mode)
+            return engine.search(query, k=k, mode=mode, path=path)
 
     def read_doc(self, path: str, start: int | None = None, end: int | None = None) -> Reply:
         """R-M6: one <doc> element for lines start..end of a file scree would index."""
@@ -170,7 +189,7 @@ class ReaderTools:
         if isinstance(chosen, str):
             return Reply(chosen, is_error=True)
         first, last = chosen
-        return Reply(render_doc(rel, lines[first - 1 : last], first, last))
+        return Reply(render_doc(rel, lines[first - 1 : last], first, last, self.caps.doc))
 
     def reindex(self, path: str | None = None) -> Reply:
         """R-M7: the writer's one-line reply; an ignored path is refused before the writer is asked."""
@@ -180,6 +199,6 @@ class ReaderTools:
                 rel = normalise_rel_path(self.policy(), path)
                 if self._opted_out(rel):
                     return Reply(opted_out_refusal(rel), is_error=True)
-            return Reply(self._control.request_reindex(rel))
+            return Reply(fit_text(self._control.request_reindex(rel), self.caps.reindex.size))
         except ScreeError as exc:
             return Reply(tool_error(exc), is_error=True)

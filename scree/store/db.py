@@ -16,12 +16,14 @@ import apsw
 from scree.errors import IndexMismatchError, ScreeError
 from scree.logs import get_logger
 from scree.paths import prepare_index_dir, write_root_file
+from scree.ranking import fuse_rrf
 from scree.store import searches, writes
 from scree.store.connection import BULK_CACHE_KIB, WRITER_CACHE_KIB, empty_index, open_index, tighten_modes
 from scree.store.integrity import check_integrity
-from scree.store.keywords import fts_match_expression
+from scree.store.keywords import cjk_match_expression, fts_match_expression
 from scree.store.records import FileState, NewChunk, StoredChunk
 from scree.store.schema import (
+    CJK_TABLE,
     META_DIMS,
     META_FIRST_SYNC_DONE,
     META_LAST_ERROR,
@@ -387,14 +389,17 @@ class Store:
             )
         return recorded[1]
 
-    def vector_search(self, vector: bytes, limit: int) -> list[tuple[int, float]]:
+    def vector_search(self, vector: bytes, limit: int, scope: str | None = None) -> list[tuple[int, float]]:
         """(chunk id, cosine distance) of the `limit` nearest chunks (at most 4096), nearest first.
 
-        Exact up to EXACT_SEARCH_MAX_CHUNKS chunks; above that, two_stage_vector_search.
+        Exact up to EXACT_SEARCH_MAX_CHUNKS chunks; above that, two_stage_vector_search. With `scope` (a regex from
+        scree.scope), the nearest chunks of the files inside it, found exactly.
         """
         dims = self._searchable(vector, limit)
         if dims is None:
             return []
+        if scope is not None:
+            return searches.exact_nearest(self._conn, vector, limit, scope)
         if binary_quantizable(dims) and self._now().two_stage:
             return searches.two_stage_nearest(self._conn, vector, limit)
         return searches.exact_nearest(self._conn, vector, limit)
@@ -422,12 +427,23 @@ class Store:
             return []
         return searches.sign_bit_candidates(self._conn, vector, count)
 
-    def keyword_search(self, query: str, limit: int) -> list[tuple[int, float]]:
-        """(chunk id, score) by FTS5 bm25 over heading and text, best first; score is -bm25 (higher is better)."""
-        expression = fts_match_expression(query)
-        if expression is None or limit <= 0:
+    def keyword_search(self, query: str, limit: int, scope: str | None = None) -> list[tuple[int, float]]:
+        """(chunk id, score) by FTS5 bm25 over heading and text, best first; score is -bm25 (higher is better).
+        With `scope` (a regex from scree.scope), only chunks of the files inside it.
+
+        With CJK text in the query, its character pairs are looked up in the CJK table too, and the two lists
+        are fused by rank (scree.store.keywords)."""
+        if limit <= 0:
             return []
-        return searches.keyword_matches(self._conn, expression, limit)
+        words, pairs = fts_match_expression(query), cjk_match_expression(query)
+        found = [] if words is None else searches.keyword_matches(self._conn, words, limit, scope)
+        if pairs is None:
+            return found
+        cjk = searches.keyword_matches(self._conn, pairs, limit, scope, table=CJK_TABLE)
+        if words is None:
+            return cjk
+        lists = [[chunk_id for chunk_id, _ in ranked] for ranked in (found, cjk)]
+        return fuse_rrf(lists)[:limit]
 
     def vectors_for_hashes(self, hashes: Iterable[str]) -> dict[str, bytes]:
         """R-E7: a stored vector for each text hash the index already has (any chunk with that hash)."""

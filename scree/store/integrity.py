@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import apsw
 
-from scree.store.schema import VECTOR_BITS_TABLE, VECTOR_TABLE
+from scree.store.schema import CJK_TABLE, VECTOR_BITS_TABLE, VECTOR_TABLE
 
 MAX_SQLITE_PROBLEMS = 5  # pragma integrity_check can list thousands; the first few say enough
 
@@ -17,12 +17,16 @@ def check_integrity(conn: apsw.Connection, *, readonly: bool, vectors: bool, sig
     if not readonly:  # FTS5's own check is an insert command: a read-only connection may not run it
         try:
             conn.execute("insert into chunks_fts(chunks_fts, rank) values ('integrity-check', 1)")
+            conn.execute(f"insert into {CJK_TABLE}({CJK_TABLE}) values ('integrity-check')")
         except apsw.Error as exc:
             return f"keyword index: {exc}"
     row = conn.execute("select (select count(*) from chunks_fts_docsize), (select count(*) from chunks)").fetchone()
     assert row is not None
     if row[0] != row[1]:
         return f"keyword index: {row[0]} rows for {row[1]} chunks"
+    row = conn.execute(f"select count(*) from {CJK_TABLE}_docsize where id not in (select id from chunks)").fetchone()
+    if row is not None and row[0]:
+        return f"CJK keyword index: {row[0]} rows without a chunk"
     tables = [(VECTOR_TABLE, "vectors", "a vector")] if vectors else []
     if vectors and sign_bits:
         tables.append((VECTOR_BITS_TABLE, "sign bits", "sign bits"))

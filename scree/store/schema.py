@@ -111,12 +111,53 @@ def m004_text_start_index(conn: apsw.Connection) -> None:
     conn.execute(f"create index if not exists chunks_text_start on chunks({TEXT_START_EXPR})")
 
 
+# The CJK keyword table (scree.store.keywords): each chunk's CJK character pairs, written by trigger through the SQL
+# function every connection registers (scree.store.connection), contentless since the pairs are never shown.
+CJK_TABLE = "chunks_cjk"
+CJK_FUNCTION = "scree_cjk_pairs"
+
+
+def m005_cjk_pairs_table(conn: apsw.Connection) -> None:
+    """Migration 5: keyword search over text without spaces between words (Chinese, Japanese, Korean): a second
+    FTS5 table of each chunk's CJK character pairs, filled from the chunks already indexed (nothing re-embedded).
+
+    Only chunks with CJK text get a row; the triggers keep it with its chunk, as the FTS and sign-bit rows are (R-S2).
+    """
+    pairs = f"(select {CJK_FUNCTION}(new.heading) as heading, {CJK_FUNCTION}(new.text) as text)"
+    insert = (
+        f"insert into {CJK_TABLE}(rowid, heading, text) select new.id, heading, text from {pairs} "
+        "where heading != '' or text != ''"
+    )
+    conn.execute(
+        f"""
+        create virtual table {CJK_TABLE} using fts5(
+            heading, text, content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 0'
+        );
+        create trigger chunks_cjk_insert after insert on chunks begin
+            {insert};
+        end;
+        create trigger chunks_cjk_delete after delete on chunks begin
+            delete from {CJK_TABLE} where rowid = old.id;
+        end;
+        create trigger chunks_cjk_update after update on chunks begin
+            delete from {CJK_TABLE} where rowid = old.id;
+            {insert};
+        end;
+        insert into {CJK_TABLE}(rowid, heading, text)
+            select id, heading, text from (
+                select id, {CJK_FUNCTION}(heading) as heading, {CJK_FUNCTION}(text) as text from chunks
+            ) where heading != '' or text != '';
+        """
+    )
+
+
 # Append only: a migration, once released, is never edited; mNNN_ is its version, the list index + 1.
 MIGRATIONS: tuple[Callable[[apsw.Connection], None], ...] = (
     m001_initial_schema,
     m002_text_hash_index_and_created,
     m003_binary_vectors,
     m004_text_start_index,
+    m005_cjk_pairs_table,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -30,8 +30,17 @@ _TWO_STAGE_SQL = (
     f"join {VECTOR_TABLE} as v on v.chunk_id = c.chunk_id order by distance limit ?3"
 )
 _KEYWORD_SQL = (
-    f"select rowid, bm25(chunks_fts, {HEADING_WEIGHT}, {TEXT_WEIGHT}) as score from chunks_fts "
-    "where chunks_fts match ? order by score limit ?"
+    "select rowid, bm25({table}, " + f"{HEADING_WEIGHT}, {TEXT_WEIGHT}" + ") as score from {table} "
+    "where {table} match ?1 {scope} order by score limit ?2"
+)
+KEYWORD_TABLE = "chunks_fts"
+# R-M10: a scoped search ranks only the chunks of files whose path the scope's regex (?3) matches, in the query
+# itself, so it still finds `limit` chunks inside the scope. The files subquery runs once per query.
+SCOPE_FUNCTION = "scree_in_scope"
+_IN_SCOPE = f"in (select id from chunks where path in (select path from files where {SCOPE_FUNCTION}(?3, path)))"
+_SCOPED_EXACT_SQL = (
+    f"select chunk_id, distance from {VECTOR_TABLE} where embedding match ?1 and k = ?2 and chunk_id {_IN_SCOPE} "
+    "order by distance"
 )
 
 
@@ -40,8 +49,14 @@ def candidate_count(limit: int) -> int:
     return max(limit, min(limit * OVERSAMPLE, MAX_CANDIDATES))
 
 
-def exact_nearest(conn: apsw.Connection, vector: bytes, limit: int) -> list[tuple[int, float]]:
-    """(chunk id, cosine distance) of the `limit` nearest chunks by a full scan of the vec0 table, nearest first."""
+def exact_nearest(
+    conn: apsw.Connection, vector: bytes, limit: int, scope: str | None = None
+) -> list[tuple[int, float]]:
+    """(chunk id, cosine distance) of the `limit` nearest chunks by a full scan of the vec0 table, nearest first;
+    with `scope` (scree.scope's regex), of the chunks inside it."""
+    if scope is not None:
+        rows = conn.execute(_SCOPED_EXACT_SQL, (vector, min(limit, MAX_KNN), scope))
+        return [(int(row[0]), float(row[1])) for row in rows]
     rows = conn.execute(_EXACT_SQL, (vector, min(limit, MAX_KNN)))
     return [(int(row[0]), float(row[1])) for row in rows]
 
@@ -58,7 +73,14 @@ def sign_bit_candidates(conn: apsw.Connection, vector: bytes, count: int) -> lis
     return [int(row[0]) for row in conn.execute(_CANDIDATES_SQL, (vector, count))]
 
 
-def keyword_matches(conn: apsw.Connection, expression: str, limit: int) -> list[tuple[int, float]]:
-    """(chunk id, -bm25) of the `limit` best FTS5 matches of a MATCH `expression`, best (highest) first."""
-    rows = conn.execute(_KEYWORD_SQL, (expression, limit))
+def keyword_matches(
+    conn: apsw.Connection, expression: str, limit: int, scope: str | None = None, table: str = KEYWORD_TABLE
+) -> list[tuple[int, float]]:
+    """(chunk id, -bm25) of the `limit` best FTS5 matches of a MATCH `expression` in `table` (the word index, or
+    the CJK pairs' CJK_TABLE), best (highest) first; with `scope`, of the chunks inside it."""
+    if scope is None:
+        rows = conn.execute(_KEYWORD_SQL.format(table=table, scope=""), (expression, limit))
+    else:
+        sql = _KEYWORD_SQL.format(table=table, scope=f"and rowid {_IN_SCOPE}")
+        rows = conn.execute(sql, (expression, limit, scope))
     return [(int(row[0]), -float(row[1])) for row in rows]

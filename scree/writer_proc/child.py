@@ -1,21 +1,22 @@
-"""The writer child of `scree serve`: its spawn entry point, its first steps, and the messages on its two queues.
+"""The writer child of `scree serve` and of `scree watch`'s first sync: its spawn entry point and first steps, the
+messages on its two queues, and the parent's handle on it (WriterChild: start, messages, stop, outcome).
 
-R-P1: the supervisor starts the writer with the spawn context, a fresh interpreter that carries none of the reader's
+R-P1: the parent starts the writer with the spawn context, a fresh interpreter that carries none of the reader's
 heap, threads or imports (R-P3), and talks to it over two multiprocessing queues, one per child (a child killed in
 the middle of a queue operation takes its queues with it):
 
 - down: `ReindexRequest` (answered up with a `ReindexReply` carrying its id) and `Recheck`;
-- up: `ChildStatus` at least every HEARTBEAT_S (progress, first sync done, last error; it is also the heartbeat the
-  supervisor's hang check waits for), and one `Finished` before a planned exit.
+- up: the Writer's own `WriterState` reports as it makes them (at least every HEARTBEAT_S: also the heartbeat the
+  supervisor's hang check waits for), and one `Finished` before a planned exit, whose Outcome is also the exit code.
 
 The child's first steps come before anything else (R-P5): fd 0 becomes /dev/null and fd 1 (and sys.stdout) a copy of
 stderr, so nothing but MCP ever reaches the client even though spawn hands the child the serve's standard streams;
 then logging to stderr as role "writer". It never imports the MCP SDK (R-P3): the reader imports this module too, so
 nothing heavy is imported at its top; the writer itself is imported inside `child_main`.
 
-writer.lock: the supervisor passes the descriptor it locked to the child (`InheritedFd`), the same open file
-description, so the flock lives while either process does: a crashed child leaves the supervisor holding it (restarts
-race nobody), and a supervisor that dies leaves the child holding it until the child, seeing its parent gone, stops
+writer.lock: the parent passes the descriptor it locked to the child (`InheritedFd`), the same open file
+description, so the flock lives while either process does: a crashed child leaves the parent holding it (restarts
+race nobody), and a parent that dies leaves the child holding it until the child, seeing its parent gone, stops
 and exits (never two writers at once). The child only keeps the descriptor open; it never locks or unlocks it.
 """
 
@@ -28,55 +29,31 @@ import queue
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from multiprocessing.process import BaseProcess
 from multiprocessing.queues import Queue
 from typing import TYPE_CHECKING, Any
 
 from scree.config import Settings
+from scree.deadlines import PARENT_GONE_EXIT_S, QUEUE_FLUSH_S, SIGKILL_TIMEOUT_S, SIGTERM_TIMEOUT_S
+from scree.logs import get_logger
+from scree.replies import STOPPED_UNASKED, error_line, exit_code_reason, failed_message
+from scree.status import WriterState
+from scree.writer_proc.results import Outcome
 
 if TYPE_CHECKING:
-    from scree.writer_proc.results import WriterState
     from scree.writer_proc.writer import Writer
 
 SYNC, WATCH = "sync", "watch"  # R-P3: a child that does the first sync and exits; a fresh one that watches
 SYNC_NICENESS = 10  # a first-sync child is background work: the MCP reader answers first on a busy machine
-HEARTBEAT_S = 1.0  # R-P2: a status at least this often, from its own thread, so a frozen process falls silent
 REQUEST_POLL_S = 0.5  # the request thread looks at the done flag at least this often
 PARENT_POLL_S = 0.5  # the parent check also catches a re-parented child where no sentinel exists
-PARENT_GONE_EXIT_S = 4.5  # R-P2: the writer gets this long to stop once serve is gone; then the child exits anyway
-QUEUE_FLUSH_S = 2.0  # the last messages get this long to reach the pipe before the child exits
 SPAWN = multiprocessing.get_context("spawn")  # R-P1: never fork: the child must not share the reader's state
-
-# Outcomes of a child, as `Finished.outcome` and as its exit code (read when `Finished` was lost with a crash).
-STOPPED, FAILED, SYNCED, OVER_CAP, UNHEALTHY, SETUP_ERROR = (
-    "stopped",
-    "failed",
-    "synced",
-    "over_cap",
-    "unhealthy",
-    "setup_error",
-)
-EXIT_CODES = {STOPPED: 0, FAILED: 1, SYNCED: 3, OVER_CAP: 4, UNHEALTHY: 5, SETUP_ERROR: 6}
-OUTCOME_BY_EXIT_CODE = {code: outcome for outcome, code in EXIT_CODES.items()}  # for a child whose Finished was lost
 MCP_MODULES = ("mcp", "mcp_types")  # R-P3: neither may be loaded in the child
 
 
 # --- the messages (small, picklable, and importable without the writer) ---
-
-
-@dataclass(frozen=True, slots=True)
-class ChildStatus:
-    """Up, at least every HEARTBEAT_S: how far the writer got (the fields of WriterState the reader needs)."""
-
-    first_sync_running: bool = False
-    first_sync_done: bool = False
-    notes_indexed: int = 0
-    last_error: str | None = None  # the embeddings API is failing
-    over_cap_mb: float | None = None  # R-S4
-    cap_mb: float | None = None
-    index_complete: bool = False  # the index had a finished first sync when this child started (a resync follows)
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,10 +81,14 @@ class Recheck:
 
 @dataclass(frozen=True, slots=True)
 class Finished:
-    """Up, last: why the child is about to exit (one of the outcomes above) and a line for the user."""
+    """Up, last: why the child is about to exit (its exit code too) and a line for the user."""
 
-    outcome: str
+    outcome: Outcome
     message: str
+
+
+Down = ReindexRequest | Recheck
+Up = WriterState | ReindexReply | Finished
 
 
 class InheritedFd:
@@ -127,34 +108,101 @@ def _inherit(dup: Any) -> InheritedFd:
     return InheritedFd(dup.detach())
 
 
-@dataclass(slots=True)
 class WriterChild:
-    """The parent's handle on one writer child: the process and its two queues."""
+    """The parent's handle on one writer child (serve's supervisor, and `scree watch` for its first sync)."""
 
-    mode: str
-    process: BaseProcess
-    down: Queue[ReindexRequest | Recheck]
-    up: Queue[ChildStatus | ReindexReply | Finished]
+    def __init__(self, mode: str, process: BaseProcess, down: Queue[Down], up: Queue[Up]) -> None:
+        self.mode = mode
+        self.process = process
+        self.pid = process.pid  # kept: a reaped process object answers nothing
+        self._down = down
+        self._up = up
+        self.finished: Finished | None = None  # its last word, once it came
+        self.exit_code: int | None = None  # once stop() saw it exit
+        self._closed = False
 
-    def discard_queues(self) -> None:
-        """Drop the queues of an ended child; the feeder never waits on a reader that is gone."""
-        self.down.cancel_join_thread()
-        self.down.close()
-        self.up.close()
+    @classmethod
+    def start(cls, settings: Settings, mode: str, lock_fd: int) -> WriterChild:
+        """Spawn a writer child in `mode` (SYNC or WATCH) that shares writer.lock through `lock_fd`."""
+        down: Queue[Down] = SPAWN.Queue()
+        up: Queue[Up] = SPAWN.Queue()
+        process = SPAWN.Process(
+            target=child_main,
+            args=(settings, mode, down, up, InheritedFd(lock_fd)),
+            name=f"scree-writer-{mode}",
+            daemon=True,  # multiprocessing's exit handler terminates it if the parent ever exits without stopping it
+        )
+        process.start()
+        return cls(mode, process, down, up)
+
+    def alive(self) -> bool:
+        return not self._closed and self.process.is_alive()
+
+    def send(self, message: Down) -> None:
+        self._down.put(message)
+
+    def messages(self, wait_s: float) -> Iterator[Up]:
+        """What the child sent: wait up to wait_s for a first message, then read on without waiting. A `Finished` is
+        kept in `finished` as it passes."""
+        while True:
+            try:
+                message = self._up.get(timeout=wait_s)
+            except queue.Empty:
+                return
+            except Exception as exc:  # a message torn by a dying child: its exit says the rest
+                get_logger(__name__).warning("unreadable message from the writer", error=str(exc))
+                return
+            wait_s = 0.0
+            if isinstance(message, Finished):
+                self.finished = message
+            yield message
+
+    def kill(self, sigkill_timeout: float = SIGKILL_TIMEOUT_S) -> None:
+        """SIGKILL, and wait at most sigkill_timeout for the exit (a frozen or runaway child, R-P2)."""
+        if self.process.is_alive():
+            self.process.kill()
+            self.process.join(sigkill_timeout)
+
+    def stop(self, sigterm_timeout: float = SIGTERM_TIMEOUT_S, sigkill_timeout: float = SIGKILL_TIMEOUT_S) -> None:
+        """End the child within sigterm_timeout + sigkill_timeout (R-W5), as watchfiles' stop(): SIGTERM (its
+        latch stops the writer), then SIGKILL; then its last messages are read and its queues dropped. For a child
+        that already exited this only reaps it. Safe to call twice."""
+        if self._closed:
+            return
+        if self.process.is_alive():
+            self.process.terminate()
+            self.process.join(sigterm_timeout)
+        if self.process.is_alive():
+            get_logger(__name__).warning("the writer did not stop in time; killing it", deadline_s=sigterm_timeout)
+        self.kill(sigkill_timeout)
+        for _ in self.messages(0.0):  # its last word, sent before it exited
+            pass
+        self._down.cancel_join_thread()  # the feeder never waits on a reader that is gone
+        self._down.close()
+        self._up.close()
+        self.exit_code = self.process.exitcode
+        if self.exit_code is not None:
+            self.process.close()
+        self._closed = True
+
+    def outcome(self) -> Outcome | None:
+        """How it ended: its last word, or else what its exit code says; None for a signal or an unknown code."""
+        if self.finished is not None:
+            return self.finished.outcome
+        return Outcome.of_exit_code(self.exit_code)
+
+    def reason(self) -> str:
+        """One line for a child that ended on its own when it should not have (the note's `index not updating`)."""
+        return exit_reason(self.exit_code, self.finished)
 
 
-def start_writer(settings: Settings, mode: str, lock_fd: int) -> WriterChild:
-    """Spawn a writer child in `mode` (SYNC or WATCH) that shares writer.lock through `lock_fd`."""
-    down: Queue[ReindexRequest | Recheck] = SPAWN.Queue()
-    up: Queue[ChildStatus | ReindexReply | Finished] = SPAWN.Queue()
-    process = SPAWN.Process(
-        target=child_main,
-        args=(settings, mode, down, up, InheritedFd(lock_fd)),
-        name=f"scree-writer-{mode}",
-        daemon=True,  # multiprocessing's exit handler terminates it if serve ever exits without stopping it
-    )
-    process.start()
-    return WriterChild(mode, process, down, up)
+def exit_reason(code: int | None, finished: Finished | None) -> str:
+    """Why a child that should not have ended did: its own line, or else what its exit code or signal says."""
+    if finished is not None and finished.outcome is not Outcome.STOPPED:
+        return finished.message
+    if finished is not None:
+        return STOPPED_UNASKED
+    return exit_code_reason(code)
 
 
 def mcp_loaded() -> bool:
@@ -165,16 +213,10 @@ def mcp_loaded() -> bool:
 # --- the child ---
 
 
-def child_main(
-    settings: Settings,
-    mode: str,
-    down: Queue[ReindexRequest | Recheck],
-    up: Queue[ChildStatus | ReindexReply | Finished],
-    lock: InheritedFd,
-) -> None:
+def child_main(settings: Settings, mode: str, down: Queue[Down], up: Queue[Up], lock: InheritedFd) -> None:
     """The spawned writer: stdio and logging first, then run the Writer in `mode` and report how it ended."""
     _point_stdio_at_stderr()  # R-P5, before anything can print
-    from scree.logs import configure_logging, get_logger
+    from scree.logs import configure_logging
     from scree.redact import register_secret
 
     configure_logging("writer", settings.log_format, settings.log_level)
@@ -182,54 +224,49 @@ def child_main(
     log = get_logger(__name__)
     if mode == SYNC and hasattr(os, "nice"):
         os.nice(SYNC_NICENESS)  # the big sync yields the cores to the reader's handshake and searches (R-M8)
-    done = threading.Event()  # the helper threads stop with it
-    reporter = _Reporter(up)
-    threading.Thread(target=reporter.beat, args=(done,), name="scree-heartbeat", daemon=True).start()
 
     from scree.signals import SignalLatch
     from scree.writer_proc.writer import Writer
 
     stop = threading.Event()
-    SignalLatch(stop).install()  # SIGTERM from the supervisor (or Ctrl-C in a terminal) stops the writer
+    SignalLatch(stop).install()  # SIGTERM from the parent (or Ctrl-C in a terminal) stops the writer
     threading.Thread(target=_exit_with_parent, args=(stop, log), name="scree-parent", daemon=True).start()
-    reporter.index_complete = _index_complete(settings)
-    writer = Writer(settings, stop, on_status=reporter.send_state, first_sync_only=mode == SYNC)
-    reporter.writer = writer
+    writer = Writer(settings, stop, on_status=lambda state: _put(up, state), first_sync_only=mode == SYNC)
+    done = threading.Event()  # the request thread stops with it
     requests = threading.Thread(target=_serve_requests, args=(down, up, writer, done), name="scree-requests")
     requests.daemon = True
     requests.start()
     log.debug("writer child started", mode=mode, pid=os.getpid(), lock_fd=lock.fd, mcp_loaded=mcp_loaded())
     outcome, message = _run(writer, log)
     done.set()
-    reporter.put(Finished(outcome, message))
-    log.debug("writer child exiting", mode=mode, outcome=outcome, mcp_loaded=mcp_loaded())
+    _put(up, Finished(outcome, message))
+    log.debug("writer child exiting", mode=mode, outcome=outcome.name.lower(), mcp_loaded=mcp_loaded())
     _flush(up)
     sys.stderr.flush()
-    os._exit(EXIT_CODES[outcome])  # no interpreter teardown behind a thread the writer may have left busy
+    os._exit(outcome)  # no interpreter teardown behind a thread the writer may have left busy
 
 
-def _run(writer: Writer, log: Any) -> tuple[str, str]:
-    """Run the writer; its outcome as one of ours, with the line for the user."""
+def _run(writer: Writer, log: Any) -> tuple[Outcome, str]:
+    """Run the writer; how it ended, with the line for the user."""
     from scree.errors import ScreeError
     from scree.redact import redact
-    from scree.replies import error_line, failed_message
-    from scree.writer_proc.results import Outcome
 
     try:
         result = writer.run()
     except ScreeError as exc:  # before anything was synced: another model's index, bad settings, no model
         log.error("the writer cannot start", error=redact(str(exc)))
-        return SETUP_ERROR, error_line(exc)
+        return Outcome.SETUP_ERROR, error_line(exc)
     except Exception as exc:
         log.exception("the writer failed")
-        return FAILED, failed_message(exc)
-    outcomes = {
-        Outcome.STOPPED: STOPPED,
-        Outcome.FIRST_SYNC_DONE: SYNCED,
-        Outcome.OVER_CAP: OVER_CAP,
-        Outcome.UNHEALTHY: UNHEALTHY,
-    }
-    return outcomes.get(result.outcome, FAILED), result.message
+        return Outcome.FAILED, failed_message(exc)
+    return result.outcome, result.message
+
+
+def _put(up: Queue[Up], message: Up) -> None:
+    try:
+        up.put(message)
+    except ValueError:  # closed: the child is exiting
+        pass
 
 
 def _point_stdio_at_stderr() -> None:
@@ -241,55 +278,7 @@ def _point_stdio_at_stderr() -> None:
     sys.stdout = sys.stderr
 
 
-class _Reporter:
-    """Sends status up: whenever the Writer reports, and every HEARTBEAT_S from its own thread (R-P2)."""
-
-    def __init__(self, up: Queue[ChildStatus | ReindexReply | Finished]) -> None:
-        self._up = up
-        self.writer: Writer | None = None  # set once it exists; before that the heartbeat says "starting"
-        self.index_complete = False
-
-    def put(self, message: ChildStatus | ReindexReply | Finished) -> None:
-        try:
-            self._up.put(message)
-        except ValueError:  # closed: the child is exiting
-            pass
-
-    def send_state(self, state: WriterState) -> None:
-        self.put(self._status_of(state))
-
-    def beat(self, done: threading.Event) -> None:
-        while not done.is_set():
-            writer = self.writer
-            # state() takes the writer's lock: a writer wedged on it falls silent like a frozen process
-            self.put(self._status_of(writer.state()) if writer is not None else ChildStatus())
-            done.wait(HEARTBEAT_S)
-
-    def _status_of(self, state: WriterState) -> ChildStatus:
-        return ChildStatus(
-            first_sync_running=state.first_sync_running,
-            first_sync_done=state.first_sync_done,
-            notes_indexed=state.notes_indexed,
-            last_error=state.last_error,
-            over_cap_mb=state.over_cap_mb,
-            cap_mb=state.cap_mb,
-            index_complete=self.index_complete,
-        )
-
-
-def _index_complete(settings: Settings) -> bool:
-    """Whether the index already had a finished first sync: then this child's sync is a cheap catch-up (R-M5)."""
-    from scree.store import Store
-
-    return Store.first_sync_recorded(settings.db_path, settings.folder)
-
-
-def _serve_requests(
-    down: Queue[ReindexRequest | Recheck],
-    up: Queue[ChildStatus | ReindexReply | Finished],
-    writer: Writer,
-    done: threading.Event,
-) -> None:
+def _serve_requests(down: Queue[Down], up: Queue[Up], writer: Writer, done: threading.Event) -> None:
     """Hand what comes down to the writer: reindex requests (answered on its sync thread) and re-checks."""
     while not done.is_set():
         try:
@@ -304,12 +293,9 @@ def _serve_requests(
             writer.recheck(message.paths)
 
 
-def _replier(up: Queue[ChildStatus | ReindexReply | Finished], request_id: int) -> Callable[[str], None]:
+def _replier(up: Queue[Up], request_id: int) -> Callable[[str], None]:
     def reply(text: str) -> None:
-        try:
-            up.put(ReindexReply(request_id, text))
-        except ValueError:
-            pass
+        _put(up, ReindexReply(request_id, text))
 
     return reply
 
@@ -329,10 +315,10 @@ def _exit_with_parent(stop: threading.Event, log: Any) -> None:
     time.sleep(PARENT_GONE_EXIT_S)
     log.error("the writer did not stop in time after serve went away; exiting")
     sys.stderr.flush()
-    os._exit(EXIT_CODES[FAILED])
+    os._exit(Outcome.FAILED)
 
 
-def _flush(up: Queue[ChildStatus | ReindexReply | Finished]) -> None:
+def _flush(up: Queue[Up]) -> None:
     """Let the queue's feeder write what is buffered, for at most QUEUE_FLUSH_S (a dead reader never blocks us)."""
     up.close()
     flusher = threading.Thread(target=up.join_thread, name="scree-flush", daemon=True)

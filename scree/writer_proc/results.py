@@ -1,4 +1,4 @@
-"""What the writer hands back: why run() returned, its status reports, and the one-line answers it gives the user."""
+"""What the writer hands back: why run() returned (an Outcome that is also an exit code), and its reindex requests."""
 
 from __future__ import annotations
 
@@ -6,15 +6,26 @@ import enum
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from scree.status import WriterState
 
-class Outcome(enum.Enum):
-    """Why run() returned."""
 
-    STOPPED = "stopped"  # `stop` was set
-    OVER_CAP = "over_cap"  # R-S4: a new index over SCREE_FIRST_SYNC_MB; nothing was synced
-    UNHEALTHY = "unhealthy"  # R-W4: the folder or the index file was removed or replaced
-    FAILED = "failed"  # a writer thread died on an unexpected error (logged with its traceback)
-    FIRST_SYNC_DONE = "first_sync_done"  # with first_sync_only: the first sync finished; start a fresh writer (R-P3)
+class Outcome(enum.IntEnum):
+    """Why a writer ended; the value is also its process's exit code, read when its last message was lost."""
+
+    STOPPED = 0  # `stop` was set
+    FAILED = 1  # a writer thread died on an unexpected error (logged with its traceback)
+    FIRST_SYNC_DONE = 3  # with first_sync_only: the first sync finished; start a fresh writer (R-P3)
+    OVER_CAP = 4  # R-S4: a new index over SCREE_FIRST_SYNC_MB; nothing was synced
+    UNHEALTHY = 5  # R-W4: the folder or the index file was removed or replaced
+    SETUP_ERROR = 6  # before anything was synced: another model's index, bad settings, no model
+
+    @classmethod
+    def of_exit_code(cls, code: int | None) -> Outcome | None:
+        """The outcome a process's exit code says; None for a signal or a code no writer exits with."""
+        try:
+            return cls(code) if code is not None else None
+        except ValueError:
+            return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -23,23 +34,7 @@ class WriterResult:
     message: str  # one line for the user
 
 
-@dataclass(frozen=True, slots=True)
-class WriterState:
-    """One status report: how far the writer got and that it is alive (picklable, for serve's status queue)."""
-
-    first_sync_running: bool = False
-    first_sync_done: bool = False
-    notes_indexed: int = 0  # notes the first sync has indexed or found up to date so far
-    last_error: str | None = None  # the embeddings API is failing (cleared when a sync succeeds again)
-    over_cap_mb: float | None = None  # R-S4: the folder's markdown when the cap stopped the first sync
-    cap_mb: float | None = None  # R-S4: SCREE_FIRST_SYNC_MB then
-    event_batches: int = 0  # batches the event thread has read: it moves while the sync thread waits on the API
-    pending: int = 0  # paths waiting for their debounce
-    watches: int = 0  # directories watched
-    heartbeat: float = 0.0  # time.time() when the report was made
-
-
-StatusCallback = Callable[[WriterState], None]
+StatusCallback = Callable[[WriterState], None]  # takes each report as the writer made it
 Reply = Callable[[str], None]  # takes the one-line answer to a reindex request (R-M7)
 
 

@@ -16,8 +16,9 @@ the lock file names whoever the user would have to stop. Three threads:
   doubling up to SCREE_OUTAGE_PAUSE_MAX_SECONDS, then resyncs the whole folder, so an edit made during the outage is
   indexed without another edit (R-E4).
 
-The store and the embedder belong to the sync thread alone. On stop the threads get STOP_DEADLINE_S; a sync thread
-stuck in an API request is left behind (daemon) with the store still open, and the caller is expected to exit.
+The store and the embedder belong to the sync thread alone. On stop the threads get WRITER_THREADS_S (deadlines.py);
+a sync thread stuck in an API request is left behind (daemon) with the store still open, and the caller is expected to
+exit.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from scree.config import Settings
+from scree.deadlines import WRITER_THREADS_S
 from scree.embedders.factory import make_embedder
 from scree.embedders.idle import WRITER_IDLE_S
 from scree.errors import EmbeddingError
@@ -35,6 +37,7 @@ from scree.ignore import IgnorePolicy
 from scree.logs import get_logger, logged_thread
 from scree.redact import redact
 from scree.replies import failed_message, over_cap_message, paused_reply, reindex_error_reply
+from scree.status import WriterState
 from scree.store import Store
 from scree.writer_proc.debounce import Job, Schedule
 from scree.writer_proc.health import HealthCheck
@@ -44,7 +47,6 @@ from scree.writer_proc.results import (
     Request,
     StatusCallback,
     WriterResult,
-    WriterState,
 )
 from scree.writer_proc.sync import (
     LOGGED_PATHS,
@@ -59,9 +61,8 @@ from scree.writer_proc.watcher import Change, Event, IgnoreDirFilter, Watcher, m
 log = get_logger(__name__)
 
 MAIN_TICK_S = 0.25  # how often the main loop looks at `stop`; R-W5 allows 5 s for the whole stop
-HEARTBEAT_S = 1.0  # a status report at least this often, so a supervisor can tell a hung writer (R-P2)
+HEARTBEAT_S = 1.0  # R-P2: a status report at least this often, so a supervisor can tell a hung writer
 EVENT_READ_TIMEOUT_S = 0.5  # the event thread looks at the stop flag at least this often
-STOP_DEADLINE_S = 4.0  # R-W5: the threads get this long to finish, inside the 5 s a stop may take
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,6 +106,7 @@ class Writer:
         self._notes_indexed = 0
         self._last_error: str | None = None
         self._over_cap_mb: float | None = None
+        self._index_complete = False
         self._event_batches = 0
         self._watches = 0
 
@@ -119,6 +121,7 @@ class Writer:
                 last_error=self._last_error,
                 over_cap_mb=self._over_cap_mb,
                 cap_mb=self._settings.first_sync_mb if self._over_cap_mb is not None else None,
+                index_complete=self._index_complete,
                 event_batches=self._event_batches,
                 pending=len(self._schedule.debouncer),
                 watches=self._watches,
@@ -160,6 +163,8 @@ class Writer:
         store: Store | None = None
         try:
             store = Store.open_for_writing(settings)
+            with self._cond:
+                self._index_complete = store.first_sync_done()  # this sync is a catch-up: the note says nothing
             store.prepare(embedder)
             capped = self._check_cap(store)
             if capped is not None:
@@ -221,7 +226,7 @@ class Writer:
             if self._problem is not None:
                 return self._problem
             if self._stop.is_set():
-                log.info("stopping", deadline_s=STOP_DEADLINE_S)
+                log.info("stopping", deadline_s=WRITER_THREADS_S)
                 return WriterResult(Outcome.STOPPED, "stopped")
             if now >= next_health:
                 next_health = now + interval
@@ -260,7 +265,7 @@ class Writer:
         self._halt.set()
         with self._cond:
             self._cond.notify_all()
-        deadline = time.monotonic() + STOP_DEADLINE_S
+        deadline = time.monotonic() + WRITER_THREADS_S
         events.join(max(0.0, deadline - time.monotonic()))
         if not events.is_alive():
             watcher.close()  # never under a thread still reading it: its descriptor number could be reused

@@ -1,0 +1,147 @@
+"""Keyword search over text without spaces between words (Chinese, Japanese, Korean): the CJK pairs table beside
+the word index, its triggers, its migration of an older index in place, and the pure query side (R-S1, R-M3)."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import apsw
+import pytest
+import sqlite_vec
+
+from scree.store import SCHEMA_VERSION, FileState, NewChunk, Store
+from scree.store.keywords import cjk_index_text, cjk_match_expression, cjk_pairs, fts_match_expression
+from scree.store.schema import CJK_TABLE, migrate
+
+DIMS = 8
+MODEL = "hash:test"
+ZH = "中文文本没有空格，搜索应该找到它。"
+JA = "Rustのクロージャは周囲の環境を捕捉できる関数です。"
+KO = "한국어 텍스트는 조사가 단어에 붙습니다."
+EN = "Bearer tokens expire after one hour."
+
+
+def unit(seed: str) -> bytes:
+    import struct
+
+    values = [((b % 17) + 1) / 17 for b in hashlib.sha256(seed.encode()).digest()[:DIMS]]
+    return struct.pack(f"{DIMS}f", *values)
+
+
+def chunk(ordinal: int, text: str, heading: str = "Title") -> NewChunk:
+    text_hash = hashlib.sha256(f"{ordinal}{text}".encode()).hexdigest()
+    return NewChunk(ordinal, heading, text, ordinal + 1, ordinal + 1, text_hash, unit(text))
+
+
+def state(path: str, tag: str = "v1") -> FileState:
+    return FileState(path, hashlib.sha256(f"{path}{tag}".encode()).hexdigest(), 1, 100)
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Store:
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    opened = Store.open(tmp_path / "index" / "index.db", folder)
+    opened.set_model(MODEL, DIMS)
+    return opened
+
+
+def paths(store: Store, query: str, limit: int = 10) -> list[str]:
+    ids = [chunk_id for chunk_id, _ in store.keyword_search(query, limit)]
+    rows = store.chunks_by_ids(ids)
+    return [rows[i].path for i in ids]
+
+
+def cjk_rows(store: Store) -> int:
+    return int(store._conn.execute(f"select count(*) from {CJK_TABLE}_docsize").fetchone()[0])
+
+
+# --- pure: the pairs and the query expressions ---
+
+
+def test_cjk_runs_become_overlapping_pairs() -> None:
+    assert cjk_pairs("中文文本") == ["中文", "文文", "文本"]
+    assert cjk_pairs("a 中 b") == ["中"]  # a run of one character is itself
+    assert cjk_pairs("クロージャ") == ["クロ", "ロー", "ージ", "ジャ"]  # the long-vowel mark is part of the run
+    assert cjk_pairs("텍스트는") == ["텍스", "스트", "트는"]
+    assert cjk_index_text(EN) == "" and cjk_index_text("x 搜索 y") == "搜索"
+
+
+def test_query_words_and_cjk_pairs_are_split_between_the_two_tables() -> None:
+    assert fts_match_expression("Rustのクロージャ tokens?") == '"Rust" OR "tokens"'
+    assert cjk_match_expression("Rustのクロージャ tokens?") == '"のク" OR "クロ" OR "ロー" OR "ージ" OR "ジャ"'
+    assert fts_match_expression("搜索") is None and cjk_match_expression("搜索 tokens") == '"搜索"'
+    assert cjk_match_expression("plain English") is None
+    assert fts_match_expression("tok* *expire") == '"tok"* OR "expire"'  # a trailing * is a prefix, a leading one not
+    assert fts_match_expression("tok* tok") == '"tok"* OR "tok"'
+    assert cjk_match_expression("中" * 500) == '"中中"'  # distinct pairs only
+    assert cjk_match_expression("".join(chr(0x4E00 + n) for n in range(100))).count(" OR ") == 31  # at most 32
+
+
+# --- the store: found inside runs, kept with its chunks ---
+
+
+def test_words_inside_unspaced_text_are_found(store: Store) -> None:
+    store.replace_file(state("zh.md"), [chunk(0, ZH, heading="说明")])
+    store.replace_file(state("ja.md"), [chunk(0, JA, heading="クロージャ")])
+    store.replace_file(state("ko.md"), [chunk(0, KO, heading="한국어")])
+    store.replace_file(state("en.md"), [chunk(0, EN)])
+    assert paths(store, "搜索") == ["zh.md"]  # two characters inside a run of sixteen
+    assert paths(store, "空格") == ["zh.md"]
+    assert paths(store, "如何搜索没有空格的文本？") == ["zh.md"]  # a question: its pairs, ranked by bm25
+    assert paths(store, "クロージャ") == ["ja.md"]
+    assert paths(store, "環境") == ["ja.md"]
+    assert paths(store, "텍스트") == ["ko.md"]  # Hangul with a particle attached: 텍스트는
+    assert sorted(paths(store, "tokens 搜索")) == ["en.md", "zh.md"]  # both tables, fused by rank
+    assert paths(store, "expire") == ["en.md"]  # the word index as before
+    assert paths(store, "猫") == []
+    assert cjk_rows(store) == 3  # only chunks with CJK text have a row
+    assert store.integrity_check() == "ok"
+
+
+def test_cjk_rows_go_with_their_chunks(store: Store) -> None:
+    store.replace_file(state("zh.md"), [chunk(0, ZH), chunk(1, "第二段：变量绑定。")])
+    assert cjk_rows(store) == 2
+    store.replace_file(state("zh.md", "v2"), [chunk(0, "只有闭包。")])
+    assert cjk_rows(store) == 1 and paths(store, "搜索") == [] and paths(store, "闭包") == ["zh.md"]
+    store.delete_files(["zh.md"])
+    assert cjk_rows(store) == 0 and paths(store, "闭包") == []
+    store.replace_file(state("zh.md", "v3"), [chunk(0, ZH)])
+    store.reset(MODEL, DIMS)
+    assert cjk_rows(store) == 0
+    assert store.integrity_check() == "ok"
+
+
+def test_a_schema_4_index_is_upgraded_in_place_with_its_cjk_rows(tmp_path: Path) -> None:
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    db_path = tmp_path / "index.db"
+    conn = apsw.Connection(str(db_path))
+    conn.enable_load_extension(True)
+    conn.load_extension(str(sqlite_vec.loadable_path()))
+    assert migrate(conn, upto=4) == [1, 2, 3, 4]
+    conn.execute("insert into meta(key, value) values ('folder', ?)", (str(folder.resolve()),))
+    conn.execute("insert into meta(key, value) values ('model', ?), ('dims', ?)", (MODEL, str(DIMS)))
+    conn.execute(
+        f"create virtual table chunk_vectors using vec0(chunk_id integer primary key, embedding float[{DIMS}])"
+    )
+    conn.execute("insert into files values ('zh.md', 'abc', 1, 2), ('en.md', 'def', 1, 2)")
+    for n, (path, text) in enumerate((("zh.md", ZH), ("en.md", EN)), start=1):
+        conn.execute(
+            "insert into chunks(path, ordinal, heading, text, start_line, end_line, text_hash) "
+            "values (?, 0, 'Old', ?, 1, 3, ?)",
+            (path, text, f"hash-{n}"),
+        )
+        conn.execute("insert into chunk_vectors(chunk_id, embedding) values (?, ?)", (n, unit(text)))
+        conn.execute("insert into chunk_vector_bits values (?, vec_quantize_binary(?))", (n, unit(text)))
+    conn.close()
+
+    with Store.open(db_path, folder) as upgraded:
+        assert upgraded.get_meta("schema_version") == str(SCHEMA_VERSION)
+        assert paths(upgraded, "搜索") == ["zh.md"] and paths(upgraded, "Bearer") == ["en.md"]
+        assert cjk_rows(upgraded) == 1
+        assert upgraded.vectors_for_hashes(["hash-1"]) == {"hash-1": unit(ZH)}  # nothing re-embedded
+        assert upgraded.integrity_check() == "ok"
+    with Store.open(db_path, folder, readonly=True) as reader:
+        assert paths(reader, "空格") == ["zh.md"]
