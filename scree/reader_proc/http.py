@@ -26,6 +26,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse
 
 from scree.config import Settings, env_number
+from scree.deadlines import HTTP_DRAIN_S
 from scree.errors import ConfigError, UsageError
 from scree.http_access import HttpAccess, is_loopback
 from scree.logs import get_logger
@@ -44,7 +45,6 @@ MIN_TOKEN_CHARS = 16
 MAX_BODY_BYTES = 1 << 20  # a tool call is a query of at most 2,000 characters; 1 MiB leaves room and no more
 MAX_SESSIONS = 100
 SESSION_IDLE_S = 30 * 60.0  # an idle session's id then answers 404, as the MCP spec says for an expired one
-DRAIN_S = 2  # on SIGTERM, open requests and streams get this long; the writer's 5 s (R-W5) run beside it
 KEEP_ALIVE_S = 5.0
 
 
@@ -188,7 +188,7 @@ def bind(host: str, port: int) -> socket.socket:
 def run_http(
     settings: Settings, control: WriterControl, options: HttpOptions, stop: threading.Event, on_stop: Callable[[], None]
 ) -> None:
-    """Serve until `stop` is set (SIGTERM), then stop taking requests, let open ones finish for DRAIN_S and return;
+    """Serve until `stop` is set (SIGTERM), then stop taking requests, let open ones finish for HTTP_DRAIN_S, return;
     `on_stop` runs as soon as the stop comes, beside the drain (the supervisor stops the writer then)."""
     if options.access.token is not None:
         register_secret(options.access.token)  # never in a log line, whatever path it takes there
@@ -199,7 +199,7 @@ def run_http(
         log_config=None,
         access_log=False,
         lifespan="on",
-        timeout_graceful_shutdown=DRAIN_S,
+        timeout_graceful_shutdown=HTTP_DRAIN_S,
         timeout_keep_alive=int(KEEP_ALIVE_S),
         server_header=False,
         ws="none",
@@ -208,7 +208,7 @@ def run_http(
 
     def stop_when_asked() -> None:
         stop.wait()
-        log.info("signal received; stopping", drain_s=DRAIN_S)
+        log.info("signal received; stopping", drain_s=HTTP_DRAIN_S)
         server.should_exit = True
         on_stop()
 
