@@ -352,9 +352,10 @@ def serve(settings: Settings) -> int:
 def serve_http(settings: Settings, options: HttpOptions) -> int:
     """`scree serve --http` (R-M9): the same supervisor and writer as stdio, the reader's tools over streamable HTTP
     until SIGTERM; the writer starts at once (clients come and go, there is no one handshake to wait for)."""
-    from scree.reader_proc.http import run_http
+    from scree.reader_proc.http import bind, run_http
 
     configure_logging("reader", settings.log_format, settings.log_level)
+    sock = bind(options.host, options.port)  # a port in use is refused here, before the lock is touched
     stop = threading.Event()
     latch = SignalLatch(stop)  # the first SIGTERM/SIGINT drains the server, a second exits at once (R-W5)
     latch.install()
@@ -362,7 +363,7 @@ def serve_http(settings: Settings, options: HttpOptions) -> int:
     supervisor.start()
     supervisor.reader_ready()
     try:
-        run_http(settings, supervisor, options, stop, on_stop=supervisor.close)
+        run_http(settings, supervisor, options, sock, stop, on_stop=supervisor.close)
     finally:
         supervisor.close()
         latch.restore()

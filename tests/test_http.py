@@ -8,6 +8,7 @@ import http.client
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -294,6 +295,9 @@ def test_forged_host_and_origin_are_refused_on_every_route(
     assert raw(port, "GET", "/healthz", {"Host": f"[::1]:{port}"}).status == 200
     refused = lambda: sum(r.get("event") == "http request refused" for r in serve.records()) == 4  # noqa: E731
     wait_until(refused, "each refusal logged once", DEADLINE_S)
+    # uvicorn's own warning comes as one of scree's JSON lines (records() parses every line that starts with "{")
+    parser = lambda: [r for r in serve.records() if r.get("logger") == "uvicorn.error"]  # noqa: E731
+    assert wait_until(parser, "uvicorn's warning logged", DEADLINE_S)[0]["event"] == "Invalid HTTP request received."
 
 
 def test_allow_host_adds_a_name(folder: Path, tmp_path: Path, started: list[HttpServe]) -> None:
@@ -506,3 +510,15 @@ def test_sigterm_stops_with_a_client_connected_within_5s(
     assert code == 0, serve.lines[-5:]
     assert took < STOP_BAR_S, took
     assert lock_holder(load_settings(env, notes=str(folder)).lock_path) is None
+
+
+def test_a_port_in_use_is_one_line_and_leaves_the_lock_alone(folder: Path, tmp_path: Path) -> None:
+    env = serve_env(tmp_path / "data")
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        done = subprocess.run([SCREE, "serve", "--http", "--notes", str(folder), "--port", str(port)], env=env,
+                              capture_output=True, text=True, timeout=DEADLINE_S)  # fmt: skip
+    assert (done.returncode, done.stderr) == (1, f"scree: cannot listen on 127.0.0.1:{port}: Address already in use\n")
+    assert not load_settings(env, notes=str(folder)).lock_path.exists()

@@ -8,6 +8,7 @@ request; its own signal handlers are left out: `serve_http` (supervisor.py) owns
 
 from __future__ import annotations
 
+import logging
 import os
 import socket
 import stat
@@ -186,14 +187,20 @@ def bind(host: str, port: int) -> socket.socket:
 
 
 def run_http(
-    settings: Settings, control: WriterControl, options: HttpOptions, stop: threading.Event, on_stop: Callable[[], None]
+    settings: Settings,
+    control: WriterControl,
+    options: HttpOptions,
+    sock: socket.socket,
+    stop: threading.Event,
+    on_stop: Callable[[], None],
 ) -> None:
-    """Serve until `stop` is set (SIGTERM), then stop taking requests, let open ones finish for HTTP_DRAIN_S, return;
-    `on_stop` runs as soon as the stop comes, beside the drain (the supervisor stops the writer then)."""
+    """Serve on `sock` (from bind) until `stop` is set (SIGTERM), then stop taking requests, let open ones finish
+    for HTTP_DRAIN_S and return; `on_stop` runs as soon as the stop comes, beside the drain (the supervisor stops
+    the writer then)."""
     if options.access.token is not None:
         register_secret(options.access.token)  # never in a log line, whatever path it takes there
+    route_library_logs()
     app = build_app(settings, control, options)
-    sock = bind(options.host, options.port)
     config = uvicorn.Config(
         app,
         log_config=None,
@@ -226,6 +233,24 @@ def run_http(
         server.run(sockets=[sock])
     finally:
         sock.close()
+
+
+class _ToStructlog(logging.Handler):
+    """uvicorn's and the SDK's stdlib log records as scree's log lines: one writer for stderr, so a JSON line is
+    never cut by another thread's plain one (SCREE_LOG_FORMAT=json stays one object per line)."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        get_logger(record.name).log(record.levelno, " ".join(record.getMessage().split()), logger=record.name)
+
+
+def route_library_logs() -> None:
+    """Warnings and errors of uvicorn and the mcp SDK through structlog (they have no handler of their own)."""
+    handler = _ToStructlog(logging.WARNING)
+    for name in ("uvicorn", "mcp"):
+        library = logging.getLogger(name)
+        library.handlers[:] = [handler]
+        library.setLevel(logging.WARNING)
+        library.propagate = False
 
 
 class _QuietServer(uvicorn.Server):
