@@ -1,22 +1,28 @@
-"""The `scree` command: a thin layer that parses flags, calls scree.app and friends, and prints; no logic of its own."""
+"""The `scree` command: a thin layer that parses flags, calls scree.operations and friends, and prints; no logic."""
 
 from __future__ import annotations
 
 import argparse
+import difflib
 import json
 import os
+import re
 import sys
-import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import NoReturn
 
-from scree import __version__
-from scree.config import Settings, load_settings
+from scree import __version__, replies
+from scree.config import Settings, load_settings, log_format, log_level
 from scree.errors import ScreeError, UsageError
+from scree.inert import inert, json_inert
 from scree.logs import configure_logging
+from scree.progress import LineAwareStream, ProgressPrinter, final_line
 from scree.redact import redact
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2  # R-L1
+COMPLETION_SHELLS = ("bash", "zsh", "fish")  # what argcomplete.shellcode writes and scree documents
+EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE: what `yes | head` reports for the writer whose reader went away
 SINGLE_DASH_LONG = ("notes", "db", "all", "json", "mode", "check")  # the seed's spellings
 INIT_CLIENTS = ("claude", "cursor", "vscode", "codex")  # scree.init.CLIENT_NAMES, without importing it for --help
 
@@ -56,6 +62,28 @@ def _hit_count(text: str) -> int:
     return value
 
 
+INVALID_CHOICE = re.compile(r"invalid choice: '([^']*)' \(choose from (.*)\)$")
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse with a suggestion for a mistyped choice: `scree serach` says "did you mean 'search'?"."""
+
+    def error(self, message: str) -> NoReturn:
+        found = INVALID_CHOICE.search(message)
+        if found is not None:
+            choices = [c.strip().strip("'") for c in found.group(2).split(",")]
+            close = difflib.get_close_matches(found.group(1), choices, n=1, cutoff=0.6)
+            if close:
+                message = f"{message[: found.start()]}invalid choice: {found.group(1)!r} (did you mean {close[0]!r}?)"
+        super().error(message)
+
+
+def _command(sub: argparse._SubParsersAction[Parser], name: str, summary: str, details: str = "") -> Parser:
+    """A subcommand whose `--help` page opens with what it does (the summary `scree --help` lists), then `details`."""
+    description = summary[0].upper() + summary[1:] + "." + (" " + details if details else "")
+    return sub.add_parser(name, help=summary, description=description)
+
+
 def _port(text: str) -> int:
     """`serve --port`: 0-65535, else a usage error (exit 2)."""
     if not text.isdigit() or int(text) > 65535:
@@ -64,7 +92,7 @@ def _port(text: str) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="scree",
         description="Search a repository's markdown by meaning. Indexes every markdown file the ignore rules allow "
         "into one SQLite file per folder, and serves search to coding agents over MCP.",
@@ -74,7 +102,14 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"scree {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
-    p = sub.add_parser("serve", help="run the MCP server on stdin/stdout (what .mcp.json starts), or over HTTP")
+    p = _command(
+        sub,
+        "serve",
+        "run the MCP server on stdin/stdout (what .mcp.json starts), or over HTTP",
+        "Tools: search_docs, read_doc, reindex. The process that holds writer.lock keeps the index current in a "
+        "supervised child process: it syncs the folder's markdown files first, then follows their edits. With "
+        "--http: MCP streamable HTTP at /mcp and GET /healthz, Host/Origin checked, a bearer token off loopback.",
+    )
     _add_folder_flags(p)
     p.add_argument("--http", action="store_true", help="serve MCP streamable HTTP at /mcp (and GET /healthz)")
     p.add_argument("--host", help="with --http: address to listen on (default 127.0.0.1; others need a token)")
@@ -90,15 +125,37 @@ def build_parser() -> argparse.ArgumentParser:
         help="with --http: a Host name clients may use besides loopback and the address bound (repeatable)",
     )
 
-    p = sub.add_parser("watch", help="keep the index current in the foreground (for systemd or Docker)")
+    p = _command(
+        sub,
+        "watch",
+        "keep the index current in the foreground (for systemd or Docker)",
+        "Syncs the folder's markdown files, then indexes each edit; exits non-zero when the folder or the index is "
+        "removed or replaced, so the service manager restarts it.",
+    )
     _add_folder_flags(p)
 
-    p = sub.add_parser("reindex", help="bring the index up to date now (takes the writer lock)")
+    p = _command(
+        sub,
+        "reindex",
+        "index the folder's markdown files now (takes the writer lock)",
+        "Only new and changed files are embedded; rows of deleted and newly ignored files are removed. On a "
+        "terminal a progress line shows files, bytes, chunks, rate and time left.",
+    )
     _add_folder_flags(p)
     p.add_argument("--all", action="store_true", help="drop the index and rebuild it (also after a model change)")
-    p.add_argument("path", nargs="?", help="re-check one file (relative to the folder) instead of the whole folder")
+    p.add_argument(
+        "path",
+        nargs="?",
+        help="re-check one file instead of the whole folder: relative to the current directory (to the folder when "
+        "you are outside it), or absolute inside the folder",
+    )
 
-    p = sub.add_parser("search", help="search the index (the same engine as the MCP tool)")
+    p = _command(
+        sub,
+        "search",
+        "search the index (the same engine as the MCP tool)",
+        "Hybrid mode merges semantic (vector) and keyword (FTS5) results; hits come best first.",
+    )
     _add_folder_flags(p)
     p.add_argument("query", help="what to look for, in natural language")
     p.add_argument("-k", type=_hit_count, default=8, help="how many hits (1-50, default 8)")
@@ -110,14 +167,19 @@ def build_parser() -> argparse.ArgumentParser:
         help="search only these files: a folder (docs/en/) or a glob (**/api/*.md), relative to the folder",
     )
 
-    p = sub.add_parser("status", help="what the index holds and who keeps it current")
+    p = _command(sub, "status", "what the index holds and who keeps it current")
     _add_folder_flags(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument(
         "--check", action="store_true", help="one line; exit 1 unless the index can be read and a writer keeps it"
     )
 
-    p = sub.add_parser("init", help="opt this repo in: write or merge the committed MCP config entry for scree-mcp")
+    p = _command(
+        sub,
+        "init",
+        "opt this repo in: write or merge the committed MCP config entry for scree-mcp",
+        "It is written at the git repository's root; outside a repository it refuses unless --here.",
+    )
     p.add_argument("--notes", metavar="DIR", help=f"repo folder ({NOTES_DEFAULT})")
     p.add_argument(
         "--client",
@@ -126,40 +188,51 @@ def build_parser() -> argparse.ArgumentParser:
         help="claude: .mcp.json (default); cursor: .cursor/mcp.json; vscode: .vscode/mcp.json; "
         "codex: print the stanza for ~/.codex/config.toml",
     )
+    p.add_argument("--here", action="store_true", help="write the file even where no git repository has its root")
 
-    p = sub.add_parser("doctor", help="check the installation, the index and the settings")
+    p = _command(sub, "doctor", "check the installation, the index and the settings")
     _add_folder_flags(p)
 
-    p = sub.add_parser("bench", help="measure memory, handshake, search, sync and edit latency against SPEC §10's bars")
+    p = _command(
+        sub, "config", "every setting with its effective value and where it came from (secrets as set/unset)"
+    )
+    _add_folder_flags(p)
+    p.add_argument("--json", action="store_true", help="print one JSON list of {name, value, source}")
+
+    p = _command(
+        sub, "bench", "measure memory, handshake, search, sync and edit latency, each beside the design's bar for it"
+    )
     p.add_argument("--notes", metavar="DIR", help="measure on a copy of the notes in DIR (default: a generated tree)")
     p.add_argument("--json", metavar="FILE", help="also write the figures to FILE as one JSON object")
     p.add_argument("--check", action="store_true", help="exit 1 when a figure misses its bar")
     p.add_argument("--quick", action="store_true", help="fewer samples and no 100k-chunk index: about a minute")
 
-    p = sub.add_parser("model", help="manage the offline embedding model")
+    p = _command(sub, "index", "the indexes on this machine: list them, remove them")
+    index_sub = p.add_subparsers(dest="index_command", metavar="ACTION", required=True)
+    q = _command(index_sub, "list", "every index: folder, size, model, counts, last sync, state")
+    q.add_argument("--json", action="store_true", help="print one JSON list")
+    q = _command(index_sub, "remove", "delete the index of FOLDER, or of every folder that no longer exists")
+    q.add_argument("folder", nargs="?", metavar="FOLDER", help="the folder whose index goes (it may be gone)")
+    q.add_argument("--missing", action="store_true", help="every index whose folder no longer exists")
+
+    p = _command(
+        sub,
+        "completion",
+        "print the shell completion script for scree (bash, zsh or fish)",
+        "bash: scree completion bash > ~/.local/share/bash-completion/completions/scree; zsh: scree completion zsh > "
+        '"${fpath[1]}/_scree"; fish: scree completion fish > ~/.config/fish/completions/scree.fish',
+    )
+    p.add_argument("shell", choices=COMPLETION_SHELLS, help="the shell to complete in")
+
+    p = _command(sub, "model", "manage the offline embedding model")
     model_sub = p.add_subparsers(dest="model_command", metavar="ACTION", required=True)  # R-L1: none is exit 2
-    model_sub.add_parser("install", help="download all-MiniLM-L6-v2 (no PyTorch) and check its sha256")
+    _command(model_sub, "install", "download all-MiniLM-L6-v2 (no PyTorch) and check its sha256")
     return parser
 
 
-def _progress_printer(stream: object) -> object:
-    """R-L1: files and chunks done, rate and ETA on a terminal; nothing when stderr is not a TTY."""
-    if not (hasattr(stream, "isatty") and stream.isatty()):
-        return None
-    started = time.monotonic()
-
-    def show(report: object, total: int) -> None:
-        done = getattr(report, "scanned", 0)
-        elapsed = max(time.monotonic() - started, 1e-6)
-        rate = getattr(report, "bytes_read", 0) / elapsed / 1e6
-        eta = (total - done) * elapsed / done if done else 0.0
-        chunks = getattr(report, "chunks_embedded", 0)
-        sys.stderr.write(f"\r{done}/{total} files, {chunks} chunks embedded, {rate:.1f} MB/s, ETA {eta:.0f}s   ")
-        sys.stderr.flush()
-        if done == total:
-            sys.stderr.write("\n")
-
-    return show
+def _progress_printer() -> ProgressPrinter | None:
+    """R-L1: the progress line on a terminal; nothing when stderr is not a TTY (main wraps a terminal's stderr)."""
+    return ProgressPrinter(sys.stderr) if isinstance(sys.stderr, LineAwareStream) else None
 
 
 def notes_overridden(env: Mapping[str, str], notes: str | None, folder: Path) -> str | None:
@@ -174,10 +247,14 @@ def notes_overridden(env: Mapping[str, str], notes: str | None, folder: Path) ->
 
 def settings_for(args: argparse.Namespace) -> Settings:
     """The settings a command runs with, warning on stderr when CLAUDE_PROJECT_DIR overrules --notes."""
+    from scree.paths import FROM_CWD_NO_REPO
+
     settings = load_settings(notes=args.notes, db=getattr(args, "db", None))
     warning = notes_overridden(os.environ, args.notes, settings.folder)
     if warning is not None:
         print(warning, file=sys.stderr)
+    if settings.folder_source == FROM_CWD_NO_REPO and args.command not in ("init", "config"):  # they say it
+        print(f"scree: using {settings.folder}: {FROM_CWD_NO_REPO} (--notes DIR chooses another)", file=sys.stderr)
     return settings
 
 
@@ -198,7 +275,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 def cmd_watch(args: argparse.Namespace) -> int:
-    from scree.writer_proc.watch import run_watch
+    from scree.writer_proc.foreground import run_watch
 
     settings = settings_for(args)
     configure_logging("watch", settings.log_format, settings.log_level)  # R-P5: stderr, info by default
@@ -206,27 +283,44 @@ def cmd_watch(args: argparse.Namespace) -> int:
 
 
 def cmd_reindex(args: argparse.Namespace) -> int:
-    from scree import app
+    from scree import operations
+    from scree.paths import path_in_folder
+    from scree.replies import MISSING_REASON
 
     settings = settings_for(args)
-    outcome = app.reindex(settings, full=args.all, path=args.path, progress=_progress_printer(sys.stderr))  # type: ignore[arg-type]
-    print(outcome.message)
-    for path, reason in outcome.report.skipped if args.path is None else ():  # one path: the message says why
-        print(f"  skipped {path}: {reason}")
-    if outcome.report.outage:
-        raise ScreeError(
-            f"embeddings API unavailable ({outcome.report.outage}); {outcome.report.deferred} files keep their "
-            'old rows: run "scree reindex" again later'
+    path = None if args.path is None else path_in_folder(settings.folder, Path.cwd(), args.path)
+    progress = _progress_printer()
+    outcome = operations.reindex(settings, full=args.all, path=path, progress=progress)
+    report = outcome.report
+    if progress is not None:
+        progress.finish(
+            final_line(outcome.files, outcome.chunks, report.chunks_embedded, report.bytes_visited, progress.elapsed_s)
         )
+    if path is not None and (path, MISSING_REASON) in report.skipped:
+        raise ScreeError(outcome.message)  # R-L1: a file that is not there is a failure (its old rows are gone)
+    print(inert(outcome.message))  # file names and API errors are data: escapes shown, not run (issue 13)
+    for skipped, reason in report.skipped if path is None else ():  # one path: the message says why
+        print(inert(f"  skipped {skipped}: {reason}"))
+    if report.outage:
+        raise ScreeError(
+            replies.cli_outage_error(
+                report.outage,
+                deferred=report.deferred,
+                with_rows=report.deferred_with_rows,
+                rebuild=report.rebuilt is False,
+            )
+        )
+    if report.failed:
+        raise ScreeError(replies.cli_unreadable_error(report.failed))
     return EXIT_OK
 
 
 def cmd_search(args: argparse.Namespace) -> int:
-    from scree import app
-    from scree.render import render_hits
+    from scree import operations
+    from scree.render import render_hits, strip_controls
 
     settings = settings_for(args)
-    result = app.search(settings, args.query, args.k, args.mode, args.path)
+    result = operations.search(settings, args.query, args.k, args.mode, args.path)
     if args.json:
         hits = [
             {
@@ -234,7 +328,7 @@ def cmd_search(args: argparse.Namespace) -> int:
                 "path": h.path,
                 "start": h.start,
                 "end": h.end,
-                "heading": h.heading,
+                "heading": strip_controls(h.heading),  # as the MCP hit shows it (R-M1, R-L0)
                 "score": round(h.score, 6),
                 "text": h.text,
                 "stale": h.stale,
@@ -242,14 +336,14 @@ def cmd_search(args: argparse.Namespace) -> int:
             }
             for n, h in enumerate(result.hits, start=1)
         ]
-        print(json.dumps({"hits": hits, "note": result.note}, ensure_ascii=False))
+        print(json_inert(json.dumps({"hits": hits, "note": result.note}, ensure_ascii=False)))
     else:
-        print(render_hits(result.hits, result.notes))
+        print(inert(render_hits(result.hits, result.notes)))
     return EXIT_OK
 
 
 def cmd_status(args: argparse.Namespace) -> int:
-    from scree import app
+    from scree import operations
 
     if args.check:  # the container's HEALTHCHECK
         from scree.health import health_line, index_health
@@ -259,25 +353,66 @@ def cmd_status(args: argparse.Namespace) -> int:
             raise ScreeError(line)
         print(line)
         return EXIT_OK
-    info = app.status(settings_for(args))
+    info = operations.status(settings_for(args))
     if args.json:
         print(json.dumps(info))
     else:
         for key, value in info.items():
-            print(f"{key.replace('_', ' ')}: {value if value is not None else '-'}")
+            print(inert(f"{key.replace('_', ' ')}: {value if value is not None else '-'}"))
     return EXIT_OK
 
 
 def cmd_doctor(args: argparse.Namespace) -> int:
     from scree.doctor import run_doctor
 
-    return run_doctor(settings_for(args), print)
+    return run_doctor(settings_for(args), lambda line: print(inert(line)))
 
 
 def cmd_init(args: argparse.Namespace) -> int:
     from scree.init import init_repo
 
-    print(init_repo(settings_for(args).folder, args.client))
+    print(inert(init_repo(settings_for(args).folder, args.client, here=args.here)))
+    return EXIT_OK
+
+
+def cmd_config(args: argparse.Namespace) -> int:
+    from scree.settings_view import Origins, render_rows, settings_rows
+
+    settings = settings_for(args)
+    origins = Origins(os.environ, args.from_settings_file, notes_flag=bool(args.notes), db_flag=bool(args.db))
+    rows = settings_rows(settings, origins, settings_file_path())
+    if args.json:
+        listed = [{"name": r.name, "value": r.value, "source": r.source} for r in rows]
+        print(json_inert(json.dumps(listed, ensure_ascii=False)))
+    else:
+        print(inert(render_rows(rows)))
+    return EXIT_OK
+
+
+def cmd_index(args: argparse.Namespace) -> int:
+    from scree import indexes
+    from scree.paths import data_home
+
+    home = data_home(os.environ)
+    if args.index_command == "list":
+        found = indexes.list_indexes(home)
+        if args.json:
+            print(json_inert(json.dumps([indexes.as_json(info) for info in found], ensure_ascii=False)))
+        else:
+            print(inert(indexes.render_list(found, indexes.indexes_dir(home))))
+        return EXIT_OK
+    if (args.folder is None) == (not args.missing):
+        raise UsageError("scree index remove: give a FOLDER or --missing (one of them)")
+    folder = None if args.missing else Path(args.folder).expanduser()
+    for line in indexes.remove_indexes(home, folder):
+        print(inert(line))
+    return EXIT_OK
+
+
+def cmd_completion(args: argparse.Namespace) -> int:
+    from argcomplete.shell_integration import shellcode
+
+    print(shellcode(["scree"], shell=args.shell))
     return EXIT_OK
 
 
@@ -316,41 +451,60 @@ COMMANDS = {
     "doctor": cmd_doctor,
     "init": cmd_init,
     "model": cmd_model,
+    "config": cmd_config,
+    "index": cmd_index,
+    "completion": cmd_completion,
     "bench": cmd_bench,
 }
 
 
-def load_settings_file() -> None:
+def load_settings_file() -> tuple[str, ...]:
     """The user's settings file ($XDG_CONFIG_HOME/scree/env, never the repo's) into this process's environment, for
     every command alike, so reindex, search, status and doctor see the key serve sees; variables already set win."""
     from scree.envfile import load_env_file
+
+    return load_env_file(settings_file_path(), os.environ)
+
+
+def settings_file_path() -> Path:
     from scree.paths import config_home
 
-    load_env_file(config_home(os.environ) / "env", os.environ)
+    return config_home(os.environ) / "env"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
+    if "_ARGCOMPLETE" in os.environ:  # the shell asks for completions (`scree completion`): answer and exit
+        import argcomplete
+
+        argcomplete.autocomplete(parser)
     args = parser.parse_args(normalise_argv(sys.argv[1:] if argv is None else argv))
     if args.command is None:
         parser.print_help()
         return EXIT_USAGE
+    if sys.stderr.isatty():
+        sys.stderr = LineAwareStream(sys.stderr)  # a progress line is ended before any other output (R-L1)
     try:
-        load_settings_file()
-        configure_logging(
-            "cli", os.environ.get("SCREE_LOG_FORMAT", "console"), os.environ.get("SCREE_LOG_LEVEL", "warning")
-        )
-        return COMMANDS[args.command](args)
+        args.from_settings_file = load_settings_file()
+        configure_logging("cli", log_format(os.environ), log_level(os.environ, "warning"))
+        code = COMMANDS[args.command](args)
+        sys.stdout.flush()  # inside the try: a reader gone before the buffer was written is handled below, not at exit
+        return code
     except ScreeError as exc:
-        print(f"scree: {redact(str(exc))}", file=sys.stderr)
+        print(f"scree: {inert(redact(str(exc)))}", file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
         print("scree: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:
-        # the reader of our output went away (`scree search ... | head`): not an error worth a traceback
+        # the reader of our output went away (`scree search ... | head`): end quietly, as a shell tool does; what is
+        # still buffered goes to /dev/null, so the interpreter's last flush at exit has nothing to complain about
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_BROKEN_PIPE
+    except OSError as exc:  # a file scree needs could not be made or read (full disk, permissions, fd limit)
+        where = f": {exc.filename}" if exc.filename else ""
+        print(inert(f"scree: {redact(exc.strerror or str(exc))}{where}"), file=sys.stderr)
         return EXIT_FAIL
 
 

@@ -6,12 +6,12 @@ import math
 import os
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from scree.errors import ConfigError
-from scree.paths import data_home, index_dir_for, resolve_folder
+from scree.paths import FROM_CWD_REPO, choose_folder, data_home, index_dir_for
+from scree.redact import register_secret
 
 DEFAULT_API_BASE = "https://openrouter.ai/api/v1"
 DEFAULT_API_MODEL = "openai/text-embedding-3-small"
@@ -25,11 +25,40 @@ OUTAGE_PAUSE_SECONDS = 30.0  # R-E4
 OUTAGE_PAUSE_MAX_SECONDS = 300.0  # R-E4
 HEALTH_INTERVAL_SECONDS = 10.0  # R-W4
 LOCK_RETRY_SECONDS = 5.0  # R-P4
+QUERY_TIMEOUT_SECONDS = 10.0  # R-E4: one attempt at a search query's embedding, all of it
+INDEX_TIMEOUT_SECONDS = 30.0  # R-E4: one attempt at an indexing request, all of it
+DEFAULT_MAX_RSS_MB = 1024.0  # R-P2; the offline first sync's bar is 300 MB (SPEC §10)
+DEFAULT_RESTART_S = 1.0  # R-P2: restart backoff, doubling ...
+DEFAULT_RESTART_MAX_S = 60.0  # ... up to this
+DEFAULT_HEARTBEAT_TIMEOUT_S = 10.0  # R-P2: the child reports every second; this long silent means hung
+DEFAULT_HANDSHAKE_GRACE_S = 2.0  # R-M8: the first child waits this long at most for the MCP handshake
 EMBEDDER_CHOICES = ("auto", "api", "local", "hash")
 WATCHER_CHOICES = ("auto", "inotify", "watchdog")
 # R-M10: Claude Code's limit on one MCP tool result, in tokens: its own variable, which its MCP servers inherit.
 CLIENT_TOKENS_ENV = "MAX_MCP_OUTPUT_TOKENS"
 DEFAULT_CLIENT_TOKENS = 25_000
+
+
+@dataclass(frozen=True, slots=True)
+class WriterLimits:
+    """serve's limits on its writer child, from SCREE_WRITER_* (tests shorten them)."""
+
+    max_rss_mb: float = DEFAULT_MAX_RSS_MB
+    restart_s: float = DEFAULT_RESTART_S
+    restart_max_s: float = DEFAULT_RESTART_MAX_S
+    heartbeat_timeout_s: float = DEFAULT_HEARTBEAT_TIMEOUT_S
+    handshake_grace_s: float = DEFAULT_HANDSHAKE_GRACE_S
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str]) -> WriterLimits:
+        restart_s = env_number(env, "SCREE_WRITER_RESTART_SECONDS", DEFAULT_RESTART_S, 0.01)
+        return cls(
+            max_rss_mb=env_number(env, "SCREE_WRITER_MAX_RSS_MB", DEFAULT_MAX_RSS_MB, 1.0),
+            restart_s=restart_s,
+            restart_max_s=max(restart_s, env_number(env, "SCREE_WRITER_RESTART_MAX_SECONDS", DEFAULT_RESTART_MAX_S)),
+            heartbeat_timeout_s=env_number(env, "SCREE_WRITER_HEARTBEAT_SECONDS", DEFAULT_HEARTBEAT_TIMEOUT_S, 0.5),
+            handshake_grace_s=env_number(env, "SCREE_WRITER_HANDSHAKE_GRACE_SECONDS", DEFAULT_HANDSHAKE_GRACE_S, 0.0),
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,6 +69,7 @@ class Settings:
     index_dir: Path  # scree's own folder for this index (R-F2); with --db, the db file's folder, which is the user's
     db_path: Path
     custom_db: bool = False  # --db / SCREE_DB chose the db file
+    folder_source: str = FROM_CWD_REPO  # why this folder (R-F1): one of scree.paths' FROM_* phrases
     api_key: str | None = field(default=None, repr=False)
     api_base: str = DEFAULT_API_BASE
     api_model: str = DEFAULT_API_MODEL
@@ -57,9 +87,12 @@ class Settings:
     outage_pause_max_s: float = OUTAGE_PAUSE_MAX_SECONDS
     health_interval_s: float = HEALTH_INTERVAL_SECONDS
     lock_retry_s: float = LOCK_RETRY_SECONDS
+    query_timeout_s: float = QUERY_TIMEOUT_SECONDS
+    index_timeout_s: float = INDEX_TIMEOUT_SECONDS
     watcher: str = "auto"
     log_format: str = "console"
     log_level: str = "info"
+    writer_limits: WriterLimits = WriterLimits()
     client_tokens: int = DEFAULT_CLIENT_TOKENS  # R-M10: the MCP client's limit on one tool result, in tokens
 
     @property
@@ -68,9 +101,6 @@ class Settings:
         if self.custom_db:
             return self.db_path.with_name(self.db_path.name + ".lock")
         return self.index_dir / "writer.lock"
-
-    def with_changes(self, **changes: Any) -> Settings:
-        return replace(self, **changes)
 
     def resolved_embedder(self) -> str:
         """'api' when a key is configured, else 'local' (R-E6), unless SCREE_EMBEDDER pins one."""
@@ -109,6 +139,16 @@ def _choice(env: Mapping[str, str], name: str, default: str, choices: tuple[str,
     return value
 
 
+def log_format(env: Mapping[str, str]) -> str:
+    """SCREE_LOG_FORMAT: readable lines, or JSON (R-P5)."""
+    return _choice(env, "SCREE_LOG_FORMAT", "console", ("console", "json"))
+
+
+def log_level(env: Mapping[str, str], default: str) -> str:
+    """SCREE_LOG_LEVEL, or `default`: info for serve and watch, warning for the other commands."""
+    return _choice(env, "SCREE_LOG_LEVEL", default, ("debug", "info", "warning", "error"))
+
+
 def _extensions(env: Mapping[str, str]) -> tuple[str, ...]:
     extra = env.get("SCREE_EXTENSIONS", "")
     found = list(DEFAULT_EXTENSIONS)
@@ -122,6 +162,27 @@ def _extensions(env: Mapping[str, str]) -> tuple[str, ...]:
     return tuple(found)
 
 
+KEY_VARIABLES = ("OPENROUTER_API_KEY", "SCREE_API_KEY")
+
+
+def _api_key(env: Mapping[str, str]) -> str | None:
+    """The API key, checked as it loads (R-E5, issue 13): an HTTP header carries only visible Latin-1 characters, so
+    a key with a line break, a control character or a character beyond Latin-1 is refused in one line that names
+    the variable and never shows the key (requests would print it in full in its header error)."""
+    for name in KEY_VARIABLES:
+        value = env.get(name, "").strip()
+        if not value:
+            continue
+        register_secret(value)
+        if any(not (0x20 <= ord(ch) <= 0x7E or 0xA1 <= ord(ch) <= 0xFF) for ch in value):
+            raise ConfigError(
+                f"{name} holds a character an HTTP header cannot carry (a line break, a control character or "
+                "one beyond Latin-1): set it to the key alone"
+            )
+        return value
+    return None
+
+
 def load_settings(
     env: Mapping[str, str] | None = None,
     *,
@@ -131,7 +192,7 @@ def load_settings(
 ) -> Settings:
     """Build Settings from the environment and command-line flags (flags win)."""
     env = os.environ if env is None else env
-    folder = resolve_folder(env, notes, cwd)
+    folder, folder_source = choose_folder(env, notes, cwd)
     if not folder.is_dir():
         raise ConfigError(f"folder {str(folder)!r} does not exist or is not a directory")
     index_dir = index_dir_for(folder, env)
@@ -139,10 +200,14 @@ def load_settings(
     db_path = Path(db_override).expanduser().resolve() if db_override else index_dir / "index.db"
     if db_override:
         index_dir = db_path.parent
-    api_key = (env.get("OPENROUTER_API_KEY") or env.get("SCREE_API_KEY") or "").strip() or None
+        if not index_dir.is_dir():  # R-F2: a --db file's folder is the user's; scree never makes one up
+            given = f"--db {db}" if db else f"SCREE_DB={db_override}"
+            raise ConfigError(f"{given}: the folder {index_dir} does not exist; create it first or choose another path")
+    api_key = _api_key(env)
     local_dir = env.get("SCREE_LOCAL_MODEL_DIR")
     return Settings(
         folder=folder,
+        folder_source=folder_source,
         index_dir=index_dir,
         db_path=db_path,
         custom_db=bool(db_override),
@@ -163,8 +228,11 @@ def load_settings(
         outage_pause_max_s=env_number(env, "SCREE_OUTAGE_PAUSE_MAX_SECONDS", OUTAGE_PAUSE_MAX_SECONDS),
         health_interval_s=env_number(env, "SCREE_HEALTH_SECONDS", HEALTH_INTERVAL_SECONDS, 0.05),
         lock_retry_s=env_number(env, "SCREE_LOCK_RETRY_SECONDS", LOCK_RETRY_SECONDS, 0.05),
+        query_timeout_s=env_number(env, "SCREE_QUERY_TIMEOUT_SECONDS", QUERY_TIMEOUT_SECONDS, 0.05),
+        index_timeout_s=env_number(env, "SCREE_INDEX_TIMEOUT_SECONDS", INDEX_TIMEOUT_SECONDS, 0.05),
         watcher=_choice(env, "SCREE_WATCHER", "auto", WATCHER_CHOICES),
-        log_format=_choice(env, "SCREE_LOG_FORMAT", "console", ("console", "json")),
-        log_level=_choice(env, "SCREE_LOG_LEVEL", "info", ("debug", "info", "warning", "error")),
+        log_format=log_format(env),
+        log_level=log_level(env, "info"),
+        writer_limits=WriterLimits.from_env(env),
         client_tokens=client_token_limit(env.get(CLIENT_TOKENS_ENV)),
     )

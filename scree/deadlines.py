@@ -1,5 +1,5 @@
 """Every stop deadline of `serve` and `watch` in one table, nested: each step fits inside the one that waits for it,
-and the whole stop inside R-W5's 5 s (tests/test_supervision.py checks the sums)."""
+and the whole stop inside R-W5's 5 s (tests/test_board.py checks the sums)."""
 
 from __future__ import annotations
 

@@ -17,7 +17,7 @@ from scree.paths import DIR_MODE, FILE_MODE
 from scree.writer_proc.sync import markdown_bytes
 
 MIN_PYTHON = (3, 11)
-DEPENDENCIES = ("apsw", "sqlite-vec", "mcp", "pathspec", "requests", "structlog", "psutil", "tokenizers", "numpy")
+DEPENDENCIES = ("apsw", "sqlite-vec", "mcp", "requests", "structlog", "psutil", "tokenizers", "numpy")
 TOKENS_PER_BYTE = 0.25  # R-L2: bytes / 4 tokens, an upper bound
 DOLLARS_PER_MILLION_TOKENS = 0.02
 KEYWORD_ONLY_WHY = "built with no API key and no offline model"  # R-E6's degraded mode
@@ -104,6 +104,24 @@ def _keyword_only_advice(identity: str, semantic: bool) -> str:
     )
 
 
+def _check_root_file(settings: Settings, report: _Report) -> None:
+    """R-F2: `root` names the folder the index is for (issue 13: doctor passed with it missing or wrong)."""
+    root_file = settings.index_dir / "root"
+    want = str(settings.folder.resolve())
+    try:
+        named = root_file.read_text(encoding="utf-8", errors="replace").strip()
+    except FileNotFoundError:
+        report.fail("index root file", f'{root_file} is missing: run "scree reindex" to write it')
+        return
+    except OSError as exc:
+        report.fail("index root file", f"cannot read {root_file}: {exc.strerror or exc}")
+        return
+    if named != want:
+        report.fail("index root file", f"{root_file} names {named!r}, not {want}")
+    else:
+        report.ok("index root file", want)
+
+
 def _check_index(settings: Settings, report: _Report, semantic: bool) -> None:
     from scree.store import Store
 
@@ -113,6 +131,7 @@ def _check_index(settings: Settings, report: _Report, semantic: bool) -> None:
     if not settings.custom_db:  # a --db file's folder is the user's own
         mode = stat.S_IMODE(settings.index_dir.stat().st_mode)
         (report.ok if mode == DIR_MODE else report.fail)("index folder mode", f"{mode:o} (want {DIR_MODE:o})")
+        _check_root_file(settings, report)
     mode = stat.S_IMODE(settings.db_path.stat().st_mode)
     (report.ok if mode == FILE_MODE else report.fail)("index file mode", f"{mode:o} (want {FILE_MODE:o})")
     try:
@@ -127,7 +146,7 @@ def _check_index(settings: Settings, report: _Report, semantic: bool) -> None:
             elif recorded[0] == KEYWORD_ONLY:  # a degraded mode (R-E6): keyword search works, nothing is broken
                 report.warn("index model", _keyword_only_advice(identity, semantic))
             elif recorded != (identity, dims):
-                report.fail("index model", f'{recorded[0]} but settings select {identity}: run "scree reindex -all"')
+                report.fail("index model", f'{recorded[0]} but settings select {identity}: run "scree reindex --all"')
             else:
                 report.ok("index model", f"{recorded[0]} ({recorded[1]} dimensions)")
             files, chunks = store.counts()

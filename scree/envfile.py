@@ -29,35 +29,64 @@ def parse_env_text(text: str) -> dict[str, str]:
         value = value.strip()
         if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
             value = value[1:-1]
+        elif value[:1] in ("'", '"') or value[-1:] in ("'", '"') and value[-1] not in value[:-1]:
+            raise ConfigError(f"settings file line {number}: {key}'s value has a quote that is never closed")
         values[key] = value
     return values
 
 
-def load_env_file(path: Path, environ: MutableMapping[str, str]) -> int:
-    """Load `path` into `environ` without overriding what is already set; refuse a file others can read.
+MAX_SETTINGS_BYTES = 1 << 20  # a settings file is a few lines; more is not one
 
-    Returns how many variables were set. A missing file is fine (nothing to load).
-    """
+
+def read_settings_file(path: Path) -> str | None:
+    """The settings file's text, or None when there is none. Opened without blocking (a FIFO there would hang every
+    command) and checked on the open file: a regular file only, readable by its owner alone (issue 13)."""
     try:
-        info = path.stat()
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
     except FileNotFoundError:
-        return 0
-    if os.name == "posix" and stat.S_IMODE(info.st_mode) & 0o077:
-        raise ConfigError(
-            f"refusing to read {path}: other users can read or write it (mode {stat.S_IMODE(info.st_mode):o}); "
-            f"run: chmod 600 {path}"
-        )
+        return None
+    except OSError as exc:
+        raise ConfigError(f"cannot read the settings file {path}: {exc.strerror or exc}") from None
     try:
-        values = parse_env_text(path.read_text(encoding="utf-8"))
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            what = "a directory" if stat.S_ISDIR(info.st_mode) else "not a regular file"
+            raise ConfigError(f"the settings file {path} is {what}; it must be a file of KEY=VALUE lines")
+        if os.name == "posix" and stat.S_IMODE(info.st_mode) & 0o077:
+            raise ConfigError(
+                f"refusing to read {path}: other users can read or write it (mode {stat.S_IMODE(info.st_mode):o}); "
+                f"run: chmod 600 {path}"
+            )
+        raw = os.read(fd, MAX_SETTINGS_BYTES + 1)
+    except OSError as exc:
+        raise ConfigError(f"cannot read the settings file {path}: {exc.strerror or exc}") from None
+    finally:
+        os.close(fd)
+    if len(raw) > MAX_SETTINGS_BYTES:
+        raise ConfigError(f"the settings file {path} is over {MAX_SETTINGS_BYTES} bytes: not a settings file")
+    try:
+        return raw.decode("utf-8")
     except UnicodeDecodeError:
         raise ConfigError(f"settings file {path} is not UTF-8 text") from None
+
+
+def load_env_file(path: Path, environ: MutableMapping[str, str]) -> tuple[str, ...]:
+    """Load `path` into `environ` without overriding what is already set; refuse a file others can read.
+
+    Returns the names it set (`scree config` says where each setting came from). A missing file is fine.
+    """
+    text = read_settings_file(path)
+    if text is None:
+        return ()
+    try:
+        values = parse_env_text(text)
     except ConfigError as exc:
         raise ConfigError(f"{path}: {exc}") from None
-    loaded = 0
+    loaded = []
     for key, value in values.items():
         if key in SECRET_NAMES:
             register_secret(value)
         if key not in environ:
             environ[key] = value
-            loaded += 1
-    return loaded
+            loaded.append(key)
+    return tuple(loaded)

@@ -27,6 +27,11 @@ class IndexCorruptError(ScreeError):
     """The index file cannot be opened or fails its integrity check."""
 
 
+class IndexWriteError(ScreeError):
+    """A write to the index failed for want of room or through an I/O error (full disk, file size limit); the
+    transaction was rolled back, so the index holds what it held before."""
+
+
 class LockHeldError(ScreeError):
     """Another process holds writer.lock; `pid` names it when the lock file says."""
 

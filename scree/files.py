@@ -51,9 +51,36 @@ class FileContent:
 
 @dataclass(frozen=True, slots=True)
 class Skipped:
-    """A file that exists but is not indexed, and why (said in logs and reindex replies)."""
+    """A file that exists but is not indexed, and why (said in logs and reindex replies).
+
+    `unreadable`: an OSError stopped the read (permissions, too many open files, an I/O error). Such a file is not
+    known to be gone, so it keeps its old rows and counts as failed (R-I1), never as deleted.
+    """
 
     reason: str
+    unreadable: bool = False
+
+
+BAD_NAME = "file name is not valid UTF-8"
+
+
+def name_is_valid(rel: str) -> bool:
+    """False for a name the OS gave with undecodable bytes (surrogate escapes): R-I1 skips it, never a crash."""
+    try:
+        rel.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def shown_name(rel: str) -> str:
+    """A name as a person may read it: undecodable bytes shown as \\xNN escapes, so printing it never fails."""
+    if name_is_valid(rel):
+        return rel
+    try:
+        return rel.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    except UnicodeEncodeError:  # a lone surrogate that no file name byte stands for
+        return rel.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def stat_file(root: Path, rel: str) -> os.stat_result | None:
@@ -99,7 +126,7 @@ def _read_by_path(root: Path, parts: list[str], max_bytes: int) -> FileContent |
 
 
 def _cannot_read(exc: OSError) -> Skipped:
-    return Skipped(f"cannot read: {os.strerror(exc.errno) if exc.errno else exc}")
+    return Skipped(f"cannot read: {os.strerror(exc.errno) if exc.errno else exc}", unreadable=True)
 
 
 def _folder_error(exc: OSError, dir_fd: int, name: str) -> Skipped | None:

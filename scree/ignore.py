@@ -12,14 +12,15 @@ excluded folder. `core.excludesFile` and the global ignore file are deliberately
 must not depend on who runs scree. `.gitignore` files are honoured whether or not the folder is a repository.
 `.screeignore` files use the same syntax and rules, as a second, separate set.
 
-Each pattern line is translated by pathspec (scree.ignore_rules); the levels are combined here, as git does
-and pathspec's whole-spec GitIgnoreSpec cannot: each folder is decided on its own (`foo/**` keeps `foo`, so
-`!foo/keep.md` re-includes it) and nothing is looked at below an excluded folder. tests/test_ignore.py checks
-the answers against `git check-ignore` on random trees, and records where pathspec's globs differ from git's.
+Each pattern line is translated as git's wildmatch reads it (scree.ignore_rules); the levels are combined here,
+as git does: each folder is decided on its own (`foo/**` keeps `foo`, so `!foo/keep.md` re-includes it) and
+nothing is looked at below an excluded folder. tests/test_ignore.py and tests/test_faults_ignore.py check the
+answers against `git check-ignore` on random trees and generated patterns.
 """
 
 from __future__ import annotations
 
+import errno
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -57,6 +58,18 @@ def _git_common_dir(root: Path) -> Path | None:
     return (git_dir / common).resolve() if common else git_dir
 
 
+_Signature = tuple[int, int, int, int, int, bool] | None  # (dev, inode, size, mtime_ns, ctime_ns, followed) or None
+
+
+def _signature(path: str, *, follow_symlinks: bool) -> _Signature:
+    """What changes when a file is written, replaced, created or removed; None when it is not there."""
+    try:
+        info = os.stat(path, follow_symlinks=follow_symlinks)
+    except (OSError, ValueError):
+        return None
+    return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns, follow_symlinks)
+
+
 def skipped_by_default(rel_dir: str) -> str:
     """The reason for a package manager's folder (R-I1), naming the way to bring it back."""
     name = rel_dir.rpartition("/")[2]
@@ -77,6 +90,11 @@ class IgnorePolicy:
         self._dir_reasons: dict[str, str | None] = {}
         self._chains: dict[tuple[str, str], tuple[RuleFile, ...]] = {}
         self._info_exclude: tuple[RuleFile, ...] | None = None
+        # R-I1: folders the last walk could not list (relative path -> why): their files are not known to be gone
+        self.unreadable_dirs: dict[str, str] = {}
+        # every file the cached rules and folder decisions came from (ignore files, .git entries), present or not,
+        # with what a stat said then: refresh() re-compiles only when one of them changed (issue 13)
+        self._sources: dict[str, _Signature] = {}
 
     def __call__(self, rel: str, is_dir: bool = False) -> str | None:
         """Why `rel` (relative, '/'-separated) is not indexed, or None; `is_dir` says it names a folder."""
@@ -123,7 +141,7 @@ class IgnorePolicy:
         if name.startswith("."):
             return HIDDEN
         reason = self._git_reason(rel_dir, True)
-        if reason is None and os.path.lexists(os.path.join(self._root_str, rel_dir, GIT_DIR)):
+        if reason is None and self._note_source(os.path.join(self._root_str, rel_dir, GIT_DIR)) is not None:
             reason = f"inside nested repository {rel_dir}/"
         if reason is not None:
             return reason
@@ -165,7 +183,9 @@ class IgnorePolicy:
     def _load(self, rel_dir: str, kind: str) -> RuleFile | None:
         name = GITIGNORE if kind == _GITIGNORE_KIND else SCREEIGNORE
         rel_file = f"{rel_dir}/{name}" if rel_dir else name
-        rules = compile_rules(read_ignore_file(os.path.join(self._root_str, rel_file), follow_symlinks=False))
+        path = os.path.join(self._root_str, rel_file)
+        self._note_source(path)
+        rules = compile_rules(read_ignore_file(path, follow_symlinks=False))
         if not rules:
             return None
         verb = "gitignored by" if kind == _GITIGNORE_KIND else "excluded by"
@@ -173,7 +193,10 @@ class IgnorePolicy:
 
     def _exclude_file(self) -> tuple[RuleFile, ...]:
         if self._info_exclude is None:
+            self._note_source(os.path.join(self._root_str, GIT_DIR))
             common = _git_common_dir(self.root)
+            if common is not None:
+                self._note_source(str(common / "info" / "exclude"), follow_symlinks=True)
             text = read_ignore_file(str(common / "info" / "exclude"), follow_symlinks=True) if common else ""
             rules = compile_rules(text)
             self._info_exclude = (RuleFile.build(f"excluded by {INFO_EXCLUDE}", "", rules),) if rules else ()
@@ -196,6 +219,7 @@ class IgnorePolicy:
 
     def _traverse(self, with_files: bool) -> Iterator[tuple[str, bool]]:
         """Depth-first over kept folders (and files), in sorted path order, without recursion."""
+        self.unreadable_dirs = {}
         yield "", True
         stack = [iter(self._entries(""))]
         while stack:
@@ -220,10 +244,13 @@ class IgnorePolicy:
                 for entry in it:
                     try:
                         is_dir = entry.is_dir(follow_symlinks=False)
-                    except OSError:
+                    except OSError as exc:
+                        self.unreadable_dirs[prefix + entry.name] = exc.strerror or str(exc)
                         continue
                     found.append((prefix + entry.name, is_dir))
-        except OSError:
+        except OSError as exc:
+            if exc.errno not in (errno.ENOENT, errno.ENOTDIR):  # removed during the walk: gone indeed
+                self.unreadable_dirs[rel_dir] = exc.strerror or str(exc)
             return []
         # "a/" sorts after "a.md" like the full paths "a/x.md" do, so depth-first order is sorted order.
         found.sort(key=lambda item: item[0] + "/" if item[1] else item[0])
@@ -242,3 +269,19 @@ class IgnorePolicy:
         self._dir_reasons = {}
         self._chains = {}
         self._info_exclude = None
+        self._sources = {}
+
+    def refresh(self) -> bool:
+        """Forget the cached rules only if a file they came from changed, appeared or went (one stat each): with
+        100,000 patterns a recompile took 21-25 s, which every tool call used to pay. True when it forgot them."""
+        for path, seen in self._sources.items():
+            if _signature(path, follow_symlinks=seen is not None and seen[-1]) != seen:
+                self.invalidate()
+                return True
+        return False
+
+    def _note_source(self, path: str, *, follow_symlinks: bool = False) -> _Signature:
+        """Record what a stat of `path` says now (before it is read, so a later change is always seen)."""
+        signature = _signature(path, follow_symlinks=follow_symlinks)
+        self._sources.setdefault(path, signature)
+        return signature

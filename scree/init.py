@@ -11,7 +11,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from scree.errors import ConfigError
+from scree.errors import ConfigError, UsageError
+from scree.paths import git_root
 
 SERVER_NAME = "scree"
 COMMAND = "scree-mcp"
@@ -132,8 +133,17 @@ def _write(target: Path, data: dict[str, Any]) -> None:
         raise
 
 
-def init_repo(folder: Path, client_name: str = "claude") -> str:
-    """Write or merge the client's config file in `folder` (Codex: print its stanza); returns what to tell the user."""
+def not_a_repo_root(folder: Path) -> str | None:
+    """Why `folder` is no git repository's root (where a committed MCP config belongs), or None when it is one."""
+    if (folder / ".git").exists():
+        return None
+    root = git_root(folder)
+    return "it is in no git repository" if root is None else f"the repository's root is {root}"
+
+
+def init_repo(folder: Path, client_name: str = "claude", *, here: bool = False) -> str:
+    """Write or merge the client's config file in `folder` (Codex: print its stanza); returns what to tell the user.
+    Outside a repository's root it refuses unless `here`: the file is meant to be committed at the root of a repo."""
     if client_name == CODEX:
         return (
             f"Codex reads MCP servers from your own {CODEX_FILE}; scree writes nothing outside the repo. "
@@ -143,6 +153,12 @@ def init_repo(folder: Path, client_name: str = "claude") -> str:
     client = CLIENTS.get(client_name)
     if client is None:
         raise ConfigError(f"--client {client_name!r} is not one of: {', '.join(CLIENT_NAMES)}")
+    why_not = not_a_repo_root(folder)
+    if why_not is not None and not here:
+        raise UsageError(
+            f"{folder} is not a git repository's root ({why_not}); {client.file} belongs there, to be committed: "
+            f"run scree init in the repository, or pass --here to write it in {folder} anyway"
+        )
     target = folder / client.file
     existing = _load(target, client)
     merged, changed = merge_entry(existing or {}, client)
@@ -150,6 +166,8 @@ def init_repo(folder: Path, client_name: str = "claude") -> str:
         return f'{target} already runs {COMMAND} as "{SERVER_NAME}"; nothing to do.'
     _write(target, merged)
     verb = "Wrote" if existing is None else f'Set "{SERVER_NAME}" in'
+    if why_not is not None:
+        return f"{verb} {target}.\n{client.label} sessions started in {folder} now start {COMMAND}. {client.approve}."
     return (
         f"{verb} {target}.\n"
         f"Commit {client.file} so every {client.label} session in this repo starts {COMMAND} "

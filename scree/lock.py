@@ -7,11 +7,10 @@ import errno
 import os
 import sys
 import time
-import types
 from collections.abc import Callable
 from pathlib import Path
 
-from scree.errors import LockHeldError, ScreeError
+from scree.errors import ScreeError
 from scree.logs import get_logger
 from scree.paths import FILE_MODE
 
@@ -62,22 +61,22 @@ def _unlock(fd: int) -> None:
 
 
 def _parse_pid(data: bytes) -> int | None:
-    text = data.decode("ascii", errors="replace").strip()
+    text = data.decode("ascii", errors="replace").split("\n", 1)[0].strip()  # the pid's line; a role may follow
     if not text.isdigit():
         return None
     pid = int(text)
     return pid if pid > 0 else None
 
 
-def _read_pid(path: Path) -> int | None:
+def _read_file(path: Path) -> bytes:
     try:
         fd = os.open(path, _PROBE_FLAGS)
     except OSError:
-        return None
+        return b""
     try:
-        return _parse_pid(os.read(fd, PID_READ_BYTES))
+        return os.read(fd, PID_READ_BYTES)
     except OSError:
-        return None
+        return b""
     finally:
         os.close(fd)
 
@@ -91,8 +90,10 @@ class WriterLock:
     Not thread-safe: one owner thread acquires and releases.
     """
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, role: str | None = None) -> None:
+        """`role`: a word written after the pid (`reindex` for the CLI's), so a blocked process can say who holds it."""
         self.path = path
+        self.role = role
         self._fd: int | None = None
 
     def try_acquire(self) -> bool:
@@ -112,7 +113,7 @@ class WriterLock:
             self._tighten_mode(fd)
             os.ftruncate(fd, 0)
             os.lseek(fd, 0, os.SEEK_SET)
-            os.write(fd, f"{os.getpid()}\n".encode("ascii"))
+            os.write(fd, (f"{os.getpid()}\n" + (f"{self.role}\n" if self.role else "")).encode("ascii"))
         except OSError as exc:
             os.close(fd)
             raise ScreeError(f"cannot lock {self.path}: {exc.strerror}") from exc
@@ -145,7 +146,12 @@ class WriterLock:
 
     def holder_pid(self) -> int | None:
         """The pid written in the lock file (None when empty or not a pid); readable without holding the lock."""
-        return _read_pid(self.path)
+        return _parse_pid(_read_file(self.path))
+
+    def holder_role(self) -> str | None:
+        """The role the holder wrote after its pid (None for serve and watch, which write none)."""
+        lines = _read_file(self.path).decode("ascii", errors="replace").split("\n")
+        return lines[1].strip() or None if len(lines) > 1 else None
 
     def _tighten_mode(self, fd: int) -> None:
         """A lock file left by an older run or another umask gets mode 0600 (R-F2)."""
@@ -155,21 +161,6 @@ class WriterLock:
             os.fchmod(fd, FILE_MODE)
         except OSError as exc:
             log.warning("could not set lock file mode to 0600", path=str(self.path), error=str(exc))
-
-    def __enter__(self) -> WriterLock:
-        if not self.try_acquire():
-            pid = self.holder_pid()
-            who = f"another scree process (pid {pid})" if pid else "another scree process"
-            raise LockHeldError(f"{who} holds the writer lock {self.path}", pid)
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: types.TracebackType | None,
-    ) -> None:
-        self.release()
 
     def __del__(self) -> None:
         fd = getattr(self, "_fd", None)

@@ -11,17 +11,21 @@ from typing import Any
 
 import structlog
 
+from scree.inert import inert
 from scree.redact import redact
 
 _LEVELS = {"debug": logging.DEBUG, "info": logging.INFO, "warning": logging.WARNING, "error": logging.ERROR}
 
 
 def _redact_event(_logger: Any, _name: str, event: MutableMapping[str, Any]) -> MutableMapping[str, Any]:
+    """Secrets masked (R-E5) and terminal escapes made inert (issue 13: file names and API bodies are data)."""
     for key, value in list(event.items()):
         if isinstance(value, str):
-            event[key] = redact(value)
+            event[key] = inert(redact(value))
         elif isinstance(value, BaseException):
-            event[key] = redact(str(value))
+            event[key] = inert(redact(str(value)))
+        elif isinstance(value, (list, tuple)) and any(isinstance(item, str) for item in value):
+            event[key] = [inert(redact(item)) if isinstance(item, str) else item for item in value]
     return event
 
 

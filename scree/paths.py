@@ -8,7 +8,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from scree import replies
-from scree.errors import PathRefusedError
+from scree.errors import PathRefusedError, ScreeError
 
 DIR_MODE = 0o700
 FILE_MODE = 0o600
@@ -24,16 +24,32 @@ def git_root(start: Path) -> Path | None:
     return None
 
 
-def resolve_folder(env: Mapping[str, str], notes: str | None, cwd: Path | None = None) -> Path:
-    """R-F1: git root above CLAUDE_PROJECT_DIR, else --notes, else the git root of cwd (cwd when in no repo)."""
+# Why a folder was chosen (R-F1), as `scree config` shows it; FROM_CWD_NO_REPO is said on stderr by every command.
+FROM_PROJECT_DIR = "the git root above CLAUDE_PROJECT_DIR"
+FROM_PROJECT_DIR_NO_REPO = "CLAUDE_PROJECT_DIR, which is in no git repository"
+FROM_NOTES = "--notes"
+FROM_CWD_REPO = "the git root of the current directory"
+FROM_CWD_NO_REPO = "the current directory, which is in no git repository"
+
+
+def choose_folder(env: Mapping[str, str], notes: str | None, cwd: Path | None = None) -> tuple[Path, str]:
+    """R-F1: git root above CLAUDE_PROJECT_DIR, else --notes, else the git root of cwd (cwd when in no repo); with
+    which of these it was (one of the FROM_* phrases)."""
     project_dir = env.get("CLAUDE_PROJECT_DIR")
     if project_dir:
         start = Path(project_dir).expanduser()
-        return git_root(start) or start.resolve()
+        root = git_root(start)
+        return (root, FROM_PROJECT_DIR) if root else (start.resolve(), FROM_PROJECT_DIR_NO_REPO)
     if notes:
-        return Path(notes).expanduser().resolve()
+        return Path(notes).expanduser().resolve(), FROM_NOTES
     here = (cwd or Path.cwd()).resolve()
-    return git_root(here) or here
+    root = git_root(here)
+    return (root, FROM_CWD_REPO) if root else (here, FROM_CWD_NO_REPO)
+
+
+def resolve_folder(env: Mapping[str, str], notes: str | None, cwd: Path | None = None) -> Path:
+    """R-F1's folder (choose_folder without the reason)."""
+    return choose_folder(env, notes, cwd)[0]
 
 
 def data_home(env: Mapping[str, str]) -> Path:
@@ -57,16 +73,30 @@ def index_dir_for(folder: Path, env: Mapping[str, str]) -> Path:
 
 
 def ensure_private_dir(path: Path) -> None:
-    """Create `path` (and parents) with mode 0700 for the leaf; tighten an existing leaf we own."""
-    path.mkdir(parents=True, exist_ok=True, mode=DIR_MODE)
+    """Create `path` and any missing parents with mode 0700 (whatever the umask: with umask 000, mkdir's parents
+    came out 0777, issue 13); tighten an existing leaf we own. Existing parents are left as they are."""
+    missing: list[Path] = []
+    probe = path
+    while not probe.exists() and probe != probe.parent:
+        missing.append(probe)
+        probe = probe.parent
+    for folder in reversed(missing):
+        try:
+            folder.mkdir(mode=DIR_MODE)
+        except FileExistsError:
+            pass  # made meanwhile by another scree process
+        os.chmod(folder, DIR_MODE)
     os.chmod(path, DIR_MODE)
 
 
 def prepare_index_dir(index_dir: Path, *, custom_db: bool) -> None:
-    """scree's own index folder is made private (0700, R-F2); the folder of a --db file is the user's: it is only
-    created when missing, never re-permissioned."""
-    if not custom_db or not index_dir.exists():
-        ensure_private_dir(index_dir)
+    """scree's own index folder is made private (0700, R-F2); the folder of a --db file is the user's: it is never
+    created (load_settings refuses a missing one) nor re-permissioned."""
+    try:
+        if not custom_db:
+            ensure_private_dir(index_dir)
+    except OSError as exc:  # under a file, on a read-only mount: one line, never a traceback (and serve stays up)
+        raise ScreeError(replies.index_dir_refused(index_dir, exc.strerror or str(exc))) from exc
 
 
 def write_root_file(index_dir: Path, folder: Path) -> None:
@@ -81,6 +111,25 @@ def write_root_file(index_dir: Path, folder: Path) -> None:
     os.chmod(root_file, FILE_MODE)
 
 
+def path_in_folder(folder: Path, cwd: Path, raw: str) -> str | None:
+    """A path typed on the command line as the folder-relative posix path scree uses (`reindex PATH`).
+
+    Relative paths are taken from the current directory when it is inside the folder (as git takes them), else
+    from the folder itself; an absolute path must lie inside the folder (through symlinked parents too). None
+    means the folder itself; a NUL byte is left for the caller's refusal.
+    """
+    if "\x00" in raw:
+        return raw
+    root = folder.resolve()
+    here = cwd.resolve()
+    base = here if here == root or root in here.parents else root
+    candidate = Path(os.path.normpath(base / Path(raw).expanduser()))
+    for attempt in (candidate, candidate.parent.resolve() / candidate.name):
+        if attempt == root:
+            return None
+        if root in attempt.parents:
+            return attempt.relative_to(root).as_posix()
+    raise PathRefusedError(f'refused: "{raw}" is not inside {root}, the folder scree indexes')
 def normalise_rel_path(ignored: Callable[[str], str | None], raw: str) -> str:
     """A user-given path as the relative posix path scree uses; refuses absolute paths, `..` escapes and NUL bytes,
     and paths the ignore rules (`ignored`: path -> reason or None) keep out (R-M6)."""

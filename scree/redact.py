@@ -1,9 +1,19 @@
-"""Keep secrets out of every message (R-E5): a process-wide set of secrets and a function that masks them."""
+"""Keep secrets out of every message (R-E5): a process-wide set of secrets and a function that masks them.
+
+A secret is masked as it is and in the escaped forms a message may carry it in (Python and bytes reprs, JSON,
+percent-encoding), and so is any run of RUN_CHARS or more of its characters, in any letter case: a server that
+echoes the key in pieces or upper-cased (issue 13) leaks none of it.
+"""
 
 from __future__ import annotations
 
+import json
+from functools import lru_cache
+from urllib.parse import quote
+
 MASK = "[redacted]"
 MIN_SECRET_LENGTH = 4
+RUN_CHARS = 8  # issue 13: any 8 consecutive characters of a secret are masked, whatever their case
 _secrets: set[str] = set()
 
 
@@ -13,11 +23,56 @@ def register_secret(secret: str | None) -> None:
         _secrets.add(secret)
 
 
+def _forms(secret: str) -> set[str]:
+    """The secret and the escaped spellings an error message may show it in."""
+    forms = {
+        secret,
+        secret.encode("unicode_escape").decode("ascii"),
+        json.dumps(secret)[1:-1],
+        str(secret.encode("utf-8", "backslashreplace"))[2:-1],
+        quote(secret, safe=""),
+    }
+    return {form for form in forms if len(form) >= MIN_SECRET_LENGTH}
+
+
+@lru_cache(maxsize=64)
+def _runs(secret: str) -> frozenset[str]:
+    """Every RUN_CHARS-long piece of every form of `secret`, lower-cased."""
+    pieces: set[str] = set()
+    for form in _forms(secret):
+        lowered = form.lower()
+        pieces.update(lowered[i : i + RUN_CHARS] for i in range(len(lowered) - RUN_CHARS + 1))
+    return frozenset(pieces)
+
+
+def _mask_runs(text: str, pieces: frozenset[str]) -> str:
+    """`text` with every stretch covered by a piece (compared lower-cased) replaced by one mask."""
+    lowered = text.lower()
+    if len(lowered) != len(text):  # a character whose lower case is longer: compare the text as it is
+        lowered = text
+    covered = [False] * len(text)
+    for i in range(len(text) - RUN_CHARS + 1):
+        if lowered[i : i + RUN_CHARS] in pieces:
+            covered[i : i + RUN_CHARS] = [True] * RUN_CHARS
+    if not any(covered):
+        return text
+    out: list[str] = []
+    for i, ch in enumerate(text):
+        if not covered[i]:
+            out.append(ch)
+        elif i == 0 or not covered[i - 1]:
+            out.append(MASK)
+    return "".join(out)
+
+
 def redact(text: str, *extra: str | None) -> str:
-    """`text` with every registered secret (and any in `extra`) replaced by a mask, longest first."""
+    """`text` with every registered secret (and any in `extra`) masked: whole, escaped, or in runs of RUN_CHARS."""
     secrets = set(_secrets)
     secrets.update(s for s in extra if s and len(s) >= MIN_SECRET_LENGTH)
     for secret in sorted(secrets, key=len, reverse=True):
-        if secret in text:
-            text = text.replace(secret, MASK)
+        for form in sorted(_forms(secret), key=len, reverse=True):
+            if form in text:
+                text = text.replace(form, MASK)
+        if len(secret) >= RUN_CHARS:
+            text = _mask_runs(text, _runs(secret))
     return text

@@ -11,13 +11,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from scree.config import DEFAULT_CLIENT_TOKENS
-from scree.results import Hit
+from scree.hits import Hit
+from scree.inert import drop_invisible
 
 HIT_TEXT_CAP_BYTES = 4000  # R-M1
 RESPONSE_CAP_BYTES = 64 * 1024  # R-M1
 DOC_CAP_BYTES = 256 * 1024  # R-M6
 NO_RESULTS = "No matching documents."
 CUT_MARK = "[cut]"
+ALSO_SHOWN = 5  # R-M1: also= names this many twins, then "and N more" (3,000 twins once filled the whole reply)
 
 TOKEN_MARGIN = 0.8  # a reply may use this share of the client's limit: the estimate is not the client's tokenizer
 # The token estimate, in sixths of a token: an ASCII byte counts 1/3 of a token (English prose runs about 4 bytes a
@@ -118,7 +120,24 @@ def neutralise(text: str) -> str:
 def attribute(value: str) -> str:
     """A quoted attribute value: control characters stripped, `"` escaped so it cannot end the quote, and tags
     neutralised, since a heading is file text too (R-M1)."""
-    return '"' + neutralise(_CONTROL.sub("", value).replace('"', "&quot;")) + '"'
+    return '"' + neutralise(strip_controls(value).replace('"', "&quot;")) + '"'
+
+
+def strip_controls(value: str) -> str:
+    """An attribute's text: control characters, bidi overrides and zero-width characters removed (R-M1)."""
+    return drop_invisible(_CONTROL.sub("", value))
+
+
+UNSHOWABLE_NAME = (
+    "file name has a character a hit cannot show as it is (a quote, a control or invisible character, or a "
+    "<hit/<doc tag), so read_doc could not be given it back"
+)
+
+
+def shown_exactly(path: str) -> bool:
+    """Does the path attribute show `path` as it is? Only such names are indexed (issue 13: a round trip from a
+    hit's path to read_doc must be exact)."""
+    return attribute(path) == f'"{path}"'
 
 
 def cut_utf8(text: str, limit: int) -> tuple[str, bool]:
@@ -133,6 +152,12 @@ def lines_attr(start: int | None, end: int | None) -> str:
     return f"{start}-{end}" if start is not None and end is not None else ""
 
 
+def also_text(also: Sequence[str]) -> str:
+    """R-M1: the first ALSO_SHOWN twins, then how many more."""
+    shown = ", ".join(also[:ALSO_SHOWN])
+    return shown if len(also) <= ALSO_SHOWN else f"{shown}, and {len(also) - ALSO_SHOWN} more"
+
+
 def render_hit(n: int, hit: Hit) -> str:
     attrs = [f'n="{n}"', f"path={attribute(hit.path)}"]
     if hit.stale:
@@ -142,7 +167,7 @@ def render_hit(n: int, hit: Hit) -> str:
     attrs.append(f"heading={attribute(hit.heading)}")
     attrs.append(f'score="{hit.score:.3f}"')
     if hit.also:
-        attrs.append(f"also={attribute(', '.join(hit.also))}")
+        attrs.append(f"also={attribute(also_text(hit.also))}")
     body, was_cut = cut_utf8(neutralise(hit.text), HIT_TEXT_CAP_BYTES)
     if was_cut:
         body = body.rstrip("\n") + "\n" + CUT_MARK

@@ -10,9 +10,10 @@ from typing import TYPE_CHECKING
 from scree.redact import redact
 
 if TYPE_CHECKING:
-    from scree.status import WriterStatus
+    from scree.writer_status import WriterStatus
 
 OPTED_OUT_REASON = "front matter says scree: ignore"  # R-I1: the reason an opted-out file is skipped or refused
+MISSING_REASON = "no such file"  # a path asked for that is not there (`scree reindex PATH` exits 1 on it)
 
 
 def who(pid: int | None) -> str:
@@ -54,8 +55,13 @@ def not_updating_note(error: str) -> str:
     return f"[index not updating: {one_line(error)}]"
 
 
+def files(count: int) -> str:
+    """A count of files as the replies say it: "1 file", "12 files" (markdown files, never "notes")."""
+    return f"{count} file" if count == 1 else f"{count} files"
+
+
 def first_sync_note(notes_indexed: int) -> str:
-    return f"[index incomplete: first sync in progress, {notes_indexed} notes indexed so far]"
+    return f"[index incomplete: first sync in progress, {files(notes_indexed)} indexed so far]"
 
 
 def other_building_note(pid: int | None) -> str:
@@ -74,7 +80,7 @@ def status_note(s: WriterStatus) -> str | None:
     if error is not None:
         return not_updating_note(error)
     if s.holder == "self" and s.first_sync_running:
-        return first_sync_note(report.notes_indexed if report is not None else 0)
+        return first_sync_note(s.notes_indexed)
     if s.holder == "other" and not s.first_sync_done:
         return other_building_note(s.pid)
     return None
@@ -96,7 +102,39 @@ def cli_index_note(*, first_sync_done: bool, holder_pid: int | None, last_error:
 
 def scan_summary(scanned: int, indexed: int, removed: int, failed: int, deferred: int) -> str:
     """A whole-folder reindex."""
-    return f"Scanned {scanned} notes: {indexed} indexed, {removed} removed, {failed} failed, {deferred} deferred."
+    return f"Scanned {files(scanned)}: {indexed} indexed, {removed} removed, {failed} failed, {deferred} deferred."
+
+
+def rebuild_kept_old(summary: str) -> str:
+    """`reindex -all` that did not finish: the old index was never touched (issue 13)."""
+    return f"{summary} The rebuild did not finish: the old index is kept as it was."
+
+
+def plural(count: int, noun: str) -> str:
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+
+
+def not_indexed(deferred: int, with_rows: int) -> str:
+    """What an outage left undone, true for new files too: '3 files not indexed (2 keep their old rows, ...)'."""
+    new = deferred - with_rows
+    parts = []
+    if with_rows:
+        parts.append(f"{with_rows} keeps its old rows" if with_rows == 1 else f"{with_rows} keep their old rows")
+    if new:
+        parts.append("1 new one is not in the index yet" if new == 1 else f"{new} new ones are not in the index yet")
+    return f"{plural(deferred, 'file')} not indexed" + (f" ({', '.join(parts)})" if parts else "")
+
+
+def cli_outage_error(outage: str, *, deferred: int, with_rows: int, rebuild: bool) -> str:
+    """`scree reindex` (exit 1) when the embeddings API failed part way."""
+    if rebuild:
+        return f'embeddings API unavailable ({outage}); the old index is kept: run "scree reindex --all" again later'
+    return f'embeddings API unavailable ({outage}); {not_indexed(deferred, with_rows)}: run "scree reindex" again later'
+
+
+def cli_unreadable_error(failed: int) -> str:
+    """`scree reindex` (exit 1) when files or folders could not be read: they keep their rows (R-I1)."""
+    return f"{plural(failed, 'file')} could not be read and kept their old rows (see the skipped lines above)"
 
 
 def path_reindex_reply(path: str, *, skipped: str | None, up_to_date: bool) -> str:
@@ -127,7 +165,7 @@ def reindex_error_reply(exc: BaseException) -> str:
 
 def first_sync_running_reply(notes_indexed: int) -> str:
     return (
-        f"The first sync is still running ({notes_indexed} notes indexed so far); new and changed files are included."
+        f"The first sync is still running ({files(notes_indexed)} indexed so far); new and changed files are included."
     )
 
 
@@ -190,8 +228,13 @@ def opted_out_refusal(rel: str) -> str:
 
 
 def reindex_all_refused(pid: int | None) -> str:
-    """R-W1: `reindex -all` never rebuilds an index another process writes."""
-    return f"reindex -all refused: another scree process (pid {pid}) holds the writer lock; stop it first"
+    """R-W1: `reindex --all` never rebuilds an index another process writes."""
+    return f"reindex --all refused: another scree process (pid {pid}) holds the writer lock; stop it first"
+
+
+def reindex_running(pid: int | None) -> str:
+    """`scree reindex` while another `scree reindex` holds writer.lock: nothing keeps the index current."""
+    return f"another scree reindex ({who(pid)}) is running; run this one again once it has finished"
 
 
 def waiting_for_lock(pid: int | None, lock_path: Path, retry_s: float) -> str:
@@ -200,6 +243,11 @@ def waiting_for_lock(pid: int | None, lock_path: Path, retry_s: float) -> str:
 
 
 # --- why a writer stopped (the text of `[index not updating: …]`) ---
+
+
+def index_dir_refused(index_dir: Path, why: str) -> str:
+    """The index folder cannot be made or written (its parent is a file, a read-only mount)."""
+    return f"cannot make the index folder {index_dir}: {why}"
 
 
 def over_cap_message(folder: Path, size_mb: float, cap_mb: float) -> str:
@@ -243,3 +291,13 @@ def restarting(reason: str) -> str:
 def first_sync_process_exited(code: int | None) -> str:
     """`scree watch`: its first-sync child died without a word."""
     return f"the first-sync process exited with code {code}"
+
+
+# --- the indexes on this machine (`scree index remove`) ---
+
+
+def index_removed(folder: str, size: str) -> str:
+    return f"Removed the index of {folder} ({size})."
+
+
+NO_MISSING_INDEX = "No index belongs to a folder that is gone; nothing removed."

@@ -3,22 +3,28 @@
 from __future__ import annotations
 
 import stat as stat_mod
+import threading
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from scree.chunking import chunk_markdown, opted_out
 from scree.embedders.base import Embedder
-from scree.embedders.factory import KEYWORD_ONLY, SEMANTIC_OFF
+from scree.embedders.factory import KEYWORD_ONLY, NEEDS_VECTORS, SEMANTIC_OFF
 from scree.errors import ScreeError
 from scree.files import FileContent, read_markdown, stat_file
+from scree.hits import Hit, SearchResult
 from scree.ignore import IgnorePolicy
+from scree.logs import get_logger
 from scree.ranking import VECTOR_WEIGHT, fuse_rrf, overfetch
-from scree.results import Hit, SearchResult
 from scree.scope import scope_pattern
 from scree.store import FileState, Store, StoredChunk
 
+log = get_logger(__name__)
+
 MODES = ("hybrid", "semantic", "keyword")
+PREPARED_QUERIES = 16  # query vectors kept between prepare_query() and search()
 MAX_K = 50  # SPEC §8
 
 
@@ -39,13 +45,21 @@ class SearchEngine:
         root: Path,
         max_file_bytes: int,
         embedder_factory: Callable[[], Embedder] | None,
+        embedder_available: Callable[[], bool] | None = None,
     ) -> None:
+        """`embedder_available` says, without building one, whether an embedder with vectors exists now: it picks
+        the advice on an index built keyword-only (R-E6)."""
         self._store = store
+        self._embedder_available = embedder_available
         self._policy = policy
         self._root = root
         self._max_file_bytes = max_file_bytes
         self._embedder_factory = embedder_factory
         self._embedder: Embedder | None = None
+        # The query embedding may wait on the API for seconds: it runs under its own lock (prepare_query), apart
+        # from whatever serialises the store, so a keyword search never waits behind it (R-M3, issue 13).
+        self._embed_lock = threading.Lock()
+        self._prepared: OrderedDict[str, bytes | ScreeError] = OrderedDict()
 
     @property
     def has_index(self) -> bool:
@@ -55,7 +69,33 @@ class SearchEngine:
     def close(self) -> None:
         self._store.close()
 
+    def prepare_query(self, query: str, mode: str) -> None:
+        """Embed `query` now, outside any lock the caller holds on the store, for the search() that follows; the
+        vector (or the error) is kept for it. Nothing to do for a keyword search or an index with no vectors."""
+        if mode == "keyword" or not query.strip():
+            return
+        recorded = self._store.model()
+        if recorded is None or recorded[0] == KEYWORD_ONLY or self._store.is_empty():
+            return
+        try:
+            outcome: bytes | ScreeError = self._query_vector(query)
+        except ScreeError as exc:
+            outcome = exc
+        with self._embed_lock:
+            self._prepared[query] = outcome
+            while len(self._prepared) > PREPARED_QUERIES:
+                self._prepared.popitem(last=False)
+
     def _query_vector(self, query: str) -> bytes:
+        with self._embed_lock:
+            prepared = self._prepared.pop(query, None)
+            if isinstance(prepared, ScreeError):
+                raise prepared
+            if prepared is not None:
+                return prepared
+            return self._embed_query(query)
+
+    def _embed_query(self, query: str) -> bytes:
         if self._embedder is None:
             if self._embedder_factory is None:
                 raise ScreeError(SEMANTIC_OFF)
@@ -64,7 +104,7 @@ class SearchEngine:
             if recorded is not None and recorded != (embedder.identity, embedder.dims):
                 raise ScreeError(
                     f"semantic search is off: the index was built with {recorded[0]} but the settings select "
-                    f'{embedder.identity}; run "scree reindex -all" to rebuild it'
+                    f'{embedder.identity}; run "scree reindex --all" to rebuild it'
                 )
             self._embedder = embedder
         return self._embedder.embed_query(query)
@@ -84,9 +124,11 @@ class SearchEngine:
         vector_scores: dict[int, float] = {}
         recorded = self._store.model()
         if recorded is not None and recorded[0] == KEYWORD_ONLY:  # R-E6: built with no key and no offline model
+            ready = self._embedder_available is not None and self._embedder_available()
+            off = NEEDS_VECTORS if ready else SEMANTIC_OFF  # a model since: the index needs a reindex, not a model
             if mode == "semantic":
-                raise ScreeError(SEMANTIC_OFF)
-            notes.append(f"[{SEMANTIC_OFF}]")
+                raise ScreeError(off)
+            notes.append(f"[{off}]")
             mode = "keyword"
         if mode in ("hybrid", "semantic"):
             try:
@@ -97,6 +139,11 @@ class SearchEngine:
                 if mode == "semantic":
                     raise
                 notes.append(f"[{str(exc).rstrip('.')}; showing keyword results]")
+            except Exception as exc:  # R-M3: a failed vector search never fails a hybrid one (issue 13)
+                log.exception("vector search failed")
+                if mode == "semantic":
+                    raise ScreeError(f"vector search failed: {type(exc).__name__}") from None
+                notes.append(f"[vector search failed ({type(exc).__name__}); showing keyword results]")
         keyword_ids: list[int] = []
         if mode in ("hybrid", "keyword"):
             keyword_ids = [chunk_id for chunk_id, _ in self._store.keyword_search(query, limit, scope)]

@@ -9,9 +9,10 @@ The loop runs on its own thread, one step per tick (uvicorn's multiprocess super
         elif we hold the lock:  start the next child once its backoff is over
         else:                   try writer.lock every SCREE_LOCK_RETRY_SECONDS (R-P4)
 
-The loop posts what it knows to a Board (supervision.py, with the limits, the backoff and the wording: the pure
-pieces); the reader's threads answer status, reindex and re-check from that board (writer_control.py) without ever
-waiting on the loop.
+The loop posts what it knows to a Board (board.py); the reader's threads answer status, reindex and re-check from
+that board (writer_control.py, `Supervisor.control`) without ever waiting on the loop. The child is started, heard and
+stopped through its WriterChild handle (writer_proc/child.py), the lock taken through LockRetry (lock.py), every stop
+deadline comes from deadlines.py and every sentence from replies.py.
 
 Who holds writer.lock: the supervisor takes it and hands the locked descriptor to each child (child.py), so one
 open file description holds the flock for both. A crashed child leaves the lock with the supervisor, which restarts
@@ -41,11 +42,11 @@ import os
 import sys
 import threading
 import time
-from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from scree.board import Board, Parked
 from scree.config import Settings
 from scree.deadlines import CLOSE_S, SIGKILL_TIMEOUT_S, SIGTERM_TIMEOUT_S, STOP_S
 from scree.errors import ScreeError
@@ -54,16 +55,15 @@ from scree.logs import configure_logging, get_logger, logged_thread
 from scree.paths import prepare_index_dir
 from scree.replies import SUPERVISOR_FAILED, memory_reason, restarting, silent_reason, start_failed_reason
 from scree.signals import SignalLatch
-from scree.status import WriterState, WriterStatus
-from scree.supervision import Backoff, Board, Parked, SupervisorOptions
 from scree.writer_control import SupervisedControl
 from scree.writer_proc.child import Recheck, ReindexReply, ReindexRequest, Up, WriterChild
-from scree.writer_proc.results import Outcome
+from scree.writer_proc.outcome import Outcome
+from scree.writer_status import WriterState
 
 if TYPE_CHECKING:
     from scree.reader_proc.http import HttpOptions
 
-__all__ = ["Supervisor", "SupervisorOptions", "serve", "serve_http"]
+__all__ = ["Backoff", "Supervisor", "serve", "serve_http"]
 
 log = get_logger(__name__)
 
@@ -72,6 +72,26 @@ TICK_S = 0.1  # the loop's step; also the most a reply or a status waits in the 
 STARTUP_GRACE_S = 30.0  # a new child's first heartbeat may take this long (a fresh interpreter on a cold disk)
 MEMORY_CHECK_S = 1.0  # R-P2: how often the child's RSS is read
 BYTES_PER_MB = 1 << 20  # SCREE_WRITER_MAX_RSS_MB counts MiB, as ps and top do
+
+
+@dataclass(slots=True)
+class Backoff:
+    """R-P2: the delay before the next restart, doubling from first_s up to max_s; back to first_s when asked."""
+
+    first_s: float
+    max_s: float
+    next_s: float = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.next_s = self.first_s
+
+    def take(self) -> float:
+        """The delay for this restart; the next one waits twice as long (up to max_s)."""
+        delay, self.next_s = self.next_s, min(self.next_s * 2, self.max_s)
+        return delay
+
+    def reset(self) -> None:
+        self.next_s = self.first_s
 
 
 @dataclass(slots=True)
@@ -87,11 +107,11 @@ class _Running:
 
 
 class Supervisor:
-    """Keeps a writer child running while this serve holds writer.lock; the reader's WriterControl (status.py)."""
+    """Keeps a writer child running while this serve holds writer.lock; `control` is the reader's side of it."""
 
-    def __init__(self, settings: Settings, options: SupervisorOptions | None = None) -> None:
+    def __init__(self, settings: Settings) -> None:
         self._settings = settings
-        self._options = options or SupervisorOptions()
+        self._options = settings.writer_limits
         self._lock = WriterLock(settings.lock_path)
         self._lock_retry = LockRetry(
             self._lock,
@@ -102,7 +122,7 @@ class Supervisor:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._board = Board()  # all the loop shares with the reader's threads
-        self._control = SupervisedControl(settings, self._board)
+        self.control = SupervisedControl(settings, self._board)  # the reader's WriterControl (any thread)
         # the loop's own state
         self._child: _Running | None = None
         self._generation = 0
@@ -132,17 +152,6 @@ class Supervisor:
         thread = self._thread
         if thread is not None and thread is not threading.current_thread():
             thread.join(CLOSE_S)
-
-    # --- the reader's side (WriterControl; any thread, never blocks on the loop): writer_control.py ---
-
-    def status(self) -> WriterStatus:
-        return self._control.status()
-
-    def request_reindex(self, path: str | None) -> str:
-        return self._control.request_reindex(path)
-
-    def recheck(self, paths: Sequence[str]) -> None:
-        self._control.recheck(paths)
 
     # --- the loop (its own thread) ---
 
@@ -174,8 +183,9 @@ class Supervisor:
         try:
             if not self._lock_retry.try_take(now):
                 return
-        except ScreeError as exc:
+        except ScreeError as exc:  # R-M5: the note says so; search still serves what is indexed
             log.warning("cannot take writer.lock; retrying", error=str(exc), retry_s=self._settings.lock_retry_s)
+            self._board.lock_failed(str(exc))
             return
         log.info("writer lock taken", pid=os.getpid(), lock=str(self._settings.lock_path))
         self._restart_at = now
@@ -294,14 +304,18 @@ class Supervisor:
         self._board.shut_down()
         log.info("writer stopped; writer lock released")
 
-    def _signature(self) -> object:
+    def _signature(self) -> IndexSignature:
         """What `scree reindex` changes: the index file's identity, size and mtime, and its WAL's while that holds
         anything (a reader opening the index may create an empty WAL, which is no change)."""
         db = self._settings.db_path
         return _file_key(db, keep_empty=True), _file_key(db.with_name(db.name + "-wal"), keep_empty=False)
 
 
-def _file_key(path: Path, *, keep_empty: bool) -> tuple[int, int, int] | None:
+FileKey = tuple[int, int, int]  # inode, size, mtime_ns
+IndexSignature = tuple[FileKey | None, FileKey | None]  # the index file's and its WAL's: what `scree reindex` changes
+
+
+def _file_key(path: Path, *, keep_empty: bool) -> FileKey | None:
     try:
         info = path.stat()
     except OSError:
@@ -339,11 +353,11 @@ def serve(settings: Settings) -> int:
     configure_logging("reader", settings.log_format, settings.log_level)
     signalled = threading.Event()
     SignalLatch(signalled).install()
-    supervisor = Supervisor(settings, SupervisorOptions.from_env(os.environ))
+    supervisor = Supervisor(settings)
     supervisor.start()
     logged_thread("scree-signals", _exit_on_signal, signalled, supervisor).start()
     try:
-        run_stdio(settings, supervisor, on_handshake=supervisor.reader_ready)
+        run_stdio(settings, supervisor.control, on_handshake=supervisor.reader_ready)
     finally:
         supervisor.close()
     return EXIT_OK
@@ -359,11 +373,11 @@ def serve_http(settings: Settings, options: HttpOptions) -> int:
     stop = threading.Event()
     latch = SignalLatch(stop)  # the first SIGTERM/SIGINT drains the server, a second exits at once (R-W5)
     latch.install()
-    supervisor = Supervisor(settings, SupervisorOptions.from_env(os.environ))
+    supervisor = Supervisor(settings)
     supervisor.start()
     supervisor.reader_ready()
     try:
-        run_http(settings, supervisor, options, sock, stop, on_stop=supervisor.close)
+        run_http(settings, supervisor.control, options, sock, stop, on_stop=supervisor.close)
     finally:
         supervisor.close()
         latch.restore()

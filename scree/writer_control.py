@@ -1,4 +1,4 @@
-"""The reader's side of `scree serve`'s supervisor: WriterControl answered from the loop's board (supervision.py),
+"""The reader's side of `scree serve`'s supervisor: WriterControl answered from the loop's board (board.py),
 on the reader's threads, never waiting on the loop (R-M2, R-M5, R-M7)."""
 
 from __future__ import annotations
@@ -6,12 +6,18 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from scree import replies
+from scree.board import Board
 from scree.config import Settings
 from scree.lock import lock_holder
-from scree.status import WriterStatus
-from scree.supervision import Board
+from scree.writer_proc.child import SYNC
+from scree.writer_status import WriterStatus
+
+if TYPE_CHECKING:
+    from scree.store import IndexRecord
 
 REPLY_TIMEOUT_S = 25.0  # R-M7: a reindex waits this long for the writer's answer (an MCP client waits longer)
 FIRST_SYNC_WAIT_S = 5.0  # R-M7: while the first sync runs, the reply falls back to saying so after this
@@ -19,36 +25,45 @@ REPLY_POLL_S = 0.1
 
 
 class SupervisedControl:
-    """The WriterControl (status.py) of the writer this session's supervisor runs, or of whoever holds the lock."""
+    """The WriterControl (writer_status.py) of the writer this serve runs, or of whoever holds the lock."""
 
     def __init__(self, settings: Settings, board: Board) -> None:
         self._settings = settings
         self._board = board
-        self._index_first_sync_done = False  # read from the index; once seen it never goes back
+        self._index_first_sync_done = False  # another holder's index: once seen complete it never goes back
 
     def status(self) -> WriterStatus:
         """R-M5: who keeps the index current and how far it got; cheap (a lock probe at most, an index read only
-        while another process builds it)."""
+        while a first sync runs or another process builds it)."""
         view = self._board.view
         if view.held:
-            # Until the child reports, the index says whether this start is a first sync or a catch-up.
-            complete = view.latest.index_complete if view.latest is not None else self._first_sync_done_in_index()
-            return view.own_status(os.getpid(), complete)
+            latest = view.latest
+            complete = latest is not None and (latest.index_complete or latest.first_sync_done)
+            if complete or view.mode != SYNC:
+                return view.own_status(os.getpid(), complete)
+            # Until the child reports, the index says whether this start is a first sync or a catch-up; while the
+            # first sync runs, the note counts what the index holds, as a search sees it.
+            record = self._record()
+            own = view.own_status(os.getpid(), complete or (latest is None and record.first_sync_done))
+            return replace(own, indexed_files=record.files)
         pid = lock_holder(self._settings.lock_path)
         if pid is not None and pid != os.getpid():
             return WriterStatus(holder="other", pid=pid, first_sync_done=self._first_sync_done_in_index())
         if view.parked is None:
-            return WriterStatus(holder="none")
+            return WriterStatus(holder="none", error=view.lock_error)
         return view.parked.status()
 
     def _first_sync_done_in_index(self) -> bool:
-        """Whether the index records a finished first sync: another process's progress is visible only there. The
-        reader asks while it searches, so the store module is loaded already (R-M8)."""
-        if not self._index_first_sync_done and self._settings.db_path.exists():
-            from scree.store import Store
-
-            self._index_first_sync_done = Store.first_sync_recorded(self._settings.db_path, self._settings.folder)
+        """Whether the index records a finished first sync: another process's progress is visible only there."""
+        if not self._index_first_sync_done:
+            self._index_first_sync_done = self._record().first_sync_done
         return self._index_first_sync_done
+
+    def _record(self) -> IndexRecord:
+        """The index's own record; the reader asks while it searches, so the store module is loaded already (R-M8)."""
+        from scree.store import Store
+
+        return Store.record_of(self._settings.db_path, self._settings.folder)
 
     def request_reindex(self, path: str | None) -> str:
         """R-M7: ask the writer and wait for its line; while the first sync runs, say so after FIRST_SYNC_WAIT_S."""
@@ -67,7 +82,7 @@ class SupervisedControl:
                 self._board.withdraw(request_id)
                 if now.holder != "self":
                     return _not_ours(now, self._settings.lock_retry_s)
-                return replies.first_sync_running_reply(now.report.notes_indexed if now.report is not None else 0)
+                return replies.first_sync_running_reply(now.notes_indexed)
             if waited >= REPLY_TIMEOUT_S:
                 return replies.still_running_reply(REPLY_TIMEOUT_S)
         return pending.reply or ""

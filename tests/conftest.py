@@ -23,6 +23,23 @@ def empty_config_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path
         yield folder
 
 
+# --- tool caches (uv, npm, pip) inside the run's temporary folder, never in the user's HOME ---
+
+CACHE_VARIABLES = ("XDG_CACHE_HOME", "UV_CACHE_DIR", "npm_config_cache", "PIP_CACHE_DIR")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def private_tool_caches(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """uv (`scree model install`'s fallback), npm (the MCP Inspector) and pip write their caches under this session's
+    temporary folder: they left ~/.cache/uv and ~/.npm behind. What must survive a session is kept in pytest's
+    cache folder on purpose (the models_dir, wheel_dir and inspector_cli fixtures)."""
+    folder = tmp_path_factory.mktemp("tool-caches")
+    with pytest.MonkeyPatch.context() as patch:
+        for name in CACHE_VARIABLES:
+            patch.setenv(name, str(folder / name.lower()))
+        yield folder
+
+
 # --- the test embeddings HTTP server (tests/embed_server.py) ---
 
 

@@ -20,6 +20,9 @@ ZDR_REFUSAL = (
     "No endpoints found matching your data policy (Zero data retention). "
     "Configure: https://openrouter.ai/settings/privacy"
 )
+NOT_SWITCHES = ("lock", "requests", "host", "port", "stopping")
+HUGE_PIECE_BYTES = 1 << 20
+NESTING = 100_000  # nested_json: this many '[' (the attack's 100 KB)
 QUIET_ERRORS = (BrokenPipeError, ConnectionResetError, ConnectionAbortedError, TimeoutError)
 
 
@@ -48,21 +51,47 @@ class _Handler(BaseHTTPRequestHandler):
             body: Any = json.loads(raw) if raw else None
         except ValueError:
             body = None
-        status, payload, headers = self.server.owner.answer(self.path, dict(self.headers.items()), body)
-        self._send(status, payload, headers)
+        owner = self.server.owner
+        status, payload, headers = owner.answer(self.path, dict(self.headers.items()), body)
+        with owner.lock:
+            huge, trickle = owner.huge_body_bytes, owner.trickle_s
+        if huge:
+            self._send_huge(status, huge)
+        else:
+            self._send(status, payload, headers, trickle)
 
     def do_GET(self) -> None:
         self._send(404, {"error": {"message": f"no such path {self.path}"}}, {})
 
-    def _send(self, status: int, payload: Any, headers: dict[str, str]) -> None:
-        data = json.dumps(payload).encode("utf-8")
+    def _send(self, status: int, payload: Any, headers: dict[str, str], trickle_s: float = 0.0) -> None:
+        data = payload if isinstance(payload, bytes) else json.dumps(payload).encode("utf-8")
         self.send_response(status)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(data)))
         for name, value in headers.items():
             self.send_header(name, value)
         self.end_headers()
-        self.wfile.write(data)
+        if trickle_s <= 0:
+            self.wfile.write(data)
+            return
+        self.wfile.flush()
+        for i in range(len(data)):  # a byte at a time: never idle long enough for a per-read timeout
+            if self.server.owner.stopping.wait(trickle_s):
+                return
+            self.wfile.write(data[i : i + 1])
+            self.wfile.flush()
+
+    def _send_huge(self, status: int, size: int) -> None:
+        """A body of `size` bytes (no Content-Length, as a streaming server would), written a MiB at a time."""
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.end_headers()
+        piece = b" " * HUGE_PIECE_BYTES
+        self.wfile.write(b'{"data": [')
+        written = 0
+        while written < size and not self.server.owner.stopping.is_set():
+            self.wfile.write(piece)
+            written += len(piece)
 
 
 class EmbedServer:
@@ -74,6 +103,11 @@ class EmbedServer:
     echo_auth (error bodies repeat the Authorization header, as a careless server might), error_message (the
     message of failure bodies), reply_dims (ignore the requested dimensions), drop_vectors (send N fewer vectors),
     reverse_order (send the data list backwards, with correct indexes).
+
+    Misbehaviour for the fault tests (issue 13): trickle_s (send the reply a byte at a time, this far apart),
+    huge_body_bytes (a body this long, streamed), nested_json (the body is 100,000 '[' with this status),
+    zero_vectors (every vector all zeros), echo_key_pieces (error bodies repeat the key cut in two, upper-cased
+    and lower-cased), duplicate_indexes (every item says index 0). delay_s with a large value is a hang.
     """
 
     def __init__(self, host: str = "127.0.0.1", port: int = 0) -> None:
@@ -92,7 +126,13 @@ class EmbedServer:
         self.reply_dims: int | None = None
         self.drop_vectors = 0
         self.reverse_order = False
-        self._stopping = threading.Event()
+        self.trickle_s = 0.0
+        self.huge_body_bytes = 0
+        self.nested_json: int | None = None
+        self.zero_vectors = False
+        self.echo_key_pieces = False
+        self.duplicate_indexes = False
+        self.stopping = threading.Event()
         self._httpd: _Server | None = None
         self._thread: threading.Thread | None = None
 
@@ -104,7 +144,11 @@ class EmbedServer:
         """Change several switches at once, under the lock."""
         with self.lock:
             for name, value in switches.items():
-                if not hasattr(self, name) or name.startswith("_") or name in ("lock", "requests", "host", "port"):
+                if (
+                    not hasattr(self, name)
+                    or name.startswith("_")
+                    or name in ("lock", "requests", "host", "port", "stopping")
+                ):
                     raise AttributeError(f"EmbedServer has no switch {name!r}")
                 setattr(self, name, value)
 
@@ -119,12 +163,12 @@ class EmbedServer:
     # --- lifecycle ---
 
     def start(self) -> EmbedServer:
-        self._stopping.clear()
+        self.stopping.clear()
         self._listen()
         return self
 
     def stop(self) -> None:
-        self._stopping.set()  # wakes handlers sleeping in delay_s
+        self.stopping.set()  # wakes handlers sleeping in delay_s
         self._close()
 
     def down(self) -> None:
@@ -182,16 +226,28 @@ class EmbedServer:
             retry_after, echo, message = self.retry_after, self.echo_auth, self.error_message
             expected, zdr_supported = self.expected_key, self.zdr_supported
             reply_dims, drop, reverse = self.reply_dims, self.drop_vectors, self.reverse_order
-        if delay > 0 and self._stopping.wait(delay):
+            nested, zeros, pieces, dupes = (
+                self.nested_json,
+                self.zero_vectors,
+                self.echo_key_pieces,
+                self.duplicate_indexes,
+            )
+        if delay > 0 and self.stopping.wait(delay):
             return 503, {"error": {"message": "server stopping"}}, {}
 
         def error(status: int, text: str) -> tuple[int, Any, dict[str, str]]:
             text = message if message is not None else text
             if echo:
                 text = f"{text} (got Authorization: {auth})"
+            if pieces and auth:
+                key = auth.removeprefix("Bearer ")
+                half = len(key) // 2
+                text = f"{text} (key {key[:half]}...{key[half:]}, {key.upper()}, {key.lower()})"
             extra = {"Retry-After": retry_after} if retry_after is not None else {}
             return status, {"error": {"message": text, "code": status}}, extra
 
+        if nested is not None:
+            return nested, b"[" * NESTING, {}
         if failure is not None:
             return error(failure, f"simulated failure {failure}")
         if expected is not None and auth != f"Bearer {expected}":
@@ -206,7 +262,11 @@ class EmbedServer:
         inputs = body["input"] if isinstance(body["input"], list) else [body["input"]]
         dims = reply_dims or int(body.get("dimensions") or DEFAULT_DIMS)
         data = [
-            {"object": "embedding", "index": i, "embedding": hash_vector_values(str(text), dims)}
+            {
+                "object": "embedding",
+                "index": 0 if dupes else i,
+                "embedding": [0.0] * dims if zeros else hash_vector_values(str(text), dims),
+            }
             for i, text in enumerate(inputs)
         ]
         data = data[: max(0, len(data) - drop)]

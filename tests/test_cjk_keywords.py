@@ -83,10 +83,10 @@ def test_query_words_and_cjk_pairs_are_split_between_the_two_tables() -> None:
 
 
 def test_words_inside_unspaced_text_are_found(store: Store) -> None:
-    store.replace_file(state("zh.md"), [chunk(0, ZH, heading="说明")])
-    store.replace_file(state("ja.md"), [chunk(0, JA, heading="クロージャ")])
-    store.replace_file(state("ko.md"), [chunk(0, KO, heading="한국어")])
-    store.replace_file(state("en.md"), [chunk(0, EN)])
+    store.replace_files([(state("zh.md"), [chunk(0, ZH, heading="说明")])])
+    store.replace_files([(state("ja.md"), [chunk(0, JA, heading="クロージャ")])])
+    store.replace_files([(state("ko.md"), [chunk(0, KO, heading="한국어")])])
+    store.replace_files([(state("en.md"), [chunk(0, EN)])])
     assert paths(store, "搜索") == ["zh.md"]  # two characters inside a run of sixteen
     assert paths(store, "空格") == ["zh.md"]
     assert paths(store, "如何搜索没有空格的文本？") == ["zh.md"]  # a question: its pairs, ranked by bm25
@@ -101,13 +101,13 @@ def test_words_inside_unspaced_text_are_found(store: Store) -> None:
 
 
 def test_cjk_rows_go_with_their_chunks(store: Store) -> None:
-    store.replace_file(state("zh.md"), [chunk(0, ZH), chunk(1, "第二段：变量绑定。")])
+    store.replace_files([(state("zh.md"), [chunk(0, ZH), chunk(1, "第二段：变量绑定。")])])
     assert cjk_rows(store) == 2
-    store.replace_file(state("zh.md", "v2"), [chunk(0, "只有闭包。")])
+    store.replace_files([(state("zh.md", "v2"), [chunk(0, "只有闭包。")])])
     assert cjk_rows(store) == 1 and paths(store, "搜索") == [] and paths(store, "闭包") == ["zh.md"]
     store.delete_files(["zh.md"])
     assert cjk_rows(store) == 0 and paths(store, "闭包") == []
-    store.replace_file(state("zh.md", "v3"), [chunk(0, ZH)])
+    store.replace_files([(state("zh.md", "v3"), [chunk(0, ZH)])])
     store.reset(MODEL, DIMS)
     assert cjk_rows(store) == 0
     assert store.integrity_check() == "ok"

@@ -111,7 +111,9 @@ def test_reindex_path_says_why_a_file_is_not_indexed(folder: Path, tmp_path: Pat
         assert proc.returncode == 0, proc.stderr
         return proc.stdout.strip()
 
-    assert reindex_line("missing.md") == '"missing.md" is not indexed: no such file.'
+    missing = run_scree("reindex", "--notes", str(folder), "missing.md", env=env)
+    assert (missing.returncode, missing.stdout) == (1, "")  # R-L1: a file that is not there is a failure
+    assert missing.stderr == 'scree: "missing.md" is not indexed: no such file.\n'
     assert reindex_line("private.md") == '"private.md" is not indexed: front matter says scree: ignore.'
     assert reindex_line("big.md").startswith('"big.md" is not indexed: larger than')
     assert reindex_line("escape.md") == '"escape.md" is not indexed: symlink.'
@@ -157,7 +159,7 @@ def test_doctor_warns_about_a_keyword_only_index_and_a_plain_reindex_adds_vector
     assert doctor.returncode == 0, doctor.stdout  # a degraded mode, not a broken index
     index_model = doctor_line(doctor.stdout, "index model")
     assert index_model.startswith("warn  index model: keyword search only (built with no API key")
-    assert '"scree model install"' in index_model and "reindex -all" not in index_model
+    assert '"scree model install"' in index_model and "reindex --all" not in index_model
     assert doctor_line(doctor.stdout, "offline model").startswith("warn  ")
 
     with_key = scree_env(tmp_path / "data", embed_server.url, SCREE_LOCAL_MODEL_DIR=str(no_model))

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import pty
 import signal
 import stat
 import subprocess
@@ -48,7 +47,7 @@ def test_reindex_and_search_json(folder: Path, tmp_path: Path, embed_server: Emb
     env = scree_env(tmp_path / "data", embed_server.url)
     proc = run_scree("reindex", "--notes", str(folder), env=env)
     assert proc.returncode == 0, proc.stderr
-    assert "Scanned 2 notes: 2 indexed, 0 removed, 0 failed, 0 deferred." in proc.stdout
+    assert "Scanned 2 files: 2 indexed, 0 removed, 0 failed, 0 deferred." in proc.stdout
     result = search_json(folder, "how are tokens issued", env, "-k", "5")
     assert result["note"] is None
     top = result["hits"][0]
@@ -138,7 +137,7 @@ def test_another_folder_or_model_is_a_clear_error(folder: Path, tmp_path: Path, 
     assert "Traceback" not in proc.stderr
     assert (db.parent / "root").read_text() == f"{folder.resolve()}\n"  # the refused open changed no file
     proc = run_scree("reindex", "--notes", str(folder), env={**env, "SCREE_MODEL": "other/model"})
-    assert proc.returncode == 1 and "reindex -all" in proc.stderr
+    assert proc.returncode == 1 and "reindex --all" in proc.stderr
     assert search_json(folder, "tokens", env)["hits"]  # nothing was rewritten
     proc = run_scree("reindex", "-all", "-notes", str(folder), env={**env, "SCREE_MODEL": "other/model"})
     assert proc.returncode == 0, proc.stderr
@@ -230,54 +229,6 @@ def test_usage_errors_exit_2_without_traceback(tmp_path: Path) -> None:
     assert proc.returncode == 1 and "does not exist" in proc.stderr and "Traceback" not in proc.stderr
 
 
-def test_progress_shows_on_a_terminal_and_stays_quiet_otherwise(
-    folder: Path, tmp_path: Path, embed_server: EmbedServer
-) -> None:
-    env = scree_env(tmp_path / "data", embed_server.url)
-    quiet = run_scree("reindex", "--notes", str(folder), env=env)
-    assert quiet.returncode == 0 and "files" not in quiet.stderr
-    write_file(folder, "new.md", "# New\n\nA new note.\n")
-    leader, follower = pty.openpty()
-    try:
-        proc = subprocess.run(
-            [SCREE, "reindex", "--notes", str(folder)], env=env, stdout=subprocess.PIPE, stderr=follower, timeout=60
-        )
-        os.close(follower)
-        shown = b""
-        while True:
-            try:
-                data = os.read(leader, 4096)
-            except OSError:
-                break
-            if not data:
-                break
-            shown += data
-    finally:
-        os.close(leader)
-    assert proc.returncode == 0
-    assert b"3/3 files" in shown and b"MB/s" in shown and b"ETA" in shown
-
-
-def test_search_piped_into_a_closed_reader_is_quiet(folder: Path, tmp_path: Path, embed_server: EmbedServer) -> None:
-    env = scree_env(tmp_path / "data", embed_server.url)
-    for i in range(30):
-        write_file(folder, f"bulk/{i}.md", f"# Bulk {i}\n\n" + "pip install everywhere " * 200 + "\n")
-    assert run_scree("reindex", "--notes", str(folder), env=env).returncode == 0
-    proc = subprocess.Popen(
-        [SCREE, "search", "--notes", str(folder), "-k", "50", "--mode", "keyword", "pip install"],
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
-    assert proc.stdout is not None and proc.stderr is not None
-    proc.stdout.read(10)
-    proc.stdout.close()  # like `| head -c 10`
-    err = proc.stderr.read().decode()
-    proc.stderr.close()
-    proc.wait(timeout=60)
-    assert "Traceback" not in err
-
-
 # --- symlink loops (SPEC §11) ---
 
 SYMLINK_LOOPS = ("loop", "docs/b", "self.md", "x.md")
@@ -307,7 +258,7 @@ def test_reindex_skips_symlink_loops_and_says_why(folder: Path, tmp_path: Path) 
     assert proc.returncode == 0, proc.stderr
     assert "Traceback" not in proc.stderr
     lines = proc.stdout.splitlines()
-    assert lines[0] == "Scanned 4 notes: 2 indexed, 0 removed, 0 failed, 0 deferred."
+    assert lines[0] == "Scanned 4 files: 2 indexed, 0 removed, 0 failed, 0 deferred."
     assert sorted(lines[1:]) == ["  skipped self.md: symlink", "  skipped x.md: symlink"]
     skipped = {(r["path"], r["reason"]) for r in json_records(proc.stderr) if r.get("event") == "file skipped"}
     assert skipped == {("self.md", "symlink"), ("x.md", "symlink")}
@@ -352,3 +303,31 @@ def test_watch_ignores_symlink_loops_created_while_it_runs(folder: Path, tmp_pat
             watch.kill()
             watch.wait()
     assert "Traceback" not in log_path.read_text()
+
+
+def test_a_reindex_blocked_by_another_reindex_says_so_and_fails(
+    folder: Path, tmp_path: Path, embed_server: EmbedServer
+) -> None:
+    from scree.config import load_settings
+    from scree.lock import lock_holder
+
+    env = scree_env(tmp_path / "data", embed_server.url)
+    embed_server.set(delay_s=3.0)  # the first reindex holds writer.lock while it waits for the API
+    first = subprocess.Popen(
+        [SCREE, "reindex", "--notes", str(folder)], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    try:
+        lock = load_settings(env, notes=str(folder)).lock_path
+        wait_until(lambda: lock.exists() and lock_holder(lock) == first.pid, "the first reindex holds the lock", 20)
+        second = run_scree("reindex", "--notes", str(folder), env=env)
+        assert second.returncode == 1, second
+        assert second.stdout == ""
+        assert second.stderr == (
+            f"scree: another scree reindex (pid {first.pid}) is running; run this one again once it has finished\n"
+        )
+        single = run_scree("reindex", "--notes", str(folder), "README.md", env=env)
+        assert single.returncode == 1 and "another scree reindex" in single.stderr
+    finally:
+        out, err = first.communicate(timeout=60)
+    assert first.returncode == 0, err
+    assert out.startswith("Scanned 2 notes: 2 indexed")

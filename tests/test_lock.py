@@ -14,7 +14,6 @@ from pathlib import Path
 
 import pytest
 
-from scree.errors import LockHeldError
 from scree.lock import WriterLock, lock_holder
 
 DEADLINE_S = 10.0
@@ -99,14 +98,6 @@ def test_second_process_cannot_acquire_and_reads_the_holders_pid(
     assert line == f"busy {holder.pid}"
 
 
-def test_context_manager_refuses_with_the_holders_pid(lock_path: Path, holder: subprocess.Popen[str]) -> None:
-    with pytest.raises(LockHeldError) as caught:
-        with WriterLock(lock_path):
-            pytest.fail("acquired a lock another process holds")
-    assert caught.value.pid == holder.pid
-    assert f"pid {holder.pid}" in str(caught.value)
-
-
 def test_sigkilled_holder_is_taken_over(lock_path: Path, holder: subprocess.Popen[str]) -> None:
     lock = WriterLock(lock_path)
     assert lock.try_acquire() is False
@@ -148,15 +139,18 @@ def test_release_then_reacquire(lock_path: Path) -> None:
     finally:
         stop(proc)
 
-    with WriterLock(lock_path) as again:
-        assert again.held
-        assert again.holder_pid() == os.getpid()
+    again = WriterLock(lock_path)
+    assert again.try_acquire() and again.held
+    assert again.holder_pid() == os.getpid()
+    again.release()
     assert not again.held
 
 
 def test_same_process_second_lock_conflicts(lock_path: Path) -> None:
-    with WriterLock(lock_path):
-        assert WriterLock(lock_path).try_acquire() is False
+    first = WriterLock(lock_path)
+    assert first.try_acquire()
+    assert WriterLock(lock_path).try_acquire() is False
+    first.release()
 
 
 def test_child_spawned_after_acquire_does_not_keep_the_lock(lock_path: Path) -> None:
@@ -175,16 +169,19 @@ def test_child_spawned_after_acquire_does_not_keep_the_lock(lock_path: Path) -> 
 
 
 def test_lock_file_mode_is_0600(lock_path: Path) -> None:
+    lock = WriterLock(lock_path)
     old_umask = os.umask(0)
     try:
-        with WriterLock(lock_path):
-            assert stat.S_IMODE(lock_path.stat().st_mode) == 0o600
+        assert lock.try_acquire()
+        assert stat.S_IMODE(lock_path.stat().st_mode) == 0o600
+        lock.release()
     finally:
         os.umask(old_umask)
 
     lock_path.chmod(0o644)
-    with WriterLock(lock_path):
-        assert stat.S_IMODE(lock_path.stat().st_mode) == 0o600
+    assert lock.try_acquire()
+    assert stat.S_IMODE(lock_path.stat().st_mode) == 0o600
+    lock.release()
 
 
 def test_garbage_or_missing_file_names_no_pid(tmp_path: Path) -> None:
@@ -221,3 +218,15 @@ def test_lock_retry_tries_when_due_announces_each_new_holder_once_and_takes_the_
     assert retry.wait(lambda: False) and retry.lock.held  # free now: taken at the first try
     retry.lock.release()
     assert not LockRetry(WriterLock(path), 5.0, lambda: None, seen.append).wait(lambda: True)
+
+
+def test_a_role_written_after_the_pid_is_read_back_and_the_pid_still_parses(lock_path: Path) -> None:
+    holder = WriterLock(lock_path, role="reindex")
+    assert holder.try_acquire()
+    assert lock_path.read_text() == f"{os.getpid()}\nreindex\n"
+    other = WriterLock(lock_path)
+    assert (other.holder_pid(), other.holder_role(), lock_holder(lock_path)) == (os.getpid(), "reindex", os.getpid())
+    holder.release()
+    plain = WriterLock(lock_path)
+    assert plain.try_acquire() and lock_path.read_text() == f"{os.getpid()}\n" and plain.holder_role() is None
+    plain.release()

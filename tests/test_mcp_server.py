@@ -313,6 +313,41 @@ def test_search_without_an_index_and_with_another_writer(tmp_path: Path) -> None
     with_client(fresh, after)
 
 
+@pytest.mark.parametrize("where", ["under a file", "read-only"])
+def test_serve_comes_up_and_says_why_when_the_data_folder_cannot_be_made(tmp_path: Path, where: str) -> None:
+    """The index folder cannot be made (XDG_DATA_HOME under a file, or somewhere nobody may write): the MCP server
+    still answers, with R-M5's `[index not updating: <reason>]`, and reindex says the same."""
+    fresh = make_project(tmp_path, index=False)
+    if where == "under a file":
+        blocker = tmp_path / "a-file"
+        blocker.write_text("not a folder\n")
+        data, why = blocker / "data", "Not a directory"
+    elif os.geteuid() == 0:  # root writes through any mode bits; sysfs refuses even root a new folder
+        data, why = Path("/sys/scree-test-data"), "Operation not permitted"
+    else:
+        read_only = tmp_path / "read-only"
+        read_only.mkdir(mode=0o555)
+        data, why = read_only / "data", "Permission denied"
+    env = {**fresh.env, "XDG_DATA_HOME": str(data)}
+    index_dir = load_settings(env, notes=str(fresh.folder)).index_dir
+    reason = f"cannot make the index folder {index_dir}: {why}"
+
+    async def body(client: Client) -> None:
+        result = await client.call_tool("search_docs", {"query": "compost"})
+        assert text_of(result) == f"No matching documents.\n[index not updating: {reason}]"
+        result = await client.call_tool("reindex", {})
+        assert text_of(result) == f"The index is not updating: {reason}."
+        result = await client.call_tool("read_doc", {"path": "README.md"})  # files are read all the same
+        assert text_of(result).startswith('<doc path="README.md"')
+
+    try:
+        with_client(Project(fresh.folder, env), body)
+    finally:
+        if where == "read-only" and os.geteuid() != 0:
+            (tmp_path / "read-only").chmod(0o755)
+    assert not data.exists()
+
+
 # --- read_doc ---
 
 
@@ -410,7 +445,7 @@ def test_reindex_replies_and_dropped_files_are_rechecked(tmp_path: Path) -> None
 
         write_file(small.folder, "docs/new.md", "# New\n\nA fresh note about hedgehogs.\n")
         text = text_of(await client.call_tool("reindex", {}))
-        assert re.fullmatch(r"Scanned \d+ notes: 1 indexed, 0 removed, 0 failed, 0 deferred\.", text), text
+        assert re.fullmatch(r"Scanned \d+ files?: 1 indexed, 0 removed, 0 failed, 0 deferred\.", text), text
         found = text_of(await client.call_tool("search_docs", {"query": "hedgehogs", "mode": "keyword"}))
         assert found.startswith('<hit n="1" path="docs/new.md" lines="1-3" heading="New"')
         for path in ("optout.md", ".hidden/x.md", "private/plan.md"):

@@ -5,6 +5,7 @@ loads nothing of the CLI layer or of the writer (a fresh process that searches a
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import subprocess
 import sys
@@ -22,12 +23,12 @@ from mcp_types import CallToolResult, TextContent
 
 from scree.config import Settings, load_settings
 from scree.reader_proc.server import build_server
-from scree.status import WriterState, WriterStatus
+from scree.writer_status import WriterState, WriterStatus
 
 COMPLETE = WriterStatus(holder="self", first_sync_done=True)
 TOKENS_MD = "# API\n\n## Tokens\n\nBearer tokens expire after one hour.\n"
 # What a reader must never load: the CLI layer (and its operations) and the writer's machinery.
-NOT_IN_THE_READER = ("scree.app", "scree.cli", "scree.writer_proc.sync", "scree.writer_proc.writer")
+NOT_IN_THE_READER = ("scree.operations", "scree.cli", "scree.writer_proc.sync", "scree.writer_proc.writer")
 
 
 @dataclass
@@ -105,7 +106,7 @@ def with_client(settings: Settings, control: FakeControl, body: Callable[[Client
         (WriterStatus(holder="other", pid=77, first_sync_done=True), None),
         (
             WriterStatus(holder="self", first_sync_running=True, report=WriterState(notes_indexed=3)),
-            "[index incomplete: first sync in progress, 3 notes indexed so far]",
+            "[index incomplete: first sync in progress, 3 files indexed so far]",
         ),
         (WriterStatus(holder="other", pid=77), "[index incomplete: another scree process (pid 77) is building it]"),
         (
@@ -133,7 +134,7 @@ def test_search_docs_ends_with_the_writers_note(indexed: Settings, status: Write
 
 def test_a_search_error_still_carries_the_note(indexed: Settings) -> None:
     # semantic mode with another model than the index's: an error reply, and the note under it
-    other = indexed.with_changes(embedder="api", api_key="sk-test", api_base="http://127.0.0.1:9")
+    other = dataclasses.replace(indexed, embedder="api", api_key="sk-test", api_base="http://127.0.0.1:9")
     status = WriterStatus(holder="other", pid=5)
     result = call(other, FakeControl(now=status), "search_docs", {"query": "tokens", "mode": "semantic"})
     assert result.is_error
@@ -156,7 +157,7 @@ def test_a_file_gone_since_indexing_is_dropped_and_handed_to_the_writer(indexed:
 def test_reindex_asks_the_control_with_the_normalised_path_and_returns_its_line(indexed: Settings) -> None:
     control = FakeControl(reply='Re-indexed "docs/api.md".')
     assert text_of(call(indexed, control, "reindex", {"path": "./docs//api.md"})) == 'Re-indexed "docs/api.md".'
-    control.reply = "Scanned 2 notes: 0 indexed, 0 removed, 0 failed, 0 deferred."
+    control.reply = "Scanned 2 files: 0 indexed, 0 removed, 0 failed, 0 deferred."
     assert text_of(call(indexed, control, "reindex", {})) == control.reply
     assert control.asked == ["docs/api.md", None]
 
@@ -202,7 +203,7 @@ READER_SCRIPT = textwrap.dedent(
     from scree.supervisor import Supervisor
 
     settings = load_settings(notes=sys.argv[1])
-    server = build_server(settings, Supervisor(settings))  # serve's control; its loop is not needed to answer
+    server = build_server(settings, Supervisor(settings).control)  # serve's control; its loop need not run
 
     async def main():
         async with Client(server, read_timeout_seconds=30) as client:

@@ -39,7 +39,19 @@ def test_no_key_no_model_keyword_search_with_a_note_then_vectors_after_install(t
     assert semantic.returncode == 1 and "scree model install" in semantic.stderr
     assert len(semantic.stderr.strip().splitlines()) == 1
 
-    env["SCREE_LOCAL_MODEL_DIR"] = str(installed)
+    env["SCREE_LOCAL_MODEL_DIR"] = str(installed)  # `scree model install` since: the index still has no vectors
+    for mode in ("keyword", "hybrid"):
+        result = search_json(folder, "compost leaves", env, "--mode", mode)
+        assert result["hits"][0]["path"] == "garden.md"
+        assert "built for keyword search only" in result["note"] and '"scree reindex"' in result["note"]
+        assert "model install" not in result["note"]
+    semantic = run_scree("search", "--notes", str(folder), "--mode", "semantic", "compost", env=env)
+    assert semantic.returncode == 1 and '"scree reindex" to add its vectors' in semantic.stderr
+    assert "model install" not in semantic.stderr and len(semantic.stderr.strip().splitlines()) == 1
+    doctor = run_scree("doctor", "--notes", str(folder), env=env)
+    advice = [line for line in doctor.stdout.splitlines() if "index model" in line]
+    assert len(advice) == 1 and '"scree reindex"' in advice[0] and "model install" not in advice[0], doctor.stdout
+
     proc = run_scree("reindex", "--notes", str(folder), env=env)
     assert proc.returncode == 0, proc.stderr
     status = json.loads(run_scree("status", "--json", "--notes", str(folder), env=env).stdout)
@@ -56,7 +68,7 @@ def test_switching_from_the_offline_model_to_the_api_names_reindex_all(tmp_path:
     assert run_scree("reindex", "--notes", str(folder), env=env).returncode == 0
     with_key = {**env, "SCREE_API_KEY": "sk-some-key-1234", "SCREE_API_BASE": "http://127.0.0.1:9/v1"}
     proc = run_scree("reindex", "--notes", str(folder), env=with_key)
-    assert proc.returncode == 1 and "reindex -all" in proc.stderr and "Traceback" not in proc.stderr
+    assert proc.returncode == 1 and "reindex --all" in proc.stderr and "Traceback" not in proc.stderr
     hybrid = search_json(folder, "compost", with_key)  # never a mixed index: keyword results and a clear note
     assert hybrid["hits"][0]["path"] == "garden.md"
-    assert hybrid["note"] and "reindex -all" in hybrid["note"]
+    assert hybrid["note"] and "reindex --all" in hybrid["note"]

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from scree.config import client_token_limit
+from scree.hits import Hit
 from scree.render import (
     DOC_CAP,
     DOC_CAP_BYTES,
@@ -24,7 +25,6 @@ from scree.render import (
     render_hit,
     render_hits,
 )
-from scree.results import Hit
 
 OPEN_TAG = re.compile(r"^<hit [^\n]*>$", re.MULTILINE)
 
@@ -88,7 +88,7 @@ def test_forged_hit_and_doc_tags_in_text_are_neutralised() -> None:
 
 def test_no_hits_says_so_and_keeps_the_note() -> None:
     assert render_hits([]) == "No matching documents."
-    note = "[index incomplete: first sync in progress, 3 notes indexed so far]"
+    note = "[index incomplete: first sync in progress, 3 files indexed so far]"
     assert render_hits([], [note]) == "No matching documents.\n" + note
 
 
@@ -109,7 +109,7 @@ def test_hits_are_numbered_best_first_with_the_note_last() -> None:
 BYTES_ONLY = ReplyCap(RESPONSE_CAP_BYTES, tokens=10**9)  # the 64 KB cap alone, to test it where tokens do not bind
 
 
-@pytest.mark.parametrize("notes", [(), ("[index incomplete: first sync in progress, 12 notes indexed so far]",)])
+@pytest.mark.parametrize("notes", [(), ("[index incomplete: first sync in progress, 12 files indexed so far]",)])
 @pytest.mark.parametrize("cap", [SEARCH_CAP, BYTES_ONLY, ReplyCap.for_client(RESPONSE_CAP_BYTES, 5000)])
 def test_reply_over_its_cap_omits_the_rest_and_counts_them(notes: tuple[str, ...], cap: ReplyCap) -> None:
     hits = [hit(f"hit {n} " + "x" * 5000, path=f"docs/{n}.md") for n in range(1, 51)]  # each cut to 4000 bytes

@@ -12,8 +12,8 @@ from scree import replies
 from scree.errors import PathRefusedError
 from scree.paths import normalise_rel_path
 from scree.redact import register_secret
-from scree.status import WriterState, WriterStatus
 from scree.writer_proc.sync import SyncReport
+from scree.writer_status import WriterState, WriterStatus
 
 OVER_CAP = 'has 73.2 MB of markdown, over SCREE_FIRST_SYNC_MB=50; run "scree reindex" in it to index it anyway'
 
@@ -27,7 +27,7 @@ def test_status_notes_are_the_r_m5_lines() -> None:
     assert status_note(WriterStatus(holder="self", first_sync_done=True)) is None
     assert (
         status_note(WriterStatus(holder="self", first_sync_running=True, report=WriterState(notes_indexed=12)))
-        == "[index incomplete: first sync in progress, 12 notes indexed so far]"
+        == "[index incomplete: first sync in progress, 12 files indexed so far]"
     )
     assert (
         status_note(WriterStatus(holder="other", pid=4242))
@@ -74,7 +74,7 @@ def test_the_command_line_note_reads_what_the_index_records() -> None:
 
 def test_reindex_replies_of_the_folder_and_of_one_path() -> None:
     report = SyncReport(scanned=5, indexed=2, removed=1, failed=0, deferred=2)
-    assert report.reply(None) == "Scanned 5 notes: 2 indexed, 1 removed, 0 failed, 2 deferred."
+    assert report.reply(None) == "Scanned 5 files: 2 indexed, 1 removed, 0 failed, 2 deferred."
     assert SyncReport(indexed=1).reply("a.md") == 'Re-indexed "a.md".'
     assert SyncReport(unchanged=1).reply("a.md") == '"a.md" is already up to date.'
     assert SyncReport(skipped=[("a.md", "no such file")]).reply("a.md") == '"a.md" is not indexed: no such file.'
@@ -89,7 +89,7 @@ def test_replies_when_this_session_cannot_run_the_request() -> None:
     )
     assert replies.other_writer_reply(None).startswith("Another scree process (pid unknown) keeps")
     assert replies.first_sync_running_reply(40) == (
-        "The first sync is still running (40 notes indexed so far); new and changed files are included."
+        "The first sync is still running (40 files indexed so far); new and changed files are included."
     )
     assert replies.over_cap_reply(73.25, 50.0) == f"Not indexed: this folder {OVER_CAP}."
     assert replies.not_updating_reply("the index was replaced") == "The index is not updating: the index was replaced."
@@ -127,7 +127,7 @@ def test_path_refusals(tmp_path: Path) -> None:
         assert str(caught.value) == says
     assert replies.opted_out_refusal("p.md") == 'refused: "p.md" is ignored by scree (front matter says scree: ignore)'
     assert replies.reindex_all_refused(8) == (
-        "reindex -all refused: another scree process (pid 8) holds the writer lock; stop it first"
+        "reindex --all refused: another scree process (pid 8) holds the writer lock; stop it first"
     )
     assert replies.waiting_for_lock(None, Path("/x/writer.lock"), 0.5) == (
         "waiting: another scree process (pid unknown) holds /x/writer.lock; retrying every 0.5 s"
@@ -161,3 +161,27 @@ def test_why_a_writer_stopped() -> None:
     assert replies.first_sync_process_exited(-9) == "the first-sync process exited with code -9"
     assert replies.STOPPED_UNASKED == "the writer process stopped unasked"
     assert replies.SUPERVISOR_FAILED == "the writer supervisor failed; restart the session to resume indexing"
+
+
+def test_an_index_folder_that_cannot_be_made_is_one_line(tmp_path: Path) -> None:
+    from scree.errors import ScreeError
+    from scree.paths import prepare_index_dir
+
+    blocker = tmp_path / "a-file"
+    blocker.write_text("x")
+    with pytest.raises(ScreeError) as caught:
+        prepare_index_dir(blocker / "scree" / "indexes" / "n-0", custom_db=False)
+    assert str(caught.value) == f"cannot make the index folder {blocker}/scree/indexes/n-0: Not a directory"
+
+
+def test_the_first_sync_note_counts_what_the_index_holds_when_the_report_lags() -> None:
+    lagging = WriterStatus(
+        holder="self", first_sync_running=True, report=WriterState(notes_indexed=3), indexed_files=10
+    )
+    assert replies.status_note(lagging) == "[index incomplete: first sync in progress, 10 files indexed so far]"
+    ahead = WriterStatus(holder="self", first_sync_running=True, report=WriterState(notes_indexed=12), indexed_files=10)
+    assert replies.status_note(ahead) == "[index incomplete: first sync in progress, 12 files indexed so far]"
+    before_any_report = WriterStatus(holder="self", first_sync_running=True, indexed_files=7)
+    assert (
+        replies.status_note(before_any_report) == "[index incomplete: first sync in progress, 7 files indexed so far]"
+    )

@@ -98,7 +98,7 @@ def topic_vectors(rng: np.random.Generator, count: int, dims: int, topics: np.nd
 def fill(store: Store, matrix: np.ndarray, path: str = "all.md") -> list[int]:
     """One file with a chunk per row of `matrix`; returns the chunk id of each row."""
     rows = [NewChunk(i, "", f"row {i}", 1, 1, f"h{i}", matrix[i].tobytes()) for i in range(len(matrix))]
-    store.replace_file(state(path), rows)
+    store.replace_files([(state(path), rows)])
     return [c.id for c in store.chunks_for_path(path)]
 
 
@@ -128,7 +128,7 @@ def test_new_index_is_private_and_records_folder_and_schema(db_path: Path, folde
     with Store.open(db_path, folder) as store:
         assert store.model() is None
         store.set_model(MODEL, DIMS)
-        store.replace_file(state("a.md"), [chunk(0, "alpha")])
+        store.replace_files([(state("a.md"), [chunk(0, "alpha")])])
         assert stat.S_IMODE(db_path.parent.stat().st_mode) == 0o700
         for suffix in ("", "-wal", "-shm"):
             assert stat.S_IMODE(Path(f"{db_path}{suffix}").stat().st_mode) == 0o600, suffix
@@ -163,14 +163,14 @@ def test_readonly_missing_index_is_empty(db_path: Path, folder: Path) -> None:
 
 
 def test_readonly_sees_writes_and_refuses_writing(store: Store, db_path: Path, folder: Path) -> None:
-    store.replace_file(state("a.md"), [chunk(0, "alpha beta")])
+    store.replace_files([(state("a.md"), [chunk(0, "alpha beta")])])
     with Store.open(db_path, folder, readonly=True) as reader:
         assert reader.exists
         assert reader.counts() == (1, 1)
         assert reader.integrity_check() == "ok"
         with pytest.raises(RuntimeError):
             reader.delete_files(["a.md"])
-        store.replace_file(state("b.md"), [chunk(0, "gamma")])
+        store.replace_files([(state("b.md"), [chunk(0, "gamma")])])
         assert reader.counts() == (2, 2)
 
 
@@ -194,19 +194,19 @@ def test_model_mismatch_names_reindex_all(store: Store, db_path: Path, folder: P
     store.set_model(MODEL, DIMS)  # the same model again is a no-op
     store.check_model(MODEL, DIMS)
     for identity, dims in (("api:other", DIMS), (MODEL, DIMS * 2)):
-        with pytest.raises(IndexMismatchError, match="reindex -all"):
+        with pytest.raises(IndexMismatchError, match="reindex --all"):
             store.check_model(identity, dims)
-        with pytest.raises(IndexMismatchError, match="reindex -all"):
+        with pytest.raises(IndexMismatchError, match="reindex --all"):
             store.set_model(identity, dims)
-    with pytest.raises(IndexMismatchError, match="reindex -all"):
-        store.replace_file(state("a.md"), [chunk(0, "wide", dims=DIMS * 2)])
+    with pytest.raises(IndexMismatchError, match="reindex --all"):
+        store.replace_files([(state("a.md"), [chunk(0, "wide", dims=DIMS * 2)])])
     with pytest.raises(IndexMismatchError):
         store.vector_search(vector("q", DIMS * 2), 3)
     assert store.model() == (MODEL, DIMS)
 
 
 def test_reset_rebuilds_with_new_model(store: Store, db_path: Path) -> None:
-    store.replace_file(state("a.md"), [chunk(0, "alpha"), chunk(1, "beta")])
+    store.replace_files([(state("a.md"), [chunk(0, "alpha"), chunk(1, "beta")])])
     store.record_full_sync(complete=True)
     assert store.first_sync_done() and store.last_sync()
     store.reset("api:bigger", 16)
@@ -216,7 +216,7 @@ def test_reset_rebuilds_with_new_model(store: Store, db_path: Path) -> None:
     assert not store.first_sync_done() and store.last_sync() is None
     assert store.get_meta("folder") is not None
     assert row_counts(db_path) == (0, 0, 0)
-    store.replace_file(state("a.md"), [chunk(0, "alpha", dims=16)])
+    store.replace_files([(state("a.md"), [chunk(0, "alpha", dims=16)])])
     assert [cid for cid, _ in store.vector_search(vector("alpha", 16), 3)] == [store.chunks_for_path("a.md")[0].id]
 
 
@@ -224,15 +224,15 @@ def test_reset_rebuilds_with_new_model(store: Store, db_path: Path) -> None:
 
 
 def test_replace_and_delete_round_trip_leave_no_orphans(store: Store, db_path: Path) -> None:
-    store.replace_file(state("a.md"), [chunk(i, f"alpha part {i}") for i in range(4)])
-    store.replace_file(state("b.md"), [chunk(0, "beta only")])
+    store.replace_files([(state("a.md"), [chunk(i, f"alpha part {i}") for i in range(4)])])
+    store.replace_files([(state("b.md"), [chunk(0, "beta only")])])
     assert store.counts() == (2, 5)
     assert row_counts(db_path) == (5, 5, 5)
     assert store.file_state("a.md") == state("a.md")
     assert [c.text for c in store.chunks_for_path("a.md")] == [f"alpha part {i}" for i in range(4)]
     old_ids = {c.id for c in store.chunks_for_path("a.md")}
 
-    store.replace_file(state("a.md", "v2"), [chunk(0, "alpha rewritten")])
+    store.replace_files([(state("a.md", "v2"), [chunk(0, "alpha rewritten")])])
     assert store.file_state("a.md") == state("a.md", "v2")
     new = store.chunks_for_path("a.md")
     assert [(c.ordinal, c.text, c.start_line, c.end_line) for c in new] == [(0, "alpha rewritten", 1, 5)]
@@ -241,7 +241,7 @@ def test_replace_and_delete_round_trip_leave_no_orphans(store: Store, db_path: P
     assert row_counts(db_path) == (2, 2, 2)
     assert store.keyword_search("part", 5) == []
 
-    store.replace_file(state("empty.md"), [])
+    store.replace_files([(state("empty.md"), [])])
     assert store.counts() == (3, 2)
     assert store.delete_files(["a.md", "missing.md", "empty.md", "a.md"]) == 2
     assert set(store.files()) == {"b.md"}
@@ -283,19 +283,19 @@ def test_bulk_cache_grows_only_once_rows_are_written_and_is_small_again_after(st
 
 
 def test_failed_write_rolls_back_whole_call(store: Store) -> None:
-    store.replace_file(state("a.md"), [chunk(0, "original")])
+    store.replace_files([(state("a.md"), [chunk(0, "original")])])
     no_heading = NewChunk(1, None, "x", 1, 1, "h", vector("x"))  # type: ignore[arg-type]  # NOT NULL fails mid-write
     with pytest.raises(apsw.ConstraintError):
         store.replace_files([(state("b.md"), [chunk(0, "fine")]), (state("a.md", "v2"), [chunk(0, "x"), no_heading])])
     assert store.files() == {"a.md": state("a.md")}
     assert [c.text for c in store.chunks_for_path("a.md")] == ["original"]
-    store.replace_file(state("c.md"), [chunk(0, "next write works")])
+    store.replace_files([(state("c.md"), [chunk(0, "next write works")])])
     assert store.counts() == (2, 2)
 
 
 def test_lookup_by_hash_and_id(store: Store) -> None:
-    store.replace_file(state("a.md"), [chunk(0, "shared text"), chunk(1, "unique a")])
-    store.replace_file(state("b.md"), [chunk(0, "shared text")])
+    store.replace_files([(state("a.md"), [chunk(0, "shared text"), chunk(1, "unique a")])])
+    store.replace_files([(state("b.md"), [chunk(0, "shared text")])])
     shared = hashlib.sha256(b"shared text").hexdigest()
     unknown = "0" * 64
     assert store.vectors_for_hashes([shared, unknown, shared]) == {shared: vector("shared text")}
@@ -321,7 +321,7 @@ def test_knn_matches_brute_force_cosine(db_path: Path, folder: Path) -> None:
             NewChunk(i, "", f"row {i}", 1, 1, f"h{i}", matrix[i].tobytes())
             for i in range(len(matrix))  # one file of 500 chunks
         ]
-        store.replace_file(state("all.md"), rows)
+        store.replace_files([(state("all.md"), rows)])
         id_of_row = {c.ordinal: c.id for c in store.chunks_for_path("all.md")}
         for _ in range(10):
             query = rng.standard_normal(dims).astype("<f4")
@@ -376,16 +376,16 @@ def test_vector_search_is_two_stage_above_the_exact_limit(db_path: Path, folder:
     decoys_per_file = 1000
     with Store.open(db_path, folder) as store:
         store.set_model(MODEL, DIMS)
-        store.replace_file(state("nearest.md"), [NewChunk(0, "", "nearest", 1, 1, "nearest", nearest)])
+        store.replace_files([(state("nearest.md"), [NewChunk(0, "", "nearest", 1, 1, "nearest", nearest)])])
         nearest_id = store.chunks_for_path("nearest.md")[0].id
         full, rest = divmod(EXACT_SEARCH_MAX_CHUNKS - 1, decoys_per_file)
         store.replace_files([(state(f"d{n}.md"), [decoy] * decoys_per_file) for n in range(full)])
-        store.replace_file(state("rest.md"), [decoy] * rest)
+        store.replace_files([(state("rest.md"), [decoy] * rest)])
         assert store.counts()[1] == EXACT_SEARCH_MAX_CHUNKS
         assert [c for c, _ in store.vector_search(query, 1)] == [nearest_id]
         assert store.two_stage_vector_search(query, 1)[0][0] != nearest_id
 
-        store.replace_file(state("one-more.md"), [decoy])
+        store.replace_files([(state("one-more.md"), [decoy])])
         with Store.open(db_path, folder, readonly=True) as reader:
             assert reader.vector_search(query, 1)[0][0] != nearest_id
             assert [c for c, _ in reader.exact_vector_search(query, 1)] == [nearest_id]
@@ -407,7 +407,7 @@ def test_dimensions_not_a_multiple_of_8_are_always_searched_exactly(db_path: Pat
 
 
 def test_integrity_check_finds_missing_and_orphan_sign_bits(store: Store, db_path: Path) -> None:
-    store.replace_file(state("a.md"), [chunk(0, "alpha"), chunk(1, "beta")])
+    store.replace_files([(state("a.md"), [chunk(0, "alpha"), chunk(1, "beta")])])
     assert store.integrity_check() == "ok"
     first = store.chunks_for_path("a.md")[0].id
     conn = raw(db_path)
@@ -421,9 +421,9 @@ def test_integrity_check_finds_missing_and_orphan_sign_bits(store: Store, db_pat
 
 
 def test_keyword_search_ranks_heading_and_stems(store: Store) -> None:
-    store.replace_file(state("auth.md"), [chunk(0, "how the service works", heading="Authentication > Tokens")])
-    store.replace_file(state("misc.md"), [chunk(0, "tokens are mentioned in passing here", heading="Misc")])
-    store.replace_file(state("cafe.md"), [chunk(0, "Le café est ouvert", heading="Café")])
+    store.replace_files([(state("auth.md"), [chunk(0, "how the service works", heading="Authentication > Tokens")])])
+    store.replace_files([(state("misc.md"), [chunk(0, "tokens are mentioned in passing here", heading="Misc")])])
+    store.replace_files([(state("cafe.md"), [chunk(0, "Le café est ouvert", heading="Café")])])
     auth, misc = store.chunks_for_path("auth.md")[0].id, store.chunks_for_path("misc.md")[0].id
     ranked = [cid for cid, _ in store.keyword_search("token", 10)]
     assert ranked == [auth, misc]
@@ -434,9 +434,9 @@ def test_keyword_search_ranks_heading_and_stems(store: Store) -> None:
 
 
 def test_keyword_or_query_skips_common_english_words_unless_it_has_nothing_else(store: Store) -> None:
-    store.replace_file(state("tokens.md"), [chunk(0, "how tokens expire", heading="Tokens")])
-    store.replace_file(state("prose.md"), [chunk(0, "the end of the story and the moral of it")])
-    store.replace_file(state("hamlet.md"), [chunk(0, "to be or not to be, that is the question")])
+    store.replace_files([(state("tokens.md"), [chunk(0, "how tokens expire", heading="Tokens")])])
+    store.replace_files([(state("prose.md"), [chunk(0, "the end of the story and the moral of it")])])
+    store.replace_files([(state("hamlet.md"), [chunk(0, "to be or not to be, that is the question")])])
     tokens, hamlet = store.chunks_for_path("tokens.md")[0].id, store.chunks_for_path("hamlet.md")[0].id
     assert fts_match_expression("The tokens of THE service") == '"tokens" OR "service"'
     assert [cid for cid, _ in store.keyword_search("what is the lifetime of the tokens", 10)] == [tokens]
@@ -480,7 +480,7 @@ HOSTILE_QUERIES = [
 
 @pytest.mark.parametrize("query", HOSTILE_QUERIES)
 def test_keyword_search_never_raises_on_hostile_input(store: Store, query: str) -> None:
-    store.replace_file(state("auth.md"), [chunk(0, "how tokens work in the service", heading="Tokens")])
+    store.replace_files([(state("auth.md"), [chunk(0, "how tokens work in the service", heading="Tokens")])])
     results = store.keyword_search(query, 8)
     assert isinstance(results, list)
     if "tokens" in query.casefold() and not query.startswith("x"):
@@ -492,9 +492,9 @@ def test_queries_before_the_model_is_set(db_path: Path, folder: Path) -> None:
     with Store.open(db_path, folder) as store:
         assert store.vector_search(vector("q"), 5) == []
         assert store.vectors_for_hashes(["abc"]) == {}
-        store.replace_file(state("empty.md"), [])
+        store.replace_files([(state("empty.md"), [])])
         with pytest.raises(RuntimeError, match="set_model"):
-            store.replace_file(state("a.md"), [chunk(0, "text")])
+            store.replace_files([(state("a.md"), [chunk(0, "text")])])
         assert store.integrity_check() == "ok"
 
 
@@ -579,7 +579,7 @@ KILLED_WRITER = textwrap.dedent(
                          i + 1, f"{generation}-{f}-{i}", pack_vector([generation, f, i, 1, 2, 3, 4, 5]))
                 for i in range(count)
             ]
-            store.replace_file(FileState(f"f{f}.md", f"sha-{generation}", generation, count), chunks)
+            store.replace_files([(FileState(f"f{f}.md", f"sha-{generation}", generation, count), chunks)])
         store.set_meta("generation", str(generation))
     """
 )
@@ -625,7 +625,7 @@ def test_sigkilled_writer_leaves_files_whole_and_no_orphans(tmp_path: Path, db_p
         )
         try:
             _wait_for_generation(db_path, folder, round_number * 2, deadline_s=60)
-            time.sleep(rng.uniform(0.0, 0.05))  # land somewhere inside a run of replace_file calls
+            time.sleep(rng.uniform(0.0, 0.05))  # land somewhere inside a run of replace_files calls
             assert child.poll() is None, child.stderr.read() if child.stderr else ""
             os.kill(child.pid, signal.SIGKILL)
             assert child.wait(timeout=10) == -signal.SIGKILL
@@ -656,11 +656,11 @@ def test_a_reader_sees_a_model_recorded_and_an_index_rebuilt_by_another_connecti
         assert reader.model() is None and reader.is_empty()
         writer.set_model(MODEL, DIMS)
         assert reader.model() == (MODEL, DIMS) and reader.is_empty()
-        writer.replace_file(state("a.md"), [chunk(0, "alpha")])
+        writer.replace_files([(state("a.md"), [chunk(0, "alpha")])])
         assert not reader.is_empty()
         assert [cid for cid, _ in reader.vector_search(vector("alpha"), 1)] == [writer.chunks_for_path("a.md")[0].id]
         writer.reset("api:bigger", 16)
         assert reader.model() == ("api:bigger", 16) and reader.is_empty()
         assert reader.vector_search(vector("alpha", 16), 1) == []
-        writer.replace_file(state("a.md"), [chunk(0, "alpha", dims=16)])
+        writer.replace_files([(state("a.md"), [chunk(0, "alpha", dims=16)])])
         assert len(reader.vector_search(vector("alpha", 16), 1)) == 1

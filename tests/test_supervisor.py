@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import apsw
 import cli_helpers
 import psutil
 import pytest
@@ -43,6 +44,7 @@ CALL_TIMEOUT_S = 40.0  # a reindex may wait 25 s for the writer
 BAR_S = 5.0  # R-P2 / R-P4 / R-W5: writer exit, takeover and stop all within 5 s
 MARGIN_S = 1.5  # process start-up and polling on a busy 2-core machine
 FIRST_SYNC_FILES = 300
+SYNC_COMMITS_FILES = 1100  # one chunk each: two commits of 512 rows before the last
 FAST_ENV = {
     "SCREE_EMBEDDER": "hash",
     "SCREE_DEBOUNCE_SECONDS": "0.2",
@@ -54,11 +56,11 @@ FAST_ENV = {
     "SCREE_LOG_FORMAT": "json",
     "SCREE_LOG_LEVEL": "info",
 }
-FIRST_SYNC_NOTE = re.compile(r"\[index incomplete: first sync in progress, (\d+) notes indexed so far\]")
+FIRST_SYNC_NOTE = re.compile(r"\[index incomplete: first sync in progress, (\d+) files? indexed so far\]")
 FIRST_SYNC_REPLY = re.compile(
-    r"The first sync is still running \((\d+) notes indexed so far\); new and changed files are included\."
+    r"The first sync is still running \((\d+) files? indexed so far\); new and changed files are included\."
 )
-SCANNED = re.compile(r"Scanned (\d+) notes: (\d+) indexed, (\d+) removed, (\d+) failed, (\d+) deferred\.")
+SCANNED = re.compile(r"Scanned (\d+) files?: (\d+) indexed, (\d+) removed, (\d+) failed, (\d+) deferred\.")
 
 
 def wait_until(condition: Callable[[], Any], what: str, deadline_s: float = DEADLINE_S) -> Any:
@@ -369,6 +371,52 @@ def test_handshake_and_search_answer_during_the_first_sync_then_a_fresh_writer_w
     ]
 
 
+@pytest.mark.slow
+def test_the_first_answer_and_the_first_sync_note_count_what_the_index_holds(
+    tmp_path: Path, embed_server: EmbedServer, start_serve: Callable[[Path, dict[str, str]], Serve]
+) -> None:
+    folder = make_folder(tmp_path, FIRST_SYNC_FILES)
+    env = scree_env(tmp_path / "data", **api_extra(embed_server), SCREE_BATCH_SIZE="16")
+    assert cli_helpers.run_scree("reindex", "--notes", str(folder), env=env).returncode == 0
+
+    # fully indexed: the first answer has no note, whether or not the writer has reported yet
+    serve = start_serve(folder, env)
+    serve.initialize()
+    assert note_of(serve.search("gardens")) is None
+    assert serve.close() == 0
+
+    # an index whose first sync never finished: before the writer reports, the note counts what the index holds
+    db = load_settings(env, notes=str(folder)).db_path
+    conn = apsw.Connection(str(db))
+    conn.execute("delete from meta where key = 'first_sync_done'")
+    conn.close()
+    serve = start_serve(folder, env)
+    serve.initialize()
+    note = note_of(serve.search("gardens"))
+    assert note in (None, f"[index incomplete: first sync in progress, {FIRST_SYNC_FILES} files indexed so far]")
+    assert serve.close() == 0
+
+    # a real first sync, slowed, that commits twice before its end (512 rows a transaction): the count in the note
+    # never lags the notes a search finds
+    big = make_folder(tmp_path / "big", SYNC_COMMITS_FILES)
+    big_env = {**env, "SCREE_BATCH_SIZE": "64"}
+    embed_server.set(delay_s=0.5)  # 64 chunks a request: about 9 s
+    serve = start_serve(big, big_env)
+    serve.initialize()
+    seen_during_sync = 0
+    deadline = time.monotonic() + 120
+    while note := note_of(text := serve.call("search_docs", {"query": "gardens", "mode": "keyword", "k": 50})[0]):
+        counted = FIRST_SYNC_NOTE.fullmatch(note)
+        assert counted is not None, note
+        found = text.count("<hit n=")  # one chunk a note
+        assert int(counted.group(1)) >= found, (note, found)
+        seen_during_sync += found > 0
+        assert time.monotonic() < deadline, "the first sync never finished"
+        time.sleep(0.1)
+    assert seen_during_sync >= 3  # the check ran while the index filled
+    assert serve.close() == 0
+
+
 # --- faults (R-P2) ---
 
 
@@ -572,7 +620,7 @@ def test_reindex_replies_while_this_session_writes(
     write(folder / "n1.md", "# Note 1\n\nhedgehogs\n")  # the watcher's debounce is 5 s: the request comes first
     assert serve.reindex("n1.md") == 'Re-indexed "n1.md".'
     write(folder / "n6.md", "# Note 6\n\nnew note\n")
-    assert serve.reindex() == "Scanned 6 notes: 1 indexed, 0 removed, 0 failed, 0 deferred."
+    assert serve.reindex() == "Scanned 6 files: 1 indexed, 0 removed, 0 failed, 0 deferred."
     text, is_error = serve.call("reindex", {"path": ".hidden/x.md"})
     assert is_error and text == 'refused: ".hidden/x.md" is ignored by scree (hidden path)'
     assert serve.close() == 0

@@ -1,7 +1,7 @@
 """`scree watch` end to end: real processes, real file events, real signals, the real embeddings HTTP server.
 
 Covers edits becoming searchable on both watcher backends, SIGTERM/SIGINT stops within 5 s with the lock freed, a
-second signal exiting at once, `reindex` and `reindex -all` against a running watch, a second watch waiting and then
+second signal exiting at once, `reindex` and `reindex --all` against a running watch, a second watch waiting and then
 taking over a SIGKILLed one (R-P4), an API outage healed without another edit (R-E4), the event thread reading on
 while the API hangs (R-W2), health failures (R-W4), the first-sync cap (R-S4), a model mismatch, and SIGKILL at
 random points of a large sync leaving every file fully old or fully new (R-S2).
@@ -214,7 +214,7 @@ def test_reindex_and_reindex_all_answer_while_watch_holds_the_lock(
     )
     done = scree(env, "reindex", "-all", "--notes", str(folder))
     assert done.returncode == 1
-    assert f"reindex -all refused: another scree process (pid {watch.pid})" in done.stderr
+    assert f"reindex --all refused: another scree process (pid {watch.pid})" in done.stderr
     assert "Traceback" not in done.stderr
     assert search_paths(env, folder, "apricots") == ["a.md"]  # nothing was dropped
 
@@ -340,7 +340,7 @@ def test_first_sync_cap_leaves_the_folder_to_reindex(
     assert lock_holder(settings_for(env, folder).lock_path) is None
     assert search_paths(env, folder, "apricots") == []
     done = scree(env, "reindex", "--notes", str(folder))
-    assert done.returncode == 0 and done.stdout.startswith("Scanned 2 notes: 2 indexed")
+    assert done.returncode == 0 and done.stdout.startswith("Scanned 2 files: 2 indexed")
     assert search_paths(env, folder, "apricots") == ["a.md"]
 
 
@@ -351,7 +351,7 @@ def test_an_index_made_by_another_model_stops_watch_with_the_fix(
     env = base_env(data, SCREE_EMBEDDER="api", SCREE_API_BASE="http://127.0.0.1:9/v1", SCREE_API_KEY="test-key")
     watch = start_watch(env, folder)
     assert watch.wait_exit() == 1
-    assert "scree reindex -all" in watch.plain()[-1] and "Traceback" not in "\n".join(watch.lines)
+    assert "scree reindex --all" in watch.plain()[-1] and "Traceback" not in "\n".join(watch.lines)
     assert lock_holder(settings_for(env, folder).lock_path) is None
 
 
@@ -561,3 +561,32 @@ def test_queue_overflow_rebuilds_watches_and_resyncs_what_changed_meanwhile(
     write(folder / "fresh" / "deeper" / "f.md", "# Fresh\n\nfigs and feijoas\n")  # the rebuilt watches see it
     wait_until(lambda: "feijoas" in indexed(settings).get("fresh/deeper/f.md", ""), "an edit in the new folder")
     assert watch.stop()[0] == 0
+
+
+def test_a_killed_watch_takes_its_first_sync_child_with_it_and_the_child_names_watch(
+    tmp_path: Path, embed_server: EmbedServer, start_watch: Callable[[dict[str, str], Path], Watch]
+) -> None:
+    folder = tmp_path / "notes"
+    for n in range(200):
+        write(folder / f"n{n}.md", f"# Note {n}\n\nslow words {n}\n")
+    embed_server.set(delay_s=0.5)  # 16 chunks a request: the first sync runs for seconds
+    env = api_env(tmp_path / "data", embed_server, SCREE_BATCH_SIZE="16", SCREE_LOG_LEVEL="debug")
+    watch = start_watch(env, folder)
+    child = watch.wait_log("writer child started", role="writer", mode="sync")["pid"]
+    watch.proc.kill()  # SIGKILL: the child sees its parent's pipe close
+    wait_until(
+        lambda: any(r.get("event") == "scree watch went away; stopping the writer" for r in watch.logs()),
+        "the child's log that scree watch went away",
+        DEADLINE_S,
+    )
+    assert not any("serve went away" in str(r.get("event")) for r in watch.logs())
+    wait_until(lambda: not _alive(child), "the child exited", DEADLINE_S)
+    assert lock_holder(settings_for(env, folder).lock_path) is None
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)  # re-parented to init, which reaps it once it exits
+    except ProcessLookupError:
+        return False
+    return True

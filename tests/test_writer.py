@@ -20,12 +20,12 @@ from scree.config import Settings, load_settings
 from scree.errors import IndexMismatchError
 from scree.lock import WriterLock
 from scree.paths import ensure_private_dir
-from scree.status import WriterState
 from scree.store import Store
 from scree.writer_proc.debounce import Debouncer, Job, Schedule
 from scree.writer_proc.health import FileIdentity, HealthCheck, compare, identity_of
-from scree.writer_proc.results import Outcome, WriterResult
+from scree.writer_proc.outcome import Outcome, WriterResult
 from scree.writer_proc.writer import Writer
+from scree.writer_status import WriterState
 
 DEADLINE_S = 10.0
 BACKENDS = ["inotify", "watchdog"]
@@ -338,7 +338,7 @@ def test_screeignore_and_front_matter_opt_out(folder: Path, settings: Settings) 
         run.wait_indexed("docs/b.md", "bananas")
 
 
-def test_recheck_and_request_resync_see_rules_no_watch_sees(folder: Path, settings: Settings) -> None:
+def test_recheck_and_a_folder_reindex_see_rules_no_watch_sees(folder: Path, settings: Settings) -> None:
     exclude = folder / ".git" / "info" / "exclude"  # inside .git: never watched, so no event says it changed
     write(exclude, "")
     with running(settings) as run:
@@ -348,8 +348,11 @@ def test_recheck_and_request_resync_see_rules_no_watch_sees(folder: Path, settin
         run.writer.recheck(["a.md"])
         run.wait_gone("a.md")
         assert "docs/b.md" in run.index()
-        run.writer.request_resync()
+        replies: list[str] = []
+        run.writer.request_reindex(None, replies.append)  # the reindex tool with no path re-reads the rules
         run.wait_gone("docs/b.md")
+        wait_until(lambda: replies, "the reindex reply")
+        assert replies[0].startswith("Scanned ") and " 1 removed" in replies[0]
         wait_until(lambda: run.writer.state().watches == watches - 1, "the watch on docs/ dropped")
 
 
@@ -375,7 +378,7 @@ def test_an_index_made_by_another_model_is_a_clear_error(folder: Path, settings:
     with Store.open(settings.db_path, settings.folder) as store:
         store.set_model("api:some/other-model", 512)
     writer = Writer(settings, threading.Event())
-    with pytest.raises(IndexMismatchError, match="scree reindex -all"):
+    with pytest.raises(IndexMismatchError, match="scree reindex --all"):
         writer.run()
 
 

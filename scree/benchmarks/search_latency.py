@@ -92,7 +92,7 @@ def time_index(store: Store, folder: Path, queries: Sequence[str]) -> dict[str, 
     limit = overfetch(K)
 
     def whole(query: str) -> str:
-        policy.invalidate()  # as the MCP reader does before each call: a changed .gitignore counts at once
+        policy.refresh()  # as the MCP reader does before each call: a changed .gitignore counts at once
         result = engine.search(query, k=K, mode=MODE)
         return render_hits(result.hits, result.notes)
 
@@ -129,7 +129,7 @@ def measure(db_path: Path, folder: Path, queries: int = 100) -> dict[str, float]
 
 
 def main() -> None:
-    from scree import app
+    from scree import operations
     from scree.benchmarks.stub_api import StubApiProcess
     from scree.benchmarks.writer_idle import clean_env
     from scree.config import load_settings
@@ -143,7 +143,7 @@ def main() -> None:
         env.update(SCREE_EMBEDDER="api", SCREE_API_BASE=api.url, SCREE_API_KEY="bench-key")
         settings = load_settings(env, notes=str(args.notes))
         print(f"indexing {settings.folder} ...", file=sys.stderr)
-        app.reindex(settings)
+        operations.reindex(settings)
         figures = measure(settings.db_path, settings.folder, args.queries)
     for key, value in figures.items():
         print(f"{key:16} {value:g}")

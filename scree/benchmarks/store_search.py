@@ -29,6 +29,7 @@ import apsw
 import numpy as np
 
 from scree.benchmarks import RESULTS
+from scree.scope import scope_pattern
 from scree.store import FileState, NewChunk, Store
 from scree.store.searches import OVERSAMPLE
 
@@ -64,9 +65,12 @@ COLUMNS = [  # (table heading, result key without its size suffix)
     ("kw p50", "keyword_p50_ms"),
     ("kw p95", "keyword_p95_ms"),
     ("kw cpu", "keyword_p50_cpu_ms"),
+    ("scope v", "scoped_vector_p50_ms"),
+    ("scope kw", "scoped_keyword_p50_ms"),
     ("load 1m", "load_average_1min"),
 ]
 WIDTH = 8
+SCOPE = "docs/1*"  # the files docs/1.md, docs/10.md ... docs/199.md ...: a ninth of them
 DEFAULT_JSON = RESULTS / "store_search.json"
 Hits = Sequence[tuple[int, float]]
 
@@ -185,6 +189,10 @@ def measure_size(
             stage1_ms, _ = _time_ms(vector_queries, lambda q: store.binary_candidates(q, K * OVERSAMPLE))  # type: ignore[arg-type]
             two_stage_ms, two_stage_cpu = _time_ms(vector_queries, lambda q: store.two_stage_vector_search(q, K))  # type: ignore[arg-type]
             keyword_ms, keyword_cpu = _time_ms(keyword_queries, lambda q: store.keyword_search(q, K))  # type: ignore[arg-type]
+            # R-M10: a search_docs `path` scope over about a ninth of the files (docs/1*), applied in the SQL
+            scope = scope_pattern(SCOPE)
+            scoped_vector_ms, _ = _time_ms(vector_queries, lambda q: store.vector_search(q, K, scope))  # type: ignore[arg-type]
+            scoped_keyword_ms, _ = _time_ms(keyword_queries, lambda q: store.keyword_search(q, K, scope))  # type: ignore[arg-type]
             exact = [store.exact_vector_search(q, K) for q in vector_queries]
             two_stage = [store.two_stage_vector_search(q, K) for q in vector_queries]
     return {
@@ -204,6 +212,8 @@ def measure_size(
         f"keyword_p50_ms_{label}": round(statistics.median(keyword_ms), 2),
         f"keyword_p95_ms_{label}": round(_p95(keyword_ms), 2),
         f"keyword_p50_cpu_ms_{label}": round(statistics.median(keyword_cpu), 2),
+        f"scoped_vector_p50_ms_{label}": round(statistics.median(scoped_vector_ms), 2),
+        f"scoped_keyword_p50_ms_{label}": round(statistics.median(scoped_keyword_ms), 2),
         f"load_average_1min_{label}": round(os.getloadavg()[0], 2),
     }
 

@@ -443,7 +443,7 @@ def _verdict(figure: Figure) -> str:
 
 def render_table(what: str, figures: Sequence[Figure]) -> str:
     """The table `scree bench` prints: figure, value, bar, verdict."""
-    rows = [("figure", "value", "bar (SPEC §10)", "")]
+    rows = [("figure", "value", "bar (the design, §10)", "")]
     rows += [(f.spec.label, _value_text(f), f.bar.text if f.bar else "", _verdict(f)) for f in figures]
     widths = [max(len(row[i]) for row in rows) for i in range(3)]
     lines = [f"scree bench on {what}"]

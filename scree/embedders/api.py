@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 import requests
 
 from scree.embedders.base import Embedder, pack_vector
+from scree.embedders.exchange import HttpReply, parse_json, post_json
 from scree.errors import ConfigError, EmbeddingAuthError, EmbeddingError, EmbeddingUnavailableError
 from scree.logs import get_logger
 from scree.redact import redact, register_secret
@@ -29,6 +30,9 @@ QUERY_TIMEOUT_S = 10.0  # R-E4: a search query, per attempt
 QUERY_ATTEMPTS = 2  # R-E4
 RETRY_BASE_S = 1.0  # backoff when the server sends no Retry-After: base, then doubling
 RETRY_WAIT_CAP_S = 60.0  # R-E4: a Retry-After longer than this is not honoured in full
+FLOAT_JSON_BYTES = 32  # the longest a float32 prints as JSON ("-1.2345678901234567e-05, ") with room to spare
+ITEM_JSON_BYTES = 256  # {"object": "embedding", "index": 63, "embedding": [...]} around the numbers
+REPLY_JSON_BYTES = 64 * 1024  # the list, model, usage and whatever else a provider adds
 EXCERPT_CHARS = 200  # how much of an error body goes into a message (after redaction, R-E5)
 AUTH_STATUSES = (401, 403)
 RATE_LIMITED = 429
@@ -142,6 +146,8 @@ class ApiEmbedder(Embedder):
             settings.api_dims,
             zdr=settings.zdr,
             batch_size=settings.batch_size,
+            index_timeout_s=settings.index_timeout_s,
+            query_timeout_s=settings.query_timeout_s,
         )
 
     def __repr__(self) -> str:
@@ -204,9 +210,11 @@ class ApiEmbedder(Embedder):
         with self._count_lock:
             self.requests_made += 1
         try:
-            response = self._session.post(f"{self.api_base}/embeddings", json=payload, timeout=timeout_s)
+            reply = post_json(
+                self._session, f"{self.api_base}/embeddings", payload, timeout_s, self._max_reply_bytes(count)
+            )
         except requests.Timeout:
-            # R-E4: a timed-out attempt is not retried; another would likely time out too
+            # R-E4: the whole attempt is bounded (a trickling reply too); a timed-out attempt is not retried
             raise EmbeddingUnavailableError(
                 self._scrub(f"embeddings API did not answer within {timeout_s:g} s (model {self.model_id})")
             ) from None
@@ -216,34 +224,48 @@ class ApiEmbedder(Embedder):
             ) from None
         except requests.RequestException as exc:
             raise _RetryableFailure(self._network_reason(exc)) from None
-        with response:
-            status = response.status_code
-            if status == RATE_LIMITED or status >= 500:
-                raise _RetryableFailure(
-                    f"HTTP {status}: {self._excerpt(response)}",
-                    status,
-                    parse_retry_after(response.headers.get("Retry-After")),
-                )
-            if status >= 300:
-                raise self._refusal(status, response)
-            return self._vectors(response, count)
+        except (ValueError, UnicodeError) as exc:  # a header requests cannot send (a key with CR, LF, non-Latin-1)
+            raise EmbeddingError(self._scrub(f"embeddings API request could not be sent: {exc}")) from None
+        status = reply.status
+        if status == RATE_LIMITED or status >= 500:
+            raise _RetryableFailure(
+                f"HTTP {status}: {self._excerpt(reply)}", status, parse_retry_after(reply.headers.get("Retry-After"))
+            )
+        if status >= 300:
+            raise self._refusal(status, reply)
+        if reply.over_cap:
+            raise EmbeddingError(
+                f"embeddings API sent a reply over {self._max_reply_bytes(count)} bytes for {count} texts "
+                f"(model {self.model_id}); it was not read"
+            )
+        return self._vectors(reply, count)
+
+    def _max_reply_bytes(self, count: int) -> int:
+        """The most a correct reply for `count` texts can take as JSON text; more is refused unread (issue 13)."""
+        return count * (self.dims * FLOAT_JSON_BYTES + ITEM_JSON_BYTES) + REPLY_JSON_BYTES
 
     # --- turning replies into vectors or one-line errors ---
 
-    def _vectors(self, response: requests.Response, count: int) -> list[bytes]:
+    def _vectors(self, reply: HttpReply, count: int) -> list[bytes]:
         try:
-            items = response.json()["data"]
+            items = parse_json(reply.body)["data"]
             ordered = sorted(items, key=lambda item: int(item["index"]))
             vectors = [[float(v) for v in item["embedding"]] for item in ordered]
-        except (ValueError, TypeError, KeyError, AttributeError):
+            indexes = [int(item["index"]) for item in ordered]
+        except (ValueError, TypeError, KeyError, AttributeError, IndexError):
             raise EmbeddingError(
                 self._scrub(
-                    f"embeddings API sent an unreadable reply for model {self.model_id}: {self._excerpt(response)}"
+                    f"embeddings API sent an unreadable reply for model {self.model_id}: {self._excerpt(reply)}"
                 )
             ) from None
-        if len(vectors) != count or [int(item["index"]) for item in ordered] != list(range(count)):
+        if len(vectors) != count:
             raise EmbeddingError(
                 f"embeddings API returned {len(vectors)} vectors for {count} texts (model {self.model_id})"
+            )
+        if indexes != list(range(count)):
+            raise EmbeddingError(
+                f"embeddings API returned vectors with duplicate or missing indexes for {count} texts "
+                f"(model {self.model_id})"
             )
         for values in vectors:
             if len(values) != self.dims:
@@ -253,10 +275,12 @@ class ApiEmbedder(Embedder):
                 )
             if not all(math.isfinite(v) for v in values):
                 raise EmbeddingError(f"embeddings API returned a vector with NaN or infinity (model {self.model_id})")
+            if not any(values):  # its cosine distance to anything is NULL: searches would fail on it
+                raise EmbeddingError(f"embeddings API returned an all-zero vector (model {self.model_id})")
         return [pack_vector(values) for values in vectors]
 
-    def _refusal(self, status: int, response: requests.Response) -> EmbeddingError:
-        excerpt = self._excerpt(response)
+    def _refusal(self, status: int, reply: HttpReply) -> EmbeddingError:
+        excerpt = self._excerpt(reply)
         if status in AUTH_STATUSES:
             if not self._api_key:
                 return EmbeddingAuthError(
@@ -284,15 +308,17 @@ class ApiEmbedder(Embedder):
             status,
         )
 
-    def _excerpt(self, response: requests.Response) -> str:
+    def _excerpt(self, reply: HttpReply) -> str:
         """The error message from a reply body, scrubbed of the key before it is cut (R-E5)."""
+        text = reply.body.decode("utf-8", "replace")
         try:
-            body: Any = response.json()
+            body: Any = parse_json(reply.body)
             error = body.get("error") if isinstance(body, dict) else None
             message = error.get("message") if isinstance(error, dict) else error
-            text = str(message) if message else response.text
+            if message:
+                text = str(message)
         except ValueError:
-            text = response.text
+            pass
         text = _one_line(self._scrub(text))
         return text if len(text) <= EXCERPT_CHARS else text[: EXCERPT_CHARS - 1] + "…"
 

@@ -18,6 +18,25 @@ SEMANTIC_OFF = (
     'semantic search is off: no API key and no offline model; run "scree model install" '
     "(or set OPENROUTER_API_KEY) to search by meaning"
 )
+# An index built keyword-only before a model or key was set up: the model is there now, the vectors are not.
+NEEDS_VECTORS = (
+    "semantic search is off: this index was built for keyword search only, before an embeddings model was set up; "
+    'run "scree reindex" to add its vectors (scree serve and watch do it when they next start)'
+)
+
+
+def embedder_available(settings: Settings) -> bool:
+    """Whether an embedder with vectors could be built now, without loading one: a key for the API, the test double,
+    or the offline model's files in place (their checksums are checked when it loads)."""
+    kind = settings.resolved_embedder()
+    if kind == "api":
+        return bool(settings.api_key)
+    if kind == "hash":
+        return True
+    from scree.model_install import PINNED_FILES, model_dir
+
+    folder = model_dir(settings)
+    return all((folder / name).is_file() for name in PINNED_FILES)
 
 
 class KeywordOnlyEmbedder(Embedder):

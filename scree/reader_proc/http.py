@@ -33,7 +33,7 @@ from scree.http_access import HttpAccess, is_loopback
 from scree.logs import get_logger
 from scree.reader_proc.server import build_server
 from scree.redact import register_secret
-from scree.status import WriterControl
+from scree.writer_status import WriterControl
 
 log = get_logger(__name__)
 

@@ -17,7 +17,7 @@ from scree.ranking import RRF_K, VECTOR_WEIGHT
 from scree.reader_proc.tools import DEFAULT_K, MAX_K, ReaderTools, Reply
 from scree.redact import register_secret
 from scree.render import ReplyCap
-from scree.status import WriterControl
+from scree.writer_status import WriterControl
 
 log = get_logger(__name__)
 
@@ -209,4 +209,8 @@ def run_stdio(settings: Settings, control: WriterControl, on_handshake: Callable
     if on_handshake is not None:
         server.middleware.append(_HandshakeWatch(on_handshake))
     log.info("serving MCP over stdio", folder=str(settings.folder), index=str(settings.db_path))
-    server.run("stdio")
+    import anyio
+
+    from scree.reader_proc.wire import serve_stdio
+
+    anyio.run(serve_stdio, server)  # server.run("stdio"), answering the lines the SDK drops (issue 13)

@@ -11,12 +11,12 @@ from scree.errors import PathRefusedError, ScreeError
 from scree.paths import normalise_rel_path
 from scree.render import DOC_CAP_BYTES, RESPONSE_CAP_BYTES, ReplyCap, fit_text
 from scree.replies import opted_out_refusal, status_note, tool_error
-from scree.status import WriterControl
+from scree.writer_status import WriterControl
 
 if TYPE_CHECKING:  # imported for real on first use, so the handshake never waits for them (R-M8)
     from scree.files import FileContent
+    from scree.hits import SearchResult
     from scree.ignore import IgnorePolicy
-    from scree.results import SearchResult
     from scree.search import SearchEngine
 
 MODES = ("hybrid", "semantic", "keyword")  # SPEC §8
@@ -83,7 +83,8 @@ class ReaderTools:
     # --- shared pieces ---
 
     def policy(self) -> IgnorePolicy:
-        """The ignore rules with nothing cached, so a .gitignore changed since the last call counts at once.
+        """The ignore rules, re-read when an ignore file changed since the last call (it counts at once), else the
+        compiled ones kept (issue 13: big ignore files made every call slow).
 
         One object, shared with the search engine; its rules load lazily, only along the paths a call asks about.
         """
@@ -92,7 +93,7 @@ class ReaderTools:
 
             self._policy = IgnorePolicy(self._settings.folder, self._settings.extensions)
         else:
-            self._policy.invalidate()
+            self._policy.refresh()
         return self._policy
 
     def _engine_now(self) -> SearchEngine | None:
@@ -104,7 +105,7 @@ class ReaderTools:
         if self._engine is None:
             if not self._settings.db_path.exists():
                 return None
-            from scree.embedders.factory import make_embedder
+            from scree.embedders.factory import embedder_available, make_embedder
             from scree.embedders.idle import READER_IDLE_S
             from scree.search import SearchEngine
             from scree.store import Store
@@ -116,6 +117,7 @@ class ReaderTools:
                 settings.folder,
                 settings.max_file_bytes,
                 lambda: make_embedder(settings, release_idle_s=READER_IDLE_S),
+                lambda: embedder_available(settings),
             )
         else:
             self.policy()  # the engine's policy is this object: forget its cached decisions
@@ -164,8 +166,13 @@ class ReaderTools:
         return Reply(render_hits(result.hits, notes, self.caps.search))
 
     def _search(self, query: str, k: int, mode: str, path: str | None) -> SearchResult:
-        from scree.results import SearchResult
+        from scree.hits import SearchResult
 
+        with self._lock:
+            engine = self._engine_now()
+        if engine is None:
+            return SearchResult(hits=[])
+        engine.prepare_query(query, mode)  # may wait on the API: not under the lock keyword searches need
         with self._lock:
             engine = self._engine_now()
             if engine is None:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import apsw
 
-from scree.errors import IndexMismatchError, ScreeError
+from scree.errors import IndexMismatchError, IndexWriteError, ScreeError
 from scree.logs import get_logger
 from scree.paths import prepare_index_dir, write_root_file
 from scree.ranking import fuse_rrf
@@ -44,7 +44,7 @@ if TYPE_CHECKING:
 log = get_logger(__name__)
 
 SQL_BATCH = 500  # ids or hashes per `in (...)` list
-REINDEX_HINT = "run `scree reindex -all` to rebuild it"
+REINDEX_HINT = "run `scree reindex --all` to rebuild it"
 
 _CHUNK_COLUMNS = "id, path, ordinal, heading, text, start_line, end_line, text_hash"
 
@@ -73,18 +73,39 @@ def _batches(values: Iterable[Any]) -> Iterator[list[Any]]:
         yield batch
 
 
+def write_failure(db_path: Path, exc: apsw.Error) -> IndexWriteError:
+    """The one line for a write the disk refused; the transaction is rolled back, so nothing is half written."""
+    why = "the disk is full (or the file size limit was reached)" if isinstance(exc, apsw.FullError) else "I/O error"
+    return IndexWriteError(f"cannot write the index {db_path}: {why}; nothing was lost, free some space and retry")
+
+
 def _placeholders(count: int) -> str:
     return ",".join("?" * count)
 
 
 @dataclass(frozen=True, slots=True)
+class IndexRecord:
+    """An index's own word on its progress (Store.record_of)."""
+
+    first_sync_done: bool = False
+    files: int = 0
+
+
+@dataclass(frozen=True, slots=True)
 class _Facts:
-    """What the index is at one data_version: its model, its vector tables, how many chunks and sign-bit rows."""
+    """What the index is at one data_version: its model and its vector tables (every write needs them)."""
 
     version: int
     model: tuple[str, int] | None
     vectors: bool  # a vec0 table: a keyword-only index (0 dims) or one with no model yet has none
     sign_bits: bool  # sign bits beside the vectors: dims a multiple of 8
+
+
+@dataclass(frozen=True, slots=True)
+class _Size:
+    """How big the index is at one data_version: only queries ask, so a writer's transactions never count rows."""
+
+    version: int
     chunks: int
     two_stage: bool  # more sign-bit rows than an exact scan serves within the latency bar (searches.py)
 
@@ -106,6 +127,7 @@ class Store:
         self._modes_checked = False
         self._bulk_wanted = self._bulk_on = False  # bulk_cache(): asked for, and in effect
         self._facts: _Facts | None = None  # read again when another connection committed, or after our own writes
+        self._size: _Size | None = None  # likewise, for queries
 
     # --- opening ---
 
@@ -126,21 +148,27 @@ class Store:
     def open_for_writing(cls, settings: Settings) -> Store:
         """The index, opened to write: its folder prepared first, `root` written once the index proved to be this
         folder's (R-F3: a refused open leaves every file as it was); a --db file's folder gets no `root` (R-F2)."""
+        from scree.indexes import adopt_moved_index  # it opens Stores itself
+
         prepare_index_dir(settings.index_dir, custom_db=settings.custom_db)
+        adopt_moved_index(settings)  # a moved checkout's index is reused, not embedded again (callers hold the lock)
         store = cls.open(settings.db_path, settings.folder)
         if not settings.custom_db:
             write_root_file(settings.index_dir, settings.folder)
         return store
 
     @classmethod
-    def first_sync_recorded(cls, db_path: Path, folder: Path) -> bool:
-        """Whether the index at `db_path` records a finished first sync; False when it cannot be read (or is not
-        there): another process's progress is visible only in the index (R-M5)."""
+    def record_of(cls, db_path: Path, folder: Path) -> IndexRecord:
+        """What the index at `db_path` records of its progress: whether a first sync finished, how many files it
+        holds; nothing when it cannot be read (or is not there). The reader's note reads it while no writer has
+        reported yet, and while a first sync runs, so its count keeps up with what a search finds (R-M5)."""
+        if not db_path.exists():
+            return IndexRecord()
         try:
             with cls.open(db_path, folder, readonly=True) as store:
-                return store.first_sync_done()
+                return IndexRecord(store.first_sync_done(), store.counts()[0])
         except ScreeError:
-            return False
+            return IndexRecord()
 
     def close(self) -> None:
         self._conn.close()
@@ -175,16 +203,19 @@ class Store:
         """One write transaction; `begin immediate` takes the write lock up front so it cannot deadlock later."""
         if self.readonly:
             raise RuntimeError(f"index {self.db_path} is open read-only")
-        self._conn.execute("begin immediate")
         try:
-            yield
-            self._conn.execute("commit")
-        except BaseException:
-            if not self._conn.get_autocommit():
-                self._conn.execute("rollback")
-            raise
+            self._conn.execute("begin immediate")
+            try:
+                yield
+                self._conn.execute("commit")
+            except BaseException:
+                if not self._conn.get_autocommit():
+                    self._conn.execute("rollback")
+                raise
+        except (apsw.FullError, apsw.IOError) as exc:  # issue 13: one line, and the rollback kept the old rows
+            raise write_failure(self.db_path, exc) from None
         finally:
-            self._facts = None  # our own commits do not move data_version
+            self._facts = self._size = None  # our own commits do not move data_version
         if not self._modes_checked:
             tighten_modes(self.db_path)
             self._modes_checked = True
@@ -204,13 +235,21 @@ class Store:
         model = None if identity is None or dims is None else (identity, int(dims))
         vectors = has_vector_table(self._conn)
         sign_bits = vectors and model is not None and binary_quantizable(model[1])
-        row = self._conn.execute("select count(*) from chunks").fetchone()
-        chunks = int(row[0]) if row is not None else 0
-        two_stage = False
-        if sign_bits and chunks > searches.EXACT_SEARCH_MAX_CHUNKS:
-            bits = self._conn.execute(f"select count(*) from {VECTOR_BITS_TABLE}").fetchone()
-            two_stage = bits is not None and int(bits[0]) > searches.EXACT_SEARCH_MAX_CHUNKS
-        return _Facts(version, model, vectors, sign_bits, chunks, two_stage)
+        return _Facts(version, model, vectors, sign_bits)
+
+    def _sized(self) -> _Size:
+        """How many chunks, and whether a vector query takes two stages; counted once per data_version."""
+        facts = self._now()
+        size = self._size
+        if size is None or size.version != facts.version:
+            row = self._conn.execute("select count(*) from chunks").fetchone()
+            chunks = int(row[0]) if row is not None else 0
+            two_stage = False
+            if facts.sign_bits and chunks > searches.EXACT_SEARCH_MAX_CHUNKS:
+                bits = self._conn.execute(f"select count(*) from {VECTOR_BITS_TABLE}").fetchone()
+                two_stage = bits is not None and int(bits[0]) > searches.EXACT_SEARCH_MAX_CHUNKS
+            size = self._size = _Size(facts.version, chunks, two_stage)
+        return size
 
     # --- meta (R-S1, R-L0) ---
 
@@ -310,6 +349,16 @@ class Store:
             self._conn.execute("delete from meta where key in (?, ?)", (META_LAST_SYNC, META_FIRST_SYNC_DONE))
             self._record_model(identity, dims)
 
+    def replace_with(self, other: Store) -> None:
+        """`reindex -all`: make this index an exact copy of `other` (built beside it) in one step, through SQLite's
+        backup: a reader sees the old index or the new one, and a failure part way leaves the old one whole."""
+        try:
+            with self._conn.backup("main", other._conn, "main") as backup:
+                while not backup.step(-1):
+                    pass
+        except (apsw.FullError, apsw.IOError) as exc:
+            raise write_failure(self.db_path, exc) from None
+
     def _record_model(self, identity: str, dims: int) -> None:
         self._conn.executemany(
             "insert or replace into meta(key, value) values (?, ?)", [(META_MODEL, identity), (META_DIMS, str(dims))]
@@ -354,12 +403,9 @@ class Store:
                         f"{recorded[1]}; {REINDEX_HINT}"
                     )
 
-    def replace_file(self, state: FileState, chunks: Sequence[NewChunk]) -> None:
-        """R-S2: swap a file's old rows for these, in one transaction (fully old or fully new after a kill)."""
-        self.replace_files([(state, chunks)])
-
     def replace_files(self, items: Sequence[tuple[FileState, Sequence[NewChunk]]]) -> None:
-        """replace_file for many files in one transaction: batched small files cost one commit, not one each."""
+        """R-S2: swap each file's old rows for these, all in one transaction (each file fully old or fully new after a
+        kill); batched small files cost one commit, not one each."""
         self._check_vectors(items)
         if self._bulk_wanted and not self._bulk_on:
             self._conn.execute(f"pragma cache_size = -{BULK_CACHE_KIB}").fetchall()
@@ -400,7 +446,7 @@ class Store:
             return []
         if scope is not None:
             return searches.exact_nearest(self._conn, vector, limit, scope)
-        if binary_quantizable(dims) and self._now().two_stage:
+        if binary_quantizable(dims) and self._sized().two_stage:
             return searches.two_stage_nearest(self._conn, vector, limit)
         return searches.exact_nearest(self._conn, vector, limit)
 
@@ -489,7 +535,7 @@ class Store:
 
     def is_empty(self) -> bool:
         """No chunks at all: a search has nothing to find (and calls no embeddings API, R-M2)."""
-        return self._now().chunks == 0
+        return self._sized().chunks == 0
 
     def counts(self) -> tuple[int, int]:
         """(files, chunks) in the index."""

@@ -39,8 +39,8 @@ from scree.config import Settings
 from scree.deadlines import PARENT_GONE_EXIT_S, QUEUE_FLUSH_S, SIGKILL_TIMEOUT_S, SIGTERM_TIMEOUT_S
 from scree.logs import get_logger
 from scree.replies import STOPPED_UNASKED, error_line, exit_code_reason, failed_message
-from scree.status import WriterState
-from scree.writer_proc.results import Outcome
+from scree.writer_proc.outcome import Outcome
+from scree.writer_status import WriterState
 
 if TYPE_CHECKING:
     from scree.writer_proc.writer import Writer
@@ -122,13 +122,14 @@ class WriterChild:
         self._closed = False
 
     @classmethod
-    def start(cls, settings: Settings, mode: str, lock_fd: int) -> WriterChild:
-        """Spawn a writer child in `mode` (SYNC or WATCH) that shares writer.lock through `lock_fd`."""
+    def start(cls, settings: Settings, mode: str, lock_fd: int, parent: str = "serve") -> WriterChild:
+        """Spawn a writer child in `mode` (SYNC or WATCH) that shares writer.lock through `lock_fd`; `parent` names
+        this process in the child's log ("serve", "scree watch")."""
         down: Queue[Down] = SPAWN.Queue()
         up: Queue[Up] = SPAWN.Queue()
         process = SPAWN.Process(
             target=child_main,
-            args=(settings, mode, down, up, InheritedFd(lock_fd)),
+            args=(settings, mode, down, up, InheritedFd(lock_fd), parent),
             name=f"scree-writer-{mode}",
             daemon=True,  # multiprocessing's exit handler terminates it if the parent ever exits without stopping it
         )
@@ -213,7 +214,9 @@ def mcp_loaded() -> bool:
 # --- the child ---
 
 
-def child_main(settings: Settings, mode: str, down: Queue[Down], up: Queue[Up], lock: InheritedFd) -> None:
+def child_main(
+    settings: Settings, mode: str, down: Queue[Down], up: Queue[Up], lock: InheritedFd, parent: str = "serve"
+) -> None:
     """The spawned writer: stdio and logging first, then run the Writer in `mode` and report how it ended."""
     _point_stdio_at_stderr()  # R-P5, before anything can print
     from scree.logs import configure_logging
@@ -230,7 +233,7 @@ def child_main(settings: Settings, mode: str, down: Queue[Down], up: Queue[Up], 
 
     stop = threading.Event()
     SignalLatch(stop).install()  # SIGTERM from the parent (or Ctrl-C in a terminal) stops the writer
-    threading.Thread(target=_exit_with_parent, args=(stop, log), name="scree-parent", daemon=True).start()
+    threading.Thread(target=_exit_with_parent, args=(stop, log, parent), name="scree-parent", daemon=True).start()
     writer = Writer(settings, stop, on_status=lambda state: _put(up, state), first_sync_only=mode == SYNC)
     done = threading.Event()  # the request thread stops with it
     requests = threading.Thread(target=_serve_requests, args=(down, up, writer, done), name="scree-requests")
@@ -300,20 +303,21 @@ def _replier(up: Queue[Up], request_id: int) -> Callable[[str], None]:
     return reply
 
 
-def _exit_with_parent(stop: threading.Event, log: Any) -> None:
-    """R-P2: when serve is gone, stop the writer; exit after PARENT_GONE_EXIT_S even if it has not stopped."""
-    parent = multiprocessing.parent_process()
-    sentinel = parent.sentinel if parent is not None else None  # the parent holds its other end: EOF when it dies
+def _exit_with_parent(stop: threading.Event, log: Any, parent: str) -> None:
+    """R-P2: when the parent (`parent`: serve, or scree watch) is gone, stop the writer; exit after
+    PARENT_GONE_EXIT_S even if it has not stopped."""
+    process = multiprocessing.parent_process()
+    sentinel = process.sentinel if process is not None else None  # the parent holds its other end: EOF when it dies
     ppid = os.getppid()
     while os.getppid() == ppid:
         if sentinel is None:
             time.sleep(PARENT_POLL_S)
         elif multiprocessing.connection.wait([sentinel], PARENT_POLL_S):
             break
-    log.warning("serve went away; stopping the writer", deadline_s=PARENT_GONE_EXIT_S)
+    log.warning(f"{parent} went away; stopping the writer", deadline_s=PARENT_GONE_EXIT_S)
     stop.set()
     time.sleep(PARENT_GONE_EXIT_S)
-    log.error("the writer did not stop in time after serve went away; exiting")
+    log.error(f"the writer did not stop in time after {parent} went away; exiting")
     sys.stderr.flush()
     os._exit(Outcome.FAILED)
 

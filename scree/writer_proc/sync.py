@@ -3,21 +3,25 @@
 from __future__ import annotations
 
 import gc
+import os
 import stat
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from scree import replies
 from scree.chunking import Chunk, chunk_markdown, embed_text, opted_out, text_hash
+from scree.config import Settings
 from scree.embedders.base import Embedder
 from scree.errors import EmbeddingUnavailableError
-from scree.files import Skipped, read_markdown
+from scree.files import BAD_NAME, Skipped, name_is_valid, read_markdown, shown_name
 from scree.heap import trim_heap
 from scree.ignore import IgnorePolicy
 from scree.logs import get_logger
 from scree.redact import redact
+from scree.render import UNSHOWABLE_NAME, shown_exactly
 from scree.store import FileState, NewChunk, Store
 
 log = get_logger(__name__)
@@ -37,17 +41,24 @@ class SyncReport:
     removed: int = 0
     failed: int = 0
     deferred: int = 0
+    deferred_with_rows: int = 0  # of `deferred`, files the index holds an older version of (kept as it is)
     chunks_embedded: int = 0
     chunks_reused: int = 0
     bytes_read: int = 0
+    bytes_total: int = 0  # R-L1, with a progress callback: the size of the files this run visits ...
+    bytes_visited: int = 0  # ... and of those visited so far (read, skipped or gone), for the progress line's ETA,
+    bytes_waiting: int = 0  # ... less the text still waiting for the embedder (visited files run a batch ahead)
     seconds: float = 0.0
     skipped: list[tuple[str, str]] = field(default_factory=list)
     outage: str | None = None
+    rebuilt: bool | None = None  # reindex -all: whether the new index replaced the old one (None: not a rebuild)
 
     def reply(self, path: str | None) -> str:
         """R-M7's line for this reindex, of the folder (None) or of one path; a skipped file says why (R-I2)."""
         if path is None:
             line = replies.scan_summary(self.scanned, self.indexed, self.removed, self.failed, self.deferred)
+            if self.rebuilt is False:
+                line = replies.rebuild_kept_old(line)
         else:
             skipped = next((reason for p, reason in self.skipped if p == path), None)
             up_to_date = bool(self.unchanged) and not self.indexed and not self.removed
@@ -63,6 +74,45 @@ class _Pending:
     state: FileState
     chunks: list[Chunk]
     hashes: list[str]
+    had_rows: bool  # the index holds an older version, which it keeps if this one is never written
+
+
+REBUILD_SUFFIX = ".rebuild"  # reindex -all builds the new index in <db>.rebuild beside the old one
+DB_COMPANIONS = ("", "-wal", "-shm", "-journal")
+
+
+def rebuild(
+    store: Store,
+    settings: Settings,
+    policy: IgnorePolicy,
+    embedder: Embedder,
+    *,
+    stop: threading.Event | None = None,
+    progress: Progress | None = None,
+) -> SyncReport:
+    """`reindex -all` (issue 13): a fresh index built beside the old one replaces it only once it is complete; a
+    rebuild that failed, was stopped or could not read a file leaves the old index exactly as it was."""
+    fresh_path = settings.db_path.with_name(settings.db_path.name + REBUILD_SUFFIX)
+    _remove_db(fresh_path)
+    stop = stop or threading.Event()
+    try:
+        with Store.open(fresh_path, settings.folder) as fresh:
+            fresh.set_model(embedder.identity, embedder.dims)
+            report = Syncer(fresh, policy, embedder, settings.max_file_bytes, stop=stop, progress=progress).sync_all()
+            report.rebuilt = report.outage is None and not report.deferred and not report.failed and not stop.is_set()
+            if report.rebuilt:
+                store.replace_with(fresh)
+    finally:
+        _remove_db(fresh_path)
+    return report
+
+
+def _remove_db(path: Path) -> None:
+    for suffix in DB_COMPANIONS:
+        try:
+            os.unlink(f"{path}{suffix}")
+        except FileNotFoundError:
+            continue
 
 
 class Syncer:
@@ -88,6 +138,7 @@ class Syncer:
         self._vectors: dict[str, bytes] = {}
         self._ready = 0  # how many files at the head of _pending have every vector
         self._ready_rows = 0
+        self._files_in_run = 0  # for the progress callback (R-L1)
 
     def sync_all(self) -> SyncReport:
         """R-S3: every indexable file against the index; rows of deleted or newly ignored files removed."""
@@ -97,6 +148,7 @@ class Syncer:
         present = set(paths)
         gone = [path for path in self._store.paths() if path not in present]
         del present
+        gone = self._keep_unlisted(gone, report)
         with self._store.bulk_cache():
             report.removed += self._store.delete_files(gone)
             # One indexed row at a time: a dict of every row would leave Python's memory pools fragmented for good
@@ -115,24 +167,69 @@ class Syncer:
         old: dict[str, FileState] = {}
         wanted: list[str] = []
         for path in sorted(set(paths)):
+            if self._name_refused(path, report):
+                continue
             state = self._store.file_state(path)
             if state is None and self._may_have_been_directory(path):
                 if every_path is None:
                     every_path = list(self._store.paths())
                 prefix = path.rstrip("/") + "/"
                 below = [p for p in every_path if p.startswith(prefix)]
-                if below:
+                if below and self._is_gone(path):
                     report.removed += self._store.delete_files(below)
+                elif below:  # still there (or not known to be gone, R-I1): each file below is looked at itself
+                    report.removed += self._store.delete_files([p for p in below if self._policy(p) is not None])
+                    for p in below:
+                        p_state = self._store.file_state(p)
+                        if self._policy(p) is None and p_state is not None:
+                            old[p] = p_state
+                            wanted.append(p)
             if self._policy(path) is None:
                 wanted.append(path)
                 if state is not None:
                     old[path] = state
             elif state is not None:
                 report.removed += self._store.delete_files([path])
-        self._run(wanted, old.get, report)
+        self._run(sorted(set(wanted)), old.get, report)
         report.seconds = time.monotonic() - started
         self._record_outage(report)
         return report
+
+    def _is_gone(self, path: str) -> bool:
+        """The path is not there at all; one that cannot be looked at (EACCES, EMFILE) is not known to be gone."""
+        try:
+            (self._policy.root / path).lstat()
+        except (FileNotFoundError, NotADirectoryError):
+            return True
+        except (OSError, ValueError):
+            return False
+        return False
+
+    def _keep_unlisted(self, gone: list[str], report: SyncReport) -> list[str]:
+        """R-I1: of the indexed files the walk did not find, those below a folder it could not list are not known
+        to be gone: they keep their rows and count as failed. The rest are really gone. A folder that could not be
+        listed and held no indexed file (a path over PATH_MAX, say) is named too, and counts as failed."""
+        unreadable = self._policy.unreadable_dirs
+        if not unreadable:
+            return gone
+        really_gone: list[str] = []
+        named: set[str] = set()
+        for path in gone:
+            folder = next((d for d in unreadable if not d or path == d or path.startswith(d + "/")), None)
+            if folder is None:
+                really_gone.append(path)
+                continue
+            named.add(folder)
+            report.scanned += 1
+            report.failed += 1
+            report.skipped.append((path, f"cannot read folder {folder or '.'}: {unreadable[folder]}"))
+        for folder, reason in unreadable.items():
+            log.warning("cannot read folder; its files keep their old rows", folder=shown_name(folder), reason=reason)
+            if folder not in named:
+                report.scanned += 1
+                report.failed += 1
+                report.skipped.append((shown_name(folder or ".") + "/", f"cannot read folder: {reason}"))
+        return really_gone
 
     def _record_outage(self, report: SyncReport) -> None:
         """R-L0: keep meta `last_error` true for every writer (serve, watch, the CLI): the outage a sync ended in,
@@ -156,30 +253,70 @@ class Syncer:
 
     def _run(self, paths: list[str], state_of: Callable[[str], FileState | None], report: SyncReport) -> None:
         """Visit `paths` in order; whatever was not written (stop, outage) is counted as deferred and keeps old rows."""
-        total = len(paths)
+        total = self._files_in_run = len(paths)
+        sizes = self._sizes(paths) if self._progress is not None else []
+        report.bytes_total += sum(sizes)
+        scanned_before = report.scanned
         try:
-            for path in paths:
+            for n, path in enumerate(paths):
                 if self._stop.is_set():
                     break
                 report.scanned += 1
-                self._visit(path, state_of(path), report)
+                if not self._name_refused(path, report):
+                    self._visit(path, state_of(path), report)
                 if self._progress is not None:
+                    report.bytes_visited += sizes[n]
                     self._progress(report, total)
             self._flush(report, embed_partial=not self._stop.is_set(), write_ready=True)
         except EmbeddingUnavailableError as exc:
             report.outage = str(exc)
             log.warning("embeddings unavailable; files keep their old rows", error=str(exc))
         finally:
-            report.deferred += total - report.scanned + len(self._pending)
+            unvisited = paths[report.scanned - scanned_before :]
+            report.deferred += len(unvisited) + len(self._pending)
+            report.deferred_with_rows += sum(p.had_rows for p in self._pending)
+            report.deferred_with_rows += sum(state_of(p) is not None for p in unvisited if name_is_valid(p))
+            report.scanned += len(unvisited)  # listed, not read: the summary's figures add up to `scanned`
             self._pending.clear()
             self._ready = self._ready_rows = 0
             self._need.clear()
+            report.bytes_waiting = 0
             self._vectors.clear()
+
+    def _sizes(self, paths: list[str]) -> list[int]:
+        """Each path's size now (0 when it cannot be read): a stat a file, for the progress line's bytes and ETA."""
+        sizes = []
+        for path in paths:
+            try:
+                sizes.append((self._policy.root / path).lstat().st_size)
+            except (OSError, ValueError):
+                sizes.append(0)
+        return sizes
+
+    def _name_refused(self, path: str, report: SyncReport) -> bool:
+        """R-I1: a name that is not valid UTF-8 cannot be stored, and one a hit would show altered could not be
+        read back (issue 13): either is skipped with a reason, and rows an older scree wrote for it removed."""
+        if not name_is_valid(path):
+            reason = BAD_NAME
+        elif not shown_exactly(path):
+            reason = UNSHOWABLE_NAME
+            if self._store.file_state(path) is not None:
+                report.removed += self._store.delete_files([path])
+        else:
+            return False
+        report.skipped.append((shown_name(path), reason))
+        log.warning("file skipped", path=shown_name(path), reason=reason)
+        return True
 
     def _visit(self, path: str, old: FileState | None, report: SyncReport) -> None:
         content = read_markdown(self._policy.root, path, self._max_file_bytes)
+        if isinstance(content, Skipped) and content.unreadable:  # R-I1: not known to be gone: keep its rows
+            report.failed += 1
+            report.skipped.append((path, content.reason))
+            log.warning("cannot read file; it keeps its old rows", path=path, reason=content.reason)
+            return
         if content is None or isinstance(content, Skipped) or opted_out(content.text):
-            reason = "no such file" if content is None else getattr(content, "reason", replies.OPTED_OUT_REASON)
+            reason = replies.MISSING_REASON if content is None else getattr(content, "reason", replies.OPTED_OUT_REASON)
             report.skipped.append((path, reason))
             if content is not None:
                 log.info("file skipped", path=path, reason=reason)
@@ -203,7 +340,8 @@ class Syncer:
         for h, text in zip(hashes, texts, strict=True):
             if h not in self._vectors and h not in self._need:
                 self._need[h] = text
-        self._pending.append(_Pending(state, chunks, hashes))
+                report.bytes_waiting += len(text)
+        self._pending.append(_Pending(state, chunks, hashes, old is not None))
         self._flush(report, embed_partial=False, write_ready=False)
 
     def _flush(self, report: SyncReport, *, embed_partial: bool, write_ready: bool) -> None:
@@ -216,10 +354,13 @@ class Syncer:
         while len(self._need) >= batch or (embed_partial and self._need):
             items = list(self._need.items())[:batch]
             vectors = self._embedder.embed([text for _, text in items])
-            for (h, _), vector in zip(items, vectors, strict=True):
+            for (h, text), vector in zip(items, vectors, strict=True):
                 self._vectors[h] = vector
                 del self._need[h]
+                report.bytes_waiting -= len(text)
             report.chunks_embedded += len(items)
+            if self._progress is not None:
+                self._progress(report, self._files_in_run)
         # readiness only grows (vectors of pending files are never dropped), so resume where the last call stopped
         while self._ready < len(self._pending) and all(h in self._vectors for h in self._pending[self._ready].hashes):
             self._ready_rows += len(self._pending[self._ready].hashes)
@@ -291,7 +432,9 @@ def log_report(report: SyncReport, paths: Sequence[str], *, full: bool) -> None:
         "seconds": round(report.seconds, 3),
     }
     if full:
-        log.info("synced the folder", scanned=report.scanned, chunks_embedded=report.chunks_embedded, **figures)
+        # a catch-up that found nothing to change (the watcher after a first-sync process, a resync) is no news
+        say = log.info if report.indexed or report.removed or report.deferred else log.debug
+        say("synced the folder", scanned=report.scanned, chunks_embedded=report.chunks_embedded, **figures)
     elif report.indexed or report.removed:
         log.info("synced changed files", paths=list(paths[:LOGGED_PATHS]), count=len(paths), **figures)
     else:

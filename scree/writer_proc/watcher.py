@@ -95,8 +95,43 @@ def is_under(rel: str, top: str) -> bool:
     return rel == top or rel.startswith(top + "/")
 
 
-def list_dir(path: str) -> list[tuple[str, bool]]:
-    """(name, is a real directory) for each entry; symlinks are never followed; a vanished folder lists empty."""
+_DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0)
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+
+
+def open_dir_nofollow(root: str, rel_dir: str) -> int | None:
+    """A descriptor of root/rel_dir reached one folder at a time without following a symlink (the root itself may
+    sit below one), or None when a component is missing, not a folder, or a symlink (issue 13: a watched folder
+    swapped for a symlink to outside must not get its watch, or its names listed, through the link)."""
+    if os.open not in os.supports_dir_fd:
+        return None
+    try:
+        fd = os.open(root, _DIR_FLAGS)
+    except OSError:
+        return None
+    for name in rel_dir.split("/") if rel_dir else ():
+        try:
+            next_fd = os.open(name, _DIR_FLAGS | _NOFOLLOW, dir_fd=fd)
+        except OSError:
+            os.close(fd)
+            return None
+        os.close(fd)
+        fd = next_fd
+    return fd
+
+
+def same_directory(path: str, fd: int) -> bool:
+    """Is `path`, looked at without following its last component, the directory open as `fd`?"""
+    try:
+        seen, opened = os.stat(path, follow_symlinks=False), os.fstat(fd)
+    except OSError:
+        return False
+    return (seen.st_dev, seen.st_ino) == (opened.st_dev, opened.st_ino)
+
+
+def list_dir(path: str | int) -> list[tuple[str, bool]]:
+    """(name, is a real directory) for each entry of a path or an open directory; symlinks are never followed; a
+    vanished folder lists empty."""
     entries: list[tuple[str, bool]] = []
     try:
         with os.scandir(path) as listing:
@@ -147,6 +182,13 @@ class Watcher(ABC):
     def _add_watch(self, rel_dir: str) -> bool:
         """Watch one directory (the lock is held); False when it cannot be watched (vanished, not a directory)."""
 
+    def _add_watch_at(self, rel_dir: str, fd: int) -> bool:
+        """Watch the directory open as `fd` (reached without following symlinks), known as `rel_dir`. By default the
+        path is watched, and only while it still leads to that directory; inotify watches the descriptor itself."""
+        if not same_directory(self._abs(rel_dir), fd):
+            return False
+        return self._add_watch(rel_dir)
+
     @abstractmethod
     def _rewatch(self) -> None:
         """Place every watch again from the current filter (the lock is held, the watcher is open)."""
@@ -192,15 +234,29 @@ class Watcher(ABC):
         pending = [top]
         while pending:
             rel_dir = pending.pop()
-            if not self._add_watch(rel_dir):
+            fd = open_dir_nofollow(self._root_str, rel_dir)
+            if fd is None:
+                if rel_dir == "" or os.open not in os.supports_dir_fd:  # the root's own error; no openat (Windows)
+                    if self._add_watch(rel_dir):
+                        pending.extend(self._list_and_queue(rel_dir, self._abs(rel_dir), found))
                 continue
-            for name, is_dir in list_dir(self._abs(rel_dir)):
-                rel = join_rel(rel_dir, name)
-                if is_dir:
-                    if self.dir_filter(rel):
-                        pending.append(rel)
-                elif found is not None:
-                    found.append(Event(Change.ADDED, rel))
+            try:
+                if self._add_watch_at(rel_dir, fd):
+                    pending.extend(self._list_and_queue(rel_dir, fd, found))
+            finally:
+                os.close(fd)
+
+    def _list_and_queue(self, rel_dir: str, where: str | int, found: list[Event] | None) -> list[str]:
+        """The allowed folders below `rel_dir` (listed from `where`), its files reported to `found` as ADDED."""
+        below: list[str] = []
+        for name, is_dir in list_dir(where):
+            rel = join_rel(rel_dir, name)
+            if is_dir:
+                if self.dir_filter(rel):
+                    below.append(rel)
+            elif found is not None:
+                found.append(Event(Change.ADDED, rel))
+        return below
 
     def _directory_arrived(self, rel: str, out: list[Event]) -> None:
         """A directory created or moved in: watched with its tree when the rules allow; a `.git` is passed on as an

@@ -12,7 +12,17 @@ from inotify_simple import INotify, flags
 
 from scree.errors import ScreeError
 from scree.logs import get_logger
-from scree.writer_proc.watcher import OVERFLOW_EVENT, Change, DirFilter, Event, Watcher, collapse, is_under, join_rel
+from scree.writer_proc.watcher import (
+    OVERFLOW_EVENT,
+    Change,
+    DirFilter,
+    Event,
+    Watcher,
+    collapse,
+    is_under,
+    join_rel,
+    same_directory,
+)
 
 log = get_logger(__name__)
 
@@ -30,6 +40,7 @@ DIR_MASK = (
     | flags.ONLYDIR
     | flags.DONT_FOLLOW
 )
+PROC_FD = Path("/proc/self/fd")  # a watch placed through it is on the open directory itself
 ARRIVED = flags.CREATE | flags.MOVED_TO
 GONE = flags.DELETE | flags.MOVED_FROM
 CHANGED = flags.MODIFY | flags.CLOSE_WRITE | flags.ATTRIB
@@ -43,6 +54,7 @@ class InotifyWatcher(Watcher):
         super().__init__(root, dir_filter)
         self._dirs: dict[int, str] = {}
         self._limit_warned = False
+        self._proc_fd = PROC_FD.is_dir()
         try:
             self._inotify: Any = INotify()  # close-on-exec: a spawned child does not keep our watches
         except OSError as exc:
@@ -53,9 +65,29 @@ class InotifyWatcher(Watcher):
     def watch_count(self) -> int:
         return len(self._dirs)
 
-    def _add_watch(self, rel_dir: str) -> bool:
+    def _add_watch_at(self, rel_dir: str, fd: int) -> bool:
+        """Watch the very directory open as `fd` (issue 13): through /proc/self/fd, which names that inode whatever
+        the path leads to now; without /proc, the path with DONT_FOLLOW, checked against `fd` after."""
+        if not self._proc_fd:
+            if not super()._add_watch_at(rel_dir, fd):
+                return False
+            return same_directory(self._abs(rel_dir), fd) or self._undo(rel_dir)
+        return self._add_watch(rel_dir, f"{PROC_FD}/{fd}", DIR_MASK & ~flags.DONT_FOLLOW)
+
+    def _undo(self, rel_dir: str) -> bool:
+        """The path changed under the watch just placed: take it off again."""
+        for wd, watched in list(self._dirs.items()):
+            if watched == rel_dir:
+                del self._dirs[wd]
+                try:
+                    self._inotify.rm_watch(wd)
+                except OSError:
+                    pass
+        return False
+
+    def _add_watch(self, rel_dir: str, target: str | None = None, mask: int = DIR_MASK) -> bool:
         try:
-            wd = int(self._inotify.add_watch(self._abs(rel_dir), DIR_MASK))
+            wd = int(self._inotify.add_watch(target or self._abs(rel_dir), mask))
         except OSError as exc:
             if rel_dir == "":
                 raise ScreeError(f"cannot watch {self._root_str}: {exc.strerror}") from exc

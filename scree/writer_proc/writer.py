@@ -37,17 +37,10 @@ from scree.ignore import IgnorePolicy
 from scree.logs import get_logger, logged_thread
 from scree.redact import redact
 from scree.replies import failed_message, over_cap_message, paused_reply, reindex_error_reply
-from scree.status import WriterState
 from scree.store import Store
 from scree.writer_proc.debounce import Job, Schedule
 from scree.writer_proc.health import HealthCheck
-from scree.writer_proc.results import (
-    Outcome,
-    Reply,
-    Request,
-    StatusCallback,
-    WriterResult,
-)
+from scree.writer_proc.outcome import Outcome, WriterResult
 from scree.writer_proc.sync import (
     LOGGED_PATHS,
     Syncer,
@@ -57,12 +50,25 @@ from scree.writer_proc.sync import (
     release_sync_memory,
 )
 from scree.writer_proc.watcher import Change, Event, IgnoreDirFilter, Watcher, make_watcher
+from scree.writer_status import WriterState
 
 log = get_logger(__name__)
 
 MAIN_TICK_S = 0.25  # how often the main loop looks at `stop`; R-W5 allows 5 s for the whole stop
 HEARTBEAT_S = 1.0  # R-P2: a status report at least this often, so a supervisor can tell a hung writer
 EVENT_READ_TIMEOUT_S = 0.5  # the event thread looks at the stop flag at least this often
+
+
+StatusCallback = Callable[[WriterState], None]  # takes each report as the writer made it
+Reply = Callable[[str], None]  # takes the one-line answer to a reindex request (R-M7)
+
+
+@dataclass(frozen=True, slots=True)
+class Request:
+    """A reindex request (serve's `reindex` tool): one relative path, or the whole folder (None)."""
+
+    path: str | None
+    reply: Reply
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,7 +99,7 @@ class Writer:
         self._first_sync_only = first_sync_only
         self._stop = stop
         self._on_status = on_status
-        self._halt = threading.Event()  # stops our threads: the caller's stop, bad health, a dead thread
+        self._wind_down = threading.Event()  # stops our threads: the caller's stop, bad health, a dead thread
         self._wake = threading.Event()  # wakes the main loop at once: a problem, or a status worth sending now
         self._cond = threading.Condition()  # guards everything below; the sync thread waits on it for work
         self._schedule: Schedule[Request] = Schedule(
@@ -135,13 +141,6 @@ class Writer:
             self._schedule.add_paths(paths, now, immediate=True)
             self._cond.notify_all()
 
-    def request_resync(self) -> None:
-        """Re-read the rules, rebuild the watches and resync the whole folder as soon as the sync thread is free
-        (after an outage pause, if one runs): `reindex` with no path, or a rule change no watch can see."""
-        with self._cond:
-            self._schedule.resync(time.monotonic(), rebuild=True)
-            self._cond.notify_all()
-
     def request_reindex(self, path: str | None, reply: Reply) -> None:
         """R-M7: re-index one relative path (already checked against the rules) or, for None, re-read the rules and
         resync the folder, once the sync thread is free; `reply` then gets the one-line answer (from that thread).
@@ -170,7 +169,9 @@ class Writer:
             if capped is not None:
                 return capped
             policy = IgnorePolicy(settings.folder, settings.extensions)  # the sync thread's own
-            syncer = Syncer(store, policy, embedder, settings.max_file_bytes, stop=self._halt, progress=self._progress)
+            syncer = Syncer(
+                store, policy, embedder, settings.max_file_bytes, stop=self._wind_down, progress=self._progress
+            )
             return self._follow(syncer, policy)
         finally:
             if not self._abandoned:
@@ -200,20 +201,22 @@ class Writer:
             self._watches = watcher.watch_count
             self._first_sync_running = True
             self._schedule.resync(time.monotonic())  # R-S3: the first sync
-        log.info("watching", folder=str(settings.folder), watches=watcher.watch_count, backend=type(watcher).__name__)
+        # the first-sync process's watches only bridge its sync: "watching" is said once, by the writer that stays
+        say = log.debug if self._first_sync_only else log.info
+        say("watching", folder=str(settings.folder), watches=watcher.watch_count, backend=type(watcher).__name__)
         self._send_status()  # "first sync running", before it can finish
         events = logged_thread("scree-events", self._guarded, self._read_events, watcher, dir_filter)
         worker = logged_thread("scree-sync", self._guarded, self._work, parts)
         events.start()
         worker.start()
         try:
-            return self._supervise(health)
+            return self._main_loop(health)
         finally:
             self._shut_down(watcher, events, worker)
 
     # --- the main loop (the caller's thread) ---
 
-    def _supervise(self, health: HealthCheck) -> WriterResult:
+    def _main_loop(self, health: HealthCheck) -> WriterResult:
         interval = self._settings.health_interval_s
         next_health = time.monotonic() + interval
         last_sent = -HEARTBEAT_S
@@ -250,7 +253,7 @@ class Writer:
             if self._problem is None:
                 self._problem = result
                 log.error("writer stopping", reason=result.message)
-            self._halt.set()
+            self._wind_down.set()
             self._cond.notify_all()
         self._wake.set()
 
@@ -262,7 +265,7 @@ class Writer:
             self._stop_with(WriterResult(Outcome.FAILED, failed_message(exc)))
 
     def _shut_down(self, watcher: Watcher, events: threading.Thread, worker: threading.Thread) -> None:
-        self._halt.set()
+        self._wind_down.set()
         with self._cond:
             self._cond.notify_all()
         deadline = time.monotonic() + WRITER_THREADS_S
@@ -278,7 +281,7 @@ class Writer:
 
     def _read_events(self, watcher: Watcher, dir_filter: IgnoreDirFilter) -> None:
         next_look = time.monotonic() + self._settings.health_interval_s
-        for batch in watcher.events(self._halt, EVENT_READ_TIMEOUT_S):
+        for batch in watcher.events(self._wind_down, EVENT_READ_TIMEOUT_S):
             if time.monotonic() >= next_look:  # a nested repository's .git deleted: no watch is there to see it
                 next_look = time.monotonic() + self._settings.health_interval_s
                 batch = batch + [Event(Change.DELETED, path) for path in dir_filter.vanished_repos()]
@@ -319,7 +322,7 @@ class Writer:
     def _next_job(self) -> Job[Request] | None:
         """Wait for the next due job (debounce.Schedule decides the order); None once halted."""
         with self._cond:
-            while not self._halt.is_set():
+            while not self._wind_down.is_set():
                 now = time.monotonic()
                 step = self._schedule.take(now)
                 if isinstance(step, Job):
@@ -332,9 +335,9 @@ class Writer:
             if job.request is not None:
                 job.request.reply(paused_reply(self._last_error))
             return
-        # Rules may have changed where no watch sees it (.git/info/exclude): read them afresh for every job; it
-        # costs a few small reads, and a search's re-check request (R-M2) then sees what the reader saw.
-        parts.policy.invalidate()
+        # Rules may have changed where no watch sees it (.git/info/exclude): look at them for every job (a stat per
+        # ignore file; re-read only when one changed), so a search's re-check request (R-M2) sees what the reader saw.
+        parts.policy.refresh()
         if job.rebuild:
             parts.dir_filter.invalidate()
             parts.watcher.rebuild()
@@ -354,7 +357,7 @@ class Writer:
             job.request.reply(report.reply(job.request.path))
         if report.outage is not None:
             self._pause(report.outage)
-        elif not self._halt.is_set():
+        elif not self._wind_down.is_set():
             if job.full and self._first_sync_running:
                 self._notes_indexed = report.indexed + report.unchanged
             self._succeeded(first_sync_finished=job.full and report.deferred == 0)
@@ -383,10 +386,11 @@ class Writer:
         if recovered:
             log.info("embeddings API answering again")
         if first_done:
-            log.info("first sync done", notes=self._notes_indexed)
+            # said once, by the writer that goes on watching; a first-sync process hands over to one (R-P3)
+            (log.debug if self._first_sync_only else log.info)("first sync done", notes=self._notes_indexed)
             if self._first_sync_only:
                 with self._cond:
                     self._problem = self._problem or WriterResult(Outcome.FIRST_SYNC_DONE, "first sync done")
-                    self._halt.set()
+                    self._wind_down.set()
         if recovered or first_done:
             self._wake.set()

@@ -39,6 +39,13 @@ class WriterStatus:
     first_sync_running: bool = False  # "self": this session's first sync has not finished yet
     first_sync_done: bool = False  # the index is complete: this session's first sync finished, or the index says so
     error: str | None = None  # this session's writer is down, restarting or parked
+    indexed_files: int = 0  # the files the index itself holds, read by the reader while a first sync runs
+
+    @property
+    def notes_indexed(self) -> int:
+        """How far the first sync got: what the writer last said, or what the index holds if that is more (its
+        report goes up once a second, the index moves with every write)."""
+        return max(self.report.notes_indexed if self.report is not None else 0, self.indexed_files)
 
 
 class WriterControl(Protocol):

@@ -1,4 +1,4 @@
-"""The records a search produces: hits and the result with its note. Pure data, shared by CLI and MCP."""
+"""The records a search produces: its hits and the result with its notes. Pure data, shared by CLI and MCP."""
 
 from __future__ import annotations
 

@@ -1,12 +1,9 @@
-"""What the writer hands back: why run() returned (an Outcome that is also an exit code), and its reindex requests."""
+"""How a writer ended: an Outcome that is also its process's exit code, with a line for the user."""
 
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable
 from dataclasses import dataclass
-
-from scree.status import WriterState
 
 
 class Outcome(enum.IntEnum):
@@ -32,15 +29,3 @@ class Outcome(enum.IntEnum):
 class WriterResult:
     outcome: Outcome
     message: str  # one line for the user
-
-
-StatusCallback = Callable[[WriterState], None]  # takes each report as the writer made it
-Reply = Callable[[str], None]  # takes the one-line answer to a reindex request (R-M7)
-
-
-@dataclass(frozen=True, slots=True)
-class Request:
-    """A reindex request (serve's `reindex` tool): one relative path, or the whole folder (None)."""
-
-    path: str | None
-    reply: Reply

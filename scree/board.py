@@ -1,70 +1,19 @@
-"""The pure pieces of `scree serve`'s supervisor: its limits, the restart backoff, and
-the board its loop posts to for the reader's threads (status, parking, queued reindexes and re-checks)."""
+"""The board `scree serve`'s supervisor loop posts to and the reader's threads read: the writer's view, why it is
+parked, and the reindex requests and re-checks queued for it. Locks and events only, no I/O."""
 
 from __future__ import annotations
 
 import itertools
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field, replace
 
-from scree.config import env_number
 from scree.replies import SHUTTING_DOWN_REPLY
-from scree.status import WriterState, WriterStatus
 from scree.writer_proc.child import SYNC, WATCH
-from scree.writer_proc.results import Outcome
+from scree.writer_proc.outcome import Outcome
+from scree.writer_status import WriterState, WriterStatus
 
-DEFAULT_MAX_RSS_MB = 1024.0  # R-P2; the offline first sync's bar is 300 MB (SPEC §10)
-DEFAULT_RESTART_S = 1.0  # R-P2: restart backoff, doubling ...
-DEFAULT_RESTART_MAX_S = 60.0  # ... up to this
-DEFAULT_HEARTBEAT_TIMEOUT_S = 10.0  # R-P2: the child reports every second; this long silent means hung
-DEFAULT_HANDSHAKE_GRACE_S = 2.0  # R-M8: the first child waits this long at most for the MCP handshake
 MAX_RECHECKS = 1000  # paths queued for the next child at most; its start-up sync re-checks everything anyway
-
-
-@dataclass(frozen=True, slots=True)
-class SupervisorOptions:
-    """The supervisor's limits, from SCREE_WRITER_* (tests shorten them)."""
-
-    max_rss_mb: float = DEFAULT_MAX_RSS_MB
-    restart_s: float = DEFAULT_RESTART_S
-    restart_max_s: float = DEFAULT_RESTART_MAX_S
-    heartbeat_timeout_s: float = DEFAULT_HEARTBEAT_TIMEOUT_S
-    handshake_grace_s: float = DEFAULT_HANDSHAKE_GRACE_S
-
-    @classmethod
-    def from_env(cls, env: Mapping[str, str]) -> SupervisorOptions:
-        restart_s = env_number(env, "SCREE_WRITER_RESTART_SECONDS", DEFAULT_RESTART_S, 0.01)
-        return cls(
-            max_rss_mb=env_number(env, "SCREE_WRITER_MAX_RSS_MB", DEFAULT_MAX_RSS_MB, 1.0),
-            restart_s=restart_s,
-            restart_max_s=max(restart_s, env_number(env, "SCREE_WRITER_RESTART_MAX_SECONDS", DEFAULT_RESTART_MAX_S)),
-            heartbeat_timeout_s=env_number(env, "SCREE_WRITER_HEARTBEAT_SECONDS", DEFAULT_HEARTBEAT_TIMEOUT_S, 0.5),
-            handshake_grace_s=env_number(env, "SCREE_WRITER_HANDSHAKE_GRACE_SECONDS", DEFAULT_HANDSHAKE_GRACE_S, 0.0),
-        )
-
-
-@dataclass(slots=True)
-class Backoff:
-    """R-P2: the delay before the next restart, doubling from first_s up to max_s; back to first_s when asked."""
-
-    first_s: float
-    max_s: float
-    next_s: float = field(init=False)
-
-    def __post_init__(self) -> None:
-        self.next_s = self.first_s
-
-    def take(self) -> float:
-        """The delay for this restart; the next one waits twice as long (up to max_s)."""
-        delay, self.next_s = self.next_s, min(self.next_s * 2, self.max_s)
-        return delay
-
-    def reset(self) -> None:
-        self.next_s = self.first_s
-
-
-# --- the board: what the loop posts and the reader's threads read ---
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,12 +22,12 @@ class Parked:
 
     error: str | None  # the note's reason; None for the first-sync cap, which has its own note
     report: WriterState | None  # the writer's last report when it stopped over the cap (its size and the cap)
-    signature: object  # the index file's identity then: a change (`scree reindex`) ends the parking
+    signature: Hashable  # the index file's identity then: a change (`scree reindex`) ends the parking
     retry_at: float | None  # monotonic; None: only a change of the index ends it
 
     @classmethod
     def after(
-        cls, outcome: Outcome, message: str, latest: WriterState | None, signature: object, retry_at: float
+        cls, outcome: Outcome, message: str, latest: WriterState | None, signature: Hashable, retry_at: float
     ) -> Parked:
         """R-S4, R-W4, a setup error: the cap waits for `scree reindex` alone; the rest also retry at retry_at."""
         over_cap = outcome is Outcome.OVER_CAP and latest is not None and latest.over_cap_mb is not None
@@ -89,7 +38,7 @@ class Parked:
             retry_at=None if outcome is Outcome.OVER_CAP else retry_at,
         )
 
-    def may_retry(self, now: float, signature: object) -> bool:
+    def may_retry(self, now: float, signature: Hashable) -> bool:
         return signature != self.signature or (self.retry_at is not None and now >= self.retry_at)
 
     def status(self) -> WriterStatus:
@@ -107,6 +56,7 @@ class WriterView:
     error: str | None = None  # this session's writer is down (and restarting)
     first_sync_done: bool = False
     parked: Parked | None = None
+    lock_error: str | None = None  # why writer.lock cannot even be tried (the index folder cannot be made)
 
     def own_status(self, pid: int, index_complete: bool) -> WriterStatus:
         """R-M5 while this session holds the lock; index_complete: the child's word, or the index's until it reports."""
@@ -157,7 +107,12 @@ class Board:
     def lock_taken(self) -> None:
         """A fresh start: a SYNC child comes first (R-P3), and nothing is parked or reported any more."""
         with self._mutex:
-            self._view = replace(self._view, held=True, mode=SYNC, parked=None, latest=None)
+            self._view = replace(self._view, held=True, mode=SYNC, parked=None, latest=None, lock_error=None)
+
+    def lock_failed(self, reason: str) -> None:
+        """writer.lock could not be tried; the loop tries again at the next retry."""
+        with self._mutex:
+            self._view = replace(self._view, lock_error=reason)
 
     def lock_released(self) -> None:
         with self._mutex:

@@ -7,16 +7,18 @@ from dataclasses import dataclass
 from typing import Any
 
 from scree.config import Settings
-from scree.embedders.factory import expected_identity, make_embedder
+from scree.embedders.factory import embedder_available, expected_identity, make_embedder
 from scree.errors import LockHeldError, ScreeError
+from scree.hits import SearchResult
 from scree.ignore import IgnorePolicy
 from scree.lock import WriterLock, lock_holder
 from scree.paths import normalise_rel_path, prepare_index_dir
-from scree.replies import cli_index_note, other_writer_reply, reindex_all_refused
-from scree.results import SearchResult
+from scree.replies import cli_index_note, other_writer_reply, reindex_all_refused, reindex_running
 from scree.search import SearchEngine
 from scree.store import Store
-from scree.writer_proc.sync import Progress, Syncer, SyncReport
+from scree.writer_proc.sync import Progress, Syncer, SyncReport, rebuild
+
+REINDEX_ROLE = "reindex"  # written into writer.lock after the pid by `scree reindex`
 
 
 def open_store(settings: Settings, readonly: bool = False) -> Store:
@@ -30,6 +32,8 @@ def open_store(settings: Settings, readonly: bool = False) -> Store:
 class ReindexOutcome:
     report: SyncReport
     message: str
+    files: int = 0  # what the index holds afterwards, as `scree status` counts it
+    chunks: int = 0
 
 
 def reindex(
@@ -44,22 +48,26 @@ def reindex(
     policy = IgnorePolicy(settings.folder, settings.extensions)
     rel = normalise_rel_path(policy, path) if path is not None else None
     prepare_index_dir(settings.index_dir, custom_db=settings.custom_db)
-    lock = WriterLock(settings.lock_path)
+    lock = WriterLock(settings.lock_path, role=REINDEX_ROLE)
     if not lock.try_acquire():
         pid = lock.holder_pid()
         if full:
             raise LockHeldError(reindex_all_refused(pid), pid)
+        if lock.holder_role() == REINDEX_ROLE:  # nobody keeps the index current: this one did not run
+            raise LockHeldError(reindex_running(pid), pid)
         return ReindexOutcome(SyncReport(), other_writer_reply(pid))
     try:
         embedder = make_embedder(settings, keyword_fallback=True)
         with open_store(settings) as store:
-            if full:
-                store.reset(embedder.identity, embedder.dims)
-            store.prepare(embedder)
-            syncer = Syncer(store, policy, embedder, settings.max_file_bytes, stop=stop, progress=progress)
-            report = syncer.sync_all() if rel is None else syncer.sync_paths([rel])
+            if full:  # the old index stays until the new one is complete (issue 13)
+                report = rebuild(store, settings, policy, embedder, stop=stop, progress=progress)
+            else:
+                store.prepare(embedder)
+                syncer = Syncer(store, policy, embedder, settings.max_file_bytes, stop=stop, progress=progress)
+                report = syncer.sync_all() if rel is None else syncer.sync_paths([rel])
             embedder.close()
-        return ReindexOutcome(report, report.reply(rel))  # R-M7: the MCP reindex tool's wording
+            files, chunks = store.counts()
+        return ReindexOutcome(report, report.reply(rel), files, chunks)  # R-M7: the MCP reindex tool's wording
     finally:
         lock.release()
 
@@ -70,7 +78,14 @@ def search(settings: Settings, query: str, k: int, mode: str, path: str | None =
         raise ScreeError(f'no index for {settings.folder} yet: run "scree reindex" in it first')
     policy = IgnorePolicy(settings.folder, settings.extensions)
     with open_store(settings, readonly=True) as store:
-        engine = SearchEngine(store, policy, settings.folder, settings.max_file_bytes, lambda: make_embedder(settings))
+        engine = SearchEngine(
+            store,
+            policy,
+            settings.folder,
+            settings.max_file_bytes,
+            lambda: make_embedder(settings),
+            lambda: embedder_available(settings),
+        )
         result = engine.search(query, k=k, mode=mode, path=path)
         note = index_note(settings, store)
     if note is not None:

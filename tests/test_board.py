@@ -1,45 +1,44 @@
-"""The supervisor's pure pieces (scree/supervision.py): limits from SCREE_WRITER_*, the restart backoff (R-P2), why a
-writer stopped in one line, the parked record (R-S4, R-W4), and the Board the loop shares with the reader's threads
-(R-M2 re-checks, R-M5 status, R-M7 reindex requests and their answers, from real threads)."""
+"""The supervisor's pure pieces: its limits from SCREE_WRITER_* (config.py), the restart backoff (R-P2), why a writer
+stopped in one line, the stop deadlines (deadlines.py), the parked record (R-S4, R-W4), and the Board (board.py) the
+loop shares with the reader's threads (R-M2 re-checks, R-M5 status, R-M7 reindex requests and their answers, from
+real threads)."""
 
 from __future__ import annotations
 
 import signal
 import threading
 import time
+from pathlib import Path
 
 import pytest
 
-from scree.errors import ConfigError
-from scree.replies import SHUTTING_DOWN_REPLY, memory_reason, silent_reason, status_note
-from scree.status import WriterState, WriterStatus
-from scree.supervision import (
+from scree.board import MAX_RECHECKS, Board, Parked, Pending, WriterView
+from scree.config import (
     DEFAULT_HANDSHAKE_GRACE_S,
     DEFAULT_HEARTBEAT_TIMEOUT_S,
     DEFAULT_MAX_RSS_MB,
     DEFAULT_RESTART_MAX_S,
     DEFAULT_RESTART_S,
-    MAX_RECHECKS,
-    Backoff,
-    Board,
-    Parked,
-    Pending,
-    SupervisorOptions,
-    WriterView,
+    WriterLimits,
+    load_settings,
 )
+from scree.errors import ConfigError
+from scree.replies import SHUTTING_DOWN_REPLY, memory_reason, silent_reason, status_note
+from scree.supervisor import Backoff
 from scree.writer_proc.child import SYNC, WATCH, Finished, exit_reason
-from scree.writer_proc.results import Outcome
+from scree.writer_proc.outcome import Outcome
+from scree.writer_status import WriterState, WriterStatus
 
 DEADLINE_S = 5.0
 SIGNATURE = (1, 2, 3)  # an index file's identity, as the supervisor records it
 OTHER_SIGNATURE = (1, 9, 4)  # the same file after `scree reindex` wrote to it
 
-# --- SupervisorOptions ---
+# --- WriterLimits (SCREE_WRITER_*, read with the other settings) ---
 
 
 def test_options_default_to_the_spec_limits_and_an_empty_environment_changes_none() -> None:
-    options = SupervisorOptions()
-    assert options == SupervisorOptions(
+    options = WriterLimits()
+    assert options == WriterLimits(
         max_rss_mb=DEFAULT_MAX_RSS_MB,
         restart_s=DEFAULT_RESTART_S,
         restart_max_s=DEFAULT_RESTART_MAX_S,
@@ -47,13 +46,19 @@ def test_options_default_to_the_spec_limits_and_an_empty_environment_changes_non
         handshake_grace_s=DEFAULT_HANDSHAKE_GRACE_S,
     )
     assert (options.max_rss_mb, options.restart_s, options.restart_max_s) == (1024.0, 1.0, 60.0)
-    assert SupervisorOptions.from_env({}) == options
+    assert WriterLimits.from_env({}) == options
     blank = {name: " " for name in ("SCREE_WRITER_MAX_RSS_MB", "SCREE_WRITER_RESTART_SECONDS")}
-    assert SupervisorOptions.from_env(blank) == options  # a blank value is no value
+    assert WriterLimits.from_env(blank) == options  # a blank value is no value
+
+
+def test_the_settings_carry_the_limits_their_environment_sets(tmp_path: Path) -> None:
+    assert load_settings({}, notes=str(tmp_path)).writer_limits == WriterLimits()
+    settings = load_settings({"SCREE_WRITER_MAX_RSS_MB": "5", "SCREE_LOG_LEVEL": "debug"}, notes=str(tmp_path))
+    assert settings.writer_limits == WriterLimits(max_rss_mb=5.0) and settings.log_level == "debug"
 
 
 def test_options_are_read_from_the_environment() -> None:
-    options = SupervisorOptions.from_env(
+    options = WriterLimits.from_env(
         {
             "SCREE_WRITER_MAX_RSS_MB": "5",
             "SCREE_WRITER_RESTART_SECONDS": "0.5",
@@ -63,17 +68,15 @@ def test_options_are_read_from_the_environment() -> None:
             "SCREE_UNRELATED": "x",
         }
     )
-    assert options == SupervisorOptions(
+    assert options == WriterLimits(
         max_rss_mb=5.0, restart_s=0.5, restart_max_s=8.0, heartbeat_timeout_s=2.0, handshake_grace_s=0.0
     )
 
 
 def test_the_longest_restart_wait_is_never_shorter_than_the_first() -> None:
-    options = SupervisorOptions.from_env(
-        {"SCREE_WRITER_RESTART_SECONDS": "30", "SCREE_WRITER_RESTART_MAX_SECONDS": "2"}
-    )
+    options = WriterLimits.from_env({"SCREE_WRITER_RESTART_SECONDS": "30", "SCREE_WRITER_RESTART_MAX_SECONDS": "2"})
     assert (options.restart_s, options.restart_max_s) == (30.0, 30.0)
-    assert SupervisorOptions.from_env({"SCREE_WRITER_RESTART_SECONDS": "90"}).restart_max_s == 90.0
+    assert WriterLimits.from_env({"SCREE_WRITER_RESTART_SECONDS": "90"}).restart_max_s == 90.0
 
 
 @pytest.mark.parametrize(
@@ -92,7 +95,7 @@ def test_the_longest_restart_wait_is_never_shorter_than_the_first() -> None:
 )
 def test_a_bad_limit_is_a_config_error_in_one_line_naming_the_variable(name: str, raw: str, says: str) -> None:
     with pytest.raises(ConfigError) as caught:
-        SupervisorOptions.from_env({name: raw})
+        WriterLimits.from_env({name: raw})
     message = str(caught.value)
     assert message == says
     assert "\n" not in message and caught.value.exit_code == 1
@@ -203,7 +206,7 @@ def test_own_status_during_a_first_sync_and_a_catch_up() -> None:
         holder="self", pid=1234, report=latest, first_sync_running=True, first_sync_done=False
     )
     assert status_note(view.own_status(1234, index_complete=False)) == (
-        "[index incomplete: first sync in progress, 7 notes indexed so far]"
+        "[index incomplete: first sync in progress, 7 files indexed so far]"
     )
     # a SYNC child over an index a finished first sync built is a catch-up, not a first sync
     assert view.own_status(1234, index_complete=True) == WriterStatus(
@@ -239,8 +242,8 @@ def test_own_status_reports_the_supervisors_error_before_the_childs() -> None:
 def test_a_pending_request_is_done_once_answered() -> None:
     pending = Pending("n1.md")
     assert (pending.path, pending.sent_to, pending.reply, pending.done.is_set()) == ("n1.md", 0, None, False)
-    pending.answer("Scanned 1 notes: 1 indexed, 0 removed, 0 failed, 0 deferred.")
-    assert pending.done.is_set() and pending.reply == "Scanned 1 notes: 1 indexed, 0 removed, 0 failed, 0 deferred."
+    pending.answer("Scanned 1 file: 1 indexed, 0 removed, 0 failed, 0 deferred.")
+    assert pending.done.is_set() and pending.reply == "Scanned 1 file: 1 indexed, 0 removed, 0 failed, 0 deferred."
     assert not Pending(None).done.is_set()  # each has its own event
 
 

@@ -1,4 +1,4 @@
-"""`scree watch` (R-P6): the writer in the foreground for systemd or Docker: lock retry, signals and exit codes.
+"""`scree watch` (R-P6): the writer in the foreground for systemd or Docker: lock retry, signals, exit codes.
 
 The lock is taken here, not in the Writer, so serve's supervisor can hold it in its own process. While another
 process holds it, watch says once which pid and retries every SCREE_LOCK_RETRY_SECONDS (R-P4); when that process
@@ -21,10 +21,10 @@ from scree.paths import prepare_index_dir
 from scree.redact import redact
 from scree.replies import first_sync_process_exited, waiting_for_lock
 from scree.signals import SignalLatch
-from scree.status import WriterState
 from scree.writer_proc.child import SYNC, WriterChild
-from scree.writer_proc.results import Outcome, WriterResult
+from scree.writer_proc.outcome import Outcome, WriterResult
 from scree.writer_proc.writer import Writer
+from scree.writer_status import WriterState
 
 log = get_logger(__name__)
 
@@ -64,12 +64,11 @@ def _first_sync_in_child(settings: Settings, lock: WriterLock, stop: threading.E
     """R-P3 for `scree watch`: the big first sync runs in a spawned child that shares the lock and exits, so this
     process watches with a heap that never held it (writer idle bar). None when the child synced; else its result.
     A stop ends the child within deadlines.STOP_S (R-W5)."""
-    child = WriterChild.start(settings, SYNC, lock.fileno())
+    child = WriterChild.start(settings, SYNC, lock.fileno(), parent="scree watch")
     try:
         while child.alive() and not stop.is_set():
-            for message in child.messages(CHILD_POLL_S):
-                if isinstance(message, WriterState):
-                    _log_status(message)
+            for _ in child.messages(CHILD_POLL_S):  # the child logs its own progress; its last word is kept
+                pass
     finally:
         child.stop()
     outcome = child.outcome()

@@ -1,0 +1,116 @@
+"""The indexes on this machine through the installed CLI: `scree index list`, `scree index remove FOLDER|--missing`,
+and a moved checkout that reuses its old index instead of embedding everything again."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cli_helpers import run_scree, scree_env, write_file
+from embed_server import EmbedServer
+
+from scree.config import load_settings
+from scree.lock import WriterLock
+
+
+def _make_notes(root: Path, topic: str) -> Path:
+    for n in range(4):
+        text = f"# {topic} {n}\n\nAll about {topic} number {n}.\n\n## More\n\nDetails.\n"
+        write_file(root, f"docs/{topic}{n}.md", text)
+    return root
+
+
+def _index_list(env: dict[str, str]) -> list[dict[str, Any]]:
+    proc = run_scree("index", "list", "--json", env=env)
+    assert proc.returncode == 0, proc.stderr
+    found: list[dict[str, Any]] = json.loads(proc.stdout)
+    return found
+
+
+def _status(folder: Path, env: dict[str, str]) -> dict[str, Any]:
+    proc = run_scree("status", "--json", "--notes", str(folder), env=env)
+    assert proc.returncode == 0, proc.stderr
+    info: dict[str, Any] = json.loads(proc.stdout)
+    return info
+
+
+def test_a_moved_checkout_reuses_its_index_without_embedding(tmp_path: Path, embed_server: EmbedServer) -> None:
+    env = scree_env(tmp_path / "data", embed_server.url)
+    old = _make_notes(tmp_path / "src" / "project", "puppies")
+    assert run_scree("reindex", "--notes", str(old), env=env).returncode == 0
+    before = _status(old, env)
+    embedded = embed_server.request_count()
+    assert embedded > 0
+
+    new = tmp_path / "work" / "project"
+    new.parent.mkdir()
+    os.rename(old, new)
+    listed = run_scree("index", "list", env=env)
+    assert listed.returncode == 0
+    header, row, total = listed.stdout.splitlines()
+    assert header.split()[:2] == ["FOLDER", "SIZE"] and row.startswith(str(old)) and row.endswith("folder missing")
+    assert total.startswith("1 index, ") and total.endswith(f" in {tmp_path / 'data' / 'scree' / 'indexes'}")
+
+    write_file(new, "docs/puppies0.md", "# puppies 0\n\nRewritten after the move.\n")  # one file differs
+    proc = run_scree("reindex", "--notes", str(new), env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == "Scanned 4 files: 1 indexed, 0 removed, 0 failed, 0 deferred.\n"
+    assert "reusing the index of a moved folder" in proc.stderr and str(old) in proc.stderr
+    requests = embed_server.recorded()[embedded:]
+    assert [len(r["json"]["input"]) for r in requests] == [1]  # only the rewritten file's one chunk was embedded
+    after = _status(new, env)
+    assert (after["files"], after["chunks"], after["model"]) == (4, before["chunks"] - 1, before["model"])
+    (only,) = _index_list(env)
+    assert only["folder"] == str(new) and only["folder_exists"] is True and only["files"] == 4
+    assert Path(only["index"]) == load_settings(env, notes=str(new)).index_dir
+    assert (Path(only["index"]) / "root").read_text() == f"{new}\n"
+    search = run_scree("search", "--notes", str(new), "--json", "--mode", "keyword", "puppies number 3", env=env)
+    assert json.loads(search.stdout)["hits"][0]["path"] == "docs/puppies3.md"
+
+
+def test_an_unrelated_new_folder_gets_its_own_index_and_remove_cleans_up(tmp_path: Path) -> None:
+    env = scree_env(tmp_path / "data", SCREE_EMBEDDER="hash")
+    gone = _make_notes(tmp_path / "gone", "kittens")
+    kept = _make_notes(tmp_path / "kept", "gardens")
+    for folder in (gone, kept):
+        assert run_scree("reindex", "--notes", str(folder), env=env).returncode == 0
+    for path in sorted(gone.rglob("*"), reverse=True):
+        path.rmdir() if path.is_dir() else path.unlink()
+    gone.rmdir()
+    fresh = _make_notes(tmp_path / "fresh", "puppies")  # other files: the orphan is not taken
+    proc = run_scree("reindex", "--notes", str(fresh), env=env)
+    assert proc.returncode == 0 and "reusing" not in proc.stderr
+    assert proc.stdout.startswith("Scanned 4 files: 4 indexed")
+    states = {entry["folder"]: entry["folder_exists"] for entry in _index_list(env)}
+    assert states == {str(gone): False, str(kept): True, str(fresh): True}
+
+    lock = WriterLock(load_settings(env, notes=str(kept)).lock_path)
+    assert lock.try_acquire()
+    try:
+        busy = run_scree("index", "remove", str(kept), env=env)
+        assert busy.returncode == 1 and busy.stderr.count("\n") == 1
+        assert f"in use by another scree process (pid {os.getpid()})" in busy.stderr
+    finally:
+        lock.release()
+
+    proc = run_scree("index", "remove", "--missing", env=env)
+    assert proc.returncode == 0 and proc.stdout.startswith(f"Removed the index of {gone} (")
+    assert run_scree("index", "remove", "--missing", env=env).stdout == (
+        "No index belongs to a folder that is gone; nothing removed.\n"
+    )
+    proc = run_scree("index", "remove", str(kept), env=env)
+    assert proc.returncode == 0 and proc.stdout.startswith(f"Removed the index of {kept} (")
+    assert [entry["folder"] for entry in _index_list(env)] == [str(fresh)]
+    unknown = run_scree("index", "remove", str(tmp_path / "never"), env=env)
+    assert (unknown.returncode, unknown.stdout) == (1, "")
+    never = tmp_path / "never"
+    assert unknown.stderr == f'scree: no index for {never} on this machine ("scree index list" shows them)\n'
+
+
+@pytest.mark.parametrize("args", [("index", "remove"), ("index", "remove", "x", "--missing"), ("index",)])
+def test_index_usage_errors_exit_2(tmp_path: Path, args: tuple[str, ...]) -> None:
+    proc = run_scree(*args, env=scree_env(tmp_path / "data"))
+    assert proc.returncode == 2 and proc.stdout == "" and "Traceback" not in proc.stderr
