@@ -7,7 +7,7 @@ import logging
 import sys
 import threading
 from collections.abc import Callable, MutableMapping
-from typing import Any
+from typing import Any, TextIO
 
 import structlog
 
@@ -15,6 +15,37 @@ from scree.inert import inert
 from scree.redact import redact
 
 _LEVELS = {"debug": logging.DEBUG, "info": logging.INFO, "warning": logging.WARNING, "error": logging.ERROR}
+_WRITE_LOCK = threading.Lock()  # one record at a time from this process's threads
+
+
+class LineLogger:
+    """structlog's output: each record and its newline in one write() call, then a flush.
+
+    structlog's PrintLogger prints the record and then its newline: two write() syscalls when stderr is unbuffered
+    (PYTHONUNBUFFERED=1, as the Dockerfile sets) or the record is longer than the text buffer. The reader and the
+    writer child share fd 2, so another process's record landed between the two and a JSON line held two records.
+    One write() of at most PIPE_BUF bytes reaches a pipe whole; a longer one stays whole unless the pipe fills up
+    meanwhile (its reader is behind by 64 KiB)."""
+
+    def __init__(self, file: TextIO) -> None:
+        self._file = file
+
+    def msg(self, message: str) -> None:
+        line = message + "\n"
+        with _WRITE_LOCK:
+            self._file.write(line)
+            self._file.flush()
+
+    log = debug = info = warn = warning = msg
+    fatal = failure = err = error = critical = exception = msg
+
+
+class LineLoggerFactory:
+    def __init__(self, file: TextIO) -> None:
+        self._file = file
+
+    def __call__(self, *_args: Any) -> LineLogger:
+        return LineLogger(self._file)
 
 
 def _redact_event(_logger: Any, _name: str, event: MutableMapping[str, Any]) -> MutableMapping[str, Any]:
@@ -44,7 +75,7 @@ def configure_logging(role: str, log_format: str = "console", level: str = "info
     structlog.configure(
         processors=processors,
         wrapper_class=structlog.make_filtering_bound_logger(_LEVELS.get(level, logging.INFO)),
-        logger_factory=structlog.PrintLoggerFactory(file=sys.stderr),
+        logger_factory=LineLoggerFactory(sys.stderr),
         cache_logger_on_first_use=False,
     )
     structlog.contextvars.clear_contextvars()

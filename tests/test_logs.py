@@ -1,0 +1,84 @@
+"""scree/logs.py in real processes: with SCREE_LOG_FORMAT=json, every stderr line is one whole JSON record (R-P5)
+even when the reader, its threads (uvicorn's and the SDK's stdlib records) and a child sharing fd 2 all log at once.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+DEADLINE_S = 120.0  # a guard against a hang on a loaded machine, never a measure
+RECORDS = 2000  # per thread and per process: enough overlap that a record cut in two writes meets another's
+PIPE_BUF = 4096  # POSIX: a write of at most this many bytes reaches a pipe whole; larger ones may interleave
+
+# Both processes log the same way: the reader (with a stdlib library logger routed like `serve --http` does) starts
+# a child that inherits its fd 2, as the spawned writer does, and both begin once the child's logging is set up.
+SCRIPT = r"""
+import logging, subprocess, sys, threading
+from scree.logs import configure_logging, get_logger
+
+role, records = sys.argv[1], int(sys.argv[2])
+configure_logging(role, "json")
+log = get_logger("scree.test")
+sizes = [40, 900, 3000]  # short, middling and near PIPE_BUF messages
+
+def burst(logger, prefix):
+    for n in range(records):
+        logger.info(f"{prefix} {n} " + "x" * sizes[n % len(sizes)], n=n)
+
+if role == "reader":
+    from scree.reader_proc.http import route_library_logs
+    route_library_logs()
+    child = subprocess.Popen([sys.executable, "-c", sys.argv[3], "writer", str(records)],
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    child.stdout.read(1)  # the child has configured its logging
+    library = logging.getLogger("uvicorn.error")
+    libs = threading.Thread(target=lambda: [library.warning("uvicorn %d %s", n, "y" * 500) for n in range(records)])
+    child.stdin.write(b"g"); child.stdin.close()
+    libs.start()
+    burst(log, "reader")
+    libs.join()
+    sys.exit(child.wait())
+else:
+    sys.stdout.buffer.write(b"r"); sys.stdout.flush()
+    sys.stdin.read(1)
+    burst(log, "writer")
+"""
+
+
+def test_json_records_of_a_reader_its_threads_and_its_child_are_whole_lines(tmp_path: Path) -> None:
+    # PYTHONUNBUFFERED=1, as the Dockerfile sets: stderr is then unbuffered, so each write() call is one syscall
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SCREE_")} | {"PYTHONUNBUFFERED": "1"}
+    lines: list[bytes] = []
+    with subprocess.Popen(
+        [sys.executable, "-c", SCRIPT, "reader", str(RECORDS), SCRIPT],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        env=env,
+        cwd=tmp_path,
+    ) as proc:
+        reader = threading.Thread(target=lambda: lines.extend(proc.stderr or []), daemon=True)
+        reader.start()  # drained from the start: a full pipe never blocks the writers
+        assert proc.wait(timeout=DEADLINE_S) == 0
+        reader.join(DEADLINE_S)
+        assert not reader.is_alive()
+
+    bad = [line for line in lines if not _one_record(line)]
+    assert not bad, f"{len(bad)} of {len(lines)} stderr lines are not one JSON record each: {bad[0][:300]!r}"
+    records = [json.loads(line) for line in lines]
+    assert all(len(line) <= PIPE_BUF for line in lines)  # the test stays inside what a pipe keeps whole
+    senders = ("reader", "writer", "uvicorn")
+    counts = {who: sum(1 for r in records if r["event"].startswith(f"{who} ")) for who in senders}
+    assert counts == {"reader": RECORDS, "writer": RECORDS, "uvicorn": RECORDS}  # nothing lost or cut either
+
+
+def _one_record(line: bytes) -> bool:
+    try:
+        return isinstance(json.loads(line), dict)
+    except ValueError:
+        return False
