@@ -163,6 +163,7 @@ def api_faults(world: World) -> None:
     switches: dict[str, dict[str, Any]] = {
         "api hang": {"delay_s": 60.0},
         "api trickle": {"trickle_s": 0.01},
+        "api headers that never end": {"trickle_headers_s": 0.01},
         "api zero vectors": {"zero_vectors": True},
         "api nested JSON 200": {"nested_json": 200},
         "api nested JSON 500": {"nested_json": 500},
@@ -201,6 +202,7 @@ def reset_switches() -> dict[str, Any]:
     return {
         "delay_s": 0.0,
         "trickle_s": 0.0,
+        "trickle_headers_s": 0.0,
         "zero_vectors": False,
         "nested_json": None,
         "huge_body_bytes": 0,

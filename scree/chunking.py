@@ -22,10 +22,28 @@ _ATX_HEADING = re.compile(r" {0,3}(#{1,6})(?:[ \t]+|$)")
 _CLOSING_HASHES = re.compile(r"(?:^|[ \t]+)#+$")
 _FENCE_OPEN = re.compile(r" {0,3}(`{3,}|~{3,})(.*)")
 _FENCE_CLOSE = re.compile(r" {0,3}(`{3,}|~{3,})[ \t]*")
+MIN_SHOWN_BYTES = 8  # #11: a chunk with fewer bytes than this besides spaces (its heading aside) is no hit
+_WORD_CHARACTER = re.compile(r"[^\W_]")
 # Lines that could be a heading or a fence start with one of these after at most 3 spaces.
 _MARKER = re.compile(r" {0,3}[#`~]")
 # R-I1: `scree: ignore` as a top-level key of the front matter, the value bare or quoted.
 _OPT_OUT = re.compile(r"""scree[ \t]*:[ \t]*(?:ignore|"ignore"|'ignore')[ \t]*(?:#.*)?""", re.IGNORECASE)
+
+# What docs tools put in a heading for links and styling, not words (#11): a trailing attribute list of ids, classes
+# and key=value pairs (kramdown/MkDocs attr_list `{: #id }`, `{ #id }`, Pandoc `{#id .class key=val}`, Hugo and
+# Docusaurus `{#id}`); MDX comments `{/* id */}`; HTML comments; empty HTML anchors `<a name="x"></a>`.
+_ATTR_VALUE = r"""(?:"[^"\n]*"|'[^'\n]*'|[^\s{}"']*)"""
+_ATTR_ITEM = rf"(?:[#.][^\s{{}}#.][^\s{{}}]*|[A-Za-z_:][\w.:-]*={_ATTR_VALUE})"
+_HEADING_ATTRIBUTES = re.compile(rf"[ \t]*\{{:?[ \t]*{_ATTR_ITEM}(?:[ \t]+{_ATTR_ITEM})*[ \t]*\}}[ \t]*$")
+_HEADING_NOISE = re.compile(
+    r"\{/\*.*?\*/\}"  # MDX comment
+    r"|<!--.*?-->"  # HTML comment
+    r"|<a(?:\s+(?:id|name)\s*=\s*(?:\"[^\"]*\"|'[^']*'|[^\s>]+))+\s*/?>\s*(?:</a>)?",  # empty anchor
+    re.IGNORECASE,
+)
+# Inline links and images keep their words and lose their targets: `[the guide](../guide.md#setup)` -> `the guide`.
+_LINK = re.compile(r"!?\[([^\]\n]*)\]\((?:[^()\s]|\([^()\s]*\))*(?:[ \t]+(?:\"[^\"\n]*\"|'[^'\n]*'))?\)")
+EMBED_FORMAT = "2"  # R-F3, #11: bumped whenever embed_text() or the heading trail changes what a chunk's vector is of
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,8 +103,20 @@ def opted_out(text: str) -> bool:
 
 
 def embed_text(path: str, chunk: Chunk) -> str:
-    """The text sent to the embedder for a chunk (R-C4)."""
-    return f"{path}\n{chunk.heading}\n\n{chunk.text}"
+    """The text sent to the embedder for a chunk (R-C4): heading lines without their anchors (the trail has none)."""
+    return f"{path}\n{chunk.heading}\n\n{_readable(chunk.text)}"
+
+
+def strip_heading_anchors(title: str) -> str:
+    """A heading's words without the anchors and attribute lists docs tools add (#11); the file keeps them.
+
+    `Request body { #request-body }` -> `Request body`; `Usage {/*usage*/}` -> `Usage`; `{#id .cls key=v}`,
+    `{: #id }` and `<a name="x"></a>` go too. Braces that hold code (`Use {} here`, `{x: 1}`) stay.
+    """
+    if "{" not in title and "<" not in title:
+        return title
+    cleaned = _HEADING_ATTRIBUTES.sub("", _HEADING_NOISE.sub("", title))
+    return " ".join(cleaned.split()) if cleaned != title else title
 
 
 def text_hash(model_identity: str, embedded: str) -> str:
@@ -129,6 +159,17 @@ def chunk_markdown(text: str) -> list[Chunk]:
     return builder.chunks
 
 
+def too_little_to_show(text: str) -> bool:
+    """True for a chunk whose text, its heading line left out, is markup alone (`///`, `---`) or under
+    MIN_SHOWN_BYTES bytes of UTF-8 besides spaces (`TBD`; three CJK characters are enough): search never returns one
+    as a hit (#11)."""
+    if _ATX_HEADING.match(text) is not None:
+        text = text.partition("\n")[2]
+    if _WORD_CHARACTER.search(text) is None:
+        return True
+    return len("".join(text.split()).encode("utf-8", "replace")) < MIN_SHOWN_BYTES
+
+
 def cap_utf8(text: str, limit: int) -> str:
     """The longest prefix of text whose UTF-8 encoding fits in limit bytes."""
     data = text.encode("utf-8")
@@ -151,7 +192,34 @@ def _clean(text: str) -> str:
 
 def _heading_title(rest: str) -> str:
     title = _CLOSING_HASHES.sub("", rest.rstrip(" \t")).strip(" \t")
-    return cap_utf8(title, HEADING_CAP_BYTES)
+    return cap_utf8(strip_heading_anchors(title), HEADING_CAP_BYTES)
+
+
+def _readable(text: str) -> str:
+    """Chunk text as it is embedded: outside fences, heading lines without their anchors (strip_heading_anchors)
+    and links and images with their words but not their targets, so the model's 256 tokens go to words."""
+    if "{" not in text and "<" not in text and "](" not in text:
+        return text
+    lines = text.split("\n")
+    fence: tuple[str, int] | None = None
+    for index, line in enumerate(lines):
+        if fence is not None:
+            if _closes_fence(line, fence):
+                fence = None
+            continue
+        if "](" in line:
+            line = lines[index] = _LINK.sub(r"\1", line)
+        if _MARKER.match(line) is None:
+            continue
+        heading = _ATX_HEADING.match(line)
+        if heading is not None:
+            rest = line[heading.end() :]
+            stripped = strip_heading_anchors(rest)
+            if stripped != rest:
+                lines[index] = line[: heading.end()] + stripped
+            continue
+        fence = _opens_fence(line)
+    return "\n".join(lines)
 
 
 def _push_heading(trail: list[tuple[int, str]], level: int, title: str) -> None:

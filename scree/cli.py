@@ -84,6 +84,13 @@ def _command(sub: argparse._SubParsersAction[Parser], name: str, summary: str, d
     return sub.add_parser(name, help=summary, description=description)
 
 
+def _port(text: str) -> int:
+    """`serve --port`: 0-65535, else a usage error (exit 2)."""
+    if not text.isdigit() or int(text) > 65535:
+        raise argparse.ArgumentTypeError(f"not a port number (0-65535): {text!r}")
+    return int(text)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = Parser(
         prog="scree",
@@ -98,11 +105,25 @@ def build_parser() -> argparse.ArgumentParser:
     p = _command(
         sub,
         "serve",
-        "run the MCP server on stdin/stdout (what .mcp.json starts)",
+        "run the MCP server on stdin/stdout (what .mcp.json starts), or over HTTP",
         "Tools: search_docs, read_doc, reindex. The process that holds writer.lock keeps the index current in a "
-        "supervised child process: it syncs the folder's markdown files first, then follows their edits.",
+        "supervised child process: it syncs the folder's markdown files first, then follows their edits. With "
+        "--http: MCP streamable HTTP at /mcp and GET /healthz, Host/Origin checked, a bearer token off loopback.",
     )
     _add_folder_flags(p)
+    p.add_argument("--http", action="store_true", help="serve MCP streamable HTTP at /mcp (and GET /healthz)")
+    p.add_argument("--host", help="with --http: address to listen on (default 127.0.0.1; others need a token)")
+    p.add_argument("--port", type=_port, help="with --http: port (default 8765; 0 picks a free one)")
+    p.add_argument(
+        "--token-file", metavar="FILE", help="with --http: bearer token file, mode 600 (or set SCREE_HTTP_TOKEN)"
+    )
+    p.add_argument(
+        "--allow-host",
+        metavar="NAME",
+        action="append",
+        default=[],
+        help="with --http: a Host name clients may use besides loopback and the address bound (repeatable)",
+    )
 
     p = _command(
         sub,
@@ -172,9 +193,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = _command(sub, "doctor", "check the installation, the index and the settings")
     _add_folder_flags(p)
 
-    p = _command(
-        sub, "config", "every setting with its effective value and where it came from (secrets as set/unset)"
-    )
+    p = _command(sub, "config", "every setting with its effective value and where it came from (secrets as set/unset)")
     _add_folder_flags(p)
     p.add_argument("--json", action="store_true", help="print one JSON list of {name, value, source}")
 
@@ -238,9 +257,19 @@ def settings_for(args: argparse.Namespace) -> Settings:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    from scree.supervisor import serve
+    if not args.http:
+        given = [flag for flag, value in (("--host", args.host), ("--port", args.port), ("--token-file",
+                 args.token_file), ("--allow-host", args.allow_host)) if value not in (None, [])]  # fmt: skip
+        if given:
+            raise UsageError(f"{', '.join(given)}: only with --http (without it, serve speaks MCP on stdin/stdout)")
+        from scree.supervisor import serve
 
-    return serve(settings_for(args))
+        return serve(settings_for(args))
+    from scree.reader_proc.http import HttpOptions
+    from scree.supervisor import serve_http
+
+    options = HttpOptions.load(args.host, args.port, args.token_file, tuple(args.allow_host), os.environ)
+    return serve_http(settings_for(args), options)
 
 
 def cmd_watch(args: argparse.Namespace) -> int:

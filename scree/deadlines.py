@@ -18,3 +18,7 @@ CLOSE_S = R_W5_S  # Supervisor.close waits this long for its loop, which stops t
 
 # A writer child whose serve is gone (R-P2) stops as if told to, and exits by itself after this at the latest.
 PARENT_GONE_EXIT_S = WRITER_EXIT_S
+
+# `serve --http`: after SIGTERM, open requests and streams get this long while the writer stops beside them (both
+# start at the signal), so the whole stop still fits in R_W5_S.
+HTTP_DRAIN_S = 2

@@ -9,25 +9,39 @@ import apsw
 
 from scree.config import Settings
 from scree.errors import ScreeError
+from scree.lock import lock_holder
 
 
 @dataclass(frozen=True, slots=True)
 class Health:
-    """`status` is what `scree status --json` prints when the index can be read; else `reason` says why not."""
+    """`status`: the index's figures (as `scree status --json` names them) when it can be read; else `reason`."""
 
     status: dict[str, Any] | None
     reason: str | None = None
 
 
 def index_health(settings: Settings) -> Health:
-    """Read the index as `scree status` does; a missing, empty or unreadable file is a one-line reason."""
-    from scree import operations
+    """Read the index as `scree status` does (read-only, no embedder, nothing of the writer imported); a missing,
+    empty or unreadable file is a one-line reason."""
+    from scree.store import Store
 
     db = settings.db_path
     try:
         if not db.is_file() or db.stat().st_size == 0:
             return Health(None, f"no index at {db} yet")
-        return Health(operations.status(settings))
+        with Store.open(db, settings.folder, readonly=True) as store:
+            files, chunks = store.counts()
+            status = {
+                "folder": str(settings.folder),
+                "index": str(db),
+                "files": files,
+                "chunks": chunks,
+                "writer_pid": lock_holder(settings.lock_path) if settings.lock_path.exists() else None,
+                "first_sync_done": store.first_sync_done(),
+                "last_sync": store.last_sync(),
+                "last_error": store.last_error(),
+            }
+        return Health(status)
     except ScreeError as exc:
         return Health(None, " ".join(str(exc).split()))
     except (apsw.Error, OSError) as exc:  # corruption found while reading, not while opening

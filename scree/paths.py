@@ -130,6 +130,8 @@ def path_in_folder(folder: Path, cwd: Path, raw: str) -> str | None:
         if root in attempt.parents:
             return attempt.relative_to(root).as_posix()
     raise PathRefusedError(f'refused: "{raw}" is not inside {root}, the folder scree indexes')
+
+
 def normalise_rel_path(ignored: Callable[[str], str | None], raw: str) -> str:
     """A user-given path as the relative posix path scree uses; refuses absolute paths, `..` escapes and NUL bytes,
     and paths the ignore rules (`ignored`: path -> reason or None) keep out (R-M6)."""

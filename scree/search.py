@@ -9,23 +9,36 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from scree.chunking import chunk_markdown, opted_out
+from scree.chunking import chunk_markdown, opted_out, too_little_to_show
 from scree.embedders.base import Embedder
 from scree.embedders.factory import KEYWORD_ONLY, NEEDS_VECTORS, SEMANTIC_OFF
 from scree.errors import ScreeError
 from scree.files import FileContent, read_markdown, stat_file
 from scree.hits import Hit, SearchResult
 from scree.ignore import IgnorePolicy
+from scree.languages import LanguageTrees
 from scree.logs import get_logger
-from scree.ranking import VECTOR_WEIGHT, fuse_rrf, overfetch
+from scree.ranking import (
+    PER_FILE,
+    POOL,
+    SIMILARITY_FLOORS,
+    Z_VECTOR_WEIGHT,
+    above_floor,
+    add_path_signal,
+    diversify,
+    fuse_zscores,
+    path_match,
+)
 from scree.scope import scope_pattern
 from scree.store import FileState, Store, StoredChunk
+from scree.store.keywords import content_words
 
 log = get_logger(__name__)
 
 MODES = ("hybrid", "semantic", "keyword")
 PREPARED_QUERIES = 16  # query vectors kept between prepare_query() and search()
 MAX_K = 50  # SPEC §8
+PATH_NOISE = frozenset({"index", "readme", "md", "markdown", "docs", "doc"})  # path words that name no topic
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +69,8 @@ class SearchEngine:
         self._max_file_bytes = max_file_bytes
         self._embedder_factory = embedder_factory
         self._embedder: Embedder | None = None
+        self._path_terms: dict[str, frozenset[str]] = {}
+        self._trees: tuple[int, LanguageTrees] | None = None  # (files counted, the trees then)
         # The query embedding may wait on the API for seconds: it runs under its own lock (prepare_query), apart
         # from whatever serialises the store, so a keyword search never waits behind it (R-M3, issue 13).
         self._embed_lock = threading.Lock()
@@ -69,16 +84,21 @@ class SearchEngine:
     def close(self) -> None:
         self._store.close()
 
-    def prepare_query(self, query: str, mode: str) -> None:
-        """Embed `query` now, outside any lock the caller holds on the store, for the search() that follows; the
-        vector (or the error) is kept for it. Nothing to do for a keyword search or an index with no vectors."""
+    def wants_vector(self, query: str, mode: str) -> tuple[str, int] | None:
+        """The index's (model, dimensions) when a search in `mode` needs a query vector, else None. Reads the store:
+        call it where the store's connection is serialised; prepare_query() then does not touch the store."""
         if mode == "keyword" or not query.strip():
-            return
+            return None
         recorded = self._store.model()
         if recorded is None or recorded[0] == KEYWORD_ONLY or self._store.is_empty():
-            return
+            return None
+        return recorded
+
+    def prepare_query(self, query: str, recorded: tuple[str, int]) -> None:
+        """Embed `query` now, for the search() that follows, outside any lock the caller holds on the store (it may
+        wait on the API for seconds); the vector, or the error, is kept for that search. No store access here."""
         try:
-            outcome: bytes | ScreeError = self._query_vector(query)
+            outcome: bytes | ScreeError = self._query_vector(query, recorded)
         except ScreeError as exc:
             outcome = exc
         with self._embed_lock:
@@ -86,21 +106,20 @@ class SearchEngine:
             while len(self._prepared) > PREPARED_QUERIES:
                 self._prepared.popitem(last=False)
 
-    def _query_vector(self, query: str) -> bytes:
+    def _query_vector(self, query: str, recorded: tuple[str, int] | None) -> bytes:
         with self._embed_lock:
             prepared = self._prepared.pop(query, None)
             if isinstance(prepared, ScreeError):
                 raise prepared
             if prepared is not None:
                 return prepared
-            return self._embed_query(query)
+            return self._embed_query(query, recorded)
 
-    def _embed_query(self, query: str) -> bytes:
+    def _embed_query(self, query: str, recorded: tuple[str, int] | None) -> bytes:
         if self._embedder is None:
             if self._embedder_factory is None:
                 raise ScreeError(SEMANTIC_OFF)
             embedder = self._embedder_factory()
-            recorded = self._store.model()
             if recorded is not None and recorded != (embedder.identity, embedder.dims):
                 raise ScreeError(
                     f"semantic search is off: the index was built with {recorded[0]} but the settings select "
@@ -113,15 +132,17 @@ class SearchEngine:
         self, query: str, k: int = 8, mode: str = "hybrid", max_k: int = MAX_K, path: str | None = None
     ) -> SearchResult:
         """Up to k hits, best first; `max_k` lets the quality benchmark look past the tool's cap of 50. `path` (a
-        folder prefix or a glob, scree.scope) limits both searches to the files inside it, in SQL (R-M10)."""
+        folder prefix or a glob, scree.scope) limits both searches to the files inside it, in SQL (R-M10).
+
+        Every step ranks the same POOL candidates whatever k is, and k only cuts the end: the first m hits of a
+        k-hit reply are the first m of any larger k (#11).
+        """
         k = max(1, min(k, max_k))
         scope = scope_pattern(path) if path is not None else None
         notes: list[str] = []
         if self._store.is_empty() or not query.strip():
             return SearchResult(hits=[], notes=notes)
-        limit = overfetch(k)
-        vector_ids: list[int] = []
-        vector_scores: dict[int, float] = {}
+        limit = max(POOL, k)
         recorded = self._store.model()
         if recorded is not None and recorded[0] == KEYWORD_ONLY:  # R-E6: built with no key and no offline model
             ready = self._embedder_available is not None and self._embedder_available()
@@ -130,41 +151,102 @@ class SearchEngine:
                 raise ScreeError(off)
             notes.append(f"[{off}]")
             mode = "keyword"
-        if mode in ("hybrid", "semantic"):
-            try:
-                found = self._store.vector_search(self._query_vector(query), limit, scope)
-                vector_ids = [chunk_id for chunk_id, _ in found]
-                vector_scores = {chunk_id: 1.0 - distance for chunk_id, distance in found}
-            except ScreeError as exc:
-                if mode == "semantic":
-                    raise
-                notes.append(f"[{str(exc).rstrip('.')}; showing keyword results]")
-            except Exception as exc:  # R-M3: a failed vector search never fails a hybrid one (issue 13)
-                log.exception("vector search failed")
-                if mode == "semantic":
-                    raise ScreeError(f"vector search failed: {type(exc).__name__}") from None
-                notes.append(f"[vector search failed ({type(exc).__name__}); showing keyword results]")
-        keyword_ids: list[int] = []
+        vector = self._vector_candidates(query, mode, limit, scope, notes) if mode != "keyword" else []
+        keyword: list[tuple[int, float]] = []
         if mode in ("hybrid", "keyword"):
-            keyword_ids = [chunk_id for chunk_id, _ in self._store.keyword_search(query, limit, scope)]
+            keyword = self._store.keyword_search(query, limit, scope)
+        floor = SIMILARITY_FLOORS.get(recorded[0]) if recorded is not None else None
+        vector = above_floor(vector, {chunk_id for chunk_id, _ in keyword}, floor)
         if mode == "semantic":
-            ranked = [(chunk_id, vector_scores[chunk_id]) for chunk_id in vector_ids]
+            ranked = vector
         elif mode == "keyword":
-            ranked = [(chunk_id, 1.0 / (rank + 1)) for rank, chunk_id in enumerate(keyword_ids)]
+            ranked = [(chunk_id, 1.0 / (rank + 1)) for rank, chunk_id in enumerate(chunk_id for chunk_id, _ in keyword)]
         else:
-            ranked = fuse_rrf([vector_ids, keyword_ids], weights=(VECTOR_WEIGHT, 1.0))
-        hits, dropped = self._recheck_and_collapse(ranked, k)
+            ranked = fuse_zscores([vector, keyword], weights=(Z_VECTOR_WEIGHT, 1.0))
+        rows = self._store.chunks_by_ids(chunk_id for chunk_id, _ in ranked)
+        if mode == "hybrid":
+            terms = frozenset(self._store.stems(" ".join(content_words(query))))
+            ranked = add_path_signal(
+                ranked, lambda chunk_id: path_match(terms, self._terms_of_path(rows, chunk_id)) if terms else 0.0
+            )
+        ranked = self._fold_translations(ranked, rows, query)
+        ranked = diversify(ranked, lambda pair: rows[pair[0]].path if pair[0] in rows else "", PER_FILE)
+        hits, dropped = self._recheck_and_collapse(ranked, rows, k)
         return SearchResult(hits=hits, notes=notes, dropped_paths=tuple(sorted(dropped)))
 
-    def _recheck_and_collapse(self, ranked: list[tuple[int, float]], k: int) -> tuple[list[Hit], set[str]]:
-        rows = self._store.chunks_by_ids(chunk_id for chunk_id, _ in ranked)
+    def _vector_candidates(
+        self, query: str, mode: str, limit: int, scope: str | None, notes: list[str]
+    ) -> list[tuple[int, float]]:
+        """(chunk id, cosine similarity) of the nearest chunks; in hybrid mode a failure is a note, not an error."""
+        try:
+            found = self._store.vector_search(self._query_vector(query, self._store.model()), limit, scope)
+        except ScreeError as exc:
+            if mode == "semantic":
+                raise
+            notes.append(f"[{str(exc).rstrip('.')}; showing keyword results]")
+            return []
+        except Exception as exc:  # R-M3: a failed vector search never fails a hybrid one (issue 13)
+            log.exception("vector search failed")
+            if mode == "semantic":
+                raise ScreeError(f"vector search failed: {type(exc).__name__}") from None
+            notes.append(f"[vector search failed ({type(exc).__name__}); showing keyword results]")
+            return []
+        return [(chunk_id, 1.0 - distance) for chunk_id, distance in found]
+
+    def _terms_of_path(self, rows: dict[int, StoredChunk], chunk_id: int) -> frozenset[str]:
+        row = rows.get(chunk_id)
+        if row is None:
+            return frozenset()
+        if row.path not in self._path_terms:
+            stem = row.path.rsplit(".", 1)[0] if "." in row.path.rsplit("/", 1)[-1] else row.path
+            self._path_terms[row.path] = frozenset(self._store.stems(stem)) - PATH_NOISE
+        return self._path_terms[row.path]
+
+    def _language_trees(self) -> LanguageTrees:
+        """The index's parallel language trees, worked out again only when the number of files changed."""
+        files, _ = self._store.counts()
+        if self._trees is None or self._trees[0] != files:
+            self._trees = (files, LanguageTrees.of(self._store.paths()))
+        return self._trees[1]
+
+    def _fold_translations(
+        self, ranked: list[tuple[int, float]], rows: dict[int, StoredChunk], query: str
+    ) -> list[tuple[int, float]]:
+        """Copies of a page in other languages give way to the copy in the query's language (#11): where that copy
+        is among the candidates, its best chunk takes the place of the first copy ranked and the others go."""
+        trees = self._language_trees()
+        if not trees.counts:
+            return ranked
+        wanted = trees.query_language(query)
+        pages: dict[str, list[int]] = {}  # page -> positions of its chunks in ranked
+        for position, (chunk_id, _) in enumerate(ranked):
+            row = rows.get(chunk_id)
+            copy = trees.copy(row.path) if row is not None else None
+            if copy is not None:
+                pages.setdefault(copy.page, []).append(position)
+        drop: set[int] = set()
+        moved: dict[int, tuple[int, float]] = {}
+        for positions in pages.values():
+            own = [p for p in positions if _language(trees, rows, ranked[p][0]) == wanted]
+            if not own or len(own) == len(positions):
+                continue
+            first = positions[0]
+            if own[0] != first:
+                moved[first] = (ranked[own[0]][0], ranked[first][1])
+                drop.add(own[0])
+            drop.update(p for p in positions if p not in own and p != first)
+        return [moved.get(p, pair) for p, pair in enumerate(ranked) if p not in drop]
+
+    def _recheck_and_collapse(
+        self, ranked: list[tuple[int, float]], rows: dict[int, StoredChunk], k: int
+    ) -> tuple[list[Hit], set[str]]:
         current: dict[str, _Current | None] = {}
         dropped: set[str] = set()
         seen_texts: set[str] = set()
         hits: list[Hit] = []
         for chunk_id, score in ranked:
             row = rows.get(chunk_id)
-            if row is None or row.text in seen_texts:
+            if row is None or row.text in seen_texts or too_little_to_show(row.text):
                 continue
             state = self._check(row.path, current)
             if state is None:
@@ -218,6 +300,12 @@ class SearchEngine:
         if indexed is not None and content.sha256 == indexed.sha256:
             return _Current(ranges=None)
         return _Current(ranges={c.text: (c.start_line, c.end_line) for c in chunk_markdown(content.text)})
+
+
+def _language(trees: LanguageTrees, rows: dict[int, StoredChunk], chunk_id: int) -> str | None:
+    row = rows.get(chunk_id)
+    copy = trees.copy(row.path) if row is not None else None
+    return None if copy is None else copy.language
 
 
 def _locate(row: StoredChunk, state: _Current) -> tuple[int, int, bool]:

@@ -83,6 +83,24 @@ VALUES: tuple[tuple[str, Callable[[Settings], str]], ...] = (
 )
 
 
+def _http_rows(origins: Origins) -> list[Row]:
+    """`scree serve --http`'s settings (R-M9), as its options read them; the token only as set/unset (R-E5)."""
+    from scree.config import env_number
+    from scree.reader_proc.http import MAX_BODY_BYTES, MAX_SESSIONS, SESSION_IDLE_S, TOKEN_ENV
+
+    env = origins.env
+    idle = _seconds(env_number(env, "SCREE_HTTP_SESSION_IDLE_SECONDS", SESSION_IDLE_S))
+    hosts = ",".join(h.strip() for h in env.get("SCREE_HTTP_ALLOWED_HOSTS", "").split(",") if h.strip())
+    values = (
+        (TOKEN_ENV, "set" if env.get(TOKEN_ENV, "").strip() else "unset"),
+        ("SCREE_HTTP_ALLOWED_HOSTS", hosts or "none beyond the address bound"),
+        ("SCREE_HTTP_MAX_SESSIONS", f"{int(env_number(env, 'SCREE_HTTP_MAX_SESSIONS', MAX_SESSIONS, 1))}"),
+        ("SCREE_HTTP_SESSION_IDLE_SECONDS", idle),
+        ("SCREE_HTTP_MAX_BODY_BYTES", f"{int(env_number(env, 'SCREE_HTTP_MAX_BODY_BYTES', MAX_BODY_BYTES, 1024))}"),
+    )
+    return [Row(name, value, origins.source(name)) for name, value in values]
+
+
 def settings_rows(settings: Settings, origins: Origins, settings_file: Path) -> list[Row]:
     """Every row `scree config` prints, in the README's order: the folder and index first, then each variable."""
     env = origins.env
@@ -102,6 +120,7 @@ def settings_rows(settings: Settings, origins: Origins, settings_file: Path) -> 
     for name in SECRETS:  # R-E5: never the value, not even a part of it
         rows.append(Row(name, "set" if env.get(name, "").strip() else "unset", origins.source(name)))
     rows.extend(Row(name, value(settings), origins.source(name)) for name, value in VALUES)
+    rows.extend(_http_rows(origins))
     level = env.get("SCREE_LOG_LEVEL")
     level_value = level.strip().lower() if level else LOG_LEVEL_DEFAULT
     rows.append(Row("SCREE_LOG_LEVEL", level_value, origins.source("SCREE_LOG_LEVEL")))

@@ -44,6 +44,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from scree.board import Board, Parked
 from scree.config import Settings
@@ -59,7 +60,10 @@ from scree.writer_proc.child import Recheck, ReindexReply, ReindexRequest, Up, W
 from scree.writer_proc.outcome import Outcome
 from scree.writer_status import WriterState
 
-__all__ = ["Backoff", "Supervisor", "serve"]
+if TYPE_CHECKING:
+    from scree.reader_proc.http import HttpOptions
+
+__all__ = ["Backoff", "Supervisor", "serve", "serve_http"]
 
 log = get_logger(__name__)
 
@@ -356,4 +360,25 @@ def serve(settings: Settings) -> int:
         run_stdio(settings, supervisor.control, on_handshake=supervisor.reader_ready)
     finally:
         supervisor.close()
+    return EXIT_OK
+
+
+def serve_http(settings: Settings, options: HttpOptions) -> int:
+    """`scree serve --http` (R-M9): the same supervisor and writer as stdio, the reader's tools over streamable HTTP
+    until SIGTERM; the writer starts at once (clients come and go, there is no one handshake to wait for)."""
+    from scree.reader_proc.http import bind, run_http
+
+    configure_logging("reader", settings.log_format, settings.log_level)
+    sock = bind(options.host, options.port)  # a port in use is refused here, before the lock is touched
+    stop = threading.Event()
+    latch = SignalLatch(stop)  # the first SIGTERM/SIGINT drains the server, a second exits at once (R-W5)
+    latch.install()
+    supervisor = Supervisor(settings)
+    supervisor.start()
+    supervisor.reader_ready()
+    try:
+        run_http(settings, supervisor.control, options, sock, stop, on_stop=supervisor.close)
+    finally:
+        supervisor.close()
+        latch.restore()
     return EXIT_OK

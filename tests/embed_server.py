@@ -54,8 +54,10 @@ class _Handler(BaseHTTPRequestHandler):
         owner = self.server.owner
         status, payload, headers = owner.answer(self.path, dict(self.headers.items()), body)
         with owner.lock:
-            huge, trickle = owner.huge_body_bytes, owner.trickle_s
-        if huge:
+            huge, trickle, trickle_headers = owner.huge_body_bytes, owner.trickle_s, owner.trickle_headers_s
+        if trickle_headers:
+            self._trickle_headers(trickle_headers)
+        elif huge:
             self._send_huge(status, huge)
         else:
             self._send(status, payload, headers, trickle)
@@ -79,6 +81,15 @@ class _Handler(BaseHTTPRequestHandler):
             if self.server.owner.stopping.wait(trickle_s):
                 return
             self.wfile.write(data[i : i + 1])
+            self.wfile.flush()
+
+    def _trickle_headers(self, every_s: float) -> None:
+        """A status line and headers that never end, a byte at a time: requests' per-read timeout never trips."""
+        line = b"HTTP/1.0 200 OK\r\nX-Slow: " + b"a" * 100_000
+        for i in range(len(line)):
+            if self.server.owner.stopping.wait(every_s):
+                return
+            self.wfile.write(line[i : i + 1])
             self.wfile.flush()
 
     def _send_huge(self, status: int, size: int) -> None:
@@ -105,6 +116,7 @@ class EmbedServer:
     reverse_order (send the data list backwards, with correct indexes).
 
     Misbehaviour for the fault tests (issue 13): trickle_s (send the reply a byte at a time, this far apart),
+    trickle_headers_s (the same with headers that never end),
     huge_body_bytes (a body this long, streamed), nested_json (the body is 100,000 '[' with this status),
     zero_vectors (every vector all zeros), echo_key_pieces (error bodies repeat the key cut in two, upper-cased
     and lower-cased), duplicate_indexes (every item says index 0). delay_s with a large value is a hang.
@@ -127,6 +139,7 @@ class EmbedServer:
         self.drop_vectors = 0
         self.reverse_order = False
         self.trickle_s = 0.0
+        self.trickle_headers_s = 0.0
         self.huge_body_bytes = 0
         self.nested_json: int | None = None
         self.zero_vectors = False

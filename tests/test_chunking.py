@@ -18,7 +18,9 @@ from scree.chunking import (
     normalise_newlines,
     opted_out,
     split_front_matter,
+    strip_heading_anchors,
     text_hash,
+    too_little_to_show,
 )
 
 
@@ -242,6 +244,60 @@ def test_embed_text_and_its_cache_key() -> None:
     assert text_hash("remote:model:512", embedded) == expected
     assert text_hash("remote:other:512", embedded) != expected
     assert len(text_hash("m", "bad\udcffname.md")) == 64  # a file name from undecodable bytes still hashes
+
+
+# Heading forms as real docs trees write them (#11): the anchors go from the trail and the embedded text, never from
+# the chunk text a hit shows (read_doc and hits show the file as it is).
+ANCHORED_HEADINGS = [
+    ("Request body { #request-body }", "Request body"),  # MkDocs attr_list (FastAPI)
+    ("Request body {: #request-body }", "Request body"),  # kramdown
+    ("Usage {/*usage*/}", "Usage"),  # MDX comment (React docs)
+    ("Options {#opts .unnumbered lang=en}", "Options"),  # Pandoc attributes
+    ("Class not fully defined {#class-not-fully-defined}", "Class not fully defined"),  # pydantic, Docusaurus
+    ('Quoted {#q data-x="a b"}', "Quoted"),
+    ("Style {.note}", "Style"),
+    ('Implementing `__get_pydantic_core_schema__` <a name="impl"></a>', "Implementing `__get_pydantic_core_schema__`"),
+    ('<a id="top"></a> Top', "Top"),
+    ("Intro <!-- keep short -->", "Intro"),
+]
+UNTOUCHED_HEADINGS = ["Use {} here", "A dict {x: 1}", "Set {a, b}", "Sets {#}", "Why <b>bold</b>", "# {}", "C# {x}"]
+
+
+def test_heading_anchors_are_stripped_from_real_heading_forms() -> None:
+    for written, words in ANCHORED_HEADINGS:
+        assert strip_heading_anchors(written) == words, written
+    for written in UNTOUCHED_HEADINGS:
+        assert strip_heading_anchors(written) == written
+
+
+def test_the_trail_and_the_embedded_text_lose_anchors_and_the_chunk_text_keeps_them() -> None:
+    text = "# Tutorial { #tutorial }\n\n## Request body {/*body*/}\n\nSend JSON.\n\n```md\n## In a fence { #kept }\n```"
+    chunks = chunk_markdown(text)
+    assert [chunk.heading for chunk in chunks] == ["Tutorial > Request body"]
+    assert chunks[0].text.startswith("## Request body {/*body*/}")
+    embedded = embed_text("docs/t.md", chunks[0])
+    assert embedded.startswith("docs/t.md\nTutorial > Request body\n\n## Request body\n\nSend JSON.")
+    assert "## In a fence { #kept }" in embedded  # a fence is code: left as written
+    only_anchor = chunk_markdown("# {#id}\nbody\n")
+    assert only_anchor[0].heading == ""
+
+
+def test_the_embedded_text_keeps_a_links_words_not_its_target() -> None:
+    chunk = chunk_markdown(
+        '# Tools\n\nSee [the guide](../guide.md#setup), ![logo](img/a.png "Logo") and [`uv run`](./run.md).\n'
+        "\n```md\n[kept](in/a/fence.md)\n```\n"
+    )[0]
+    assert "[the guide](../guide.md#setup)" in chunk.text  # hits show the file as it is
+    assert embed_text("t.md", chunk) == (
+        "t.md\nTools\n\n# Tools\n\nSee the guide, logo and `uv run`.\n\n```md\n[kept](in/a/fence.md)\n```"
+    )
+
+
+def test_markup_alone_or_a_few_characters_is_too_little_to_show() -> None:
+    for text in ("///", "## Tip\n\n///", "---\n***", "## Notes\n\nTBD", "!!! note"):
+        assert too_little_to_show(text), text
+    for text in ("```console\n$ uv sync --locked\n```", "## Sync\n\nRun uv sync to update it.", "検索はここで行います"):
+        assert not too_little_to_show(text), text
 
 
 # ---------------------------------------------------------------- properties (R-C5)

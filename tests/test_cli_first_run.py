@@ -125,7 +125,8 @@ def test_init_outside_a_repository_refuses_unless_here(tmp_path: Path, repo: Pat
 
 def test_config_shows_each_value_and_its_source_and_never_a_secret(repo: Path, tmp_path: Path) -> None:
     secret = "sk-config-secret-7d41"
-    env = scree_env(tmp_path / "data", SCREE_BATCH_SIZE="8", SCREE_DIMENSIONS="256")
+    http_token = "http-token-0123456789abcdef"
+    env = scree_env(tmp_path / "data", SCREE_BATCH_SIZE="8", SCREE_DIMENSIONS="256", SCREE_HTTP_TOKEN=http_token)
     settings_file = Path(env["XDG_CONFIG_HOME"]) / "scree" / "env"
     write_file(settings_file.parent, "env", f"SCREE_API_KEY={secret}\nSCREE_MODEL=text-embedding-3-small\n")
     settings_file.write_text(settings_file.read_text() + "SCREE_DIMENSIONS=1024\n")  # the environment wins
@@ -133,7 +134,7 @@ def test_config_shows_each_value_and_its_source_and_never_a_secret(repo: Path, t
     db = tmp_path / "mine.db"
     proc = run_scree("config", "--json", "--notes", str(repo), "--db", str(db), env=env)
     assert proc.returncode == 0 and proc.stderr == "", proc.stderr
-    assert secret not in proc.stdout and secret[3:12] not in proc.stdout
+    assert secret not in proc.stdout and secret[3:12] not in proc.stdout and http_token[5:20] not in proc.stdout
     rows = {row["name"]: (row["value"], row["source"]) for row in json.loads(proc.stdout)}
     assert rows["folder"] == (str(repo), "flag --notes")
     assert rows["index"] == (str(db), "flag --db")
@@ -147,8 +148,9 @@ def test_config_shows_each_value_and_its_source_and_never_a_secret(repo: Path, t
     assert rows["SCREE_DEBOUNCE_SECONDS"] == ("1.5 s", "default")
     assert rows["SCREE_WRITER_MAX_RSS_MB"] == ("1024", "default")
     assert rows["MAX_MCP_OUTPUT_TOKENS"] == ("25000", "default")
+    assert rows["SCREE_HTTP_TOKEN"] == ("set", "environment") and rows["SCREE_HTTP_MAX_SESSIONS"] == ("100", "default")
     reference = (Path(__file__).parents[1] / "docs" / "configuration.md").read_text(encoding="utf-8").splitlines()
-    documented = {line.split("`")[1] for line in reference if line.startswith(("| `SCREE_", "| `MAX_"))}
+    documented = {line.split("`")[1] for line in reference if line.startswith(("| `SCREE_", "| `MAX_", "- `SCREE_"))}
     documented -= {"SCREE_DB"}  # the "index" row
     assert documented <= set(rows), documented - set(rows)  # every variable the docs list is shown
 

@@ -55,8 +55,23 @@ def test_every_link_resolves(page: Path) -> None:
 
 def test_help_pages_name_no_missing_file(tmp_path: Path) -> None:
     env = scree_env(tmp_path / "data")
-    commands = [[], ["serve"], ["watch"], ["reindex"], ["search"], ["status"], ["init"], ["doctor"], ["config"],
-                ["bench"], ["model"], ["index"], ["index", "list"], ["index", "remove"], ["completion"]]
+    commands = [
+        [],
+        ["serve"],
+        ["watch"],
+        ["reindex"],
+        ["search"],
+        ["status"],
+        ["init"],
+        ["doctor"],
+        ["config"],
+        ["bench"],
+        ["model"],
+        ["index"],
+        ["index", "list"],
+        ["index", "remove"],
+        ["completion"],
+    ]
     for command in commands:
         proc = run_scree(*command, "--help", env=env)
         assert proc.returncode == 0, (command, proc.stderr)

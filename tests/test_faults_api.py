@@ -52,6 +52,12 @@ def test_a_trickling_reply_times_out_at_the_attempt_limit(
     assert embed_server.request_count() == 1  # R-E4: a timed-out attempt is not retried
 
 
+def test_headers_that_never_end_time_out_at_the_attempt_limit(embed_server: EmbedServer, api: ApiEmbedder) -> None:
+    embed_server.set(trickle_headers_s=TRICKLE_S)
+    with pytest.raises(EmbeddingUnavailableError, match=rf"did not answer within {SHORT_S:g} s"):
+        api.embed_query("alpha")
+
+
 def test_a_hung_server_times_out_at_the_attempt_limit(embed_server: EmbedServer, api: ApiEmbedder) -> None:
     embed_server.set(delay_s=60)
     with pytest.raises(EmbeddingUnavailableError, match="did not answer within"):

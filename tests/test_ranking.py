@@ -1,8 +1,21 @@
-"""Pure ranking: weighted reciprocal rank fusion and the over-fetch rule (R-M2, R-M3)."""
+"""Pure ranking: weighted reciprocal rank fusion and the over-fetch rule (R-M2, R-M3); z-score fusion, the path
+signal, diversity and the similarity floor (#11)."""
 
 from __future__ import annotations
 
-from scree.ranking import RRF_K, fuse_rrf, overfetch
+import math
+
+from scree.ranking import (
+    PER_FILE,
+    RRF_K,
+    SIMILARITY_FLOORS,
+    above_floor,
+    add_path_signal,
+    diversify,
+    fuse_rrf,
+    fuse_zscores,
+    path_match,
+)
 
 
 def test_rrf_rewards_agreement_and_keeps_singletons() -> None:
@@ -20,5 +33,55 @@ def test_ties_break_by_id_for_determinism() -> None:
     assert fuse_rrf([[5], [3]]) == [(3, 1 / (RRF_K + 1)), (5, 1 / (RRF_K + 1))]
 
 
-def test_overfetch_is_twice_k_capped_at_100() -> None:
-    assert (overfetch(1), overfetch(8), overfetch(50), overfetch(100)) == (2, 16, 100, 100)
+# --- #11: z-score fusion, the path signal, diversity, the similarity floor ---
+
+
+def test_zscore_fusion_standardises_each_list_and_rewards_agreement() -> None:
+    vector = [(1, 0.9), (2, 0.8), (3, 0.1)]
+    keyword = [(2, 40.0), (4, 30.0), (5, 1.0)]  # bm25 on its own scale: only the spread within the list counts
+    fused = fuse_zscores([vector, keyword], weights=(1.0, 1.0))
+    assert [item for item, _ in fused][:2] == [2, 1]  # high in both beats top of one
+    assert {item for item, _ in fused} == {1, 2, 3, 4, 5}
+    scaled = fuse_zscores([vector, [(i, s * 1000) for i, s in keyword]], weights=(1.0, 1.0))
+    assert [i for i, _ in scaled] == [i for i, _ in fused]  # the keyword scale does not matter
+    assert [i for i, _ in fuse_zscores([vector, keyword], weights=(1.0, 0.0))][:3] == [1, 2, 3]  # vector order
+
+
+def test_zscore_fusion_with_one_list_empty_or_flat() -> None:
+    assert [i for i, _ in fuse_zscores([[(1, 0.5), (2, 0.7)], []], weights=(1.2, 1.0))] == [2, 1]
+    assert fuse_zscores([[], []], weights=(1.0, 1.0)) == []
+    assert fuse_zscores([[(7, 0.3), (3, 0.3)], []], weights=(1.0, 1.0), pool=2) == [(3, 1.0), (7, 1.0)]  # by id
+    one_keyword_match = fuse_zscores([[(1, 0.9), (2, 0.5), (3, 0.4)], [(3, 7.0)]], weights=(1.2, 1.0))
+    assert [item for item, _ in one_keyword_match] == [3, 1, 2]  # the one chunk holding the word
+    assert dict(one_keyword_match)[3] == 1 / math.sqrt(0.01 * 0.99)
+
+
+def test_path_signal_lifts_the_file_named_for_the_topic() -> None:
+    assert path_match({"add", "depend", "project"}, {"concept", "project", "depend"}) == 2 / 3
+    assert path_match(set(), {"x"}) == 0.0
+    ranked = [(1, 1.0), (2, 0.6)]
+    lifted = add_path_signal(ranked, lambda item: 1.0 if item == 2 else 0.0, weight=1.0)
+    assert lifted == [(2, 1.6), (1, 1.0)]
+    assert add_path_signal(ranked, lambda item: 0.0) == ranked
+
+
+def test_diversity_shows_each_files_best_chunk_before_second_chunks() -> None:
+    ranked = ["a1", "a2", "a3", "b1", "c1", "b2"]
+    assert diversify(ranked, lambda item: item[0], 1) == ["a1", "b1", "c1", "a2", "a3", "b2"]
+    assert diversify(ranked, lambda item: item[0], 2) == ["a1", "a2", "b1", "c1", "b2", "a3"]
+    assert diversify(ranked, lambda item: item[0], 0) == ranked
+
+
+def test_diversity_is_independent_of_where_k_cuts() -> None:
+    ranked = [f"{file}{n}" for n in range(5) for file in "pqrpq"]
+    full = diversify(ranked, lambda item: item[0], PER_FILE)
+    for k in range(1, len(ranked) + 1):
+        assert diversify(ranked, lambda item: item[0], PER_FILE)[:k] == full[:k]
+
+
+def test_the_floor_drops_weak_vector_only_candidates() -> None:
+    vector = [(1, 0.6), (2, 0.2), (3, 0.1)]
+    assert above_floor(vector, set(), 0.25) == [(1, 0.6)]
+    assert above_floor(vector, {3}, 0.25) == [(1, 0.6), (3, 0.1)]  # the keyword search found it too
+    assert above_floor(vector, set(), None) == vector
+    assert above_floor([(4, 0.14)], set(), SIMILARITY_FLOORS["local:all-MiniLM-L6-v2"]) == []

@@ -90,3 +90,81 @@ def test_empty_index_and_empty_query_return_nothing(tmp_path: Path) -> None:
 
         engine = SearchEngine(store, IgnorePolicy(folder), folder, 1_000_000, no_embedder)
         assert engine.search("anything").hits == []
+
+
+def build_engine(folder: Path, db: Path) -> SearchEngine:
+    embedder = HashEmbedder()
+    with Store.open(db, folder) as store:
+        store.prepare(embedder)
+        Syncer(store, IgnorePolicy(folder), embedder, 1_000_000).sync_all()
+    reader = Store.open(db, folder, readonly=True)
+    return SearchEngine(reader, IgnorePolicy(folder), folder, 1_000_000, lambda: embedder)
+
+
+def test_the_first_hits_do_not_depend_on_k(tmp_path: Path) -> None:
+    """#11: every step ranks the same candidates whatever k is; k only cuts the end of the list."""
+    folder = tmp_path / "notes"
+    words = ["upload", "file", "form", "cors", "token", "header", "cookie", "body", "query", "path"]
+    for n in range(12):
+        sections = "\n\n".join(
+            f"## Part {s}\n\n" + " ".join(words[(n + s + i) % len(words)] for i in range(30)) for s in range(4)
+        )
+        (folder / f"d{n % 3}").mkdir(parents=True, exist_ok=True)
+        (folder / f"d{n % 3}" / f"page{n}.md").write_text(f"# Page {n}\n\n{sections}\n", encoding="utf-8")
+    engine = build_engine(folder, tmp_path / "index.db")
+    for mode in ("hybrid", "semantic", "keyword"):
+        for query in ("how to upload a file", "cors header", "token cookie path"):
+            longest = [(hit.path, hit.start) for hit in engine.search(query, k=50, mode=mode).hits]
+            assert len(longest) > 8
+            for k in (1, 2, 3, 5, 8, 20):
+                assert [(hit.path, hit.start) for hit in engine.search(query, k=k, mode=mode).hits] == longest[:k]
+
+
+def test_each_files_best_chunk_comes_before_second_chunks(tmp_path: Path) -> None:
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    many = "\n\n".join(f"## Upload {n}\n\nUpload a file with a form, upload step {n}." for n in range(6))
+    (folder / "upload.md").write_text(f"# Uploads\n\n{many}\n", encoding="utf-8")
+    (folder / "other.md").write_text("# Other\n\nA form can upload a file too.\n", encoding="utf-8")
+    engine = build_engine(folder, tmp_path / "index.db")
+    hits = engine.search("upload a file with a form", k=4, mode="keyword").hits
+    assert [hit.path for hit in hits][:2] in (["upload.md", "other.md"], ["other.md", "upload.md"])
+
+
+def test_a_page_in_the_querys_language_stands_for_its_translations(tmp_path: Path) -> None:
+    """#11: copies of one page in other language trees give way to the query's language (English here)."""
+    folder = tmp_path / "site"
+    code = "\n\n```python\napp.add_middleware(CORSMiddleware)\n```\n"
+    cors = {
+        "en": "# CORS\n\nHow to add CORS middleware to your app:" + code,
+        "es": "# CORS\n\nCómo añadir CORS a su aplicación:" + code,
+        "tr": "# CORS\n\nUygulamanıza CORS eklemek için:" + code,
+    }
+    for language, text in cors.items():
+        (folder / "docs" / language).mkdir(parents=True)
+        (folder / "docs" / language / "cors.md").write_text(text, encoding="utf-8")
+        (folder / "docs" / language / "index.md").write_text(f"# Index {language}\n\nWelcome.\n", encoding="utf-8")
+    (folder / "docs" / "tr" / "extra.md").write_text("# CORS notları\n\nCORSMiddleware için notlar.\n", "utf-8")
+    engine = build_engine(folder, tmp_path / "index.db")
+    for mode in ("hybrid", "semantic", "keyword"):
+        hit_paths = [hit.path for hit in engine.search("how do I add CORS middleware", k=5, mode=mode).hits]
+        assert "docs/en/cors.md" in hit_paths, mode
+        assert "docs/es/cors.md" not in hit_paths and "docs/tr/cors.md" not in hit_paths, mode
+    turkish = [hit.path for hit in engine.search("CORS eklemek için nasıl", k=5, mode="keyword").hits]
+    assert "docs/tr/cors.md" in turkish and "docs/en/cors.md" not in turkish
+
+
+def test_a_chunk_of_markup_alone_is_never_a_hit(tmp_path: Path) -> None:
+    """#11: a pymdownx block's closing `///` cut off by the soft limit was the third hit for an OAuth2 question."""
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    long_tip = "/// tip\n\n" + "OAuth2 scopes let a token carry permissions. " * 60 + "\n\n///\n"
+    (folder / "oauth2.md").write_text(f"# OAuth2 scopes\n\n{long_tip}\n## Tokens\n\nTBD\n", encoding="utf-8")
+    engine = build_engine(folder, tmp_path / "index.db")
+    with Store.open(tmp_path / "index.db", folder, readonly=True) as store:
+        texts = [chunk.text for chunk in store.chunks_for_path("oauth2.md")]
+    assert "///" in texts and "## Tokens\n\nTBD" in texts  # indexed as the file has them
+    for mode in ("hybrid", "semantic", "keyword"):
+        for query in ("oauth2 scopes tokens", "///", "TBD"):
+            hits = engine.search(query, k=10, mode=mode).hits
+            assert all(hit.text not in ("///", "## Tokens\n\nTBD") for hit in hits), (mode, query)

@@ -22,6 +22,7 @@ import numpy as np
 import pytest
 import sqlite_vec
 
+from scree.chunking import EMBED_FORMAT
 from scree.embedders.base import pack_vector
 from scree.errors import IndexCorruptError, IndexMismatchError
 from scree.store import SCHEMA_VERSION, FileState, NewChunk, Store, fts_match_expression
@@ -203,6 +204,21 @@ def test_model_mismatch_names_reindex_all(store: Store, db_path: Path, folder: P
     with pytest.raises(IndexMismatchError):
         store.vector_search(vector("q", DIMS * 2), 3)
     assert store.model() == (MODEL, DIMS)
+
+
+def test_an_index_of_an_older_embedded_text_format_is_refused_until_rebuilt(store: Store, db_path: Path) -> None:
+    """#11, R-F3: vectors of the old embedded text (headings with anchors) are never mixed with new ones."""
+    store.replace_files([(state("a.md"), [chunk(0, "alpha")])])
+    assert store.embed_format() == EMBED_FORMAT
+    conn = raw(db_path)  # an index made before the format was recorded has no such row
+    conn.execute("delete from meta where key = 'embed_format'")
+    conn.close()
+    assert store.embed_format() == "1"
+    with pytest.raises(IndexMismatchError, match=r"older scree .*`scree reindex --all`"):
+        store.check_model(MODEL, DIMS)
+    store.reset(MODEL, DIMS)
+    store.check_model(MODEL, DIMS)
+    assert store.embed_format() == EMBED_FORMAT and store.counts() == (0, 0)
 
 
 def test_reset_rebuilds_with_new_model(store: Store, db_path: Path) -> None:

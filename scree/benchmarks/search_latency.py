@@ -26,7 +26,7 @@ from scree.config import DEFAULT_MAX_FILE_BYTES
 from scree.embedders.base import Embedder, pack_vector
 from scree.embedders.hashed import hash_vector_values
 from scree.ignore import IgnorePolicy
-from scree.ranking import overfetch
+from scree.ranking import POOL
 from scree.render import render_hits
 from scree.search import SearchEngine
 from scree.store import Store
@@ -89,7 +89,7 @@ def time_index(store: Store, folder: Path, queries: Sequence[str]) -> dict[str, 
     embedder = QueryEmbedder(*recorded)
     policy = IgnorePolicy(folder)
     engine = SearchEngine(store, policy, folder, DEFAULT_MAX_FILE_BYTES, lambda: embedder)
-    limit = overfetch(K)
+    limit = max(POOL, K)  # what SearchEngine.search asks the store for, whatever k is (#11)
 
     def whole(query: str) -> str:
         policy.refresh()  # as the MCP reader does before each call: a changed .gitignore counts at once

@@ -29,12 +29,13 @@ import apsw
 import numpy as np
 
 from scree.benchmarks import RESULTS
+from scree.ranking import POOL
 from scree.scope import scope_pattern
 from scree.store import FileState, NewChunk, Store
 from scree.store.searches import OVERSAMPLE
 
 DIMS = 512  # R-E2: the default API model's dimensions
-K = 16
+K = POOL  # what SearchEngine.search asks each list for, whatever k is (#11)
 CHUNKS_PER_FILE = 100
 FILES_PER_TRANSACTION = 20
 WORDS_PER_CHUNK = 60

@@ -168,11 +168,11 @@ class ReaderTools:
     def _search(self, query: str, k: int, mode: str, path: str | None) -> SearchResult:
         from scree.hits import SearchResult
 
-        with self._lock:
+        with self._lock:  # the store's connection serves one thread at a time
             engine = self._engine_now()
-        if engine is None:
-            return SearchResult(hits=[])
-        engine.prepare_query(query, mode)  # may wait on the API: not under the lock keyword searches need
+            recorded = engine.wants_vector(query, mode) if engine is not None else None
+        if engine is not None and recorded is not None:
+            engine.prepare_query(query, recorded)  # may wait on the API: not under the lock keyword searches need
         with self._lock:
             engine = self._engine_now()
             if engine is None:

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import apsw
 
+from scree.chunking import EMBED_FORMAT
 from scree.errors import IndexMismatchError, IndexWriteError, ScreeError
 from scree.logs import get_logger
 from scree.paths import prepare_index_dir, write_root_file
@@ -24,6 +25,7 @@ from scree.store.keywords import cjk_match_expression, fts_match_expression
 from scree.store.records import FileState, NewChunk, StoredChunk
 from scree.store.schema import (
     CJK_TABLE,
+    FTS_TOKENIZER_ARGS,
     META_DIMS,
     META_FIRST_SYNC_DONE,
     META_LAST_ERROR,
@@ -45,6 +47,8 @@ log = get_logger(__name__)
 
 SQL_BATCH = 500  # ids or hashes per `in (...)` list
 REINDEX_HINT = "run `scree reindex --all` to rebuild it"
+EMBED_FORMAT_KEY = "embed_format"
+FIRST_EMBED_FORMAT = "1"  # what an index without the meta row was made with
 
 _CHUNK_COLUMNS = "id, path, ordinal, heading, text, start_line, end_line, text_hash"
 
@@ -128,6 +132,7 @@ class Store:
         self._bulk_wanted = self._bulk_on = False  # bulk_cache(): asked for, and in effect
         self._facts: _Facts | None = None  # read again when another connection committed, or after our own writes
         self._size: _Size | None = None  # likewise, for queries
+        self._stemmer: Any = None  # the FTS5 tokenizer, made on first use by stems()
 
     # --- opening ---
 
@@ -314,11 +319,22 @@ class Store:
             f"({dims} dims); {REINDEX_HINT}"
         )
 
+    def embed_format(self) -> str:
+        """Which version of the embedded text (chunking.EMBED_FORMAT) the index's vectors and headings were made
+        from; an index made before the version was recorded holds the first."""
+        return self.get_meta(EMBED_FORMAT_KEY) or FIRST_EMBED_FORMAT
+
     def check_model(self, identity: str, dims: int) -> None:
-        """Raise IndexMismatchError when the index records another model or dimension count."""
+        """Raise IndexMismatchError when the index records another model, dimension count or embedded-text format:
+        new rows beside old ones would mix vectors of two kinds of text (R-F3)."""
         recorded = self.model()
         if recorded is not None and recorded != (identity, dims):
             raise self._mismatch(recorded, identity, dims)
+        if recorded is not None and self.embed_format() != EMBED_FORMAT:
+            raise IndexMismatchError(
+                f"index {self.db_path} was built by an older scree (embedded text format {self.embed_format()}, "
+                f"now {EMBED_FORMAT}: headings without anchors, links without targets); {REINDEX_HINT}"
+            )
 
     def set_model(self, identity: str, dims: int) -> None:
         """Record the model of a new index and create its vector table; the same model again is a no-op."""
@@ -361,7 +377,8 @@ class Store:
 
     def _record_model(self, identity: str, dims: int) -> None:
         self._conn.executemany(
-            "insert or replace into meta(key, value) values (?, ?)", [(META_MODEL, identity), (META_DIMS, str(dims))]
+            "insert or replace into meta(key, value) values (?, ?)",
+            [(META_MODEL, identity), (META_DIMS, str(dims)), (EMBED_FORMAT_KEY, EMBED_FORMAT)],
         )
 
     # --- files ---
@@ -490,6 +507,19 @@ class Store:
             return cjk
         lists = [[chunk_id for chunk_id, _ in ranked] for ranked in (found, cjk)]
         return fuse_rrf(lists)[:limit]
+
+    def stems(self, text: str) -> list[str]:
+        """`text` as the keyword index's tokenizer sees it (lower case, accents folded, Porter stems), in order."""
+        if self._stemmer is None:
+            self._stemmer = self._conn.fts5_tokenizer(*FTS_TOKENIZER_ARGS)
+        tokens = self._stemmer(
+            text.encode("utf-8", "replace"),
+            apsw.FTS5_TOKENIZE_DOCUMENT,
+            None,
+            include_offsets=False,
+            include_colocated=False,
+        )
+        return [str(token) for token in tokens]
 
     def vectors_for_hashes(self, hashes: Iterable[str]) -> dict[str, bytes]:
         """R-E7: a stored vector for each text hash the index already has (any chunk with that hash)."""

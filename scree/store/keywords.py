@@ -30,6 +30,19 @@ STOPWORDS = frozenset(
 )
 
 
+def content_words(query: str) -> list[str]:
+    """The distinct words of `query` that carry its meaning: STOPWORDS left out unless there is nothing else."""
+    content: dict[str, str] = {}
+    common: dict[str, str] = {}
+    for match in _WORD.finditer(query):
+        word = match.group(0)
+        key = word.casefold()
+        (common if key in STOPWORDS else content).setdefault(key, word)
+        if len(content) >= MAX_QUERY_TERMS:
+            break
+    return list((content or common).values())
+
+
 def fts_match_expression(query: str) -> str | None:
     """`"word1" OR "word2" …` for the distinct words of `query` (first spelling kept); None when it has no words.
 

@@ -9,6 +9,7 @@ import apsw
 
 # R-S1: stemmed words, accents folded, so "Tokens" finds "token" and "café" finds "cafe".
 FTS_TOKENIZER = "porter unicode61 remove_diacritics 2"
+FTS_TOKENIZER_ARGS = ("porter", ["unicode61", "remove_diacritics", "2"])  # the same, for Connection.fts5_tokenizer
 VECTOR_TABLE = "chunk_vectors"
 MAX_DIMS = 8192  # sqlite-vec's own limit on a float[N] column
 # Beside the vec0 table, for the two-stage search of large indexes (searches.py): each chunk's vector as one sign bit

@@ -56,7 +56,7 @@ def exact_nearest(
     with `scope` (scree.scope's regex), of the chunks inside it."""
     if scope is not None:
         rows = conn.execute(_SCOPED_EXACT_SQL, (vector, min(limit, MAX_KNN), scope))
-        return [(int(row[0]), float(row[1])) for row in rows]
+        return [(int(row[0]), float(row[1])) for row in rows if row[1] is not None]  # NULL: an all-zero vector
     rows = conn.execute(_EXACT_SQL, (vector, min(limit, MAX_KNN)))
     return [(int(row[0]), float(row[1])) for row in rows if row[1] is not None]  # NULL: an all-zero vector
 

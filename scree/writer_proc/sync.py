@@ -19,6 +19,7 @@ from scree.errors import EmbeddingUnavailableError
 from scree.files import BAD_NAME, Skipped, name_is_valid, read_markdown, shown_name
 from scree.heap import trim_heap
 from scree.ignore import IgnorePolicy
+from scree.languages import LanguageTrees
 from scree.logs import get_logger
 from scree.redact import redact
 from scree.render import UNSHOWABLE_NAME, shown_exactly
@@ -145,6 +146,7 @@ class Syncer:
         started = time.monotonic()
         report = SyncReport()
         paths = list(self._policy.walk())
+        paths = LanguageTrees.of(paths).sync_order(paths)  # a first sync makes the main language searchable first
         present = set(paths)
         gone = [path for path in self._store.paths() if path not in present]
         del present

@@ -1,0 +1,261 @@
+"""`scree serve --http` (R-M9): the reader's MCP server over the SDK's streamable HTTP transport at /mcp, and
+GET /healthz from the database, behind the checks of scree.http_access, a request body limit and bounded sessions.
+
+Every route, /healthz included, passes the Host/Origin allow-list and then the token (when one is set) before
+anything else runs. uvicorn serves on a socket bound here, so the port is known (and logged) before the first
+request; its own signal handlers are left out: `serve_http` (supervisor.py) owns SIGTERM (R-W5).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import stat
+import threading
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import anyio.to_thread
+import uvicorn
+from mcp.server.transport_security import RequestBodyLimitMiddleware, TransportSecuritySettings
+from starlette.datastructures import Headers
+from starlette.requests import Request
+from starlette.responses import JSONResponse, PlainTextResponse
+
+from scree.config import Settings, env_number
+from scree.deadlines import HTTP_DRAIN_S
+from scree.errors import ConfigError, UsageError
+from scree.http_access import HttpAccess, is_loopback
+from scree.logs import get_logger
+from scree.reader_proc.server import build_server
+from scree.redact import register_secret
+from scree.writer_status import WriterControl
+
+log = get_logger(__name__)
+
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 8765
+MCP_PATH = "/mcp"
+HEALTH_PATH = "/healthz"
+TOKEN_ENV = "SCREE_HTTP_TOKEN"
+MIN_TOKEN_CHARS = 16
+MAX_BODY_BYTES = 1 << 20  # a tool call is a query of at most 2,000 characters; 1 MiB leaves room and no more
+MAX_SESSIONS = 100
+SESSION_IDLE_S = 30 * 60.0  # an idle session's id then answers 404, as the MCP spec says for an expired one
+KEEP_ALIVE_S = 5.0
+
+
+@dataclass(frozen=True, slots=True)
+class HttpOptions:
+    host: str
+    port: int
+    access: HttpAccess
+    max_sessions: int = MAX_SESSIONS
+    session_idle_s: float = SESSION_IDLE_S
+    max_body_bytes: int = MAX_BODY_BYTES
+
+    @classmethod
+    def load(
+        cls,
+        host: str | None,
+        port: int | None,
+        token_file: str | None,
+        allow_hosts: tuple[str, ...],
+        env: Mapping[str, str],
+    ) -> HttpOptions:
+        """The flags and SCREE_HTTP_* settings, checked: a non-loopback bind without a token is refused (one line)."""
+        host = host or DEFAULT_HOST
+        token = read_token(token_file, env)
+        if token is None and not is_loopback(host):
+            raise UsageError(
+                f"serve --http --host {host} listens beyond this machine and needs a token: --token-file FILE "
+                f"(mode 600) or {TOKEN_ENV}"
+            )
+        extra = tuple(h for h in env.get("SCREE_HTTP_ALLOWED_HOSTS", "").split(",") if h.strip()) + allow_hosts
+        return cls(
+            host=host,
+            port=DEFAULT_PORT if port is None else port,
+            access=HttpAccess.for_bind(host, extra, token),
+            max_sessions=int(env_number(env, "SCREE_HTTP_MAX_SESSIONS", MAX_SESSIONS, 1)),
+            session_idle_s=env_number(env, "SCREE_HTTP_SESSION_IDLE_SECONDS", SESSION_IDLE_S, 0.1),
+            max_body_bytes=int(env_number(env, "SCREE_HTTP_MAX_BODY_BYTES", MAX_BODY_BYTES, 1024)),
+        )
+
+
+def read_token(token_file: str | None, env: Mapping[str, str]) -> str | None:
+    """The bearer token from --token-file (refused while group or others may read it) or SCREE_HTTP_TOKEN."""
+    if token_file is None:
+        value = env.get(TOKEN_ENV, "").strip()
+        return _checked_token(value, TOKEN_ENV) if value else None
+    path = Path(token_file).expanduser()
+    try:
+        with open(path, "rb") as handle:
+            mode = stat.S_IMODE(os.fstat(handle.fileno()).st_mode)
+            if mode & 0o077:
+                raise ConfigError(
+                    f"refusing the token file {path}: other users can read or write it (mode {mode:o}); "
+                    f"run: chmod 600 {path}"
+                )
+            raw = handle.read(4096)
+    except OSError as exc:
+        raise ConfigError(f"cannot read the token file {path}: {exc.strerror}") from None
+    text = raw.decode("utf-8", "replace").strip()
+    return _checked_token(text, f"the token file {path}")
+
+
+def _checked_token(token: str, where: str) -> str:
+    if len(token) < MIN_TOKEN_CHARS or any(c.isspace() or not c.isprintable() for c in token):
+        raise ConfigError(
+            f"{where}: the token must be at least {MIN_TOKEN_CHARS} printable characters with no spaces "
+            "(e.g. from: openssl rand -hex 32)"
+        )
+    return token
+
+
+class Guard:
+    """ASGI middleware in front of every route: Host/Origin, then the token; a refusal is one line of text."""
+
+    def __init__(self, app: Any, access: HttpAccess) -> None:
+        self.app = app
+        self.access = access
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = Headers(scope=scope)
+        refusal = self.access.refusal(headers.get("host"), headers.get("origin"), headers.get("authorization"))
+        if refusal is None:
+            await self.app(scope, receive, send)
+            return
+        log.warning("http request refused", status=refusal.status, path=scope.get("path"), reason=refusal.text)
+        extra = {"WWW-Authenticate": 'Bearer realm="scree"'} if refusal.status == 401 else None
+        await PlainTextResponse(refusal.text + "\n", status_code=refusal.status, headers=extra)(scope, receive, send)
+
+
+def health_body(settings: Settings) -> tuple[int, dict[str, Any]]:
+    """GET /healthz: 200 and the index's figures when it can be read, else 503 and the reason."""
+    from scree.health import index_health
+
+    health = index_health(settings)
+    if health.status is None:
+        return 503, {"ok": False, "error": health.reason}
+    keys = ("folder", "files", "chunks", "writer_pid", "first_sync_done", "last_sync", "last_error")
+    return 200, {"ok": True, **{key: health.status[key] for key in keys}}
+
+
+def build_app(settings: Settings, control: WriterControl, options: HttpOptions) -> Any:
+    """The ASGI app: Guard, the body limit, then the SDK's streamable HTTP app (with /healthz beside /mcp)."""
+    server = build_server(settings, control)
+
+    async def healthz(_request: Request) -> JSONResponse:
+        code, body = await anyio.to_thread.run_sync(health_body, settings)  # SQLite reads off the event loop
+        return JSONResponse(body, status_code=code)
+
+    server.custom_route(HEALTH_PATH, methods=["GET"])(healthz)
+
+    inner = server.streamable_http_app(
+        streamable_http_path=MCP_PATH,
+        json_response=True,
+        max_request_body_size=options.max_body_bytes,
+        session_idle_timeout=options.session_idle_s,
+        max_sessions=options.max_sessions,
+        # Guard checks Host and Origin on every route, /healthz too, with scree's allow-list and wording
+        transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
+        host=options.host,
+    )
+    return Guard(RequestBodyLimitMiddleware(inner, options.max_body_bytes), options.access)
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """A listening socket on host:port (port 0: a free one); a port in use is a one-line error."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        raise ConfigError(f"cannot listen on {host}:{port}: {exc.strerror}") from None
+    sock.listen(128)
+    sock.set_inheritable(False)
+    return sock
+
+
+def run_http(
+    settings: Settings,
+    control: WriterControl,
+    options: HttpOptions,
+    sock: socket.socket,
+    stop: threading.Event,
+    on_stop: Callable[[], None],
+) -> None:
+    """Serve on `sock` (from bind) until `stop` is set (SIGTERM), then stop taking requests, let open ones finish
+    for HTTP_DRAIN_S and return; `on_stop` runs as soon as the stop comes, beside the drain (the supervisor stops
+    the writer then)."""
+    if options.access.token is not None:
+        register_secret(options.access.token)  # never in a log line, whatever path it takes there
+    route_library_logs()
+    app = build_app(settings, control, options)
+    config = uvicorn.Config(
+        app,
+        log_config=None,
+        access_log=False,
+        lifespan="on",
+        timeout_graceful_shutdown=HTTP_DRAIN_S,
+        timeout_keep_alive=int(KEEP_ALIVE_S),
+        server_header=False,
+        ws="none",
+    )
+    server = _QuietServer(config)
+
+    def stop_when_asked() -> None:
+        stop.wait()
+        log.info("signal received; stopping", drain_s=HTTP_DRAIN_S)
+        server.should_exit = True
+        on_stop()
+
+    threading.Thread(target=stop_when_asked, name="scree-http-stop", daemon=True).start()
+    host, port = sock.getsockname()[:2]
+    shown = f"[{host}]" if ":" in host else host
+    log.info(
+        "serving MCP over HTTP",
+        url=f"http://{shown}:{port}{MCP_PATH}",
+        port=port,
+        token=options.access.token is not None,
+        folder=str(settings.folder),
+    )
+    try:
+        server.run(sockets=[sock])
+    finally:
+        sock.close()
+
+
+class _ToStructlog(logging.Handler):
+    """uvicorn's and the SDK's stdlib log records as scree's log lines: one writer for stderr, so a JSON line is
+    never cut by another thread's plain one (SCREE_LOG_FORMAT=json stays one object per line)."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        get_logger(record.name).log(record.levelno, " ".join(record.getMessage().split()), logger=record.name)
+
+
+def route_library_logs() -> None:
+    """Warnings and errors of uvicorn and the mcp SDK through structlog (they have no handler of their own)."""
+    handler = _ToStructlog(logging.WARNING)
+    for name in ("uvicorn", "mcp"):
+        library = logging.getLogger(name)
+        library.handlers[:] = [handler]
+        library.setLevel(logging.WARNING)
+        library.propagate = False
+
+
+class _QuietServer(uvicorn.Server):
+    """uvicorn's Server without its signal handlers: SignalLatch has them (a second signal exits at once)."""
+
+    @contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        yield
