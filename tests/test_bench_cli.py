@@ -15,6 +15,7 @@ from scree.benchmarks.suite import (
     QUICK,
     WRITER_OFFLINE,
     BenchRun,
+    Figure,
     Prepared,
     measure_offline_model,
     render_table,
@@ -119,3 +120,13 @@ def test_a_broken_measurement_is_reported_and_fails_its_bar(tmp_path: Path) -> N
     assert by_key["writer_first_sync_peak_rss_mb_offline"].met is False  # it has a bar, and nothing met it
     assert by_key["writer_idle_rss_mb_offline"].met is None
     assert all(f.note == "failed: RuntimeError: scree watch exited with 1 before 'first sync done'" for f in figures)
+
+
+def test_the_next_bars_stand_beside_the_figures_they_judge() -> None:
+    query, throughput = OFFLINE_MODEL[1], OFFLINE_MODEL[2]
+    assert (query.key, throughput.key) == ("offline_query_p50_ms", "offline_embed_tokens_per_s")
+    figures = [Figure(query, 12.5, None, None), Figure(throughput, 6500.0, None, None)]
+    lines = render_table("a folder", figures).splitlines()
+    assert lines[2].split()[-4:] == ["≤", "15", "ms", "met"]
+    assert lines[3].split()[-3:] == ["tokens/s", "not", "yet"] and "≥ 7,000 tokens/s" in lines[3]
+    assert lines[-1] == "next bars (#17) not yet met: 1 (offline model, chunk embedding)"

@@ -360,3 +360,19 @@ def test_embed_server_runs_as_a_script_and_prints_its_url_first() -> None:
         process.wait(timeout=10)
         if process.stdout is not None:
             process.stdout.close()
+
+
+def test_requests_is_imported_on_the_first_request_not_before(embed_server: EmbedServer) -> None:
+    """A writer waiting for edits keeps requests (about 14 MB) out of its idle RSS (issue 17 item 5)."""
+    code = (
+        "import sys\n"
+        "from scree.embedders.api import ApiEmbedder\n"
+        f"e = ApiEmbedder({embed_server.url!r}, 'test-key', 'test/model', 8)\n"
+        "print('requests' in sys.modules)\n"
+        "print(len(e.embed_query('hello')))\n"
+        "print('requests' in sys.modules)\n"
+        "e.close()\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["False", "32", "True"]

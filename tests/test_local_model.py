@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 from scree.config import load_settings
+from scree.embedders import kernels
 from scree.embedders.base import unpack_vector
 from scree.embedders.encoder import attention
 from scree.embedders.local import LocalEmbedder
@@ -214,8 +215,9 @@ def _softmax_attention(block: np.ndarray) -> np.ndarray:
     return weights @ value
 
 
+@pytest.mark.parametrize("compiled", [False, True], ids=["numpy", "compiled"])
 @pytest.mark.parametrize("case", ["ordinary", "exp overflows", "exp underflows"])
-def test_attention_is_softmax_even_where_exp_fails(case: str) -> None:
+def test_attention_is_softmax_even_where_exp_fails(case: str, compiled: bool) -> None:
     rng = np.random.default_rng(5)
     block = rng.standard_normal((2, 7, 3, 12, 32)).astype(np.float32)
     if case == "exp overflows":
@@ -223,6 +225,43 @@ def test_attention_is_softmax_even_where_exp_fails(case: str) -> None:
     elif case == "exp underflows":
         block[:, :, 0] = np.abs(block[:, :, 0]) * 40.0
         block[:, :, 1] = -np.abs(block[:, :, 1])  # every score is far below zero
-    got = attention(block)
+    got = attention(block, kernels=kernels if compiled else None)
     assert np.all(np.isfinite(got))
     np.testing.assert_allclose(got, _softmax_attention(block), rtol=2e-4, atol=2e-4)
+
+
+def test_compiled_gelu_is_gelu_over_the_whole_float_range() -> None:
+    values = np.concatenate([np.linspace(-12, 12, 4001), [-1e30, -100.0, -88.5, 88.5, 100.0, 1e30, 0.0]])
+    x = np.tile(values.astype(np.float32), (3, 1))
+    bias = np.zeros(x.shape[1], dtype=np.float32)
+    bias[:5] = [0.5, -0.5, 1.0, -1.0, 2.0]
+    wide = x.astype(np.float64) + bias
+    exact = wide * 0.5 * (1 + np.vectorize(math.erf)(wide / math.sqrt(2)))
+    kernels.bias_gelu(x, bias)
+    assert np.all(np.isfinite(x))
+    np.testing.assert_allclose(x, exact, rtol=1e-3, atol=1e-3)  # the tanh form differs from erf by < 1e-3
+
+
+def test_compiled_residual_norm_is_layer_norm_of_the_sum() -> None:
+    rng = np.random.default_rng(3)
+    x, residual = (rng.standard_normal((5, 384)).astype(np.float32) * 4 for _ in range(2))
+    bias, gamma, beta = (rng.standard_normal(384).astype(np.float32) for _ in range(3))
+    total = x.astype(np.float64) + bias + residual
+    centred = total - total.mean(axis=1, keepdims=True)
+    expected = centred / np.sqrt((centred**2).mean(axis=1, keepdims=True) + 1e-12) * gamma + beta
+    kernels.residual_norm(x, residual, bias, gamma, beta, np.float32(1e-12))
+    np.testing.assert_allclose(x, expected, rtol=1e-4, atol=1e-4)
+
+
+def test_numba_is_loaded_by_a_chunk_batch_never_by_a_query(installed: Path) -> None:
+    code = (
+        "import sys; from pathlib import Path; from scree.embedders.local import LocalEmbedder\n"
+        f"e = LocalEmbedder(Path({str(installed)!r}))\n"
+        "e.embed_query('how do I rotate the key? ' * 60)\n"  # one text is at most 256 tokens: numpy's steps
+        "print('numba' in sys.modules)\n"
+        "e.embed(['a chunk of notes about rotating keys ' * 40] * 3)\n"
+        "print('numba' in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=REPO)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["False", "True"]

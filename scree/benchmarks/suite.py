@@ -83,6 +83,17 @@ class Bar:
         return value <= self.limit if self.at_most else value >= self.limit
 
 
+# Issue 17's next bars, where a user waits: shown beside the design's, judged apart (--check keeps to SPEC §10).
+NEXT_BARS = {
+    "search_e2e_p50_ms_100k": Bar("≤ 50 ms", 50.0),
+    "search_e2e_p95_ms_100k": Bar("≤ 100 ms", 100.0),
+    "offline_query_p50_ms": Bar("≤ 15 ms", 15.0),
+    "offline_embed_tokens_per_s": Bar("≥ 7,000 tokens/s", 7000.0, at_most=False),
+    "sync_mb_per_s": Bar("≥ 8 MB/s", 8.0, at_most=False),
+    "writer_idle_rss_mb_api": Bar("≤ 30 MB", 30.0),
+}
+
+
 @dataclass(frozen=True, slots=True)
 class Spec:
     """One figure: its JSON key (units in the name), its row label and unit, and its bar given every value."""
@@ -102,6 +113,15 @@ class Figure:
     bar: Bar | None
     met: bool | None
     note: str = ""
+
+    @property
+    def next_bar(self) -> Bar | None:
+        return NEXT_BARS.get(self.spec.key)
+
+    @property
+    def next_met(self) -> bool | None:
+        bar = self.next_bar
+        return None if bar is None or self.value is None else bar.met(self.value)
 
 
 def _fixed(limit: float, unit: str, at_most: bool = True) -> Callable[[Values], Bar]:
@@ -442,15 +462,30 @@ def _verdict(figure: Figure) -> str:
 
 
 def render_table(what: str, figures: Sequence[Figure]) -> str:
-    """The table `scree bench` prints: figure, value, bar, verdict."""
-    rows = [("figure", "value", "bar (the design, §10)", "")]
-    rows += [(f.spec.label, _value_text(f), f.bar.text if f.bar else "", _verdict(f)) for f in figures]
-    widths = [max(len(row[i]) for row in rows) for i in range(3)]
+    """The table `scree bench` prints: figure, value, bar, verdict, and issue 17's next bar with its verdict."""
+    rows = [("figure", "value", "bar (the design, §10)", "", "next bar (#17)", "")]
+    rows += [
+        (
+            f.spec.label,
+            _value_text(f),
+            f.bar.text if f.bar else "",
+            _verdict(f),
+            f.next_bar.text if f.next_bar else "",
+            "" if f.next_met is None else "met" if f.next_met else "not yet",
+        )
+        for f in figures
+    ]
+    widths = [max(len(row[i]) for row in rows) for i in range(5)]
     lines = [f"scree bench on {what}"]
-    for label, value, bar, verdict in rows:
-        lines.append(f"{label:<{widths[0]}}  {value:>{widths[1]}}  {bar:<{widths[2]}}  {verdict}".rstrip())
+    for label, value, bar, verdict, next_bar, next_verdict in rows:
+        lines.append(
+            f"{label:<{widths[0]}}  {value:>{widths[1]}}  {bar:<{widths[2]}}  {verdict:<{widths[3]}}  "
+            f"{next_bar:<{widths[4]}}  {next_verdict}".rstrip()
+        )
     missed = [f.spec.label for f in figures if f.met is False]
     lines.append(f"bars missed: {len(missed)}" + (f" ({'; '.join(missed)})" if missed else ""))
+    ahead = [f.spec.label for f in figures if f.next_met is False]
+    lines.append(f"next bars (#17) not yet met: {len(ahead)}" + (f" ({'; '.join(ahead)})" if ahead else ""))
     return "\n".join(lines)
 
 

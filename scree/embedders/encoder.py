@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from types import ModuleType
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -98,8 +99,13 @@ def attention_step(texts: int, length: int) -> tuple[int, int]:
     return 1, max(1, SCORES_BYTES // per_head)
 
 
-def encoder_layer(x: Floats, layer: Layer, runs: Sequence[tuple[int, int, int]], work: Workspace) -> None:
-    """One post-norm BERT layer over packed tokens, in place; only attention needs to know where each text starts."""
+def encoder_layer(
+    x: Floats, layer: Layer, runs: Sequence[tuple[int, int, int]], work: Workspace, kernels: ModuleType | None = None
+) -> None:
+    """One post-norm BERT layer over packed tokens, in place; only attention needs to know where each text starts.
+
+    `kernels` is scree.embedders.kernels (compiled softmax, bias + GELU, residual + norm) or None for numpy's.
+    """
     import numpy as np
 
     context = work.context
@@ -114,31 +120,48 @@ def encoder_layer(x: Floats, layer: Layer, runs: Sequence[tuple[int, int, int]],
             for head in range(0, HEADS, heads):
                 some, part = slice(text, text + texts), slice(head, head + heads)
                 # The output goes straight into its columns of `context`: (texts, heads, tokens, dims) as a view.
-                attention(block[some, :, :, part], out=target[some, :, part].transpose(0, 2, 1, 3), scratch=work.scores)
+                attention(
+                    block[some, :, :, part],
+                    out=target[some, :, part].transpose(0, 2, 1, 3),
+                    scratch=work.scores,
+                    kernels=kernels,
+                )
     # Everything after attention is row-wise, so it runs block by block with each block's rows still in cache, and
     # writes its result over x, whose rows of the block are not read again.
     for row in range(0, x.shape[0], FFN_ROWS):
         rows = slice(row, row + FFN_ROWS)
         size = len(x[rows])
         attended = np.matmul(context[rows], layer.out, out=work.attended[:size])
-        attended += layer.out_bias
-        attended += x[rows]
-        layer_norm(attended, layer.norm1)
+        if kernels is not None:
+            kernels.residual_norm(attended, x[rows], layer.out_bias, *layer.norm1, LAYER_NORM_EPS)
+        else:
+            attended += layer.out_bias
+            attended += x[rows]
+            layer_norm(attended, layer.norm1)
         hidden = np.matmul(attended, layer.up, out=work.hidden[:size])
-        hidden += layer.up_bias
-        gelu(hidden, work.gelu[:size])
+        if kernels is not None:
+            kernels.bias_gelu(hidden, layer.up_bias)
+        else:
+            hidden += layer.up_bias
+            gelu(hidden, work.gelu[:size])
         result = np.matmul(hidden, layer.down, out=x[rows])
-        result += layer.down_bias
-        result += attended
-        layer_norm(result, layer.norm2)
+        if kernels is not None:
+            kernels.residual_norm(result, attended, layer.down_bias, *layer.norm2, LAYER_NORM_EPS)
+        else:
+            result += layer.down_bias
+            result += attended
+            layer_norm(result, layer.norm2)
 
 
-def attention(block: Floats, out: Floats | None = None, scratch: Floats | None = None) -> Floats:
+def attention(
+    block: Floats, out: Floats | None = None, scratch: Floats | None = None, kernels: ModuleType | None = None
+) -> Floats:
     """Softmax attention of texts of one length; `block` is (texts, tokens, q/k/v, heads, head dims).
 
     Returns (texts, heads, tokens, head dims), written into `out` when given; `scratch` (flat) holds the scores.
     The usual max subtraction costs a pass over the scores; this model's scores are far from exp's float32 limits,
     so the sums are checked instead and the stable way is taken only when exp overflowed or underflowed.
+    With `kernels` (scree.embedders.kernels), one compiled pass per row does the max, exp, sum and division.
     """
     import numpy as np
 
@@ -149,6 +172,10 @@ def attention(block: Floats, out: Floats | None = None, scratch: Floats | None =
     size = texts * heads * tokens * tokens
     room = scratch[:size] if scratch is not None and len(scratch) >= size else np.empty(size, dtype=np.float32)
     scores = np.matmul(query, key, out=room.reshape(texts, heads, tokens, tokens))
+    if kernels is not None:
+        kernels.softmax_rows(scores.reshape(-1, tokens))
+        weighted: Floats = np.matmul(scores, value, out=out)
+        return weighted
     with np.errstate(over="ignore"):
         np.exp(scores, out=scores)
     ones = np.ones(tokens, dtype=np.float32)

@@ -14,9 +14,10 @@ import threading
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import requests
+if TYPE_CHECKING:
+    import requests  # imported by the caller (scree.embedders.api) on its first request
 
 READ_BYTES = 64 * 1024  # one piece of the body
 ERROR_BODY_BYTES = 64 * 1024  # of a non-2xx reply only an excerpt is shown: no need to read more
@@ -52,6 +53,8 @@ def post_json(session: requests.Session, url: str, payload: Any, timeout_s: floa
 
     threading.Thread(target=attempt, name="scree-embed-request", daemon=True).start()
     if not done.wait(timeout_s + DEADLINE_GRACE_S):
+        import requests
+
         raise requests.Timeout(f"no complete reply within {timeout_s:g} s")
     if "error" in box:
         raise box["error"]
@@ -79,6 +82,8 @@ def _read_capped(response: requests.Response, deadline: float, cap: int) -> tupl
     size = 0
     while True:
         if time.monotonic() > deadline:
+            import requests
+
             raise requests.Timeout("the reply did not end within the attempt's time")
         piece = (
             read1(READ_BYTES, decode_content=True) if read1 is not None else raw.read(READ_BYTES, decode_content=True)
