@@ -274,7 +274,8 @@ class IgnorePolicy:
     def refresh(self) -> bool:
         """Forget the cached rules only if a file they came from changed, appeared or went (one stat each): with
         100,000 patterns a recompile took 21-25 s, which every tool call used to pay. True when it forgot them."""
-        for path, seen in self._sources.items():
+        # a copy: the reader's tool calls share this policy, and another thread's lookup may note a source meanwhile
+        for path, seen in list(self._sources.items()):
             if _signature(path, follow_symlinks=seen is not None and seen[-1]) != seen:
                 self.invalidate()
                 return True

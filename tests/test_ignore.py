@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import random
 import subprocess
+import threading
 from pathlib import Path
 
 import pytest
@@ -525,3 +526,32 @@ def test_the_docs_list_the_default_skipped_folders() -> None:
     readme = (Path(__file__).resolve().parent.parent / "docs" / "how-it-works.md").read_text(encoding="utf-8")
     listed = readme.split("even when no ignore file names them:", 1)[1].split("(a `.screeignore` line", 1)[0]
     assert [name.strip("`/ \n") for name in listed.split(",")] == list(DEFAULT_SKIPPED_DIRS)
+
+
+def test_refresh_while_another_thread_loads_rules_never_fails(tmp_path: Path) -> None:
+    """The MCP reader shares one policy between tool calls on worker threads: one call's refresh() walked the files
+    the rules came from while another call's lookup added one ("dictionary changed size during iteration")."""
+    folders = [f"d{n:03}" for n in range(300)]
+    for name in folders:
+        (tmp_path / name).mkdir()
+        (tmp_path / name / ".gitignore").write_text("*.tmp\n")
+    policy = IgnorePolicy(tmp_path)
+    failures: list[BaseException] = []
+    done = threading.Event()
+
+    def refresh_until_done() -> None:
+        try:
+            while not done.is_set():
+                policy.refresh()
+        except BaseException as exc:  # handed to the test's thread
+            failures.append(exc)
+
+    refresher = threading.Thread(target=refresh_until_done)
+    refresher.start()
+    try:
+        for name in folders:  # each lookup notes the folder's .gitignore (and its parents') as a new source
+            assert policy(f"{name}/note.md") is None
+    finally:
+        done.set()
+        refresher.join()
+    assert not failures, failures
