@@ -45,6 +45,18 @@ def make_bad_name(folder: Path) -> None:
 # --- item 1: a name that is not valid UTF-8 ---
 
 
+
+def start_watch(env: dict[str, str], folder: Path, prefix: list[str] | None = None) -> subprocess.Popen[str]:
+    """`scree watch` on `folder` (run under `prefix`, e.g. without root's file-access override), its stderr piped."""
+    return subprocess.Popen(
+        [*(prefix or []), sys.executable, "-m", "scree.cli", "watch", "--notes", str(folder)],
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
 def test_a_file_name_that_is_not_utf8_is_skipped_and_the_rest_indexed(folder: Path, tmp_path: Path) -> None:
     make_bad_name(folder)
     env = hash_env(tmp_path / "data")
@@ -61,14 +73,7 @@ def test_a_file_name_that_is_not_utf8_is_skipped_and_the_rest_indexed(folder: Pa
 def test_a_bad_name_created_while_watching_does_not_stop_indexing(folder: Path, tmp_path: Path) -> None:
     env = hash_env(tmp_path / "data", SCREE_LOG_FORMAT="json")
     assert scree(env, "reindex", "--notes", str(folder)).returncode == 0
-    watch = subprocess.Popen(
-        [sys.executable, "-m", "scree.cli", "watch", "--notes", str(folder)],
-        env=env,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    watch = start_watch(env, folder)
     try:
         wait_until(lambda: status(env, folder)["writer_pid"] == watch.pid, "watch holds the lock", 15)
         make_bad_name(folder)
@@ -243,14 +248,7 @@ def test_an_outage_part_way_counts_every_listed_file_once(
 def test_a_folder_made_unreadable_under_a_running_watch_keeps_its_rows(folder: Path, tmp_path: Path) -> None:
     env = hash_env(tmp_path / "data", SCREE_LOG_FORMAT="json")
     assert scree(env, "reindex", "--notes", str(folder)).returncode == 0
-    watch = subprocess.Popen(
-        [*unprivileged(), sys.executable, "-m", "scree.cli", "watch", "--notes", str(folder)],
-        env=env,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    watch = start_watch(env, folder, unprivileged())
     try:
         wait_until(lambda: status(env, folder)["writer_pid"] is not None, "watch holds the lock", 15)
         os.chmod(folder / "docs", 0)

@@ -25,6 +25,7 @@ from typing import Any
 
 import apsw
 import cli_helpers
+import fault_helpers
 import pytest
 import sqlite_vec
 from embed_server import EmbedServer
@@ -39,14 +40,7 @@ from scree.store.schema import VECTOR_TABLE
 DEADLINE_S = 15.0
 STOP_BAR_S = 5.0  # R-W5
 TAKEOVER_BAR_S = 5.0  # R-P4
-FAST_ENV = {
-    "SCREE_DEBOUNCE_SECONDS": "0.2",
-    "SCREE_OUTAGE_PAUSE_SECONDS": "0.3",
-    "SCREE_OUTAGE_PAUSE_MAX_SECONDS": "0.6",
-    "SCREE_HEALTH_SECONDS": "0.3",
-    "SCREE_LOCK_RETRY_SECONDS": "0.3",
-    "SCREE_LOG_FORMAT": "json",
-}
+FAST_ENV = {**fault_helpers.FAST_ENV, "SCREE_LOG_FORMAT": "json"}
 HANG_S = 20.0  # the API's delay per request while the writer must keep reading events
 KILL_FILES = 300
 KILL_ROUNDS = 3
