@@ -26,6 +26,7 @@ from scree.chunking import EMBED_FORMAT
 from scree.embedders.base import pack_vector
 from scree.errors import IndexCorruptError, IndexMismatchError
 from scree.store import SCHEMA_VERSION, FileState, NewChunk, Store, fts_match_expression
+from scree.store.db import IndexRecord
 from scree.store.schema import migrate
 from scree.store.searches import EXACT_SEARCH_MAX_CHUNKS, OVERSAMPLE
 
@@ -680,3 +681,12 @@ def test_a_reader_sees_a_model_recorded_and_an_index_rebuilt_by_another_connecti
         assert reader.vector_search(vector("alpha", 16), 1) == []
         writer.replace_files([(state("a.md"), [chunk(0, "alpha", dims=16)])])
         assert len(reader.vector_search(vector("alpha", 16), 1)) == 1
+
+
+def test_the_index_record_of_a_file_sqlite_cannot_query_is_no_record(store: Store, db_path: Path, folder: Path) -> None:
+    """The reader's note reads this while no writer has reported: a damaged table must read as "nothing known"."""
+    store.close()
+    conn = apsw.Connection(str(db_path))
+    conn.execute("drop table files")
+    conn.close()
+    assert Store.record_of(db_path, folder) == IndexRecord()

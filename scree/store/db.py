@@ -172,7 +172,7 @@ class Store:
         try:
             with cls.open(db_path, folder, readonly=True) as store:
                 return IndexRecord(store.first_sync_done(), store.counts()[0])
-        except ScreeError:
+        except (ScreeError, apsw.Error):  # a busy, locked or damaged file reads as no record, as the docstring says
             return IndexRecord()
 
     def close(self) -> None:
