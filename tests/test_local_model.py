@@ -265,3 +265,38 @@ def test_numba_is_loaded_by_a_chunk_batch_never_by_a_query(installed: Path) -> N
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=REPO)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["False", "True"]
+
+
+def test_a_chunk_batch_where_numba_cannot_cache_is_embedded_with_numpys_steps(installed: Path, tmp_path: Path) -> None:
+    """numba refuses `cache=True` with a RuntimeError when neither the package's folder nor the user's cache folder
+    can be written (a system install under systemd's ProtectSystem=strict): the batch must still be embedded, by
+    numpy's steps, with a warning and no traceback."""
+    package = tmp_path / "site"
+    shutil.copytree(REPO / "scree", package / "scree", ignore=shutil.ignore_patterns("__pycache__"))
+    for path in [package, *package.rglob("*")]:  # read-only, as a system site-packages is to its users
+        path.chmod(path.stat().st_mode & ~0o222)
+    # root's file-access override dropped so the modes bind; /proc refuses a cache folder to anyone
+    prefix = ["setpriv", "--bounding-set", "-dac_override,-dac_read_search"] if os.geteuid() == 0 else []
+    if prefix and shutil.which("setpriv") is None:
+        pytest.fail("setpriv (util-linux) is needed to run this test as root")
+    env = {
+        **os.environ, "PYTHONPATH": str(package), "HOME": "/proc/no-home", "XDG_CACHE_HOME": "/proc/no-cache",
+    }  # fmt: skip
+    env.pop("NUMBA_CACHE_DIR", None)
+    code = (
+        "import sys; from pathlib import Path; from scree.embedders.local import LocalEmbedder, _kernels\n"
+        "from scree.logs import configure_logging; configure_logging('writer')\n"
+        f"e = LocalEmbedder(Path({str(installed)!r}))\n"
+        "v = e.embed(['a chunk of notes about rotating keys ' * 40] * 3)\n"
+        "print(_kernels() is None, len(v))\n"
+        "print(sys.modules['scree'].__file__)\n"
+    )
+    run = [*prefix, sys.executable, "-c", code]  # from tmp_path: the checkout's own scree is not on sys.path then
+    done = subprocess.run(run, capture_output=True, text=True, timeout=120, env=env, cwd=tmp_path)
+    for path in [package, *package.rglob("*")]:
+        path.chmod(path.stat().st_mode | 0o200)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split()[:2] == ["True", "3"], done.stdout + done.stderr
+    assert done.stdout.split()[2].startswith(str(package)), done.stdout
+    assert "Traceback" not in done.stderr
+    assert "compiled kernels unavailable" in done.stderr

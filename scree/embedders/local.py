@@ -167,13 +167,26 @@ class _MiniLM:
         return pooled
 
 
+_KERNELS: list[ModuleType | None] = []  # the outcome of the first import, so a failed one is not retried per batch
+
+
 def _kernels() -> ModuleType | None:
-    """scree.embedders.kernels, imported (numba with it) on the first chunk batch; None where numba is missing."""
-    try:
-        from scree.embedders import kernels
-    except ImportError:
-        return None
-    return kernels
+    """scree.embedders.kernels, imported (numba with it) on the first chunk batch; None where numba is missing or
+    cannot compile there (numba refuses `cache=True` with a RuntimeError when neither the package's folder nor the
+    user's cache folder is writable, as under systemd's ProtectSystem=strict): numpy's steps then do the same work."""
+    if not _KERNELS:
+        try:
+            from scree.embedders import kernels
+        except ImportError:
+            _KERNELS.append(None)
+        except (RuntimeError, OSError) as exc:
+            from scree.logs import get_logger
+
+            get_logger(__name__).warning("compiled kernels unavailable; numpy does their steps", error=str(exc))
+            _KERNELS.append(None)
+        else:
+            _KERNELS.append(kernels)
+    return _KERNELS[0]
 
 
 def _blas_controller() -> Any:
