@@ -48,7 +48,8 @@ if TYPE_CHECKING:
 
 LAYERS = 6
 MAX_TOKENS = 256  # R-E6: truncation measured better than averaging windows on SciFact
-BATCH_SIZE = 32  # texts per embed_batch call
+BATCH_SIZE = 128  # texts per embed_batch call: the threads wait for each other only at a batch's last unit
+TOKENIZE_TEXTS = 32  # texts the tokenizer encodes at once (an Encoding is large: see token_ids)
 MAX_WORKERS = 4
 MIN_SHARD_TOKENS = 512  # below this a second thread costs more than it saves (a search query is ~25 tokens)
 UNIT_TOKENS = 1024  # tokens per unit of work a thread takes: small enough to share out, large enough for BLAS
@@ -118,7 +119,14 @@ class _MiniLM:
         self._run_lock = threading.Lock()  # one forward pass at a time: the cores are shared out inside it
 
     def token_ids(self, texts: Sequence[str]) -> list[list[int]]:
-        return [encoding.ids for encoding in self.tokenizer.encode_batch(list(texts))]
+        # A few texts at a time: an Encoding keeps every token's string and offsets, the truncated rest included
+        # (a 3.5 KB chunk is ~1,000 tokens), so a whole batch's encodings at once would raise the writer's peak.
+        ids: list[list[int]] = []
+        for start in range(0, len(texts), TOKENIZE_TEXTS):
+            ids.extend(
+                encoding.ids for encoding in self.tokenizer.encode_batch(list(texts[start : start + TOKENIZE_TEXTS]))
+            )
+        return ids
 
     def embed(self, texts: Sequence[str]) -> Floats:
         """Unit-length float32 vectors, one row per text, in the order given."""
