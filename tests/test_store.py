@@ -268,6 +268,36 @@ def test_replace_and_delete_round_trip_leave_no_orphans(store: Store, db_path: P
     assert store.integrity_check() == "ok"
 
 
+def test_one_call_replacing_many_files_writes_each_as_if_alone(store: Store, db_path: Path) -> None:
+    """replace_files writes a batch's chunk rows in one statement with ids it picks itself: each file's rows, keyword
+    rows and vectors still match, and no id is ever given twice, even after the newest chunks were deleted."""
+    store.replace_files([(state("old.md"), [chunk(0, "old apple"), chunk(1, "old pear")]), (state("z.md"), [])])
+    old_ids = {c.id for c in store.chunks_for_path("old.md")}
+    assert store.delete_files(["old.md"]) == 1  # the newest ids are gone; AUTOINCREMENT still never reuses them
+    store.replace_files([(state("a.md"), [chunk(0, "first apple")]), (state("b.md"), [chunk(0, "second fig")])])
+    items = [
+        (state("a.md", "v2"), [chunk(i, f"again apricot {i}") for i in range(3)]),
+        (state("c.md"), [chunk(0, "中文文本搜索", heading="标题"), chunk(1, "cherry")]),
+        (state("z.md", "v2"), [chunk(0, "zucchini")]),
+        (state("e.md"), []),
+    ]
+    store.replace_files(items)
+    for file_state, chunks in items:
+        stored = store.chunks_for_path(file_state.path)
+        assert store.file_state(file_state.path) == file_state
+        assert [(c.ordinal, c.heading, c.text, c.start_line, c.end_line, c.text_hash) for c in stored] == [
+            (c.ordinal, c.heading, c.text, c.start_line, c.end_line, c.text_hash) for c in chunks
+        ]
+        assert [store.vectors_for_hashes([c.text_hash])[c.text_hash] for c in stored] == [c.vector for c in chunks]
+    ids = [c.id for file_state, _ in items for c in store.chunks_for_path(file_state.path)]
+    assert ids == sorted(ids) and len(set(ids)) == 6 and min(ids) > max(old_ids)
+    assert store.keyword_search("apple", 5) == [] and len(store.keyword_search("apricot", 5)) == 3
+    assert [store.chunks_by_ids([i])[i].path for i, _ in store.keyword_search("搜索", 5)] == ["c.md"]
+    assert {store.chunks_by_ids([i])[i].path for i, _ in store.keyword_search("zucchini fig", 5)} == {"z.md", "b.md"}
+    assert row_counts(db_path) == (7, 7, 7)
+    assert store.integrity_check() == "ok"
+
+
 def test_replace_files_batches_and_touch_and_meta(store: Store) -> None:
     store.replace_files([(state(f"{n}.md"), [chunk(0, f"note {n}")]) for n in range(5)])
     assert store.counts() == (5, 5)

@@ -429,8 +429,7 @@ class Store:
             self._bulk_on = True
         with self._transaction():
             facts = self._now()
-            for state, chunks in items:
-                writes.write_file(self._conn, state, chunks, vectors=facts.vectors, sign_bits=facts.sign_bits)
+            writes.write_files(self._conn, items, vectors=facts.vectors, sign_bits=facts.sign_bits)
 
     def delete_files(self, paths: Iterable[str]) -> int:
         """Remove these files' rows in one transaction; returns how many files the index held."""
