@@ -29,6 +29,7 @@ from scree.store import SCHEMA_VERSION, FileState, NewChunk, Store, fts_match_ex
 from scree.store.db import IndexRecord
 from scree.store.schema import migrate
 from scree.store.searches import EXACT_SEARCH_MAX_CHUNKS, OVERSAMPLE
+from scree.store.writes import ROWS_PER_INSERT
 
 DIMS = 8
 MODEL = "hash:test"
@@ -280,6 +281,7 @@ def test_one_call_replacing_many_files_writes_each_as_if_alone(store: Store, db_
         (state("c.md"), [chunk(0, "中文文本搜索", heading="标题"), chunk(1, "cherry")]),
         (state("z.md", "v2"), [chunk(0, "zucchini")]),
         (state("e.md"), []),
+        (state("big.md"), [chunk(i, f"big part {i}") for i in range(ROWS_PER_INSERT + 5)]),  # two insert statements
     ]
     store.replace_files(items)
     for file_state, chunks in items:
@@ -290,11 +292,11 @@ def test_one_call_replacing_many_files_writes_each_as_if_alone(store: Store, db_
         ]
         assert [store.vectors_for_hashes([c.text_hash])[c.text_hash] for c in stored] == [c.vector for c in chunks]
     ids = [c.id for file_state, _ in items for c in store.chunks_for_path(file_state.path)]
-    assert ids == sorted(ids) and len(set(ids)) == 6 and min(ids) > max(old_ids)
+    assert ids == sorted(ids) and len(set(ids)) == 6 + ROWS_PER_INSERT + 5 and min(ids) > max(old_ids)
     assert store.keyword_search("apple", 5) == [] and len(store.keyword_search("apricot", 5)) == 3
     assert [store.chunks_by_ids([i])[i].path for i, _ in store.keyword_search("搜索", 5)] == ["c.md"]
     assert {store.chunks_by_ids([i])[i].path for i, _ in store.keyword_search("zucchini fig", 5)} == {"z.md", "b.md"}
-    assert row_counts(db_path) == (7, 7, 7)
+    assert row_counts(db_path) == (12 + ROWS_PER_INSERT, 12 + ROWS_PER_INSERT, 12 + ROWS_PER_INSERT)
     assert store.integrity_check() == "ok"
 
 

@@ -2,7 +2,8 @@
 
 Every statement of a transaction that has written FTS5 rows begins by flushing FTS5's pending terms to a segment of
 their own (its savepoint), so one statement per chunk made a sync write and merge a segment per chunk: the chunk
-rows of a whole batch of files go in as one statement, last, and the schema triggers add their keyword rows there.
+rows of a whole batch of files go in as a few statements (ROWS_PER_INSERT rows each), last, and the schema triggers
+add their keyword rows there.
 """
 
 from __future__ import annotations
@@ -21,11 +22,11 @@ _LAST_ID_SQL = (
     "select max(coalesce((select seq from sqlite_sequence where name = 'chunks'), 0), "
     "coalesce((select max(id) from chunks), 0))"
 )
-_INSERT_CHUNKS_SQL = (
-    "insert into chunks(id, path, ordinal, heading, text, start_line, end_line, text_hash) "
-    "select ?1 + key, value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5, value ->> 6 "
-    "from json_each(?2)"
-)
+_INSERT_CHUNKS_SQL = "insert into chunks(id, path, ordinal, heading, text, start_line, end_line, text_hash) values "
+_CHUNK_ROW = "(?,?,?,?,?,?,?,?)"
+# Rows per chunk insert: 4,096 bound values, within SQLite's 32,766. The rows as bound values cost a third less CPU
+# than as one JSON array read by json_each (encoded, then parsed field by field), at 512 rows as at 64.
+ROWS_PER_INSERT = 512
 _INSERT_VECTOR_SQL = f"insert into {VECTOR_TABLE}(chunk_id, embedding) values (?, ?)"
 _INSERT_BITS_SQL = f"insert into {VECTOR_BITS_TABLE}(chunk_id, bits) values (?1, vec_quantize_binary(?2))"
 _UPSERT_FILE_SQL = (
@@ -56,19 +57,20 @@ def write_files(
     delete_chunks(conn, list(dict.fromkeys(state.path for state, _ in items)), vectors=vectors)
     row = conn.execute(_LAST_ID_SQL).fetchone()
     first_id = (int(row[0]) if row is not None else 0) + 1
-    rows = [
-        (state.path, c.ordinal, c.heading, c.text, c.start_line, c.end_line, c.text_hash)
-        for state, chunks in items
-        for c in chunks
-    ]
+    chunks = [(state.path, c) for state, file_chunks in items for c in file_chunks]
     if vectors:  # a keyword-only index (no key, no offline model) has no vector table
-        pairs = [(first_id + n, c.vector) for n, c in enumerate(c for _, chunks in items for c in chunks)]
+        pairs = [(first_id + n, c.vector) for n, (_, c) in enumerate(chunks)]
         conn.executemany(_INSERT_VECTOR_SQL, pairs)
         if sign_bits:
             conn.executemany(_INSERT_BITS_SQL, pairs)
     conn.executemany(_UPSERT_FILE_SQL, [(s.path, s.sha256, s.mtime_ns, s.size) for s, _ in items])
-    if rows:
-        conn.execute(_INSERT_CHUNKS_SQL, (first_id, json.dumps(rows, ensure_ascii=False)))
+    for start in range(0, len(chunks), ROWS_PER_INSERT):
+        piece = chunks[start : start + ROWS_PER_INSERT]
+        values: list[object] = []
+        for n, (path, c) in enumerate(piece, start=first_id + start):
+            values += (n, path, c.ordinal, c.heading, c.text, c.start_line, c.end_line, c.text_hash)
+        # not cached: a statement of this many rows is big, and a writer at rest should not keep one
+        conn.execute(_INSERT_CHUNKS_SQL + ",".join([_CHUNK_ROW] * len(piece)), values, can_cache=False)
 
 
 def delete_file(conn: apsw.Connection, path: str, *, vectors: bool) -> bool:
