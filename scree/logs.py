@@ -42,9 +42,10 @@ def _imported_on_use(*names: str) -> Iterator[None]:
 
 
 # structlog imports asyncio (and with it ssl, socket, concurrent.futures: 2.6 MB of a watching writer's 31.6 MB RSS,
-# issue 17 item 5) for its async logging methods alone, which scree never calls; a process that runs asyncio (the
-# MCP reader) imports it itself, and structlog's async methods would still work through the stand-in.
-with _imported_on_use("asyncio"):
+# issue 17 item 5) for its async logging methods alone, and uuid (with platform: 0.5 MB) for its deprecated
+# threadlocal module alone, neither of which scree calls; a process that runs asyncio (the MCP reader) imports it
+# itself, and structlog's async methods would still work through the stand-in.
+with _imported_on_use("asyncio", "uuid"):
     import structlog
 
 _LEVELS = {"debug": logging.DEBUG, "info": logging.INFO, "warning": logging.WARNING, "error": logging.ERROR}

@@ -85,12 +85,12 @@ def _one_record(line: bytes) -> bool:
 
 
 def test_structlog_is_imported_without_asyncio_and_its_async_methods_still_log() -> None:
-    """A watching writer's RSS holds no asyncio (ssl, socket, ... issue 17 item 5); structlog's async methods, which
-    use it, import it on their first call, and a later `import asyncio` gets the real module."""
+    """A watching writer's RSS holds no asyncio (ssl, socket, ... issue 17 item 5) nor uuid; structlog's async
+    methods, which use asyncio, import it on their first call, and a later `import asyncio` gets the real module."""
     code = (
         "import sys\n"
         "from scree.logs import configure_logging, get_logger\n"
-        "print(sorted({'asyncio', 'ssl'} & set(sys.modules)))\n"
+        "print(sorted({'asyncio', 'ssl', 'uuid'} & set(sys.modules)))\n"
         "configure_logging('cli', 'json')\n"
         "get_logger('scree.test').info('plain')\n"
         "import asyncio\n"
