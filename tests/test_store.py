@@ -291,6 +291,10 @@ def test_one_call_replacing_many_files_writes_each_as_if_alone(store: Store, db_
             (c.ordinal, c.heading, c.text, c.start_line, c.end_line, c.text_hash) for c in chunks
         ]
         assert [store.vectors_for_hashes([c.text_hash])[c.text_hash] for c in stored] == [c.vector for c in chunks]
+    twice = [(state("b.md", "v2"), [chunk(0, "not kept")]), (state("b.md", "v3"), [chunk(0, "second fig")])]
+    store.replace_files(twice)
+    assert store.file_state("b.md") == state("b.md", "v3")  # a path given twice ends as its last item says
+    assert [c.text for c in store.chunks_for_path("b.md")] == ["second fig"]
     ids = [c.id for file_state, _ in items for c in store.chunks_for_path(file_state.path)]
     assert ids == sorted(ids) and len(set(ids)) == 6 + ROWS_PER_INSERT + 5 and min(ids) > max(old_ids)
     assert store.keyword_search("apple", 5) == [] and len(store.keyword_search("apricot", 5)) == 3

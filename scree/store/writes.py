@@ -53,8 +53,10 @@ def write_files(
     vectors: bool,
     sign_bits: bool,
 ) -> None:
-    """Replace each file's chunks (with their vectors and, when `sign_bits`, sign bits) and record its state."""
-    delete_chunks(conn, list(dict.fromkeys(state.path for state, _ in items)), vectors=vectors)
+    """Replace each file's chunks (with their vectors and, when `sign_bits`, sign bits) and record its state; a path
+    given twice ends as its last item says, as if each item were written in turn."""
+    items = list({state.path: (state, chunks) for state, chunks in items}.values())
+    delete_chunks(conn, [state.path for state, _ in items], vectors=vectors)
     row = conn.execute(_LAST_ID_SQL).fetchone()
     first_id = (int(row[0]) if row is not None else 0) + 1
     chunks = [(state.path, c) for state, file_chunks in items for c in file_chunks]
