@@ -335,6 +335,19 @@ def test_bulk_cache_grows_only_once_rows_are_written_and_is_small_again_after(st
     assert cache_kib() == idle and store.counts() == (1, 1)
 
 
+def test_a_sync_that_only_reads_frees_the_pages_it_read(store: Store, db_path: Path, folder: Path) -> None:
+    """A watching writer's catch-up reads every file's row into the page cache; bulk_cache lets those pages go."""
+    store.replace_files([(state(f"note{n:04d}.md"), [chunk(0, f"note {n} " * 40)]) for n in range(2000)])
+    with Store.open(db_path, folder) as fresh:  # an empty page cache, as a writer starts with
+        before = apsw.memory_used()
+        with fresh.bulk_cache():
+            assert all(fresh.file_state(f"note{n:04d}.md") is not None for n in range(2000))
+            assert [c.ordinal for c in fresh.chunks_for_path("note0001.md")] == [0]
+            filled = apsw.memory_used()
+        assert filled > before + 100_000  # a 512 KiB cache holds a good part of the files and chunks rows
+        assert apsw.memory_used() < before + (filled - before) / 4
+
+
 def test_failed_write_rolls_back_whole_call(store: Store) -> None:
     store.replace_files([(state("a.md"), [chunk(0, "original")])])
     no_heading = NewChunk(1, None, "x", 1, 1, "h", vector("x"))  # type: ignore[arg-type]  # NOT NULL fails mid-write
