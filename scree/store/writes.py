@@ -16,8 +16,8 @@ import apsw
 from scree.store.records import FileState, NewChunk
 from scree.store.schema import VECTOR_BITS_TABLE, VECTOR_TABLE
 
-# AUTOINCREMENT's next id (ids are never reused: R-M4's stale remap relies on it), given explicitly so that the
-# vectors can be written before their chunks, outside the one statement that writes keyword rows.
+# AUTOINCREMENT's next id (an id never names another chunk later, records.StoredChunk), given explicitly so that
+# the vectors can be written before their chunks, outside the statements that write keyword rows.
 _LAST_ID_SQL = (
     "select max(coalesce((select seq from sqlite_sequence where name = 'chunks'), 0), "
     "coalesce((select max(id) from chunks), 0))"
