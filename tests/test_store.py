@@ -25,10 +25,11 @@ import sqlite_vec
 from scree.chunking import EMBED_FORMAT
 from scree.embedders.base import pack_vector
 from scree.errors import IndexCorruptError, IndexMismatchError
-from scree.store import SCHEMA_VERSION, FileState, NewChunk, Store, fts_match_expression
+from scree.store import SCHEMA_VERSION, FileState, NewChunk, Store, fts_match_expression, searches
 from scree.store.db import IndexRecord
 from scree.store.schema import migrate
 from scree.store.searches import EXACT_SEARCH_MAX_CHUNKS, OVERSAMPLE
+from scree.store.sign_bits import nearest_positions, popcount, popcount_by_bytes
 
 DIMS = 8
 MODEL = "hash:test"
@@ -690,3 +691,57 @@ def test_the_index_record_of_a_file_sqlite_cannot_query_is_no_record(store: Stor
     conn.execute("drop table files")
     conn.close()
     assert Store.record_of(db_path, folder) == IndexRecord()
+
+
+# --- the two-stage search from memory (scree.store.sign_bits, searches.rescore) ---
+
+
+def test_nearest_positions_are_the_smallest_first_and_equal_ones_by_position() -> None:
+    distances = np.array([3, 1, 2, 1, 3, 0, 2, 3, 1])
+    assert nearest_positions(distances, 4).tolist() == [5, 1, 3, 8]
+    assert nearest_positions(distances, 6).tolist() == [5, 1, 3, 8, 2, 6]
+    assert nearest_positions(distances, 7).tolist() == [5, 1, 3, 8, 2, 6, 0]
+    assert nearest_positions(distances, 20).tolist() == [5, 1, 3, 8, 2, 6, 0, 4, 7]
+
+
+def test_popcount_by_bytes_counts_what_bitwise_count_does() -> None:
+    rng = np.random.default_rng(5)
+    words = rng.integers(0, 2**63, (50, 3), dtype=np.uint64) | np.uint64(2**63)
+    expected = [[bin(int(w)).count("1") for w in row] for row in words]
+    assert popcount_by_bytes(words).tolist() == expected
+    assert popcount(words).tolist() == expected
+
+
+def test_the_two_stage_search_from_memory_returns_what_the_sql_one_does(db_path: Path, folder: Path) -> None:
+    """Stage 1 over the sign bits in memory and stage 2 over vectors read from vec0's blocks give the very ids
+    and distances of the SQL join, ties included: 8 dimensions make few sign patterns, so nearly every candidate
+    ties with others at the edge; copies of one vector tie in distance too, and an all-zero vector is left out."""
+    rng = np.random.default_rng(13)
+    matrix = unit_rows(rng, 1500, DIMS)
+    matrix[100:140] = matrix[7]  # 40 copies: equal distances, equal bits
+    matrix[200] = 0.0
+    with Store.open(db_path, folder) as store:
+        store.set_model(MODEL, DIMS)
+        fill(store, matrix[:700], "a.md")
+        fill(store, matrix[700:], "b.md")
+        conn = raw(db_path)
+        with Store.open(db_path, folder, readonly=True) as reader:
+            for query in [*unit_rows(rng, 15, DIMS), matrix[7], matrix[0]]:
+                for limit in (1, 10, 100):
+                    want = searches.two_stage_nearest(conn, query.tobytes(), limit)
+                    assert reader.two_stage_vector_search(query.tobytes(), limit) == want
+                    count = searches.candidate_count(limit)
+                    assert reader.binary_candidates(query.tobytes(), count) == searches.sign_bit_candidates(
+                        conn, query.tobytes(), count
+                    )
+            query = matrix[7].tobytes()
+            before = reader.two_stage_vector_search(query, 10)
+            assert [c.id for c in store.chunks_for_path("a.md")][100] in {c for c, _ in before}
+            store.delete_files(["a.md"])  # another connection's commit: the reader reads the bits again
+            after = reader.two_stage_vector_search(query, 10)
+            assert after == searches.two_stage_nearest(conn, query, 10) != before
+            assert {c for c, _ in after} <= {c.id for c in store.chunks_for_path("b.md")}
+        conn.close()
+        assert store.binary_candidates(vector("new"), 5) != []
+        store.replace_files([(state("c.md"), [chunk(0, "new")])])  # our own commit: the writer's Store reads again
+        assert store.chunks_for_path("c.md")[0].id in store.binary_candidates(vector("new"), 5)

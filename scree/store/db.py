@@ -38,6 +38,7 @@ from scree.store.schema import (
     has_vector_table,
     vector_table_ddl,
 )
+from scree.store.sign_bits import SignBits
 
 if TYPE_CHECKING:
     from scree.config import Settings
@@ -103,6 +104,7 @@ class _Facts:
     model: tuple[str, int] | None
     vectors: bool  # a vec0 table: a keyword-only index (0 dims) or one with no model yet has none
     sign_bits: bool  # sign bits beside the vectors: dims a multiple of 8
+    vector_blocks: bool  # vec0's shadow tables, where the two-stage search reads candidates' vectors
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,6 +134,7 @@ class Store:
         self._bulk_wanted = self._bulk_on = False  # bulk_cache(): asked for, and in effect
         self._facts: _Facts | None = None  # read again when another connection committed, or after our own writes
         self._size: _Size | None = None  # likewise, for queries
+        self._sign_bits: tuple[int, SignBits] | None = None  # (data_version, every chunk's sign bits) when two-stage
         self._stemmer: Any = None  # the FTS5 tokenizer, made on first use by stems()
 
     # --- opening ---
@@ -221,6 +224,7 @@ class Store:
             raise write_failure(self.db_path, exc) from None
         finally:
             self._facts = self._size = None  # our own commits do not move data_version
+            self._sign_bits = None
         if not self._modes_checked:
             tighten_modes(self.db_path)
             self._modes_checked = True
@@ -240,7 +244,7 @@ class Store:
         model = None if identity is None or dims is None else (identity, int(dims))
         vectors = has_vector_table(self._conn)
         sign_bits = vectors and model is not None and binary_quantizable(model[1])
-        return _Facts(version, model, vectors, sign_bits)
+        return _Facts(version, model, vectors, sign_bits, vectors and searches.has_vector_blocks(self._conn))
 
     def _sized(self) -> _Size:
         """How many chunks, and whether a vector query takes two stages; counted once per data_version."""
@@ -464,8 +468,21 @@ class Store:
         if scope is not None:
             return searches.exact_nearest(self._conn, vector, limit, scope)
         if binary_quantizable(dims) and self._sized().two_stage:
-            return searches.two_stage_nearest(self._conn, vector, limit)
+            return self._two_stage(vector, limit)
         return searches.exact_nearest(self._conn, vector, limit)
+
+    def _two_stage(self, vector: bytes, limit: int) -> list[tuple[int, float]]:
+        """The two-stage search from memory (searches.two_stage_from_memory) where vec0's blocks can be read."""
+        if not self._now().vector_blocks:
+            return searches.two_stage_nearest(self._conn, vector, limit)
+        return searches.two_stage_from_memory(self._conn, vector, limit, self._bits())
+
+    def _bits(self) -> SignBits:
+        """Every chunk's sign bits, read again when another connection committed (or after our own writes)."""
+        version = self._now().version
+        if self._sign_bits is None or self._sign_bits[0] != version:
+            self._sign_bits = (version, SignBits.load(self._conn))
+        return self._sign_bits[1]
 
     def exact_vector_search(self, vector: bytes, limit: int) -> list[tuple[int, float]]:
         """vector_search by a full scan of the vec0 table, whatever the index size."""
@@ -481,14 +498,15 @@ class Store:
         dims = self._searchable(vector, limit)
         if dims is None or not binary_quantizable(dims):
             return self.exact_vector_search(vector, limit)
-        return searches.two_stage_nearest(self._conn, vector, limit)
+        return self._two_stage(vector, limit)
 
     def binary_candidates(self, vector: bytes, count: int) -> list[int]:
         """Stage 1 of two_stage_vector_search alone: ids of the `count` chunks nearest by Hamming distance."""
         dims = self._searchable(vector, count)
         if dims is None or not binary_quantizable(dims):
             return []
-        return searches.sign_bit_candidates(self._conn, vector, count)
+        row = self._conn.execute("select vec_quantize_binary(?)", (vector,)).fetchone()
+        return self._bits().nearest(bytes(row[0]), count) if row is not None else []
 
     def keyword_search(self, query: str, limit: int, scope: str | None = None) -> list[tuple[int, float]]:
         """(chunk id, score) by FTS5 bm25 over heading and text, best first; score is -bm25 (higher is better).
