@@ -21,7 +21,7 @@ from scree.ranking import fuse_rrf
 from scree.store import searches, writes
 from scree.store.connection import BULK_CACHE_KIB, WRITER_CACHE_KIB, empty_index, open_index, tighten_modes
 from scree.store.integrity import check_integrity
-from scree.store.keywords import cjk_match_expression, fts_match_expression
+from scree.store.keywords import SplitQuery, cjk_match_expression, fts_match_terms, split_query
 from scree.store.records import FileState, NewChunk, StoredChunk
 from scree.store.schema import (
     CJK_TABLE,
@@ -47,6 +47,7 @@ if TYPE_CHECKING:
 log = get_logger(__name__)
 
 SQL_BATCH = 500  # ids or hashes per `in (...)` list
+MAX_COUNTED_TERMS = 4096  # terms whose matches a Store remembers between two changes of the index
 REINDEX_HINT = "run `scree reindex --all` to rebuild it"
 EMBED_FORMAT_KEY = "embed_format"
 FIRST_EMBED_FORMAT = "1"  # what an index without the meta row was made with
@@ -135,6 +136,7 @@ class Store:
         self._facts: _Facts | None = None  # read again when another connection committed, or after our own writes
         self._size: _Size | None = None  # likewise, for queries
         self._sign_bits: tuple[int, SignBits] | None = None  # (data_version, every chunk's sign bits) when two-stage
+        self._term_hits: tuple[int, int, dict[str, int]] | None = None  # (data_version, rows, rows per term)
         self._stemmer: Any = None  # the FTS5 tokenizer, made on first use by stems()
 
     # --- opening ---
@@ -224,7 +226,7 @@ class Store:
             raise write_failure(self.db_path, exc) from None
         finally:
             self._facts = self._size = None  # our own commits do not move data_version
-            self._sign_bits = None
+            self._sign_bits = self._term_hits = None
         if not self._modes_checked:
             tighten_modes(self.db_path)
             self._modes_checked = True
@@ -516,15 +518,40 @@ class Store:
         are fused by rank (scree.store.keywords)."""
         if limit <= 0:
             return []
-        words, pairs = fts_match_expression(query), cjk_match_expression(query)
-        found = [] if words is None else searches.keyword_matches(self._conn, words, limit, scope)
+        terms, pairs = fts_match_terms(query), cjk_match_expression(query)
+        found = self._word_matches(terms, limit, scope) if terms else []
         if pairs is None:
             return found
         cjk = searches.keyword_matches(self._conn, pairs, limit, scope, table=CJK_TABLE)
-        if words is None:
+        if not terms:
             return cjk
         lists = [[chunk_id for chunk_id, _ in ranked] for ranked in (found, cjk)]
         return fuse_rrf(lists)[:limit]
+
+    def _word_matches(self, terms: list[str], limit: int, scope: str | None) -> list[tuple[int, float]]:
+        """The OR-query of `terms` over the word index; split (keywords.split_query) where that ranks fewer rows."""
+        split = self._split(terms)
+        if split is not None:
+            found, whole = searches.split_matches(self._conn, split, limit, scope)
+            if whole:
+                return found
+        return searches.keyword_matches(self._conn, " OR ".join(terms), limit, scope)
+
+    def _split(self, terms: list[str]) -> SplitQuery | None:
+        """The split of a large index's OR-query of `terms` with floor-weight terms in it, else None; what each
+        term matches is counted once per change of the index (a word in every chunk: 4 ms at 100k)."""
+        version = self._now().version
+        if self._term_hits is None or self._term_hits[0] != version:
+            self._term_hits = (version, searches.keyword_rows(self._conn), {})
+        _, rows, hits = self._term_hits
+        if rows < searches.SPLIT_MIN_ROWS:
+            return None
+        if len(hits) > MAX_COUNTED_TERMS:
+            hits.clear()
+        for term in terms:
+            if term not in hits:
+                hits[term] = searches.term_hits(self._conn, term)
+        return split_query(terms, [hits[term] for term in terms], rows)
 
     def stems(self, text: str) -> list[str]:
         """`text` as the keyword index's tokenizer sees it (lower case, accents folded, Porter stems), in order."""

@@ -7,9 +7,11 @@ from typing import TYPE_CHECKING
 
 import apsw
 
+from scree.store.keywords import fts5_varints
 from scree.store.schema import VECTOR_BITS_TABLE, VECTOR_TABLE
 
 if TYPE_CHECKING:
+    from scree.store.keywords import SplitQuery
     from scree.store.sign_bits import SignBits
 
 HEADING_WEIGHT = 2.0  # R-S1: bm25 column weights, a match in the heading trail counts double
@@ -52,6 +54,11 @@ _KEYWORD_SQL = (
     "where {table} match ?1 {scope} order by score limit ?2"
 )
 KEYWORD_TABLE = "chunks_fts"
+# FTS5 computes bm25 for every row an OR-query matches, 0.7 us a row: a word in nearly every chunk made a query of
+# 100k chunks cost 70 ms. From this many rows up, a query with such words runs split (keywords.split_query).
+SPLIT_MIN_ROWS = 20_000
+_AVERAGES_SQL = f"select block from {KEYWORD_TABLE}_data where id = 1"  # FTS5's averages record
+_HITS_SQL = f"select count(*) from {KEYWORD_TABLE} where {KEYWORD_TABLE} match ?"
 # R-M10: a scoped search ranks only the chunks of files whose path the scope's regex (?3) matches, in the query
 # itself, so it still finds `limit` chunks inside the scope. The files subquery runs once per query.
 SCOPE_FUNCTION = "scree_in_scope"
@@ -151,3 +158,31 @@ def keyword_matches(
         sql = _KEYWORD_SQL.format(table=table, scope=f"and +rowid {_IN_SCOPE}")
         rows = conn.execute(sql, (expression, limit, scope))
     return [(int(row[0]), -float(row[1])) for row in rows]
+
+
+def keyword_rows(conn: apsw.Connection) -> int:
+    """How many rows the word index holds, as FTS5's bm25 counts them (its averages record)."""
+    row = conn.execute(_AVERAGES_SQL).fetchone()
+    values = fts5_varints(bytes(row[0])) if row is not None and row[0] else []
+    return values[0] if values else 0
+
+
+def term_hits(conn: apsw.Connection, term: str) -> int:
+    """How many rows of the word index match one term: what bm25 counts for its idf."""
+    row = conn.execute(_HITS_SQL, (term,)).fetchone()
+    return int(row[0]) if row is not None else 0
+
+
+def split_matches(
+    conn: apsw.Connection, split: SplitQuery, limit: int, scope: str | None = None
+) -> tuple[list[tuple[int, float]], bool]:
+    """The best `limit` rows of the split's two queries together, as keyword_matches gives them (ties by rowid),
+    and whether they are the whole OR-query's best `limit`: all of them score above what a row matching only
+    floor-weight terms can."""
+    found: list[tuple[int, float]] = []
+    for expression in (split.rare, split.both):
+        if expression is not None:
+            found.extend(keyword_matches(conn, expression, limit, scope))
+    found.sort(key=lambda pair: (-pair[1], pair[0]))
+    found = found[:limit]
+    return found, len(found) == limit and found[-1][1] > split.floor_bound
