@@ -153,8 +153,8 @@ class SearchEngine:
             mode = "keyword"
         vector = self._vector_candidates(query, mode, limit, scope, notes) if mode != "keyword" else []
         keyword: list[tuple[int, float]] = []
-        if mode in ("hybrid", "keyword"):
-            keyword = self._store.keyword_search(query, limit, scope)
+        if mode in ("hybrid", "keyword"):  # beside vectors, words in half of a large index add nothing alone (#17)
+            keyword = self._store.keyword_search(query, limit, scope, floor_alone=mode == "keyword" or not vector)
         floor = SIMILARITY_FLOORS.get(recorded[0]) if recorded is not None else None
         vector = above_floor(vector, {chunk_id for chunk_id, _ in keyword}, floor)
         if mode == "semantic":

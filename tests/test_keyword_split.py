@@ -147,3 +147,21 @@ def test_a_large_index_answers_with_the_split_what_the_or_query_does(tmp_path: P
             expected = searches.keyword_matches(conn, " OR ".join(fts_match_terms(query)), 100)
             assert store.keyword_search(query, 100) == expected, query
             assert store.keyword_search(query, 7) == expected[:7], query
+        # floor_alone=False (a hybrid search's keyword list): the chunks with a rarer word, ranked as before
+        for query in QUERIES:
+            terms = fts_match_terms(query)
+            everything = searches.keyword_matches(conn, " OR ".join(terms), 20_000)
+            rows = searches.keyword_rows(conn)
+            rare = [term for term in terms if not floor_weight(rows, searches.term_hits(conn, term))]
+            with_rare = {c for c, _ in searches.keyword_matches(conn, " OR ".join(rare), 20_000)} if rare else set()
+            assert (
+                store.keyword_search(query, 100, floor_alone=False)
+                == [pair for pair in everything if pair[0] in with_rare][:100]
+            ), query
+        assert store.keyword_search("alpha beta", 10, floor_alone=False) == []
+        assert len(store.keyword_search("alpha beta", 10)) == 10
+
+
+def test_below_the_split_size_floor_weight_words_still_match_alone(store: Store) -> None:
+    assert len(store.keyword_search("alpha beta", 10, floor_alone=False)) == 10
+    assert store.keyword_search("nothing alpha", 50, floor_alone=False) == store.keyword_search("alpha", 50)

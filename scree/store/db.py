@@ -510,16 +510,22 @@ class Store:
         row = self._conn.execute("select vec_quantize_binary(?)", (vector,)).fetchone()
         return self._bits().nearest(bytes(row[0]), count) if row is not None else []
 
-    def keyword_search(self, query: str, limit: int, scope: str | None = None) -> list[tuple[int, float]]:
+    def keyword_search(
+        self, query: str, limit: int, scope: str | None = None, *, floor_alone: bool = True
+    ) -> list[tuple[int, float]]:
         """(chunk id, score) by FTS5 bm25 over heading and text, best first; score is -bm25 (higher is better).
         With `scope` (a regex from scree.scope), only chunks of the files inside it.
+
+        `floor_alone` False: on an index of SPLIT_MIN_ROWS chunks or more, chunks that match only words found in
+        half of the chunks or more (FTS5 weighs those 1e-6) are left out, as a hybrid search has its vector list
+        to rank them; ranking them all cost 70-100 ms at 100k chunks (keywords.split_query).
 
         With CJK text in the query, its character pairs are looked up in the CJK table too, and the two lists
         are fused by rank (scree.store.keywords)."""
         if limit <= 0:
             return []
         terms, pairs = fts_match_terms(query), cjk_match_expression(query)
-        found = self._word_matches(terms, limit, scope) if terms else []
+        found = self._word_matches(terms, limit, scope, floor_alone) if terms else []
         if pairs is None:
             return found
         cjk = searches.keyword_matches(self._conn, pairs, limit, scope, table=CJK_TABLE)
@@ -528,12 +534,14 @@ class Store:
         lists = [[chunk_id for chunk_id, _ in ranked] for ranked in (found, cjk)]
         return fuse_rrf(lists)[:limit]
 
-    def _word_matches(self, terms: list[str], limit: int, scope: str | None) -> list[tuple[int, float]]:
+    def _word_matches(
+        self, terms: list[str], limit: int, scope: str | None, floor_alone: bool
+    ) -> list[tuple[int, float]]:
         """The OR-query of `terms` over the word index; split (keywords.split_query) where that ranks fewer rows."""
         split = self._split(terms)
         if split is not None:
             found, whole = searches.split_matches(self._conn, split, limit, scope)
-            if whole:
+            if whole or not floor_alone:
                 return found
         return searches.keyword_matches(self._conn, " OR ".join(terms), limit, scope)
 
