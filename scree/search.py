@@ -204,7 +204,7 @@ class SearchEngine:
 
     def _language_trees(self) -> LanguageTrees:
         """The index's parallel language trees, worked out again only when the number of files changed."""
-        files, _ = self._store.counts()
+        files = self._store.file_count()
         if self._trees is None or self._trees[0] != files:
             self._trees = (files, LanguageTrees.of(self._store.paths()))
         return self._trees[1]

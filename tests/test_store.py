@@ -174,7 +174,7 @@ def test_readonly_sees_writes_and_refuses_writing(store: Store, db_path: Path, f
         with pytest.raises(RuntimeError):
             reader.delete_files(["a.md"])
         store.replace_files([(state("b.md"), [chunk(0, "gamma")])])
-        assert reader.counts() == (2, 2)
+        assert reader.counts() == (2, 2) and reader.file_count() == 2
 
 
 def test_foreign_and_garbage_files_are_refused(tmp_path: Path, folder: Path) -> None:
@@ -260,7 +260,7 @@ def test_replace_and_delete_round_trip_leave_no_orphans(store: Store, db_path: P
     assert store.keyword_search("part", 5) == []
 
     store.replace_files([(state("empty.md"), [])])
-    assert store.counts() == (3, 2)
+    assert store.counts() == (3, 2) and store.file_count() == 3
     assert store.delete_files(["a.md", "missing.md", "empty.md", "a.md"]) == 2
     assert set(store.files()) == {"b.md"}
     assert row_counts(db_path) == (1, 1, 1)

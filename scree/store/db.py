@@ -620,6 +620,11 @@ class Store:
         """No chunks at all: a search has nothing to find (and calls no embeddings API, R-M2)."""
         return self._sized().chunks == 0
 
+    def file_count(self) -> int:
+        """Files in the index: counts() without counting every chunk (1 ms a query at 100k chunks)."""
+        row = self._conn.execute("select count(*) from files").fetchone()
+        return int(row[0]) if row is not None else 0
+
     def counts(self) -> tuple[int, int]:
         """(files, chunks) in the index."""
         row = self._conn.execute("select (select count(*) from files), (select count(*) from chunks)").fetchone()
