@@ -45,7 +45,6 @@ def make_bad_name(folder: Path) -> None:
 # --- item 1: a name that is not valid UTF-8 ---
 
 
-
 def start_watch(env: dict[str, str], folder: Path, prefix: list[str] | None = None) -> subprocess.Popen[str]:
     """`scree watch` on `folder` (run under `prefix`, e.g. without root's file-access override), its stderr piped."""
     return subprocess.Popen(
@@ -56,6 +55,7 @@ def start_watch(env: dict[str, str], folder: Path, prefix: list[str] | None = No
         stderr=subprocess.PIPE,
         text=True,
     )
+
 
 def test_a_file_name_that_is_not_utf8_is_skipped_and_the_rest_indexed(folder: Path, tmp_path: Path) -> None:
     make_bad_name(folder)

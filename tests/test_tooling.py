@@ -23,3 +23,10 @@ def test_ruff_is_clean() -> None:
 def test_mypy_strict_is_clean() -> None:
     proc = subprocess.run([str(BIN / "mypy")], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_ruff_format_is_clean() -> None:
+    proc = subprocess.run(
+        [str(BIN / "ruff"), "format", "--check", "scree", "tests", "bench"], cwd=ROOT, capture_output=True, text=True
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
