@@ -734,6 +734,11 @@ def test_the_two_stage_search_from_memory_returns_what_the_sql_one_does(db_path:
                     assert reader.binary_candidates(query.tobytes(), count) == searches.sign_bit_candidates(
                         conn, query.tobytes(), count
                     )
+            query = matrix[1000].tobytes()
+            lost = searches.two_stage_nearest(conn, query, 3)[1][0]
+            conn.execute("delete from chunk_vectors where chunk_id = ?", (lost,))  # sign bits left without a vector
+            assert reader.two_stage_vector_search(query, 3) == searches.two_stage_nearest(conn, query, 3)
+            assert lost not in {c for c, _ in reader.two_stage_vector_search(query, 3)}
             query = matrix[7].tobytes()
             before = reader.two_stage_vector_search(query, 10)
             assert [c.id for c in store.chunks_for_path("a.md")][100] in {c for c, _ in before}

@@ -483,7 +483,7 @@ class Store:
         """Every chunk's sign bits, read again when another connection committed (or after our own writes)."""
         version = self._now().version
         if self._sign_bits is None or self._sign_bits[0] != version:
-            self._sign_bits = (version, SignBits.load(self._conn))
+            self._sign_bits = (version, SignBits.load(self._conn, places=self._now().vector_blocks))
         return self._sign_bits[1]
 
     def exact_vector_search(self, vector: bytes, limit: int) -> list[tuple[int, float]]:

@@ -37,18 +37,16 @@ _TWO_STAGE_SQL = (
     f"select v.chunk_id, vec_distance_cosine(v.embedding, ?1) as distance from ({_CANDIDATES_SQL}) as c "
     f"join {VECTOR_TABLE} as v on v.chunk_id = c.chunk_id order by distance limit ?3"
 )
-# Stage 2 from memory (rescore): where vec0 keeps each vector (its shadow tables: a vector's block and place in it),
-# read by incremental blob I/O, then sqlite-vec's own vec_distance_cosine over the vectors passed as one blob, ?2,
-# of ?3 vectors of ?4 bytes; ties by position, as the join above orders them. 2048 candidates at 100k chunks:
-# 8-10 ms, against 16-19 ms for the join, whose every vec0 lookup opens a blob anew.
+# Stage 2 from memory (two_stage_from_memory): the candidates' vectors read where vec0 keeps them (its shadow tables:
+# each vector's block and place in it, held by SignBits), then sqlite-vec's own vec_distance_cosine over them passed
+# as one blob, ?2, of ?3 vectors of ?4 bytes; ties by position, as the join above orders them. 2048 candidates at
+# 100k chunks: 6-8 ms, against 16-19 ms for the join, whose every vec0 lookup opens a blob anew.
 VECTOR_ROWIDS_TABLE = f"{VECTOR_TABLE}_rowids"
 VECTOR_BLOCKS_TABLE = f"{VECTOR_TABLE}_vector_chunks00"
-_LOCATE_SQL = f"select rowid, chunk_id, chunk_offset from {VECTOR_ROWIDS_TABLE} where rowid in ({{marks}})"
 _RESCORE_SQL = (
     "with recursive n(i) as (select 0 union all select i + 1 from n where i + 1 < ?3) "
     "select i, vec_distance_cosine(substr(?2, i * ?4 + 1, ?4), ?1) as distance from n order by distance, i limit ?5"
 )
-LOCATE_BATCH = 500
 _KEYWORD_SQL = (
     "select rowid, bm25({table}, " + f"{HEADING_WEIGHT}, {TEXT_WEIGHT}" + ") as score from {table} "
     "where {table} match ?1 {scope} order by score limit ?2"
@@ -94,15 +92,21 @@ def two_stage_nearest(conn: apsw.Connection, vector: bytes, limit: int) -> list[
 
 
 def two_stage_from_memory(conn: apsw.Connection, vector: bytes, limit: int, bits: SignBits) -> list[tuple[int, float]]:
-    """two_stage_nearest, the same ids and distances, with stage 1 over `bits` in memory and stage 2 by rescore."""
+    """two_stage_nearest, the very ids and distances, with stage 1 over `bits` in memory and stage 2 reading the
+    candidates' vectors where `bits` says vec0 keeps them."""
     limit = min(limit, MAX_KNN)
     row = conn.execute("select vec_quantize_binary(?)", (vector,)).fetchone()
     assert row is not None
-    return rescore(conn, vector, bits.nearest(bytes(row[0]), candidate_count(limit)), limit)
+    ids, blocks, offsets = bits.nearest_located(bytes(row[0]), candidate_count(limit))
+    if not ids or limit <= 0:
+        return []
+    vectors = read_vectors(conn, blocks, offsets, len(vector))
+    rows = conn.execute(_RESCORE_SQL, (vector, vectors, len(ids), len(vector), limit))
+    return [(ids[int(row[0])], float(row[1])) for row in rows if row[1] is not None]  # NULL: an all-zero vector
 
 
 def has_vector_blocks(conn: apsw.Connection) -> bool:
-    """Whether vec0 keeps its vectors where rescore reads them (sqlite-vec 0.1's shadow tables)."""
+    """Whether vec0 keeps its vectors where read_vectors reads them (sqlite-vec 0.1's shadow tables)."""
     rows = conn.execute(
         "select count(*) from sqlite_master where type = 'table' and name in (?, ?)",
         (VECTOR_ROWIDS_TABLE, VECTOR_BLOCKS_TABLE),
@@ -110,34 +114,32 @@ def has_vector_blocks(conn: apsw.Connection) -> bool:
     return rows is not None and int(rows[0]) == 2
 
 
-def rescore(conn: apsw.Connection, vector: bytes, ids: Sequence[int], limit: int) -> list[tuple[int, float]]:
-    """(chunk id, exact cosine distance) of the `limit` nearest of `ids`, nearest first, equal distances in the
-    order of `ids`; ids without a vector are left out, as an all-zero vector is (its distance is NULL)."""
-    places: dict[int, tuple[int, int]] = {}
-    for start in range(0, len(ids), LOCATE_BATCH):
-        batch = ids[start : start + LOCATE_BATCH]
-        for rowid, block, offset in conn.execute(_LOCATE_SQL.format(marks=",".join("?" * len(batch))), batch):
-            places[int(rowid)] = (int(block), int(offset))
-    present = [chunk_id for chunk_id in ids if chunk_id in places]
-    if not present or limit <= 0:
-        return []
-    size = len(vector)
-    vectors = bytearray(size * len(present))
+def read_vectors(conn: apsw.Connection, blocks: Sequence[int], offsets: Sequence[int], size: int) -> bytearray:
+    """The vectors of `size` bytes at these places in vec0's blocks, one after another in the order given, read
+    block by block through one incremental blob handle (opening a blob per vector is what made the join slow)."""
+    import numpy as np
+
+    vectors = bytearray(size * len(blocks))
+    if not blocks:
+        return vectors
     view = memoryview(vectors)
-    reading: tuple[apsw.Blob, int] | None = None
-    for position in sorted(range(len(present)), key=lambda p: places[present[p]]):  # block by block, in order
-        block, offset = places[present[position]]
-        if reading is None:
-            reading = (conn.blob_open("main", VECTOR_BLOCKS_TABLE, "vectors", block, False), block)
-        elif reading[1] != block:
-            reading[0].reopen(block)
-            reading = (reading[0], block)
-        reading[0].seek(offset * size)
-        reading[0].read_into(view, position * size, size)
-    if reading is not None:
-        reading[0].close()
-    rows = conn.execute(_RESCORE_SQL, (vector, vectors, len(present), size, limit))
-    return [(present[int(row[0])], float(row[1])) for row in rows if row[1] is not None]  # NULL: an all-zero vector
+    order = np.lexsort((np.asarray(offsets), np.asarray(blocks)))
+    in_order: list[int] = np.asarray(blocks)[order].tolist()
+    starts: list[int] = (np.asarray(offsets, dtype=np.int64)[order] * size).tolist()
+    targets: list[int] = (order.astype(np.int64) * size).tolist()
+    current = in_order[0]
+    blob = conn.blob_open("main", VECTOR_BLOCKS_TABLE, "vectors", current, False)
+    try:
+        seek, read_into = blob.seek, blob.read_into
+        for block, start, target in zip(in_order, starts, targets, strict=True):
+            if block != current:
+                blob.reopen(block)
+                current = block
+            seek(start)
+            read_into(view, target, size)
+    finally:
+        blob.close()
+    return vectors
 
 
 def sign_bit_candidates(conn: apsw.Connection, vector: bytes, count: int) -> list[int]:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 import apsw
 
-from scree.store.schema import VECTOR_BITS_TABLE
+from scree.store.schema import VECTOR_BITS_TABLE, VECTOR_TABLE
 
 if TYPE_CHECKING:
     import numpy as np
@@ -24,25 +24,35 @@ _LOAD_SQL = (
     f"select cast(group_concat(bits, '') as blob), group_concat(chunk_id, ' '), count(*), min(length(bits)), "
     f"max(length(bits)) from {VECTOR_BITS_TABLE}"
 )
+# Where vec0 keeps each vector: its block (a row of the blocks table) and place in it, by chunk id (rowid order).
+_PLACES_SQL = (
+    "select group_concat(rowid, ' '), group_concat(coalesce(chunk_id, -1), ' '), "
+    f"group_concat(coalesce(chunk_offset, -1), ' ') from {VECTOR_TABLE}_rowids"
+)
 
 
 @dataclass(frozen=True, slots=True)
 class SignBits:
     """The sign bits of every chunk: `ids` ascending; `words` one column of unsigned integers per id (the array
-    transposed, so popcounts add up row by row: 1 ms at 100k chunks, against 5 ms summing each chunk's words)."""
+    transposed, so popcounts add up row by row: 1 ms at 100k chunks, against 5 ms summing each chunk's words);
+    `blocks` and `offsets`, where vec0 keeps each id's vector (-1: no vector, or not read)."""
 
     ids: np.ndarray
     words: np.ndarray
+    blocks: np.ndarray
+    offsets: np.ndarray
 
     @classmethod
-    def load(cls, conn: apsw.Connection) -> SignBits:
+    def load(cls, conn: apsw.Connection, *, places: bool) -> SignBits:
+        """Every row of the sign-bit table; with `places`, where vec0 keeps each vector too (its shadow tables)."""
         import numpy as np
 
         row = conn.execute(_LOAD_SQL).fetchone()
         assert row is not None
         blob, ids_text, count, shortest, longest = row
         if not count:
-            return cls(np.zeros(0, dtype=np.int64), np.zeros((1, 0), dtype=np.uint8))
+            empty = np.zeros(0, dtype=np.int64)
+            return cls(empty, np.zeros((1, 0), dtype=np.uint8), empty, empty)
         if shortest != longest:
             raise ValueError(f"{VECTOR_BITS_TABLE} holds rows of {shortest} and of {longest} bytes")
         ids = np.fromstring(str(ids_text), dtype=np.int64, sep=" ")  # 2 ms for 100k, where split() took 20
@@ -50,7 +60,10 @@ class SignBits:
         if len(ids) > 1 and not bool((ids[1:] > ids[:-1]).all()):  # a table scan is in rowid order; make sure
             order = np.argsort(ids, kind="stable")
             ids, words = ids[order], words[order]
-        return cls(ids, np.ascontiguousarray(words.T))
+        blocks = offsets = np.full(len(ids), -1, dtype=np.int64)
+        if places:
+            blocks, offsets = _places(conn, ids)
+        return cls(ids, np.ascontiguousarray(words.T), blocks, offsets)
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -58,17 +71,45 @@ class SignBits:
     def nearest(self, query_bits: bytes, count: int) -> list[int]:
         """Ids of the `count` chunks nearest to `query_bits` (vec_quantize_binary of the query) by Hamming
         distance, nearest first, ties by id."""
+        picked: list[int] = self.ids[self._nearest(query_bits, count)].tolist()
+        return picked
+
+    def nearest_located(self, query_bits: bytes, count: int) -> tuple[list[int], list[int], list[int]]:
+        """nearest(), only the ids with a vector, as (ids, their blocks, their places in the blocks)."""
+        positions = self._nearest(query_bits, count)
+        positions = positions[self.blocks[positions] >= 0]
+        ids: list[int] = self.ids[positions].tolist()
+        return ids, self.blocks[positions].tolist(), self.offsets[positions].tolist()
+
+    def _nearest(self, query_bits: bytes, count: int) -> np.ndarray:
         import numpy as np
 
         if count <= 0 or not len(self.ids):
-            return []
+            return np.zeros(0, dtype=np.int64)
         query = np.frombuffer(query_bits, dtype=self.words.dtype)
         if query.shape[0] != self.words.shape[0]:
             width = self.words.itemsize * self.words.shape[0]
             raise ValueError(f"query bits of {len(query_bits)} bytes, the index holds {width} a chunk")
         distances = popcount(self.words ^ query[:, None]).sum(axis=0, dtype=np.int32)
-        picked: list[int] = self.ids[nearest_positions(distances, count)].tolist()
-        return picked
+        return nearest_positions(distances, count)
+
+
+def _places(conn: apsw.Connection, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each of `ids`' vector's block and place in it, -1 for an id vec0 does not hold."""
+    import numpy as np
+
+    row = conn.execute(_PLACES_SQL).fetchone()
+    blocks = np.full(len(ids), -1, dtype=np.int64)
+    offsets = np.full(len(ids), -1, dtype=np.int64)
+    if row is None or row[0] is None:
+        return blocks, offsets
+    rowids, their_blocks, their_offsets = (np.fromstring(str(text), dtype=np.int64, sep=" ") for text in row)
+    order = np.argsort(rowids, kind="stable")
+    rowids, their_blocks, their_offsets = rowids[order], their_blocks[order], their_offsets[order]
+    at = np.minimum(np.searchsorted(rowids, ids), len(rowids) - 1)
+    held = rowids[at] == ids
+    blocks[held], offsets[held] = their_blocks[at[held]], their_offsets[at[held]]
+    return blocks, offsets
 
 
 def word_type(width: int) -> type[np.unsignedinteger]:
