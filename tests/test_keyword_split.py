@@ -13,7 +13,16 @@ import pytest
 
 from scree.embedders.base import pack_vector
 from scree.store import FileState, NewChunk, Store, searches
-from scree.store.keywords import BM25_K1, FLOOR_IDF, floor_weight, fts5_varints, fts_match_terms, split_query
+from scree.store.keywords import (
+    BM25_K1,
+    FLOOR_IDF,
+    floor_weight,
+    fts5_idf,
+    fts5_varints,
+    fts_match_terms,
+    split_query,
+    wide_split,
+)
 
 DIMS = 8
 
@@ -28,7 +37,7 @@ def test_split_keeps_the_phrases_in_the_or_querys_order() -> None:
     plan = split_query(['"a"', '"b"', '"c"'], [3, 80, 10], rows)
     assert plan is not None
     assert (plan.rare, plan.both) == ('("a" OR "c") NOT "b"', '"b" AND ("a" OR "c")')  # b, a, c: a and b swapped
-    assert plan.floor_bound == pytest.approx(FLOOR_IDF * (BM25_K1 + 1.0))
+    assert plan.bound == pytest.approx(FLOOR_IDF * (BM25_K1 + 1.0))
     plan = split_query(['"a"', '"c"', '"b"'], [3, 10, 80], rows)
     assert plan is not None and plan.both == '("a" OR "c") AND "b"'
     plan = split_query(['"b"', '"x"', '"a"', '"c"'], [80, 60, 3, 10], rows)
@@ -37,7 +46,21 @@ def test_split_keeps_the_phrases_in_the_or_querys_order() -> None:
     assert split_query(['"a"', '"c"'], [3, 10], rows) is None  # nothing to split off
     every = split_query(['"b"', '"x"'], [80, 60], rows)
     assert every is not None and (every.rare, every.both) == (None, None)
-    assert every.floor_bound == pytest.approx(2 * FLOOR_IDF * (BM25_K1 + 1.0))
+    assert every.bound == pytest.approx(2 * FLOOR_IDF * (BM25_K1 + 1.0))
+
+
+def test_a_wide_split_sets_apart_the_frequent_words_the_rarer_ones_outscore() -> None:
+    rows = 1000
+    terms = ['"his"', '"beba"', '"the"']
+    plan = wide_split(terms, [240, 45, 990], rows, 10)
+    assert plan is not None and not plan.floor_only
+    assert (plan.rare, plan.both) == ('"beba" NOT ("his" OR "the")', '"beba" AND ("his" OR "the")')  # b, h, t
+    assert plan.bound == pytest.approx((fts5_idf(rows, 240) + FLOOR_IDF) * (BM25_K1 + 1.0))
+    assert wide_split(terms, [240, 45, 990], rows, 100) is None  # beba's 45 rows cannot fill 100: nothing more
+    assert wide_split(terms, [240, 200, 990], rows, 10) is None  # beba is too common to outscore his
+    floor = split_query(terms, [240, 45, 990], rows)
+    assert floor is not None and floor.floor_only and floor.rare == '("his" OR "beba") NOT "the"'
+    assert fts5_idf(rows, 500) == FLOOR_IDF and fts5_idf(rows, 10) > 4
 
 
 def test_fts5_varints_read_sqlite_varints() -> None:
@@ -49,6 +72,7 @@ def test_fts5_varints_read_sqlite_varints() -> None:
 # --- on a real index ---
 
 COMMON = ["alpha", "beta"]  # in most chunks: floor-weight
+MID = "mu"  # in a third of them
 RARE = ["gamma", "delta", "epsilon", "zeta", "theta", "kappa"]
 FILLER = [f"w{n}" for n in range(40)]
 
@@ -58,6 +82,8 @@ def _text(rng: random.Random) -> str:
     for word in COMMON:
         if rng.random() < 0.8:
             words.extend([word] * rng.randint(1, 3))
+    if rng.random() < 0.35:
+        words.extend([MID] * rng.randint(1, 2))
     for word in RARE:
         if rng.random() < 0.08:
             words.extend([word] * rng.randint(1, 2))
@@ -101,6 +127,10 @@ QUERIES = [
     "alpha beta",
     "kappa beta",
     "nothing alpha",
+    "mu gamma",
+    "gamma mu alpha",
+    "mu alpha gamma delta epsilon",
+    "mu",
 ]
 
 
@@ -109,24 +139,27 @@ def test_split_matches_are_the_or_querys_own_top_rows(store: Store, limit: int) 
     conn = _conn(store)
     rows = searches.keyword_rows(conn)
     assert rows == 600
-    wholes = 0
+    wholes = {True: 0, False: 0}
     for query in QUERIES:
         terms = fts_match_terms(query)
         hits = [searches.term_hits(conn, term) for term in terms]
-        plan = split_query(terms, hits, rows)
-        assert plan is not None, query
         everything = searches.keyword_matches(conn, " OR ".join(terms), 10_000)
-        found, whole = searches.split_matches(conn, plan, limit)
-        if whole:
-            wholes += 1
-            assert found == everything[:limit], query
-        else:  # short, or a row with floor-weight words alone might outrank the last
-            assert len(found) < limit or found[-1][1] <= plan.floor_bound, query
-        # either way: the OR-query's ranking of the rows with a rarer word, scores to the last bit
-        rare = " OR ".join(term for term, n in zip(terms, hits, strict=True) if not floor_weight(rows, n))
-        with_rare = {chunk_id for chunk_id, _ in searches.keyword_matches(conn, rare, 10_000)} if rare else set()
-        assert found == [pair for pair in everything if pair[0] in with_rare][:limit], query
-    assert wholes >= (5 if limit <= 5 else 1)
+        plans = [split_query(terms, hits, rows), wide_split(terms, hits, rows, limit)]
+        assert plans[0] is not None or MID in query, query
+        for plan in (plan for plan in plans if plan is not None):
+            found, whole = searches.split_matches(conn, plan, limit)
+            if whole:
+                wholes[plan.floor_only] += 1
+                assert found == everything[:limit], query
+            else:  # short, or a row with common words alone might outrank the last
+                assert len(found) < limit or found[-1][1] <= plan.bound, query
+            # either way: the OR-query's ranking of the rows with a rarer word, scores to the last bit
+            rare_terms = [term for term in terms if plan.rare is not None and term in plan.rare.split(" NOT ")[0]]
+            rare = " OR ".join(rare_terms)
+            with_rare = {chunk_id for chunk_id, _ in searches.keyword_matches(conn, rare, 10_000)} if rare else set()
+            assert found == [pair for pair in everything if pair[0] in with_rare][:limit], query
+    assert wholes[True] >= (5 if limit <= 5 else 1)
+    assert wholes[False] >= (1 if limit <= 20 else 0)
 
 
 def test_a_large_index_answers_with_the_split_what_the_or_query_does(tmp_path: Path) -> None:

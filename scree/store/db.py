@@ -21,7 +21,7 @@ from scree.ranking import fuse_rrf
 from scree.store import searches, writes
 from scree.store.connection import BULK_CACHE_KIB, WRITER_CACHE_KIB, empty_index, open_index, tighten_modes
 from scree.store.integrity import check_integrity
-from scree.store.keywords import SplitQuery, cjk_match_expression, fts_match_terms, split_query
+from scree.store.keywords import SplitQuery, cjk_match_expression, fts_match_terms, split_query, wide_split
 from scree.store.records import FileState, NewChunk, StoredChunk
 from scree.store.schema import (
     CJK_TABLE,
@@ -537,29 +537,31 @@ class Store:
     def _word_matches(
         self, terms: list[str], limit: int, scope: str | None, floor_alone: bool
     ) -> list[tuple[int, float]]:
-        """The OR-query of `terms` over the word index; split (keywords.split_query) where that ranks fewer rows."""
-        split = self._split(terms)
-        if split is not None:
+        """The OR-query of `terms` over the word index; split (keywords.split_query) where that ranks fewer rows:
+        first setting apart its most frequent words, then only its floor-weight ones, then not at all."""
+        for split in self._splits(terms, limit):
             found, whole = searches.split_matches(self._conn, split, limit, scope)
-            if whole or not floor_alone:
+            if whole or (split.floor_only and not floor_alone):
                 return found
         return searches.keyword_matches(self._conn, " OR ".join(terms), limit, scope)
 
-    def _split(self, terms: list[str]) -> SplitQuery | None:
-        """The split of a large index's OR-query of `terms` with floor-weight terms in it, else None; what each
-        term matches is counted once per change of the index (a word in every chunk: 4 ms at 100k)."""
+    def _splits(self, terms: list[str], limit: int) -> list[SplitQuery]:
+        """The splits worth trying of a large index's OR-query of `terms`, widest first; what each term matches is
+        counted once per change of the index (a word in every chunk: 4 ms at 100k)."""
         version = self._now().version
         if self._term_hits is None or self._term_hits[0] != version:
             self._term_hits = (version, searches.keyword_rows(self._conn), {})
         _, rows, hits = self._term_hits
         if rows < searches.SPLIT_MIN_ROWS:
-            return None
+            return []
         if len(hits) > MAX_COUNTED_TERMS:
             hits.clear()
         for term in terms:
             if term not in hits:
                 hits[term] = searches.term_hits(self._conn, term)
-        return split_query(terms, [hits[term] for term in terms], rows)
+        counts = [hits[term] for term in terms]
+        splits = [wide_split(terms, counts, rows, limit), split_query(terms, counts, rows)]
+        return [split for split in splits if split is not None]
 
     def stems(self, text: str) -> list[str]:
         """`text` as the keyword index's tokenizer sees it (lower case, accents folded, Porter stems), in order."""

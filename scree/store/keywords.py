@@ -15,6 +15,7 @@ rarer words (split_query): FTS5 ranks every row an OR-query matches, so a word i
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -129,36 +130,67 @@ def floor_weight(rows: int, hits: int) -> bool:
 
 @dataclass(frozen=True, slots=True)
 class SplitQuery:
-    """An OR-query of some rarer terms and some floor-weight ones (each in half of the rows or more), as two
-    queries whose bm25 scores are the OR-query's to the last bit, over only the rows with a rarer term: bm25 is a
-    sum over the expression's phrases in their order, a phrase a row lacks adds 0.0, and each phrase's idf is its
-    own. The rows matching floor-weight terms alone score less than `floor_bound`, so when the top `limit` of
-    `rare` and `both` together score above it, they are the OR-query's top `limit` (ties by rowid either way)."""
+    """An OR-query of some rarer terms and some common ones, as two queries whose bm25 scores are the OR-query's
+    to the last bit, over only the rows with a rarer term: bm25 is a sum over the expression's phrases in their
+    order, a phrase a row lacks adds 0.0, and each phrase's idf is its own. The rows matching common terms alone
+    score less than `bound` (the most each common term can add), so when the top `limit` of `rare` and `both`
+    together score above it, they are the OR-query's top `limit` (ties by rowid either way)."""
 
-    rare: str | None  # rows with a rarer term and no floor-weight one; None when every term is floor-weight
+    rare: str | None  # rows with a rarer term and no common one; None when every term is common
     both: str | None  # rows with both kinds, the phrases in the OR-query's order
-    floor_bound: float
+    bound: float
+    floor_only: bool  # every common term is floor-weight (in half of the rows or more)
+
+
+def fts5_idf(rows: int, hits: int) -> float:
+    """bm25's idf of a term found in `hits` of `rows` rows, as FTS5 computes it."""
+    idf = math.log((rows - hits + 0.5) / (hits + 0.5))
+    return idf if idf > 0.0 else FLOOR_IDF
 
 
 def split_query(terms: Sequence[str], hits: Sequence[int], rows: int) -> SplitQuery | None:
-    """The split of the OR-query of `terms` (each found in `hits` of the `rows` rows); None when it has no
-    floor-weight term, or when no `A AND B` keeps the phrases' order (the first two may swap: 0 + a + b = b + a)."""
-    floor = [floor_weight(rows, n) for n in hits]
-    common = [term for term, is_floor in zip(terms, floor, strict=True) if is_floor]
-    if not common:
+    """The split of the OR-query of `terms` (each found in `hits` of the `rows` rows) that sets its floor-weight
+    terms apart; None when it has none, or when no `A AND B` keeps the phrases' order."""
+    common = {index for index, n in enumerate(hits) if floor_weight(rows, n)}
+    return _split(terms, common, len(common) * FLOOR_IDF, floor_only=True) if common else None
+
+
+def wide_split(terms: Sequence[str], hits: Sequence[int], rows: int, limit: int) -> SplitQuery | None:
+    """A split that sets apart the most frequent terms too, as many as the rarer ones likely outscore: those whose
+    largest contributions add up to less than the idf of the rarer term whose rows (with the rarer ones') reach
+    `limit`. None when it would set no more apart than split_query, or when the order cannot be kept."""
+    idf = [fts5_idf(rows, n) for n in hits]
+    common = {index for index, n in enumerate(hits) if floor_weight(rows, n)}
+    floor = len(common)
+    for index in sorted(range(len(terms)), key=lambda i: -hits[i]):
+        if index in common:
+            continue
+        trial = common | {index}
+        rest = sorted((i for i in range(len(terms)) if i not in trial), key=lambda i: hits[i])
+        reach = next((i for n, i in enumerate(rest) if sum(hits[j] for j in rest[: n + 1]) >= limit), None)
+        if reach is None or sum(idf[i] for i in trial) * (BM25_K1 + 1.0) >= idf[reach]:
+            break
+        common = trial
+    if len(common) == floor:
         return None
-    bound = len(common) * FLOOR_IDF * (BM25_K1 + 1.0) * (1 + 1e-9)
-    rare = [term for term, is_floor in zip(terms, floor, strict=True) if not is_floor]
+    return _split(terms, common, sum(idf[i] for i in common), floor_only=False)
+
+
+def _split(terms: Sequence[str], common_at: set[int], idf_sum: float, *, floor_only: bool) -> SplitQuery | None:
+    """The two queries for the terms at `common_at` set apart; `idf_sum`: their idfs added up."""
+    bound = idf_sum * (BM25_K1 + 1.0) * (1 + 1e-9)
+    common = [term for index, term in enumerate(terms) if index in common_at]
+    rare = [term for index, term in enumerate(terms) if index not in common_at]
     if not rare:
-        return SplitQuery(None, None, bound)
-    orders = [list(terms), [*terms[1:2], *terms[:1], *terms[2:]]]
+        return SplitQuery(None, None, bound, floor_only)
+    orders = [list(terms), [*terms[1:2], *terms[:1], *terms[2:]]]  # the first two may swap: 0 + a + b = b + a
     if rare + common in orders:
         both = f"{_group(rare)} AND {_group(common)}"
     elif common + rare in orders:
         both = f"{_group(common)} AND {_group(rare)}"
     else:
         return None
-    return SplitQuery(f"{_group(rare)} NOT {_group(common)}", both, bound)
+    return SplitQuery(f"{_group(rare)} NOT {_group(common)}", both, bound, floor_only)
 
 
 def _group(terms: Sequence[str]) -> str:

@@ -180,11 +180,11 @@ def split_matches(
 ) -> tuple[list[tuple[int, float]], bool]:
     """The best `limit` rows of the split's two queries together, as keyword_matches gives them (ties by rowid),
     and whether they are the whole OR-query's best `limit`: all of them score above what a row matching only
-    floor-weight terms can."""
+    the common terms can."""
     found: list[tuple[int, float]] = []
     for expression in (split.rare, split.both):
         if expression is not None:
             found.extend(keyword_matches(conn, expression, limit, scope))
     found.sort(key=lambda pair: (-pair[1], pair[0]))
     found = found[:limit]
-    return found, len(found) == limit and found[-1][1] > split.floor_bound
+    return found, len(found) == limit and found[-1][1] > split.bound
