@@ -750,3 +750,20 @@ def test_the_two_stage_search_from_memory_returns_what_the_sql_one_does(db_path:
         assert store.binary_candidates(vector("new"), 5) != []
         store.replace_files([(state("c.md"), [chunk(0, "new")])])  # our own commit: the writer's Store reads again
         assert store.chunks_for_path("c.md")[0].id in store.binary_candidates(vector("new"), 5)
+
+
+def test_where_vec0_keeps_vectors_is_checked_against_what_it_returns(db_path: Path, folder: Path) -> None:
+    rng = np.random.default_rng(17)
+    with Store.open(db_path, folder) as store:
+        store.set_model(MODEL, DIMS)
+        ids = fill(store, unit_rows(rng, 300, DIMS))
+    conn = raw(db_path)
+    places = {
+        r[0]: (r[1], r[2]) for r in conn.execute("select rowid, chunk_id, chunk_offset from chunk_vectors_rowids")
+    }
+    picked = [ids[0], ids[140], ids[-1]]
+    blocks, offsets = [places[i][0] for i in picked], [places[i][1] for i in picked]
+    assert searches.places_hold_vectors(conn, picked, blocks, offsets)
+    assert not searches.places_hold_vectors(conn, picked, blocks, [offsets[0] + 1, *offsets[1:]])
+    assert not searches.places_hold_vectors(conn, [ids[1], *picked[1:]], blocks, offsets)
+    conn.close()

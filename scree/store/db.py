@@ -475,15 +475,29 @@ class Store:
 
     def _two_stage(self, vector: bytes, limit: int) -> list[tuple[int, float]]:
         """The two-stage search from memory (searches.two_stage_from_memory) where vec0's blocks can be read."""
-        if not self._now().vector_blocks:
+        bits = self._bits() if self._now().vector_blocks else None
+        if bits is None or not bits.located:
             return searches.two_stage_nearest(self._conn, vector, limit)
-        return searches.two_stage_from_memory(self._conn, vector, limit, self._bits())
+        return searches.two_stage_from_memory(self._conn, vector, limit, bits)
 
     def _bits(self) -> SignBits:
-        """Every chunk's sign bits, read again when another connection committed (or after our own writes)."""
+        """Every chunk's sign bits (and where vec0 keeps each vector, if it keeps them as sqlite-vec 0.1 does), read
+        again when another connection committed (or after our own writes)."""
         version = self._now().version
         if self._sign_bits is None or self._sign_bits[0] != version:
-            self._sign_bits = (version, SignBits.load(self._conn, places=self._now().vector_blocks))
+            bits = SignBits.load(self._conn, places=self._now().vector_blocks)
+            if bits.located:
+                held = (bits.blocks >= 0).nonzero()[0]
+                probe = [int(held[0]), int(held[-1])] if len(held) else []
+                if not searches.places_hold_vectors(
+                    self._conn,
+                    bits.ids[probe].tolist(),
+                    bits.blocks[probe].tolist(),
+                    bits.offsets[probe].tolist(),
+                ):
+                    log.warning("vec0 keeps its vectors in a layout this scree does not read; searching in SQL")
+                    bits = SignBits.load(self._conn, places=False)
+            self._sign_bits = (version, bits)
         return self._sign_bits[1]
 
     def exact_vector_search(self, vector: bytes, limit: int) -> list[tuple[int, float]]:

@@ -114,6 +114,18 @@ def has_vector_blocks(conn: apsw.Connection) -> bool:
     return rows is not None and int(rows[0]) == 2
 
 
+def places_hold_vectors(
+    conn: apsw.Connection, ids: Sequence[int], blocks: Sequence[int], offsets: Sequence[int]
+) -> bool:
+    """Whether the vectors read_vectors finds at these places are the ones vec0 returns for these ids: a check of
+    sqlite-vec's block layout, which is its own (0.1's: a block's vectors one after another)."""
+    for chunk_id, block, offset in zip(ids, blocks, offsets, strict=True):
+        row = conn.execute(f"select embedding from {VECTOR_TABLE} where chunk_id = ?", (chunk_id,)).fetchone()
+        if row is None or bytes(read_vectors(conn, [block], [offset], len(row[0]))) != bytes(row[0]):
+            return False
+    return True
+
+
 def read_vectors(conn: apsw.Connection, blocks: Sequence[int], offsets: Sequence[int], size: int) -> bytearray:
     """The vectors of `size` bytes at these places in vec0's blocks, one after another in the order given, read
     block by block through one incremental blob handle (opening a blob per vector is what made the join slow)."""

@@ -35,12 +35,14 @@ _PLACES_SQL = (
 class SignBits:
     """The sign bits of every chunk: `ids` ascending; `words` one column of unsigned integers per id (the array
     transposed, so popcounts add up row by row: 1 ms at 100k chunks, against 5 ms summing each chunk's words);
-    `blocks` and `offsets`, where vec0 keeps each id's vector (-1: no vector, or not read)."""
+    `blocks` and `offsets`, where vec0 keeps each id's vector (-1: no vector, or not read); `located`: whether
+    they were read."""
 
     ids: np.ndarray
     words: np.ndarray
     blocks: np.ndarray
     offsets: np.ndarray
+    located: bool
 
     @classmethod
     def load(cls, conn: apsw.Connection, *, places: bool) -> SignBits:
@@ -52,7 +54,7 @@ class SignBits:
         blob, ids_text, count, shortest, longest = row
         if not count:
             empty = np.zeros(0, dtype=np.int64)
-            return cls(empty, np.zeros((1, 0), dtype=np.uint8), empty, empty)
+            return cls(empty, np.zeros((1, 0), dtype=np.uint8), empty, empty, places)
         if shortest != longest:
             raise ValueError(f"{VECTOR_BITS_TABLE} holds rows of {shortest} and of {longest} bytes")
         ids = np.fromstring(str(ids_text), dtype=np.int64, sep=" ")  # 2 ms for 100k, where split() took 20
@@ -63,7 +65,7 @@ class SignBits:
         blocks = offsets = np.full(len(ids), -1, dtype=np.int64)
         if places:
             blocks, offsets = _places(conn, ids)
-        return cls(ids, np.ascontiguousarray(words.T), blocks, offsets)
+        return cls(ids, np.ascontiguousarray(words.T), blocks, offsets, places)
 
     def __len__(self) -> int:
         return len(self.ids)
