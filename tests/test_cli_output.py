@@ -77,6 +77,10 @@ def forty_files(tmp_path: Path) -> Path:
     return root
 
 
+def _default_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 class Terminal:
     """`scree` with its stderr on a real pty (120 columns) and its stdout on a pipe; everything the pty got."""
 
@@ -84,7 +88,16 @@ class Terminal:
         self.master, slave = pty.openpty()
         fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
         command = [SCREE, *args]
-        self.proc = subprocess.Popen(command, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=slave)
+        # as at an interactive shell's prompt, Ctrl-C does what it does by default: a suite run in the background
+        # (`cmd &` in a script) inherits SIGINT ignored, and the interrupt test then saw the sync finish (exit 0)
+        self.proc = subprocess.Popen(
+            command,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=slave,
+            preexec_fn=_default_sigint,
+        )
         os.close(slave)
         self.seen = b""
 
@@ -156,5 +169,5 @@ def test_an_interrupt_ends_the_progress_line_before_its_message(
     embed_server.set(delay_s=30.0)  # the rest of the sync waits on the server, so the interrupt lands mid-sync
     term.proc.send_signal(signal.SIGINT)
     code, _, screen = term.finish()
-    assert code == 130
+    assert code == 130, screen[-300:]
     assert screen.endswith("\x1b[K\r\nscree: interrupted\r\n"), screen[-200:]  # its own line, not the status line's
