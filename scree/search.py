@@ -22,11 +22,10 @@ from scree.ranking import (
     PER_FILE,
     POOL,
     SIMILARITY_FLOORS,
-    Z_VECTOR_WEIGHT,
     above_floor,
     add_path_signal,
     diversify,
-    fuse_zscores,
+    fuse_hybrid,
     path_match,
 )
 from scree.scope import scope_pattern
@@ -162,7 +161,7 @@ class SearchEngine:
         elif mode == "keyword":
             ranked = [(chunk_id, 1.0 / (rank + 1)) for rank, chunk_id in enumerate(chunk_id for chunk_id, _ in keyword)]
         else:
-            ranked = fuse_zscores([vector, keyword], weights=(Z_VECTOR_WEIGHT, 1.0))
+            ranked = fuse_hybrid(vector, keyword)
         rows = self._store.chunks_by_ids(chunk_id for chunk_id, _ in ranked)
         if mode == "hybrid":
             terms = frozenset(self._store.stems(" ".join(content_words(query))))

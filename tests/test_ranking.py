@@ -9,9 +9,11 @@ from scree.ranking import (
     PER_FILE,
     RRF_K,
     SIMILARITY_FLOORS,
+    Z_VECTOR_WEIGHT,
     above_floor,
     add_path_signal,
     diversify,
+    fuse_hybrid,
     fuse_rrf,
     fuse_zscores,
     path_match,
@@ -85,3 +87,14 @@ def test_the_floor_drops_weak_vector_only_candidates() -> None:
     assert above_floor(vector, {3}, 0.25) == [(1, 0.6), (3, 0.1)]  # the keyword search found it too
     assert above_floor(vector, set(), None) == vector
     assert above_floor([(4, 0.14)], set(), SIMILARITY_FLOORS["local:all-MiniLM-L6-v2"]) == []
+
+
+def test_hybrid_fusion_squares_keyword_scores_so_a_lists_best_matches_stand_out() -> None:
+    vector = [(1, 0.60), (2, 0.50), (3, 0.45), (4, 0.40)]
+    keyword = [(5, 9.0), (6, 5.0), (7, 4.0), (8, 1.0)]  # one strong match, then weaker ones
+    fused = fuse_hybrid(vector, keyword)
+    assert fused == fuse_zscores([vector, [(i, s * s) for i, s in keyword]], weights=(Z_VECTOR_WEIGHT, 1.0))
+    assert [item for item, _ in fused] == [1, 5, 2, 3, 6, 7, 4, 8]
+    plain = fuse_zscores([vector, keyword], weights=(Z_VECTOR_WEIGHT, 1.0))
+    assert [item for item, _ in plain] == [1, 5, 2, 6, 3, 7, 4, 8]  # unsquared, keyword's second passed vector's third
+    assert fuse_hybrid([], [(3, 7.0)]) == fuse_zscores([[], [(3, 49.0)]], weights=(Z_VECTOR_WEIGHT, 1.0))
