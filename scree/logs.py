@@ -3,16 +3,50 @@
 from __future__ import annotations
 
 import contextvars
+import importlib
 import logging
 import sys
 import threading
-from collections.abc import Callable, MutableMapping
+import types
+from collections.abc import Callable, Iterator, MutableMapping
+from contextlib import contextmanager
 from typing import Any, TextIO
-
-import structlog
 
 from scree.inert import inert
 from scree.redact import redact
+
+
+class _ImportedOnUse(types.ModuleType):
+    """Stands in for a module a library imports but uses only inside functions scree never calls: the first
+    attribute looked up imports the real module (a normal import, as if the library had made it) and is taken from it.
+    """
+
+    def __getattr__(self, name: str) -> Any:
+        if sys.modules.get(self.__name__) is self:  # looked up while still standing in: the real one replaces it
+            del sys.modules[self.__name__]
+        return getattr(importlib.import_module(self.__name__), name)
+
+
+@contextmanager
+def _imported_on_use(*names: str) -> Iterator[None]:
+    """While the body imports a library, `names` not yet imported are stand-ins (_ImportedOnUse) that the library
+    keeps; everything imported after gets the real modules, from the normal import machinery."""
+    standing_in = {name: _ImportedOnUse(name) for name in names if name not in sys.modules}
+    sys.modules.update(standing_in)
+    try:
+        yield
+    finally:
+        for name, stand_in in standing_in.items():
+            if sys.modules.get(name) is stand_in:
+                del sys.modules[name]
+
+
+# structlog imports asyncio (and with it ssl, socket, concurrent.futures: 2.6 MB of a watching writer's 31.6 MB RSS,
+# issue 17 item 5) for its async logging methods alone, and uuid (with platform: 0.5 MB) for its deprecated
+# threadlocal module alone, neither of which scree calls; a process that runs asyncio (the MCP reader) imports it
+# itself, and structlog's async methods would still work through the stand-in.
+with _imported_on_use("asyncio", "uuid"):
+    import structlog
 
 _LEVELS = {"debug": logging.DEBUG, "info": logging.INFO, "warning": logging.WARNING, "error": logging.ERROR}
 _WRITE_LOCK = threading.Lock()  # one record at a time from this process's threads

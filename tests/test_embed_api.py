@@ -363,12 +363,12 @@ def test_embed_server_runs_as_a_script_and_prints_its_url_first() -> None:
 
 
 def test_requests_is_imported_on_the_first_request_not_before(embed_server: EmbedServer) -> None:
-    """A writer waiting for edits keeps requests (about 14 MB) out of its idle RSS (issue 17 item 5)."""
+    """A writer waiting for edits keeps requests (about 14 MB) and email out of its idle RSS (issue 17 item 5)."""
     code = (
         "import sys\n"
         "from scree.embedders.api import ApiEmbedder\n"
         f"e = ApiEmbedder({embed_server.url!r}, 'test-key', 'test/model', 8)\n"
-        "print('requests' in sys.modules)\n"
+        "print('requests' in sys.modules or 'email' in sys.modules)\n"
         "print(len(e.embed_query('hello')))\n"
         "print('requests' in sys.modules)\n"
         "e.close()\n"

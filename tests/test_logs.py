@@ -82,3 +82,25 @@ def _one_record(line: bytes) -> bool:
         return isinstance(json.loads(line), dict)
     except ValueError:
         return False
+
+
+def test_structlog_is_imported_without_asyncio_and_its_async_methods_still_log() -> None:
+    """A watching writer's RSS holds no asyncio (ssl, socket, ... issue 17 item 5) nor uuid; structlog's async
+    methods, which use asyncio, import it on their first call, and a later `import asyncio` gets the real module."""
+    code = (
+        "import sys\n"
+        "from scree.logs import configure_logging, get_logger\n"
+        "print(sorted({'asyncio', 'ssl', 'uuid'} & set(sys.modules)))\n"
+        "configure_logging('cli', 'json')\n"
+        "get_logger('scree.test').info('plain')\n"
+        "import asyncio\n"
+        "print(type(sys.modules['asyncio']).__name__, asyncio.run(asyncio.sleep(0, 'ran')))\n"
+        "asyncio.run(get_logger('scree.test').ainfo('from a coroutine', n=1))\n"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SCREE_")}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=DEADLINE_S)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split("\n")[:2] == ["[]", "module ran"]
+    records = [json.loads(line) for line in done.stderr.splitlines()]
+    events = [(r["event"], r["role"], r.get("n")) for r in records]
+    assert events == [("plain", "cli", None), ("from a coroutine", "cli", 1)]

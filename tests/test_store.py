@@ -29,6 +29,7 @@ from scree.store import SCHEMA_VERSION, FileState, NewChunk, Store, fts_match_ex
 from scree.store.db import IndexRecord
 from scree.store.schema import migrate
 from scree.store.searches import EXACT_SEARCH_MAX_CHUNKS, OVERSAMPLE
+from scree.store.writes import ROWS_PER_INSERT
 
 DIMS = 8
 MODEL = "hash:test"
@@ -268,6 +269,41 @@ def test_replace_and_delete_round_trip_leave_no_orphans(store: Store, db_path: P
     assert store.integrity_check() == "ok"
 
 
+def test_one_call_replacing_many_files_writes_each_as_if_alone(store: Store, db_path: Path) -> None:
+    """replace_files writes a batch's chunk rows in one statement with ids it picks itself: each file's rows, keyword
+    rows and vectors still match, and no id is ever given twice, even after the newest chunks were deleted."""
+    store.replace_files([(state("old.md"), [chunk(0, "old apple"), chunk(1, "old pear")]), (state("z.md"), [])])
+    old_ids = {c.id for c in store.chunks_for_path("old.md")}
+    assert store.delete_files(["old.md"]) == 1  # the newest ids are gone; AUTOINCREMENT still never reuses them
+    store.replace_files([(state("a.md"), [chunk(0, "first apple")]), (state("b.md"), [chunk(0, "second fig")])])
+    items = [
+        (state("a.md", "v2"), [chunk(i, f"again apricot {i}") for i in range(3)]),
+        (state("c.md"), [chunk(0, "中文文本搜索", heading="标题"), chunk(1, "cherry")]),
+        (state("z.md", "v2"), [chunk(0, "zucchini")]),
+        (state("e.md"), []),
+        (state("big.md"), [chunk(i, f"big part {i}") for i in range(ROWS_PER_INSERT + 5)]),  # two insert statements
+    ]
+    store.replace_files(items)
+    for file_state, chunks in items:
+        stored = store.chunks_for_path(file_state.path)
+        assert store.file_state(file_state.path) == file_state
+        assert [(c.ordinal, c.heading, c.text, c.start_line, c.end_line, c.text_hash) for c in stored] == [
+            (c.ordinal, c.heading, c.text, c.start_line, c.end_line, c.text_hash) for c in chunks
+        ]
+        assert [store.vectors_for_hashes([c.text_hash])[c.text_hash] for c in stored] == [c.vector for c in chunks]
+    twice = [(state("b.md", "v2"), [chunk(0, "not kept")]), (state("b.md", "v3"), [chunk(0, "second fig")])]
+    store.replace_files(twice)
+    assert store.file_state("b.md") == state("b.md", "v3")  # a path given twice ends as its last item says
+    assert [c.text for c in store.chunks_for_path("b.md")] == ["second fig"]
+    ids = [c.id for file_state, _ in items for c in store.chunks_for_path(file_state.path)]
+    assert ids == sorted(ids) and len(set(ids)) == 6 + ROWS_PER_INSERT + 5 and min(ids) > max(old_ids)
+    assert store.keyword_search("apple", 5) == [] and len(store.keyword_search("apricot", 5)) == 3
+    assert [store.chunks_by_ids([i])[i].path for i, _ in store.keyword_search("搜索", 5)] == ["c.md"]
+    assert {store.chunks_by_ids([i])[i].path for i, _ in store.keyword_search("zucchini fig", 5)} == {"z.md", "b.md"}
+    assert row_counts(db_path) == (12 + ROWS_PER_INSERT, 12 + ROWS_PER_INSERT, 12 + ROWS_PER_INSERT)
+    assert store.integrity_check() == "ok"
+
+
 def test_replace_files_batches_and_touch_and_meta(store: Store) -> None:
     store.replace_files([(state(f"{n}.md"), [chunk(0, f"note {n}")]) for n in range(5)])
     assert store.counts() == (5, 5)
@@ -297,6 +333,19 @@ def test_bulk_cache_grows_only_once_rows_are_written_and_is_small_again_after(st
         store.replace_files([(state("a.md"), [chunk(0, "bulk")])])
         assert cache_kib() > idle
     assert cache_kib() == idle and store.counts() == (1, 1)
+
+
+def test_a_sync_that_only_reads_frees_the_pages_it_read(store: Store, db_path: Path, folder: Path) -> None:
+    """A watching writer's catch-up reads every file's row into the page cache; bulk_cache lets those pages go."""
+    store.replace_files([(state(f"note{n:04d}.md"), [chunk(0, f"note {n} " * 40)]) for n in range(2000)])
+    with Store.open(db_path, folder) as fresh:  # an empty page cache, as a writer starts with
+        before = apsw.memory_used()
+        with fresh.bulk_cache():
+            assert all(fresh.file_state(f"note{n:04d}.md") is not None for n in range(2000))
+            assert [c.ordinal for c in fresh.chunks_for_path("note0001.md")] == [0]
+            filled = apsw.memory_used()
+        assert filled > before + 100_000  # a 512 KiB cache holds a good part of the files and chunks rows
+        assert apsw.memory_used() < before + (filled - before) / 4
 
 
 def test_failed_write_rolls_back_whole_call(store: Store) -> None:

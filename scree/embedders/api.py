@@ -8,7 +8,6 @@ import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from email.utils import parsedate_to_datetime
 from typing import TYPE_CHECKING, Any
 
 from scree.embedders.base import Embedder, pack_vector
@@ -93,6 +92,8 @@ def parse_retry_after(value: str | None) -> float | None:
     try:
         seconds = float(value)
     except ValueError:
+        from email.utils import parsedate_to_datetime  # here: email is half a MB a writer at rest need not hold
+
         try:
             seconds = parsedate_to_datetime(value).timestamp() - time.time()
         except (TypeError, ValueError, IndexError):

@@ -336,7 +336,8 @@ class Syncer:
         texts = [embed_text(path, chunk) for chunk in chunks]
         hashes = [text_hash(self._embedder.identity, text) for text in texts]
         unknown = [h for h in hashes if h not in self._vectors and h not in self._need]
-        cached = self._store.vectors_for_hashes(unknown)
+        # a hash covers the path (R-C4): only a file the index holds has stored vectors to reuse (a new one: no query)
+        cached = self._store.vectors_for_hashes(unknown) if old is not None else {}
         self._vectors.update(cached)
         report.chunks_reused += len(hashes) - len([h for h in unknown if h not in cached])
         for h, text in zip(hashes, texts, strict=True):
