@@ -153,8 +153,8 @@ class SearchEngine:
             mode = "keyword"
         vector = self._vector_candidates(query, mode, limit, scope, notes) if mode != "keyword" else []
         keyword: list[tuple[int, float]] = []
-        if mode in ("hybrid", "keyword"):
-            keyword = self._store.keyword_search(query, limit, scope)
+        if mode in ("hybrid", "keyword"):  # beside vectors, words in half of a large index add nothing alone (#17)
+            keyword = self._store.keyword_search(query, limit, scope, floor_alone=mode == "keyword" or not vector)
         floor = SIMILARITY_FLOORS.get(recorded[0]) if recorded is not None else None
         vector = above_floor(vector, {chunk_id for chunk_id, _ in keyword}, floor)
         words = content_words(query)
@@ -205,7 +205,7 @@ class SearchEngine:
 
     def _language_trees(self) -> LanguageTrees:
         """The index's parallel language trees, worked out again only when the number of files changed."""
-        files, _ = self._store.counts()
+        files = self._store.file_count()
         if self._trees is None or self._trees[0] != files:
             self._trees = (files, LanguageTrees.of(self._store.paths()))
         return self._trees[1]

@@ -153,6 +153,7 @@ def test_an_interrupt_ends_the_progress_line_before_its_message(
     embed_server.set(delay_s=0.3)
     term = Terminal(["reindex", "--notes", str(forty_files)], env)
     term.read_until(b"chunks embedded, ", deadline_s=60)
+    embed_server.set(delay_s=30.0)  # the rest of the sync waits on the server, so the interrupt lands mid-sync
     term.proc.send_signal(signal.SIGINT)
     code, _, screen = term.finish()
     assert code == 130

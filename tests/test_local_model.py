@@ -19,7 +19,7 @@ from scree.config import load_settings
 from scree.embedders import kernels
 from scree.embedders.base import unpack_vector
 from scree.embedders.encoder import attention
-from scree.embedders.local import LocalEmbedder
+from scree.embedders.local import MIN_SHARD_TOKENS, UNIT_TOKENS, LocalEmbedder, _shards
 from scree.errors import ModelMissingError
 from scree.model_install import (
     MODEL_FILE,
@@ -97,6 +97,22 @@ def test_query_and_thread_count_do_not_change_vectors(installed: Path, reference
     finally:
         one.close()
         two.close()
+
+
+def test_a_batch_is_cut_into_units_the_threads_share_out() -> None:
+    lengths = [256] * 20 + [180] * 30 + [40] * 50 + [9] * 7
+    units = _shards(lengths, 2)
+    assert sorted(i for unit in units for i in unit) == list(range(len(lengths)))  # each text once
+    assert all([lengths[i] for i in unit] == sorted(lengths[i] for i in unit) for unit in units)  # runs of a length
+    loads = [sum(lengths[i] for i in unit) for unit in units]
+    assert len(units) == round(sum(lengths) / UNIT_TOKENS)
+    assert max(loads) <= UNIT_TOKENS + 256 and min(loads) >= UNIT_TOKENS - 256
+    firsts = [max(lengths[i] for i in unit) for unit in units]
+    assert firsts == sorted(firsts, reverse=True)  # the longest texts (dearest attention) go out first
+    assert len(_shards([300, 300, 300, 300], 2)) == 2  # above two minimal shards: one unit per worker at least
+    assert _shards([MIN_SHARD_TOKENS, MIN_SHARD_TOKENS - 1], 2) == [[1, 0]]  # too little to share: one thread
+    assert _shards(lengths, 1) == [sorted(range(len(lengths)), key=lambda i: lengths[i])]
+    assert _shards([25], 2) == [[0]]
 
 
 def test_close_then_embed_loads_again(installed: Path) -> None:

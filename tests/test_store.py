@@ -25,10 +25,11 @@ import sqlite_vec
 from scree.chunking import EMBED_FORMAT
 from scree.embedders.base import pack_vector
 from scree.errors import IndexCorruptError, IndexMismatchError
-from scree.store import SCHEMA_VERSION, FileState, NewChunk, Store, fts_match_expression
+from scree.store import SCHEMA_VERSION, FileState, NewChunk, Store, fts_match_expression, searches
 from scree.store.db import IndexRecord
 from scree.store.schema import migrate
 from scree.store.searches import EXACT_SEARCH_MAX_CHUNKS, OVERSAMPLE
+from scree.store.sign_bits import nearest_positions, popcount, popcount_by_bytes
 from scree.store.writes import ROWS_PER_INSERT
 
 DIMS = 8
@@ -174,7 +175,7 @@ def test_readonly_sees_writes_and_refuses_writing(store: Store, db_path: Path, f
         with pytest.raises(RuntimeError):
             reader.delete_files(["a.md"])
         store.replace_files([(state("b.md"), [chunk(0, "gamma")])])
-        assert reader.counts() == (2, 2)
+        assert reader.counts() == (2, 2) and reader.file_count() == 2
 
 
 def test_foreign_and_garbage_files_are_refused(tmp_path: Path, folder: Path) -> None:
@@ -260,7 +261,7 @@ def test_replace_and_delete_round_trip_leave_no_orphans(store: Store, db_path: P
     assert store.keyword_search("part", 5) == []
 
     store.replace_files([(state("empty.md"), [])])
-    assert store.counts() == (3, 2)
+    assert store.counts() == (3, 2) and store.file_count() == 3
     assert store.delete_files(["a.md", "missing.md", "empty.md", "a.md"]) == 2
     assert set(store.files()) == {"b.md"}
     assert row_counts(db_path) == (1, 1, 1)
@@ -749,3 +750,79 @@ def test_the_index_record_of_a_file_sqlite_cannot_query_is_no_record(store: Stor
     conn.execute("drop table files")
     conn.close()
     assert Store.record_of(db_path, folder) == IndexRecord()
+
+
+# --- the two-stage search from memory (scree.store.sign_bits, searches.rescore) ---
+
+
+def test_nearest_positions_are_the_smallest_first_and_equal_ones_by_position() -> None:
+    distances = np.array([3, 1, 2, 1, 3, 0, 2, 3, 1])
+    assert nearest_positions(distances, 4).tolist() == [5, 1, 3, 8]
+    assert nearest_positions(distances, 6).tolist() == [5, 1, 3, 8, 2, 6]
+    assert nearest_positions(distances, 7).tolist() == [5, 1, 3, 8, 2, 6, 0]
+    assert nearest_positions(distances, 20).tolist() == [5, 1, 3, 8, 2, 6, 0, 4, 7]
+
+
+def test_popcount_by_bytes_counts_what_bitwise_count_does() -> None:
+    rng = np.random.default_rng(5)
+    words = rng.integers(0, 2**63, (50, 3), dtype=np.uint64) | np.uint64(2**63)
+    expected = [[bin(int(w)).count("1") for w in row] for row in words]
+    assert popcount_by_bytes(words).tolist() == expected
+    assert popcount(words).tolist() == expected
+
+
+def test_the_two_stage_search_from_memory_returns_what_the_sql_one_does(db_path: Path, folder: Path) -> None:
+    """Stage 1 over the sign bits in memory and stage 2 over vectors read from vec0's blocks give the very ids
+    and distances of the SQL join, ties included: 8 dimensions make few sign patterns, so nearly every candidate
+    ties with others at the edge; copies of one vector tie in distance too, and an all-zero vector is left out."""
+    rng = np.random.default_rng(13)
+    matrix = unit_rows(rng, 1500, DIMS)
+    matrix[100:140] = matrix[7]  # 40 copies: equal distances, equal bits
+    matrix[200] = 0.0
+    with Store.open(db_path, folder) as store:
+        store.set_model(MODEL, DIMS)
+        fill(store, matrix[:700], "a.md")
+        fill(store, matrix[700:], "b.md")
+        conn = raw(db_path)
+        with Store.open(db_path, folder, readonly=True) as reader:
+            for query in [*unit_rows(rng, 15, DIMS), matrix[7], matrix[0]]:
+                for limit in (1, 10, 100):
+                    want = searches.two_stage_nearest(conn, query.tobytes(), limit)
+                    assert reader.two_stage_vector_search(query.tobytes(), limit) == want
+                    count = searches.candidate_count(limit)
+                    assert reader.binary_candidates(query.tobytes(), count) == searches.sign_bit_candidates(
+                        conn, query.tobytes(), count
+                    )
+            query = matrix[1000].tobytes()
+            lost = searches.two_stage_nearest(conn, query, 3)[1][0]
+            conn.execute("delete from chunk_vectors where chunk_id = ?", (lost,))  # sign bits left without a vector
+            assert reader.two_stage_vector_search(query, 3) == searches.two_stage_nearest(conn, query, 3)
+            assert lost not in {c for c, _ in reader.two_stage_vector_search(query, 3)}
+            query = matrix[7].tobytes()
+            before = reader.two_stage_vector_search(query, 10)
+            assert [c.id for c in store.chunks_for_path("a.md")][100] in {c for c, _ in before}
+            store.delete_files(["a.md"])  # another connection's commit: the reader reads the bits again
+            after = reader.two_stage_vector_search(query, 10)
+            assert after == searches.two_stage_nearest(conn, query, 10) != before
+            assert {c for c, _ in after} <= {c.id for c in store.chunks_for_path("b.md")}
+        conn.close()
+        assert store.binary_candidates(vector("new"), 5) != []
+        store.replace_files([(state("c.md"), [chunk(0, "new")])])  # our own commit: the writer's Store reads again
+        assert store.chunks_for_path("c.md")[0].id in store.binary_candidates(vector("new"), 5)
+
+
+def test_where_vec0_keeps_vectors_is_checked_against_what_it_returns(db_path: Path, folder: Path) -> None:
+    rng = np.random.default_rng(17)
+    with Store.open(db_path, folder) as store:
+        store.set_model(MODEL, DIMS)
+        ids = fill(store, unit_rows(rng, 300, DIMS))
+    conn = raw(db_path)
+    places = {
+        r[0]: (r[1], r[2]) for r in conn.execute("select rowid, chunk_id, chunk_offset from chunk_vectors_rowids")
+    }
+    picked = [ids[0], ids[140], ids[-1]]
+    blocks, offsets = [places[i][0] for i in picked], [places[i][1] for i in picked]
+    assert searches.places_hold_vectors(conn, picked, blocks, offsets)
+    assert not searches.places_hold_vectors(conn, picked, blocks, [offsets[0] + 1, *offsets[1:]])
+    assert not searches.places_hold_vectors(conn, [ids[1], *picked[1:]], blocks, offsets)
+    conn.close()

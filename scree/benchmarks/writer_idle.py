@@ -163,7 +163,7 @@ def measure(
     else:
         env.update(SCREE_EMBEDDER="local", SCREE_LOCAL_MODEL_DIR=str(model_dir))
     settings = load_settings(env, notes=str(folder))
-    markdown_mb = sum(p.stat().st_size for p in folder.rglob("*.md")) / 1e6
+    markdown_bytes = sum(p.stat().st_size for p in folder.rglob("*.md"))
     before = api.stats() if api is not None else {}
     started = time.monotonic()
     watch = WatchProcess(folder, env)
@@ -197,9 +197,10 @@ def measure(
         watch.stop()
     figures = {
         "files": float(files),
-        "markdown_mb": round(markdown_mb, 2),
+        "markdown_mb": round(markdown_bytes / 1e6, 2),
+        "markdown_bytes": float(markdown_bytes),
         "watches": float(watching.get("watches") or 0),
-        "first_sync_s": round(float(synced.get("seconds", 0.0)), 2),
+        "first_sync_s": round(float(synced.get("seconds", 0.0)), 3),
         "start_to_synced_s": round(until_synced, 2),
         "chunks": float(chunks),
         "chunks_embedded": float(synced.get("chunks_embedded") or 0),

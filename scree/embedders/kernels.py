@@ -54,32 +54,56 @@ def _exp(x: Any) -> Any:
     return y * _bits_as_float((np.int32(n) + np.int32(127)) << np.int32(23))
 
 
-@njit("void(float32[:, ::1])", **OPTIONS)
-def softmax_rows(scores: Any) -> None:
-    """Each row replaced by its softmax, the maximum subtracted first (no overflow, no special case)."""
-    for i in range(scores.shape[0]):
-        row = scores[i]
-        top = row[0]
+SAFE_LOW, SAFE_HIGH = F32(1e-30), F32(1e30)  # a row's exp-sum inside these had no score near exp's clamp
+
+
+@njit("void(float32[::1], float32[::1])", **OPTIONS)
+def _softmax_row(row: Any, saved: Any) -> None:
+    """One row's softmax, `saved` its scratch. The max subtraction costs a pass as dear as exp's (its reduction does
+    not vectorise here), and this model's scores sit far inside exp's float32 range: the sum says whether they did,
+    and only a row whose exp reached the clamp (a sum >= e^69) or all but vanished (<= 1e-30) takes the max way."""
+    total = F32(0.0)
+    for j in range(row.shape[0]):
+        v = row[j]
+        saved[j] = v
+        e = _exp(v)
+        row[j] = e
+        total += e
+    if not (total > SAFE_LOW and total < SAFE_HIGH):
+        top = saved[0]
         for j in range(row.shape[0]):
-            top = max(top, row[j])
+            top = max(top, saved[j])
         total = F32(0.0)
         for j in range(row.shape[0]):
-            e = _exp(row[j] - top)
+            e = _exp(saved[j] - top)
             row[j] = e
             total += e
-        scale = ONE / total
-        for j in range(row.shape[0]):
-            row[j] *= scale
+    scale = ONE / total
+    for j in range(row.shape[0]):
+        row[j] *= scale
+
+
+@njit("void(float32[:, ::1])", **OPTIONS)
+def softmax_rows(scores: Any) -> None:
+    """Each row replaced by its softmax."""
+    saved = np.empty(scores.shape[1], dtype=np.float32)
+    for i in range(scores.shape[0]):
+        _softmax_row(scores[i], saved)
+
+
+@njit("void(float32[::1], float32[::1])", **OPTIONS)
+def _bias_gelu_row(row: Any, bias: Any) -> None:
+    for j in range(row.shape[0]):
+        v = row[j] + bias[j]
+        row[j] = v / (ONE + _exp(-GELU_SCALE * (v + GELU_CUBIC * v * v * v)))
 
 
 @njit("void(float32[:, ::1], float32[::1])", **OPTIONS)
 def bias_gelu(x: Any, bias: Any) -> None:
-    """x + bias, then GELU (tanh form, written with a sigmoid as encoder.gelu), in place."""
+    """x + bias, then GELU (tanh form, written with a sigmoid as encoder.gelu), in place. One call per row: the
+    loop compiled on its own vectorises better than inside the row loop (0.68 against 0.94 ns an element)."""
     for i in range(x.shape[0]):
-        row = x[i]
-        for j in range(row.shape[0]):
-            v = row[j] + bias[j]
-            row[j] = v / (ONE + _exp(-GELU_SCALE * (v + GELU_CUBIC * v * v * v)))
+        _bias_gelu_row(x[i], bias)
 
 
 @njit("void(float32[:, ::1], float32[:, ::1], float32[::1], float32[::1], float32[::1], float32)", **OPTIONS)

@@ -21,7 +21,7 @@ from scree.ranking import fuse_rrf
 from scree.store import searches, writes
 from scree.store.connection import BULK_CACHE_KIB, WRITER_CACHE_KIB, empty_index, open_index, tighten_modes
 from scree.store.integrity import check_integrity
-from scree.store.keywords import cjk_match_expression, fts_match_expression
+from scree.store.keywords import SplitQuery, cjk_match_expression, fts_match_terms, split_query, wide_split
 from scree.store.records import FileState, NewChunk, StoredChunk
 from scree.store.schema import (
     CJK_TABLE,
@@ -38,6 +38,7 @@ from scree.store.schema import (
     has_vector_table,
     vector_table_ddl,
 )
+from scree.store.sign_bits import SignBits
 
 if TYPE_CHECKING:
     from scree.config import Settings
@@ -46,6 +47,7 @@ if TYPE_CHECKING:
 log = get_logger(__name__)
 
 SQL_BATCH = 500  # ids or hashes per `in (...)` list
+MAX_COUNTED_TERMS = 4096  # terms whose matches a Store remembers between two changes of the index
 REINDEX_HINT = "run `scree reindex --all` to rebuild it"
 EMBED_FORMAT_KEY = "embed_format"
 FIRST_EMBED_FORMAT = "1"  # what an index without the meta row was made with
@@ -103,6 +105,7 @@ class _Facts:
     model: tuple[str, int] | None
     vectors: bool  # a vec0 table: a keyword-only index (0 dims) or one with no model yet has none
     sign_bits: bool  # sign bits beside the vectors: dims a multiple of 8
+    vector_blocks: bool  # vec0's shadow tables, where the two-stage search reads candidates' vectors
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,6 +135,8 @@ class Store:
         self._bulk_wanted = self._bulk_on = False  # bulk_cache(): asked for, and in effect
         self._facts: _Facts | None = None  # read again when another connection committed, or after our own writes
         self._size: _Size | None = None  # likewise, for queries
+        self._sign_bits: tuple[int, SignBits] | None = None  # (data_version, every chunk's sign bits) when two-stage
+        self._term_hits: tuple[int, int, dict[str, int]] | None = None  # (data_version, rows, rows per term)
         self._stemmer: Any = None  # the FTS5 tokenizer, made on first use by stems()
 
     # --- opening ---
@@ -222,6 +227,7 @@ class Store:
             raise write_failure(self.db_path, exc) from None
         finally:
             self._facts = self._size = None  # our own commits do not move data_version
+            self._sign_bits = self._term_hits = None
         if not self._modes_checked:
             tighten_modes(self.db_path)
             self._modes_checked = True
@@ -241,7 +247,7 @@ class Store:
         model = None if identity is None or dims is None else (identity, int(dims))
         vectors = has_vector_table(self._conn)
         sign_bits = vectors and model is not None and binary_quantizable(model[1])
-        return _Facts(version, model, vectors, sign_bits)
+        return _Facts(version, model, vectors, sign_bits, vectors and searches.has_vector_blocks(self._conn))
 
     def _sized(self) -> _Size:
         """How many chunks, and whether a vector query takes two stages; counted once per data_version."""
@@ -464,8 +470,35 @@ class Store:
         if scope is not None:
             return searches.exact_nearest(self._conn, vector, limit, scope)
         if binary_quantizable(dims) and self._sized().two_stage:
-            return searches.two_stage_nearest(self._conn, vector, limit)
+            return self._two_stage(vector, limit)
         return searches.exact_nearest(self._conn, vector, limit)
+
+    def _two_stage(self, vector: bytes, limit: int) -> list[tuple[int, float]]:
+        """The two-stage search from memory (searches.two_stage_from_memory) where vec0's blocks can be read."""
+        bits = self._bits() if self._now().vector_blocks else None
+        if bits is None or not bits.located:
+            return searches.two_stage_nearest(self._conn, vector, limit)
+        return searches.two_stage_from_memory(self._conn, vector, limit, bits)
+
+    def _bits(self) -> SignBits:
+        """Every chunk's sign bits (and where vec0 keeps each vector, if it keeps them as sqlite-vec 0.1 does), read
+        again when another connection committed (or after our own writes)."""
+        version = self._now().version
+        if self._sign_bits is None or self._sign_bits[0] != version:
+            bits = SignBits.load(self._conn, places=self._now().vector_blocks)
+            if bits.located:
+                held = (bits.blocks >= 0).nonzero()[0]
+                probe = [int(held[0]), int(held[-1])] if len(held) else []
+                if not searches.places_hold_vectors(
+                    self._conn,
+                    bits.ids[probe].tolist(),
+                    bits.blocks[probe].tolist(),
+                    bits.offsets[probe].tolist(),
+                ):
+                    log.warning("vec0 keeps its vectors in a layout this scree does not read; searching in SQL")
+                    bits = SignBits.load(self._conn, places=False)
+            self._sign_bits = (version, bits)
+        return self._sign_bits[1]
 
     def exact_vector_search(self, vector: bytes, limit: int) -> list[tuple[int, float]]:
         """vector_search by a full scan of the vec0 table, whatever the index size."""
@@ -481,32 +514,68 @@ class Store:
         dims = self._searchable(vector, limit)
         if dims is None or not binary_quantizable(dims):
             return self.exact_vector_search(vector, limit)
-        return searches.two_stage_nearest(self._conn, vector, limit)
+        return self._two_stage(vector, limit)
 
     def binary_candidates(self, vector: bytes, count: int) -> list[int]:
         """Stage 1 of two_stage_vector_search alone: ids of the `count` chunks nearest by Hamming distance."""
         dims = self._searchable(vector, count)
         if dims is None or not binary_quantizable(dims):
             return []
-        return searches.sign_bit_candidates(self._conn, vector, count)
+        row = self._conn.execute("select vec_quantize_binary(?)", (vector,)).fetchone()
+        return self._bits().nearest(bytes(row[0]), count) if row is not None else []
 
-    def keyword_search(self, query: str, limit: int, scope: str | None = None) -> list[tuple[int, float]]:
+    def keyword_search(
+        self, query: str, limit: int, scope: str | None = None, *, floor_alone: bool = True
+    ) -> list[tuple[int, float]]:
         """(chunk id, score) by FTS5 bm25 over heading and text, best first; score is -bm25 (higher is better).
         With `scope` (a regex from scree.scope), only chunks of the files inside it.
+
+        `floor_alone` False: on an index of SPLIT_MIN_ROWS chunks or more, chunks that match only words found in
+        half of the chunks or more (FTS5 weighs those 1e-6) are left out, as a hybrid search has its vector list
+        to rank them; ranking them all cost 70-100 ms at 100k chunks (keywords.split_query).
 
         With CJK text in the query, its character pairs are looked up in the CJK table too, and the two lists
         are fused by rank (scree.store.keywords)."""
         if limit <= 0:
             return []
-        words, pairs = fts_match_expression(query), cjk_match_expression(query)
-        found = [] if words is None else searches.keyword_matches(self._conn, words, limit, scope)
+        terms, pairs = fts_match_terms(query), cjk_match_expression(query)
+        found = self._word_matches(terms, limit, scope, floor_alone) if terms else []
         if pairs is None:
             return found
         cjk = searches.keyword_matches(self._conn, pairs, limit, scope, table=CJK_TABLE)
-        if words is None:
+        if not terms:
             return cjk
         lists = [[chunk_id for chunk_id, _ in ranked] for ranked in (found, cjk)]
         return fuse_rrf(lists)[:limit]
+
+    def _word_matches(
+        self, terms: list[str], limit: int, scope: str | None, floor_alone: bool
+    ) -> list[tuple[int, float]]:
+        """The OR-query of `terms` over the word index; split (keywords.split_query) where that ranks fewer rows:
+        first setting apart its most frequent words, then only its floor-weight ones, then not at all."""
+        for split in self._splits(terms, limit):
+            found, whole = searches.split_matches(self._conn, split, limit, scope)
+            if whole or (split.floor_only and not floor_alone):
+                return found
+        return searches.keyword_matches(self._conn, " OR ".join(terms), limit, scope)
+
+    def _splits(self, terms: list[str], limit: int) -> list[SplitQuery]:
+        """The splits worth trying of a large index's OR-query of `terms`, widest first; what each term matches is
+        counted once per change of the index (a word in every chunk: 4 ms at 100k)."""
+        version = self._now().version
+        if self._term_hits is None or self._term_hits[0] != version:
+            self._term_hits = (version, searches.keyword_rows(self._conn), {})
+        _, rows, hits = self._term_hits
+        if rows < searches.SPLIT_MIN_ROWS:
+            return []
+        if len(hits) > MAX_COUNTED_TERMS:
+            hits.clear()
+        for term in terms:
+            if term not in hits:
+                hits[term] = searches.term_hits(self._conn, term)
+        counts = [hits[term] for term in terms]
+        splits = [wide_split(terms, counts, rows, limit), split_query(terms, counts, rows)]
+        return [split for split in splits if split is not None]
 
     def stems(self, text: str) -> list[str]:
         """`text` as the keyword index's tokenizer sees it (lower case, accents folded, Porter stems), in order."""
@@ -566,6 +635,11 @@ class Store:
     def is_empty(self) -> bool:
         """No chunks at all: a search has nothing to find (and calls no embeddings API, R-M2)."""
         return self._sized().chunks == 0
+
+    def file_count(self) -> int:
+        """Files in the index: counts() without counting every chunk (1 ms a query at 100k chunks)."""
+        row = self._conn.execute("select count(*) from files").fetchone()
+        return int(row[0]) if row is not None else 0
 
     def counts(self) -> tuple[int, int]:
         """(files, chunks) in the index."""

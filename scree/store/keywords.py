@@ -8,11 +8,17 @@ Chinese and Japanese docs (198 pages each, a page's title as the query, and "如
 "<title>の使い方は？" as a question): pairs MRR@5 0.764 / 0.621 (zh titles / questions) and 0.768 / 0.653 (ja),
 against the unicode61 table's 0.797 / 0.221 and 0.775 / 0.041, and FTS5's trigram tokenizer's 0.629 / 0.449 and
 0.711 / 0.576 (a trigram cannot match the many two-character words: 搜索, 变量, 闭包).
+
+And on a large index, an OR-query with words in half of the rows or more as two queries over the rows with its
+rarer words (split_query): FTS5 ranks every row an OR-query matches, so a word in every chunk cost 70 ms at 100k.
 """
 
 from __future__ import annotations
 
+import math
 import re
+from collections.abc import Sequence
+from dataclasses import dataclass
 
 # Letters and digits only: the same split unicode61 makes, and nothing FTS5 could read as syntax once quoted.
 _WORD = re.compile(r"[^\W_]+")
@@ -51,6 +57,13 @@ def content_words(query: str) -> list[str]:
 
 def fts_match_expression(query: str) -> str | None:
     """`"word1" OR "word2" …` for the distinct words of `query` (first spelling kept); None when it has no words.
+    Its terms are fts_match_terms(query)."""
+    terms = fts_match_terms(query)
+    return " OR ".join(terms) if terms else None
+
+
+def fts_match_terms(query: str) -> list[str]:
+    """The quoted FTS5 terms of `query`'s distinct words, in order (first spelling kept); [] when it has none.
 
     CJK runs are left out (cjk_match_expression covers them). STOPWORDS are dropped unless the query has nothing
     else. A word written with a `*` right after it (`tok*`) is a prefix (`"tok"*`), as a searcher means it.
@@ -70,10 +83,7 @@ def fts_match_expression(query: str) -> str | None:
         content.setdefault(key + "*" if prefix else key, f'"{word}"*' if prefix else f'"{word}"')
         if len(content) >= MAX_QUERY_TERMS:
             break
-    terms = content or common
-    if not terms:
-        return None
-    return " OR ".join(terms.values())
+    return list((content or common).values())
 
 
 def cjk_pairs(text: str) -> list[str]:
@@ -111,3 +121,102 @@ def cjk_match_expression(query: str) -> str | None:
     """`"中文" OR "文本" …` for the distinct CJK pairs of `query` (at most MAX_QUERY_TERMS); None when it has none."""
     pairs = list(dict.fromkeys(cjk_pairs(query)))[:MAX_QUERY_TERMS]
     return " OR ".join(f'"{pair}"' for pair in pairs) if pairs else None
+
+
+# FTS5's bm25 (fts5_aux.c): a term in at least half of the rows gets idf FLOOR_IDF, and no term adds more than
+# idf x (BM25_K1 + 1) to a row's score, however often the row has it.
+BM25_K1 = 1.2
+FLOOR_IDF = 1e-6
+
+
+def floor_weight(rows: int, hits: int) -> bool:
+    """Whether FTS5 gives a term found in `hits` of `rows` rows the floor idf: log((N - n + 0.5) / (n + 0.5)) <= 0."""
+    return 2 * hits >= rows
+
+
+@dataclass(frozen=True, slots=True)
+class SplitQuery:
+    """An OR-query of some rarer terms and some common ones, as two queries whose bm25 scores are the OR-query's
+    to the last bit, over only the rows with a rarer term: bm25 is a sum over the expression's phrases in their
+    order, a phrase a row lacks adds 0.0, and each phrase's idf is its own. The rows matching common terms alone
+    score less than `bound` (the most each common term can add), so when the top `limit` of `rare` and `both`
+    together score above it, they are the OR-query's top `limit` (ties by rowid either way)."""
+
+    rare: str | None  # rows with a rarer term and no common one; None when every term is common
+    both: str | None  # rows with both kinds, the phrases in the OR-query's order
+    bound: float
+    floor_only: bool  # every common term is floor-weight (in half of the rows or more)
+
+
+def fts5_idf(rows: int, hits: int) -> float:
+    """bm25's idf of a term found in `hits` of `rows` rows, as FTS5 computes it."""
+    idf = math.log((rows - hits + 0.5) / (hits + 0.5))
+    return idf if idf > 0.0 else FLOOR_IDF
+
+
+def split_query(terms: Sequence[str], hits: Sequence[int], rows: int) -> SplitQuery | None:
+    """The split of the OR-query of `terms` (each found in `hits` of the `rows` rows) that sets its floor-weight
+    terms apart; None when it has none, or when no `A AND B` keeps the phrases' order."""
+    common = {index for index, n in enumerate(hits) if floor_weight(rows, n)}
+    return _split(terms, common, len(common) * FLOOR_IDF, floor_only=True) if common else None
+
+
+def wide_split(terms: Sequence[str], hits: Sequence[int], rows: int, limit: int) -> SplitQuery | None:
+    """A split that sets apart the most frequent terms too, as many as the rarer ones likely outscore: those whose
+    largest contributions add up to less than the idf of the rarer term whose rows (with the rarer ones') reach
+    `limit`. None when it would set no more apart than split_query, or when the order cannot be kept."""
+    idf = [fts5_idf(rows, n) for n in hits]
+    common = {index for index, n in enumerate(hits) if floor_weight(rows, n)}
+    floor = len(common)
+    for index in sorted(range(len(terms)), key=lambda i: -hits[i]):
+        if index in common:
+            continue
+        trial = common | {index}
+        rest = sorted((i for i in range(len(terms)) if i not in trial), key=lambda i: hits[i])
+        reach = next((i for n, i in enumerate(rest) if sum(hits[j] for j in rest[: n + 1]) >= limit), None)
+        if reach is None or sum(idf[i] for i in trial) * (BM25_K1 + 1.0) >= idf[reach]:
+            break
+        common = trial
+    if len(common) == floor:
+        return None
+    return _split(terms, common, sum(idf[i] for i in common), floor_only=False)
+
+
+def _split(terms: Sequence[str], common_at: set[int], idf_sum: float, *, floor_only: bool) -> SplitQuery | None:
+    """The two queries for the terms at `common_at` set apart; `idf_sum`: their idfs added up."""
+    bound = idf_sum * (BM25_K1 + 1.0) * (1 + 1e-9)
+    common = [term for index, term in enumerate(terms) if index in common_at]
+    rare = [term for index, term in enumerate(terms) if index not in common_at]
+    if not rare:
+        return SplitQuery(None, None, bound, floor_only)
+    orders = [list(terms), [*terms[1:2], *terms[:1], *terms[2:]]]  # the first two may swap: 0 + a + b = b + a
+    if rare + common in orders:
+        both = f"{_group(rare)} AND {_group(common)}"
+    elif common + rare in orders:
+        both = f"{_group(common)} AND {_group(rare)}"
+    else:
+        return None
+    return SplitQuery(f"{_group(rare)} NOT {_group(common)}", both, bound, floor_only)
+
+
+def _group(terms: Sequence[str]) -> str:
+    return terms[0] if len(terms) == 1 else "(" + " OR ".join(terms) + ")"
+
+
+def fts5_varints(data: bytes) -> list[int]:
+    """The SQLite varints in `data` (FTS5's averages record: rows, then tokens per column), in order."""
+    values: list[int] = []
+    position = 0
+    while position < len(data):
+        value = 0
+        for index in range(9):
+            byte = data[position]
+            position += 1
+            if index == 8:
+                value = (value << 8) | byte
+                break
+            value = (value << 7) | (byte & 0x7F)
+            if not byte & 0x80 or position >= len(data):
+                break
+        values.append(value)
+    return values

@@ -2,9 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
 import apsw
 
+from scree.store.keywords import fts5_varints
 from scree.store.schema import VECTOR_BITS_TABLE, VECTOR_TABLE
+
+if TYPE_CHECKING:
+    from scree.store.keywords import SplitQuery
+    from scree.store.sign_bits import SignBits
 
 HEADING_WEIGHT = 2.0  # R-S1: bm25 column weights, a match in the heading trail counts double
 TEXT_WEIGHT = 1.0
@@ -29,11 +37,26 @@ _TWO_STAGE_SQL = (
     f"select v.chunk_id, vec_distance_cosine(v.embedding, ?1) as distance from ({_CANDIDATES_SQL}) as c "
     f"join {VECTOR_TABLE} as v on v.chunk_id = c.chunk_id order by distance limit ?3"
 )
+# Stage 2 from memory (two_stage_from_memory): the candidates' vectors read where vec0 keeps them (its shadow tables:
+# each vector's block and place in it, held by SignBits), then sqlite-vec's own vec_distance_cosine over them passed
+# as one blob, ?2, of ?3 vectors of ?4 bytes; ties by position, as the join above orders them. 2048 candidates at
+# 100k chunks: 6-8 ms, against 16-19 ms for the join, whose every vec0 lookup opens a blob anew.
+VECTOR_ROWIDS_TABLE = f"{VECTOR_TABLE}_rowids"
+VECTOR_BLOCKS_TABLE = f"{VECTOR_TABLE}_vector_chunks00"
+_RESCORE_SQL = (
+    "with recursive n(i) as (select 0 union all select i + 1 from n where i + 1 < ?3) "
+    "select i, vec_distance_cosine(substr(?2, i * ?4 + 1, ?4), ?1) as distance from n order by distance, i limit ?5"
+)
 _KEYWORD_SQL = (
     "select rowid, bm25({table}, " + f"{HEADING_WEIGHT}, {TEXT_WEIGHT}" + ") as score from {table} "
     "where {table} match ?1 {scope} order by score limit ?2"
 )
 KEYWORD_TABLE = "chunks_fts"
+# FTS5 computes bm25 for every row an OR-query matches, 0.7 us a row: a word in nearly every chunk made a query of
+# 100k chunks cost 70 ms. From this many rows up, a query with such words runs split (keywords.split_query).
+SPLIT_MIN_ROWS = 20_000
+_AVERAGES_SQL = f"select block from {KEYWORD_TABLE}_data where id = 1"  # FTS5's averages record
+_HITS_SQL = f"select count(*) from {KEYWORD_TABLE} where {KEYWORD_TABLE} match ?"
 # R-M10: a scoped search ranks only the chunks of files whose path the scope's regex (?3) matches, in the query
 # itself, so it still finds `limit` chunks inside the scope. The files subquery runs once per query.
 SCOPE_FUNCTION = "scree_in_scope"
@@ -68,6 +91,69 @@ def two_stage_nearest(conn: apsw.Connection, vector: bytes, limit: int) -> list[
     return [(int(row[0]), float(row[1])) for row in rows if row[1] is not None]  # NULL: an all-zero vector
 
 
+def two_stage_from_memory(conn: apsw.Connection, vector: bytes, limit: int, bits: SignBits) -> list[tuple[int, float]]:
+    """two_stage_nearest, the very ids and distances, with stage 1 over `bits` in memory and stage 2 reading the
+    candidates' vectors where `bits` says vec0 keeps them."""
+    limit = min(limit, MAX_KNN)
+    row = conn.execute("select vec_quantize_binary(?)", (vector,)).fetchone()
+    assert row is not None
+    ids, blocks, offsets = bits.nearest_located(bytes(row[0]), candidate_count(limit))
+    if not ids or limit <= 0:
+        return []
+    vectors = read_vectors(conn, blocks, offsets, len(vector))
+    rows = conn.execute(_RESCORE_SQL, (vector, vectors, len(ids), len(vector), limit))
+    return [(ids[int(row[0])], float(row[1])) for row in rows if row[1] is not None]  # NULL: an all-zero vector
+
+
+def has_vector_blocks(conn: apsw.Connection) -> bool:
+    """Whether vec0 keeps its vectors where read_vectors reads them (sqlite-vec 0.1's shadow tables)."""
+    rows = conn.execute(
+        "select count(*) from sqlite_master where type = 'table' and name in (?, ?)",
+        (VECTOR_ROWIDS_TABLE, VECTOR_BLOCKS_TABLE),
+    ).fetchone()
+    return rows is not None and int(rows[0]) == 2
+
+
+def places_hold_vectors(
+    conn: apsw.Connection, ids: Sequence[int], blocks: Sequence[int], offsets: Sequence[int]
+) -> bool:
+    """Whether the vectors read_vectors finds at these places are the ones vec0 returns for these ids: a check of
+    sqlite-vec's block layout, which is its own (0.1's: a block's vectors one after another)."""
+    for chunk_id, block, offset in zip(ids, blocks, offsets, strict=True):
+        row = conn.execute(f"select embedding from {VECTOR_TABLE} where chunk_id = ?", (chunk_id,)).fetchone()
+        if row is None or bytes(read_vectors(conn, [block], [offset], len(row[0]))) != bytes(row[0]):
+            return False
+    return True
+
+
+def read_vectors(conn: apsw.Connection, blocks: Sequence[int], offsets: Sequence[int], size: int) -> bytearray:
+    """The vectors of `size` bytes at these places in vec0's blocks, one after another in the order given, read
+    block by block through one incremental blob handle (opening a blob per vector is what made the join slow)."""
+    import numpy as np
+
+    vectors = bytearray(size * len(blocks))
+    if not blocks:
+        return vectors
+    view = memoryview(vectors)
+    order = np.lexsort((np.asarray(offsets), np.asarray(blocks)))
+    in_order: list[int] = np.asarray(blocks)[order].tolist()
+    starts: list[int] = (np.asarray(offsets, dtype=np.int64)[order] * size).tolist()
+    targets: list[int] = (order.astype(np.int64) * size).tolist()
+    current = in_order[0]
+    blob = conn.blob_open("main", VECTOR_BLOCKS_TABLE, "vectors", current, False)
+    try:
+        seek, read_into = blob.seek, blob.read_into
+        for block, start, target in zip(in_order, starts, targets, strict=True):
+            if block != current:
+                blob.reopen(block)
+                current = block
+            seek(start)
+            read_into(view, target, size)
+    finally:
+        blob.close()
+    return vectors
+
+
 def sign_bit_candidates(conn: apsw.Connection, vector: bytes, count: int) -> list[int]:
     """Stage 1 alone: ids of the `count` chunks nearest to `vector` by Hamming distance between sign bits."""
     return [int(row[0]) for row in conn.execute(_CANDIDATES_SQL, (vector, count))]
@@ -86,3 +172,31 @@ def keyword_matches(
         sql = _KEYWORD_SQL.format(table=table, scope=f"and +rowid {_IN_SCOPE}")
         rows = conn.execute(sql, (expression, limit, scope))
     return [(int(row[0]), -float(row[1])) for row in rows]
+
+
+def keyword_rows(conn: apsw.Connection) -> int:
+    """How many rows the word index holds, as FTS5's bm25 counts them (its averages record)."""
+    row = conn.execute(_AVERAGES_SQL).fetchone()
+    values = fts5_varints(bytes(row[0])) if row is not None and row[0] else []
+    return values[0] if values else 0
+
+
+def term_hits(conn: apsw.Connection, term: str) -> int:
+    """How many rows of the word index match one term: what bm25 counts for its idf."""
+    row = conn.execute(_HITS_SQL, (term,)).fetchone()
+    return int(row[0]) if row is not None else 0
+
+
+def split_matches(
+    conn: apsw.Connection, split: SplitQuery, limit: int, scope: str | None = None
+) -> tuple[list[tuple[int, float]], bool]:
+    """The best `limit` rows of the split's two queries together, as keyword_matches gives them (ties by rowid),
+    and whether they are the whole OR-query's best `limit`: all of them score above what a row matching only
+    the common terms can."""
+    found: list[tuple[int, float]] = []
+    for expression in (split.rare, split.both):
+        if expression is not None:
+            found.extend(keyword_matches(conn, expression, limit, scope))
+    found.sort(key=lambda pair: (-pair[1], pair[0]))
+    found = found[:limit]
+    return found, len(found) == limit and found[-1][1] > split.bound
