@@ -225,7 +225,9 @@ class Built:
 
 
 def fresh_db(name: str) -> Path:
-    db = CACHE / "run" / f"{name}.db"
+    """A new index file for this run only: the run folder is per process, since bench/results may be shared by
+    several checkouts running this benchmark at once."""
+    db = CACHE / "run" / str(os.getpid()) / f"{name}.db"
     db.parent.mkdir(parents=True, exist_ok=True)
     for suffix in ("", "-wal", "-shm"):
         Path(str(db) + suffix).unlink(missing_ok=True)
@@ -545,6 +547,7 @@ def main() -> None:
     args.json.parent.mkdir(parents=True, exist_ok=True)
     args.json.write_text(json.dumps(result, indent=2, default=str) + "\n")
     embedder.close()
+    shutil.rmtree(CACHE / "run" / str(os.getpid()), ignore_errors=True)
 
 
 if __name__ == "__main__":

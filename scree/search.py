@@ -22,12 +22,12 @@ from scree.ranking import (
     PER_FILE,
     POOL,
     SIMILARITY_FLOORS,
-    Z_VECTOR_WEIGHT,
     above_floor,
     add_path_signal,
     diversify,
-    fuse_zscores,
+    fuse_hybrid,
     path_match,
+    vector_weight,
 )
 from scree.scope import scope_pattern
 from scree.store import FileState, Store, StoredChunk
@@ -157,15 +157,16 @@ class SearchEngine:
             keyword = self._store.keyword_search(query, limit, scope, floor_alone=mode == "keyword" or not vector)
         floor = SIMILARITY_FLOORS.get(recorded[0]) if recorded is not None else None
         vector = above_floor(vector, {chunk_id for chunk_id, _ in keyword}, floor)
+        words = content_words(query)
         if mode == "semantic":
             ranked = vector
         elif mode == "keyword":
             ranked = [(chunk_id, 1.0 / (rank + 1)) for rank, chunk_id in enumerate(chunk_id for chunk_id, _ in keyword)]
         else:
-            ranked = fuse_zscores([vector, keyword], weights=(Z_VECTOR_WEIGHT, 1.0))
+            ranked = fuse_hybrid(vector, keyword, vector_weight(len(words)))
         rows = self._store.chunks_by_ids(chunk_id for chunk_id, _ in ranked)
         if mode == "hybrid":
-            terms = frozenset(self._store.stems(" ".join(content_words(query))))
+            terms = frozenset(self._store.stems(" ".join(words)))
             ranked = add_path_signal(
                 ranked, lambda chunk_id: path_match(terms, self._terms_of_path(rows, chunk_id)) if terms else 0.0
             )

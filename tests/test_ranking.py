@@ -6,15 +6,20 @@ from __future__ import annotations
 import math
 
 from scree.ranking import (
+    LONG_QUERY_VECTOR_WEIGHT,
+    LONG_QUERY_WORDS,
     PER_FILE,
     RRF_K,
     SIMILARITY_FLOORS,
+    Z_VECTOR_WEIGHT,
     above_floor,
     add_path_signal,
     diversify,
+    fuse_hybrid,
     fuse_rrf,
     fuse_zscores,
     path_match,
+    vector_weight,
 )
 
 
@@ -85,3 +90,23 @@ def test_the_floor_drops_weak_vector_only_candidates() -> None:
     assert above_floor(vector, {3}, 0.25) == [(1, 0.6), (3, 0.1)]  # the keyword search found it too
     assert above_floor(vector, set(), None) == vector
     assert above_floor([(4, 0.14)], set(), SIMILARITY_FLOORS["local:all-MiniLM-L6-v2"]) == []
+
+
+def test_hybrid_fusion_squares_keyword_scores_so_a_lists_best_matches_stand_out() -> None:
+    vector = [(1, 0.60), (2, 0.50), (3, 0.45), (4, 0.40)]
+    keyword = [(5, 9.0), (6, 5.0), (7, 4.0), (8, 1.0)]  # one strong match, then weaker ones
+    fused = fuse_hybrid(vector, keyword)
+    assert fused == fuse_zscores([vector, [(i, s * s) for i, s in keyword]], weights=(Z_VECTOR_WEIGHT, 1.0))
+    assert [item for item, _ in fused] == [1, 5, 2, 3, 6, 7, 4, 8]
+    plain = fuse_zscores([vector, keyword], weights=(Z_VECTOR_WEIGHT, 1.0))
+    assert [item for item, _ in plain] == [1, 5, 2, 6, 3, 7, 4, 8]  # unsquared, keyword's second passed vector's third
+    assert fuse_hybrid([], [(3, 7.0)]) == fuse_zscores([[], [(3, 49.0)]], weights=(Z_VECTOR_WEIGHT, 1.0))
+
+
+def test_a_long_query_weighs_its_keyword_list_more() -> None:
+    assert vector_weight(1) == vector_weight(LONG_QUERY_WORDS) == Z_VECTOR_WEIGHT
+    assert vector_weight(LONG_QUERY_WORDS + 1) == vector_weight(30) == LONG_QUERY_VECTOR_WEIGHT < Z_VECTOR_WEIGHT
+    vector = [(1, 0.60), (2, 0.50), (3, 0.45), (4, 0.40)]
+    keyword = [(5, 9.0), (2, 5.0), (6, 4.0), (8, 1.0)]
+    assert [i for i, _ in fuse_hybrid(vector, keyword, vector_weight(3))][:3] == [1, 2, 5]
+    assert [i for i, _ in fuse_hybrid(vector, keyword, vector_weight(8))][:3] == [1, 5, 2]  # the best keyword match

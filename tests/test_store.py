@@ -511,6 +511,16 @@ def test_keyword_or_query_skips_common_english_words_unless_it_has_nothing_else(
     assert [cid for cid, _ in store.keyword_search("To be or not to be", 10)] == [hamlet]
 
 
+def test_keyword_or_query_skips_the_words_a_question_or_comparison_is_phrased_in(store: Store) -> None:
+    store.replace_files([(state("tools.md"), [chunk(0, "uvx runs a tool; uv tool install keeps it", heading="Tools")])])
+    store.replace_files([(state("faq.md"), [chunk(0, "Why? How? What should you do versus what could you do?")])])
+    tools = store.chunks_for_path("tools.md")[0].id
+    assert fts_match_expression("How do I add a dependency?") == '"add" OR "dependency"'
+    assert fts_match_expression("uvx versus uv tool install") == '"uvx" OR "uv" OR "tool" OR "install"'
+    assert [cid for cid, _ in store.keyword_search("what should I use: uvx vs uv tool", 10)] == [tools]
+    assert fts_match_expression("how do I") == '"how" OR "do" OR "I"'  # nothing else: they stay
+
+
 HOSTILE_QUERIES = [
     '"',
     '"unbalanced',
