@@ -8,10 +8,7 @@ from typing import TypeVar
 
 T = TypeVar("T")
 
-RRF_K = 10  # R-M3: measured best on SciFact train (k = 10 beat 30 and 60)
-# Weight of the vector list against the keyword list (1.0). On SciFact train with the offline model, fused nDCG@10:
-# 0.7145 at 1.0, 0.7275 at 0.7, 0.7069 at 1.3 (k = 10; bench.quality). Keyword ties break toward exact terms.
-VECTOR_WEIGHT = 0.7
+RRF_K = 10  # merges the word and CJK character-pair keyword lists; measured best on SciFact train when it fused modes
 
 # Hybrid ranking (#11), measured with bench.quality on SciFact train (nDCG@10) and the docs trees (MRR / Hit@3, k=5)
 # together; each list's scores are standardised (z-scores over its POOL candidates) and summed with these weights.
