@@ -459,6 +459,7 @@ def main() -> None:
     from scree.config import load_settings
     from scree.embedders.factory import make_embedder
 
+    CACHE.mkdir(parents=True, exist_ok=True)  # a fresh clone has no bench/results yet
     settings = load_settings(os.environ, notes=str(CACHE.parent))
     inner = make_embedder(settings)
     counter: Callable[[Sequence[str]], list[int]] = getattr(inner, "count_tokens", lambda texts: [0] * len(texts))
