@@ -157,7 +157,7 @@ def fts5_idf(rows: int, hits: int) -> float:
 def split_query(terms: Sequence[str], hits: Sequence[int], rows: int) -> SplitQuery | None:
     """The split of the OR-query of `terms` (each found in `hits` of the `rows` rows) that sets its floor-weight
     terms apart; None when it has none, or when no `A AND B` keeps the phrases' order."""
-    common = {index for index, n in enumerate(hits) if floor_weight(rows, n)}
+    common = _floor_terms(hits, rows)
     return _split(terms, common, len(common) * FLOOR_IDF, floor_only=True) if common else None
 
 
@@ -166,7 +166,7 @@ def wide_split(terms: Sequence[str], hits: Sequence[int], rows: int, limit: int)
     largest contributions add up to less than the idf of the rarer term whose rows (with the rarer ones') reach
     `limit`. None when it would set no more apart than split_query, or when the order cannot be kept."""
     idf = [fts5_idf(rows, n) for n in hits]
-    common = {index for index, n in enumerate(hits) if floor_weight(rows, n)}
+    common = _floor_terms(hits, rows)
     floor = len(common)
     for index in sorted(range(len(terms)), key=lambda i: -hits[i]):
         if index in common:
@@ -180,6 +180,11 @@ def wide_split(terms: Sequence[str], hits: Sequence[int], rows: int, limit: int)
     if len(common) == floor:
         return None
     return _split(terms, common, sum(idf[i] for i in common), floor_only=False)
+
+
+def _floor_terms(hits: Sequence[int], rows: int) -> set[int]:
+    """Positions of the terms FTS5 weighs FLOOR_IDF (found in half of the rows or more)."""
+    return {index for index, n in enumerate(hits) if floor_weight(rows, n)}
 
 
 def _split(terms: Sequence[str], common_at: set[int], idf_sum: float, *, floor_only: bool) -> SplitQuery | None:
