@@ -243,7 +243,16 @@ def test_attention_is_softmax_even_where_exp_fails(case: str, compiled: bool) ->
         block[:, :, 1] = -np.abs(block[:, :, 1])  # every score is far below zero
     got = attention(block, kernels=kernels if compiled else None)
     assert np.all(np.isfinite(got))
-    np.testing.assert_allclose(got, _softmax_attention(block), rtol=2e-4, atol=2e-4)
+    expected = _softmax_attention(block)
+    np.testing.assert_allclose(got, expected, rtol=2e-4, atol=2e-4)
+    if compiled:  # as encoder_layer runs it: the sums go to a view, divide_heads does the division on context rows
+        texts, tokens = block.shape[:2]
+        context = np.full((texts * tokens, 12 * 32), np.nan, dtype=np.float32)
+        sums = np.full((texts, tokens, 12), np.nan, dtype=np.float32)
+        heads = context.reshape(texts, tokens, 12, 32).transpose(0, 2, 1, 3)
+        attention(block, out=heads, kernels=kernels, sums=sums.transpose(0, 2, 1))
+        kernels.divide_heads(context, sums.transpose(0, 2, 1), 0, 32)
+        np.testing.assert_allclose(heads, expected, rtol=2e-4, atol=2e-4)
 
 
 def test_compiled_gelu_is_gelu_over_the_whole_float_range() -> None:
