@@ -126,13 +126,13 @@ class _MiniLM:
         self._run_lock = threading.Lock()  # one forward pass at a time: the cores are shared out inside it
 
     def token_ids(self, texts: Sequence[str]) -> list[list[int]]:
-        # A few texts at a time: an Encoding keeps every token's string and offsets, the truncated rest included
-        # (a 3.5 KB chunk is ~1,000 tokens), so a whole batch's encodings at once would raise the writer's peak.
+        # A few texts at a time: an Encoding keeps every token's string, the truncated rest included (a 3.5 KB
+        # chunk is ~1,000 tokens), so a whole batch's encodings at once would raise the writer's peak.
+        # encode_batch_fast skips the character offsets nothing here reads: 76 against 97 ms of CPU for 128 chunks.
         ids: list[list[int]] = []
         for start in range(0, len(texts), TOKENIZE_TEXTS):
-            ids.extend(
-                encoding.ids for encoding in self.tokenizer.encode_batch(list(texts[start : start + TOKENIZE_TEXTS]))
-            )
+            batch = list(texts[start : start + TOKENIZE_TEXTS])
+            ids.extend(encoding.ids for encoding in self.tokenizer.encode_batch_fast(batch))
         return ids
 
     def embed(self, texts: Sequence[str]) -> Floats:
