@@ -230,7 +230,8 @@ def _shards(lengths: Sequence[int], workers: int) -> list[list[int]]:
 
     The worker threads take units as they come free, so a thread the OS preempts (other processes on the cores)
     or a unit of long texts (attention grows with the square of a length) holds the other back by one unit at
-    most, where halves split up front left it waiting for the slower half.
+    most, where halves split up front left it waiting for the slower half. The last 2 x workers units are halved
+    again, so the threads finish a batch at most half a unit apart.
     """
     total = sum(lengths)
     if workers <= 1 or total < 2 * MIN_SHARD_TOKENS or len(lengths) < 2:
@@ -245,7 +246,21 @@ def _shards(lengths: Sequence[int], workers: int) -> list[list[int]]:
             units.append([])
         units[-1].append(index)
         taken += lengths[index]
+    if len(units) > 2 * workers:
+        tail = len(units) - 2 * workers
+        units = units[:tail] + [half for unit in units[tail:] for half in _halves(unit, lengths)]
     return [sorted(unit, key=lambda i: lengths[i]) for unit in units]
+
+
+def _halves(unit: list[int], lengths: Sequence[int]) -> list[list[int]]:
+    """A unit (costliest text first) cut where half its tokens are reached; a unit of one text stays whole."""
+    half = sum(lengths[i] for i in unit) / 2
+    taken = 0
+    for cut, index in enumerate(unit):
+        if cut and taken + lengths[index] / 2 > half:
+            return [unit[:cut], unit[cut:]]
+        taken += lengths[index]
+    return [unit]
 
 
 def _read_safetensors(path: Path) -> dict[str, Floats]:
