@@ -9,9 +9,13 @@ numpy's element-wise work (GELU, softmax, layer norm) is single-threaded, so thi
 and it stays fast when other processes compete for the cores, where multi-threaded BLAS collapses (at load 3, one
 pass with 2-thread BLAS made 810-3,099 tokens/s where the units made 3,019-5,028). The layer steps
 themselves (scree.embedders.encoder) reuse one set of buffers per unit and keep attention and the feed-forward in
-cache-sized blocks. Profiled at 256 tokens a text, single-threaded (~300 us a token): the four projections are
-79% at this CPU's single-core BLAS speed (~92 GFLOPS), attention's two products 12% (~70 GFLOPS: 32-wide heads),
-the compiled softmax 3.5%, GELU 2%, layer norms under 1%: the projections alone allow ~4,200 tokens per CPU-second.
+cache-sized blocks. Profiled at 256 tokens a text, single-threaded, per step of one 1,024-token unit (286 us a
+token, 298 before #17's kernel work): the four projections are 82% at ~91 GFLOPS (93-94 alone in a loop: this
+CPU's single-core BLAS speed), attention's two products 13% (61-69 GFLOPS in place: 32-wide heads), the compiled
+softmax 2.0%, GELU 1.5%, the query bias 0.6%, layer norms 0.8%, softmax's division 0.2%, embedding and pooling
+0.3%: the GEMMs alone, each at its speed alone, would allow ~3,850 tokens per CPU-second; this makes ~3,500.
+The last units of a batch are halves, so the threads finish it together; tokenising a 128-text batch (~40 ms,
+while the threads wait) is ~1% of its time.
 
 Measured and not taken (#17): onnxruntime 1.30 (import 0.18 s, +20 MB, a 67 MB package) on a graph built from these
 weights with its fused Attention, SkipLayerNormalization and BiasGelu ops: float32 2,899 tokens per CPU-second against
