@@ -25,6 +25,7 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
+from scree.files import listing
 from scree.ignore_rules import RuleFile, compile_rules, read_ignore_file
 
 GITIGNORE = ".gitignore"
@@ -240,7 +241,7 @@ class IgnorePolicy:
         prefix = rel_dir + "/" if rel_dir else ""
         found: list[tuple[str, bool]] = []
         try:
-            with os.scandir(os.path.join(self._root_str, rel_dir)) as it:
+            with listing(self._root_str, rel_dir) as it:
                 for entry in it:
                     try:
                         is_dir = entry.is_dir(follow_symlinks=False)
