@@ -265,7 +265,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         from scree.supervisor import serve
 
         return serve(settings_for(args))
-    from scree.reader_proc.http import HttpOptions
+    from scree.http_options import HttpOptions
     from scree.supervisor import serve_http
 
     options = HttpOptions.load(args.host, args.port, args.token_file, tuple(args.allow_host), os.environ)
