@@ -158,22 +158,14 @@ def run_http(
         sock.close()
 
 
-class _ToStructlog(logging.Handler):
-    """uvicorn's and the SDK's stdlib log records as scree's log lines: one writer for stderr, so a JSON line is
-    never cut by another thread's plain one (SCREE_LOG_FORMAT=json stays one object per line)."""
-
-    def emit(self, record: logging.LogRecord) -> None:
-        get_logger(record.name).log(record.levelno, " ".join(record.getMessage().split()), logger=record.name)
-
-
 def route_library_logs() -> None:
-    """Warnings and errors of uvicorn and the mcp SDK through structlog (they have no handler of their own)."""
-    handler = _ToStructlog(logging.WARNING)
+    """Warnings and errors of uvicorn and the mcp SDK, and only those, reach scree's log lines (scree.logs routes
+    every stdlib record there): whatever level they were given is put back to WARNING."""
     for name in ("uvicorn", "mcp"):
         library = logging.getLogger(name)
-        library.handlers[:] = [handler]
+        library.handlers[:] = []
         library.setLevel(logging.WARNING)
-        library.propagate = False
+        library.propagate = True
 
 
 class _QuietServer(uvicorn.Server):
