@@ -15,8 +15,6 @@ import errno
 import hashlib
 import os
 import stat
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -118,24 +116,15 @@ def path_too_long(root: Path, rel: str) -> str | None:
     return PATH_TOO_LONG.format(limit=limit)
 
 
-@contextmanager
-def listing(root: str, rel_dir: str) -> Iterator[Iterator[os.DirEntry[str]]]:
-    """os.scandir of root/rel_dir. A folder whose full path is over PATH_MAX (ENAMETOOLONG) is opened one name at a
-    time from the root instead (openat, no symlink followed), so the files below it can still be named."""
+def scandir_by_names(root: str, rel_dir: str) -> os._ScandirIterator[str]:
+    """os.scandir of a folder whose full path is over PATH_MAX (ENAMETOOLONG), opened one name at a time from the
+    root instead (openat, no symlink followed), so the files below it can still be named. The iterator reads a
+    copy of the descriptor (scandir dups it), so this one is closed at once."""
+    fd = _open_folder(root, rel_dir)
     try:
-        entries = os.scandir(os.path.join(root, rel_dir))
-    except OSError as exc:
-        if exc.errno != errno.ENAMETOOLONG or os.open not in os.supports_dir_fd or os.scandir not in os.supports_fd:
-            raise
-        fd = _open_folder(root, rel_dir)
-        try:
-            with os.scandir(fd) as by_fd:  # scandir reads a copy of the descriptor: this one is still ours to close
-                yield by_fd
-        finally:
-            os.close(fd)
-        return
-    with entries:
-        yield entries
+        return os.scandir(fd)
+    finally:
+        os.close(fd)
 
 
 def _open_folder(root: str, rel_dir: str) -> int:
