@@ -107,9 +107,10 @@ def _path_max(root: str) -> int | None:
 
 
 def path_too_long(root: Path, rel: str) -> str | None:
-    """R-I1: why root/rel is refused when its full path is over PATH_MAX, else None. The folder walk and reads
-    reach such a file one name at a time, but every later look at it by path (a search's re-check, a watch, read_doc)
-    fails, so it is skipped with a reason like an unshowable name: a property of the name, not a read failure."""
+    """R-I1: why root/rel is refused when its full path is over PATH_MAX, else None. The walk and the reads reach
+    such a file one name at a time, but a search re-checks a hit's file by its path (ENAMETOOLONG), so it was
+    indexed and never found: it is skipped with a reason like an unshowable name, a property of the name and not a
+    read failure (which would fail every sync, and every rebuild, for good)."""
     limit = _path_max(str(root))
     if limit is None or len(os.fsencode(os.path.join(root, rel))) < limit:
         return None
