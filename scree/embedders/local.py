@@ -9,11 +9,11 @@ numpy's element-wise work (GELU, softmax, layer norm) is single-threaded, so thi
 and it stays fast when other processes compete for the cores, where multi-threaded BLAS collapses (at load 3, one
 pass with 2-thread BLAS made 810-3,099 tokens/s where the units made 3,019-5,028). The layer steps
 themselves (scree.embedders.encoder) reuse one set of buffers per unit and keep attention and the feed-forward in
-cache-sized blocks. Profiled at 256 tokens a text, single-threaded, per step of one 1,024-token unit (286 us a
-token, 298 before #17's kernel work): the four projections are 82% at ~91 GFLOPS (93-94 alone in a loop: this
-CPU's single-core BLAS speed), attention's two products 13% (61-69 GFLOPS in place: 32-wide heads), the compiled
-softmax 2.0%, GELU 1.5%, the query bias 0.6%, layer norms 0.8%, softmax's division 0.2%, embedding and pooling
-0.3%: the GEMMs alone, each at its speed alone, would allow ~3,850 tokens per CPU-second; this makes ~3,500.
+cache-sized blocks. Profiled at 256 tokens a text, single-threaded, per step of one 1,024-token unit (271 us a
+token at load 0.9, 280 before #17's kernel work): the four projections are 82% at 92-95 GFLOPS (this CPU's
+single-core BLAS speed), attention's two products 12% (69-75 GFLOPS: 32-wide heads), the compiled softmax 2.0%,
+GELU 1.5%, the query bias 0.4%, layer norms 0.6%, softmax's division 0.2%, embedding and pooling 0.3%: the GEMMs
+alone allow ~3,880 tokens per CPU-second; this makes ~3,690, ~3,620 with both threads at once.
 The last units of a batch are halves, so the threads finish it together; tokenising a 128-text batch (~40 ms,
 while the threads wait) is ~1% of its time.
 
@@ -22,6 +22,9 @@ weights with its fused Attention, SkipLayerNormalization and BiasGelu ops: float
 3,196 here; int8 (quantize_dynamic, per-channel weights) 4,480-4,770, but vectors at cosine 0.982-0.988 to these
 (0.990 with SmoothQuant scales folded into the layer norms), under the 0.995 a quantised path needs; int8 for
 attention and the up projection only kept 0.995 (just) at 3,705, 10% over float32 here, for a 67 MB dependency.
+Also within noise (+-0.5%) or worse: weights and buffers on transparent huge pages, 2,048-token units, one QKV
+projection per 1,024 or 256 tokens instead of 512, a numba query-bias add (memory-bound as numpy's), a degree-3
+exp for softmax (0.06%); QK^T against a contiguous K^T is only 3% faster (~0.5 us a token), not worth making it.
 """
 
 from __future__ import annotations
