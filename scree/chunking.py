@@ -43,7 +43,21 @@ _HEADING_NOISE = re.compile(
 )
 # Inline links and images keep their words and lose their targets: `[the guide](../guide.md#setup)` -> `the guide`.
 _LINK = re.compile(r"!?\[([^\]\n]*)\]\((?:[^()\s]|\([^()\s]*\))*(?:[ \t]+(?:\"[^\"\n]*\"|'[^'\n]*'))?\)")
-EMBED_FORMAT = "2"  # R-F3, #11: bumped whenever embed_text() or the heading trail changes what a chunk's vector is of
+# Markup that costs the model tokens and carries no words (#11), left out of the embedded text only: reference links
+# keep their words (`[the guide][guide]`, `[`int`][]`); formatting HTML tags go (`<br>`, `<div class="grid">`, not
+# `<name>` placeholders); table rule rows go; admonition and block markers keep their words (`!!! tip "Learn more"`
+# -> `tip Learn more`, `/// version-added | v2.13` -> `version added v2.13`, a closing `///` goes).
+_REFERENCE_LINK = re.compile(r"\[([^\]\n]+)\]\[[^\]\n]*\]")
+_HTML_TAG = re.compile(
+    r"</?(?:a|b|i|em|strong|br|p|div|span|figure|figcaption|img|details|summary|sup|sub|kbd|code|pre|table|tr|td|th"
+    r"|ul|ol|li|hr|center|small|picture|source)(?:\s[^<>]*)?/?>",
+    re.IGNORECASE,
+)
+_TABLE_RULE = re.compile(r"[ \t]*\|?[ \t]*:?-{2,}:?[ \t]*(?:\|[ \t]*:?-{2,}:?[ \t]*)*\|?[ \t]*")
+_BLOCK_MARKER = re.compile(r"([ \t]*)(?:!!!|\?\?\?\+?|///)[ \t]*([\w-]*)(?:[ \t]*\|)?[ \t]*(.*)")
+_FENCE_ATTRIBUTES = re.compile(r"[ \t]*\{[^}]*\}")  # ```python {test="skip"}: tool options, not words
+CODE_LINES_EMBEDDED = 5  # #11: a fence's first lines are embedded; the rest is left to keyword search
+EMBED_FORMAT = "3"  # R-F3, #11: bumped whenever embed_text() or the heading trail changes what a chunk's vector is of
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,30 +210,57 @@ def _heading_title(rest: str) -> str:
 
 
 def _readable(text: str) -> str:
-    """Chunk text as it is embedded: outside fences, heading lines without their anchors (strip_heading_anchors)
-    and links and images with their words but not their targets, so the model's 256 tokens go to words."""
-    if "{" not in text and "<" not in text and "](" not in text:
-        return text
-    lines = text.split("\n")
+    """Chunk text as it is embedded, so the model's 256 tokens go to words (#11): of each fence, its opening line
+    without attribute braces, its first CODE_LINES_EMBEDDED lines and its closing line; outside fences, heading lines
+    without their anchors (strip_heading_anchors), links and images with their words but not their targets, and no
+    markup that carries no words (_words_of_line), with runs of blank lines cut to one."""
+    out: list[str] = []
     fence: tuple[str, int] | None = None
-    for index, line in enumerate(lines):
+    code_lines = 0
+    for line in text.split("\n"):
         if fence is not None:
-            if _closes_fence(line, fence):
+            if fence[0] in line and _closes_fence(line, fence):
                 fence = None
+                out.append(line)
+            elif code_lines < CODE_LINES_EMBEDDED:
+                out.append(line)
+                code_lines += 1
             continue
-        if "](" in line:
-            line = lines[index] = _LINK.sub(r"\1", line)
-        if _MARKER.match(line) is None:
+        if _MARKER.match(line) is not None:
+            heading = _ATX_HEADING.match(line)
+            if heading is None:
+                fence = _opens_fence(line)
+            if fence is not None:
+                code_lines = 0
+                out.append(_FENCE_ATTRIBUTES.sub("", line) if "{" in line else line)
+                continue
+            if heading is not None:
+                line = line[: heading.end()] + strip_heading_anchors(line[heading.end() :])
+        words = _words_of_line(line)
+        if words is None or (not words.strip() and out and not out[-1].strip()):
             continue
-        heading = _ATX_HEADING.match(line)
-        if heading is not None:
-            rest = line[heading.end() :]
-            stripped = strip_heading_anchors(rest)
-            if stripped != rest:
-                lines[index] = line[: heading.end()] + stripped
-            continue
-        fence = _opens_fence(line)
-    return "\n".join(lines)
+        out.append(words)
+    return "\n".join(out)
+
+
+def _words_of_line(line: str) -> str | None:
+    """A line outside fences as it is embedded: links and reference links keep their words, formatting HTML tags and
+    comments go, block markers keep their words; None for a line of markup alone (a table rule, a closing `///`)."""
+    if "](" in line:
+        line = _LINK.sub(r"\1", line)
+    if "][" in line:
+        line = _REFERENCE_LINK.sub(r"\1", line)
+    if "<" in line:
+        line = _HTML_TAG.sub("", line)
+        line = _HEADING_NOISE.sub("", line) if "<!--" in line else line
+    if "-" in line and "|" in line and _TABLE_RULE.fullmatch(line):
+        return None
+    marker = _BLOCK_MARKER.fullmatch(line) if line.lstrip(" \t")[:1] in ("!", "?", "/") else None
+    if marker is not None:
+        indent, kind, title = marker.groups()
+        words = " ".join(word for word in (kind.replace("-", " "), title.strip().strip('"')) if word)
+        return indent + words if words else None
+    return line
 
 
 def _push_heading(trail: list[tuple[int, str]], level: int, title: str) -> None:
