@@ -75,6 +75,9 @@ class Chunk:
     text: str
     start_line: int  # first non-blank source line, 1-based, in the original file's numbering (R-C3)
     end_line: int  # last non-blank source line, inclusive
+    # The fence (character, run length) a chunk cut mid-fence by the hard cap starts inside, so that what is
+    # embedded reads its first lines as code (#11); None for a chunk that starts outside fences.
+    open_fence: tuple[str, int] | None = None
 
 
 def normalise_newlines(text: str) -> str:
@@ -118,7 +121,7 @@ def opted_out(text: str) -> bool:
 
 def embed_text(path: str, chunk: Chunk) -> str:
     """The text sent to the embedder for a chunk (R-C4): heading lines without their anchors (the trail has none)."""
-    return f"{path}\n{chunk.heading}\n\n{_readable(chunk.text)}"
+    return f"{path}\n{chunk.heading}\n\n{_readable(chunk.text, chunk.open_fence)}"
 
 
 def strip_heading_anchors(title: str) -> str:
@@ -153,9 +156,10 @@ def chunk_markdown(text: str) -> list[Chunk]:
     fence: tuple[str, int] | None = None  # (fence character, run length) of the open fence
     for line_no, line in enumerate(body.split("\n"), start=line_offset + 1):
         if fence is not None:
+            inside = fence
             if _closes_fence(line, fence):
                 fence = None
-            builder.add(line, line_no, in_fence=True)
+            builder.add(line, line_no, in_fence=True, inside=inside)
             continue
         if _MARKER.match(line) is None:
             builder.add(line, line_no, in_fence=False)
@@ -209,13 +213,13 @@ def _heading_title(rest: str) -> str:
     return cap_utf8(strip_heading_anchors(title), HEADING_CAP_BYTES)
 
 
-def _readable(text: str) -> str:
+def _readable(text: str, fence: tuple[str, int] | None = None) -> str:
     """Chunk text as it is embedded, so the model's 256 tokens go to words (#11): of each fence, its opening line
     without attribute braces, its first CODE_LINES_EMBEDDED lines and its closing line; outside fences, heading lines
     without their anchors (strip_heading_anchors), links and images with their words but not their targets, and no
-    markup that carries no words (_words_of_line), with runs of blank lines cut to one."""
+    markup that carries no words (_words_of_line), with runs of blank lines cut to one. `fence` is the one open
+    where the text starts (Chunk.open_fence)."""
     out: list[str] = []
-    fence: tuple[str, int] | None = None
     code_lines = 0
     for line in text.split("\n"):
         if fence is not None:
@@ -307,7 +311,17 @@ def _utf8_pieces(line: str, limit: int) -> Iterator[str]:
 class _ChunkBuilder:
     """Collects the lines of the current chunk and keeps its UTF-8 size without re-joining."""
 
-    __slots__ = ("chunks", "heading", "_parts", "_size", "_pending_blanks", "_start", "_end", "_has_body")
+    __slots__ = (
+        "chunks",
+        "heading",
+        "_parts",
+        "_size",
+        "_pending_blanks",
+        "_start",
+        "_end",
+        "_has_body",
+        "_open_fence",
+    )
 
     def __init__(self) -> None:
         self.chunks: list[Chunk] = []
@@ -318,8 +332,18 @@ class _ChunkBuilder:
         self._start = 0
         self._end = 0
         self._has_body = False  # something other than the heading line
+        self._open_fence: tuple[str, int] | None = None  # the fence open before the chunk's first line
 
-    def add(self, line: str, line_no: int, *, in_fence: bool, is_heading: bool = False) -> None:
+    def add(
+        self,
+        line: str,
+        line_no: int,
+        *,
+        in_fence: bool,
+        is_heading: bool = False,
+        inside: tuple[str, int] | None = None,
+    ) -> None:
+        """Add a source line; `inside` is the fence open before it (None outside fences and for an opening line)."""
         if _is_blank(line):
             if self._parts:
                 if not in_fence and self._size >= SOFT_LIMIT_BYTES:
@@ -329,7 +353,7 @@ class _ChunkBuilder:
             return
         size = len(line.encode("utf-8"))
         if size > HARD_LIMIT_BYTES:
-            self._add_long_line(line, line_no, is_heading)
+            self._add_long_line(line, line_no, is_heading, inside)
             return
         added = size + self._pending_blanks + 1 if self._parts else size
         if self._size + added > HARD_LIMIT_BYTES:
@@ -337,6 +361,7 @@ class _ChunkBuilder:
             added = size
         if not self._parts:
             self._start = line_no
+            self._open_fence = inside
         elif self._pending_blanks:
             self._parts.extend([""] * self._pending_blanks)
         self._parts.append(line)
@@ -349,19 +374,20 @@ class _ChunkBuilder:
         """End the current chunk; one holding nothing but its heading line is dropped (R-C2)."""
         if self._parts and self._has_body:
             text = "\n".join(self._parts)
-            self.chunks.append(Chunk(len(self.chunks), self.heading, text, self._start, self._end))
+            self.chunks.append(Chunk(len(self.chunks), self.heading, text, self._start, self._end, self._open_fence))
         self._parts = []
         self._size = 0
         self._pending_blanks = 0
         self._has_body = False
 
-    def _add_long_line(self, line: str, line_no: int, is_heading: bool) -> None:
+    def _add_long_line(self, line: str, line_no: int, is_heading: bool, inside: tuple[str, int] | None) -> None:
         """A line over the hard cap becomes chunks of its own, one per piece (R-C2)."""
         self.close()
         for piece in _utf8_pieces(line, HARD_LIMIT_BYTES):
             if _is_blank(piece):
                 continue
             self._parts = [piece]
+            self._open_fence = inside
             self._start = self._end = line_no
             self._has_body = not is_heading
             self.close()

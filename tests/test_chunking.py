@@ -314,6 +314,20 @@ def test_a_fence_left_open_at_the_chunks_end_is_still_cut_and_a_longer_run_close
     assert embed_text("t.md", closed) == "t.md\nT\n\n```\na\n`````\nProse after."
 
 
+def test_a_chunk_cut_mid_fence_embeds_its_first_lines_as_code_and_the_prose_after_the_fence_in_full() -> None:
+    code = [f"value_{n:04d} = {n}  # a line of code" for n in range(120)]  # over the hard cap: cut mid-fence
+    prose = [f"Prose line {n} after the code." for n in range(CODE_LINES_EMBEDDED + 2)]
+    chunks = chunk_markdown("# T\n\n~~~~python\n" + "\n".join(code) + "\n~~~~\n" + "\n".join(prose) + "\n")
+    assert len(chunks) == 2 and chunks[0].open_fence is None
+    cut = chunks[1]
+    assert cut.open_fence == ("~", 4) and cut.text.endswith("~~~~\n" + "\n".join(prose))
+    first_code = cut.text.split("\n")[:CODE_LINES_EMBEDDED]
+    assert first_code[0].startswith("value_") and len(cut.text.split("\n")) > CODE_LINES_EMBEDDED + len(prose) + 1
+    assert embed_text("t.md", cut) == "t.md\nT\n\n" + "\n".join([*first_code, "~~~~", *prose])
+    piece = chunk_markdown("```\n" + "y" * (HARD_LIMIT_BYTES + 10) + "\n```\n")  # a long code line's pieces
+    assert [chunk.open_fence for chunk in piece] == [None, ("`", 3), ("`", 3), ("`", 3)]  # the closing line too
+
+
 # Markup of real docs trees that costs tokens and carries no words (#11): what each line is embedded as.
 MARKUP_LINES = [
     ("See [`int`][] and [the guide][guide-ref].", "See `int` and the guide."),  # reference links (pydantic)
