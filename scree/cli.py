@@ -265,7 +265,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         from scree.supervisor import serve
 
         return serve(settings_for(args))
-    from scree.reader_proc.http import HttpOptions
+    from scree.http_options import HttpOptions
     from scree.supervisor import serve_http
 
     options = HttpOptions.load(args.host, args.port, args.token_file, tuple(args.allow_host), os.environ)
@@ -282,6 +282,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
 
 def cmd_reindex(args: argparse.Namespace) -> int:
     from scree import operations
+    from scree.files import shown_short
     from scree.paths import path_in_folder
     from scree.replies import MISSING_REASON
 
@@ -298,7 +299,7 @@ def cmd_reindex(args: argparse.Namespace) -> int:
         raise ScreeError(outcome.message)  # R-L1: a file that is not there is a failure (its old rows are gone)
     print(inert(outcome.message))  # file names and API errors are data: escapes shown, not run (issue 13)
     for skipped, reason in report.skipped if path is None else ():  # one path: the message says why
-        print(inert(f"  skipped {skipped}: {reason}"))
+        print(inert(f"  skipped {shown_short(skipped)}: {reason}"))  # a path over PATH_MAX: one readable line
     if report.outage:
         raise ScreeError(
             replies.cli_outage_error(

@@ -16,6 +16,7 @@ import hashlib
 import os
 import stat
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 BINARY_SNIFF_BYTES = 8000  # R-I2: git's FIRST_FEW_BYTES
@@ -37,6 +38,10 @@ SYMLINK = "symlink"
 NOT_REGULAR = "not a regular file"
 BINARY = "binary (NUL bytes)"
 SWAPPED = "replaced while being opened"
+PATH_TOO_LONG = "path longer than the system allows (PATH_MAX, {limit} bytes)"
+NAME_TOO_LONG = "file name too long for the system (ENAMETOOLONG)"
+SHOWN_NAME_CHARS = 160  # a skipped line or log line names a longer path by its head and tail: one readable line
+SHOWN_HEAD_CHARS = 60
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,6 +88,59 @@ def shown_name(rel: str) -> str:
         return rel.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
+def shown_short(rel: str) -> str:
+    """shown_name, cut in the middle when it is too long for one line; the tail, which holds the file name, is kept."""
+    shown = shown_name(rel)
+    if len(shown) <= SHOWN_NAME_CHARS:
+        return shown
+    tail = SHOWN_NAME_CHARS - SHOWN_HEAD_CHARS - 1
+    return f"{shown[:SHOWN_HEAD_CHARS]}…{shown[-tail:]}"
+
+
+@lru_cache(maxsize=8)
+def _path_max(root: str) -> int | None:
+    """The longest path the system takes in one call, NUL included (4096 on Linux); None where it has no such limit."""
+    try:
+        return os.pathconf(root, "PC_PATH_MAX")
+    except (AttributeError, OSError, ValueError):  # no pathconf (Windows), or no limit known for this file system
+        return None
+
+
+def path_too_long(root: Path, rel: str) -> str | None:
+    """R-I1: why root/rel is refused when its full path is over PATH_MAX, else None. The walk and the reads reach
+    such a file one name at a time, but a search re-checks a hit's file by its path (ENAMETOOLONG), so it was
+    indexed and never found: it is skipped with a reason like an unshowable name, a property of the name and not a
+    read failure (which would fail every sync, and every rebuild, for good)."""
+    limit = _path_max(str(root))
+    if limit is None or len(os.fsencode(os.path.join(root, rel))) < limit:
+        return None
+    return PATH_TOO_LONG.format(limit=limit)
+
+
+def scandir_by_names(root: str, rel_dir: str) -> os._ScandirIterator[str]:
+    """os.scandir of a folder whose full path is over PATH_MAX (ENAMETOOLONG), opened one name at a time from the
+    root instead (openat, no symlink followed), so the files below it can still be named. The iterator reads a
+    copy of the descriptor (scandir dups it), so this one is closed at once."""
+    fd = _open_folder(root, rel_dir)
+    try:
+        return os.scandir(fd)
+    finally:
+        os.close(fd)
+
+
+def _open_folder(root: str, rel_dir: str) -> int:
+    fd = os.open(root, _DIR_FLAGS & ~_O_NOFOLLOW)  # the root itself may sit below a symlink
+    try:
+        for name in rel_dir.split("/"):
+            next_fd = os.open(name, _DIR_FLAGS, dir_fd=fd)
+            os.close(fd)
+            fd = next_fd
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
 def stat_file(root: Path, rel: str) -> os.stat_result | None:
     """lstat of root/rel: None when it is missing or cannot be looked at."""
     try:
@@ -126,6 +184,8 @@ def _read_by_path(root: Path, parts: list[str], max_bytes: int) -> FileContent |
 
 
 def _cannot_read(exc: OSError) -> Skipped:
+    if exc.errno == errno.ENAMETOOLONG:  # a name over NAME_MAX (or a path over PATH_MAX): no such file can exist
+        return Skipped(NAME_TOO_LONG)
     return Skipped(f"cannot read: {os.strerror(exc.errno) if exc.errno else exc}", unreadable=True)
 
 

@@ -25,6 +25,7 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
+from scree.files import scandir_by_names
 from scree.ignore_rules import RuleFile, compile_rules, read_ignore_file
 
 GITIGNORE = ".gitignore"
@@ -240,7 +241,13 @@ class IgnorePolicy:
         prefix = rel_dir + "/" if rel_dir else ""
         found: list[tuple[str, bool]] = []
         try:
-            with os.scandir(os.path.join(self._root_str, rel_dir)) as it:
+            try:
+                listing = os.scandir(os.path.join(self._root_str, rel_dir))
+            except OSError as exc:  # a path over PATH_MAX: listed through its parents, so its files are named
+                if exc.errno != errno.ENAMETOOLONG or os.scandir not in os.supports_fd:
+                    raise
+                listing = scandir_by_names(self._root_str, rel_dir)
+            with listing as it:
                 for entry in it:
                     try:
                         is_dir = entry.is_dir(follow_symlinks=False)

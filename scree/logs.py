@@ -94,12 +94,45 @@ def _redact_event(_logger: Any, _name: str, event: MutableMapping[str, Any]) -> 
     return event
 
 
+class StdlibToStructlog(logging.Handler):
+    """A stdlib record (the mcp SDK, uvicorn, urllib3, numba, asyncio: loggers scree does not configure) as one of
+    scree's own lines: the same processors (role, time, level, secrets masked) and the same one-write writer.
+
+    Without it Python's last-resort handler printed the bare message, a plain line among SCREE_LOG_FORMAT=json's
+    objects. Records go through structlog's own chain rather than a ProcessorFormatter on a StreamHandler, so each
+    line is written whole under _WRITE_LOCK like every other (a handler's lock is not that one)."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            fields: dict[str, Any] = {"logger": record.name}
+            if record.exc_info and record.exc_info[0] is not None:
+                fields["exc_info"] = record.exc_info
+            level = min(max(record.levelno // 10 * 10, logging.DEBUG), logging.CRITICAL)  # a custom level: its band
+            get_logger(record.name).log(level, " ".join(record.getMessage().split()), **fields)
+        except Exception:
+            self.handleError(record)
+
+
+_STDLIB_HANDLER = StdlibToStructlog()
+
+
+def _route_stdlib_records() -> None:
+    """Every stdlib record that reaches the root logger, and every Python warning, goes through structlog. The root
+    keeps its WARNING level: libraries' info and debug chatter (the SDK's request lines, httpx's) stays out."""
+    root = logging.getLogger()
+    if _STDLIB_HANDLER not in root.handlers:
+        root.addHandler(_STDLIB_HANDLER)
+    logging.captureWarnings(True)  # a library's warnings.warn() too, which Python prints as two plain lines
+
+
 def configure_logging(role: str, log_format: str = "console", level: str = "info") -> None:
-    """Send every log line of this process to stderr, tagged with `role` (cli, reader, writer, watch)."""
+    """Send every log line of this process to stderr, tagged with `role` (cli, reader, writer, watch): structlog's
+    and, through StdlibToStructlog, the stdlib loggers' too."""
     processors: list[Any] = [
         structlog.contextvars.merge_contextvars,
         structlog.processors.add_log_level,
         structlog.processors.TimeStamper(fmt="iso", utc=True),
+        structlog.processors.format_exc_info,  # a traceback as text before _redact_event: masked like the rest
         _redact_event,
     ]
     if log_format == "json":
@@ -114,6 +147,7 @@ def configure_logging(role: str, log_format: str = "console", level: str = "info
     )
     structlog.contextvars.clear_contextvars()
     structlog.contextvars.bind_contextvars(role=role)
+    _route_stdlib_records()
 
 
 def get_logger(name: str) -> Any:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import stat as stat_mod
 import threading
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -170,9 +170,9 @@ class SearchEngine:
             ranked = add_path_signal(
                 ranked, lambda chunk_id: path_match(terms, self._terms_of_path(rows, chunk_id)) if terms else 0.0
             )
-        ranked = self._fold_translations(ranked, rows, query)
+        ranked, folded = self._fold_translations(ranked, rows, query)
         ranked = diversify(ranked, lambda pair: rows[pair[0]].path if pair[0] in rows else "", PER_FILE)
-        hits, dropped = self._recheck_and_collapse(ranked, rows, k)
+        hits, dropped = self._recheck_and_collapse(ranked, rows, k, folded)
         return SearchResult(hits=hits, notes=notes, dropped_paths=tuple(sorted(dropped)))
 
     def _vector_candidates(
@@ -212,12 +212,16 @@ class SearchEngine:
 
     def _fold_translations(
         self, ranked: list[tuple[int, float]], rows: dict[int, StoredChunk], query: str
-    ) -> list[tuple[int, float]]:
+    ) -> tuple[list[tuple[int, float]], dict[int, list[int]]]:
         """Copies of a page in other languages give way to the copy in the query's language (#11): where that copy
-        is among the candidates, its best chunk takes the place of the first copy ranked and the others go."""
+        is among the candidates, its best chunk takes the place of the first copy ranked and the others go.
+
+        Also returned: the chunk that stands for each such page -> the best-ranked folded chunk of each other
+        language's file, so its hit can name those copies in also= (the agent learns that they exist)."""
         trees = self._language_trees()
+        folded: dict[int, list[int]] = {}
         if not trees.counts:
-            return ranked
+            return ranked, folded
         wanted = trees.query_language(query)
         pages: dict[str, list[int]] = {}  # page -> positions of its chunks in ranked
         for position, (chunk_id, _) in enumerate(ranked):
@@ -236,10 +240,15 @@ class SearchEngine:
                 moved[first] = (ranked[own[0]][0], ranked[first][1])
                 drop.add(own[0])
             drop.update(p for p in positions if p not in own and p != first)
-        return [moved.get(p, pair) for p, pair in enumerate(ranked) if p not in drop]
+            copies: dict[str, int] = {}  # path -> its best chunk, in rank order
+            for p in positions:
+                if p not in own:
+                    copies.setdefault(rows[ranked[p][0]].path, ranked[p][0])
+            folded[ranked[own[0]][0]] = list(copies.values())
+        return [moved.get(p, pair) for p, pair in enumerate(ranked) if p not in drop], folded
 
     def _recheck_and_collapse(
-        self, ranked: list[tuple[int, float]], rows: dict[int, StoredChunk], k: int
+        self, ranked: list[tuple[int, float]], rows: dict[int, StoredChunk], k: int, folded: dict[int, list[int]]
     ) -> tuple[list[Hit], set[str]]:
         current: dict[str, _Current | None] = {}
         dropped: set[str] = set()
@@ -254,22 +263,32 @@ class SearchEngine:
                 dropped.add(row.path)
                 continue
             seen_texts.add(row.text)
-            hits.append(self._hit(row, score, state, current))
+            translations = [rows[t] for t in folded.get(chunk_id, ())]
+            hits.append(self._hit(row, score, state, current, translations))
             if len(hits) == k:
                 break
         return hits, dropped
 
-    def _hit(self, row: StoredChunk, score: float, state: _Current, current: dict[str, _Current | None]) -> Hit:
+    def _hit(
+        self,
+        row: StoredChunk,
+        score: float,
+        state: _Current,
+        current: dict[str, _Current | None],
+        translations: Sequence[StoredChunk] = (),
+    ) -> Hit:
+        """The hit for `row`; also= names its identical chunks in other files (R-M4), then the other languages'
+        copies folded into it (#11), each as its best chunk's current range, each file once."""
         start, end, stale = _locate(row, state)
         also: list[str] = []
-        for twin in self._store.chunks_with_text(row.text):
-            if twin.path == row.path:
+        twins = [twin for twin in self._store.chunks_with_text(row.text) if twin.path != row.path]
+        twin_paths = {twin.path for twin in twins}
+        for other in [*twins, *(copy for copy in translations if copy.path not in twin_paths)]:
+            other_state = self._check(other.path, current)
+            if other_state is None:
                 continue
-            twin_state = self._check(twin.path, current)
-            if twin_state is None:
-                continue
-            t_start, t_end, t_stale = _locate(twin, twin_state)
-            also.append(twin.path if t_stale else f"{twin.path}:{t_start}-{t_end}")
+            o_start, o_end, o_stale = _locate(other, other_state)
+            also.append(other.path if o_stale else f"{other.path}:{o_start}-{o_end}")
         return Hit(
             path=row.path,
             start=None if stale else start,

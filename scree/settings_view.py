@@ -86,7 +86,7 @@ VALUES: tuple[tuple[str, Callable[[Settings], str]], ...] = (
 def _http_rows(origins: Origins) -> list[Row]:
     """`scree serve --http`'s settings (R-M9), as its options read them; the token only as set/unset (R-E5)."""
     from scree.config import env_number
-    from scree.reader_proc.http import MAX_BODY_BYTES, MAX_SESSIONS, SESSION_IDLE_S, TOKEN_ENV
+    from scree.http_options import MAX_BODY_BYTES, MAX_SESSIONS, SESSION_IDLE_S, TOKEN_ENV
 
     env = origins.env
     idle = _seconds(env_number(env, "SCREE_HTTP_SESSION_IDLE_SECONDS", SESSION_IDLE_S))

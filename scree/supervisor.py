@@ -61,7 +61,7 @@ from scree.writer_proc.outcome import Outcome
 from scree.writer_status import WriterState
 
 if TYPE_CHECKING:
-    from scree.reader_proc.http import HttpOptions
+    from scree.http_options import HttpOptions
 
 __all__ = ["Backoff", "Supervisor", "serve", "serve_http"]
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import signal
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -163,6 +164,35 @@ def test_config_shows_each_value_and_its_source_and_never_a_secret(repo: Path, t
     assert any(line.split() == ["SCREE_API_KEY", "set", "(settings", "file)"] for line in lines)
     here = run_scree("config", env=env, cwd=loose)
     assert here.stdout.splitlines()[0].endswith(f"{loose}  (the current directory, which is in no git repository)")
+
+
+HTTP_STACK = ("uvicorn", "starlette", "mcp", "httpx", "httpcore", "h11", "anyio", "requests", "urllib3", "http", "ssl")
+
+
+def imported_by(args: tuple[str, ...], env: dict[str, str], cwd: Path) -> set[str]:
+    """The top-level modules the installed `scree` entry point imports for `args`, from `python -X importtime`."""
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", SCREE, *args], env=env, cwd=cwd, capture_output=True, text=True, timeout=90
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    rows = [line.split("|")[-1] for line in proc.stderr.splitlines() if line.startswith("import time:")]
+    assert len(rows) > 50, proc.stderr[-3000:]  # the import table was written
+    return {row.strip().split(".")[0] for row in rows}
+
+
+@pytest.mark.parametrize(
+    "args", [("config",), ("config", "--json"), ("status",), ("index", "list"), ("search", "--mode", "keyword", "cors")]
+)
+def test_commands_that_need_no_network_import_no_http_stack(args: tuple[str, ...], repo: Path, tmp_path: Path) -> None:
+    """`scree config` imported the HTTP server (uvicorn, starlette, the mcp SDK: ~270 modules, 0.8 s of CPU) for the
+    defaults it shows; with an API key set, the embeddings client's requests is not imported by these either."""
+    env = scree_env(tmp_path / "data", SCREE_EMBEDDER="hash")
+    assert run_scree("reindex", env=env, cwd=repo).returncode == 0
+    keyed = {k: v for k, v in env.items() if k != "SCREE_EMBEDDER"}
+    keyed.update(SCREE_API_KEY="sk-test-never-sent-4f9c2e", SCREE_API_BASE="http://127.0.0.1:9/v1")
+    imported = imported_by(args, keyed, repo)
+    assert "scree" in imported
+    assert not imported & set(HTTP_STACK), sorted(imported & set(HTTP_STACK))
 
 
 # --- item 8: every help page says what its command does; a typo gets a suggestion ---

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from cli_helpers import write_file
-from fault_helpers import hash_env, no_traceback, scree
+from fault_helpers import hash_env, keyword_paths, no_traceback, scree, status
 
 from scree.paths import index_dir_for
 
@@ -102,31 +102,57 @@ def test_doctor_fails_on_a_missing_or_wrong_root_file(folder: Path, tmp_path: Pa
     assert ("is missing" if root_text is None else "names '/somewhere/else'") in line
 
 
-def make_deep(root: Path) -> str:
-    """Folders nested until the path is over PATH_MAX, made relative to each other (a full path could not be)."""
+def make_deep(root: Path, note: str = "deep.md", *, over: int = 200) -> str:
+    """Folders nested until the path is `over` bytes past PATH_MAX (a negative `over` stops short of it), made
+    relative to each other (a full path could not be), with `note` at the bottom; its path relative to `root`."""
     fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
     depth = 0
     try:
-        while len(str(root)) + depth * (len(LONG_NAME) + 1) <= PATH_MAX + 200:
+        while len(str(root)) + (depth + 1) * (len(LONG_NAME) + 1) <= PATH_MAX + over:
             os.mkdir(LONG_NAME, dir_fd=fd)
             next_fd = os.open(LONG_NAME, os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd)
             os.close(fd)
             fd = next_fd
             depth += 1
-        note = os.open("deep.md", os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=fd)
-        os.write(note, b"# Deep\n\nabyssal\n")
-        os.close(note)
+        made = os.open(note, os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=fd)
+        os.write(made, b"# Deep\n\nabyssal\n")
+        os.close(made)
     finally:
         os.close(fd)
-    return "/".join([LONG_NAME] * depth)
+    return "/".join([*[LONG_NAME] * depth, note])
 
 
-def test_a_path_over_path_max_is_named_not_skipped_silently(folder: Path, tmp_path: Path) -> None:
-    make_deep(folder)
+def test_a_path_over_path_max_is_skipped_by_name_and_the_rest_indexed(folder: Path, tmp_path: Path) -> None:
+    """A note below a folder whose path is over PATH_MAX, and one whose own name takes its path over: each is named
+    in one short skipped line and one short warning, the rest is indexed, and the sync (a rebuild too) succeeds:
+    the path is a property of the name, like an unshowable one, so it is not a failure that every run repeats."""
+    deep = make_deep(folder)
+    write_file(folder, "b/crabs.md", "# Crabs\n\ncrabs walk sideways along the shore\n")
+    long_note = make_deep(folder / "b", "n" * 240 + ".md", over=-150)
+    assert len(str(folder / "b" / long_note)) > PATH_MAX > len(str(folder / "b" / long_note)) - 244
     env = hash_env(tmp_path / "data")
-    done = scree(env, "reindex", "--notes", str(folder))
+    for args in (("reindex",), ("reindex", "--all")):
+        done = scree(env, *args, "--notes", str(folder))
+        no_traceback(done.stderr)
+        assert done.returncode == 0, done.stderr[-2000:]
+        assert "Scanned 4 files: 2 indexed, 0 removed, 0 failed, 0 deferred." in done.stdout, done.stdout[:2000]
+        skipped = [line for line in done.stdout.splitlines() if line.startswith("  skipped ")]
+        reason = f": path longer than the system allows (PATH_MAX, {PATH_MAX} bytes)"
+        assert [line.removesuffix(reason)[-12:] for line in skipped] == ["nnnnnnnnn.md", "dddd/deep.md"], skipped
+        assert all(len(line) < 300 and line.endswith(reason) for line in skipped), skipped
+        warnings = [line for line in done.stderr.splitlines() if "file skipped" in line]
+        assert len(warnings) == 2 and all(len(line) < 400 for line in warnings), done.stderr[-2000:]
+        assert warnings[1].split(" path=", 1)[1].startswith(LONG_NAME[:60] + "…" + LONG_NAME[:40]), warnings
+    assert status(env, folder)["files"] == 2
+    assert keyword_paths(env, folder, "sideways") == ["b/crabs.md"]
+    assert keyword_paths(env, folder, "abyssal") == []
+    assert deep.endswith("/deep.md")
+
+
+def test_a_name_over_name_max_given_to_reindex_is_not_indexed_and_no_failure(folder: Path, tmp_path: Path) -> None:
+    env = hash_env(tmp_path / "data")
+    name = "x" * 300 + ".md"
+    done = scree(env, "reindex", "--notes", str(folder), name)
     no_traceback(done.stderr)
-    assert done.returncode == 1
-    skipped = [line for line in done.stdout.splitlines() if line.startswith("  skipped ")]
-    assert len(skipped) == 1 and skipped[0].endswith(": cannot read folder: File name too long"), done.stdout
-    assert "1 indexed" in done.stdout
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == f'"{name}" is not indexed: file name too long for the system (ENAMETOOLONG).'

@@ -104,3 +104,79 @@ def test_structlog_is_imported_without_asyncio_and_its_async_methods_still_log()
     records = [json.loads(line) for line in done.stderr.splitlines()]
     events = [(r["event"], r["role"], r.get("n")) for r in records]
     assert events == [("plain", "cli", None), ("from a coroutine", "cli", 1)]
+
+
+def test_stdlib_records_of_the_sdk_in_scree_serve_are_json_lines(tmp_path: Path) -> None:
+    """The mcp SDK warns through a stdlib logger scree does not configure ("dropped ...: malformed params" for a
+    client's bad notification); under SCREE_LOG_FORMAT=json it came out as a bare text line among the JSON ones."""
+    from cli_helpers import wait_until, write_file
+    from fault_helpers import RawMcp, hash_env
+
+    folder = tmp_path / "notes"
+    write_file(folder, "a.md", "# A\n\nalpha\n")
+    server = RawMcp(hash_env(tmp_path / "data", SCREE_LOG_FORMAT="json"), folder)
+    try:
+        server.initialize()
+        for method in ("notifications/cancelled", "notifications/progress"):
+            server.send({"jsonrpc": "2.0", "method": method, "params": {"requestId": {"not": "an id"}}})
+        server.call(1, "search_docs", {"query": "alpha", "mode": "keyword"})
+        server.reply(1)  # the server read both notifications before this request
+        wait_until(lambda: server.stderr().count("malformed params") == 2, "the SDK's two warnings", 30)
+    finally:
+        server.close()
+    lines = server.stderr().splitlines()
+    bad = [line for line in lines if not _one_record(line.encode())]
+    assert not bad, bad
+    dropped = [json.loads(line) for line in lines if "malformed params" in line]
+    assert [(r["logger"], r["level"], r["role"]) for r in dropped] == [("mcp.server.runner", "warning", "reader")] * 2
+    assert dropped[0]["event"] == "dropped 'notifications/cancelled': malformed params"
+
+
+STDLIB_SCRIPT = r"""
+import logging, sys, warnings
+from scree.logs import configure_logging
+from scree.redact import register_secret
+
+secret = sys.argv[1]
+register_secret(secret)
+configure_logging("writer", sys.argv[2])
+logging.getLogger("urllib3.connectionpool").warning("Retrying after %s with key %s", "a reset", secret)
+logging.getLogger("numba.core").info("compiling")  # below the root's WARNING: libraries' chatter stays out
+try:
+    raise RuntimeError(f"refused key {secret}")
+except RuntimeError:
+    logging.getLogger("scree.direct").exception("a module that logs through logging")
+logging.getLogger("custom").log(35, "a level of its own")
+warnings.warn(f"a library warning naming {secret}", UserWarning)
+"""
+
+
+def test_stdlib_records_and_warnings_are_json_with_secrets_masked(tmp_path: Path) -> None:
+    """Records of loggers scree does not configure (urllib3, numba, a scree module using logging directly), with
+    an exception, a custom level and a Python warning: each is one JSON object, and the API key is masked."""
+    secret = "sk-or-v1-" + "7f3a9c" * 8
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SCREE_")}
+    done = subprocess.run(
+        [sys.executable, "-c", STDLIB_SCRIPT, secret, "json"], capture_output=True, text=True, env=env, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    lines = done.stderr.splitlines()
+    bad = [line for line in lines if not _one_record(line.encode())]
+    assert not bad, bad
+    assert secret[9:30] not in done.stderr
+    records = [json.loads(line) for line in lines]
+    assert [(r["logger"], r["level"], r["role"]) for r in records] == [
+        ("urllib3.connectionpool", "warning", "writer"),
+        ("scree.direct", "error", "writer"),
+        ("custom", "warning", "writer"),
+        ("py.warnings", "warning", "writer"),
+    ]
+    assert records[0]["event"] == "Retrying after a reset with key [redacted]"
+    assert records[1]["exception"].startswith("Traceback (most recent call last):")
+    assert records[1]["exception"].endswith("RuntimeError: refused key [redacted]")
+    assert "UserWarning: a library warning naming [redacted]" in records[3]["event"]
+    console = subprocess.run(
+        [sys.executable, "-c", STDLIB_SCRIPT, secret, "console"], capture_output=True, text=True, env=env, timeout=60
+    )
+    assert console.returncode == 0 and secret[9:30] not in console.stderr, console.stderr
+    assert "[redacted] [urllib3.connectionpool] role=writer" in console.stderr

@@ -11,6 +11,7 @@ import pytest
 
 from scree.embedders.hashed import HashEmbedder
 from scree.ignore import IgnorePolicy
+from scree.render import render_hit
 from scree.search import SearchEngine
 from scree.store import Store
 from scree.writer_proc.sync import Syncer
@@ -152,6 +153,29 @@ def test_a_page_in_the_querys_language_stands_for_its_translations(tmp_path: Pat
         assert "docs/es/cors.md" not in hit_paths and "docs/tr/cors.md" not in hit_paths, mode
     turkish = [hit.path for hit in engine.search("CORS eklemek için nasıl", k=5, mode="keyword").hits]
     assert "docs/tr/cors.md" in turkish and "docs/en/cors.md" not in turkish
+
+
+def test_the_translations_a_hit_stands_for_are_named_in_also(tmp_path: Path) -> None:
+    """#11: the copies folded into the query language's hit are listed in also= (the agent could not know of them
+    otherwise), each file once with the range of its best chunk, and capped in the reply like identical twins."""
+    folder = tmp_path / "site"
+    intro = {"en": "How to add CORS middleware", "es": "Cómo añadir CORS middleware", "fr": "Ajouter CORS middleware",
+             "de": "CORS middleware hinzufügen", "pt": "Como adicionar CORS middleware",
+             "it": "Aggiungere CORS middleware", "tr": "CORS middleware eklemek"}  # fmt: skip
+    for language, words in intro.items():
+        (folder / "docs" / language).mkdir(parents=True)
+        text = f"# CORS\n\n{words}.\n\n## Origins\n\nCORS middleware origins, {language}.\n"
+        (folder / "docs" / language / "cors.md").write_text(text, encoding="utf-8")
+        (folder / "docs" / language / "index.md").write_text(f"# Index {language}\n\nWelcome.\n", encoding="utf-8")
+    engine = build_engine(folder, tmp_path / "index.db")
+    others = sorted(f"docs/{language}/cors.md:1-3" for language in intro if language != "en")
+    for mode in ("hybrid", "semantic", "keyword"):
+        hits = engine.search("how do I add CORS middleware", k=5, mode=mode).hits
+        cors = next(hit for hit in hits if hit.path == "docs/en/cors.md" and hit.start == 1)
+        assert sorted(cors.also) == others, (mode, cors.also)  # each file once, its best chunk's range
+        assert not [hit.path for hit in hits if hit.path.endswith("/cors.md") and hit.path != "docs/en/cors.md"]
+        shown = render_hit(1, cors)
+        assert f'also="{", ".join(cors.also[:5])}, and 1 more"' in shown, shown  # R-M1: five named, then a count
 
 
 def test_a_chunk_of_markup_alone_is_never_a_hit(tmp_path: Path) -> None:

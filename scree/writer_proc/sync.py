@@ -16,7 +16,7 @@ from scree.chunking import Chunk, chunk_markdown, embed_text, opted_out, text_ha
 from scree.config import Settings
 from scree.embedders.base import Embedder
 from scree.errors import EmbeddingUnavailableError
-from scree.files import BAD_NAME, Skipped, name_is_valid, read_markdown, shown_name
+from scree.files import BAD_NAME, Skipped, name_is_valid, path_too_long, read_markdown, shown_name, shown_short
 from scree.heap import trim_heap
 from scree.ignore import IgnorePolicy
 from scree.languages import LanguageTrees
@@ -226,7 +226,7 @@ class Syncer:
             report.failed += 1
             report.skipped.append((path, f"cannot read folder {folder or '.'}: {unreadable[folder]}"))
         for folder, reason in unreadable.items():
-            log.warning("cannot read folder; its files keep their old rows", folder=shown_name(folder), reason=reason)
+            log.warning("cannot read folder; its files keep their old rows", folder=shown_short(folder), reason=reason)
             if folder not in named:
                 report.scanned += 1
                 report.failed += 1
@@ -296,18 +296,20 @@ class Syncer:
         return sizes
 
     def _name_refused(self, path: str, report: SyncReport) -> bool:
-        """R-I1: a name that is not valid UTF-8 cannot be stored, and one a hit would show altered could not be
-        read back (issue 13): either is skipped with a reason, and rows an older scree wrote for it removed."""
+        """R-I1: a name that is not valid UTF-8 cannot be stored, one a hit would show altered could not be read
+        back (issue 13), and one over PATH_MAX could not be looked at again by its path: each is skipped with a
+        reason, and rows an older scree wrote for it removed."""
+        too_long = None
         if not name_is_valid(path):
             reason = BAD_NAME
-        elif not shown_exactly(path):
-            reason = UNSHOWABLE_NAME
+        elif not shown_exactly(path) or (too_long := path_too_long(self._policy.root, path)) is not None:
+            reason = too_long or UNSHOWABLE_NAME
             if self._store.file_state(path) is not None:
                 report.removed += self._store.delete_files([path])
         else:
             return False
         report.skipped.append((shown_name(path), reason))
-        log.warning("file skipped", path=shown_name(path), reason=reason)
+        log.warning("file skipped", path=shown_short(path), reason=reason)
         return True
 
     def _visit(self, path: str, old: FileState | None, report: SyncReport) -> None:
@@ -315,13 +317,13 @@ class Syncer:
         if isinstance(content, Skipped) and content.unreadable:  # R-I1: not known to be gone: keep its rows
             report.failed += 1
             report.skipped.append((path, content.reason))
-            log.warning("cannot read file; it keeps its old rows", path=path, reason=content.reason)
+            log.warning("cannot read file; it keeps its old rows", path=shown_short(path), reason=content.reason)
             return
         if content is None or isinstance(content, Skipped) or opted_out(content.text):
             reason = replies.MISSING_REASON if content is None else getattr(content, "reason", replies.OPTED_OUT_REASON)
             report.skipped.append((path, reason))
             if content is not None:
-                log.info("file skipped", path=path, reason=reason)
+                log.info("file skipped", path=shown_short(path), reason=reason)
             if old is not None:
                 report.removed += self._store.delete_files([path])
             return
