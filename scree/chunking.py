@@ -43,7 +43,21 @@ _HEADING_NOISE = re.compile(
 )
 # Inline links and images keep their words and lose their targets: `[the guide](../guide.md#setup)` -> `the guide`.
 _LINK = re.compile(r"!?\[([^\]\n]*)\]\((?:[^()\s]|\([^()\s]*\))*(?:[ \t]+(?:\"[^\"\n]*\"|'[^'\n]*'))?\)")
-EMBED_FORMAT = "2"  # R-F3, #11: bumped whenever embed_text() or the heading trail changes what a chunk's vector is of
+# Markup that costs the model tokens and carries no words (#11), left out of the embedded text only: reference links
+# keep their words (`[the guide][guide]`, `[`int`][]`); formatting HTML tags go (`<br>`, `<div class="grid">`, not
+# `<name>` placeholders); table rule rows go; admonition and block markers keep their words (`!!! tip "Learn more"`
+# -> `tip Learn more`, `/// version-added | v2.13` -> `version added v2.13`, a closing `///` goes).
+_REFERENCE_LINK = re.compile(r"\[([^\]\n]+)\]\[[^\]\n]*\]")
+_HTML_TAG = re.compile(
+    r"</?(?:a|b|i|em|strong|br|p|div|span|figure|figcaption|img|details|summary|sup|sub|kbd|code|pre|table|tr|td|th"
+    r"|ul|ol|li|hr|center|small|picture|source)(?:\s[^<>]*)?/?>",
+    re.IGNORECASE,
+)
+_TABLE_RULE = re.compile(r"[ \t]*\|?[ \t]*:?-{2,}:?[ \t]*(?:\|[ \t]*:?-{2,}:?[ \t]*)*\|?[ \t]*")
+_BLOCK_MARKER = re.compile(r"([ \t]*)(?:!!!|\?\?\?\+?|///)[ \t]*([\w-]*)(?:[ \t]*\|)?[ \t]*(.*)")
+_FENCE_ATTRIBUTES = re.compile(r"[ \t]*\{[^}]*\}")  # ```python {test="skip"}: tool options, not words
+CODE_LINES_EMBEDDED = 5  # #11: a fence's first lines are embedded; the rest is left to keyword search
+EMBED_FORMAT = "3"  # R-F3, #11: bumped whenever embed_text() or the heading trail changes what a chunk's vector is of
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +75,9 @@ class Chunk:
     text: str
     start_line: int  # first non-blank source line, 1-based, in the original file's numbering (R-C3)
     end_line: int  # last non-blank source line, inclusive
+    # The fence (character, run length) a chunk cut mid-fence by the hard cap starts inside, so that what is
+    # embedded reads its first lines as code (#11); None for a chunk that starts outside fences.
+    open_fence: tuple[str, int] | None = None
 
 
 def normalise_newlines(text: str) -> str:
@@ -104,7 +121,7 @@ def opted_out(text: str) -> bool:
 
 def embed_text(path: str, chunk: Chunk) -> str:
     """The text sent to the embedder for a chunk (R-C4): heading lines without their anchors (the trail has none)."""
-    return f"{path}\n{chunk.heading}\n\n{_readable(chunk.text)}"
+    return f"{path}\n{chunk.heading}\n\n{_readable(chunk.text, chunk.open_fence)}"
 
 
 def strip_heading_anchors(title: str) -> str:
@@ -139,9 +156,10 @@ def chunk_markdown(text: str) -> list[Chunk]:
     fence: tuple[str, int] | None = None  # (fence character, run length) of the open fence
     for line_no, line in enumerate(body.split("\n"), start=line_offset + 1):
         if fence is not None:
+            inside = fence
             if _closes_fence(line, fence):
                 fence = None
-            builder.add(line, line_no, in_fence=True)
+            builder.add(line, line_no, in_fence=True, inside=inside)
             continue
         if _MARKER.match(line) is None:
             builder.add(line, line_no, in_fence=False)
@@ -195,31 +213,58 @@ def _heading_title(rest: str) -> str:
     return cap_utf8(strip_heading_anchors(title), HEADING_CAP_BYTES)
 
 
-def _readable(text: str) -> str:
-    """Chunk text as it is embedded: outside fences, heading lines without their anchors (strip_heading_anchors)
-    and links and images with their words but not their targets, so the model's 256 tokens go to words."""
-    if "{" not in text and "<" not in text and "](" not in text:
-        return text
-    lines = text.split("\n")
-    fence: tuple[str, int] | None = None
-    for index, line in enumerate(lines):
+def _readable(text: str, fence: tuple[str, int] | None = None) -> str:
+    """Chunk text as it is embedded, so the model's 256 tokens go to words (#11): of each fence, its opening line
+    without attribute braces, its first CODE_LINES_EMBEDDED lines and its closing line; outside fences, heading lines
+    without their anchors (strip_heading_anchors), links and images with their words but not their targets, and no
+    markup that carries no words (_words_of_line), with runs of blank lines cut to one. `fence` is the one open
+    where the text starts (Chunk.open_fence)."""
+    out: list[str] = []
+    code_lines = 0
+    for line in text.split("\n"):
         if fence is not None:
-            if _closes_fence(line, fence):
+            if fence[0] in line and _closes_fence(line, fence):
                 fence = None
+                out.append(line)
+            elif code_lines < CODE_LINES_EMBEDDED:
+                out.append(line)
+                code_lines += 1
             continue
-        if "](" in line:
-            line = lines[index] = _LINK.sub(r"\1", line)
-        if _MARKER.match(line) is None:
+        if _MARKER.match(line) is not None:
+            heading = _ATX_HEADING.match(line)
+            if heading is None:
+                fence = _opens_fence(line)
+            if fence is not None:
+                code_lines = 0
+                out.append(_FENCE_ATTRIBUTES.sub("", line) if "{" in line else line)
+                continue
+            if heading is not None:
+                line = line[: heading.end()] + strip_heading_anchors(line[heading.end() :])
+        words = _words_of_line(line)
+        if words is None or (not words.strip() and out and not out[-1].strip()):
             continue
-        heading = _ATX_HEADING.match(line)
-        if heading is not None:
-            rest = line[heading.end() :]
-            stripped = strip_heading_anchors(rest)
-            if stripped != rest:
-                lines[index] = line[: heading.end()] + stripped
-            continue
-        fence = _opens_fence(line)
-    return "\n".join(lines)
+        out.append(words)
+    return "\n".join(out)
+
+
+def _words_of_line(line: str) -> str | None:
+    """A line outside fences as it is embedded: links and reference links keep their words, formatting HTML tags and
+    comments go, block markers keep their words; None for a line of markup alone (a table rule, a closing `///`)."""
+    if "](" in line:
+        line = _LINK.sub(r"\1", line)
+    if "][" in line:
+        line = _REFERENCE_LINK.sub(r"\1", line)
+    if "<" in line:
+        line = _HTML_TAG.sub("", line)
+        line = _HEADING_NOISE.sub("", line) if "<!--" in line else line
+    if "-" in line and "|" in line and _TABLE_RULE.fullmatch(line):
+        return None
+    marker = _BLOCK_MARKER.fullmatch(line) if line.lstrip(" \t")[:1] in ("!", "?", "/") else None
+    if marker is not None:
+        indent, kind, title = marker.groups()
+        words = " ".join(word for word in (kind.replace("-", " "), title.strip().strip('"')) if word)
+        return indent + words if words else None
+    return line
 
 
 def _push_heading(trail: list[tuple[int, str]], level: int, title: str) -> None:
@@ -266,7 +311,17 @@ def _utf8_pieces(line: str, limit: int) -> Iterator[str]:
 class _ChunkBuilder:
     """Collects the lines of the current chunk and keeps its UTF-8 size without re-joining."""
 
-    __slots__ = ("chunks", "heading", "_parts", "_size", "_pending_blanks", "_start", "_end", "_has_body")
+    __slots__ = (
+        "chunks",
+        "heading",
+        "_parts",
+        "_size",
+        "_pending_blanks",
+        "_start",
+        "_end",
+        "_has_body",
+        "_open_fence",
+    )
 
     def __init__(self) -> None:
         self.chunks: list[Chunk] = []
@@ -277,8 +332,18 @@ class _ChunkBuilder:
         self._start = 0
         self._end = 0
         self._has_body = False  # something other than the heading line
+        self._open_fence: tuple[str, int] | None = None  # the fence open before the chunk's first line
 
-    def add(self, line: str, line_no: int, *, in_fence: bool, is_heading: bool = False) -> None:
+    def add(
+        self,
+        line: str,
+        line_no: int,
+        *,
+        in_fence: bool,
+        is_heading: bool = False,
+        inside: tuple[str, int] | None = None,
+    ) -> None:
+        """Add a source line; `inside` is the fence open before it (None outside fences and for an opening line)."""
         if _is_blank(line):
             if self._parts:
                 if not in_fence and self._size >= SOFT_LIMIT_BYTES:
@@ -288,7 +353,7 @@ class _ChunkBuilder:
             return
         size = len(line.encode("utf-8"))
         if size > HARD_LIMIT_BYTES:
-            self._add_long_line(line, line_no, is_heading)
+            self._add_long_line(line, line_no, is_heading, inside)
             return
         added = size + self._pending_blanks + 1 if self._parts else size
         if self._size + added > HARD_LIMIT_BYTES:
@@ -296,6 +361,7 @@ class _ChunkBuilder:
             added = size
         if not self._parts:
             self._start = line_no
+            self._open_fence = inside
         elif self._pending_blanks:
             self._parts.extend([""] * self._pending_blanks)
         self._parts.append(line)
@@ -308,19 +374,20 @@ class _ChunkBuilder:
         """End the current chunk; one holding nothing but its heading line is dropped (R-C2)."""
         if self._parts and self._has_body:
             text = "\n".join(self._parts)
-            self.chunks.append(Chunk(len(self.chunks), self.heading, text, self._start, self._end))
+            self.chunks.append(Chunk(len(self.chunks), self.heading, text, self._start, self._end, self._open_fence))
         self._parts = []
         self._size = 0
         self._pending_blanks = 0
         self._has_body = False
 
-    def _add_long_line(self, line: str, line_no: int, is_heading: bool) -> None:
+    def _add_long_line(self, line: str, line_no: int, is_heading: bool, inside: tuple[str, int] | None) -> None:
         """A line over the hard cap becomes chunks of its own, one per piece (R-C2)."""
         self.close()
         for piece in _utf8_pieces(line, HARD_LIMIT_BYTES):
             if _is_blank(piece):
                 continue
             self._parts = [piece]
+            self._open_fence = inside
             self._start = self._end = line_no
             self._has_body = not is_heading
             self.close()

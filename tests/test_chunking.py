@@ -9,6 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from scree.chunking import (
+    CODE_LINES_EMBEDDED,
     HARD_LIMIT_BYTES,
     HEADING_CAP_BYTES,
     SOFT_LIMIT_BYTES,
@@ -291,6 +292,78 @@ def test_the_embedded_text_keeps_a_links_words_not_its_target() -> None:
     assert embed_text("t.md", chunk) == (
         "t.md\nTools\n\n# Tools\n\nSee the guide, logo and `uv run`.\n\n```md\n[kept](in/a/fence.md)\n```"
     )
+
+
+def test_a_fence_is_embedded_as_its_info_string_and_first_lines_and_the_chunk_keeps_all_of_it() -> None:
+    body = [f"line_{n} = {n}" for n in range(1, 12)]
+    fence = '```python {test="skip" lint="skip"}\n' + "\n".join(body) + "\n```"
+    text = f"# Config\n\nSet it:\n\n{fence}\n\nThen run it.\n"
+    chunk = chunk_markdown(text)[0]
+    assert "line_11 = 11" in chunk.text and '{test="skip" lint="skip"}' in chunk.text  # hits and keywords see it all
+    kept = "\n".join(body[:CODE_LINES_EMBEDDED])
+    assert embed_text("c.md", chunk) == f"c.md\nConfig\n\n# Config\n\nSet it:\n\n```python\n{kept}\n```\n\nThen run it."
+    short = chunk_markdown('# T\n\n~~~~toml title="pyproject.toml"\n[project]\nname = "x"\n~~~~\n')[0]
+    assert embed_text("t.md", short).endswith('~~~~toml title="pyproject.toml"\n[project]\nname = "x"\n~~~~')
+
+
+def test_a_fence_left_open_at_the_chunks_end_is_still_cut_and_a_longer_run_closes_it() -> None:
+    lines = "\n".join(f"x{n}" for n in range(CODE_LINES_EMBEDDED + 3))
+    unclosed = Chunk(0, "T", f"````\n{lines}\n```\nstill code", 1, 2)
+    assert embed_text("t.md", unclosed) == "t.md\nT\n\n````\n" + "\n".join(lines.split("\n")[:CODE_LINES_EMBEDDED])
+    closed = Chunk(0, "T", "```\na\n`````\nProse after.", 1, 4)
+    assert embed_text("t.md", closed) == "t.md\nT\n\n```\na\n`````\nProse after."
+
+
+def test_a_chunk_cut_mid_fence_embeds_its_first_lines_as_code_and_the_prose_after_the_fence_in_full() -> None:
+    code = [f"value_{n:04d} = {n}  # a line of code" for n in range(120)]  # over the hard cap: cut mid-fence
+    prose = [f"Prose line {n} after the code." for n in range(CODE_LINES_EMBEDDED + 2)]
+    chunks = chunk_markdown("# T\n\n~~~~python\n" + "\n".join(code) + "\n~~~~\n" + "\n".join(prose) + "\n")
+    assert len(chunks) == 2 and chunks[0].open_fence is None
+    cut = chunks[1]
+    assert cut.open_fence == ("~", 4) and cut.text.endswith("~~~~\n" + "\n".join(prose))
+    first_code = cut.text.split("\n")[:CODE_LINES_EMBEDDED]
+    assert first_code[0].startswith("value_") and len(cut.text.split("\n")) > CODE_LINES_EMBEDDED + len(prose) + 1
+    assert embed_text("t.md", cut) == "t.md\nT\n\n" + "\n".join([*first_code, "~~~~", *prose])
+    piece = chunk_markdown("```\n" + "y" * (HARD_LIMIT_BYTES + 10) + "\n```\n")  # a long code line's pieces
+    assert [chunk.open_fence for chunk in piece] == [None, ("`", 3), ("`", 3), ("`", 3)]  # the closing line too
+
+
+# Markup of real docs trees that costs tokens and carries no words (#11): what each line is embedded as.
+MARKUP_LINES = [
+    ("See [`int`][] and [the guide][guide-ref].", "See `int` and the guide."),  # reference links (pydantic)
+    ("[`pydantic.types.Strict`][pydantic.types.Strict]<br>", "`pydantic.types.Strict`"),
+    ('<div class="grid cards" markdown>', ""),
+    ('<p align="center"><img src="logo.png" alt="logo"/></p>', ""),
+    ("Press <kbd>Ctrl</kbd>+<kbd>C</kbd>. <!-- prettier-ignore -->", "Press Ctrl+C. "),
+    ('!!! tip "Learn more"', "tip Learn more"),
+    ('    ??? example "Example - Strict mode"', "    example Example - Strict mode"),
+    ('???+ note "Open"', "note Open"),
+    ("/// version-added | v2.13", "version added v2.13"),
+]
+KEPT_LINES = [
+    "Replace <version> with the release and <name> with yours.",  # placeholders are words, not tags
+    "| a | b |",
+    "Use x -> y or a || b, and 3/4 of // comments.",
+    "What? !important",
+]
+
+
+def test_markup_that_carries_no_words_is_left_out_of_the_embedded_text() -> None:
+    for written, words in MARKUP_LINES:
+        chunk = Chunk(0, "T", f"Intro.\n{written}\nEnd.", 1, 3)
+        expected = f"Intro.\n{words}\nEnd." if words else "Intro.\n\nEnd."
+        assert embed_text("t.md", chunk) == f"t.md\nT\n\n{expected}", written
+    for written in KEPT_LINES:
+        assert embed_text("t.md", Chunk(0, "T", written, 1, 1)) == f"t.md\nT\n\n{written}", written
+
+
+def test_table_rules_closing_markers_and_extra_blank_lines_go_and_the_chunk_text_keeps_them() -> None:
+    text = "# T\n\n| Field | Type |\n|:------|----:|\n| `f1` | int |\n\n/// note\nSaid.\n///\n\n\n\nAfter."
+    chunk = chunk_markdown(text)[0]
+    assert chunk.text == text
+    assert embed_text("t.md", chunk) == "t.md\nT\n\n# T\n\n| Field | Type |\n| `f1` | int |\n\nnote\nSaid.\n\nAfter."
+    fenced = chunk_markdown("# T\n\n```md\n| a |\n|---|\n!!! tip\n\n\n[x][y]\n```\n")[0]
+    assert embed_text("t.md", fenced) == "t.md\nT\n\n# T\n\n```md\n| a |\n|---|\n!!! tip\n\n\n```"  # code as written
 
 
 def test_markup_alone_or_a_few_characters_is_too_little_to_show() -> None:

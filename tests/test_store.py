@@ -219,6 +219,12 @@ def test_an_index_of_an_older_embedded_text_format_is_refused_until_rebuilt(stor
     assert store.embed_format() == "1"
     with pytest.raises(IndexMismatchError, match=r"older scree .*`scree reindex --all`"):
         store.check_model(MODEL, DIMS)
+    conn = raw(db_path)  # format 2: fences embedded whole, markup as written
+    conn.execute("insert or replace into meta(key, value) values ('embed_format', '2')")
+    conn.close()
+    assert store.embed_format() == "2" != EMBED_FORMAT
+    with pytest.raises(IndexMismatchError, match=rf"format 2, now {EMBED_FORMAT}: .*`scree reindex --all`"):
+        store.check_model(MODEL, DIMS)
     store.reset(MODEL, DIMS)
     store.check_model(MODEL, DIMS)
     assert store.embed_format() == EMBED_FORMAT and store.counts() == (0, 0)

@@ -340,7 +340,8 @@ class Store:
         if recorded is not None and self.embed_format() != EMBED_FORMAT:
             raise IndexMismatchError(
                 f"index {self.db_path} was built by an older scree (embedded text format {self.embed_format()}, "
-                f"now {EMBED_FORMAT}: headings without anchors, links without targets); {REINDEX_HINT}"
+                f"now {EMBED_FORMAT}: headings without anchors, links without targets, code blocks cut to their first "
+                f"lines); {REINDEX_HINT}"
             )
 
     def set_model(self, identity: str, dims: int) -> None:
