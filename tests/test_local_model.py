@@ -105,13 +105,11 @@ def test_a_batch_is_cut_into_units_the_threads_share_out() -> None:
     assert sorted(i for unit in units for i in unit) == list(range(len(lengths)))  # each text once
     assert all([lengths[i] for i in unit] == sorted(lengths[i] for i in unit) for unit in units)  # runs of a length
     loads = [sum(lengths[i] for i in unit) for unit in units]
-    assert len(units) == round(sum(lengths) / UNIT_TOKENS) + 4  # the last 2 x workers units are halved
-    assert max(loads[:-8]) <= UNIT_TOKENS + 256 and min(loads[:-8]) >= UNIT_TOKENS - 256
-    assert max(loads[-8:]) <= UNIT_TOKENS / 2 + 256 and min(loads[-8:]) >= UNIT_TOKENS / 2 - 256
+    assert len(units) == round(sum(lengths) / UNIT_TOKENS)
+    assert max(loads) <= UNIT_TOKENS + 256 and min(loads) >= UNIT_TOKENS - 256
     firsts = [max(lengths[i] for i in unit) for unit in units]
     assert firsts == sorted(firsts, reverse=True)  # the longest texts (dearest attention) go out first
     assert len(_shards([300, 300, 300, 300], 2)) == 2  # above two minimal shards: one unit per worker at least
-    assert sorted(map(len, _shards([256] * 24, 2))) == [2] * 8 + [4] * 2  # whole texts: 256 x 4 a unit, then halves
     assert _shards([MIN_SHARD_TOKENS, MIN_SHARD_TOKENS - 1], 2) == [[1, 0]]  # too little to share: one thread
     assert _shards(lengths, 1) == [sorted(range(len(lengths)), key=lambda i: lengths[i])]
     assert _shards([25], 2) == [[0]]
