@@ -28,7 +28,8 @@ HEADS = 12
 HEAD_DIMS = DIMS // HEADS
 INTERMEDIATE = 1536
 LAYER_NORM_EPS = 1e-12
-FFN_ROWS = 512  # tokens per block after attention: 256 took 0.7-1.2% more CPU (smaller GEMMs), 128 2.6% more
+FFN_ROWS = 256  # tokens per block after attention; 512 took 0.7-1.2% less CPU in the embedder alone, but raised
+# the writer's first-sync peak RSS by 15 MB (257 -> 273 MB, bar 300) and its 0.5 MB first sync ran 2% longer
 RUN_TOKENS = 512  # equal-length texts share one query/key/value projection up to this many tokens
 SCORES_BYTES = 1 << 20  # scores per attention step: a head whose exp overflows redoes only its step
 GELU_SCALE = 2 * (2 / math.pi) ** 0.5  # the tanh form of GELU, written with a sigmoid
