@@ -187,6 +187,7 @@ class _MiniLM:
         else:
             x += positions
             layer_norm(x, self.embed_norm)
+        del positions  # 1.5 MB a 1,024-token unit, not to be held through the six layers
         runs = list(equal_length_runs(lengths))
         work = Workspace.for_tokens(len(flat), max(count * length for _, count, length in runs))
         for layer in self.layers:
