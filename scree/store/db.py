@@ -522,8 +522,7 @@ class Store:
         dims = self._searchable(vector, count)
         if dims is None or not binary_quantizable(dims):
             return []
-        row = self._conn.execute("select vec_quantize_binary(?)", (vector,)).fetchone()
-        return self._bits().nearest(bytes(row[0]), count) if row is not None else []
+        return self._bits().nearest(searches.query_bits(self._conn, vector), count)
 
     def keyword_search(
         self, query: str, limit: int, scope: str | None = None, *, floor_alone: bool = True

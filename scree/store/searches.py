@@ -95,14 +95,19 @@ def two_stage_from_memory(conn: apsw.Connection, vector: bytes, limit: int, bits
     """two_stage_nearest, the very ids and distances, with stage 1 over `bits` in memory and stage 2 reading the
     candidates' vectors where `bits` says vec0 keeps them."""
     limit = min(limit, MAX_KNN)
-    row = conn.execute("select vec_quantize_binary(?)", (vector,)).fetchone()
-    assert row is not None
-    ids, blocks, offsets = bits.nearest_located(bytes(row[0]), candidate_count(limit))
+    ids, blocks, offsets = bits.nearest_located(query_bits(conn, vector), candidate_count(limit))
     if not ids or limit <= 0:
         return []
     vectors = read_vectors(conn, blocks, offsets, len(vector))
     rows = conn.execute(_RESCORE_SQL, (vector, vectors, len(ids), len(vector), limit))
     return [(ids[int(row[0])], float(row[1])) for row in rows if row[1] is not None]  # NULL: an all-zero vector
+
+
+def query_bits(conn: apsw.Connection, vector: bytes) -> bytes:
+    """A query vector's sign bits as the sign-bit table holds a chunk's (sqlite-vec's vec_quantize_binary)."""
+    row = conn.execute("select vec_quantize_binary(?)", (vector,)).fetchone()
+    assert row is not None
+    return bytes(row[0])
 
 
 def has_vector_blocks(conn: apsw.Connection) -> bool:
