@@ -33,17 +33,19 @@ _UPSERT_FILE_SQL = (
     "insert into files(path, sha256, mtime_ns, size) values (?, ?, ?, ?) on conflict(path) do "
     "update set sha256 = excluded.sha256, mtime_ns = excluded.mtime_ns, size = excluded.size"
 )
+_CHUNK_IDS_SQL = "select id from chunks where path in (select value from json_each(?))"
 _DELETE_CHUNKS_SQL = "delete from chunks where path in (select value from json_each(?))"
 
 
 def delete_chunks(conn: apsw.Connection, paths: Sequence[str], *, vectors: bool) -> None:
     """Delete these files' chunks with their vectors; FTS rows and sign bits go with the chunks (schema triggers)."""
-    ids = [(row[0],) for path in paths for row in conn.execute("select id from chunks where path = ?", (path,))]
+    listed = json.dumps(list(paths), ensure_ascii=False)
+    ids = [(row[0],) for row in conn.execute(_CHUNK_IDS_SQL, (listed,))]
     if not ids:
         return
     if vectors:
         conn.executemany(f"delete from {VECTOR_TABLE} where chunk_id = ?", ids)
-    conn.execute(_DELETE_CHUNKS_SQL, (json.dumps(list(paths), ensure_ascii=False),))
+    conn.execute(_DELETE_CHUNKS_SQL, (listed,))
 
 
 def write_files(
