@@ -299,15 +299,15 @@ class Syncer:
         """R-I1: a name that is not valid UTF-8 cannot be stored, one a hit would show altered could not be read
         back (issue 13), and one over PATH_MAX could not be looked at again by its path: each is skipped with a
         reason, and rows an older scree wrote for it removed."""
-        too_long = None
         if not name_is_valid(path):
             reason = BAD_NAME
-        elif not shown_exactly(path) or (too_long := path_too_long(self._policy.root, path)) is not None:
-            reason = too_long or UNSHOWABLE_NAME
+        else:
+            found = UNSHOWABLE_NAME if not shown_exactly(path) else path_too_long(self._policy.root, path)
+            if found is None:
+                return False
+            reason = found
             if self._store.file_state(path) is not None:
                 report.removed += self._store.delete_files([path])
-        else:
-            return False
         report.skipped.append((shown_name(path), reason))
         log.warning("file skipped", path=shown_short(path), reason=reason)
         return True
