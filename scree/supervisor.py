@@ -46,22 +46,22 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from scree.board import Board, Parked
 from scree.config import Settings
 from scree.deadlines import CLOSE_S, SIGKILL_TIMEOUT_S, SIGTERM_TIMEOUT_S, STOP_S
 from scree.errors import ScreeError
-from scree.lock import LockRetry, WriterLock
+from scree.index.lock import LockRetry, WriterLock
 from scree.logs import configure_logging, get_logger, logged_thread
 from scree.paths import prepare_index_dir
+from scree.reader_proc.board import Board, Parked
+from scree.reader_proc.writer_control import SupervisedControl
 from scree.replies import SUPERVISOR_FAILED, memory_reason, restarting, silent_reason, start_failed_reason
 from scree.signals import SignalLatch
-from scree.writer_control import SupervisedControl
 from scree.writer_proc.child import Recheck, ReindexReply, ReindexRequest, Up, WriterChild
 from scree.writer_proc.outcome import Outcome
 from scree.writer_status import WriterState
 
 if TYPE_CHECKING:
-    from scree.http_options import HttpOptions
+    from scree.reader_proc.http_options import HttpOptions
 
 __all__ = ["Backoff", "Supervisor", "serve", "serve_http"]
 

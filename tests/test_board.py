@@ -12,7 +12,6 @@ from pathlib import Path
 
 import pytest
 
-from scree.board import MAX_RECHECKS, Board, Parked, Pending, WriterView
 from scree.config import (
     DEFAULT_HANDSHAKE_GRACE_S,
     DEFAULT_HEARTBEAT_TIMEOUT_S,
@@ -23,6 +22,7 @@ from scree.config import (
     load_settings,
 )
 from scree.errors import ConfigError
+from scree.reader_proc.board import MAX_RECHECKS, Board, Parked, Pending, WriterView
 from scree.replies import SHUTTING_DOWN_REPLY, memory_reason, silent_reason, status_note
 from scree.supervisor import Backoff
 from scree.writer_proc.child import SYNC, WATCH, Finished, exit_reason

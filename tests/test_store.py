@@ -22,7 +22,7 @@ import numpy as np
 import pytest
 import sqlite_vec
 
-from scree.chunking import EMBED_FORMAT
+from scree.content.chunking import EMBED_FORMAT
 from scree.embedders.base import pack_vector
 from scree.errors import IndexCorruptError, IndexMismatchError
 from scree.store import SCHEMA_VERSION, FileState, NewChunk, Store, fts_match_expression, searches

@@ -18,7 +18,7 @@ import pytest
 
 from scree.config import Settings, load_settings
 from scree.errors import IndexMismatchError
-from scree.lock import WriterLock
+from scree.index.lock import WriterLock
 from scree.paths import ensure_private_dir
 from scree.store import Store
 from scree.writer_proc.debounce import Debouncer, Job, Schedule

@@ -29,8 +29,8 @@ import apsw
 import numpy as np
 
 from scree.benchmarks import RESULTS
-from scree.ranking import POOL
-from scree.scope import scope_pattern
+from scree.search.ranking import POOL
+from scree.search.scope import scope_pattern
 from scree.store import FileState, NewChunk, Store
 from scree.store.searches import OVERSAMPLE
 

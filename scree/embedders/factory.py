@@ -33,7 +33,7 @@ def embedder_available(settings: Settings) -> bool:
         return bool(settings.api_key)
     if kind == "hash":
         return True
-    from scree.model_install import PINNED_FILES, model_dir
+    from scree.embedders.model_install import PINNED_FILES, model_dir
 
     folder = model_dir(settings)
     return all((folder / name).is_file() for name in PINNED_FILES)
@@ -71,7 +71,7 @@ def make_embedder(
 
         return HashEmbedder(dims=HASH_DIMS)
     from scree.embedders.local import LocalEmbedder
-    from scree.model_install import check_model, model_dir
+    from scree.embedders.model_install import check_model, model_dir
 
     if keyword_fallback:
         try:

@@ -10,7 +10,7 @@ import apsw
 
 from scree.errors import IndexCorruptError, IndexMismatchError
 from scree.paths import FILE_MODE, ensure_private_dir
-from scree.scope import in_scope
+from scree.search.scope import in_scope
 from scree.store.extension import vec0_path
 from scree.store.keywords import cjk_index_text
 from scree.store.schema import CJK_FUNCTION, META_FOLDER, SCHEMA_VERSION, NotAnIndexError, current_version, migrate

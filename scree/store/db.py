@@ -13,11 +13,11 @@ from typing import TYPE_CHECKING, Any
 
 import apsw
 
-from scree.chunking import EMBED_FORMAT
+from scree.content.chunking import EMBED_FORMAT
 from scree.errors import IndexMismatchError, IndexWriteError, ScreeError
 from scree.logs import get_logger
 from scree.paths import prepare_index_dir, write_root_file
-from scree.ranking import fuse_rrf
+from scree.search.ranking import fuse_rrf
 from scree.store import searches, writes
 from scree.store.connection import BULK_CACHE_KIB, WRITER_CACHE_KIB, empty_index, open_index, tighten_modes
 from scree.store.integrity import check_integrity
@@ -158,7 +158,7 @@ class Store:
     def open_for_writing(cls, settings: Settings) -> Store:
         """The index, opened to write: its folder prepared first, `root` written once the index proved to be this
         folder's (R-F3: a refused open leaves every file as it was); a --db file's folder gets no `root` (R-F2)."""
-        from scree.indexes import adopt_moved_index  # it opens Stores itself
+        from scree.index.registry import adopt_moved_index  # it opens Stores itself
 
         prepare_index_dir(settings.index_dir, custom_db=settings.custom_db)
         adopt_moved_index(settings)  # a moved checkout's index is reused, not embedded again (callers hold the lock)
@@ -463,7 +463,7 @@ class Store:
         """(chunk id, cosine distance) of the `limit` nearest chunks (at most 4096), nearest first.
 
         Exact up to EXACT_SEARCH_MAX_CHUNKS chunks; above that, two_stage_vector_search. With `scope` (a regex from
-        scree.scope), the nearest chunks of the files inside it, found exactly.
+        scree.search.scope), the nearest chunks of the files inside it, found exactly.
         """
         dims = self._searchable(vector, limit)
         if dims is None:
@@ -528,7 +528,7 @@ class Store:
         self, query: str, limit: int, scope: str | None = None, *, floor_alone: bool = True
     ) -> list[tuple[int, float]]:
         """(chunk id, score) by FTS5 bm25 over heading and text, best first; score is -bm25 (higher is better).
-        With `scope` (a regex from scree.scope), only chunks of the files inside it.
+        With `scope` (a regex from scree.search.scope), only chunks of the files inside it.
 
         `floor_alone` False: on an index of SPLIT_MIN_ROWS chunks or more, chunks that match only words found in
         half of the chunks or more (FTS5 weighs those 1e-6) are left out, as a hybrid search has its vector list

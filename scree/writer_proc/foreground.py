@@ -15,7 +15,7 @@ import sys
 import threading
 
 from scree.config import Settings
-from scree.lock import LockRetry, WriterLock
+from scree.index.lock import LockRetry, WriterLock
 from scree.logs import get_logger
 from scree.paths import prepare_index_dir
 from scree.redact import redact

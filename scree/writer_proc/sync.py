@@ -12,17 +12,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from scree import replies
-from scree.chunking import Chunk, chunk_markdown, embed_text, opted_out, text_hash
 from scree.config import Settings
+from scree.content.chunking import Chunk, chunk_markdown, embed_text, opted_out, text_hash
+from scree.content.files import BAD_NAME, Skipped, name_is_valid, path_too_long, read_markdown, shown_name, shown_short
+from scree.content.ignore import IgnorePolicy
+from scree.content.languages import LanguageTrees
 from scree.embedders.base import Embedder
 from scree.errors import EmbeddingUnavailableError
-from scree.files import BAD_NAME, Skipped, name_is_valid, path_too_long, read_markdown, shown_name, shown_short
 from scree.heap import trim_heap
-from scree.ignore import IgnorePolicy
-from scree.languages import LanguageTrees
 from scree.logs import get_logger
 from scree.redact import redact
-from scree.render import UNSHOWABLE_NAME, shown_exactly
+from scree.search.render import UNSHOWABLE_NAME, shown_exactly
 from scree.store import FileState, NewChunk, Store
 
 log = get_logger(__name__)

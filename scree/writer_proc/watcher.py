@@ -23,12 +23,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from scree.content.ignore import GIT_DIR
 from scree.errors import ConfigError
-from scree.ignore import GIT_DIR
 from scree.logs import get_logger
 
 if TYPE_CHECKING:
-    from scree.ignore import IgnorePolicy
+    from scree.content.ignore import IgnorePolicy
 
 log = get_logger(__name__)
 

@@ -29,11 +29,11 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from scree.config import Settings
+from scree.content.ignore import IgnorePolicy
 from scree.deadlines import WRITER_THREADS_S
 from scree.embedders.factory import make_embedder
 from scree.embedders.idle import WRITER_IDLE_S
 from scree.errors import EmbeddingError
-from scree.ignore import IgnorePolicy
 from scree.logs import get_logger, logged_thread
 from scree.redact import redact
 from scree.replies import failed_message, over_cap_message, paused_reply, reindex_error_reply

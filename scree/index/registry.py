@@ -10,14 +10,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from scree import replies
+from scree.commands.progress import size_text
 from scree.config import Settings
+from scree.content.files import FileContent, read_markdown
+from scree.content.ignore import IgnorePolicy
 from scree.errors import ScreeError
-from scree.files import FileContent, read_markdown
-from scree.ignore import IgnorePolicy
-from scree.lock import WriterLock, lock_holder
+from scree.index.lock import WriterLock, lock_holder
 from scree.logs import get_logger
 from scree.paths import ensure_private_dir, write_root_file
-from scree.progress import size_text
 from scree.store import Store
 from scree.store.connection import connect
 from scree.store.schema import META_FOLDER

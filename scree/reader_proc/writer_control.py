@@ -10,9 +10,9 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from scree import replies
-from scree.board import Board
 from scree.config import Settings
-from scree.lock import lock_holder
+from scree.index.lock import lock_holder
+from scree.reader_proc.board import Board
 from scree.writer_proc.child import SYNC
 from scree.writer_status import WriterStatus
 

@@ -7,14 +7,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from scree.config import Settings
+from scree.content.ignore import IgnorePolicy
 from scree.embedders.factory import embedder_available, expected_identity, make_embedder
 from scree.errors import LockHeldError, ScreeError
-from scree.hits import SearchResult
-from scree.ignore import IgnorePolicy
-from scree.lock import WriterLock, lock_holder
+from scree.index.lock import WriterLock, lock_holder
 from scree.paths import normalise_rel_path, prepare_index_dir
 from scree.replies import cli_index_note, other_writer_reply, reindex_all_refused, reindex_running
-from scree.search import SearchEngine
+from scree.search.engine import SearchEngine
+from scree.search.hits import SearchResult
 from scree.store import Store
 from scree.writer_proc.sync import Progress, Syncer, SyncReport, rebuild
 

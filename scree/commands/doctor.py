@@ -9,10 +9,10 @@ from collections.abc import Callable
 from importlib import metadata
 
 from scree.config import Settings
+from scree.content.ignore import IgnorePolicy
 from scree.embedders.factory import KEYWORD_ONLY, expected_identity
 from scree.errors import ScreeError
-from scree.ignore import IgnorePolicy
-from scree.lock import lock_holder
+from scree.index.lock import lock_holder
 from scree.paths import DIR_MODE, FILE_MODE
 from scree.writer_proc.sync import markdown_bytes
 
@@ -77,7 +77,7 @@ def _check_embedder(settings: Settings, report: _Report) -> bool:
     report.ok("embedder", f"{identity} ({dims} dimensions)")
     if settings.resolved_embedder() != "local":
         return True
-    from scree.model_install import PINNED_FILES, check_model, model_dir
+    from scree.embedders.model_install import PINNED_FILES, check_model, model_dir
 
     folder = model_dir(settings)
     try:

@@ -9,16 +9,16 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from scree.chunking import chunk_markdown, opted_out, too_little_to_show
+from scree.content.chunking import chunk_markdown, opted_out, too_little_to_show
+from scree.content.files import FileContent, read_markdown, stat_file
+from scree.content.ignore import IgnorePolicy
+from scree.content.languages import LanguageTrees
 from scree.embedders.base import Embedder
 from scree.embedders.factory import KEYWORD_ONLY, NEEDS_VECTORS, SEMANTIC_OFF
 from scree.errors import ScreeError
-from scree.files import FileContent, read_markdown, stat_file
-from scree.hits import Hit, SearchResult
-from scree.ignore import IgnorePolicy
-from scree.languages import LanguageTrees
 from scree.logs import get_logger
-from scree.ranking import (
+from scree.search.hits import Hit, SearchResult
+from scree.search.ranking import (
     PER_FILE,
     POOL,
     SIMILARITY_FLOORS,
@@ -29,7 +29,7 @@ from scree.ranking import (
     path_match,
     vector_weight,
 )
-from scree.scope import scope_pattern
+from scree.search.scope import scope_pattern
 from scree.store import FileState, Store, StoredChunk
 from scree.store.keywords import content_words
 
@@ -132,7 +132,7 @@ class SearchEngine:
         self, query: str, k: int = 8, mode: str = "hybrid", max_k: int = MAX_K, path: str | None = None
     ) -> SearchResult:
         """Up to k hits, best first; `max_k` lets the quality benchmark look past the tool's cap of 50. `path` (a
-        folder prefix or a glob, scree.scope) limits both searches to the files inside it, in SQL (R-M10).
+        folder prefix or a glob, scree.search.scope) limits both searches to the files inside it, in SQL (R-M10).
 
         Every step ranks the same POOL candidates whatever k is, and k only cuts the end: the first m hits of a
         k-hit reply are the first m of any larger k (#11).

@@ -11,8 +11,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from scree.config import DEFAULT_CLIENT_TOKENS
-from scree.hits import Hit
 from scree.inert import drop_invisible
+from scree.search.hits import Hit
 
 HIT_TEXT_CAP_BYTES = 4000  # R-M1
 RESPONSE_CAP_BYTES = 64 * 1024  # R-M1
