@@ -52,13 +52,12 @@ from scree.errors import ScreeError
 from scree.index.lock import LockRetry, WriterLock
 from scree.logs import configure_logging, get_logger, logged_thread
 from scree.paths import prepare_index_dir
+from scree.protocol import Outcome, Recheck, ReindexReply, ReindexRequest, Up, WriterState
 from scree.reader_proc.board import Board, Parked
 from scree.reader_proc.writer_control import SupervisedControl
 from scree.replies import SUPERVISOR_FAILED, memory_reason, restarting, silent_reason, start_failed_reason
 from scree.signals import SignalLatch
-from scree.writer_proc.child import Recheck, ReindexReply, ReindexRequest, Up, WriterChild
-from scree.writer_proc.outcome import Outcome
-from scree.writer_status import WriterState
+from scree.writer_proc.child import WriterChild
 
 if TYPE_CHECKING:
     from scree.reader_proc.http_options import HttpOptions

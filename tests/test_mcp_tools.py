@@ -22,10 +22,10 @@ from mcp.client import Client
 from mcp_types import CallToolResult, TextContent
 
 from scree.config import Settings, load_settings
+from scree.protocol import WriterState, WriterStatus
 from scree.reader_proc.server import build_server
-from scree.writer_status import WriterState, WriterStatus
 
-COMPLETE = WriterStatus(holder="self", first_sync_done=True)
+COMPLETE = WriterStatus(holder="self", complete=True)
 TOKENS_MD = "# API\n\n## Tokens\n\nBearer tokens expire after one hour.\n"
 # What a reader must never load: the CLI layer (and its operations) and the writer's machinery.
 NOT_IN_THE_READER = ("scree.commands.operations", "scree.cli", "scree.writer_proc.sync", "scree.writer_proc.writer")
@@ -103,7 +103,7 @@ def with_client(settings: Settings, control: FakeControl, body: Callable[[Client
     ("status", "note"),
     [
         (COMPLETE, None),
-        (WriterStatus(holder="other", pid=77, first_sync_done=True), None),
+        (WriterStatus(holder="other", pid=77, complete=True), None),
         (
             WriterStatus(holder="self", first_sync_running=True, report=WriterState(notes_indexed=3)),
             "[index incomplete: first sync in progress, 3 files indexed so far]",

@@ -97,7 +97,7 @@ def index_note(settings: Settings, store: Store) -> str | None:
     """R-M5 for the command line: what the index itself says about being incomplete or not kept current."""
     done = store.first_sync_done()
     pid = lock_holder(settings.lock_path) if not done and settings.lock_path.exists() else None
-    return cli_index_note(first_sync_done=done, holder_pid=pid, last_error=store.last_error() if done else None)
+    return cli_index_note(complete=done, holder_pid=pid, last_error=store.last_error() if done else None)
 
 
 def status(settings: Settings) -> dict[str, Any]:

@@ -26,11 +26,11 @@ from scree.config import Settings
 from scree.deadlines import HTTP_DRAIN_S
 from scree.errors import ConfigError
 from scree.logs import get_logger
+from scree.protocol import WriterControl
 from scree.reader_proc.http_access import HttpAccess
 from scree.reader_proc.http_options import HttpOptions
 from scree.reader_proc.server import build_server
 from scree.redact import register_secret
-from scree.writer_status import WriterControl
 
 log = get_logger(__name__)
 

@@ -13,10 +13,10 @@ from pydantic import Field
 from scree import __version__
 from scree.config import Settings
 from scree.logs import configure_logging, get_logger
+from scree.protocol import WriterControl
 from scree.reader_proc.tools import DEFAULT_K, MAX_K, ReaderTools, Reply
 from scree.redact import register_secret
 from scree.search.render import ReplyCap
-from scree.writer_status import WriterControl
 
 log = get_logger(__name__)
 

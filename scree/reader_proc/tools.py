@@ -9,9 +9,9 @@ from typing import TYPE_CHECKING
 from scree.config import Settings
 from scree.errors import PathRefusedError, ScreeError
 from scree.paths import normalise_rel_path
+from scree.protocol import WriterControl
 from scree.replies import opted_out_refusal, status_note, tool_error
 from scree.search.render import DOC_CAP_BYTES, RESPONSE_CAP_BYTES, ReplyCap, fit_text
-from scree.writer_status import WriterControl
 
 if TYPE_CHECKING:  # imported for real on first use, so the handshake never waits for them (R-M8)
     from scree.content.files import FileContent

@@ -93,7 +93,7 @@ def _placeholders(count: int) -> str:
 class IndexRecord:
     """An index's own word on its progress (Store.record_of)."""
 
-    first_sync_done: bool = False
+    complete: bool = False  # a first sync of the whole folder finished
     files: int = 0
 
 

@@ -35,12 +35,12 @@ from scree.embedders.factory import make_embedder
 from scree.embedders.idle import WRITER_IDLE_S
 from scree.errors import EmbeddingError
 from scree.logs import get_logger, logged_thread
+from scree.protocol import Outcome, WriterResult, WriterState
 from scree.redact import redact
 from scree.replies import failed_message, over_cap_message, paused_reply, reindex_error_reply
 from scree.store import Store
 from scree.writer_proc.debounce import Job, Schedule
 from scree.writer_proc.health import HealthCheck
-from scree.writer_proc.outcome import Outcome, WriterResult
 from scree.writer_proc.sync import (
     LOGGED_PATHS,
     Syncer,
@@ -50,7 +50,6 @@ from scree.writer_proc.sync import (
     release_sync_memory,
 )
 from scree.writer_proc.watcher import Change, Event, IgnoreDirFilter, Watcher, make_watcher
-from scree.writer_status import WriterState
 
 log = get_logger(__name__)
 
@@ -108,11 +107,11 @@ class Writer:
         self._problem: WriterResult | None = None
         self._abandoned = False  # a thread outlived the stop deadline: leave the store and embedder to it
         self._first_sync_running = False
-        self._first_sync_done = False
+        self._first_sync_finished = False  # this writer's own first sync finished (said once, below)
         self._notes_indexed = 0
         self._last_error: str | None = None
         self._over_cap_mb: float | None = None
-        self._index_complete = False
+        self._index_complete = False  # the index had a finished first sync when this writer opened it (a catch-up)
         self._event_batches = 0
         self._watches = 0
 
@@ -122,12 +121,11 @@ class Writer:
         with self._cond:
             return WriterState(
                 first_sync_running=self._first_sync_running,
-                first_sync_done=self._first_sync_done,
+                complete=self._index_complete or self._first_sync_finished,
                 notes_indexed=self._notes_indexed,
                 last_error=self._last_error,
                 over_cap_mb=self._over_cap_mb,
                 cap_mb=self._settings.first_sync_mb if self._over_cap_mb is not None else None,
-                index_complete=self._index_complete,
                 event_batches=self._event_batches,
                 pending=len(self._schedule.debouncer),
                 watches=self._watches,
@@ -379,10 +377,10 @@ class Writer:
             self._schedule.recovered()
             recovered = self._last_error is not None
             self._last_error = None
-            first_done = first_sync_finished and not self._first_sync_done
+            first_done = first_sync_finished and not self._first_sync_finished
             if first_done:
                 self._first_sync_running = False
-                self._first_sync_done = True
+                self._first_sync_finished = True
         if recovered:
             log.info("embeddings API answering again")
         if first_done:
