@@ -16,6 +16,7 @@ from scree import __version__, replies
 from scree.commands.progress import LineAwareStream, ProgressPrinter, final_line
 from scree.config import Settings, load_settings, log_format, log_level
 from scree.errors import ScreeError, UsageError
+from scree.index.folder import indexes_dir
 from scree.inert import inert, json_inert
 from scree.logs import configure_logging
 from scree.redact import redact
@@ -398,7 +399,7 @@ def cmd_index(args: argparse.Namespace) -> int:
         if args.json:
             print(json_inert(json.dumps([indexes.as_json(info) for info in found], ensure_ascii=False)))
         else:
-            print(inert(indexes.render_list(found, indexes.indexes_dir(home))))
+            print(inert(indexes.render_list(found, indexes_dir(home))))
         return EXIT_OK
     if (args.folder is None) == (not args.missing):
         raise UsageError("scree index remove: give a FOLDER or --missing (one of them)")

@@ -10,7 +10,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from scree.errors import ConfigError
-from scree.paths import FROM_CWD_REPO, choose_folder, data_home, index_dir_for
+from scree.index.folder import DB_NAME, LOCK_NAME, index_dir_for
+from scree.paths import FROM_CWD_REPO, choose_folder, data_home
 from scree.redact import register_secret
 
 DEFAULT_API_BASE = "https://openrouter.ai/api/v1"
@@ -100,7 +101,7 @@ class Settings:
         """One writer per db file: beside a --db file it is `<name>.lock`, so two dbs in one folder never share it."""
         if self.custom_db:
             return self.db_path.with_name(self.db_path.name + ".lock")
-        return self.index_dir / "writer.lock"
+        return self.index_dir / LOCK_NAME
 
     def resolved_embedder(self) -> str:
         """'api' when a key is configured, else 'local' (R-E6), unless SCREE_EMBEDDER pins one."""
@@ -197,7 +198,7 @@ def load_settings(
         raise ConfigError(f"folder {str(folder)!r} does not exist or is not a directory")
     index_dir = index_dir_for(folder, env)
     db_override = db or env.get("SCREE_DB")
-    db_path = Path(db_override).expanduser().resolve() if db_override else index_dir / "index.db"
+    db_path = Path(db_override).expanduser().resolve() if db_override else index_dir / DB_NAME
     if db_override:
         index_dir = db_path.parent
         if not index_dir.is_dir():  # R-F2: a --db file's folder is the user's; scree never makes one up

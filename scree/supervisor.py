@@ -49,9 +49,9 @@ from typing import TYPE_CHECKING
 from scree.config import Settings
 from scree.deadlines import CLOSE_S, SIGKILL_TIMEOUT_S, SIGTERM_TIMEOUT_S, STOP_S
 from scree.errors import ScreeError
+from scree.index.folder import prepare_index_dir, wal_of
 from scree.index.lock import LockRetry, WriterLock
 from scree.logs import configure_logging, get_logger, logged_thread
-from scree.paths import prepare_index_dir
 from scree.protocol import Outcome, Recheck, ReindexReply, ReindexRequest, Up, WriterState
 from scree.reader_proc.board import Board, Parked
 from scree.reader_proc.writer_control import SupervisedControl
@@ -307,7 +307,7 @@ class Supervisor:
         """What `scree reindex` changes: the index file's identity, size and mtime, and its WAL's while that holds
         anything (a reader opening the index may create an empty WAL, which is no change)."""
         db = self._settings.db_path
-        return _file_key(db, keep_empty=True), _file_key(db.with_name(db.name + "-wal"), keep_empty=False)
+        return _file_key(db, keep_empty=True), _file_key(wal_of(db), keep_empty=False)
 
 
 FileKey = tuple[int, int, int]  # inode, size, mtime_ns

@@ -14,7 +14,7 @@ import pytest
 from cli_helpers import SCREE, TEST_KEY, run_scree, scree_env, search_json, wait_until, write_file
 from embed_server import EmbedServer
 
-from scree.paths import index_dir_for
+from scree.index.folder import index_dir_for
 
 LONG_PARAGRAPHS = 40
 DEADLINE_S = 15.0

@@ -27,8 +27,8 @@ from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp_types import CallToolResult, TextContent
 
 from scree.config import load_settings
+from scree.index.folder import prepare_index_dir
 from scree.index.lock import WriterLock, lock_holder
-from scree.paths import prepare_index_dir
 from scree.reader_proc.http_access import MISSING_TOKEN, WRONG_TOKEN
 
 SCREE = str(Path(sys.executable).parent / "scree")

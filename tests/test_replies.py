@@ -165,7 +165,7 @@ def test_why_a_writer_stopped() -> None:
 
 def test_an_index_folder_that_cannot_be_made_is_one_line(tmp_path: Path) -> None:
     from scree.errors import ScreeError
-    from scree.paths import prepare_index_dir
+    from scree.index.folder import prepare_index_dir
 
     blocker = tmp_path / "a-file"
     blocker.write_text("x")

@@ -12,6 +12,7 @@ from scree.config import Settings
 from scree.content.ignore import IgnorePolicy
 from scree.embedders.factory import KEYWORD_ONLY, expected_identity
 from scree.errors import ScreeError
+from scree.index.folder import ROOT_NAME
 from scree.index.lock import lock_holder
 from scree.paths import DIR_MODE, FILE_MODE
 from scree.writer_proc.sync import markdown_bytes
@@ -106,7 +107,7 @@ def _keyword_only_advice(identity: str, semantic: bool) -> str:
 
 def _check_root_file(settings: Settings, report: _Report) -> None:
     """R-F2: `root` names the folder the index is for (issue 13: doctor passed with it missing or wrong)."""
-    root_file = settings.index_dir / "root"
+    root_file = settings.index_dir / ROOT_NAME
     want = str(settings.folder.resolve())
     try:
         named = root_file.read_text(encoding="utf-8", errors="replace").strip()

@@ -10,8 +10,10 @@ from scree.config import Settings
 from scree.content.ignore import IgnorePolicy
 from scree.embedders.factory import embedder_available, expected_identity, make_embedder
 from scree.errors import LockHeldError, ScreeError
+from scree.index.folder import prepare_index_dir
 from scree.index.lock import WriterLock, lock_holder
-from scree.paths import normalise_rel_path, prepare_index_dir
+from scree.index.writing import open_for_writing
+from scree.paths import normalise_rel_path
 from scree.replies import cli_index_note, other_writer_reply, reindex_all_refused, reindex_running
 from scree.search.engine import SearchEngine
 from scree.search.hits import SearchResult
@@ -22,10 +24,10 @@ REINDEX_ROLE = "reindex"  # written into writer.lock after the pid by `scree rei
 
 
 def open_store(settings: Settings, readonly: bool = False) -> Store:
-    """The index, read-only or to write (Store.open_for_writing)."""
+    """The index, read-only or to write (index.writing.open_for_writing)."""
     if readonly:
         return Store.open(settings.db_path, settings.folder, readonly=True)
-    return Store.open_for_writing(settings)
+    return open_for_writing(settings)
 
 
 @dataclass(slots=True)

@@ -16,7 +16,6 @@ import apsw
 from scree.content.chunking import EMBED_FORMAT
 from scree.errors import IndexMismatchError, IndexWriteError, ScreeError
 from scree.logs import get_logger
-from scree.paths import prepare_index_dir, write_root_file
 from scree.search.ranking import fuse_rrf
 from scree.store import searches, writes
 from scree.store.connection import BULK_CACHE_KIB, WRITER_CACHE_KIB, empty_index, open_index, tighten_modes
@@ -28,6 +27,7 @@ from scree.store.schema import (
     FTS_TOKENIZER_ARGS,
     META_DIMS,
     META_FIRST_SYNC_DONE,
+    META_FOLDER,
     META_LAST_ERROR,
     META_LAST_SYNC,
     META_MODEL,
@@ -41,7 +41,6 @@ from scree.store.schema import (
 from scree.store.sign_bits import SignBits
 
 if TYPE_CHECKING:
-    from scree.config import Settings
     from scree.embedders.base import Embedder
 
 log = get_logger(__name__)
@@ -155,19 +154,6 @@ class Store:
         return cls(empty_index(folder), db_path, folder, readonly=True, exists=False)
 
     @classmethod
-    def open_for_writing(cls, settings: Settings) -> Store:
-        """The index, opened to write: its folder prepared first, `root` written once the index proved to be this
-        folder's (R-F3: a refused open leaves every file as it was); a --db file's folder gets no `root` (R-F2)."""
-        from scree.index.registry import adopt_moved_index  # it opens Stores itself
-
-        prepare_index_dir(settings.index_dir, custom_db=settings.custom_db)
-        adopt_moved_index(settings)  # a moved checkout's index is reused, not embedded again (callers hold the lock)
-        store = cls.open(settings.db_path, settings.folder)
-        if not settings.custom_db:
-            write_root_file(settings.index_dir, settings.folder)
-        return store
-
-    @classmethod
     def record_of(cls, db_path: Path, folder: Path) -> IndexRecord:
         """What the index at `db_path` records of its progress: whether a first sync finished, how many files it
         holds; nothing when it cannot be read (or is not there). The reader's note reads it while no writer has
@@ -268,6 +254,12 @@ class Store:
     def get_meta(self, key: str) -> str | None:
         row = self._conn.execute("select value from meta where key = ?", (key,)).fetchone()
         return None if row is None else str(row[0])
+
+    def move_to(self, folder: Path) -> None:
+        """Record that this index is now `folder`'s (a moved checkout adopted it: scree.index.adopt)."""
+        folder_text = str(folder.resolve())
+        self.set_meta(META_FOLDER, folder_text)
+        self.folder = folder_text
 
     def set_meta(self, key: str, value: str) -> None:
         with self._transaction():

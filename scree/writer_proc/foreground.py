@@ -15,9 +15,9 @@ import sys
 import threading
 
 from scree.config import Settings
+from scree.index.folder import prepare_index_dir
 from scree.index.lock import LockRetry, WriterLock
 from scree.logs import get_logger
-from scree.paths import prepare_index_dir
 from scree.protocol import SYNC, Outcome, WriterResult, WriterState
 from scree.redact import redact
 from scree.replies import first_sync_process_exited, waiting_for_lock

@@ -20,6 +20,7 @@ from scree.content.languages import LanguageTrees
 from scree.embedders.base import Embedder
 from scree.errors import EmbeddingUnavailableError
 from scree.heap import trim_heap
+from scree.index.folder import db_files
 from scree.logs import get_logger
 from scree.redact import redact
 from scree.search.render import UNSHOWABLE_NAME, shown_exactly
@@ -79,7 +80,6 @@ class _Pending:
 
 
 REBUILD_SUFFIX = ".rebuild"  # reindex -all builds the new index in <db>.rebuild beside the old one
-DB_COMPANIONS = ("", "-wal", "-shm", "-journal")
 
 
 def rebuild(
@@ -109,9 +109,9 @@ def rebuild(
 
 
 def _remove_db(path: Path) -> None:
-    for suffix in DB_COMPANIONS:
+    for file in db_files(path):
         try:
-            os.unlink(f"{path}{suffix}")
+            os.unlink(file)
         except FileNotFoundError:
             continue
 

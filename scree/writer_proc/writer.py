@@ -34,6 +34,7 @@ from scree.deadlines import WRITER_THREADS_S
 from scree.embedders.factory import make_embedder
 from scree.embedders.idle import WRITER_IDLE_S
 from scree.errors import EmbeddingError
+from scree.index.writing import open_for_writing
 from scree.logs import get_logger, logged_thread
 from scree.protocol import Outcome, WriterResult, WriterState
 from scree.redact import redact
@@ -159,7 +160,7 @@ class Writer:
         embedder = make_embedder(settings, keyword_fallback=True, release_idle_s=WRITER_IDLE_S)
         store: Store | None = None
         try:
-            store = Store.open_for_writing(settings)
+            store = open_for_writing(settings)
             with self._cond:
                 self._index_complete = store.first_sync_done()  # this sync is a catch-up: the note says nothing
             store.prepare(embedder)
