@@ -50,7 +50,8 @@ from scree.writer_proc.sync import (
     log_report,
     release_sync_memory,
 )
-from scree.writer_proc.watcher import Change, Event, IgnoreDirFilter, Watcher, make_watcher
+from scree.writer_proc.watcher import Change, Event, IgnoreDirFilter, Watcher
+from scree.writer_proc.watchers import make_watcher
 
 log = get_logger(__name__)
 
