@@ -317,7 +317,8 @@ def cmd_reindex(args: argparse.Namespace) -> int:
 
 def cmd_search(args: argparse.Namespace) -> int:
     from scree.commands import operations
-    from scree.search.render import render_hits, strip_controls
+    from scree.inert import strip_controls
+    from scree.search.render import render_hits
 
     settings = settings_for(args)
     result = operations.search(settings, args.query, args.k, args.mode, args.path)

@@ -21,9 +21,9 @@ from scree.embedders.base import Embedder
 from scree.errors import EmbeddingUnavailableError
 from scree.heap import trim_heap
 from scree.index.folder import db_files
+from scree.inert import UNSHOWABLE_NAME, shown_exactly
 from scree.logs import get_logger
 from scree.redact import redact
-from scree.search.render import UNSHOWABLE_NAME, shown_exactly
 from scree.store import FileState, NewChunk, Store
 
 log = get_logger(__name__)
