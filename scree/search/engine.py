@@ -26,11 +26,13 @@ from scree.search.ranking import (
     add_path_signal,
     diversify,
     fuse_hybrid,
+    fuse_keyword_lists,
     path_match,
     vector_weight,
 )
-from scree.search.scope import scope_pattern
+from scree.search.scope import scope_filter
 from scree.store import FileState, Store, StoredChunk
+from scree.store.db import PathFilter
 from scree.store.keywords import content_words
 
 log = get_logger(__name__)
@@ -46,6 +48,14 @@ class _Current:
     """What the re-check found for one file: None = drop it; ranges maps chunk text to its current line range."""
 
     ranges: dict[str, tuple[int, int]] | None  # None: file unchanged since indexing
+
+
+def keyword_ranking(
+    store: Store, query: str, limit: int, within: PathFilter | None = None, *, floor_alone: bool = True
+) -> list[tuple[int, float]]:
+    """(chunk id, score) of the keyword search, best first: the store's lists of each keyword index the query
+    reaches, as ranking.fuse_keyword_lists makes them one."""
+    return fuse_keyword_lists(store.keyword_lists(query, limit, within, floor_alone=floor_alone), limit)
 
 
 class SearchEngine:
@@ -138,7 +148,7 @@ class SearchEngine:
         k-hit reply are the first m of any larger k (#11).
         """
         k = max(1, min(k, max_k))
-        scope = scope_pattern(path) if path is not None else None
+        scope = scope_filter(path) if path is not None else None
         notes: list[str] = []
         if self._store.is_empty() or not query.strip():
             return SearchResult(hits=[], notes=notes)
@@ -154,7 +164,7 @@ class SearchEngine:
         vector = self._vector_candidates(query, mode, limit, scope, notes) if mode != "keyword" else []
         keyword: list[tuple[int, float]] = []
         if mode in ("hybrid", "keyword"):  # beside vectors, words in half of a large index add nothing alone (#17)
-            keyword = self._store.keyword_search(query, limit, scope, floor_alone=mode == "keyword" or not vector)
+            keyword = keyword_ranking(self._store, query, limit, scope, floor_alone=mode == "keyword" or not vector)
         floor = SIMILARITY_FLOORS.get(recorded[0]) if recorded is not None else None
         vector = above_floor(vector, {chunk_id for chunk_id, _ in keyword}, floor)
         words = content_words(query)
@@ -176,7 +186,7 @@ class SearchEngine:
         return SearchResult(hits=hits, notes=notes, dropped_paths=tuple(sorted(dropped)))
 
     def _vector_candidates(
-        self, query: str, mode: str, limit: int, scope: str | None, notes: list[str]
+        self, query: str, mode: str, limit: int, scope: PathFilter | None, notes: list[str]
     ) -> list[tuple[int, float]]:
         """(chunk id, cosine similarity) of the nearest chunks; in hybrid mode a failure is a note, not an error."""
         try:
