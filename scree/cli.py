@@ -52,7 +52,7 @@ def _add_folder_flags(parser: argparse.ArgumentParser) -> None:
 
 def _hit_count(text: str) -> int:
     """`search -k`: a whole number within the search engine's range, else a usage error (exit 2, R-L1)."""
-    from scree.search.engine import MAX_K
+    from scree.search import MAX_K
 
     try:
         value = int(text)

@@ -8,7 +8,7 @@ import sys
 from collections.abc import Callable
 from importlib import metadata
 
-from scree.config import Settings
+from scree.config import BYTES_PER_MB, Settings
 from scree.content.ignore import IgnorePolicy
 from scree.embedders.factory import KEYWORD_ONLY, expected_identity
 from scree.errors import ScreeError
@@ -167,7 +167,7 @@ def run_doctor(settings: Settings, emit: Callable[[str], None]) -> int:
     total = markdown_bytes(IgnorePolicy(settings.folder, settings.extensions))
     report.ok(
         "cost estimate",
-        f"{total / 1e6:.2f} MB of markdown, at most ${cost_estimate(total):.4f} to embed with the API "
+        f"{total / BYTES_PER_MB:.2f} MB of markdown, at most ${cost_estimate(total):.4f} to embed with the API "
         f"(bytes / 4 tokens at ${DOLLARS_PER_MILLION_TOKENS} per million tokens)",
     )
     emit("all checks passed" if report.failures == 0 else f"{report.failures} check(s) failed")

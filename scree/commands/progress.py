@@ -10,13 +10,15 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TextIO
 
+from scree.config import BYTES_PER_MB
+
 if TYPE_CHECKING:
     from scree.writer_proc.sync import SyncReport
 
 REDRAW_S = 0.2  # at most five redraws a second: a fast sync would otherwise spend its time on the terminal
 CLEAR_TO_END = "\x1b[K"
 FALLBACK_COLUMNS = 80  # a terminal that reports no width
-KB, MB = 1000, 1000 * 1000  # decimal, as SCREE_FIRST_SYNC_MB counts
+KB, MB = 1000, BYTES_PER_MB  # decimal, as SCREE_FIRST_SYNC_MB counts
 
 
 @dataclass(frozen=True, slots=True)

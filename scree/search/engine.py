@@ -9,14 +9,16 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from scree.config import Settings
 from scree.content.chunking import chunk_markdown, opted_out, too_little_to_show
 from scree.content.files import FileContent, read_markdown, stat_file
 from scree.content.ignore import IgnorePolicy
 from scree.content.languages import LanguageTrees
 from scree.embedders.base import Embedder
-from scree.embedders.factory import KEYWORD_ONLY, NEEDS_VECTORS, SEMANTIC_OFF
+from scree.embedders.factory import KEYWORD_ONLY, NEEDS_VECTORS, SEMANTIC_OFF, embedder_available, make_embedder
 from scree.errors import ScreeError
 from scree.logs import get_logger
+from scree.search import MAX_K
 from scree.search.hits import Hit, SearchResult
 from scree.search.ranking import (
     PER_FILE,
@@ -37,9 +39,7 @@ from scree.store.keywords import content_words
 
 log = get_logger(__name__)
 
-MODES = ("hybrid", "semantic", "keyword")
 PREPARED_QUERIES = 16  # query vectors kept between prepare_query() and search()
-MAX_K = 50  # SPEC §8
 PATH_NOISE = frozenset({"index", "readme", "md", "markdown", "docs", "doc"})  # path words that name no topic
 
 
@@ -60,6 +60,21 @@ def keyword_ranking(
 
 class SearchEngine:
     """Answers queries over one index; the embedder is built lazily, on the first query that needs a vector."""
+
+    @classmethod
+    def over(
+        cls, store: Store, settings: Settings, policy: IgnorePolicy | None = None, release_idle_s: float | None = None
+    ) -> SearchEngine:
+        """The engine for `settings`' folder over an open store, as the MCP tool and `scree search` both run it:
+        the configured embedder made on the first query that needs a vector (released after `release_idle_s`)."""
+        return cls(
+            store,
+            policy or IgnorePolicy(settings.folder, settings.extensions),
+            settings.folder,
+            settings.max_file_bytes,
+            lambda: make_embedder(settings, release_idle_s=release_idle_s),
+            lambda: embedder_available(settings),
+        )
 
     def __init__(
         self,

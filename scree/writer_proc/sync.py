@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from scree import replies
-from scree.config import Settings
+from scree.config import BYTES_PER_MB, Settings
 from scree.content.chunking import Chunk, chunk_markdown, embed_text, opted_out, text_hash
 from scree.content.files import BAD_NAME, Skipped, name_is_valid, path_too_long, read_markdown, shown_name, shown_short
 from scree.content.ignore import IgnorePolicy
@@ -29,7 +29,7 @@ from scree.store import FileState, NewChunk, Store
 log = get_logger(__name__)
 
 WRITE_BATCH_CHUNKS = 512  # rows per write transaction: sqlite-vec pays per commit, so small files share one
-BYTES_PER_MB = 1_000_000  # R-S4: SCREE_FIRST_SYNC_MB counts decimal megabytes
+
 LOGGED_PATHS = 5  # paths named in a debug or info line about many
 
 
@@ -45,7 +45,6 @@ class SyncReport:
     deferred: int = 0
     deferred_with_rows: int = 0  # of `deferred`, files the index holds an older version of (kept as it is)
     chunks_embedded: int = 0
-    chunks_reused: int = 0
     bytes_read: int = 0
     bytes_total: int = 0  # R-L1, with a progress callback: the size of the files this run visits ...
     bytes_visited: int = 0  # ... and of those visited so far (read, skipped or gone), for the progress line's ETA,
@@ -341,7 +340,6 @@ class Syncer:
         # a hash covers the path (R-C4): only a file the index holds has stored vectors to reuse (a new one: no query)
         cached = self._store.vectors_for_hashes(unknown) if old is not None else {}
         self._vectors.update(cached)
-        report.chunks_reused += len(hashes) - len([h for h in unknown if h not in cached])
         for h, text in zip(hashes, texts, strict=True):
             if h not in self._vectors and h not in self._need:
                 self._need[h] = text
