@@ -16,6 +16,15 @@ OPTED_OUT_REASON = "front matter says scree: ignore"  # R-I1: the reason an opte
 MISSING_REASON = "no such file"  # a path asked for that is not there (`scree reindex PATH` exits 1 on it)
 
 
+def size_text(n: float) -> str:
+    """Bytes as people read them: 812 B, 45.3 KB, 4.8 MB (decimal, as SCREE_FIRST_SYNC_MB counts)."""
+    if n < 1000:
+        return f"{n:.0f} B"
+    if n < 1000 * 1000:
+        return f"{n / 1000:.1f} KB"
+    return f"{n / (1000 * 1000):.1f} MB"
+
+
 def who(pid: int | None) -> str:
     """A lock holder as the replies name it."""
     return f"pid {pid}" if pid is not None else "pid unknown"

@@ -10,7 +10,8 @@ from importlib import metadata
 
 from scree.config import BYTES_PER_MB, Settings
 from scree.content.ignore import IgnorePolicy
-from scree.embedders.factory import KEYWORD_ONLY, expected_identity
+from scree.embedders.base import KEYWORD_ONLY
+from scree.embedders.factory import expected_identity
 from scree.errors import ScreeError
 from scree.index.folder import ROOT_NAME
 from scree.index.lock import lock_holder

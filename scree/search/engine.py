@@ -14,8 +14,8 @@ from scree.content.chunking import chunk_markdown, opted_out, too_little_to_show
 from scree.content.files import FileContent, read_markdown, stat_file
 from scree.content.ignore import IgnorePolicy
 from scree.content.languages import LanguageTrees
-from scree.embedders.base import Embedder
-from scree.embedders.factory import KEYWORD_ONLY, NEEDS_VECTORS, SEMANTIC_OFF, embedder_available, make_embedder
+from scree.embedders.base import KEYWORD_ONLY, Embedder
+from scree.embedders.factory import NEEDS_VECTORS, SEMANTIC_OFF, embedder_available, make_embedder
 from scree.errors import ScreeError
 from scree.logs import get_logger
 from scree.search import MAX_K

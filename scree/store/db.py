@@ -326,7 +326,7 @@ class Store:
     def prepare(self, embedder: Embedder) -> None:
         """Record the embedder on a new index, or refuse one made by another model (R-F3); a keyword-only index
         has no vectors to lose, so once a model exists it is rebuilt with vectors."""
-        from scree.embedders.factory import KEYWORD_ONLY
+        from scree.embedders.base import KEYWORD_ONLY
 
         recorded = self.model()
         if recorded is None:
