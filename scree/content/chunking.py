@@ -61,8 +61,8 @@ EMBED_FORMAT = "3"  # R-F3, #11: bumped whenever embed_text() or the heading tra
 
 
 @dataclass(frozen=True, slots=True)
-class Chunk:
-    """One piece of a markdown file as it is stored, embedded and shown.
+class Span:
+    """What every record of a chunk holds, as chunking cut it, the store writes it and a search shows it.
 
     `text` is the source lines from `start_line` to `end_line` joined with LF, with blank lines
     (spaces and tabs only) written as empty lines; the first chunk of a section starts with the
@@ -75,6 +75,12 @@ class Chunk:
     text: str
     start_line: int  # first non-blank source line, 1-based, in the original file's numbering (R-C3)
     end_line: int  # last non-blank source line, inclusive
+
+
+@dataclass(frozen=True, slots=True)
+class Chunk(Span):
+    """One piece of a markdown file as it is stored, embedded and shown."""
+
     # The fence (character, run length) a chunk cut mid-fence by the hard cap starts inside, so that what is
     # embedded reads its first lines as code (#11); None for a chunk that starts outside fences.
     open_fence: tuple[str, int] | None = None

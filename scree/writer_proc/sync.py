@@ -381,18 +381,7 @@ class Syncer:
                     self._vectors.pop(h, None)
 
     def _rows(self, item: _Pending) -> list[NewChunk]:
-        return [
-            NewChunk(
-                ordinal=c.ordinal,
-                heading=c.heading,
-                text=c.text,
-                start_line=c.start_line,
-                end_line=c.end_line,
-                text_hash=h,
-                vector=self._vectors[h],
-            )
-            for c, h in zip(item.chunks, item.hashes, strict=True)
-        ]
+        return [NewChunk.of(c, h, self._vectors[h]) for c, h in zip(item.chunks, item.hashes, strict=True)]
 
 
 def markdown_bytes(policy: IgnorePolicy) -> int:
