@@ -1,12 +1,15 @@
 """Keep secrets out of every message (R-E5): a process-wide set of secrets and a function that masks them.
 
 A secret is masked as it is and in the escaped forms a message may carry it in (Python and bytes reprs, JSON,
-percent-encoding), and so is any run of RUN_CHARS or more of its characters, in any letter case: a server that
-echoes the key in pieces or upper-cased (issue 13) leaks none of it.
+percent-encoding), in the transformed forms a server may echo it in (reversed, base64, hex: issue 25), and so is
+any run of RUN_CHARS or more of the characters of any of those forms, in any letter case: a server that echoes the
+key in pieces, upper-cased (issue 13) or reversed leaks none of it.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 import json
 from functools import lru_cache
 from urllib.parse import quote
@@ -23,16 +26,24 @@ def register_secret(secret: str | None) -> None:
         _secrets.add(secret)
 
 
-def _forms(secret: str) -> set[str]:
-    """The secret and the escaped spellings an error message may show it in."""
+@lru_cache(maxsize=64)
+def _forms(secret: str) -> frozenset[str]:
+    """The secret, the escaped spellings an error message may show it in, and the transformed ones a server may
+    echo it in (reversed, base64 with or without padding, URL-safe base64, hex)."""
+    raw = secret.encode("utf-8", "backslashreplace")
     forms = {
         secret,
+        secret[::-1],
         secret.encode("unicode_escape").decode("ascii"),
         json.dumps(secret)[1:-1],
-        str(secret.encode("utf-8", "backslashreplace"))[2:-1],
+        str(raw)[2:-1],
         quote(secret, safe=""),
+        base64.b64encode(raw).decode("ascii"),
+        base64.urlsafe_b64encode(raw).decode("ascii"),
+        binascii.hexlify(raw).decode("ascii"),
     }
-    return {form for form in forms if len(form) >= MIN_SECRET_LENGTH}
+    forms.update([form.rstrip("=") for form in forms])
+    return frozenset(form for form in forms if len(form) >= MIN_SECRET_LENGTH)
 
 
 @lru_cache(maxsize=64)

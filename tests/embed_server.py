@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import base64
 import json
 import sys
 import threading
@@ -120,6 +121,7 @@ class EmbedServer:
     huge_body_bytes (a body this long, streamed), nested_json (the body is 100,000 '[' with this status),
     zero_vectors (every vector all zeros), echo_key_pieces (error bodies repeat the key cut in two, upper-cased
     and lower-cased), duplicate_indexes (every item says index 0). delay_s with a large value is a hang.
+    echo_key_transformed (issue 25): error bodies repeat the key reversed, base64-encoded and hex-encoded.
     """
 
     def __init__(self, host: str = "127.0.0.1", port: int = 0) -> None:
@@ -145,6 +147,7 @@ class EmbedServer:
         self.zero_vectors = False
         self.echo_key_pieces = False
         self.duplicate_indexes = False
+        self.echo_key_transformed = False
         self.stopping = threading.Event()
         self._httpd: _Server | None = None
         self._thread: threading.Thread | None = None
@@ -245,6 +248,7 @@ class EmbedServer:
                 self.echo_key_pieces,
                 self.duplicate_indexes,
             )
+            transformed = self.echo_key_transformed
         if delay > 0 and self.stopping.wait(delay):
             return 503, {"error": {"message": "server stopping"}}, {}
 
@@ -256,6 +260,12 @@ class EmbedServer:
                 key = auth.removeprefix("Bearer ")
                 half = len(key) // 2
                 text = f"{text} (key {key[:half]}...{key[half:]}, {key.upper()}, {key.lower()})"
+            if transformed and auth:
+                key = auth.removeprefix("Bearer ").encode("latin-1")
+                text = (
+                    f"{text} (invalid key {key[::-1].decode('latin-1')}; "
+                    f"b64 {base64.b64encode(key).decode()}; hex {key.hex()})"
+                )
             extra = {"Retry-After": retry_after} if retry_after is not None else {}
             return status, {"error": {"message": text, "code": status}}, extra
 
