@@ -12,7 +12,7 @@ from pathlib import Path
 from scree.errors import ConfigError
 from scree.index.folder import DB_NAME, LOCK_NAME, index_dir_for
 from scree.paths import FROM_CWD_REPO, choose_folder, data_home
-from scree.redact import register_secret
+from scree.redact import register_secret, url_password
 
 DEFAULT_API_BASE = "https://openrouter.ai/api/v1"
 DEFAULT_API_MODEL = "openai/text-embedding-3-small"
@@ -186,6 +186,18 @@ def _api_key(env: Mapping[str, str]) -> str | None:
     return None
 
 
+def _api_base(env: Mapping[str, str]) -> str:
+    """SCREE_API_BASE; a password in its user-info is a secret like the key (issue 25): never shown or logged."""
+    base = (env.get("SCREE_API_BASE") or DEFAULT_API_BASE).strip().rstrip("/")
+    password = url_password(base)
+    if password:
+        from urllib.parse import unquote
+
+        register_secret(password)
+        register_secret(unquote(password))
+    return base
+
+
 def load_settings(
     env: Mapping[str, str] | None = None,
     *,
@@ -215,7 +227,7 @@ def load_settings(
         db_path=db_path,
         custom_db=bool(db_override),
         api_key=api_key,
-        api_base=(env.get("SCREE_API_BASE") or DEFAULT_API_BASE).rstrip("/"),
+        api_base=_api_base(env),
         api_model=env.get("SCREE_MODEL") or DEFAULT_API_MODEL,
         api_dims=int(env_number(env, "SCREE_DIMENSIONS", DEFAULT_API_DIMS, 1)),
         zdr=env.get("SCREE_ZDR", "1").strip().lower() not in ("0", "false", "no", "off"),

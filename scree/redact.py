@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import re
 from functools import lru_cache
 from urllib.parse import quote
 
@@ -18,6 +19,8 @@ MASK = "[redacted]"
 MIN_SECRET_LENGTH = 4
 RUN_CHARS = 8  # issue 13: any 8 consecutive characters of a secret are masked, whatever their case
 _secrets: set[str] = set()
+# scheme://user:password@ : the user-info ends at the last '@' before the path (a password may hold '@' unescaped)
+_USERINFO_RE = re.compile(r"(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*://)(?P<user>[^:/?#@]*):(?P<password>[^/?#]*)@")
 
 
 def register_secret(secret: str | None) -> None:
@@ -87,3 +90,23 @@ def redact(text: str, *extra: str | None) -> str:
         if len(secret) >= RUN_CHARS:
             text = _mask_runs(text, _runs(secret))
     return text
+
+
+def url_password(url: str) -> str | None:
+    """The password in a URL's user-info (`scheme://user:password@host/...`), or None."""
+    from urllib.parse import urlsplit
+
+    try:
+        return urlsplit(url).password
+    except ValueError:  # a malformed port or bracket: fall back to the text between ':' and '@'
+        match = _USERINFO_RE.match(url)
+        return match.group("password") if match else None
+
+
+def mask_url(url: str) -> str:
+    """`url` with the password of its user-info masked (issue 25): `https://user:[redacted]@host/v1`. Works on any
+    password length, where redact() leaves a secret under MIN_SECRET_LENGTH alone."""
+    match = _USERINFO_RE.match(url)
+    if match is None or match.group("password") is None:
+        return url
+    return url[: match.start("password")] + MASK + url[match.end("password") :]

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from cli_helpers import write_file
-from fault_helpers import hash_env, keyword_paths, no_traceback, scree, status
+from fault_helpers import api_env, hash_env, keyword_paths, no_traceback, scree, status
 
 from scree.index.folder import index_dir_for
 
@@ -156,3 +156,24 @@ def test_a_name_over_name_max_given_to_reindex_is_not_indexed_and_no_failure(fol
     no_traceback(done.stderr)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == f'"{name}" is not indexed: file name too long for the system (ENAMETOOLONG).'
+
+
+# --- issue 25 item 9: a password inside SCREE_API_BASE ---
+
+
+@pytest.mark.parametrize("password", ["pw9", "s3cret-Passw0rd-41"])
+def test_a_password_in_the_api_base_is_masked_wherever_it_is_shown(
+    folder: Path, tmp_path: Path, password: str
+) -> None:
+    base = f"http://alice:{password}@127.0.0.1:9/v1"
+    env = api_env(tmp_path / "data", base, SCREE_INDEX_TIMEOUT_SECONDS="1")
+    for args in (("config",), ("config", "--json")):
+        done = scree(env, *args, "--notes", str(folder))
+        assert done.returncode == 0, done.stderr
+        assert password not in done.stdout + done.stderr
+        assert "alice:[redacted]@127.0.0.1:9/v1" in done.stdout
+    failed = scree(env, "reindex", "--notes", str(folder))
+    no_traceback(failed.stderr)
+    assert failed.returncode == 1
+    assert "cannot reach http://alice:[redacted]@127.0.0.1:9/v1" in failed.stderr
+    assert password not in failed.stdout + failed.stderr

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from scree.config import Settings
+from scree.redact import mask_url
 
 DEFAULT, SETTINGS_FILE, ENVIRONMENT, FLAG = "default", "settings file", "environment", "flag"
 SECRETS = ("OPENROUTER_API_KEY", "SCREE_API_KEY")
@@ -56,7 +57,7 @@ def _model_dir(s: Settings) -> str:
 
 VALUES: tuple[tuple[str, Callable[[Settings], str]], ...] = (
     ("SCREE_EMBEDDER", lambda s: _embedder(s)),
-    ("SCREE_API_BASE", lambda s: s.api_base),
+    ("SCREE_API_BASE", lambda s: mask_url(s.api_base)),  # a password in it is masked (issue 25)
     ("SCREE_MODEL", lambda s: s.api_model),
     ("SCREE_DIMENSIONS", lambda s: str(s.api_dims)),
     ("SCREE_ZDR", lambda s: "1" if s.zdr else "0"),
