@@ -27,6 +27,24 @@ NESTING = 100_000  # nested_json: this many '[' (the attack's 100 KB)
 QUIET_ERRORS = (BrokenPipeError, ConnectionResetError, ConnectionAbortedError, TimeoutError)
 
 
+def _echoes(auth: str | None, *, echo: bool, pieces: bool, transformed: bool) -> str:
+    """What a careless server repeats of the Authorization header in an error: whole, in pieces and cases, or
+    reversed, in base64 and in hex."""
+    text = ""
+    if echo:
+        text += f" (got Authorization: {auth})"
+    if auth is None:
+        return text
+    key = auth.removeprefix("Bearer ")
+    if pieces:
+        half = len(key) // 2
+        text += f" (key {key[:half]}...{key[half:]}, {key.upper()}, {key.lower()})"
+    if transformed:
+        raw = key.encode("latin-1")
+        text += f" (invalid key {key[::-1]}; b64 {base64.b64encode(raw).decode()}; hex {raw.hex()})"
+    return text
+
+
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = True
@@ -254,18 +272,7 @@ class EmbedServer:
 
         def error(status: int, text: str) -> tuple[int, Any, dict[str, str]]:
             text = message if message is not None else text
-            if echo:
-                text = f"{text} (got Authorization: {auth})"
-            if pieces and auth:
-                key = auth.removeprefix("Bearer ")
-                half = len(key) // 2
-                text = f"{text} (key {key[:half]}...{key[half:]}, {key.upper()}, {key.lower()})"
-            if transformed and auth:
-                key = auth.removeprefix("Bearer ").encode("latin-1")
-                text = (
-                    f"{text} (invalid key {key[::-1].decode('latin-1')}; "
-                    f"b64 {base64.b64encode(key).decode()}; hex {key.hex()})"
-                )
+            text += _echoes(auth, echo=echo, pieces=pieces, transformed=transformed)
             extra = {"Retry-After": retry_after} if retry_after is not None else {}
             return status, {"error": {"message": text, "code": status}}, extra
 

@@ -162,9 +162,7 @@ def test_a_name_over_name_max_given_to_reindex_is_not_indexed_and_no_failure(fol
 
 
 @pytest.mark.parametrize("password", ["pw9", "s3cret-Passw0rd-41"])
-def test_a_password_in_the_api_base_is_masked_wherever_it_is_shown(
-    folder: Path, tmp_path: Path, password: str
-) -> None:
+def test_a_password_in_the_api_base_is_masked_wherever_it_is_shown(folder: Path, tmp_path: Path, password: str) -> None:
     base = f"http://alice:{password}@127.0.0.1:9/v1"
     env = api_env(tmp_path / "data", base, SCREE_INDEX_TIMEOUT_SECONDS="1")
     for args in (("config",), ("config", "--json")):

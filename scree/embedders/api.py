@@ -154,7 +154,8 @@ class ApiEmbedder(Embedder):
         )
 
     def __repr__(self) -> str:
-        text = f"ApiEmbedder(api_base={mask_url(self.api_base)!r}, model={self.model_id!r}, dims={self.dims}, zdr={self.zdr})"
+        base = mask_url(self.api_base)
+        text = f"ApiEmbedder(api_base={base!r}, model={self.model_id!r}, dims={self.dims}, zdr={self.zdr})"
         return self._scrub(text)
 
     def embed_batch(self, texts: Sequence[str]) -> list[bytes]:
@@ -239,7 +240,9 @@ class ApiEmbedder(Embedder):
             ) from None
         except bad_url:
             raise EmbeddingError(
-                self._scrub(f"embeddings API base {mask_url(self.api_base)!r} is not a usable http(s) URL: check SCREE_API_BASE")
+                self._scrub(
+                    f"embeddings API base {mask_url(self.api_base)!r} is not a usable http(s) URL: check SCREE_API_BASE"
+                )
             ) from None
         except requests.RequestException as exc:
             raise _RetryableFailure(self._network_reason(exc)) from None
