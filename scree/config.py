@@ -54,13 +54,13 @@ class WriterLimits:
 
     @classmethod
     def from_env(cls, env: Mapping[str, str]) -> WriterLimits:
-        restart_s = env_number(env, "SCREE_WRITER_RESTART_SECONDS", DEFAULT_RESTART_S, 0.01)
+        restart_s = env_number(env, "SCREE_WRITER_RESTART_SECONDS", DEFAULT_RESTART_S)
         return cls(
-            max_rss_mb=env_number(env, "SCREE_WRITER_MAX_RSS_MB", DEFAULT_MAX_RSS_MB, 1.0),
+            max_rss_mb=env_number(env, "SCREE_WRITER_MAX_RSS_MB", DEFAULT_MAX_RSS_MB),
             restart_s=restart_s,
             restart_max_s=max(restart_s, env_number(env, "SCREE_WRITER_RESTART_MAX_SECONDS", DEFAULT_RESTART_MAX_S)),
-            heartbeat_timeout_s=env_number(env, "SCREE_WRITER_HEARTBEAT_SECONDS", DEFAULT_HEARTBEAT_TIMEOUT_S, 0.5),
-            handshake_grace_s=env_number(env, "SCREE_WRITER_HANDSHAKE_GRACE_SECONDS", DEFAULT_HANDSHAKE_GRACE_S, 0.0),
+            heartbeat_timeout_s=env_number(env, "SCREE_WRITER_HEARTBEAT_SECONDS", DEFAULT_HEARTBEAT_TIMEOUT_S),
+            handshake_grace_s=env_number(env, "SCREE_WRITER_HANDSHAKE_GRACE_SECONDS", DEFAULT_HANDSHAKE_GRACE_S),
         )
 
 
@@ -112,18 +112,70 @@ class Settings:
         return "api" if self.api_key else "local"
 
 
+@dataclass(frozen=True, slots=True)
+class NumberRange:
+    """The values a number setting may take (issue 25: 1e300 s of debounce overflowed the writer's waits)."""
+
+    low: float
+    high: float
+    whole: bool = False  # an integer: a fraction is refused rather than cut
+
+
+MINUTE_S, HOUR_S, DAY_S = 60.0, 3600.0, 86_400.0
+# Every number setting, checked where it is read; a name not listed is bounded by UNLISTED_RANGE.
+NUMBER_RANGES: dict[str, NumberRange] = {
+    "SCREE_DIMENSIONS": NumberRange(1, 8192, whole=True),  # the largest embedding models give 4096
+    "SCREE_BATCH_SIZE": NumberRange(1, 2048, whole=True),  # OpenAI's limit on inputs per request
+    "SCREE_MAX_FILE_BYTES": NumberRange(1, 100 * BYTES_PER_MB, whole=True),
+    "SCREE_FIRST_SYNC_MB": NumberRange(0, 1_000_000),  # a terabyte of markdown
+    "SCREE_DEBOUNCE_SECONDS": NumberRange(0, 10 * MINUTE_S),
+    "SCREE_OUTAGE_PAUSE_SECONDS": NumberRange(0, HOUR_S),
+    "SCREE_OUTAGE_PAUSE_MAX_SECONDS": NumberRange(0, DAY_S),
+    "SCREE_HEALTH_SECONDS": NumberRange(0.05, HOUR_S),
+    "SCREE_LOCK_RETRY_SECONDS": NumberRange(0.05, HOUR_S),
+    "SCREE_QUERY_TIMEOUT_SECONDS": NumberRange(0.05, 10 * MINUTE_S),
+    "SCREE_INDEX_TIMEOUT_SECONDS": NumberRange(0.05, HOUR_S),
+    "SCREE_WRITER_MAX_RSS_MB": NumberRange(1, 1_048_576),  # a TiB
+    "SCREE_WRITER_RESTART_SECONDS": NumberRange(0.01, HOUR_S),
+    "SCREE_WRITER_RESTART_MAX_SECONDS": NumberRange(0, DAY_S),
+    "SCREE_WRITER_HEARTBEAT_SECONDS": NumberRange(0.5, HOUR_S),
+    "SCREE_WRITER_HANDSHAKE_GRACE_SECONDS": NumberRange(0, 10 * MINUTE_S),
+    "SCREE_HTTP_MAX_SESSIONS": NumberRange(1, 100_000, whole=True),
+    "SCREE_HTTP_SESSION_IDLE_SECONDS": NumberRange(0.1, 7 * DAY_S),
+    "SCREE_HTTP_MAX_BODY_BYTES": NumberRange(1024, 100 * BYTES_PER_MB, whole=True),
+}
+UNLISTED_RANGE_HIGH = 1e9  # below threading.TIMEOUT_MAX (about 9.2e9 s), so no wait can overflow
+
+
+def _plain(value: float) -> str:
+    """A number as a person writes it: 1048576, not 1.04858e+06."""
+    return str(int(value)) if float(value).is_integer() else f"{value:f}".rstrip("0")
+
+
+def number_range(name: str, minimum: float = 0.0) -> NumberRange:
+    """The range of setting `name`: its entry in NUMBER_RANGES, else `minimum` up to UNLISTED_RANGE_HIGH."""
+    return NUMBER_RANGES.get(name) or NumberRange(minimum, UNLISTED_RANGE_HIGH)
+
+
 def env_number(env: Mapping[str, str], name: str, default: float, minimum: float = 0.0) -> float:
+    """Setting `name` as a number within its range (NUMBER_RANGES), or `default` when unset; anything else is a
+    one-line ConfigError naming the setting and its range."""
     raw = env.get(name)
     if raw is None or raw.strip() == "":
         return default
+    bounds = number_range(name, minimum)
+    kind = "a whole number" if bounds.whole else "a number"
+    wanted = f"it must be {kind} from {_plain(bounds.low)} to {_plain(bounds.high)}"
     try:
         value = float(raw)
     except ValueError:
-        raise ConfigError(f"{name}={raw!r} is not a number") from None
+        raise ConfigError(f"{name}={raw!r} is not a number: {wanted}") from None
     if not math.isfinite(value):  # nan would pass every limit check below and switch the limit off
-        raise ConfigError(f"{name}={raw!r} is not a finite number")
-    if value < minimum:
-        raise ConfigError(f"{name}={raw!r} must be at least {minimum:g}")
+        raise ConfigError(f"{name}={raw!r} is not a finite number: {wanted}")
+    if not bounds.low <= value <= bounds.high:
+        raise ConfigError(f"{name}={raw!r} is out of range: {wanted}")
+    if bounds.whole and not value.is_integer():
+        raise ConfigError(f"{name}={raw!r} is not a whole number: {wanted}")
     return value
 
 
@@ -229,22 +281,22 @@ def load_settings(
         api_key=api_key,
         api_base=_api_base(env),
         api_model=env.get("SCREE_MODEL") or DEFAULT_API_MODEL,
-        api_dims=int(env_number(env, "SCREE_DIMENSIONS", DEFAULT_API_DIMS, 1)),
+        api_dims=int(env_number(env, "SCREE_DIMENSIONS", DEFAULT_API_DIMS)),
         zdr=env.get("SCREE_ZDR", "1").strip().lower() not in ("0", "false", "no", "off"),
-        batch_size=int(env_number(env, "SCREE_BATCH_SIZE", DEFAULT_BATCH, 1)),
+        batch_size=int(env_number(env, "SCREE_BATCH_SIZE", DEFAULT_BATCH)),
         embedder=_choice(env, "SCREE_EMBEDDER", "auto", EMBEDDER_CHOICES),
         local_model_dir=Path(local_dir).expanduser() if local_dir else None,
         models_dir=data_home(env) / "models",
-        max_file_bytes=int(env_number(env, "SCREE_MAX_FILE_BYTES", DEFAULT_MAX_FILE_BYTES, 1)),
+        max_file_bytes=int(env_number(env, "SCREE_MAX_FILE_BYTES", DEFAULT_MAX_FILE_BYTES)),
         first_sync_mb=env_number(env, "SCREE_FIRST_SYNC_MB", DEFAULT_FIRST_SYNC_MB),
         extensions=_extensions(env),
         debounce_s=env_number(env, "SCREE_DEBOUNCE_SECONDS", DEBOUNCE_SECONDS),
         outage_pause_s=env_number(env, "SCREE_OUTAGE_PAUSE_SECONDS", OUTAGE_PAUSE_SECONDS),
         outage_pause_max_s=env_number(env, "SCREE_OUTAGE_PAUSE_MAX_SECONDS", OUTAGE_PAUSE_MAX_SECONDS),
-        health_interval_s=env_number(env, "SCREE_HEALTH_SECONDS", HEALTH_INTERVAL_SECONDS, 0.05),
-        lock_retry_s=env_number(env, "SCREE_LOCK_RETRY_SECONDS", LOCK_RETRY_SECONDS, 0.05),
-        query_timeout_s=env_number(env, "SCREE_QUERY_TIMEOUT_SECONDS", QUERY_TIMEOUT_SECONDS, 0.05),
-        index_timeout_s=env_number(env, "SCREE_INDEX_TIMEOUT_SECONDS", INDEX_TIMEOUT_SECONDS, 0.05),
+        health_interval_s=env_number(env, "SCREE_HEALTH_SECONDS", HEALTH_INTERVAL_SECONDS),
+        lock_retry_s=env_number(env, "SCREE_LOCK_RETRY_SECONDS", LOCK_RETRY_SECONDS),
+        query_timeout_s=env_number(env, "SCREE_QUERY_TIMEOUT_SECONDS", QUERY_TIMEOUT_SECONDS),
+        index_timeout_s=env_number(env, "SCREE_INDEX_TIMEOUT_SECONDS", INDEX_TIMEOUT_SECONDS),
         watcher=_choice(env, "SCREE_WATCHER", "auto", WATCHER_CHOICES),
         log_format=log_format(env),
         log_level=log_level(env, "info"),

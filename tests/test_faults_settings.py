@@ -5,6 +5,7 @@ a folder path over PATH_MAX."""
 from __future__ import annotations
 
 import os
+import re
 import stat
 import subprocess
 import sys
@@ -175,3 +176,62 @@ def test_a_password_in_the_api_base_is_masked_wherever_it_is_shown(folder: Path,
     assert failed.returncode == 1
     assert "cannot reach http://alice:[redacted]@127.0.0.1:9/v1" in failed.stderr
     assert password not in failed.stdout + failed.stderr
+
+
+# --- issue 25 item 9: every number setting has a sane range, and inf, nan and 1e300 are refused in one line ---
+
+NUMBER_SETTINGS = (
+    "SCREE_DIMENSIONS",
+    "SCREE_BATCH_SIZE",
+    "SCREE_MAX_FILE_BYTES",
+    "SCREE_FIRST_SYNC_MB",
+    "SCREE_DEBOUNCE_SECONDS",
+    "SCREE_OUTAGE_PAUSE_SECONDS",
+    "SCREE_OUTAGE_PAUSE_MAX_SECONDS",
+    "SCREE_HEALTH_SECONDS",
+    "SCREE_LOCK_RETRY_SECONDS",
+    "SCREE_QUERY_TIMEOUT_SECONDS",
+    "SCREE_INDEX_TIMEOUT_SECONDS",
+    "SCREE_WRITER_MAX_RSS_MB",
+    "SCREE_WRITER_RESTART_SECONDS",
+    "SCREE_WRITER_RESTART_MAX_SECONDS",
+    "SCREE_WRITER_HEARTBEAT_SECONDS",
+    "SCREE_WRITER_HANDSHAKE_GRACE_SECONDS",
+    "SCREE_HTTP_MAX_SESSIONS",
+    "SCREE_HTTP_SESSION_IDLE_SECONDS",
+    "SCREE_HTTP_MAX_BODY_BYTES",
+)
+
+
+@pytest.mark.parametrize("raw", ["1e300", "inf", "-inf", "nan", "1e12"])
+@pytest.mark.parametrize("name", NUMBER_SETTINGS)
+def test_a_huge_or_endless_number_setting_is_refused_naming_its_range(
+    folder: Path, tmp_path: Path, name: str, raw: str
+) -> None:
+    from scree.config import load_settings
+    from scree.errors import ConfigError
+    from scree.reader_proc.http_options import HttpOptions
+
+    env = hash_env(tmp_path / "data", **{name: raw})
+    with pytest.raises(ConfigError) as caught:
+        load_settings(env, notes=str(folder))
+        HttpOptions.load(None, None, None, (), env)
+    message = str(caught.value)
+    assert "\n" not in message and message.startswith(f"{name}={raw!r} ")
+    assert re.search(r"from [\d.]+ to [\d.]+", message), message
+
+
+@pytest.mark.parametrize("name", ["SCREE_DEBOUNCE_SECONDS", "SCREE_WRITER_HANDSHAKE_GRACE_SECONDS"])
+def test_the_writer_breaking_values_are_refused_by_the_command(folder: Path, tmp_path: Path, name: str) -> None:
+    done = scree(hash_env(tmp_path / "data", **{name: "1e300"}), "config", "--notes", str(folder))
+    no_traceback(done.stderr)
+    assert done.returncode == 1
+    assert done.stderr.startswith(f"scree: {name}='1e300' is out of range: ") and done.stderr.count("\n") == 1
+
+
+def test_a_whole_number_setting_refuses_a_fraction(folder: Path, tmp_path: Path) -> None:
+    from scree.config import load_settings
+    from scree.errors import ConfigError
+
+    with pytest.raises(ConfigError, match=r"SCREE_BATCH_SIZE='8.5' is not a whole number"):
+        load_settings(hash_env(tmp_path / "data", SCREE_BATCH_SIZE="8.5"), notes=str(folder))
