@@ -405,9 +405,12 @@ def cmd_index(args: argparse.Namespace) -> int:
     if (args.folder is None) == (not args.missing):
         raise UsageError("scree index remove: give a FOLDER or --missing (one of them)")
     folder = None if args.missing else Path(args.folder).expanduser()
-    for line in indexes.remove_indexes(home, folder):
+    removal = indexes.remove_indexes(home, folder)
+    for line in removal.said:
         print(inert(line))
-    return EXIT_OK
+    for line in removal.refused:  # the others were still removed (issue 25); the run fails at the end
+        print(inert(f"scree: {line}"), file=sys.stderr)
+    return EXIT_FAIL if removal.refused else EXIT_OK
 
 
 def cmd_completion(args: argparse.Namespace) -> int:

@@ -309,4 +309,11 @@ def index_removed(folder: str, size: str) -> str:
     return f"Removed the index of {folder} ({size})."
 
 
+def index_without_root(directory: str) -> str:
+    return (
+        f"Skipped {directory}: it has no root file naming its folder, so scree cannot tell whether that folder is "
+        "gone; delete it by hand if it is not wanted."
+    )
+
+
 NO_MISSING_INDEX = "No index belongs to a folder that is gone; nothing removed."

@@ -114,3 +114,35 @@ def test_an_unrelated_new_folder_gets_its_own_index_and_remove_cleans_up(tmp_pat
 def test_index_usage_errors_exit_2(tmp_path: Path, args: tuple[str, ...]) -> None:
     proc = run_scree(*args, env=scree_env(tmp_path / "data"))
     assert proc.returncode == 2 and proc.stdout == "" and "Traceback" not in proc.stderr
+
+
+def test_remove_missing_skips_an_index_without_root_and_goes_past_one_in_use(tmp_path: Path) -> None:
+    """Issue 25 item 9: an index folder with no `root` file was deleted (its folder unknown, maybe alive), and one
+    in use stopped the whole run half way, leaving the later ones."""
+    env = scree_env(tmp_path / "data", SCREE_EMBEDDER="hash")
+    rootless, busy, free = (_make_notes(tmp_path / name, name) for name in ("rootless", "a-busy", "b-free"))
+    for folder in (rootless, busy, free):
+        assert run_scree("reindex", "--notes", str(folder), env=env).returncode == 0
+    rootless_dir = load_settings(env, notes=str(rootless)).index_dir
+    (rootless_dir / "root").unlink()
+    busy_lock = load_settings(env, notes=str(busy)).lock_path
+    for folder in (busy, free):
+        for path in sorted(folder.rglob("*"), reverse=True):
+            path.rmdir() if path.is_dir() else path.unlink()
+        folder.rmdir()
+    lock = WriterLock(busy_lock)
+    assert lock.try_acquire()
+    try:
+        proc = run_scree("index", "remove", "--missing", env=env)
+    finally:
+        lock.release()
+    assert "Traceback" not in proc.stderr
+    assert proc.returncode == 1
+    assert rootless_dir.is_dir() and busy_lock.parent.is_dir()  # both kept
+    assert f"Removed the index of {free} (" in proc.stdout
+    assert f"Skipped {rootless_dir}: it has no root file naming its folder" in proc.stdout
+    assert proc.stderr.count("\n") == 1
+    assert proc.stderr.startswith(f"scree: the index of {busy} is in use by another scree process (pid {os.getpid()})")
+    again = run_scree("index", "remove", "--missing", env=env)
+    assert again.returncode == 0 and f"Removed the index of {busy} (" in again.stdout
+    assert [entry["folder"] for entry in _index_list(env)] == [None]

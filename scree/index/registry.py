@@ -104,19 +104,43 @@ def remove_index(info: IndexInfo) -> None:
         lock.release()
 
 
-def remove_indexes(data_home: Path, folder: Path | None) -> list[str]:
+@dataclass(frozen=True, slots=True)
+class Removal:
+    """What `scree index remove` did: lines for stdout, and one line for each index it could not remove."""
+
+    said: list[str]
+    refused: list[str]
+
+
+def remove_indexes(data_home: Path, folder: Path | None) -> Removal:
     """`scree index remove FOLDER` (or, with None, `--missing`: every index whose folder is gone); a line for each
-    index removed, or one saying there was none."""
-    targets = (
-        [find_index(data_home, folder)]
-        if folder is not None
-        else [info for info in list_indexes(data_home) if not info.folder_exists]
-    )
-    said = []
-    for info in targets:
-        remove_index(info)
-        said.append(replies.index_removed(info.folder or str(info.directory), replies.size_text(info.size_bytes)))
-    return said or [replies.NO_MISSING_INDEX]
+    index removed, or one saying there was none.
+
+    With --missing (issue 25) an index folder without a `root` file is skipped, said so: nothing tells which folder
+    it was made for, so nothing says that folder is gone. One in use is refused and the rest still removed."""
+    if folder is not None:
+        info = find_index(data_home, folder)
+        remove_index(info)  # one index named: its refusal is the command's error
+        return Removal([replies.index_removed(info.folder, replies.size_text(info.size_bytes))], [])
+    said: list[str] = []
+    refused: list[str] = []
+    removed = 0
+    for info in list_indexes(data_home):
+        if not info.folder:
+            said.append(replies.index_without_root(str(info.directory)))
+            continue
+        if info.folder_exists:
+            continue
+        try:
+            remove_index(info)
+        except ScreeError as exc:
+            refused.append(str(exc))
+            continue
+        removed += 1
+        said.append(replies.index_removed(info.folder, replies.size_text(info.size_bytes)))
+    if not removed and not refused:
+        said.append(replies.NO_MISSING_INDEX)
+    return Removal(said, refused)
 
 
 # --- what `scree index list` prints ---
