@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from scree import __version__, replies
-from scree.commands.progress import LineAwareStream, ProgressPrinter, final_line
+from scree.commands.progress import LineAwareStream, PlainProgress, ProgressPrinter, final_line
 from scree.config import Settings, load_settings, log_format, log_level
 from scree.errors import ScreeError, UsageError
 from scree.index.folder import indexes_dir
@@ -229,9 +229,12 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _progress_printer() -> ProgressPrinter | None:
-    """R-L1: the progress line on a terminal; nothing when stderr is not a TTY (main wraps a terminal's stderr)."""
-    return ProgressPrinter(sys.stderr) if isinstance(sys.stderr, LineAwareStream) else None
+def _progress_printer(settings: Settings) -> ProgressPrinter:
+    """R-L1: the progress line on a terminal (main wraps a terminal's stderr); without one, a plain line every
+    SCREE_PROGRESS_SECONDS (issue 25), stdout kept for the result."""
+    if isinstance(sys.stderr, LineAwareStream):
+        return ProgressPrinter(sys.stderr)
+    return PlainProgress(sys.stderr, settings.progress_s)
 
 
 def notes_overridden(env: Mapping[str, str], notes: str | None, folder: Path) -> str | None:
@@ -289,13 +292,12 @@ def cmd_reindex(args: argparse.Namespace) -> int:
 
     settings = settings_for(args)
     path = None if args.path is None else path_in_folder(settings.folder, Path.cwd(), args.path)
-    progress = _progress_printer()
+    progress = _progress_printer(settings)
     outcome = operations.reindex(settings, full=args.all, path=path, progress=progress)
     report = outcome.report
-    if progress is not None:
-        progress.finish(
-            final_line(outcome.files, outcome.chunks, report.chunks_embedded, report.bytes_visited, progress.elapsed_s)
-        )
+    progress.finish(
+        final_line(outcome.files, outcome.chunks, report.chunks_embedded, report.bytes_visited, progress.elapsed_s)
+    )
     if path is not None and (path, MISSING_REASON) in report.skipped:
         raise ScreeError(outcome.message)  # R-L1: a file that is not there is a failure (its old rows are gone)
     print(inert(outcome.message))  # file names and API errors are data: escapes shown, not run (issue 13)

@@ -27,6 +27,7 @@ DEBOUNCE_SECONDS = 1.5  # R-W2
 OUTAGE_PAUSE_SECONDS = 30.0  # R-E4
 OUTAGE_PAUSE_MAX_SECONDS = 300.0  # R-E4
 HEALTH_INTERVAL_SECONDS = 10.0  # R-W4
+PROGRESS_SECONDS = 10.0  # issue 25: a reindex without a terminal prints a progress line this often
 LOCK_RETRY_SECONDS = 5.0  # R-P4
 QUERY_TIMEOUT_SECONDS = 10.0  # R-E4: one attempt at a search query's embedding, all of it
 INDEX_TIMEOUT_SECONDS = 30.0  # R-E4: one attempt at an indexing request, all of it
@@ -89,6 +90,7 @@ class Settings:
     outage_pause_s: float = OUTAGE_PAUSE_SECONDS
     outage_pause_max_s: float = OUTAGE_PAUSE_MAX_SECONDS
     health_interval_s: float = HEALTH_INTERVAL_SECONDS
+    progress_s: float = PROGRESS_SECONDS
     lock_retry_s: float = LOCK_RETRY_SECONDS
     query_timeout_s: float = QUERY_TIMEOUT_SECONDS
     index_timeout_s: float = INDEX_TIMEOUT_SECONDS
@@ -132,6 +134,7 @@ NUMBER_RANGES: dict[str, NumberRange] = {
     "SCREE_OUTAGE_PAUSE_SECONDS": NumberRange(0, HOUR_S),
     "SCREE_OUTAGE_PAUSE_MAX_SECONDS": NumberRange(0, DAY_S),
     "SCREE_HEALTH_SECONDS": NumberRange(0.05, HOUR_S),
+    "SCREE_PROGRESS_SECONDS": NumberRange(0.05, HOUR_S),
     "SCREE_LOCK_RETRY_SECONDS": NumberRange(0.05, HOUR_S),
     "SCREE_QUERY_TIMEOUT_SECONDS": NumberRange(0.05, 10 * MINUTE_S),
     "SCREE_INDEX_TIMEOUT_SECONDS": NumberRange(0.05, HOUR_S),
@@ -294,6 +297,7 @@ def load_settings(
         outage_pause_s=env_number(env, "SCREE_OUTAGE_PAUSE_SECONDS", OUTAGE_PAUSE_SECONDS),
         outage_pause_max_s=env_number(env, "SCREE_OUTAGE_PAUSE_MAX_SECONDS", OUTAGE_PAUSE_MAX_SECONDS),
         health_interval_s=env_number(env, "SCREE_HEALTH_SECONDS", HEALTH_INTERVAL_SECONDS),
+        progress_s=env_number(env, "SCREE_PROGRESS_SECONDS", PROGRESS_SECONDS),
         lock_retry_s=env_number(env, "SCREE_LOCK_RETRY_SECONDS", LOCK_RETRY_SECONDS),
         query_timeout_s=env_number(env, "SCREE_QUERY_TIMEOUT_SECONDS", QUERY_TIMEOUT_SECONDS),
         index_timeout_s=env_number(env, "SCREE_INDEX_TIMEOUT_SECONDS", INDEX_TIMEOUT_SECONDS),

@@ -171,3 +171,20 @@ def test_an_interrupt_ends_the_progress_line_before_its_message(
     code, _, screen = term.finish()
     assert code == 130, screen[-300:]
     assert screen.endswith("\x1b[K\r\nscree: interrupted\r\n"), screen[-200:]  # its own line, not the status line's
+
+
+def test_without_a_terminal_reindex_prints_a_progress_line_now_and_then(
+    forty_files: Path, tmp_path: Path, embed_server: EmbedServer
+) -> None:
+    """Issue 25 item 9: without a terminal (CI, a pipe, a service log) a long reindex printed nothing for minutes. Now
+    a plain line on stderr every SCREE_PROGRESS_SECONDS (10 s; shortened here), stdout kept for the result."""
+    env = scree_env(tmp_path / "data", embed_server.url, SCREE_BATCH_SIZE="4", SCREE_PROGRESS_SECONDS="0.1")
+    embed_server.set(delay_s=0.2)  # ten batches of 0.2 s: several lines at 0.1 s apart
+    piped = run_scree("reindex", "--notes", str(forty_files), env=env)
+    assert piped.returncode == 0, piped.stderr
+    assert piped.stdout == "Scanned 40 files: 40 indexed, 0 removed, 0 failed, 0 deferred.\n"
+    lines = piped.stderr.splitlines()
+    assert len(lines) >= 2, piped.stderr
+    for line in lines:
+        assert re.fullmatch(r"scree: reindex: \d+/40 files, .* chunks embedded, .*", line), line
+    assert "\r" not in piped.stderr and "\x1b" not in piped.stderr

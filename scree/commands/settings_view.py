@@ -69,6 +69,7 @@ VALUES: tuple[tuple[str, Callable[[Settings], str]], ...] = (
     ("SCREE_WATCHER", lambda s: s.watcher),
     ("SCREE_DEBOUNCE_SECONDS", lambda s: _seconds(s.debounce_s)),
     ("SCREE_HEALTH_SECONDS", lambda s: _seconds(s.health_interval_s)),
+    ("SCREE_PROGRESS_SECONDS", lambda s: _seconds(s.progress_s)),
     ("SCREE_LOCK_RETRY_SECONDS", lambda s: _seconds(s.lock_retry_s)),
     ("SCREE_QUERY_TIMEOUT_SECONDS", lambda s: _seconds(s.query_timeout_s)),
     ("SCREE_INDEX_TIMEOUT_SECONDS", lambda s: _seconds(s.index_timeout_s)),
