@@ -309,6 +309,22 @@ def index_removed(folder: str, size: str) -> str:
     return f"Removed the index of {folder} ({size})."
 
 
+def no_markdown_files(folder: str, extensions: tuple[str, ...]) -> str:
+    """`scree reindex` over a folder holding no file it indexes (issue 25): say so, and how to add endings."""
+    return (
+        f"No markdown files in {folder}: scree indexes files ending in {', '.join(extensions)}; SCREE_EXTENSIONS "
+        "adds other endings (SCREE_EXTENSIONS=.mdx,.txt)."
+    )
+
+
+def no_markdown_note(folder: str, extensions: tuple[str, ...]) -> str:
+    """A search of an index whose complete sync found no file (issue 25): the last line of the reply."""
+    return (
+        f"[no markdown files: {folder} has no files ending in {', '.join(extensions)}; SCREE_EXTENSIONS adds "
+        "other endings]"
+    )
+
+
 def index_without_root(directory: str) -> str:
     return (
         f"Skipped {directory}: it has no root file naming its folder, so scree cannot tell whether that folder is "

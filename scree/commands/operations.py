@@ -14,7 +14,13 @@ from scree.index.folder import prepare_index_dir
 from scree.index.lock import WriterLock, lock_holder
 from scree.index.writing import open_for_writing
 from scree.paths import normalise_rel_path
-from scree.replies import cli_index_note, other_writer_reply, reindex_all_refused, reindex_running
+from scree.replies import (
+    cli_index_note,
+    no_markdown_files,
+    other_writer_reply,
+    reindex_all_refused,
+    reindex_running,
+)
 from scree.search.engine import SearchEngine
 from scree.search.hits import SearchResult
 from scree.store import Store
@@ -69,7 +75,10 @@ def reindex(
                 report = syncer.sync_all() if rel is None else syncer.sync_paths([rel])
             embedder.close()
             files, chunks = store.counts()
-        return ReindexOutcome(report, report.reply(rel), files, chunks)  # R-M7: the MCP reindex tool's wording
+        message = report.reply(rel)  # R-M7: the MCP reindex tool's wording
+        if rel is None and files == 0:  # issue 25: an empty or markdown-less folder is named, not left silent
+            message += "\n" + no_markdown_files(str(settings.folder), policy.extensions)
+        return ReindexOutcome(report, message, files, chunks)
     finally:
         lock.release()
 

@@ -18,6 +18,7 @@ from scree.embedders.base import KEYWORD_ONLY, Embedder
 from scree.embedders.factory import NEEDS_VECTORS, SEMANTIC_OFF, embedder_available, make_embedder
 from scree.errors import ScreeError
 from scree.logs import get_logger
+from scree.replies import no_markdown_note
 from scree.search import MAX_K
 from scree.search.hits import Hit, SearchResult
 from scree.search.ranking import (
@@ -166,6 +167,8 @@ class SearchEngine:
         scope = scope_filter(path) if path is not None else None
         notes: list[str] = []
         if self._store.is_empty() or not query.strip():
+            if self._store.first_sync_done() and self._store.file_count() == 0:  # issue 25: not silence
+                notes.append(no_markdown_note(str(self._root), self._policy.extensions))
             return SearchResult(hits=[], notes=notes)
         limit = max(POOL, k)
         recorded = self._store.model()
