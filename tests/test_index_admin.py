@@ -146,3 +146,31 @@ def test_remove_missing_skips_an_index_without_root_and_goes_past_one_in_use(tmp
     again = run_scree("index", "remove", "--missing", env=env)
     assert again.returncode == 0 and f"Removed the index of {busy} (" in again.stdout
     assert [entry["folder"] for entry in _index_list(env)] == [None]
+
+
+def _on_disk(db: Path) -> int:
+    """The index's bytes on disk: the db file and its write-ahead log."""
+    return sum(p.stat().st_size for p in (db, db.with_name(db.name + "-wal")) if p.exists())
+
+
+def test_the_index_shrinks_after_most_files_are_removed(tmp_path: Path) -> None:
+    """Issue 25 item 9: the db file kept its size after files were deleted (SQLite keeps freed pages for reuse)."""
+    env = scree_env(tmp_path / "data", SCREE_EMBEDDER="hash")
+    folder = tmp_path / "notes"
+    for n in range(120):
+        body = "\n\n".join(
+            f"## Part {p}\n\n" + f"page {n} part {p} words about gardens and soil. " * 20 for p in range(8)
+        )
+        write_file(folder, f"docs/page{n:03}.md", f"# Page {n}\n\n{body}\n")
+    assert run_scree("reindex", "--notes", str(folder), env=env).returncode == 0
+    db = load_settings(env, notes=str(folder)).db_path
+    full = _on_disk(db)
+    for n in range(10, 120):
+        (folder / f"docs/page{n:03}.md").unlink()
+    proc = run_scree("reindex", "--notes", str(folder), env=env)
+    assert proc.returncode == 0 and "110 removed" in proc.stdout, proc.stdout
+    after = _on_disk(db)
+    assert after < full / 3, (full, after)
+    assert _status(folder, env)["files"] == 10
+    found = run_scree("search", "--mode", "keyword", "--notes", str(folder), "gardens", env=env)
+    assert found.returncode == 0 and found.stdout.startswith('<hit n="1" path="docs/page0')

@@ -74,6 +74,8 @@ def reindex(
                 syncer = Syncer(store, policy, embedder, settings.max_file_bytes, stop=stop, progress=progress)
                 report = syncer.sync_all() if rel is None else syncer.sync_paths([rel])
             embedder.close()
+            if report.removed:  # issue 25: pages of removed files go back to the file system
+                store.reclaim_space()
             files, chunks = store.counts()
         message = report.reply(rel)  # R-M7: the MCP reindex tool's wording
         if rel is None and files == 0:  # issue 25: an empty or markdown-less folder is named, not left silent

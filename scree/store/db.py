@@ -90,6 +90,10 @@ def _placeholders(count: int) -> str:
     return ",".join("?" * count)
 
 
+RECLAIM_SHARE = 0.25  # vacuum once a quarter of the file's pages are free ...
+RECLAIM_MIN_BYTES = 1 << 20  # ... and they come to a MiB at least: smaller indexes are not worth the rewrite
+
+
 @dataclass(frozen=True, slots=True)
 class IndexRecord:
     """An index's own word on its progress (Store.record_of)."""
@@ -202,7 +206,32 @@ class Store:
     ) -> None:
         self.close()
 
+    def reclaim_space(self) -> bool:
+        """Give the pages of removed files back to the file system (issue 25: the index never shrank): a VACUUM
+        when free pages are at least RECLAIM_SHARE of the file and RECLAIM_MIN_BYTES, then a truncating checkpoint.
+        Runs between syncs (a VACUUM cannot run inside a transaction); a reader's snapshot only delays the shrink.
+        True when it vacuumed."""
+        if self.readonly:
+            return False
+        pages, free, page_size = (self._pragma_int(name) for name in ("page_count", "freelist_count", "page_size"))
+        if pages == 0 or free < pages * RECLAIM_SHARE or free * page_size < RECLAIM_MIN_BYTES:
+            return False
+        try:
+            self._conn.execute("vacuum")
+            self._conn.execute("pragma wal_checkpoint(truncate)").fetchall()
+        except apsw.BusyError:  # another connection mid-transaction: the next sync that removes files tries again
+            return False
+        except (apsw.FullError, apsw.IOError) as exc:  # no room for the copy VACUUM writes: one line (issue 13)
+            raise write_failure(self.db_path, exc) from None
+        finally:
+            self._facts = self._size = None
+        return True
+
     # --- transactions and small helpers ---
+
+    def _pragma_int(self, name: str) -> int:
+        row = self._conn.execute(f"pragma {name}").fetchone()
+        return int(row[0]) if row is not None and isinstance(row[0], int) else 0
 
     @contextmanager
     def bulk_cache(self) -> Iterator[None]:

@@ -128,6 +128,7 @@ class Syncer:
         progress: Progress | None = None,
     ) -> None:
         self._store = store
+        self.store = store  # the writer reclaims the space of removed files between syncs (issue 25)
         self._policy = policy
         self._embedder = embedder
         self._max_file_bytes = max_file_bytes

@@ -351,6 +351,8 @@ class Writer:
             self._pause(redact(str(exc)))
             return
         log_report(report, job.paths, full=job.full)
+        if report.removed and parts.syncer.store.reclaim_space():  # issue 25: the index shrinks again
+            log.info("index vacuumed after removals", removed=report.removed)
         if job.full:
             release_sync_memory(parts.policy)
         if job.request is not None:
