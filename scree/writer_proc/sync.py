@@ -270,6 +270,9 @@ class Syncer:
                     report.bytes_visited += sizes[n]
                     self._progress(report, total)
             self._flush(report, embed_partial=not self._stop.is_set(), write_ready=True)
+        except KeyboardInterrupt:  # issue 25: Ctrl-C keeps the files whose vectors are all embedded already
+            self._write_ready(report, force=True)
+            raise
         except EmbeddingUnavailableError as exc:
             report.outage = str(exc)
             log.warning("embeddings unavailable; files keep their old rows", error=str(exc))
@@ -365,11 +368,15 @@ class Syncer:
             report.chunks_embedded += len(items)
             if self._progress is not None:
                 self._progress(report, self._files_in_run)
+        self._write_ready(report, force=write_ready)
+
+    def _write_ready(self, report: SyncReport, *, force: bool) -> None:
+        """Write the pending files whose vectors are all known: a batch of WRITE_BATCH_CHUNKS rows, or (force) any."""
         # readiness only grows (vectors of pending files are never dropped), so resume where the last call stopped
         while self._ready < len(self._pending) and all(h in self._vectors for h in self._pending[self._ready].hashes):
             self._ready_rows += len(self._pending[self._ready].hashes)
             self._ready += 1
-        if self._ready == 0 or (self._ready_rows < WRITE_BATCH_CHUNKS and not write_ready):
+        if self._ready == 0 or (self._ready_rows < WRITE_BATCH_CHUNKS and not force):
             return
         done, self._pending = self._pending[: self._ready], self._pending[self._ready :]
         self._ready = self._ready_rows = 0
