@@ -295,6 +295,8 @@ def cmd_reindex(args: argparse.Namespace) -> int:
     progress = _progress_printer(settings)
     outcome = operations.reindex(settings, full=args.all, path=path, progress=progress)
     report = outcome.report
+    if outcome.warning is not None:
+        print(outcome.warning, file=sys.stderr)
     progress.finish(
         final_line(outcome.files, outcome.chunks, report.chunks_embedded, report.bytes_visited, progress.elapsed_s)
     )

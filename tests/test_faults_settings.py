@@ -235,3 +235,37 @@ def test_a_whole_number_setting_refuses_a_fraction(folder: Path, tmp_path: Path)
 
     with pytest.raises(ConfigError, match=r"SCREE_BATCH_SIZE='8.5' is not a whole number"):
         load_settings(hash_env(tmp_path / "data", SCREE_BATCH_SIZE="8.5"), notes=str(folder))
+
+
+# --- issue 25 item 9: a setting given in one shell only does not silently remove pages on the next sync ---
+
+
+def test_a_writer_without_the_extensions_the_index_was_built_with_refuses_to_remove_pages(
+    folder: Path, tmp_path: Path
+) -> None:
+    write_file(folder, "guide.mdx", "# Guide\n\nmdx pages about zebras.\n")
+    shell = hash_env(tmp_path / "data", SCREE_EXTENSIONS=".mdx")
+    done = scree(shell, "reindex", "--notes", str(folder))
+    assert done.returncode == 0 and done.stdout.startswith("Scanned 2 files: 2 indexed"), done.stdout
+    plain = hash_env(tmp_path / "data")  # another shell, without SCREE_EXTENSIONS
+    watched = scree(plain, "watch", "--notes", str(folder), timeout=30)  # it synced and watched forever before
+    no_traceback(watched.stderr)
+    assert watched.returncode == 1, watched.stderr
+    last = watched.stderr.strip().splitlines()[-1]
+    assert "SCREE_EXTENSIONS=.mdx" in last and "would remove" in last and '"scree reindex"' in last, last
+    assert keyword_paths(shell, folder, "zebras") == ["guide.mdx"]  # the page is still there
+
+    again = scree(plain, "reindex", "--notes", str(folder))  # on purpose: done, and said
+    assert again.returncode == 0 and "1 removed" in again.stdout, again.stdout
+    assert again.stderr.startswith("scree: warning: the index was built with SCREE_EXTENSIONS=.mdx"), again.stderr
+    assert keyword_paths(shell, folder, "zebras") == []
+    quiet = scree(plain, "reindex", "--notes", str(folder))  # the new shape is the index's now
+    assert quiet.returncode == 0 and quiet.stderr == "", quiet.stderr
+
+
+def test_a_lower_max_file_bytes_is_refused_by_the_writer_too(folder: Path, tmp_path: Path) -> None:
+    write_file(folder, "big.md", "# Big\n\n" + "elephants roam. " * 200 + "\n")
+    shell = hash_env(tmp_path / "data", SCREE_MAX_FILE_BYTES="2000000")
+    assert scree(shell, "reindex", "--notes", str(folder)).returncode == 0
+    watched = scree(hash_env(tmp_path / "data", SCREE_MAX_FILE_BYTES="1000"), "watch", "--notes", str(folder))
+    assert watched.returncode == 1 and "SCREE_MAX_FILE_BYTES=2000000" in watched.stderr, watched.stderr

@@ -10,6 +10,7 @@ from scree.config import Settings
 from scree.content.ignore import IgnorePolicy
 from scree.embedders.factory import expected_identity, make_embedder
 from scree.errors import LockHeldError, ScreeError
+from scree.index import shape as index_shape
 from scree.index.folder import prepare_index_dir
 from scree.index.lock import WriterLock, lock_holder
 from scree.index.writing import open_for_writing
@@ -42,6 +43,7 @@ class ReindexOutcome:
     message: str
     files: int = 0  # what the index holds afterwards, as `scree status` counts it
     chunks: int = 0
+    warning: str | None = None  # issue 25: these settings drop files the index held (said on stderr)
 
 
 def reindex(
@@ -67,6 +69,7 @@ def reindex(
     try:
         embedder = make_embedder(settings, keyword_fallback=True)
         with open_store(settings) as store:
+            warning = index_shape.reindex_warning(store, settings) if rel is None else None
             if full:  # the old index stays until the new one is complete (issue 13)
                 report = rebuild(store, settings, policy, embedder, stop=stop, progress=progress)
             else:
@@ -74,13 +77,15 @@ def reindex(
                 syncer = Syncer(store, policy, embedder, settings.max_file_bytes, stop=stop, progress=progress)
                 report = syncer.sync_all() if rel is None else syncer.sync_paths([rel])
             embedder.close()
+            if rel is None and report.outage is None and not report.deferred:
+                index_shape.record(store, settings)  # issue 25: what the index holds now
             if report.removed:  # issue 25: pages of removed files go back to the file system
                 store.reclaim_space()
             files, chunks = store.counts()
         message = report.reply(rel)  # R-M7: the MCP reindex tool's wording
         if rel is None and files == 0:  # issue 25: an empty or markdown-less folder is named, not left silent
             message += "\n" + no_markdown_files(str(settings.folder), policy.extensions)
-        return ReindexOutcome(report, message, files, chunks)
+        return ReindexOutcome(report, message, files, chunks, warning)
     finally:
         lock.release()
 

@@ -22,6 +22,7 @@ META_MODEL = "model"
 META_DIMS = "dims"
 META_LAST_SYNC = "last_sync"
 META_FIRST_SYNC_DONE = "first_sync_done"  # "1" once a sync of the whole folder finished with nothing deferred
+META_SHAPE = "index_shape"  # issue 25: the SCREE_EXTENSIONS and SCREE_MAX_FILE_BYTES of the last full sync (JSON)
 META_LAST_ERROR = "last_error"  # R-L0: the outage the last sync ended in; "" once a sync went through again
 
 

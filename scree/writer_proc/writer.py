@@ -34,6 +34,7 @@ from scree.deadlines import WRITER_THREADS_S
 from scree.embedders.factory import make_embedder
 from scree.embedders.idle import WRITER_IDLE_S
 from scree.errors import EmbeddingError
+from scree.index.shape import check_for_writer
 from scree.index.writing import open_for_writing
 from scree.logs import get_logger, logged_thread
 from scree.protocol import Outcome, WriterResult, WriterState
@@ -165,6 +166,7 @@ class Writer:
             with self._cond:
                 self._index_complete = store.first_sync_done()  # this sync is a catch-up: the note says nothing
             store.prepare(embedder)
+            check_for_writer(store, settings)  # issue 25: settings that would remove pages stop it here
             capped = self._check_cap(store)
             if capped is not None:
                 return capped
