@@ -58,7 +58,8 @@ TRANSLATED_OPENINGS: dict[str, dict[str, tuple[str, str]]] = {
         ),
         "concepts/authentication/certificates.md": (
             "TLS 인증서",
-            "uv는 TLS를 사용해 패키지 인덱스 및 다른 HTTPS 서버와 안전하게 통신합니다. 인증서는 서버의 신원을 확인합니다.",
+            "uv는 TLS를 사용해 패키지 인덱스 및 다른 HTTPS 서버와 안전하게 통신합니다. "
+            "인증서는 서버의 신원을 확인합니다.",
         ),
         "guides/integration/docker.md": (
             "Docker에서 uv 사용하기",
