@@ -57,7 +57,13 @@ _TABLE_RULE = re.compile(r"[ \t]*\|?[ \t]*:?-{2,}:?[ \t]*(?:\|[ \t]*:?-{2,}:?[ \
 _BLOCK_MARKER = re.compile(r"([ \t]*)(?:!!!|\?\?\?\+?|///)[ \t]*([\w-]*)(?:[ \t]*\|)?[ \t]*(.*)")
 _FENCE_ATTRIBUTES = re.compile(r"[ \t]*\{[^}]*\}")  # ```python {test="skip"}: tool options, not words
 CODE_LINES_EMBEDDED = 5  # #11: a fence's first lines are embedded; the rest is left to keyword search
-EMBED_FORMAT = "3"  # R-F3, #11: bumped whenever embed_text() or the heading trail changes what a chunk's vector is of
+EMBED_FORMAT = "4"  # R-F3, #11: bumped whenever embed_text() or the heading trail changes what a chunk's vector is of
+MDX_SUFFIX = ".mdx"
+# Issue 25: lines of an .mdx file that are code for the site, not words: ES module `import`/`export` lines and lines
+# holding only JSX component tags (`<Tabs>`, `<TabItem value="linux" label="Linux">`, `</TabItem>`, `<Foo />`).
+_MDX_CODE_LINE = re.compile(
+    r"[ \t]*(?:(?:import|export)[ \t{*].*|(?:</?[A-Z][\w.]*(?:\s[^<>]*)?/?>[ \t]*)+|\{/\*.*\*/\}[ \t]*)"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,8 +126,10 @@ def opted_out(text: str) -> bool:
 
 
 def embed_text(path: str, chunk: Chunk) -> str:
-    """The text sent to the embedder for a chunk (R-C4): heading lines without their anchors (the trail has none)."""
-    return f"{path}\n{chunk.heading}\n\n{_readable(chunk.text, chunk.open_fence)}"
+    """The text sent to the embedder for a chunk (R-C4): heading lines without their anchors (the trail has none);
+    of an .mdx file, without its import/export and JSX-only lines (issue 25)."""
+    mdx = path.lower().endswith(MDX_SUFFIX)
+    return f"{path}\n{chunk.heading}\n\n{_readable(chunk.text, chunk.open_fence, mdx)}"
 
 
 def strip_heading_anchors(title: str) -> str:
@@ -213,12 +221,12 @@ def _heading_title(rest: str) -> str:
     return cap_utf8(strip_heading_anchors(title), HEADING_CAP_BYTES)
 
 
-def _readable(text: str, fence: tuple[str, int] | None = None) -> str:
+def _readable(text: str, fence: tuple[str, int] | None = None, mdx: bool = False) -> str:
     """Chunk text as it is embedded, so the model's 256 tokens go to words (#11): of each fence, its opening line
     without attribute braces, its first CODE_LINES_EMBEDDED lines and its closing line; outside fences, heading lines
     without their anchors (strip_heading_anchors), links and images with their words but not their targets, and no
     markup that carries no words (_words_of_line), with runs of blank lines cut to one. `fence` is the one open
-    where the text starts (Chunk.open_fence)."""
+    where the text starts (Chunk.open_fence); `mdx` drops MDX's code lines (_MDX_CODE_LINE) outside fences."""
     out: list[str] = []
     code_lines = 0
     for line in text.split("\n"):
@@ -240,6 +248,8 @@ def _readable(text: str, fence: tuple[str, int] | None = None) -> str:
                 continue
             if heading is not None:
                 line = line[: heading.end()] + strip_heading_anchors(line[heading.end() :])
+        elif mdx and _MDX_CODE_LINE.fullmatch(line):
+            continue
         words = _words_of_line(line)
         if words is None or (not words.strip() and out and not out[-1].strip()):
             continue
