@@ -26,6 +26,8 @@ MIN_SHOWN_BYTES = 8  # #11: a chunk with fewer bytes than this besides spaces (i
 _WORD_CHARACTER = re.compile(r"[^\W_]")
 # Lines that could be a heading or a fence start with one of these after at most 3 spaces.
 _MARKER = re.compile(r" {0,3}[#`~]")
+# Issue 25: a top-level `title:` of the front matter (Docusaurus, Hugo, Jekyll), its value bare or quoted.
+_TITLE = re.compile(r"""title[ \t]*:[ \t]*(?:"((?:[^"\\]|\\.)*)"|'((?:[^']|'')*)'|([^"'#|>\s][^#]*?))[ \t]*(?:#.*)?""")
 # R-I1: `scree: ignore` as a top-level key of the front matter, the value bare or quoted.
 _OPT_OUT = re.compile(r"""scree[ \t]*:[ \t]*(?:ignore|"ignore"|'ignore')[ \t]*(?:#.*)?""", re.IGNORECASE)
 
@@ -125,6 +127,18 @@ def opted_out(text: str) -> bool:
     return any(_OPT_OUT.fullmatch(line.rstrip(" \t")) for line in front_matter.split("\n"))
 
 
+def front_matter_title(front_matter: str | None) -> str:
+    """The front matter's top-level `title:` value, unquoted; "" for none (or a folded block value)."""
+    for line in (front_matter or "").split("\n"):
+        found = _TITLE.fullmatch(line.rstrip(" \t"))
+        if found is not None:
+            double, single, bare = found.groups()
+            if double is not None:
+                return re.sub(r"\\(.)", r"\1", double).strip()
+            return (single.replace("''", "'") if single is not None else bare).strip()
+    return ""
+
+
 def embed_text(path: str, chunk: Chunk) -> str:
     """The text sent to the embedder for a chunk (R-C4): heading lines without their anchors (the trail has none);
     of an .mdx file, without its import/export and JSX-only lines (issue 25)."""
@@ -156,11 +170,16 @@ def text_hash(model_identity: str, embedded: str) -> str:
 
 
 def chunk_markdown(text: str) -> list[Chunk]:
-    """Split a markdown document into chunks (R-C1, R-C2, R-C3); newlines are normalised here."""
+    """Split a markdown document into chunks (R-C1, R-C2, R-C3); newlines are normalised here. A front matter
+    `title:` heads the trail as an H1 would (a page's own `# ` heading replaces it): Docusaurus pages have no H1."""
     text = _clean(text)
-    _, body, line_offset = split_front_matter(text)
+    front_matter, body, line_offset = split_front_matter(text)
     builder = _ChunkBuilder()
     trail: list[tuple[int, str]] = []
+    title = _heading_title(front_matter_title(front_matter))
+    if title:  # issue 25: the page's title, as a docs site shows it: an H1 over what comes before any `#` heading
+        _push_heading(trail, 1, title)
+        builder.heading = title
     fence: tuple[str, int] | None = None  # (fence character, run length) of the open fence
     for line_no, line in enumerate(body.split("\n"), start=line_offset + 1):
         if fence is not None:
