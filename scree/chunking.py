@@ -24,6 +24,12 @@ _FENCE_OPEN = re.compile(r" {0,3}(`{3,}|~{3,})(.*)")
 _FENCE_CLOSE = re.compile(r" {0,3}(`{3,}|~{3,})[ \t]*")
 MIN_SHOWN_BYTES = 8  # #11: a chunk with fewer bytes than this besides spaces (its heading aside) is no hit
 _WORD_CHARACTER = re.compile(r"[^\W_]")
+THIN_BYTES = 48  # issue 25: a chunk with fewer bytes of words than this (its heading aside) is thin (one short line)
+# A list item that is a link (inline, reference, autolink or bare URL) and at most a short description: "SEE ALSO".
+_LINK_ITEM = re.compile(
+    r"[ \t]*(?:[-*+]|[0-9]+[.)])[ \t]+(?:\[[^\]\n]*\](?:\([^)\n]*\)|\[[^\]\n]*\])?|<[^<>\s]+>|[a-z]+://\S+)"
+    r"[ \t]*(?:[-:\u2013\u2014][^\n]{0,80})?"
+)
 # Lines that could be a heading or a fence start with one of these after at most 3 spaces.
 _MARKER = re.compile(r" {0,3}[#`~]")
 # Issue 25: a top-level `title:` of the front matter (Docusaurus, Hugo, Jekyll), its value bare or quoted.
@@ -213,6 +219,22 @@ def too_little_to_show(text: str) -> bool:
     if _WORD_CHARACTER.search(text) is None:
         return True
     return len("".join(text.split()).encode("utf-8", "replace")) < MIN_SHOWN_BYTES
+
+
+def thin(text: str) -> bool:
+    """True for a chunk with very little to read (issue 25: one-line and "SEE ALSO" chunks won hits): its text, the
+    heading line left out, is a list of links (each item a link and at most a short description), or, holding no code
+    fence, its words as embedded (links without targets, no markup) come to fewer than THIN_BYTES bytes besides
+    spaces. Search ranks
+    such a chunk lower (ranking.demote_thin), never drops it."""
+    if _ATX_HEADING.match(text) is not None:
+        text = text.partition("\n")[2]
+    lines = [line for line in text.split("\n") if line.strip()]
+    if len(lines) > 1 and all(_LINK_ITEM.fullmatch(line) for line in lines):
+        return True
+    if any(_FENCE_OPEN.fullmatch(line) for line in lines):  # a code example is content, however short
+        return False
+    return len("".join(_readable(text).split()).encode("utf-8", "replace")) < THIN_BYTES
 
 
 def cap_utf8(text: str, limit: int) -> str:

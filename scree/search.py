@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from scree.chunking import chunk_markdown, opted_out, too_little_to_show
+from scree.chunking import chunk_markdown, opted_out, thin, too_little_to_show
 from scree.embedders.base import Embedder
 from scree.embedders.factory import KEYWORD_ONLY, NEEDS_VECTORS, SEMANTIC_OFF
 from scree.errors import ScreeError
@@ -24,6 +24,7 @@ from scree.ranking import (
     SIMILARITY_FLOORS,
     above_floor,
     add_path_signal,
+    demote_thin,
     diversify,
     fuse_hybrid,
     path_match,
@@ -165,11 +166,19 @@ class SearchEngine:
         else:
             ranked = fuse_hybrid(vector, keyword, vector_weight(len(words)))
         rows = self._store.chunks_by_ids(chunk_id for chunk_id, _ in ranked)
+
+        def is_thin(chunk_id: int) -> bool:
+            return chunk_id in rows and thin(rows[chunk_id].text)
+
         if mode == "hybrid":
             terms = frozenset(self._store.stems(" ".join(words)))
             ranked = add_path_signal(
                 ranked, lambda chunk_id: path_match(terms, self._terms_of_path(rows, chunk_id)) if terms else 0.0
             )
+        if mode != "semantic":  # issue 25: one-line and link-list chunks rank lower (ranking.THIN_RANKS)
+            ranked = demote_thin(ranked, is_thin, lambda chunk_id: rows[chunk_id].path if chunk_id in rows else "")
+            if mode == "keyword":  # its scores say the rank
+                ranked = [(chunk_id, 1.0 / (rank + 1)) for rank, (chunk_id, _) in enumerate(ranked)]
         ranked, folded = self._fold_translations(ranked, rows, query)
         ranked = diversify(ranked, lambda pair: rows[pair[0]].path if pair[0] in rows else "", PER_FILE)
         hits, dropped = self._recheck_and_collapse(ranked, rows, k, folded, query)

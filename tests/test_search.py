@@ -231,3 +231,27 @@ def test_the_current_english_page_stands_for_its_old_versions_and_translations(t
     installing = engine.search("download the binary", k=5, mode="keyword").hits
     assert [hit.path for hit in installing] == ["docs/install.md"]
     assert installing[0].also == ("versioned_docs/version-3.x/install.md:1-3",)
+
+
+def test_one_line_and_see_also_chunks_rank_below_the_page_that_explains(tmp_path: Path) -> None:
+    """Issue 25 (item 9): a "SEE ALSO" list of links and a heading with one short line won hits, since a short chunk
+    that names the query's words scores high; they rank below a chunk that explains, in hybrid and keyword mode."""
+    folder = tmp_path / "site"
+    folder.mkdir()
+    (folder / "upgrading.md").write_text(
+        "# Upgrading\n\nTo upgrade a release, run the upgrade command with the chart and its new values. If the new "
+        "revision fails its checks, roll the release back to the revision before it; every upgrade keeps the old "
+        "revisions so that a rollback is always possible.\n",
+        encoding="utf-8",
+    )
+    (folder / "commands.md").write_text(
+        "# Commands\n\n### SEE ALSO\n\n"
+        "* [upgrade](upgrade.md) - upgrade a release\n* [rollback](rollback.md) - roll back a release\n",
+        encoding="utf-8",
+    )
+    (folder / "todo.md").write_text("# Todo\n\n## Release upgrade\n\nRollback: TBD.\n", encoding="utf-8")
+    engine = build_engine(folder, tmp_path / "index.db")
+    for mode in ("hybrid", "keyword"):
+        hits = engine.search("upgrade a release rollback", k=5, mode=mode).hits
+        assert hits[0].path == "upgrading.md", (mode, [(hit.path, hit.heading) for hit in hits])
+        assert {hit.path for hit in hits} >= {"commands.md", "todo.md"}  # ranked lower, not dropped
