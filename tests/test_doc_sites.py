@@ -31,7 +31,7 @@ brew install quokka
 
 ## Verifying
 
-Run quokka version to check the install worked.
+Run quokka version to check the install worked: it prints the version and where the binary is.
 """
 
 
