@@ -190,7 +190,7 @@ def write_site(english: Path, target: Path) -> tuple[list[tuple[str, dict[str, i
 def build(folder: Path, embedder: CachedEmbedder, db: Path) -> tuple[int, int]:
     """A fresh index of `folder` with default settings (SCREE_EXTENSIONS as the user's environment has it)."""
     from scree.config import load_settings
-    from scree.ignore import IgnorePolicy
+    from scree.content.ignore import IgnorePolicy
     from scree.store import Store
     from scree.writer_proc.sync import Syncer
 
@@ -231,9 +231,9 @@ def main() -> None:
     args = parser.parse_args()
 
     from scree.config import load_settings
+    from scree.content.ignore import IgnorePolicy
     from scree.embedders.factory import make_embedder
-    from scree.ignore import IgnorePolicy
-    from scree.search import SearchEngine
+    from scree.search.engine import SearchEngine
     from scree.store import Store
 
     english = unpack_docs(EVAL / "docs", CACHE / "versioned-source")["uv"]

@@ -10,10 +10,19 @@ from typing import TYPE_CHECKING
 from scree.redact import redact
 
 if TYPE_CHECKING:
-    from scree.writer_status import WriterStatus
+    from scree.protocol import WriterStatus
 
 OPTED_OUT_REASON = "front matter says scree: ignore"  # R-I1: the reason an opted-out file is skipped or refused
 MISSING_REASON = "no such file"  # a path asked for that is not there (`scree reindex PATH` exits 1 on it)
+
+
+def size_text(n: float) -> str:
+    """Bytes as people read them: 812 B, 45.3 KB, 4.8 MB (decimal, as SCREE_FIRST_SYNC_MB counts)."""
+    if n < 1000:
+        return f"{n:.0f} B"
+    if n < 1000 * 1000:
+        return f"{n / 1000:.1f} KB"
+    return f"{n / (1000 * 1000):.1f} MB"
 
 
 def who(pid: int | None) -> str:
@@ -81,14 +90,14 @@ def status_note(s: WriterStatus) -> str | None:
         return not_updating_note(error)
     if s.holder == "self" and s.first_sync_running:
         return first_sync_note(s.notes_indexed)
-    if s.holder == "other" and not s.first_sync_done:
+    if s.holder == "other" and not s.complete:
         return other_building_note(s.pid)
     return None
 
 
-def cli_index_note(*, first_sync_done: bool, holder_pid: int | None, last_error: str | None) -> str | None:
+def cli_index_note(*, complete: bool, holder_pid: int | None, last_error: str | None) -> str | None:
     """R-M5 for `scree search`, from what the index itself records (no writer to ask)."""
-    if not first_sync_done:
+    if not complete:
         if holder_pid is not None:
             return other_building_note(holder_pid)
         return '[index incomplete: its first sync has not finished; run "scree reindex" to complete it]'

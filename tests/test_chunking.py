@@ -8,7 +8,7 @@ import re
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from scree.chunking import (
+from scree.content.chunking import (
     CODE_LINES_EMBEDDED,
     HARD_LIMIT_BYTES,
     HEADING_CAP_BYTES,

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from cli_helpers import run_scree, scree_env, search_json, write_file
 
-from scree.chunking import chunk_markdown, embed_text
+from scree.content.chunking import chunk_markdown, embed_text
 
 MDX_PAGE = """---
 title: Installing the CLI

@@ -13,7 +13,7 @@ from cli_helpers import run_scree, scree_env, write_file
 from embed_server import EmbedServer
 
 from scree.config import load_settings
-from scree.lock import WriterLock
+from scree.index.lock import WriterLock
 
 
 def _make_notes(root: Path, topic: str) -> Path:

@@ -3,7 +3,7 @@ the first sync's order. Pure: no I/O."""
 
 from __future__ import annotations
 
-from scree.languages import Copy, LanguageTrees, copy_of
+from scree.content.languages import Copy, LanguageTrees, copy_of
 
 FASTAPI = [
     "docs/en/docs/index.md",

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 
-from scree.ranking import (
+from scree.search.ranking import (
     LONG_QUERY_VECTOR_WEIGHT,
     LONG_QUERY_WORDS,
     PER_FILE,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from scree.errors import UsageError
-from scree.scope import in_scope, scope_pattern
+from scree.search.scope import in_scope, scope_pattern
 
 PATHS = [
     "README.md",

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from scree.content.ignore import IgnorePolicy
 from scree.embedders.hashed import HashEmbedder
-from scree.ignore import IgnorePolicy
-from scree.render import render_hit
-from scree.search import SearchEngine
+from scree.search.engine import SearchEngine
+from scree.search.render import render_hit
 from scree.store import Store
 from scree.writer_proc.sync import Syncer
 

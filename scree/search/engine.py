@@ -9,16 +9,18 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from scree.chunking import chunk_markdown, opted_out, thin, too_little_to_show
-from scree.embedders.base import Embedder
-from scree.embedders.factory import KEYWORD_ONLY, NEEDS_VECTORS, SEMANTIC_OFF
+from scree.config import Settings
+from scree.content.chunking import chunk_markdown, opted_out, thin, too_little_to_show
+from scree.content.files import FileContent, read_markdown, stat_file
+from scree.content.ignore import IgnorePolicy
+from scree.content.languages import LanguageTrees
+from scree.embedders.base import KEYWORD_ONLY, Embedder
+from scree.embedders.factory import NEEDS_VECTORS, SEMANTIC_OFF, embedder_available, make_embedder
 from scree.errors import ScreeError
-from scree.files import FileContent, read_markdown, stat_file
-from scree.hits import Hit, SearchResult
-from scree.ignore import IgnorePolicy
-from scree.languages import LanguageTrees
 from scree.logs import get_logger
-from scree.ranking import (
+from scree.search import MAX_K
+from scree.search.hits import Hit, SearchResult
+from scree.search.ranking import (
     PER_FILE,
     POOL,
     SIMILARITY_FLOORS,
@@ -27,18 +29,18 @@ from scree.ranking import (
     demote_thin,
     diversify,
     fuse_hybrid,
+    fuse_keyword_lists,
     path_match,
     vector_weight,
 )
-from scree.scope import scope_pattern
+from scree.search.scope import scope_filter
 from scree.store import FileState, Store, StoredChunk
+from scree.store.db import PathFilter
 from scree.store.keywords import content_words
 
 log = get_logger(__name__)
 
-MODES = ("hybrid", "semantic", "keyword")
 PREPARED_QUERIES = 16  # query vectors kept between prepare_query() and search()
-MAX_K = 50  # SPEC §8
 PATH_NOISE = frozenset({"index", "readme", "md", "markdown", "docs", "doc"})  # path words that name no topic
 
 
@@ -49,8 +51,31 @@ class _Current:
     ranges: dict[str, tuple[int, int]] | None  # None: file unchanged since indexing
 
 
+def keyword_ranking(
+    store: Store, query: str, limit: int, within: PathFilter | None = None, *, floor_alone: bool = True
+) -> list[tuple[int, float]]:
+    """(chunk id, score) of the keyword search, best first: the store's lists of each keyword index the query
+    reaches, as ranking.fuse_keyword_lists makes them one."""
+    return fuse_keyword_lists(store.keyword_lists(query, limit, within, floor_alone=floor_alone), limit)
+
+
 class SearchEngine:
     """Answers queries over one index; the embedder is built lazily, on the first query that needs a vector."""
+
+    @classmethod
+    def over(
+        cls, store: Store, settings: Settings, policy: IgnorePolicy | None = None, release_idle_s: float | None = None
+    ) -> SearchEngine:
+        """The engine for `settings`' folder over an open store, as the MCP tool and `scree search` both run it:
+        the configured embedder made on the first query that needs a vector (released after `release_idle_s`)."""
+        return cls(
+            store,
+            policy or IgnorePolicy(settings.folder, settings.extensions),
+            settings.folder,
+            settings.max_file_bytes,
+            lambda: make_embedder(settings, release_idle_s=release_idle_s),
+            lambda: embedder_available(settings),
+        )
 
     def __init__(
         self,
@@ -133,13 +158,13 @@ class SearchEngine:
         self, query: str, k: int = 8, mode: str = "hybrid", max_k: int = MAX_K, path: str | None = None
     ) -> SearchResult:
         """Up to k hits, best first; `max_k` lets the quality benchmark look past the tool's cap of 50. `path` (a
-        folder prefix or a glob, scree.scope) limits both searches to the files inside it, in SQL (R-M10).
+        folder prefix or a glob, scree.search.scope) limits both searches to the files inside it, in SQL (R-M10).
 
         Every step ranks the same POOL candidates whatever k is, and k only cuts the end: the first m hits of a
         k-hit reply are the first m of any larger k (#11).
         """
         k = max(1, min(k, max_k))
-        scope = scope_pattern(path) if path is not None else None
+        scope = scope_filter(path) if path is not None else None
         notes: list[str] = []
         if self._store.is_empty() or not query.strip():
             return SearchResult(hits=[], notes=notes)
@@ -155,7 +180,7 @@ class SearchEngine:
         vector = self._vector_candidates(query, mode, limit, scope, notes) if mode != "keyword" else []
         keyword: list[tuple[int, float]] = []
         if mode in ("hybrid", "keyword"):  # beside vectors, words in half of a large index add nothing alone (#17)
-            keyword = self._store.keyword_search(query, limit, scope, floor_alone=mode == "keyword" or not vector)
+            keyword = keyword_ranking(self._store, query, limit, scope, floor_alone=mode == "keyword" or not vector)
         floor = SIMILARITY_FLOORS.get(recorded[0]) if recorded is not None else None
         vector = above_floor(vector, {chunk_id for chunk_id, _ in keyword}, floor)
         words = content_words(query)
@@ -185,7 +210,7 @@ class SearchEngine:
         return SearchResult(hits=hits, notes=notes, dropped_paths=tuple(sorted(dropped)))
 
     def _vector_candidates(
-        self, query: str, mode: str, limit: int, scope: str | None, notes: list[str]
+        self, query: str, mode: str, limit: int, scope: PathFilter | None, notes: list[str]
     ) -> list[tuple[int, float]]:
         """(chunk id, cosine similarity) of the nearest chunks; in hybrid mode a failure is a note, not an error."""
         try:

@@ -9,7 +9,8 @@ SQL (scree_in_scope), so a scoped search still finds k hits inside the scope.
 from __future__ import annotations
 
 import re
-from functools import lru_cache
+from collections.abc import Callable
+from functools import lru_cache, partial
 
 from scree.errors import UsageError
 
@@ -83,6 +84,11 @@ def _class_end(glob: str, start: int) -> int:
 @lru_cache(maxsize=64)
 def _compiled(pattern: str) -> re.Pattern[str]:
     return re.compile(pattern, re.DOTALL)
+
+
+def scope_filter(scope: str) -> Callable[[str], bool]:
+    """The user's scope as the path filter a Store search takes (UsageError as scope_pattern says)."""
+    return partial(in_scope, scope_pattern(scope))
 
 
 def in_scope(pattern: str, path: str) -> bool:

@@ -101,6 +101,14 @@ def fuse_rrf(
     return sorted(scores.items(), key=lambda pair: (-pair[1], pair[0]))
 
 
+def fuse_keyword_lists(lists: Sequence[Sequence[tuple[int, float]]], limit: int) -> list[tuple[int, float]]:
+    """The keyword indexes' ranked lists as one (Store.keyword_lists): a query reaching one index keeps its bm25
+    scores; words and CJK pairs together are fused by rank, as their scores are not on one scale."""
+    if len(lists) <= 1:
+        return list(lists[0]) if lists else []
+    return fuse_rrf([[chunk_id for chunk_id, _ in ranked] for ranked in lists])[:limit]
+
+
 def diversify(ranked: Sequence[T], file_of: Callable[[T], str], per_file: int) -> list[T]:
     """Best pages first, then best sections: at most `per_file` items of one file before every other file's best
     items have had their turn; the rest keep their order after them. Stable, and the same whatever k is cut off."""

@@ -12,7 +12,7 @@ excluded folder. `core.excludesFile` and the global ignore file are deliberately
 must not depend on who runs scree. `.gitignore` files are honoured whether or not the folder is a repository.
 `.screeignore` files use the same syntax and rules, as a second, separate set.
 
-Each pattern line is translated as git's wildmatch reads it (scree.ignore_rules); the levels are combined here,
+Each pattern line is translated as git's wildmatch reads it (scree.content.ignore_rules); the levels are combined here,
 as git does: each folder is decided on its own (`foo/**` keeps `foo`, so `!foo/keep.md` re-includes it) and
 nothing is looked at below an excluded folder. tests/test_ignore.py and tests/test_faults_ignore.py check the
 answers against `git check-ignore` on random trees and generated patterns.
@@ -25,8 +25,8 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
-from scree.files import scandir_by_names
-from scree.ignore_rules import RuleFile, compile_rules, read_ignore_file
+from scree.content.files import scandir_by_names
+from scree.content.ignore_rules import RuleFile, compile_rules, read_ignore_file
 
 GITIGNORE = ".gitignore"
 SCREEIGNORE = ".screeignore"
@@ -215,7 +215,7 @@ class IgnorePolicy:
         """Every indexable path, sorted; ignored folders are never entered, symlinked folders never followed.
 
         Every non-folder entry the policy accepts is yielded (a symlink or FIFO named x.md too): whether it is a
-        regular file is scree.files' job, which says why it refuses one.
+        regular file is scree.content.files' job, which says why it refuses one.
         """
         for rel, is_dir in self._traverse(with_files=True):
             if not is_dir:
