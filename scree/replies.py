@@ -114,6 +114,17 @@ def scan_summary(scanned: int, indexed: int, removed: int, failed: int, deferred
     return f"Scanned {files(scanned)}: {indexed} indexed, {removed} removed, {failed} failed, {deferred} deferred."
 
 
+def left_out_note(left_out: dict[str, int]) -> str | None:
+    """Issue 25: files of other doc formats a scan left out, by ending, and the setting that adds them; None for
+    none. `left out: 3 .rst, 1 .txt files (not indexed: SCREE_EXTENSIONS=.rst,.txt adds them)`."""
+    if not left_out:
+        return None
+    endings = sorted(left_out, key=lambda ending: (-left_out[ending], ending))
+    counts = ", ".join(f"{left_out[ending]} {ending}" for ending in endings)
+    noun = "file" if sum(left_out.values()) == 1 else "files"
+    return f"left out: {counts} {noun} (not indexed: SCREE_EXTENSIONS={','.join(endings)} adds them)"
+
+
 def rebuild_kept_old(summary: str) -> str:
     """`reindex -all` that did not finish: the old index was never touched (issue 13)."""
     return f"{summary} The rebuild did not finish: the old index is kept as it was."

@@ -53,6 +53,7 @@ class SyncReport:
     skipped: list[tuple[str, str]] = field(default_factory=list)
     outage: str | None = None
     rebuilt: bool | None = None  # reindex -all: whether the new index replaced the old one (None: not a rebuild)
+    left_out: dict[str, int] = field(default_factory=dict)  # other doc formats' files not indexed, by ending (#25)
 
     def reply(self, path: str | None) -> str:
         """R-M7's line for this reindex, of the folder (None) or of one path; a skipped file says why (R-I2)."""
@@ -145,6 +146,7 @@ class Syncer:
         started = time.monotonic()
         report = SyncReport()
         paths = list(self._policy.walk())
+        report.left_out = dict(self._policy.left_out)
         paths = LanguageTrees.of(paths).sync_order(paths)  # a first sync makes the main language searchable first
         present = set(paths)
         gone = [path for path in self._store.paths() if path not in present]
