@@ -39,7 +39,7 @@ sys.path.insert(0, str(TESTS))
 from embed_server import EmbedServer  # noqa: E402  (tests/embed_server.py: the misbehaving API)
 from fault_helpers import DROP_OVERRIDE, RawMcp, text_of  # noqa: E402
 
-from scree.paths import index_dir_for  # noqa: E402
+from scree.index.folder import index_dir_for  # noqa: E402
 from scree.store import Store  # noqa: E402
 
 KEY = "sk-or-v1-FAULTSUITE-7Qx2Lm9Np4Rs6Tu1Yh5Jk0Zq8"

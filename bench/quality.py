@@ -237,7 +237,7 @@ def fresh_db(name: str) -> Path:
 def build(folder: Path, name: str, embedder: CachedEmbedder | Embedder) -> Built:
     """A new index of `folder` with the current code: chunked, embedded (through the cache) and written."""
     from scree.config import load_settings
-    from scree.ignore import IgnorePolicy
+    from scree.content.ignore import IgnorePolicy
     from scree.store import Store
     from scree.writer_proc.sync import Syncer, markdown_bytes
 
@@ -282,8 +282,8 @@ class ModeResult:
 
 def engine_for(built: Built, embedder: Embedder) -> Any:
     from scree.config import load_settings
-    from scree.ignore import IgnorePolicy
-    from scree.search import SearchEngine
+    from scree.content.ignore import IgnorePolicy
+    from scree.search.engine import SearchEngine
     from scree.store import Store
 
     settings = load_settings(os.environ, notes=str(built.folder))

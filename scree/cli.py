@@ -1,4 +1,4 @@
-"""The `scree` command: a thin layer that parses flags, calls scree.operations and friends, and prints; no logic."""
+"""The `scree` command: a thin layer that parses flags, calls scree.commands and friends, and prints; no logic."""
 
 from __future__ import annotations
 
@@ -13,18 +13,19 @@ from pathlib import Path
 from typing import NoReturn
 
 from scree import __version__, replies
+from scree.commands.progress import LineAwareStream, ProgressPrinter, final_line
 from scree.config import Settings, load_settings, log_format, log_level
 from scree.errors import ScreeError, UsageError
+from scree.index.folder import indexes_dir
 from scree.inert import inert, json_inert
 from scree.logs import configure_logging
-from scree.progress import LineAwareStream, ProgressPrinter, final_line
 from scree.redact import redact
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2  # R-L1
 COMPLETION_SHELLS = ("bash", "zsh", "fish")  # what argcomplete.shellcode writes and scree documents
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE: what `yes | head` reports for the writer whose reader went away
 SINGLE_DASH_LONG = ("notes", "db", "all", "json", "mode", "check")  # the seed's spellings
-INIT_CLIENTS = ("claude", "cursor", "vscode", "codex")  # scree.init.CLIENT_NAMES, without importing it for --help
+INIT_CLIENTS = ("claude", "cursor", "vscode", "codex")  # commands.init.CLIENT_NAMES, not imported for --help
 
 
 def normalise_argv(argv: Sequence[str]) -> list[str]:
@@ -275,7 +276,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         from scree.supervisor import serve
 
         return serve(settings_for(args))
-    from scree.http_options import HttpOptions
+    from scree.reader_proc.http_options import HttpOptions
     from scree.supervisor import serve_http
 
     options = HttpOptions.load(
@@ -293,8 +294,8 @@ def cmd_watch(args: argparse.Namespace) -> int:
 
 
 def cmd_reindex(args: argparse.Namespace) -> int:
-    from scree import operations
-    from scree.files import shown_short
+    from scree.commands import operations
+    from scree.content.files import shown_short
     from scree.paths import path_in_folder
     from scree.replies import MISSING_REASON
 
@@ -310,6 +311,9 @@ def cmd_reindex(args: argparse.Namespace) -> int:
     if path is not None and (path, MISSING_REASON) in report.skipped:
         raise ScreeError(outcome.message)  # R-L1: a file that is not there is a failure (its old rows are gone)
     print(inert(outcome.message))  # file names and API errors are data: escapes shown, not run (issue 13)
+    left_out = replies.left_out_note(report.left_out) if path is None else None
+    if left_out is not None:  # issue 25: a folder of .rst or .mdx files was skipped without a word
+        print(f"  {left_out}")
     for skipped, reason in report.skipped if path is None else ():  # one path: the message says why
         print(inert(f"  skipped {shown_short(skipped)}: {reason}"))  # a path over PATH_MAX: one readable line
     if report.outage:
@@ -327,8 +331,9 @@ def cmd_reindex(args: argparse.Namespace) -> int:
 
 
 def cmd_search(args: argparse.Namespace) -> int:
-    from scree import operations
-    from scree.render import render_hits, strip_controls
+    from scree.commands import operations
+    from scree.inert import strip_controls
+    from scree.search.render import render_hits
 
     settings = settings_for(args)
     result = operations.search(settings, args.query, args.k, args.mode, args.path)
@@ -354,10 +359,10 @@ def cmd_search(args: argparse.Namespace) -> int:
 
 
 def cmd_status(args: argparse.Namespace) -> int:
-    from scree import operations
+    from scree.commands import operations
 
     if args.check:  # the container's HEALTHCHECK
-        from scree.health import health_line, index_health
+        from scree.index.health import health_line, index_health
 
         healthy, line = health_line(index_health(settings_for(args)))
         if not healthy:
@@ -374,20 +379,20 @@ def cmd_status(args: argparse.Namespace) -> int:
 
 
 def cmd_doctor(args: argparse.Namespace) -> int:
-    from scree.doctor import run_doctor
+    from scree.commands.doctor import run_doctor
 
     return run_doctor(settings_for(args), lambda line: print(inert(line)))
 
 
 def cmd_init(args: argparse.Namespace) -> int:
-    from scree.init import init_repo
+    from scree.commands.init import init_repo
 
     print(inert(init_repo(settings_for(args).folder, args.client, here=args.here)))
     return EXIT_OK
 
 
 def cmd_config(args: argparse.Namespace) -> int:
-    from scree.settings_view import Origins, render_rows, settings_rows
+    from scree.commands.settings_view import Origins, render_rows, settings_rows
 
     settings = settings_for(args)
     origins = Origins(os.environ, args.from_settings_file, notes_flag=bool(args.notes), db_flag=bool(args.db))
@@ -401,7 +406,7 @@ def cmd_config(args: argparse.Namespace) -> int:
 
 
 def cmd_index(args: argparse.Namespace) -> int:
-    from scree import indexes
+    from scree.index import registry as indexes
     from scree.paths import data_home
 
     home = data_home(os.environ)
@@ -410,7 +415,7 @@ def cmd_index(args: argparse.Namespace) -> int:
         if args.json:
             print(json_inert(json.dumps([indexes.as_json(info) for info in found], ensure_ascii=False)))
         else:
-            print(inert(indexes.render_list(found, indexes.indexes_dir(home))))
+            print(inert(indexes.render_list(found, indexes_dir(home))))
         return EXIT_OK
     if (args.folder is None) == (not args.missing):
         raise UsageError("scree index remove: give a FOLDER or --missing (one of them)")
@@ -428,7 +433,7 @@ def cmd_completion(args: argparse.Namespace) -> int:
 
 
 def cmd_model(args: argparse.Namespace) -> int:
-    from scree.model_install import install_model
+    from scree.embedders.model_install import install_model
 
     settings = load_settings()
     where = install_model(settings.models_dir, progress=lambda line: print(line, file=sys.stderr))
@@ -472,7 +477,7 @@ COMMANDS = {
 def load_settings_file() -> tuple[str, ...]:
     """The user's settings file ($XDG_CONFIG_HOME/scree/env, never the repo's) into this process's environment, for
     every command alike, so reindex, search, status and doctor see the key serve sees; variables already set win."""
-    from scree.envfile import load_env_file
+    from scree.commands.envfile import load_env_file
 
     return load_env_file(settings_file_path(), os.environ)
 

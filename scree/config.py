@@ -10,16 +10,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from scree.errors import ConfigError
-from scree.paths import FROM_CWD_REPO, choose_folder, data_home, index_dir_for
+from scree.index.folder import DB_NAME, LOCK_NAME, index_dir_for
+from scree.paths import FROM_CWD_REPO, choose_folder, data_home
 from scree.redact import register_secret
 
 DEFAULT_API_BASE = "https://openrouter.ai/api/v1"
 DEFAULT_API_MODEL = "openai/text-embedding-3-small"
 DEFAULT_API_DIMS = 512  # R-E2
 DEFAULT_BATCH = 64  # R-E2
+BYTES_PER_MB = 1_000_000  # SCREE_FIRST_SYNC_MB and the sizes scree prints count decimal megabytes
+BYTES_PER_MIB = 1 << 20  # SCREE_WRITER_MAX_RSS_MB counts MiB, as ps and top do
 DEFAULT_MAX_FILE_BYTES = 1_000_000  # R-I2
 DEFAULT_FIRST_SYNC_MB = 50.0  # R-S4
-DEFAULT_EXTENSIONS = (".md", ".markdown")  # R-I1
+DEFAULT_EXTENSIONS = (".md", ".markdown", ".mdx")  # R-I1; .mdx is markdown with JSX (issue 25)
 DEBOUNCE_SECONDS = 1.5  # R-W2
 OUTAGE_PAUSE_SECONDS = 30.0  # R-E4
 OUTAGE_PAUSE_MAX_SECONDS = 300.0  # R-E4
@@ -100,7 +103,7 @@ class Settings:
         """One writer per db file: beside a --db file it is `<name>.lock`, so two dbs in one folder never share it."""
         if self.custom_db:
             return self.db_path.with_name(self.db_path.name + ".lock")
-        return self.index_dir / "writer.lock"
+        return self.index_dir / LOCK_NAME
 
     def resolved_embedder(self) -> str:
         """'api' when a key is configured, else 'local' (R-E6), unless SCREE_EMBEDDER pins one."""
@@ -197,7 +200,7 @@ def load_settings(
         raise ConfigError(f"folder {str(folder)!r} does not exist or is not a directory")
     index_dir = index_dir_for(folder, env)
     db_override = db or env.get("SCREE_DB")
-    db_path = Path(db_override).expanduser().resolve() if db_override else index_dir / "index.db"
+    db_path = Path(db_override).expanduser().resolve() if db_override else index_dir / DB_NAME
     if db_override:
         index_dir = db_path.parent
         if not index_dir.is_dir():  # R-F2: a --db file's folder is the user's; scree never makes one up

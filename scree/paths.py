@@ -1,18 +1,17 @@
-"""Where things live: the folder to index (R-F1), a path given inside it, its index directory (R-F2), private modes."""
+"""Where things live: the folder to index (R-F1), a path given inside it, the data and config homes, private modes
+(the index folder itself is scree.index.folder)."""
 
 from __future__ import annotations
 
-import hashlib
 import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from scree import replies
-from scree.errors import PathRefusedError, ScreeError
+from scree.errors import PathRefusedError
 
 DIR_MODE = 0o700
 FILE_MODE = 0o600
-HASH_HEX_DIGITS = 16  # R-F2
 
 
 def git_root(start: Path) -> Path | None:
@@ -47,11 +46,6 @@ def choose_folder(env: Mapping[str, str], notes: str | None, cwd: Path | None = 
     return (root, FROM_CWD_REPO) if root else (here, FROM_CWD_NO_REPO)
 
 
-def resolve_folder(env: Mapping[str, str], notes: str | None, cwd: Path | None = None) -> Path:
-    """R-F1's folder (choose_folder without the reason)."""
-    return choose_folder(env, notes, cwd)[0]
-
-
 def data_home(env: Mapping[str, str]) -> Path:
     """$XDG_DATA_HOME/scree, defaulting to ~/.local/share/scree."""
     base = env.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
@@ -62,14 +56,6 @@ def config_home(env: Mapping[str, str]) -> Path:
     """$XDG_CONFIG_HOME/scree, defaulting to ~/.config/scree."""
     base = env.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
     return Path(base).expanduser() / "scree"
-
-
-def index_dir_for(folder: Path, env: Mapping[str, str]) -> Path:
-    """R-F2: <data home>/indexes/<basename>-<first 16 hex of sha256(resolved path)>."""
-    resolved = str(folder.resolve())
-    digest = hashlib.sha256(resolved.encode("utf-8", "surrogateescape")).hexdigest()[:HASH_HEX_DIGITS]
-    name = folder.resolve().name or "root"
-    return data_home(env) / "indexes" / f"{name}-{digest}"
 
 
 def ensure_private_dir(path: Path) -> None:
@@ -88,28 +74,6 @@ def ensure_private_dir(path: Path) -> None:
         os.chmod(folder, DIR_MODE)
     if path.stat().st_mode & 0o777 != DIR_MODE:  # no chmod when private already: on a read-only mount it fails
         os.chmod(path, DIR_MODE)
-
-
-def prepare_index_dir(index_dir: Path, *, custom_db: bool) -> None:
-    """scree's own index folder is made private (0700, R-F2); the folder of a --db file is the user's: it is never
-    created (load_settings refuses a missing one) nor re-permissioned."""
-    try:
-        if not custom_db:
-            ensure_private_dir(index_dir)
-    except OSError as exc:  # under a file, on a read-only mount: one line, never a traceback (and serve stays up)
-        raise ScreeError(replies.index_dir_refused(index_dir, exc.strerror or str(exc))) from exc
-
-
-def write_root_file(index_dir: Path, folder: Path) -> None:
-    """Write the one-line `root` file naming the resolved folder, mode 0600."""
-    root_file = index_dir / "root"
-    content = str(folder.resolve()) + "\n"
-    if root_file.exists() and root_file.read_text(encoding="utf-8", errors="replace") == content:
-        return
-    fd = os.open(root_file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, FILE_MODE)
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        handle.write(content)
-    os.chmod(root_file, FILE_MODE)
 
 
 def path_in_folder(folder: Path, cwd: Path, raw: str) -> str | None:

@@ -46,22 +46,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from scree.board import Board, Parked
-from scree.config import Settings
+from scree.config import BYTES_PER_MIB, Settings
 from scree.deadlines import CLOSE_S, SIGKILL_TIMEOUT_S, SIGTERM_TIMEOUT_S, STOP_S
 from scree.errors import ScreeError
-from scree.lock import LockRetry, WriterLock
+from scree.index.folder import prepare_index_dir, wal_of
+from scree.index.lock import LockRetry, WriterLock
 from scree.logs import configure_logging, get_logger, logged_thread
-from scree.paths import prepare_index_dir
+from scree.protocol import Outcome, Recheck, ReindexReply, ReindexRequest, Up, WriterState
+from scree.reader_proc.board import Board, Parked
+from scree.reader_proc.writer_control import SupervisedControl
 from scree.replies import SUPERVISOR_FAILED, memory_reason, restarting, silent_reason, start_failed_reason
 from scree.signals import SignalLatch
-from scree.writer_control import SupervisedControl
-from scree.writer_proc.child import Recheck, ReindexReply, ReindexRequest, Up, WriterChild
-from scree.writer_proc.outcome import Outcome
-from scree.writer_status import WriterState
+from scree.writer_proc.child import WriterChild
 
 if TYPE_CHECKING:
-    from scree.http_options import HttpOptions
+    from scree.reader_proc.http_options import HttpOptions
 
 __all__ = ["Backoff", "Supervisor", "serve", "serve_http"]
 
@@ -71,7 +70,6 @@ EXIT_OK = 0  # R-L1
 TICK_S = 0.1  # the loop's step; also the most a reply or a status waits in the queue before the reader sees it
 STARTUP_GRACE_S = 30.0  # a new child's first heartbeat may take this long (a fresh interpreter on a cold disk)
 MEMORY_CHECK_S = 1.0  # R-P2: how often the child's RSS is read
-BYTES_PER_MB = 1 << 20  # SCREE_WRITER_MAX_RSS_MB counts MiB, as ps and top do
 
 
 @dataclass(slots=True)
@@ -308,7 +306,7 @@ class Supervisor:
         """What `scree reindex` changes: the index file's identity, size and mtime, and its WAL's while that holds
         anything (a reader opening the index may create an empty WAL, which is no change)."""
         db = self._settings.db_path
-        return _file_key(db, keep_empty=True), _file_key(db.with_name(db.name + "-wal"), keep_empty=False)
+        return _file_key(db, keep_empty=True), _file_key(wal_of(db), keep_empty=False)
 
 
 FileKey = tuple[int, int, int]  # inode, size, mtime_ns
@@ -329,7 +327,7 @@ def _rss_mb(pid: int | None) -> float | None:
     if pid is None:
         return None
     try:
-        return float(psutil.Process(pid).memory_info().rss) / BYTES_PER_MB
+        return float(psutil.Process(pid).memory_info().rss) / BYTES_PER_MIB
     except psutil.Error:
         return None
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from embed_server import EmbedServer
 
-from scree.model_install import install_model
+from scree.embedders.model_install import install_model
 
 # --- no developer's settings file: every `scree` command reads $XDG_CONFIG_HOME/scree/env ---
 
@@ -50,7 +50,7 @@ def embed_server() -> Iterator[EmbedServer]:
         yield server
 
 
-# --- the offline model, installed once per machine by the real installer (scree/model_install.py) ---
+# --- the offline model, installed once per machine by the real installer (scree/embedders/model_install.py) ---
 
 
 @pytest.fixture(scope="session")

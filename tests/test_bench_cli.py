@@ -20,7 +20,7 @@ from scree.benchmarks.suite import (
     measure_offline_model,
     render_table,
 )
-from scree.model_install import install_model
+from scree.embedders.model_install import install_model
 
 BENCH_TIMEOUT_S = 110.0  # the quick run takes about a minute on 2 shared cores
 SKIPPED_IN_QUICK = {"search_store_p50_ms_100k", "search_store_p95_ms_100k", "search_e2e_p50_ms_100k",

@@ -8,11 +8,11 @@ from __future__ import annotations
 import signal
 import threading
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
-from scree.board import MAX_RECHECKS, Board, Parked, Pending, WriterView
 from scree.config import (
     DEFAULT_HANDSHAKE_GRACE_S,
     DEFAULT_HEARTBEAT_TIMEOUT_S,
@@ -23,11 +23,22 @@ from scree.config import (
     load_settings,
 )
 from scree.errors import ConfigError
+from scree.protocol import (
+    SYNC,
+    WATCH,
+    Finished,
+    IndexProgress,
+    Outcome,
+    Seen,
+    WriterState,
+    WriterStatus,
+    needs_index_record,
+    status_of,
+)
+from scree.reader_proc.board import MAX_RECHECKS, Board, Parked, Pending, WriterView
 from scree.replies import SHUTTING_DOWN_REPLY, memory_reason, silent_reason, status_note
 from scree.supervisor import Backoff
-from scree.writer_proc.child import SYNC, WATCH, Finished, exit_reason
-from scree.writer_proc.outcome import Outcome
-from scree.writer_status import WriterState, WriterStatus
+from scree.writer_proc.child import exit_reason
 
 DEADLINE_S = 5.0
 SIGNATURE = (1, 2, 3)  # an index file's identity, as the supervisor records it
@@ -168,8 +179,8 @@ def test_a_writer_parked_by_the_first_sync_cap_waits_for_the_index_to_change_alo
     assert not parked.may_retry(1e12, SIGNATURE)  # no amount of waiting
     assert parked.may_retry(0.0, OTHER_SIGNATURE)  # `scree reindex` changed the index
     assert parked.may_retry(0.0, None)  # the index file was removed
-    assert parked.status() == WriterStatus(holder="none", report=over_cap_status())
-    assert status_note(parked.status()) == (
+    assert status_of(parked.seen()) == WriterStatus(holder="none", report=over_cap_status())
+    assert status_note(status_of(parked.seen())) == (
         '[not indexed: this folder has 12.5 MB of markdown, over SCREE_FIRST_SYNC_MB=10; run "scree reindex" in it '
         "to index it anyway]"
     )
@@ -180,7 +191,7 @@ def test_a_cap_outcome_without_the_figures_keeps_its_message_and_still_waits_for
         parked = Parked.after(Outcome.OVER_CAP, "over the cap", latest, SIGNATURE, retry_at=100.0)
         assert (parked.error, parked.report, parked.retry_at) == ("over the cap", None, None)
         assert not parked.may_retry(1e12, SIGNATURE) and parked.may_retry(0.0, OTHER_SIGNATURE)
-        assert parked.status() == WriterStatus(holder="none", error="over the cap")
+        assert status_of(parked.seen()) == WriterStatus(holder="none", error="over the cap")
 
 
 @pytest.mark.parametrize("outcome", [Outcome.UNHEALTHY, Outcome.SETUP_ERROR])
@@ -193,47 +204,63 @@ def test_a_writer_parked_by_a_failure_retries_at_its_time_or_when_the_index_chan
     assert parked.may_retry(100.0, SIGNATURE)
     assert parked.may_retry(250.0, SIGNATURE)
     assert parked.may_retry(0.0, OTHER_SIGNATURE)
-    assert parked.status() == WriterStatus(holder="none", error="the embeddings API rejects the key")
+    assert status_of(parked.seen()) == WriterStatus(holder="none", error="the embeddings API rejects the key")
 
 
 # --- WriterView: R-M5 while this session holds the lock ---
 
 
+def own(view: WriterView, pid: int, index: IndexProgress | None = None) -> WriterStatus:
+    return status_of(replace(view.own(pid), index=index))
+
+
 def test_own_status_during_a_first_sync_and_a_catch_up() -> None:
     latest = WriterState(notes_indexed=7)
     view = WriterView(held=True, mode=SYNC, child_pid=42, latest=latest)
-    assert view.own_status(1234, index_complete=False) == WriterStatus(
-        holder="self", pid=1234, report=latest, first_sync_running=True, first_sync_done=False
+    assert needs_index_record(view.own(1234))
+    assert own(view, 1234, IndexProgress(files=3)) == WriterStatus(
+        holder="self", pid=1234, report=latest, first_sync_running=True, complete=False, indexed_files=3
     )
-    assert status_note(view.own_status(1234, index_complete=False)) == (
-        "[index incomplete: first sync in progress, 7 files indexed so far]"
-    )
+    assert status_note(own(view, 1234)) == "[index incomplete: first sync in progress, 7 files indexed so far]"
     # a SYNC child over an index a finished first sync built is a catch-up, not a first sync
-    assert view.own_status(1234, index_complete=True) == WriterStatus(
-        holder="self", pid=1234, report=latest, first_sync_running=False, first_sync_done=True
+    catch_up = replace(view, latest=WriterState(notes_indexed=7, complete=True))
+    assert not needs_index_record(catch_up.own(1234))
+    assert own(catch_up, 1234) == WriterStatus(
+        holder="self", pid=1234, report=catch_up.latest, first_sync_running=False, complete=True
     )
 
 
 def test_own_status_while_watching_and_before_any_report() -> None:
     latest = WriterState(notes_indexed=9)
-    watching = WriterView(held=True, mode=WATCH, first_sync_done=True, latest=latest)
-    assert watching.own_status(5, index_complete=False) == WriterStatus(
-        holder="self", pid=5, report=latest, first_sync_done=True
+    watching = WriterView(held=True, mode=WATCH, latest=latest)
+    assert not needs_index_record(watching.own(5))
+    assert own(watching, 5) == WriterStatus(holder="self", pid=5, report=latest, complete=True)
+    # before the child's first report, the index's own record says whether this start is a first sync
+    assert own(WriterView(held=True), 5, IndexProgress(files=2)) == WriterStatus(
+        holder="self", pid=5, first_sync_running=True, indexed_files=2
     )
-    assert WriterView(held=True).own_status(5, index_complete=False) == WriterStatus(
-        holder="self", pid=5, first_sync_running=True
+    assert own(WriterView(held=True), 5, IndexProgress(complete=True, files=2)) == WriterStatus(
+        holder="self", pid=5, complete=True
     )
+
+
+def test_another_holders_index_is_complete_as_its_record_says() -> None:
+    other = Seen(holder="other", pid=77)
+    assert needs_index_record(other)
+    assert status_of(replace(other, index=IndexProgress(complete=True))) == WriterStatus(
+        holder="other", pid=77, complete=True
+    )
+    assert status_note(status_of(other)) == ("[index incomplete: another scree process (pid 77) is building it]")
 
 
 def test_own_status_reports_the_supervisors_error_before_the_childs() -> None:
-    latest = WriterState(last_error="the embeddings API answered 503")
-    own = WriterView(held=True, latest=latest).own_status(5, True)
-    assert status_note(own) == "[index not updating: the embeddings API answered 503]"
-    down = WriterView(held=True, latest=latest, error="the writer process was killed by SIGKILL; restarting it")
-    assert down.own_status(5, True).error == "the writer process was killed by SIGKILL; restarting it"
-    assert status_note(down.own_status(5, True)) == (
-        "[index not updating: the writer process was killed by SIGKILL; restarting it]"
+    latest = WriterState(last_error="the embeddings API answered 503", complete=True)
+    assert status_note(own(WriterView(held=True, latest=latest), 5)) == (
+        "[index not updating: the embeddings API answered 503]"
     )
+    down = WriterView(held=True, latest=latest, error="the writer process was killed by SIGKILL; restarting it")
+    assert own(down, 5).error == "the writer process was killed by SIGKILL; restarting it"
+    assert status_note(own(down, 5)) == "[index not updating: the writer process was killed by SIGKILL; restarting it]"
 
 
 # --- Pending ---
@@ -252,9 +279,7 @@ def test_a_pending_request_is_done_once_answered() -> None:
 
 def test_a_new_board_holds_nothing() -> None:
     assert Board().view == WriterView()
-    assert WriterView() == WriterView(
-        held=False, mode=SYNC, child_pid=None, latest=None, error=None, first_sync_done=False, parked=None
-    )
+    assert WriterView() == WriterView(held=False, mode=SYNC, child_pid=None, latest=None, error=None, parked=None)
 
 
 def test_the_views_a_writers_life_posts() -> None:
@@ -268,7 +293,7 @@ def test_the_views_a_writers_life_posts() -> None:
 
     board.child_gone()
     board.first_sync_finished()  # R-P3: a fresh WATCH child comes next
-    assert board.view == WriterView(held=True, mode=WATCH, latest=status, first_sync_done=True)
+    assert board.view == WriterView(held=True, mode=WATCH, latest=status)
 
     board.child_started(42)
     board.writer_down("the writer process was killed by SIGKILL; restarting it")
@@ -277,11 +302,11 @@ def test_the_views_a_writers_life_posts() -> None:
     assert board.view.child_pid is None and board.view.mode == WATCH  # a restart stays a WATCH child
 
     board.child_started(43)
-    later = WriterState(first_sync_done=True, notes_indexed=5, index_complete=True)
+    later = WriterState(complete=True, notes_indexed=5)
     board.child_reported(later, first=False)  # not yet the new child's first word: still down
     assert board.view.error is not None and board.view.latest == later
     board.child_reported(later, first=True)  # the new child's first heartbeat: the writer is back
-    assert board.view == WriterView(held=True, mode=WATCH, child_pid=43, latest=later, first_sync_done=True)
+    assert board.view == WriterView(held=True, mode=WATCH, child_pid=43, latest=later)
 
 
 def test_a_view_once_read_does_not_change_under_the_reader() -> None:
@@ -303,12 +328,11 @@ def test_parking_lets_go_and_the_next_take_starts_with_a_first_sync_again() -> N
     board.park(parked)
     view = board.view
     assert (view.held, view.mode, view.error, view.parked) == (False, SYNC, None, parked)
-    assert view.first_sync_done  # what this session saw done stays done
 
     board.lock_taken()  # the park is over: nothing parked or reported any more
-    assert board.view == WriterView(held=True, mode=SYNC, first_sync_done=True)
+    assert board.view == WriterView(held=True, mode=SYNC)
     board.lock_released()
-    assert board.view == WriterView(held=False, mode=SYNC, first_sync_done=True)
+    assert board.view == WriterView(held=False, mode=SYNC)
 
 
 # --- Board: reindex requests (R-M7) ---

@@ -13,7 +13,7 @@ from cli_helpers import TEST_KEY, run_scree, scree_env, write_file
 from embed_server import EmbedServer
 
 from scree.config import load_settings
-from scree.lock import WriterLock
+from scree.index.lock import WriterLock
 
 
 @pytest.fixture

@@ -14,7 +14,7 @@ import pytest
 from cli_helpers import SCREE, TEST_KEY, run_scree, scree_env, search_json, wait_until, write_file
 from embed_server import EmbedServer
 
-from scree.paths import index_dir_for
+from scree.index.folder import index_dir_for
 
 LONG_PARAGRAPHS = 40
 DEADLINE_S = 15.0
@@ -309,7 +309,7 @@ def test_a_reindex_blocked_by_another_reindex_says_so_and_fails(
     folder: Path, tmp_path: Path, embed_server: EmbedServer
 ) -> None:
     from scree.config import load_settings
-    from scree.lock import lock_holder
+    from scree.index.lock import lock_holder
 
     env = scree_env(tmp_path / "data", embed_server.url)
     embed_server.set(delay_s=3.0)  # the first reindex holds writer.lock while it waits for the API

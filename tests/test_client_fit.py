@@ -16,7 +16,7 @@ from mcp.client import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp_types import CallToolResult, TextContent
 
-from scree.render import estimate_tokens
+from scree.search.render import estimate_tokens
 
 MAX_RESULT_CHARS = "anthropic/maxResultSizeChars"
 CLIENT_TIMEOUT_S = 60.0

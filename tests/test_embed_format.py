@@ -7,7 +7,7 @@ from pathlib import Path
 import apsw
 from cli_helpers import run_scree, scree_env, search_json, write_file
 
-from scree.paths import index_dir_for
+from scree.index.folder import index_dir_for
 
 
 def test_an_index_from_before_the_embedded_text_changed_is_refused_until_reindex_all(tmp_path: Path) -> None:

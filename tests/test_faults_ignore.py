@@ -12,7 +12,7 @@ import pytest
 from cli_helpers import write_file
 from fault_helpers import RawMcp, hash_env, scree, text_of
 
-from scree.ignore import IgnorePolicy
+from scree.content.ignore import IgnorePolicy
 
 
 @pytest.fixture

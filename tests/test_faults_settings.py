@@ -14,7 +14,7 @@ import pytest
 from cli_helpers import write_file
 from fault_helpers import hash_env, keyword_paths, no_traceback, scree, status
 
-from scree.paths import index_dir_for
+from scree.index.folder import index_dir_for
 
 PATH_MAX = 4096
 LONG_NAME = "d" * 200

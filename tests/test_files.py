@@ -12,7 +12,7 @@ from typing import TypeVar
 
 import pytest
 
-from scree.files import FileContent, Skipped, read_markdown, stat_file
+from scree.content.files import FileContent, Skipped, read_markdown, stat_file
 
 MAX = 1_000_000
 DEADLINE_S = 5.0

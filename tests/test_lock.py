@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from scree.lock import WriterLock, lock_holder
+from scree.index.lock import WriterLock, lock_holder
 
 DEADLINE_S = 10.0
 
@@ -23,7 +23,7 @@ HOLDER = textwrap.dedent(
     """
     import os, sys
     from pathlib import Path
-    from scree.lock import WriterLock
+    from scree.index.lock import WriterLock
     lock = WriterLock(Path(sys.argv[1]))
     if lock.try_acquire():
         if len(sys.argv) > 2:  # a child that inherits every inheritable descriptor and waits on our stdin
@@ -198,7 +198,7 @@ def test_garbage_or_missing_file_names_no_pid(tmp_path: Path) -> None:
 def test_lock_retry_tries_when_due_announces_each_new_holder_once_and_takes_the_lock_once_free(
     tmp_path: Path,
 ) -> None:
-    from scree.lock import LockRetry
+    from scree.index.lock import LockRetry
 
     path = tmp_path / "writer.lock"
     holder = WriterLock(path)

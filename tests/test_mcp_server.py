@@ -265,7 +265,7 @@ def test_search_without_an_index_and_with_another_writer(tmp_path: Path) -> None
     holder_code = (
         "import sys\n"
         "from scree.config import load_settings\n"
-        "from scree.lock import WriterLock\n"
+        "from scree.index.lock import WriterLock\n"
         "from scree.paths import ensure_private_dir\n"
         f"s = load_settings(notes={str(fresh.folder)!r})\n"
         "ensure_private_dir(s.index_dir)\n"

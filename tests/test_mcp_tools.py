@@ -22,13 +22,13 @@ from mcp.client import Client
 from mcp_types import CallToolResult, TextContent
 
 from scree.config import Settings, load_settings
+from scree.protocol import WriterState, WriterStatus
 from scree.reader_proc.server import build_server
-from scree.writer_status import WriterState, WriterStatus
 
-COMPLETE = WriterStatus(holder="self", first_sync_done=True)
+COMPLETE = WriterStatus(holder="self", complete=True)
 TOKENS_MD = "# API\n\n## Tokens\n\nBearer tokens expire after one hour.\n"
 # What a reader must never load: the CLI layer (and its operations) and the writer's machinery.
-NOT_IN_THE_READER = ("scree.operations", "scree.cli", "scree.writer_proc.sync", "scree.writer_proc.writer")
+NOT_IN_THE_READER = ("scree.commands.operations", "scree.cli", "scree.writer_proc.sync", "scree.writer_proc.writer")
 
 
 @dataclass
@@ -103,7 +103,7 @@ def with_client(settings: Settings, control: FakeControl, body: Callable[[Client
     ("status", "note"),
     [
         (COMPLETE, None),
-        (WriterStatus(holder="other", pid=77, first_sync_done=True), None),
+        (WriterStatus(holder="other", pid=77, complete=True), None),
         (
             WriterStatus(holder="self", first_sync_running=True, report=WriterState(notes_indexed=3)),
             "[index incomplete: first sync in progress, 3 files indexed so far]",
@@ -227,5 +227,5 @@ def test_the_reader_loads_nothing_of_the_cli_layer_or_the_writers_sync(tmp_path:
     found, read = out["texts"]
     assert found.startswith('<hit n="1" path="docs/api.md"') and read.startswith('<doc path="docs/api.md"')
     modules = set(out["modules"])
-    assert {"scree.search", "scree.store", "scree.render"} <= modules  # it did search and read
+    assert {"scree.search.engine", "scree.store", "scree.search.render"} <= modules  # it did search and read
     assert modules.isdisjoint(NOT_IN_THE_READER), sorted(modules & set(NOT_IN_THE_READER))

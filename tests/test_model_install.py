@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from scree.model_install import (
+from scree.embedders.model_install import (
     MODEL_FILE,
     MODEL_NAME,
     MODEL_PACKAGE,

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from scree.config import client_token_limit
-from scree.hits import Hit
-from scree.render import (
+from scree.search.hits import Hit
+from scree.search.render import (
     DOC_CAP,
     DOC_CAP_BYTES,
     HIT_TEXT_CAP_BYTES,

@@ -11,9 +11,9 @@ import pytest
 from scree import replies
 from scree.errors import PathRefusedError
 from scree.paths import normalise_rel_path
+from scree.protocol import WriterState, WriterStatus
 from scree.redact import register_secret
 from scree.writer_proc.sync import SyncReport
-from scree.writer_status import WriterState, WriterStatus
 
 OVER_CAP = 'has 73.2 MB of markdown, over SCREE_FIRST_SYNC_MB=50; run "scree reindex" in it to index it anyway'
 
@@ -23,8 +23,8 @@ OVER_CAP = 'has 73.2 MB of markdown, over SCREE_FIRST_SYNC_MB=50; run "scree rei
 def test_status_notes_are_the_r_m5_lines() -> None:
     status_note = replies.status_note
     assert status_note(WriterStatus(holder="none")) is None
-    assert status_note(WriterStatus(holder="other", pid=7, first_sync_done=True)) is None
-    assert status_note(WriterStatus(holder="self", first_sync_done=True)) is None
+    assert status_note(WriterStatus(holder="other", pid=7, complete=True)) is None
+    assert status_note(WriterStatus(holder="self", complete=True)) is None
     assert (
         status_note(WriterStatus(holder="self", first_sync_running=True, report=WriterState(notes_indexed=12)))
         == "[index incomplete: first sync in progress, 12 files indexed so far]"
@@ -57,14 +57,14 @@ def test_the_cap_comes_before_an_error_and_an_error_before_an_incomplete_index()
 
 def test_the_command_line_note_reads_what_the_index_records() -> None:
     note = replies.cli_index_note
-    assert note(first_sync_done=True, holder_pid=None, last_error=None) is None
-    assert note(first_sync_done=False, holder_pid=99, last_error=None) == (
+    assert note(complete=True, holder_pid=None, last_error=None) is None
+    assert note(complete=False, holder_pid=99, last_error=None) == (
         "[index incomplete: another scree process (pid 99) is building it]"
     )
-    assert note(first_sync_done=False, holder_pid=None, last_error="x") == (
+    assert note(complete=False, holder_pid=None, last_error="x") == (
         '[index incomplete: its first sync has not finished; run "scree reindex" to complete it]'
     )
-    assert note(first_sync_done=True, holder_pid=None, last_error="API said\n 503") == (
+    assert note(complete=True, holder_pid=None, last_error="API said\n 503") == (
         "[index may be out of date: the last sync hit an error: API said 503]"
     )
 
@@ -165,7 +165,7 @@ def test_why_a_writer_stopped() -> None:
 
 def test_an_index_folder_that_cannot_be_made_is_one_line(tmp_path: Path) -> None:
     from scree.errors import ScreeError
-    from scree.paths import prepare_index_dir
+    from scree.index.folder import prepare_index_dir
 
     blocker = tmp_path / "a-file"
     blocker.write_text("x")

@@ -8,7 +8,7 @@ import sys
 import pytest
 
 from scree.errors import UsageError
-from scree.scope import in_scope, scope_pattern
+from scree.search.scope import in_scope, scope_pattern
 
 PATHS = [
     "README.md",
@@ -82,7 +82,7 @@ def test_hostile_globs_are_answered_at_once() -> None:
     """The issue's `'*' * 48 + 'Z'` (and kin) against paths that almost match: in a child process with a deadline,
     so a matcher that backtracks fails the test instead of hanging the run."""
     program = (
-        "from scree.scope import in_scope, scope_pattern\n"
+        "from scree.search.scope import in_scope, scope_pattern\n"
         f"scopes = {HOSTILE_SCOPES!r}\n"
         "paths = ['a' * 80, 'docs/' + 'a' * 60 + '.md', '/'.join(['a'] * 60)]\n"
         "print(sum(in_scope(scope_pattern(s), p) for s in scopes for p in paths))\n"

@@ -35,7 +35,7 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp_types import CallToolResult, TextContent
 
 from scree.config import load_settings
-from scree.lock import WriterLock, lock_holder
+from scree.index.lock import WriterLock, lock_holder
 
 SCREE = str(Path(sys.executable).with_name("scree"))
 DEADLINE_S = 20.0

@@ -30,10 +30,10 @@ import pytest
 import sqlite_vec
 from embed_server import EmbedServer
 
-from scree.chunking import chunk_markdown
 from scree.config import Settings, load_settings
-from scree.files import decode_text
-from scree.lock import lock_holder
+from scree.content.chunking import chunk_markdown
+from scree.content.files import decode_text
+from scree.index.lock import lock_holder
 from scree.store import Store
 from scree.store.schema import VECTOR_TABLE
 

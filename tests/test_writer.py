@@ -18,14 +18,13 @@ import pytest
 
 from scree.config import Settings, load_settings
 from scree.errors import IndexMismatchError
-from scree.lock import WriterLock
+from scree.index.lock import WriterLock
 from scree.paths import ensure_private_dir
+from scree.protocol import Outcome, WriterResult, WriterState
 from scree.store import Store
 from scree.writer_proc.debounce import Debouncer, Job, Schedule
 from scree.writer_proc.health import FileIdentity, HealthCheck, compare, identity_of
-from scree.writer_proc.outcome import Outcome, WriterResult
 from scree.writer_proc.writer import Writer
-from scree.writer_status import WriterState
 
 DEADLINE_S = 10.0
 BACKENDS = ["inotify", "watchdog"]
@@ -74,7 +73,7 @@ class Running:
         wait_until(lambda: path not in self.index(), f"{path} removed from the index")
 
     def wait_first_sync(self) -> None:
-        wait_until(lambda: any(s.first_sync_done for s in self.states), "first sync done")
+        wait_until(lambda: any(s.complete for s in self.states), "first sync done")
 
     def result(self) -> WriterResult:
         assert self.thread is not None
@@ -231,7 +230,7 @@ def test_first_sync_indexes_the_folder_and_reports_progress_and_heartbeats(setti
     with running(settings) as run:
         run.wait_first_sync()
         assert set(run.index()) == {"a.md", "docs/b.md"}
-        done = next(s for s in run.states if s.first_sync_done)
+        done = next(s for s in run.states if s.complete)
         assert done.notes_indexed == 2 and not done.first_sync_running and done.last_error is None
         assert any(s.first_sync_running for s in run.states[: run.states.index(done)])
         assert done.watches == 2  # the root and docs/
@@ -247,7 +246,7 @@ def test_first_sync_only_returns_once_the_folder_is_indexed(settings: Settings) 
     with running(settings, first_sync_only=True) as run:
         result = run.result()
     assert result.outcome is Outcome.FIRST_SYNC_DONE
-    assert run.states[-1].first_sync_done and set(run.index()) == {"a.md", "docs/b.md"}
+    assert run.states[-1].complete and set(run.index()) == {"a.md", "docs/b.md"}
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

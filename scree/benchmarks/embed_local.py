@@ -25,7 +25,7 @@ import psutil
 from scree.benchmarks import RESULTS as RESULTS_DIR
 from scree.benchmarks.corpus import WORDS, markdown_file
 from scree.embedders.local import LocalEmbedder
-from scree.model_install import MODEL_NAME, file_sha256, install_model
+from scree.embedders.model_install import MODEL_NAME, file_sha256, install_model
 from scree.paths import data_home
 
 RESULTS = RESULTS_DIR / "embed_local.json"

@@ -23,12 +23,12 @@ from typing import TypeVar
 
 from scree.benchmarks.corpus import WORDS
 from scree.config import DEFAULT_MAX_FILE_BYTES
+from scree.content.ignore import IgnorePolicy
 from scree.embedders.base import Embedder, pack_vector
 from scree.embedders.hashed import hash_vector_values
-from scree.ignore import IgnorePolicy
-from scree.ranking import POOL
-from scree.render import render_hits
-from scree.search import SearchEngine
+from scree.search.engine import SearchEngine
+from scree.search.ranking import POOL
+from scree.search.render import render_hits
 from scree.store import Store
 
 K = 8  # SPEC §8: search_docs' default k
@@ -129,9 +129,9 @@ def measure(db_path: Path, folder: Path, queries: int = 100) -> dict[str, float]
 
 
 def main() -> None:
-    from scree import operations
     from scree.benchmarks.stub_api import StubApiProcess
     from scree.benchmarks.writer_idle import clean_env
+    from scree.commands import operations
     from scree.config import load_settings
 
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)

@@ -32,9 +32,9 @@ from scree.benchmarks import (
 from scree.benchmarks.corpus import generate_tree
 from scree.benchmarks.stub_api import StubApiProcess
 from scree.config import DEBOUNCE_SECONDS, DEFAULT_BATCH, load_settings
+from scree.content.ignore import IgnorePolicy
+from scree.embedders.model_install import check_model
 from scree.errors import ModelMissingError, ScreeError
-from scree.ignore import IgnorePolicy
-from scree.model_install import check_model
 
 Values = Mapping[str, float | None]
 Progress = Callable[[str], None]
@@ -388,9 +388,9 @@ def embedded_tokens(folder: Path, model: Path) -> int:
     """Tokens the offline model reads for the distinct chunk texts of `folder` (what its first sync embeds)."""
     from tokenizers import Tokenizer
 
-    from scree.chunking import chunk_markdown, embed_text
+    from scree.content.chunking import chunk_markdown, embed_text
     from scree.embedders.local import MAX_TOKENS
-    from scree.model_install import TOKENIZER_FILE
+    from scree.embedders.model_install import TOKENIZER_FILE
 
     tokenizer = Tokenizer.from_file(str(model / TOKENIZER_FILE))
     tokenizer.enable_truncation(max_length=MAX_TOKENS)

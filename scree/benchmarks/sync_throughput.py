@@ -45,7 +45,7 @@ def _instant_embedder() -> object:
 
 def child(folder: Path, db: Path) -> None:
     """Sync `folder` into `db` in this process and print one JSON line with the figures."""
-    from scree.ignore import IgnorePolicy
+    from scree.content.ignore import IgnorePolicy
     from scree.store import Store
     from scree.writer_proc.sync import Syncer
 

@@ -13,7 +13,6 @@ from scree.logs import get_logger
 log = get_logger(__name__)
 
 HASH_DIMS = 64
-KEYWORD_ONLY = "none:keyword-only"
 SEMANTIC_OFF = (
     'semantic search is off: no API key and no offline model; run "scree model install" '
     "(or set OPENROUTER_API_KEY) to search by meaning"
@@ -33,7 +32,7 @@ def embedder_available(settings: Settings) -> bool:
         return bool(settings.api_key)
     if kind == "hash":
         return True
-    from scree.model_install import PINNED_FILES, model_dir
+    from scree.embedders.model_install import PINNED_FILES, model_dir
 
     folder = model_dir(settings)
     return all((folder / name).is_file() for name in PINNED_FILES)
@@ -71,7 +70,7 @@ def make_embedder(
 
         return HashEmbedder(dims=HASH_DIMS)
     from scree.embedders.local import LocalEmbedder
-    from scree.model_install import check_model, model_dir
+    from scree.embedders.model_install import check_model, model_dir
 
     if keyword_fallback:
         try:

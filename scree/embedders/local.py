@@ -52,8 +52,8 @@ from scree.embedders.encoder import (
     equal_length_runs,
     layer_norm,
 )
+from scree.embedders.model_install import MODEL_FILE, MODEL_NAME, TOKENIZER_FILE, check_model, model_dir
 from scree.errors import ModelMissingError
-from scree.model_install import MODEL_FILE, MODEL_NAME, TOKENIZER_FILE, check_model, model_dir
 
 if TYPE_CHECKING:
     import numpy as np

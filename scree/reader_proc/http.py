@@ -1,5 +1,5 @@
 """`scree serve --http` (R-M9): the reader's MCP server over the SDK's streamable HTTP transport at /mcp, and
-GET /healthz from the database, behind the checks of scree.http_access, a request body limit and bounded sessions.
+GET /healthz from the database, behind the checks of http_access.py, a request body limit and bounded sessions.
 
 Every route, /healthz included, passes the Host/Origin allow-list and then the token (when one is set) before
 anything else runs. uvicorn serves on a socket bound here, so the port is known (and logged) before the first
@@ -26,13 +26,13 @@ from starlette.responses import JSONResponse, PlainTextResponse
 from scree.config import Settings
 from scree.deadlines import HTTP_DRAIN_S
 from scree.errors import ConfigError
-from scree.http_access import HttpAccess
-from scree.http_options import HttpOptions
 from scree.logs import get_logger
+from scree.protocol import WriterControl
+from scree.reader_proc.http_access import HttpAccess
 from scree.reader_proc.http_limits import ACCEPT_BACKLOG, connection_cap, install_fd_notice, protocol_class
+from scree.reader_proc.http_options import HttpOptions
 from scree.reader_proc.server import build_server
 from scree.redact import register_secret
-from scree.writer_status import WriterControl
 
 log = get_logger(__name__)
 
@@ -64,7 +64,7 @@ class Guard:
 
 def health_body(settings: Settings) -> tuple[int, dict[str, Any]]:
     """GET /healthz: 200 and the index's figures when it can be read, else 503 and the reason."""
-    from scree.health import index_health
+    from scree.index.health import index_health
 
     health = index_health(settings)
     if health.status is None:

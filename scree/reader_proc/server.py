@@ -13,10 +13,11 @@ from pydantic import Field
 from scree import __version__
 from scree.config import Settings
 from scree.logs import configure_logging, get_logger
-from scree.reader_proc.tools import DEFAULT_K, MAX_K, ReaderTools, Reply
+from scree.protocol import WriterControl
+from scree.reader_proc.tools import ReaderTools, Reply
 from scree.redact import register_secret
-from scree.render import ReplyCap
-from scree.writer_status import WriterControl
+from scree.search import DEFAULT_K, MAX_K
+from scree.search.render import ReplyCap
 
 log = get_logger(__name__)
 

@@ -9,19 +9,16 @@ from typing import TYPE_CHECKING
 from scree.config import Settings
 from scree.errors import PathRefusedError, ScreeError
 from scree.paths import normalise_rel_path
-from scree.render import DOC_CAP_BYTES, RESPONSE_CAP_BYTES, ReplyCap, fit_text
+from scree.protocol import WriterControl
 from scree.replies import opted_out_refusal, status_note, tool_error
-from scree.writer_status import WriterControl
+from scree.search import DEFAULT_K, MAX_K, MODES
+from scree.search.render import DOC_CAP_BYTES, RESPONSE_CAP_BYTES, ReplyCap, fit_text
 
 if TYPE_CHECKING:  # imported for real on first use, so the handshake never waits for them (R-M8)
-    from scree.files import FileContent
-    from scree.hits import SearchResult
-    from scree.ignore import IgnorePolicy
-    from scree.search import SearchEngine
-
-MODES = ("hybrid", "semantic", "keyword")  # SPEC §8
-DEFAULT_K = 8  # SPEC §8
-MAX_K = 50  # SPEC §8
+    from scree.content.files import FileContent
+    from scree.content.ignore import IgnorePolicy
+    from scree.search.engine import SearchEngine
+    from scree.search.hits import SearchResult
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,7 +86,7 @@ class ReaderTools:
         One object, shared with the search engine; its rules load lazily, only along the paths a call asks about.
         """
         if self._policy is None:
-            from scree.ignore import IgnorePolicy
+            from scree.content.ignore import IgnorePolicy
 
             self._policy = IgnorePolicy(self._settings.folder, self._settings.extensions)
         else:
@@ -105,28 +102,21 @@ class ReaderTools:
         if self._engine is None:
             if not self._settings.db_path.exists():
                 return None
-            from scree.embedders.factory import embedder_available, make_embedder
             from scree.embedders.idle import READER_IDLE_S
-            from scree.search import SearchEngine
+            from scree.search.engine import SearchEngine
             from scree.store import Store
 
             settings = self._settings
-            self._engine = SearchEngine(
-                Store.open(settings.db_path, settings.folder, readonly=True),
-                self.policy(),
-                settings.folder,
-                settings.max_file_bytes,
-                lambda: make_embedder(settings, release_idle_s=READER_IDLE_S),
-                lambda: embedder_available(settings),
-            )
+            store = Store.open(settings.db_path, settings.folder, readonly=True)
+            self._engine = SearchEngine.over(store, settings, self.policy(), release_idle_s=READER_IDLE_S)
         else:
             self.policy()  # the engine's policy is this object: forget its cached decisions
         return self._engine
 
     def _read(self, rel: str) -> FileContent | Reply:
         """The file's content, or the one-line refusal: missing, not a regular file, too large, opted out."""
-        from scree.chunking import opted_out
-        from scree.files import FileContent, read_markdown
+        from scree.content.chunking import opted_out
+        from scree.content.files import FileContent, read_markdown
 
         content = read_markdown(self._settings.folder, rel, self._settings.max_file_bytes)
         if content is None:
@@ -138,8 +128,8 @@ class ReaderTools:
         return content
 
     def _opted_out(self, rel: str) -> bool:
-        from scree.chunking import opted_out
-        from scree.files import FileContent, read_markdown
+        from scree.content.chunking import opted_out
+        from scree.content.files import FileContent, read_markdown
 
         content = read_markdown(self._settings.folder, rel, self._settings.max_file_bytes)
         return isinstance(content, FileContent) and opted_out(content.text)
@@ -148,7 +138,7 @@ class ReaderTools:
 
     def search_docs(self, query: str, k: int = DEFAULT_K, mode: str = "hybrid", path: str | None = None) -> Reply:
         """R-M1..R-M5: hits best first, the engine's notes, then the writer's status note as the last line."""
-        from scree.render import render_hits
+        from scree.search.render import render_hits
 
         if mode not in MODES:
             return Reply(f"error: mode must be one of {', '.join(MODES)}", is_error=True)
@@ -166,7 +156,7 @@ class ReaderTools:
         return Reply(render_hits(result.hits, notes, self.caps.search))
 
     def _search(self, query: str, k: int, mode: str, path: str | None) -> SearchResult:
-        from scree.hits import SearchResult
+        from scree.search.hits import SearchResult
 
         with self._lock:  # the store's connection serves one thread at a time
             engine = self._engine_now()
@@ -181,8 +171,8 @@ class ReaderTools:
 
     def read_doc(self, path: str, start: int | None = None, end: int | None = None) -> Reply:
         """R-M6: one <doc> element for lines start..end of a file scree would index."""
-        from scree.chunking import normalise_newlines
-        from scree.render import render_doc
+        from scree.content.chunking import normalise_newlines
+        from scree.search.render import render_doc
 
         try:
             rel = normalise_rel_path(self.policy(), path)

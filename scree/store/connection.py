@@ -10,11 +10,9 @@ import apsw
 
 from scree.errors import IndexCorruptError, IndexMismatchError
 from scree.paths import FILE_MODE, ensure_private_dir
-from scree.scope import in_scope
 from scree.store.extension import vec0_path
 from scree.store.keywords import cjk_index_text
 from scree.store.schema import CJK_FUNCTION, META_FOLDER, SCHEMA_VERSION, NotAnIndexError, current_version, migrate
-from scree.store.searches import SCOPE_FUNCTION
 
 BUSY_TIMEOUT_MS = 5000  # R-S1: wait this long for another process's write lock before failing
 WAL_AUTOCHECKPOINT_PAGES = 1000  # R-S1: bounded autocheckpoint (4 MB of 4 KB pages)
@@ -23,12 +21,6 @@ JOURNAL_SIZE_LIMIT_BYTES = 64 * 1024 * 1024  # a checkpointed WAL is truncated b
 MMAP_BYTES = 512 * 1024 * 1024
 WRITER_CACHE_KIB = 512  # SQLite's default is 2000 KiB
 BULK_CACHE_KIB = 8192  # while a whole folder is synced (Store.bulk_cache): 4-16 MiB measured alike, 512 KiB slower
-
-
-def _in_scope(*args: Any) -> int:
-    """SQL scree_in_scope(pattern, path): 1 when the path is inside the search's scope (R-M10)."""
-    pattern, path = args
-    return 1 if isinstance(pattern, str) and isinstance(path, str) and in_scope(pattern, path) else 0
 
 
 def _cjk_pairs(*args: Any) -> str:
@@ -51,7 +43,6 @@ def connect(target: str, readonly: bool, *, immutable: bool = False) -> apsw.Con
         conn.enable_load_extension(True)
         conn.load_extension(vec0_path())
         conn.enable_load_extension(False)
-        conn.create_scalar_function(SCOPE_FUNCTION, _in_scope, 2, deterministic=True)
         conn.create_scalar_function(CJK_FUNCTION, _cjk_pairs, 1, deterministic=True)
         if not readonly:
             conn.execute("pragma journal_mode = wal").fetchall()

@@ -30,7 +30,6 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from multiprocessing.process import BaseProcess
 from multiprocessing.queues import Queue
 from typing import TYPE_CHECKING, Any
@@ -38,57 +37,17 @@ from typing import TYPE_CHECKING, Any
 from scree.config import Settings
 from scree.deadlines import PARENT_GONE_EXIT_S, QUEUE_FLUSH_S, SIGKILL_TIMEOUT_S, SIGTERM_TIMEOUT_S
 from scree.logs import get_logger
+from scree.protocol import SYNC, Down, Finished, Outcome, Recheck, ReindexReply, ReindexRequest, Up
 from scree.replies import STOPPED_UNASKED, error_line, exit_code_reason, failed_message
-from scree.writer_proc.outcome import Outcome
-from scree.writer_status import WriterState
 
 if TYPE_CHECKING:
     from scree.writer_proc.writer import Writer
 
-SYNC, WATCH = "sync", "watch"  # R-P3: a child that does the first sync and exits; a fresh one that watches
 SYNC_NICENESS = 10  # a first-sync child is background work: the MCP reader answers first on a busy machine
 REQUEST_POLL_S = 0.5  # the request thread looks at the done flag at least this often
 PARENT_POLL_S = 0.5  # the parent check also catches a re-parented child where no sentinel exists
 SPAWN = multiprocessing.get_context("spawn")  # R-P1: never fork: the child must not share the reader's state
 MCP_MODULES = ("mcp", "mcp_types")  # R-P3: neither may be loaded in the child
-
-
-# --- the messages (small, picklable, and importable without the writer) ---
-
-
-@dataclass(frozen=True, slots=True)
-class ReindexRequest:
-    """Down: R-M7, one relative path (already checked against the ignore rules) or the whole folder (None)."""
-
-    request_id: int
-    path: str | None
-
-
-@dataclass(frozen=True, slots=True)
-class ReindexReply:
-    """Up: the one-line answer to the ReindexRequest with the same id."""
-
-    request_id: int
-    text: str
-
-
-@dataclass(frozen=True, slots=True)
-class Recheck:
-    """Down: R-M2, files a search dropped (deleted, ignored, opted out): re-check them without the debounce."""
-
-    paths: tuple[str, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class Finished:
-    """Up, last: why the child is about to exit (its exit code too) and a line for the user."""
-
-    outcome: Outcome
-    message: str
-
-
-Down = ReindexRequest | Recheck
-Up = WriterState | ReindexReply | Finished
 
 
 class InheritedFd:

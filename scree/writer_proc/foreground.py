@@ -15,16 +15,15 @@ import sys
 import threading
 
 from scree.config import Settings
-from scree.lock import LockRetry, WriterLock
+from scree.index.folder import prepare_index_dir
+from scree.index.lock import LockRetry, WriterLock
 from scree.logs import get_logger
-from scree.paths import prepare_index_dir
+from scree.protocol import SYNC, Outcome, WriterResult, WriterState
 from scree.redact import redact
 from scree.replies import first_sync_process_exited, waiting_for_lock
 from scree.signals import SignalLatch
-from scree.writer_proc.child import SYNC, WriterChild
-from scree.writer_proc.outcome import Outcome, WriterResult
+from scree.writer_proc.child import WriterChild
 from scree.writer_proc.writer import Writer
-from scree.writer_status import WriterState
 
 log = get_logger(__name__)
 
@@ -51,7 +50,7 @@ def _log_status(state: WriterState) -> None:
     log.debug(
         "writer status",
         first_sync_running=state.first_sync_running,
-        first_sync_done=state.first_sync_done,
+        complete=state.complete,
         notes_indexed=state.notes_indexed,
         last_error=state.last_error,
         event_batches=state.event_batches,

@@ -29,18 +29,19 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from scree.config import Settings
+from scree.content.ignore import IgnorePolicy
 from scree.deadlines import WRITER_THREADS_S
 from scree.embedders.factory import make_embedder
 from scree.embedders.idle import WRITER_IDLE_S
 from scree.errors import EmbeddingError
-from scree.ignore import IgnorePolicy
+from scree.index.writing import open_for_writing
 from scree.logs import get_logger, logged_thread
+from scree.protocol import Outcome, WriterResult, WriterState
 from scree.redact import redact
 from scree.replies import failed_message, over_cap_message, paused_reply, reindex_error_reply
 from scree.store import Store
 from scree.writer_proc.debounce import Job, Schedule
 from scree.writer_proc.health import HealthCheck
-from scree.writer_proc.outcome import Outcome, WriterResult
 from scree.writer_proc.sync import (
     LOGGED_PATHS,
     Syncer,
@@ -49,8 +50,8 @@ from scree.writer_proc.sync import (
     log_report,
     release_sync_memory,
 )
-from scree.writer_proc.watcher import Change, Event, IgnoreDirFilter, Watcher, make_watcher
-from scree.writer_status import WriterState
+from scree.writer_proc.watcher import Change, Event, IgnoreDirFilter, Watcher
+from scree.writer_proc.watchers import make_watcher
 
 log = get_logger(__name__)
 
@@ -108,11 +109,11 @@ class Writer:
         self._problem: WriterResult | None = None
         self._abandoned = False  # a thread outlived the stop deadline: leave the store and embedder to it
         self._first_sync_running = False
-        self._first_sync_done = False
+        self._first_sync_finished = False  # this writer's own first sync finished (said once, below)
         self._notes_indexed = 0
         self._last_error: str | None = None
         self._over_cap_mb: float | None = None
-        self._index_complete = False
+        self._index_complete = False  # the index had a finished first sync when this writer opened it (a catch-up)
         self._event_batches = 0
         self._watches = 0
 
@@ -122,12 +123,11 @@ class Writer:
         with self._cond:
             return WriterState(
                 first_sync_running=self._first_sync_running,
-                first_sync_done=self._first_sync_done,
+                complete=self._index_complete or self._first_sync_finished,
                 notes_indexed=self._notes_indexed,
                 last_error=self._last_error,
                 over_cap_mb=self._over_cap_mb,
                 cap_mb=self._settings.first_sync_mb if self._over_cap_mb is not None else None,
-                index_complete=self._index_complete,
                 event_batches=self._event_batches,
                 pending=len(self._schedule.debouncer),
                 watches=self._watches,
@@ -161,7 +161,7 @@ class Writer:
         embedder = make_embedder(settings, keyword_fallback=True, release_idle_s=WRITER_IDLE_S)
         store: Store | None = None
         try:
-            store = Store.open_for_writing(settings)
+            store = open_for_writing(settings)
             with self._cond:
                 self._index_complete = store.first_sync_done()  # this sync is a catch-up: the note says nothing
             store.prepare(embedder)
@@ -379,10 +379,10 @@ class Writer:
             self._schedule.recovered()
             recovered = self._last_error is not None
             self._last_error = None
-            first_done = first_sync_finished and not self._first_sync_done
+            first_done = first_sync_finished and not self._first_sync_finished
             if first_done:
                 self._first_sync_running = False
-                self._first_sync_done = True
+                self._first_sync_finished = True
         if recovered:
             log.info("embeddings API answering again")
         if first_done:

@@ -14,8 +14,9 @@ exact for wildcards that match any run (the classic greedy wildcard argument) an
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import lru_cache, partial
 
 from scree.errors import UsageError
 
@@ -231,3 +232,8 @@ def _block_at(block: tuple[_Name, ...], names: list[str], start: int) -> bool:
     if start + len(block) > len(names):
         return False
     return all(name.matches(names[start + offset]) for offset, name in enumerate(block))
+
+
+def scope_filter(scope: str) -> Callable[[str], bool]:
+    """The user's scope as the path filter a Store search takes (UsageError as scope_pattern says)."""
+    return partial(in_scope, scope_pattern(scope))

@@ -1,6 +1,6 @@
 r"""One ignore file's text as rules deciding a single path (R-I1), each pattern translated as git's wildmatch reads it.
 
-git matches a pattern against one path, never looking below an excluded folder (scree.ignore combines the levels):
+git matches a pattern against one path, never looking below an excluded folder (content.ignore combines the levels):
 - a pattern with no '/' but a trailing one is matched against the path's last name, any other against the whole
   path below the ignore file's folder (a leading '/' only anchors it); a trailing '/' means folders only;
 - `?`, `*` and brackets never match a '/' in a path pattern; `**` is "any folders" only as a whole segment

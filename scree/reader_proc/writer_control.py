@@ -7,17 +7,12 @@ import os
 import time
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING
 
 from scree import replies
-from scree.board import Board
 from scree.config import Settings
-from scree.lock import lock_holder
-from scree.writer_proc.child import SYNC
-from scree.writer_status import WriterStatus
-
-if TYPE_CHECKING:
-    from scree.store import IndexRecord
+from scree.index.lock import lock_holder
+from scree.protocol import IndexProgress, Seen, WriterStatus, needs_index_record, status_of
+from scree.reader_proc.board import Board
 
 REPLY_TIMEOUT_S = 25.0  # R-M7: a reindex waits this long for the writer's answer (an MCP client waits longer)
 FIRST_SYNC_WAIT_S = 5.0  # R-M7: while the first sync runs, the reply falls back to saying so after this
@@ -25,45 +20,42 @@ REPLY_POLL_S = 0.1
 
 
 class SupervisedControl:
-    """The WriterControl (writer_status.py) of the writer this serve runs, or of whoever holds the lock."""
+    """The WriterControl (protocol.py) of the writer this serve runs, or of whoever holds the lock."""
 
     def __init__(self, settings: Settings, board: Board) -> None:
         self._settings = settings
         self._board = board
-        self._index_first_sync_done = False  # another holder's index: once seen complete it never goes back
+        self._other_complete = False  # another holder's index: once seen complete it never goes back
 
     def status(self) -> WriterStatus:
         """R-M5: who keeps the index current and how far it got; cheap (a lock probe at most, an index read only
-        while a first sync runs or another process builds it)."""
+        while a first sync may run or another process builds it)."""
+        seen = self._seen()
+        if needs_index_record(seen):
+            seen = replace(seen, index=self._index_progress(other=seen.holder == "other"))
+        return status_of(seen)
+
+    def _seen(self) -> Seen:
         view = self._board.view
         if view.held:
-            latest = view.latest
-            complete = latest is not None and (latest.index_complete or latest.first_sync_done)
-            if complete or view.mode != SYNC:
-                return view.own_status(os.getpid(), complete)
-            # Until the child reports, the index says whether this start is a first sync or a catch-up; while the
-            # first sync runs, the note counts what the index holds, as a search sees it.
-            record = self._record()
-            own = view.own_status(os.getpid(), complete or (latest is None and record.first_sync_done))
-            return replace(own, indexed_files=record.files)
+            return view.own(os.getpid())
         pid = lock_holder(self._settings.lock_path)
         if pid is not None and pid != os.getpid():
-            return WriterStatus(holder="other", pid=pid, first_sync_done=self._first_sync_done_in_index())
+            return Seen(holder="other", pid=pid)
         if view.parked is None:
-            return WriterStatus(holder="none", error=view.lock_error)
-        return view.parked.status()
+            return Seen(holder="none", error=view.lock_error)
+        return view.parked.seen()
 
-    def _first_sync_done_in_index(self) -> bool:
-        """Whether the index records a finished first sync: another process's progress is visible only there."""
-        if not self._index_first_sync_done:
-            self._index_first_sync_done = self._record().first_sync_done
-        return self._index_first_sync_done
-
-    def _record(self) -> IndexRecord:
-        """The index's own record; the reader asks while it searches, so the store module is loaded already (R-M8)."""
+    def _index_progress(self, other: bool) -> IndexProgress:
+        """The index's own record; the reader asks while it searches, so the store module is loaded already (R-M8).
+        Another holder's index, once seen complete, never goes back: it is not read again."""
+        if other and self._other_complete:
+            return IndexProgress(complete=True)
         from scree.store import Store
 
-        return Store.record_of(self._settings.db_path, self._settings.folder)
+        record = Store.record_of(self._settings.db_path, self._settings.folder)
+        self._other_complete = self._other_complete or (other and record.complete)
+        return IndexProgress(record.complete, record.files)
 
     def request_reindex(self, path: str | None) -> str:
         """R-M7: ask the writer and wait for its line; while the first sync runs, say so after FIRST_SYNC_WAIT_S."""

@@ -49,7 +49,7 @@ def _embedder(s: Settings) -> str:
 
 
 def _model_dir(s: Settings) -> str:
-    from scree.model_install import model_dir
+    from scree.embedders.model_install import model_dir
 
     return str(model_dir(s))
 
@@ -86,7 +86,7 @@ VALUES: tuple[tuple[str, Callable[[Settings], str]], ...] = (
 def _http_rows(origins: Origins) -> list[Row]:
     """`scree serve --http`'s settings (R-M9), as its options read them; the token only as set/unset (R-E5)."""
     from scree.config import env_number
-    from scree.http_options import MAX_BODY_BYTES, MAX_SESSIONS, SESSION_IDLE_S, TOKEN_ENV
+    from scree.reader_proc.http_options import MAX_BODY_BYTES, MAX_SESSIONS, SESSION_IDLE_S, TOKEN_ENV
 
     env = origins.env
     idle = _seconds(env_number(env, "SCREE_HTTP_SESSION_IDLE_SECONDS", SESSION_IDLE_S))

@@ -8,10 +8,8 @@ import threading
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field, replace
 
+from scree.protocol import SYNC, WATCH, Outcome, Seen, WriterState
 from scree.replies import SHUTTING_DOWN_REPLY
-from scree.writer_proc.child import SYNC, WATCH
-from scree.writer_proc.outcome import Outcome
-from scree.writer_status import WriterState, WriterStatus
 
 MAX_RECHECKS = 1000  # paths queued for the next child at most; its start-up sync re-checks everything anyway
 
@@ -30,7 +28,7 @@ class Parked:
         cls, outcome: Outcome, message: str, latest: WriterState | None, signature: Hashable, retry_at: float
     ) -> Parked:
         """R-S4, R-W4, a setup error: the cap waits for `scree reindex` alone; the rest also retry at retry_at."""
-        over_cap = outcome is Outcome.OVER_CAP and latest is not None and latest.over_cap_mb is not None
+        over_cap = outcome is Outcome.OVER_CAP and latest is not None and latest.over_cap
         return cls(
             error=None if over_cap else message,
             report=latest if over_cap else None,
@@ -41,8 +39,8 @@ class Parked:
     def may_retry(self, now: float, signature: Hashable) -> bool:
         return signature != self.signature or (self.retry_at is not None and now >= self.retry_at)
 
-    def status(self) -> WriterStatus:
-        return WriterStatus(holder="none", error=self.error, report=self.report)
+    def seen(self) -> Seen:
+        return Seen(holder="none", error=self.error, latest=self.report)
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,20 +52,12 @@ class WriterView:
     child_pid: int | None = None
     latest: WriterState | None = None  # the running writer's last report, as it sent it
     error: str | None = None  # this session's writer is down (and restarting)
-    first_sync_done: bool = False
     parked: Parked | None = None
     lock_error: str | None = None  # why writer.lock cannot even be tried (the index folder cannot be made)
 
-    def own_status(self, pid: int, index_complete: bool) -> WriterStatus:
-        """R-M5 while this session holds the lock; index_complete: the child's word, or the index's until it reports."""
-        return WriterStatus(
-            holder="self",
-            pid=pid,
-            report=self.latest,
-            first_sync_running=self.mode == SYNC and not index_complete,
-            first_sync_done=self.first_sync_done or index_complete,
-            error=self.error,
-        )
+    def own(self, pid: int) -> Seen:
+        """What this session knows of its own writer while it holds the lock (protocol.status_of decides)."""
+        return Seen(holder="self", pid=pid, mode=self.mode, latest=self.latest, error=self.error)
 
 
 @dataclass(slots=True)
@@ -134,7 +124,7 @@ class Board:
     def first_sync_finished(self) -> None:
         """R-P3: the SYNC child is done; a WATCH child comes next."""
         with self._mutex:
-            self._view = replace(self._view, mode=WATCH, first_sync_done=True)
+            self._view = replace(self._view, mode=WATCH)
 
     def writer_down(self, error: str) -> None:
         with self._mutex:

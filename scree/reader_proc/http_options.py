@@ -13,8 +13,8 @@ from pathlib import Path
 
 from scree.config import env_number
 from scree.errors import ConfigError, UsageError
-from scree.http_access import HttpAccess, is_loopback
 from scree.paths import config_home, ensure_private_dir
+from scree.reader_proc.http_access import HttpAccess, is_loopback
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8765

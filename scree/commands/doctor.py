@@ -8,12 +8,15 @@ import sys
 from collections.abc import Callable
 from importlib import metadata
 
-from scree.config import Settings
-from scree.embedders.factory import KEYWORD_ONLY, expected_identity
+from scree.config import BYTES_PER_MB, Settings
+from scree.content.ignore import IgnorePolicy
+from scree.embedders.base import KEYWORD_ONLY
+from scree.embedders.factory import expected_identity
 from scree.errors import ScreeError
-from scree.ignore import IgnorePolicy
-from scree.lock import lock_holder
+from scree.index.folder import ROOT_NAME
+from scree.index.lock import lock_holder
 from scree.paths import DIR_MODE, FILE_MODE
+from scree.replies import left_out_note
 from scree.writer_proc.sync import markdown_bytes
 
 MIN_PYTHON = (3, 11)
@@ -77,7 +80,7 @@ def _check_embedder(settings: Settings, report: _Report) -> bool:
     report.ok("embedder", f"{identity} ({dims} dimensions)")
     if settings.resolved_embedder() != "local":
         return True
-    from scree.model_install import PINNED_FILES, check_model, model_dir
+    from scree.embedders.model_install import PINNED_FILES, check_model, model_dir
 
     folder = model_dir(settings)
     try:
@@ -106,7 +109,7 @@ def _keyword_only_advice(identity: str, semantic: bool) -> str:
 
 def _check_root_file(settings: Settings, report: _Report) -> None:
     """R-F2: `root` names the folder the index is for (issue 13: doctor passed with it missing or wrong)."""
-    root_file = settings.index_dir / "root"
+    root_file = settings.index_dir / ROOT_NAME
     want = str(settings.folder.resolve())
     try:
         named = root_file.read_text(encoding="utf-8", errors="replace").strip()
@@ -163,11 +166,14 @@ def run_doctor(settings: Settings, emit: Callable[[str], None]) -> int:
     _check_index(settings, report, semantic)
     holder = lock_holder(settings.lock_path) if settings.lock_path.exists() else None
     report.ok("writer lock", f"held by pid {holder}" if holder else "free")
-    total = markdown_bytes(IgnorePolicy(settings.folder, settings.extensions))
+    policy = IgnorePolicy(settings.folder, settings.extensions)
+    total = markdown_bytes(policy)
     report.ok(
         "cost estimate",
-        f"{total / 1e6:.2f} MB of markdown, at most ${cost_estimate(total):.4f} to embed with the API "
+        f"{total / BYTES_PER_MB:.2f} MB of markdown, at most ${cost_estimate(total):.4f} to embed with the API "
         f"(bytes / 4 tokens at ${DOLLARS_PER_MILLION_TOKENS} per million tokens)",
     )
+    left_out = left_out_note(policy.left_out)  # issue 25: say what SCREE_EXTENSIONS would add, not nothing
+    report.ok("other doc files", left_out if left_out is not None else "none left out")
     emit("all checks passed" if report.failures == 0 else f"{report.failures} check(s) failed")
     return 0 if report.failures == 0 else 1

@@ -6,7 +6,7 @@ either. The file itself is lstat'ed, opened with O_NONBLOCK (a FIFO named x.md c
 fstat'ed; it is used only when it is a regular file and the same (device, inode) the lstat saw.
 
 A file is binary when its first 8000 bytes hold a NUL byte: git's own test (buffer_is_binary), so what git
-shows as text is what scree indexes. Front matter opt-out is not decided here (scree.chunking does that).
+shows as text is what scree indexes. Front matter opt-out is not decided here (scree.content.chunking does that).
 """
 
 from __future__ import annotations

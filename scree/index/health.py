@@ -9,7 +9,7 @@ import apsw
 
 from scree.config import Settings
 from scree.errors import ScreeError
-from scree.lock import lock_holder
+from scree.index.lock import lock_holder
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,14 +7,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from scree.config import Settings
-from scree.embedders.factory import embedder_available, expected_identity, make_embedder
+from scree.content.ignore import IgnorePolicy
+from scree.embedders.factory import expected_identity, make_embedder
 from scree.errors import LockHeldError, ScreeError
-from scree.hits import SearchResult
-from scree.ignore import IgnorePolicy
-from scree.lock import WriterLock, lock_holder
-from scree.paths import normalise_rel_path, prepare_index_dir
+from scree.index.folder import prepare_index_dir
+from scree.index.lock import WriterLock, lock_holder
+from scree.index.writing import open_for_writing
+from scree.paths import normalise_rel_path
 from scree.replies import cli_index_note, other_writer_reply, reindex_all_refused, reindex_running
-from scree.search import SearchEngine
+from scree.search.engine import SearchEngine
+from scree.search.hits import SearchResult
 from scree.store import Store
 from scree.writer_proc.sync import Progress, Syncer, SyncReport, rebuild
 
@@ -22,10 +24,10 @@ REINDEX_ROLE = "reindex"  # written into writer.lock after the pid by `scree rei
 
 
 def open_store(settings: Settings, readonly: bool = False) -> Store:
-    """The index, read-only or to write (Store.open_for_writing)."""
+    """The index, read-only or to write (index.writing.open_for_writing)."""
     if readonly:
         return Store.open(settings.db_path, settings.folder, readonly=True)
-    return Store.open_for_writing(settings)
+    return open_for_writing(settings)
 
 
 @dataclass(slots=True)
@@ -78,15 +80,7 @@ def search(settings: Settings, query: str, k: int, mode: str, path: str | None =
         raise ScreeError(f'no index for {settings.folder} yet: run "scree reindex" in it first')
     policy = IgnorePolicy(settings.folder, settings.extensions)
     with open_store(settings, readonly=True) as store:
-        engine = SearchEngine(
-            store,
-            policy,
-            settings.folder,
-            settings.max_file_bytes,
-            lambda: make_embedder(settings),
-            lambda: embedder_available(settings),
-        )
-        result = engine.search(query, k=k, mode=mode, path=path)
+        result = SearchEngine.over(store, settings, policy).search(query, k=k, mode=mode, path=path)
         note = index_note(settings, store)
     if note is not None:
         result.notes.append(note)
@@ -97,7 +91,7 @@ def index_note(settings: Settings, store: Store) -> str | None:
     """R-M5 for the command line: what the index itself says about being incomplete or not kept current."""
     done = store.first_sync_done()
     pid = lock_holder(settings.lock_path) if not done and settings.lock_path.exists() else None
-    return cli_index_note(first_sync_done=done, holder_pid=pid, last_error=store.last_error() if done else None)
+    return cli_index_note(complete=done, holder_pid=pid, last_error=store.last_error() if done else None)
 
 
 def status(settings: Settings) -> dict[str, Any]:

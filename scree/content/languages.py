@@ -1,0 +1,264 @@
+"""Copies of one docs page across a site's languages and versions: parallel language trees (`docs/en/x.md` beside
+`docs/de/x.md`, or `x.md` beside `x.de.md`) and Docusaurus's i18n and versioned_docs folders (issue 25). Which page
+a path is a copy of, in which language and version, which copy to show, and which language a query is likely in
+(pure: no I/O, #11)."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+# ISO 639-1 codes that docs sites use for their translations (FastAPI, MkDocs i18n, Docusaurus, Hugo, Sphinx).
+LANGUAGE_CODES = frozenset(
+    "af am ar az be bg bn bs ca cs cy da de el en eo es et eu fa fi fr ga gl gu he hi hr hu hy id is it ja ka kk km "
+    "kn ko ky lo lt lv mk ml mn mr ms my nb ne nl nn no pa pl pt ro ru si sk sl sq sr sv sw ta te th tl tr uk ur uz "
+    "vi yo zh".split()
+)
+# `en`, `pt-BR`, `pt_br`, `zh-hant`, `es-419`: a language code and an optional region or script.
+_CODE = re.compile(r"([A-Za-z]{2})(?:[-_](?:[A-Za-z]{2}|[A-Za-z]{4}|[0-9]{3}))?")
+MIN_SHARED_PAGES = 2  # pages present in two languages before a folder or suffix counts as a language tree
+
+# Words that say which language a short query is in: frequent function words. A word in two lists counts for both;
+# a tie goes to the language with more pages (the main one first).
+_STOPWORDS = {
+    "en": "the a an is are do does how what why when where which to of in on for with and or i my can should",
+    "de": "der die das ein eine ist sind wie was warum wann wo welche zu von mit und oder ich mein kann nicht den dem",
+    "es": "el la los las un una es son cómo como qué que por para con y o mi puedo se del al",
+    "fr": "le les une est sont comment quoi pourquoi quand où quel pour avec et ou je mon peut des du au",
+    "pt": "o os as um uma é são como por que para com e ou eu meu posso do da dos das ao",
+    "it": "il lo gli una è sono come perché quando dove quale per con e o io mio posso del della",
+    "nl": "de het een is zijn hoe wat waarom wanneer waar welke voor met en of ik mijn kan van",
+    "tr": "bir ve ile için nasıl ne neden nerede hangi bu şu mi mı mu mü ben benim",
+    "pl": "jest są jak co dlaczego kiedy gdzie który dla z i lub ja mój mogę się nie",
+}
+_STOP_SETS: dict[str, frozenset[str]] = {lang: frozenset(words.split()) for lang, words in _STOPWORDS.items()}
+_WORD = re.compile(r"[^\W\d_]+")
+# Scripts that name their language outright (a query in Cyrillic is not in English).
+_SCRIPTS: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = (
+    (re.compile(r"[\u3040-\u30ff]"), ("ja",)),
+    (re.compile(r"[\uac00-\ud7af]"), ("ko",)),
+    (re.compile(r"[\u4e00-\u9fff]"), ("zh", "ja")),
+    (re.compile(r"[\u0400-\u04ff]"), ("ru", "uk", "bg", "sr", "mk", "be", "kk")),
+    (re.compile(r"[\u0600-\u06ff]"), ("ar", "fa", "ur")),
+    (re.compile(r"[\u0590-\u05ff]"), ("he",)),
+    (re.compile(r"[\u0e00-\u0e7f]"), ("th",)),
+    (re.compile(r"[\u0370-\u03ff]"), ("el",)),
+    (re.compile(r"[\u0900-\u097f]"), ("hi", "mr", "ne")),
+)
+
+
+ORIGINAL = ""  # the language of a page's original, where its path names no language (Docusaurus's docs/)
+# Docusaurus keeps translations in i18n/<lang>/<plugin folder>/...: docs as docusaurus-plugin-content-docs[-<id>]/
+# current/ (or version-<N>/) beside docs/ (or <id>/), the blog beside blog/, pages beside src/pages/. Its old versions
+# are versioned_docs/version-<N>/ (or <id>_versioned_docs/version-<N>/) beside docs/ (or <id>/).
+I18N_FOLDER = "i18n"
+DOCS_PLUGIN = "docusaurus-plugin-content-docs"
+PLUGIN_PREFIX = "docusaurus-plugin-content-"
+PLUGIN_FOLDERS = {"docusaurus-plugin-content-blog": ("blog",), "docusaurus-plugin-content-pages": ("src", "pages")}
+CURRENT_VERSION = "current"
+VERSION_PREFIX = "version-"
+VERSIONED_DOCS = "versioned_docs"
+# One page whatever its markdown extension: a .md translation of an .mdx page is a copy of it.
+MARKDOWN_SUFFIXES = (".mdx", ".markdown", ".md")
+
+
+@dataclass(frozen=True, slots=True)
+class Copy:
+    """A path seen as one copy of a page: `page` names the page whatever the copy (the language part of the path
+    replaced by `*`, or the path of the current original), `language` is ORIGINAL for a path that names none, and
+    `version` names an old version (None: the current one). `structural`: the site's layout says so (Docusaurus
+    folders), so no count of shared pages is needed to believe it."""
+
+    language: str
+    page: str
+    version: str | None = None
+    structural: bool = False
+
+
+def _code(text: str) -> str | None:
+    match = _CODE.fullmatch(text)
+    if match is None or match.group(1).lower() not in LANGUAGE_CODES:
+        return None
+    return text.lower().replace("_", "-")
+
+
+def _one_page(path: str) -> str:
+    """`path` with its markdown extension written as `.md`, so a page's .md and .mdx copies are one page."""
+    for suffix in MARKDOWN_SUFFIXES:
+        if path.endswith(suffix):
+            return path[: -len(suffix)] + ".md"
+    return path
+
+
+def _version(part: str) -> str | None:
+    """`2.x` of a Docusaurus version folder `version-2.x`; None for any other name."""
+    if part.startswith(VERSION_PREFIX) and len(part) > len(VERSION_PREFIX):
+        return part[len(VERSION_PREFIX) :]
+    return None
+
+
+def docusaurus_copy(path: str) -> Copy | None:
+    """The Copy of a Docusaurus translation (`i18n/ko/docusaurus-plugin-content-docs/current/x.md` of `docs/x.md`,
+    `.../version-2.x/x.md` of it too, as version 2.x) or old version (`versioned_docs/version-2.x/x.md` of
+    `docs/x.md`); None for any other path. Its page is the path of the current original."""
+    parts = path.split("/")
+    for index, part in enumerate(parts[:-1]):
+        prefix = parts[:index]
+        if part == I18N_FOLDER and index + 3 < len(parts) and parts[index + 2].startswith(PLUGIN_PREFIX):
+            language = _code(parts[index + 1])
+            if language is None:
+                continue
+            plugin, rest = parts[index + 2], parts[index + 3 :]
+            if plugin == DOCS_PLUGIN or plugin.startswith(DOCS_PLUGIN + "-"):
+                version = None if rest[0] == CURRENT_VERSION else _version(rest[0])
+                if len(rest) < 2 or (version is None and rest[0] != CURRENT_VERSION):
+                    continue
+                folder = "docs" if plugin == DOCS_PLUGIN else plugin[len(DOCS_PLUGIN) + 1 :]
+                return Copy(language, _one_page("/".join([*prefix, folder, *rest[1:]])), version, structural=True)
+            folders = PLUGIN_FOLDERS.get(plugin, (plugin,))
+            return Copy(language, _one_page("/".join([*prefix, *folders, *rest])), None, structural=True)
+        if (part == VERSIONED_DOCS or part.endswith("_" + VERSIONED_DOCS)) and index + 2 < len(parts):
+            version = _version(parts[index + 1])
+            if version is None:
+                continue
+            folder = "docs" if part == VERSIONED_DOCS else part[: -len(VERSIONED_DOCS) - 1]
+            page = _one_page("/".join([*prefix, folder, *parts[index + 2 :]]))
+            return Copy(ORIGINAL, page, version, structural=True)
+    return None
+
+
+def copy_of(path: str) -> Copy | None:
+    """The Copy of `path` if the site's layout makes it one (docusaurus_copy), some folder of it is a language code
+    (`docs/de/x.md`) or its name ends in one (`x.de.md`); None otherwise. The last two are only candidates:
+    LanguageTrees decides whether the site has such trees."""
+    found = docusaurus_copy(path)
+    if found is not None:
+        return found
+    parts = path.split("/")
+    for index, part in enumerate(parts[:-1]):
+        language = _code(part)
+        if language is not None:
+            return Copy(language, _one_page("/".join([*parts[:index], "*", *parts[index + 1 :]])))
+    pieces = parts[-1].split(".")
+    if len(pieces) >= 3:
+        language = _code(pieces[-2])
+        if language is not None:
+            return Copy(language, _one_page("/".join([*parts[:-1], ".".join([*pieces[:-2], "*", pieces[-1]])])))
+    return None
+
+
+def _suffix_page(path: str) -> str:
+    """The page `x.md` is the untagged original of in a suffix-style tree (`x.de.md` beside it): `x.*.md`."""
+    head, _, name = _one_page(path).rpartition("/")
+    stem = name[: -len(".md")] if name.endswith(".md") else name
+    return f"{head}/{stem}.*.md" if head else f"{stem}.*.md"
+
+
+def version_rank(version: str | None) -> tuple[int, ...]:
+    """Sort key of a version, newest first: the current one (None), then by its numbers from the highest."""
+    if version is None:
+        return ()
+    return (1, *(-int(number) for number in re.findall(r"[0-9]+", version)[:4]))
+
+
+@dataclass(frozen=True, slots=True)
+class LanguageTrees:
+    """The languages of a folder's parallel trees, by how many pages each holds (most first; ORIGINAL for copies
+    whose path names no language), and the pages held by more than one copy (languages or versions); empty for
+    none."""
+
+    counts: tuple[tuple[str, int], ...] = ()
+    pages: frozenset[str] = frozenset()
+
+    @classmethod
+    def of(cls, paths: Iterable[str]) -> LanguageTrees:
+        """Languages whose copies share at least MIN_SHARED_PAGES pages with another copy's (any number for a
+        Docusaurus i18n folder, which says what it is); a path naming no language is the original of the page it
+        names, or of `x.*.md` for `x.md` beside `x.de.md`."""
+        copies = {path: copy_of(path) for path in paths}
+        variants: dict[str, set[tuple[str, str | None]]] = {}
+        structural: set[str] = set()
+        for copy in copies.values():
+            if copy is not None:
+                variants.setdefault(copy.page, set()).add((copy.language, copy.version))
+                if copy.structural:
+                    structural.add(copy.language)
+        for path, copy in copies.items():
+            if copy is None:
+                for page in (_one_page(path), _suffix_page(path)):
+                    if page in variants:
+                        variants[page].add((ORIGINAL, None))
+                        break
+        counts: Counter[str] = Counter()
+        shared = set()
+        for page, found in variants.items():
+            if len(found) > 1:
+                counts.update({language for language, _ in found})
+                shared.add(page)
+        kept = [(language, n) for language, n in counts.items() if n >= MIN_SHARED_PAGES or language in structural]
+        return cls(tuple(sorted(kept, key=lambda pair: (-pair[1], pair[0]))), frozenset(shared))
+
+    @property
+    def languages(self) -> tuple[str, ...]:
+        return tuple(language for language, _ in self.counts)
+
+    @property
+    def main(self) -> str | None:
+        """The language with the most pages: the site's own, which the others translate."""
+        return self.counts[0][0] if self.counts else None
+
+    def copy(self, path: str) -> Copy | None:
+        """`path` as a copy of a page that has others: copy_of(path) when its language is one of these trees' or the
+        site's layout says so (so `ml/intro.md` stays a plain path), or the original of such a page."""
+        found = copy_of(path)
+        if found is not None:
+            return found if found.structural or found.language in self.languages else None
+        for page in (_one_page(path), _suffix_page(path)):
+            if page in self.pages:
+                return Copy(ORIGINAL, page)
+        return None
+
+    def preference(self, path: str, wanted: str | None) -> tuple[int, ...]:
+        """Sort key of the copies of one page, the one to show first: in the query's language, else in the main one,
+        else any; then the current version, then the newest. A path that is no copy counts as a current original."""
+        copy = self.copy(path)
+        language, version = (ORIGINAL, None) if copy is None else (copy.language, copy.version)
+        rank = 0 if language == wanted else 1 if language == self.main else 2
+        return (rank, *version_rank(version))
+
+    def query_language(self, query: str) -> str | None:
+        """The trees' language the query is most likely in: its script, then its function words, else the main.
+        An ORIGINAL tree is read as English unless `en` is a tree of its own."""
+        if not self.counts:
+            return None
+        for script, candidates in _SCRIPTS:
+            if script.search(query):
+                for language in self.languages:
+                    if language.split("-")[0] in candidates:
+                        return language
+                return self.main
+        words = [word.casefold() for word in _WORD.findall(query)]
+        best, best_hits = self.main, 0
+        english_named = "en" in self.languages
+        for language in self.languages:
+            code = "en" if language == ORIGINAL and not english_named else language.split("-")[0]
+            stops = _STOP_SETS.get(code)
+            hits = sum(word in stops for word in words) if stops else 0
+            if hits > best_hits:
+                best, best_hits = language, hits
+        return best
+
+    def sync_order(self, paths: list[str]) -> list[str]:
+        """`paths` with the main language's current copies first, other translations and old versions last (R-S3:
+        a first sync makes the likeliest pages searchable first); order is otherwise kept."""
+        if not self.counts:
+            return paths
+        rank = {language: index for index, (language, _) in enumerate(self.counts)}
+
+        def key(path: str) -> tuple[int, bool]:
+            copy = self.copy(path)
+            return (0, False) if copy is None else (rank.get(copy.language, len(rank)), copy.version is not None)
+
+        return sorted(paths, key=key)

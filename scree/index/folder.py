@@ -1,0 +1,73 @@
+"""The index folder's layout (R-F2): where it is, the names of what it holds, and making it private.
+
+`<data home>/indexes/<basename>-<hash>/` holds `index.db` (with SQLite's companions beside it while it is open),
+`writer.lock` (R-W1) and `root`, one line naming the folder it indexes. Every other module takes these names
+from here."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+from scree import replies
+from scree.errors import ScreeError
+from scree.paths import FILE_MODE, data_home, ensure_private_dir
+
+INDEXES = "indexes"  # under the data home
+DB_NAME, LOCK_NAME, ROOT_NAME = "index.db", "writer.lock", "root"
+DB_COMPANIONS = ("-wal", "-shm", "-journal")  # SQLite's files beside a db: moved and removed with it
+HASH_HEX_DIGITS = 16  # R-F2
+
+
+def indexes_dir(home: Path) -> Path:
+    """Where the index folders of this machine are, under the data home."""
+    return home / INDEXES
+
+
+def index_dir_for(folder: Path, env: Mapping[str, str]) -> Path:
+    """R-F2: <data home>/indexes/<basename>-<first 16 hex of sha256(resolved path)>."""
+    resolved = str(folder.resolve())
+    digest = hashlib.sha256(resolved.encode("utf-8", "surrogateescape")).hexdigest()[:HASH_HEX_DIGITS]
+    name = folder.resolve().name or "root"
+    return indexes_dir(data_home(env)) / f"{name}-{digest}"
+
+
+def db_files(db_path: Path) -> list[Path]:
+    """The db file and the companions SQLite may keep beside it."""
+    return [db_path, *(db_path.with_name(db_path.name + suffix) for suffix in DB_COMPANIONS)]
+
+
+def wal_of(db_path: Path) -> Path:
+    return db_path.with_name(db_path.name + "-wal")
+
+
+def prepare_index_dir(index_dir: Path, *, custom_db: bool) -> None:
+    """scree's own index folder is made private (0700, R-F2); the folder of a --db file is the user's: it is never
+    created (load_settings refuses a missing one) nor re-permissioned."""
+    try:
+        if not custom_db:
+            ensure_private_dir(index_dir)
+    except OSError as exc:  # under a file, on a read-only mount: one line, never a traceback (and serve stays up)
+        raise ScreeError(replies.index_dir_refused(index_dir, exc.strerror or str(exc))) from exc
+
+
+def read_root(index_dir: Path) -> str:
+    """The folder an index folder's `root` names; "" when it has none or it cannot be read."""
+    try:
+        return (index_dir / ROOT_NAME).read_text(encoding="utf-8", errors="replace").strip()
+    except OSError:
+        return ""
+
+
+def write_root_file(index_dir: Path, folder: Path) -> None:
+    """Write the one-line `root` file naming the resolved folder, mode 0600."""
+    root_file = index_dir / ROOT_NAME
+    content = str(folder.resolve()) + "\n"
+    if root_file.exists() and root_file.read_text(encoding="utf-8", errors="replace") == content:
+        return
+    fd = os.open(root_file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, FILE_MODE)
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write(content)
+    os.chmod(root_file, FILE_MODE)
