@@ -109,14 +109,23 @@ def build_parser() -> argparse.ArgumentParser:
         "run the MCP server on stdin/stdout (what .mcp.json starts), or over HTTP",
         "Tools: search_docs, read_doc, reindex. The process that holds writer.lock keeps the index current in a "
         "supervised child process: it syncs the folder's markdown files first, then follows their edits. With "
-        "--http: MCP streamable HTTP at /mcp and GET /healthz, Host/Origin checked, a bearer token off loopback.",
+        "--http: MCP streamable HTTP at /mcp and GET /healthz, Host/Origin checked, a bearer token required (one is "
+        "made in the config folder when none is given).",
     )
     _add_folder_flags(p)
     p.add_argument("--http", action="store_true", help="serve MCP streamable HTTP at /mcp (and GET /healthz)")
-    p.add_argument("--host", help="with --http: address to listen on (default 127.0.0.1; others need a token)")
+    p.add_argument("--host", help="with --http: address to listen on (default 127.0.0.1)")
     p.add_argument("--port", type=_port, help="with --http: port (default 8765; 0 picks a free one)")
     p.add_argument(
-        "--token-file", metavar="FILE", help="with --http: bearer token file, mode 600 (or set SCREE_HTTP_TOKEN)"
+        "--token-file",
+        metavar="FILE",
+        help="with --http: bearer token file, mode 600 (or set SCREE_HTTP_TOKEN; default: one made in "
+        "$XDG_CONFIG_HOME/scree/http-token)",
+    )
+    p.add_argument(
+        "--no-token",
+        action="store_true",
+        help="with --http on loopback: no token at all (any local user can then read the folder)",
     )
     p.add_argument(
         "--allow-host",
@@ -260,7 +269,8 @@ def settings_for(args: argparse.Namespace) -> Settings:
 def cmd_serve(args: argparse.Namespace) -> int:
     if not args.http:
         given = [flag for flag, value in (("--host", args.host), ("--port", args.port), ("--token-file",
-                 args.token_file), ("--allow-host", args.allow_host)) if value not in (None, [])]  # fmt: skip
+                 args.token_file), ("--allow-host", args.allow_host), ("--no-token", args.no_token or None))
+                 if value not in (None, [])]  # fmt: skip
         if given:
             raise UsageError(f"{', '.join(given)}: only with --http (without it, serve speaks MCP on stdin/stdout)")
         from scree.supervisor import serve
@@ -269,7 +279,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from scree.reader_proc.http_options import HttpOptions
     from scree.supervisor import serve_http
 
-    options = HttpOptions.load(args.host, args.port, args.token_file, tuple(args.allow_host), os.environ)
+    options = HttpOptions.load(
+        args.host, args.port, args.token_file, tuple(args.allow_host), os.environ, no_token=args.no_token
+    )
     return serve_http(settings_for(args), options)
 
 
