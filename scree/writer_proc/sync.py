@@ -25,6 +25,7 @@ from scree.inert import UNSHOWABLE_NAME, shown_exactly
 from scree.logs import get_logger
 from scree.redact import redact
 from scree.store import FileState, NewChunk, Store
+from scree.writer_proc.machine_vectors import MachineVectors
 
 log = get_logger(__name__)
 
@@ -95,10 +96,14 @@ def rebuild(
     fresh_path = settings.db_path.with_name(settings.db_path.name + REBUILD_SUFFIX)
     _remove_db(fresh_path)
     stop = stop or threading.Event()
+    shared = MachineVectors.for_sync(settings, embedder)  # issue 24: a rebuild of the same model embeds nothing again
     try:
         with Store.open(fresh_path, settings.folder) as fresh:
             fresh.set_model(embedder.identity, embedder.dims)
-            report = Syncer(fresh, policy, embedder, settings.max_file_bytes, stop=stop, progress=progress).sync_all()
+            syncer = Syncer(
+                fresh, policy, embedder, settings.max_file_bytes, stop=stop, progress=progress, shared=shared
+            )
+            report = syncer.sync_all()
             report.rebuilt = report.outage is None and not report.deferred and not report.failed and not stop.is_set()
             if report.rebuilt:
                 store.replace_with(fresh)
@@ -126,8 +131,10 @@ class Syncer:
         max_file_bytes: int,
         stop: threading.Event | None = None,
         progress: Progress | None = None,
+        shared: MachineVectors | None = None,
     ) -> None:
         self._store = store
+        self._shared = shared  # issue 24: the machine-wide cache, asked for what this index lacks
         self._policy = policy
         self._embedder = embedder
         self._max_file_bytes = max_file_bytes
@@ -283,6 +290,8 @@ class Syncer:
             self._need.clear()
             report.bytes_waiting = 0
             self._vectors.clear()
+            if self._shared is not None:  # written, and the file closed: an idle writer holds none of its pages
+                self._shared.close()
 
     def _sizes(self, paths: list[str]) -> list[int]:
         """Each path's size now (0 when it cannot be read): a stat a file, for the progress line's bytes and ETA."""
@@ -340,6 +349,8 @@ class Syncer:
         # a hash covers the path (R-C4): only a file the index holds has stored vectors to reuse (a new one: no query)
         cached = self._store.vectors_for_hashes(unknown) if old is not None else {}
         self._vectors.update(cached)
+        if self._shared is not None:  # issue 24: embedded before for another index (a worktree, reindex -all)
+            self._vectors.update(self._shared.get([h for h in unknown if h not in cached]))
         for h, text in zip(hashes, texts, strict=True):
             if h not in self._vectors and h not in self._need:
                 self._need[h] = text
@@ -357,6 +368,8 @@ class Syncer:
         while len(self._need) >= batch or (embed_partial and self._need):
             items = list(self._need.items())[:batch]
             vectors = self._embedder.embed([text for _, text in items])
+            if self._shared is not None:
+                self._shared.remember(zip((h for h, _ in items), vectors, strict=True))
             for (h, text), vector in zip(items, vectors, strict=True):
                 self._vectors[h] = vector
                 del self._need[h]
