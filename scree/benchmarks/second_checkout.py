@@ -20,8 +20,10 @@ from pathlib import Path
 
 from scree.benchmarks import RESULTS
 from scree.benchmarks.corpus import generate_tree
+from scree.benchmarks.embed_local import default_model_dir
 from scree.benchmarks.stub_api import StubApiProcess
 from scree.benchmarks.writer_idle import clean_env
+from scree.embedders.model_install import check_model
 from scree.index.folder import vector_cache_path
 from scree.paths import data_home
 from scree.store.vector_cache import size_on_disk
@@ -72,10 +74,10 @@ def measure(
     env = clean_env(data)
     if api is not None:
         env.update(SCREE_EMBEDDER="api", SCREE_API_BASE=api.url, SCREE_API_KEY=BENCH_KEY)
-    else:
-        env.update(SCREE_EMBEDDER="local")
-        if model_dir is not None:
-            env.update(SCREE_LOCAL_MODEL_DIR=str(model_dir))
+    else:  # the offline model where this user has it (the data home here is the bench's own)
+        model = model_dir or default_model_dir()
+        check_model(model)  # missing, the command would quietly fall back to keyword search: nothing to measure
+        env.update(SCREE_EMBEDDER="local", SCREE_LOCAL_MODEL_DIR=str(model))
     with tempfile.TemporaryDirectory(prefix="scree-bench-checkouts-") as tmp:
         first, second, _ = make_checkouts(folder, Path(tmp))
         before = api.stats()["requests"] if api is not None else 0
