@@ -75,7 +75,8 @@ class VectorCacheFile:
     @classmethod
     def open(cls, path: Path) -> VectorCacheFile:
         """Open or create the cache at `path` (folder 0700, files 0600); raises apsw.Error or NotACacheError."""
-        ensure_private_dir(path.parent)
+        if not path.parent.exists():  # an existing folder keeps its modes: one made read-only stays so (bypassed)
+            ensure_private_dir(path.parent)
         if not path.exists():
             os.close(os.open(path, os.O_WRONLY | os.O_CREAT, FILE_MODE))
         conn = apsw.Connection(str(path), flags=apsw.SQLITE_OPEN_READWRITE)
