@@ -37,6 +37,8 @@ FIGURES = {
     "sync_mb_per_s", "sync_mb_per_cpu_s", "sync_peak_rss_mb",
     "edit_to_searchable_p50_s", "edit_to_searchable_p95_s",
     "offline_model_load_s", "offline_query_p50_ms", "offline_embed_tokens_per_s", "offline_embed_peak_rss_mb",
+    "first_checkout_sync_s", "second_checkout_sync_s", "first_checkout_api_requests", "second_checkout_api_requests",
+    "vector_cache_mb",
 }  # fmt: skip
 
 

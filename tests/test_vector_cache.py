@@ -223,3 +223,6 @@ def test_the_size_bound_holds_and_recent_vectors_survive(tmp_path: Path, embed_s
     assert size_on_disk(cache_path(data)) <= bound_mb * BYTES_PER_MB
     listed = scree(env, "index", "list")
     assert f"of at most {bound_mb:g} MB in {cache_path(data)}" in listed.stdout
+    removed = scree(env, "index", "remove", "--vectors")
+    assert removed.returncode == 0 and removed.stdout.startswith(f"Removed the vector cache {cache_path(data)} (")
+    assert not cache_path(data).exists()
