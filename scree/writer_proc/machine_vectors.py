@@ -47,8 +47,6 @@ class MachineVectors:
         self._rebuilt = False
         self._waiting: dict[bytes, bytes] = {}  # key -> vector, not yet written
         self._touched: set[bytes] = set()  # keys found here, whose last use is not yet written
-        self.hits = 0  # for the bench and the sync's log line
-        self.stored = 0
 
     @classmethod
     def for_sync(cls, settings: Settings, embedder: Embedder) -> MachineVectors | None:
@@ -69,7 +67,6 @@ class MachineVectors:
             return {}
         hits = {keys[key]: vector for key, vector in found.items() if len(vector) == self._vector_bytes}
         self._touched.update(key for key, vector in found.items() if len(vector) == self._vector_bytes)
-        self.hits += len(hits)
         return hits
 
     def remember(self, pairs: Iterable[tuple[str, bytes]]) -> None:
@@ -89,8 +86,7 @@ class MachineVectors:
         items, touched = list(self._waiting.items()), list(self._touched)
         self._waiting.clear()
         self._touched.clear()
-        if self._guarded(lambda cache: cache.put(items, touched, self._bound)) is not None:
-            self.stored += len(items)
+        self._guarded(lambda cache: cache.put(items, touched, self._bound))
 
     def close(self) -> None:
         self.flush()

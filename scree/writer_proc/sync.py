@@ -46,6 +46,7 @@ class SyncReport:
     deferred: int = 0
     deferred_with_rows: int = 0  # of `deferred`, files the index holds an older version of (kept as it is)
     chunks_embedded: int = 0
+    chunks_from_cache: int = 0  # issue 24: vectors the machine-wide cache had, embedded before for another index
     bytes_read: int = 0
     bytes_total: int = 0  # R-L1, with a progress callback: the size of the files this run visits ...
     bytes_visited: int = 0  # ... and of those visited so far (read, skipped or gone), for the progress line's ETA,
@@ -350,7 +351,9 @@ class Syncer:
         cached = self._store.vectors_for_hashes(unknown) if old is not None else {}
         self._vectors.update(cached)
         if self._shared is not None:  # issue 24: embedded before for another index (a worktree, reindex -all)
-            self._vectors.update(self._shared.get([h for h in unknown if h not in cached]))
+            found = self._shared.get([h for h in unknown if h not in cached])
+            self._vectors.update(found)
+            report.chunks_from_cache += len(found)
         for h, text in zip(hashes, texts, strict=True):
             if h not in self._vectors and h not in self._need:
                 self._need[h] = text
@@ -450,7 +453,13 @@ def log_report(report: SyncReport, paths: Sequence[str], *, full: bool) -> None:
     if full:
         # a catch-up that found nothing to change (the watcher after a first-sync process, a resync) is no news
         say = log.info if report.indexed or report.removed or report.deferred else log.debug
-        say("synced the folder", scanned=report.scanned, chunks_embedded=report.chunks_embedded, **figures)
+        say(
+            "synced the folder",
+            scanned=report.scanned,
+            chunks_embedded=report.chunks_embedded,
+            chunks_from_cache=report.chunks_from_cache,
+            **figures,
+        )
     elif report.indexed or report.removed:
         log.info("synced changed files", paths=list(paths[:LOGGED_PATHS]), count=len(paths), **figures)
     else:
