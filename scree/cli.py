@@ -306,6 +306,9 @@ def cmd_reindex(args: argparse.Namespace) -> int:
     if path is not None and (path, MISSING_REASON) in report.skipped:
         raise ScreeError(outcome.message)  # R-L1: a file that is not there is a failure (its old rows are gone)
     print(inert(outcome.message))  # file names and API errors are data: escapes shown, not run (issue 13)
+    left_out = replies.left_out_note(report.left_out) if path is None else None
+    if left_out is not None:  # issue 25: a folder of .rst or .mdx files was skipped without a word
+        print(f"  {left_out}")
     for skipped, reason in report.skipped if path is None else ():  # one path: the message says why
         print(inert(f"  skipped {shown_short(skipped)}: {reason}"))  # a path over PATH_MAX: one readable line
     if report.outage:

@@ -13,7 +13,6 @@ from scree.logs import get_logger
 log = get_logger(__name__)
 
 HASH_DIMS = 64
-KEYWORD_ONLY = "none:keyword-only"
 SEMANTIC_OFF = (
     'semantic search is off: no API key and no offline model; run "scree model install" '
     "(or set OPENROUTER_API_KEY) to search by meaning"

@@ -8,7 +8,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from scree import replies
-from scree.commands.progress import size_text
 from scree.errors import ScreeError
 from scree.index.folder import DB_NAME, LOCK_NAME, indexes_dir, read_root, vector_cache_path
 from scree.index.lock import WriterLock, lock_holder
@@ -117,7 +116,7 @@ def remove_indexes(data_home: Path, folder: Path | None) -> list[str]:
     said = []
     for info in targets:
         remove_index(info)
-        said.append(replies.index_removed(info.folder or str(info.directory), size_text(info.size_bytes)))
+        said.append(replies.index_removed(info.folder or str(info.directory), replies.size_text(info.size_bytes)))
     return said or [replies.NO_MISSING_INDEX]
 
 
@@ -131,8 +130,8 @@ class VectorCacheInfo:
 
     def line(self) -> str:
         if self.bound_mb <= 0:
-            return f"Vector cache: off (SCREE_VECTOR_CACHE_MB=0), {size_text(self.size_bytes)} in {self.path}"
-        return f"Vector cache: {size_text(self.size_bytes)} of at most {self.bound_mb:g} MB in {self.path}"
+            return f"Vector cache: off (SCREE_VECTOR_CACHE_MB=0), {replies.size_text(self.size_bytes)} in {self.path}"
+        return f"Vector cache: {replies.size_text(self.size_bytes)} of at most {self.bound_mb:g} MB in {self.path}"
 
 
 def describe_vector_cache(data_home: Path, bound_mb: float) -> VectorCacheInfo:
@@ -147,7 +146,7 @@ def remove_vector_cache(data_home: Path) -> str:
     if not info.path.exists():
         return replies.no_vector_cache(str(info.path))
     remove_cache_files(info.path)
-    return replies.vector_cache_removed(str(info.path), size_text(info.size_bytes))
+    return replies.vector_cache_removed(str(info.path), replies.size_text(info.size_bytes))
 
 
 # --- what `scree index list` prints ---
@@ -186,7 +185,7 @@ def render_list(infos: list[IndexInfo], base: Path) -> str:
     rows = [
         (
             info.folder or f"? ({info.directory.name})",
-            size_text(info.size_bytes),
+            replies.size_text(info.size_bytes),
             info.model or "-",
             str(info.files),
             str(info.chunks),
@@ -201,5 +200,5 @@ def render_list(infos: list[IndexInfo], base: Path) -> str:
         for row in (header, *rows)
     ]
     total = sum(info.size_bytes for info in infos)
-    lines.append(f"{len(infos)} {'index' if len(infos) == 1 else 'indexes'}, {size_text(total)} in {base}")
+    lines.append(f"{len(infos)} {'index' if len(infos) == 1 else 'indexes'}, {replies.size_text(total)} in {base}")
     return "\n".join(lines)

@@ -55,6 +55,7 @@ class SyncReport:
     skipped: list[tuple[str, str]] = field(default_factory=list)
     outage: str | None = None
     rebuilt: bool | None = None  # reindex -all: whether the new index replaced the old one (None: not a rebuild)
+    left_out: dict[str, int] = field(default_factory=dict)  # other doc formats' files not indexed, by ending (#25)
 
     def reply(self, path: str | None) -> str:
         """R-M7's line for this reindex, of the folder (None) or of one path; a skipped file says why (R-I2)."""
@@ -153,6 +154,7 @@ class Syncer:
         started = time.monotonic()
         report = SyncReport()
         paths = list(self._policy.walk())
+        report.left_out = dict(self._policy.left_out)
         paths = LanguageTrees.of(paths).sync_order(paths)  # a first sync makes the main language searchable first
         present = set(paths)
         gone = [path for path in self._store.paths() if path not in present]
@@ -397,18 +399,7 @@ class Syncer:
                     self._vectors.pop(h, None)
 
     def _rows(self, item: _Pending) -> list[NewChunk]:
-        return [
-            NewChunk(
-                ordinal=c.ordinal,
-                heading=c.heading,
-                text=c.text,
-                start_line=c.start_line,
-                end_line=c.end_line,
-                text_hash=h,
-                vector=self._vectors[h],
-            )
-            for c, h in zip(item.chunks, item.hashes, strict=True)
-        ]
+        return [NewChunk.of(c, h, self._vectors[h]) for c, h in zip(item.chunks, item.hashes, strict=True)]
 
 
 def markdown_bytes(policy: IgnorePolicy) -> int:
