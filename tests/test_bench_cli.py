@@ -80,7 +80,8 @@ def test_quick_bench_measures_every_figure(tmp_path: Path, model: Path) -> None:
         assert figures[key] is None, key
     for key in FIGURES:
         value = figures[key]
-        assert isinstance(value, int | float) and math.isfinite(value) and value > 0, (key, value)
+        assert isinstance(value, int | float) and math.isfinite(value), (key, value)
+        assert value > 0 or (key, value) == ("second_checkout_api_requests", 0), (key, value)
     table = proc.stdout
     assert f"a copy of the notes in {notes.resolve()}" in table
     assert "bars missed:" in table and "skipped (--quick)" in table
