@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from scree.errors import ConfigError
-from scree.index.folder import DB_NAME, LOCK_NAME, index_dir_for
+from scree.index.folder import DB_NAME, LOCK_NAME, index_dir_for, vector_cache_path
 from scree.paths import FROM_CWD_REPO, choose_folder, data_home
 from scree.redact import register_secret, url_password
 
@@ -22,7 +22,9 @@ BYTES_PER_MB = 1_000_000  # SCREE_FIRST_SYNC_MB and the sizes scree prints count
 BYTES_PER_MIB = 1 << 20  # SCREE_WRITER_MAX_RSS_MB counts MiB, as ps and top do
 DEFAULT_MAX_FILE_BYTES = 1_000_000  # R-I2
 DEFAULT_FIRST_SYNC_MB = 50.0  # R-S4
-DEFAULT_EXTENSIONS = (".md", ".markdown")  # R-I1
+# issue 24: ~300k vectors of 384 dims (all-MiniLM-L6-v2), ~250k of 512 (the default API model); 0 turns it off
+DEFAULT_VECTOR_CACHE_MB = 512.0
+DEFAULT_EXTENSIONS = (".md", ".markdown", ".mdx")  # R-I1; .mdx is markdown with JSX (issue 25)
 DEBOUNCE_SECONDS = 1.5  # R-W2
 OUTAGE_PAUSE_SECONDS = 30.0  # R-E4
 OUTAGE_PAUSE_MAX_SECONDS = 300.0  # R-E4
@@ -83,6 +85,8 @@ class Settings:
     embedder: str = "auto"
     local_model_dir: Path | None = None
     models_dir: Path = Path()
+    vector_cache_path: Path = Path()  # issue 24: the machine-wide cache of vectors, shared by every index
+    vector_cache_mb: float = DEFAULT_VECTOR_CACHE_MB
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
     first_sync_mb: float = DEFAULT_FIRST_SYNC_MB
     extensions: tuple[str, ...] = DEFAULT_EXTENSIONS
@@ -146,6 +150,11 @@ NUMBER_RANGES: dict[str, NumberRange] = {
     "SCREE_HTTP_MAX_SESSIONS": NumberRange(1, 100_000, whole=True),
     "SCREE_HTTP_SESSION_IDLE_SECONDS": NumberRange(0.1, 7 * DAY_S),
     "SCREE_HTTP_MAX_BODY_BYTES": NumberRange(1024, 100 * BYTES_PER_MB, whole=True),
+    "SCREE_HTTP_HEADER_TIMEOUT_SECONDS": NumberRange(0.1, HOUR_S),
+    "SCREE_HTTP_BODY_TIMEOUT_SECONDS": NumberRange(0.1, HOUR_S),
+    "SCREE_HTTP_IDLE_SECONDS": NumberRange(1, DAY_S),
+    "SCREE_HTTP_MAX_CONNECTIONS": NumberRange(1, 100_000, whole=True),
+    "SCREE_VECTOR_CACHE_MB": NumberRange(0, 1_048_576),  # 0 turns the cache off; a TB at most
 }
 UNLISTED_RANGE_HIGH = 1e9  # below threading.TIMEOUT_MAX (about 9.2e9 s), so no wait can overflow
 
@@ -290,6 +299,8 @@ def load_settings(
         embedder=_choice(env, "SCREE_EMBEDDER", "auto", EMBEDDER_CHOICES),
         local_model_dir=Path(local_dir).expanduser() if local_dir else None,
         models_dir=data_home(env) / "models",
+        vector_cache_path=vector_cache_path(data_home(env)),
+        vector_cache_mb=env_number(env, "SCREE_VECTOR_CACHE_MB", DEFAULT_VECTOR_CACHE_MB),
         max_file_bytes=int(env_number(env, "SCREE_MAX_FILE_BYTES", DEFAULT_MAX_FILE_BYTES)),
         first_sync_mb=env_number(env, "SCREE_FIRST_SYNC_MB", DEFAULT_FIRST_SYNC_MB),
         extensions=_extensions(env),

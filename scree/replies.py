@@ -114,6 +114,17 @@ def scan_summary(scanned: int, indexed: int, removed: int, failed: int, deferred
     return f"Scanned {files(scanned)}: {indexed} indexed, {removed} removed, {failed} failed, {deferred} deferred."
 
 
+def left_out_note(left_out: dict[str, int]) -> str | None:
+    """Issue 25: files of other doc formats a scan left out, by ending, and the setting that adds them; None for
+    none. `left out: 3 .rst, 1 .txt files (not indexed: SCREE_EXTENSIONS=.rst,.txt adds them)`."""
+    if not left_out:
+        return None
+    endings = sorted(left_out, key=lambda ending: (-left_out[ending], ending))
+    counts = ", ".join(f"{left_out[ending]} {ending}" for ending in endings)
+    noun = "file" if sum(left_out.values()) == 1 else "files"
+    return f"left out: {counts} {noun} (not indexed: SCREE_EXTENSIONS={','.join(endings)} adds them)"
+
+
 def rebuild_kept_old(summary: str) -> str:
     """`reindex -all` that did not finish: the old index was never touched (issue 13)."""
     return f"{summary} The rebuild did not finish: the old index is kept as it was."
@@ -313,7 +324,7 @@ def no_markdown_files(folder: str, extensions: tuple[str, ...]) -> str:
     """`scree reindex` over a folder holding no file it indexes (issue 25): say so, and how to add endings."""
     return (
         f"No markdown files in {folder}: scree indexes files ending in {', '.join(extensions)}; SCREE_EXTENSIONS "
-        "adds other endings (SCREE_EXTENSIONS=.mdx,.txt)."
+        "adds other endings (SCREE_EXTENSIONS=.txt,.rst)."
     )
 
 
@@ -330,6 +341,14 @@ def index_without_root(directory: str) -> str:
         f"Skipped {directory}: it has no root file naming its folder, so scree cannot tell whether that folder is "
         "gone; delete it by hand if it is not wanted."
     )
+
+
+def no_vector_cache(path: str) -> str:
+    return f"No vector cache at {path}; nothing removed."
+
+
+def vector_cache_removed(path: str, size: str) -> str:
+    return f"Removed the vector cache {path} ({size}); the next sync makes it again."
 
 
 NO_MISSING_INDEX = "No index belongs to a folder that is gone; nothing removed."

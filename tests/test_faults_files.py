@@ -279,8 +279,8 @@ def test_a_folder_without_markdown_says_so_naming_scree_extensions(tmp_path: Pat
     lines = done.stdout.splitlines()
     assert lines[0].startswith("Scanned 0 files")
     assert lines[1] == (
-        f"No markdown files in {folder}: scree indexes files ending in .md, .markdown; SCREE_EXTENSIONS adds "
-        "other endings (SCREE_EXTENSIONS=.mdx,.txt)."
+        f"No markdown files in {folder}: scree indexes files ending in .md, .markdown, .mdx; SCREE_EXTENSIONS "
+        "adds other endings (SCREE_EXTENSIONS=.txt,.rst)."
     )
     for mode in ("keyword", "hybrid"):
         found = scree(env, "search", "--mode", mode, "--notes", str(folder), "alpha")
