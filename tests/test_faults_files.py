@@ -287,5 +287,6 @@ def test_a_folder_without_markdown_says_so_naming_scree_extensions(tmp_path: Pat
         assert found.returncode == 0, found.stderr
         assert found.stdout.splitlines() == [
             "No matching documents.",
-            f"[no markdown files: {folder} has no files ending in .md, .markdown; SCREE_EXTENSIONS adds other endings]",
+            f"[no markdown files: {folder} has no files ending in .md, .markdown, .mdx; SCREE_EXTENSIONS adds "
+            "other endings]",
         ]

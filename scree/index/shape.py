@@ -1,6 +1,6 @@
 """The settings that decide which files an index holds (issue 25): SCREE_EXTENSIONS and SCREE_MAX_FILE_BYTES.
 
-A setting given in one shell only (`SCREE_EXTENSIONS=.mdx scree reindex`) used to be undone by the next writer
+A setting given in one shell only (`SCREE_EXTENSIONS=.txt scree reindex`) used to be undone by the next writer
 started without it: its first sync removed every page the setting had let in, and said nothing. The index now
 records the settings it was last synced with; a writer whose settings would drop files refuses to start (one line,
 naming the setting and the two ways on), while `scree reindex`, asked for on purpose, goes ahead with a warning and
