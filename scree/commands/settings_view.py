@@ -96,7 +96,16 @@ VALUES: tuple[tuple[str, Callable[[Settings], str]], ...] = (
 def _http_rows(origins: Origins) -> list[Row]:
     """`scree serve --http`'s settings (R-M9), as its options read them; the token only as set/unset (R-E5)."""
     from scree.config import env_number
-    from scree.reader_proc.http_options import MAX_BODY_BYTES, MAX_SESSIONS, SESSION_IDLE_S, TOKEN_ENV
+    from scree.reader_proc.http_options import (
+        BODY_TIMEOUT_S,
+        HEADER_TIMEOUT_S,
+        IDLE_TIMEOUT_S,
+        MAX_BODY_BYTES,
+        MAX_CONNECTIONS,
+        MAX_SESSIONS,
+        SESSION_IDLE_S,
+        TOKEN_ENV,
+    )
 
     env = origins.env
     idle = _seconds(env_number(env, "SCREE_HTTP_SESSION_IDLE_SECONDS", SESSION_IDLE_S))
@@ -107,6 +116,16 @@ def _http_rows(origins: Origins) -> list[Row]:
         ("SCREE_HTTP_MAX_SESSIONS", f"{int(env_number(env, 'SCREE_HTTP_MAX_SESSIONS', MAX_SESSIONS, 1))}"),
         ("SCREE_HTTP_SESSION_IDLE_SECONDS", idle),
         ("SCREE_HTTP_MAX_BODY_BYTES", f"{int(env_number(env, 'SCREE_HTTP_MAX_BODY_BYTES', MAX_BODY_BYTES, 1024))}"),
+        (
+            "SCREE_HTTP_HEADER_TIMEOUT_SECONDS",
+            _seconds(env_number(env, "SCREE_HTTP_HEADER_TIMEOUT_SECONDS", HEADER_TIMEOUT_S)),
+        ),
+        (
+            "SCREE_HTTP_BODY_TIMEOUT_SECONDS",
+            _seconds(env_number(env, "SCREE_HTTP_BODY_TIMEOUT_SECONDS", BODY_TIMEOUT_S)),
+        ),
+        ("SCREE_HTTP_IDLE_SECONDS", _seconds(env_number(env, "SCREE_HTTP_IDLE_SECONDS", IDLE_TIMEOUT_S))),
+        ("SCREE_HTTP_MAX_CONNECTIONS", f"{int(env_number(env, 'SCREE_HTTP_MAX_CONNECTIONS', MAX_CONNECTIONS))}"),
     )
     return [Row(name, value, origins.source(name)) for name, value in values]
 
