@@ -105,7 +105,7 @@ class ReaderTools:
         if self._engine is None:
             if not self._settings.db_path.exists():
                 return None
-            from scree.embedders.factory import embedder_available, make_embedder
+            from scree.embedders.factory import embedder_available, make_query_embedder
             from scree.embedders.idle import READER_IDLE_S
             from scree.search.engine import SearchEngine
             from scree.store import Store
@@ -116,7 +116,7 @@ class ReaderTools:
                 self.policy(),
                 settings.folder,
                 settings.max_file_bytes,
-                lambda: make_embedder(settings, release_idle_s=READER_IDLE_S),
+                lambda: make_query_embedder(settings, READER_IDLE_S),
                 lambda: embedder_available(settings),
             )
         else:
