@@ -65,8 +65,9 @@ def sampled_uss_mb(procs: list[psutil.Process], idle_s: float) -> float:
 
 
 def index_folder(folder: Path, env: dict[str, str]) -> None:
-    proc = subprocess.run([sys.executable, "-m", "scree.cli", "reindex", "--notes", str(folder)], env=env, text=True,
-                          capture_output=True)
+    proc = subprocess.run(
+        [sys.executable, "-m", "scree.cli", "reindex", "--notes", str(folder)], env=env, text=True, capture_output=True
+    )
     if proc.returncode != 0:
         raise RuntimeError(f"scree reindex exited with {proc.returncode}: {proc.stderr.strip()[-300:]}")
 
@@ -82,9 +83,9 @@ def semantic(server: Stdio, query: str) -> float:
     return elapsed
 
 
-def measure(folder: Path, data: Path, model_dir: Path, sessions: int = DEFAULT_SESSIONS, idle_s: float = 3.0) -> dict[
-    str, float
-]:
+def measure(
+    folder: Path, data: Path, model_dir: Path, sessions: int = DEFAULT_SESSIONS, idle_s: float = 3.0
+) -> dict[str, float]:
     """N serves then N bare servers, one set at a time; `folder` is indexed under `data` first if it is not yet."""
     env = clean_env(data)
     env.update(SCREE_EMBEDDER="local", SCREE_LOCAL_MODEL_DIR=str(model_dir), SCREE_LOG_LEVEL="warning")
@@ -150,11 +151,17 @@ def main() -> None:
     bar = result["bare_sessions_uss_mb"] + BAR_OVER_BARE_MB
     met = result["sessions_uss_mb"] <= bar
     print(f"{n} sessions in one folder, offline model, each after a semantic search")
-    print(f"  USS, {n} x scree serve ({result['sessions_processes']:g} processes)  {result['sessions_uss_mb']:8.1f} MB")
-    print(f"  USS, {n} x bare SDK server                   {result['bare_sessions_uss_mb']:8.1f} MB")
+    rows = [
+        (f"USS, {n} x scree serve ({result['sessions_processes']:g} processes)", result["sessions_uss_mb"]),
+        (f"USS, {n} x bare SDK server", result["bare_sessions_uss_mb"]),
+    ]
+    for label, value in rows:
+        print(f"  {label:<40} {value:8.1f} MB")
     print(f"  bar: <= bare + {BAR_OVER_BARE_MB:g} MB = {bar:.1f} MB: {'met' if met else 'MISSED'}")
-    print(f"  semantic search end to end: p50 {result['sessions_semantic_p50_ms']:.1f} ms, "
-          f"p95 {result['sessions_semantic_p95_ms']:.1f} ms")
+    print(
+        f"  semantic search end to end: p50 {result['sessions_semantic_p50_ms']:.1f} ms, "
+        f"p95 {result['sessions_semantic_p95_ms']:.1f} ms"
+    )
     payload: dict[str, Any] = {**result, "bar_uss_mb": round(bar, 1), "bar_met": met}
     args.json.parent.mkdir(parents=True, exist_ok=True)
     args.json.write_text(json.dumps(payload, indent=2) + "\n")

@@ -24,7 +24,7 @@ from scree.logs import get_logger
 log = get_logger(__name__)
 
 CONNECT_S = 0.5  # a live writer accepts at once: its query thread does nothing else
-REPLY_S = 5.0  # a query waits at most one sync slice (~1 s) and, after an idle release, a model load (~0.5 s)
+REPLY_S = 10.0  # R-E4's query deadline; a query waits at most one sync slice and, after an idle release, a model load
 QUIET_S = 30.0  # after a writer missed REPLY_S, queries go straight to the local model this long
 ATTEMPTS = 2  # a connection that broke mid-query (a writer killed) gets one more
 HANDOVER_S = 3.0  # a writer that holds the lock but has no socket yet: spawn and imports take ~1 s on a busy machine
