@@ -52,7 +52,7 @@ def _add_folder_flags(parser: argparse.ArgumentParser) -> None:
 
 def _hit_count(text: str) -> int:
     """`search -k`: a whole number within the search engine's range, else a usage error (exit 2, R-L1)."""
-    from scree.search.engine import MAX_K
+    from scree.search import MAX_K
 
     try:
         value = int(text)
@@ -299,6 +299,9 @@ def cmd_reindex(args: argparse.Namespace) -> int:
     if path is not None and (path, MISSING_REASON) in report.skipped:
         raise ScreeError(outcome.message)  # R-L1: a file that is not there is a failure (its old rows are gone)
     print(inert(outcome.message))  # file names and API errors are data: escapes shown, not run (issue 13)
+    left_out = replies.left_out_note(report.left_out) if path is None else None
+    if left_out is not None:  # issue 25: a folder of .rst or .mdx files was skipped without a word
+        print(f"  {left_out}")
     for skipped, reason in report.skipped if path is None else ():  # one path: the message says why
         print(inert(f"  skipped {shown_short(skipped)}: {reason}"))  # a path over PATH_MAX: one readable line
     if report.outage:

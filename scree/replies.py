@@ -16,6 +16,15 @@ OPTED_OUT_REASON = "front matter says scree: ignore"  # R-I1: the reason an opte
 MISSING_REASON = "no such file"  # a path asked for that is not there (`scree reindex PATH` exits 1 on it)
 
 
+def size_text(n: float) -> str:
+    """Bytes as people read them: 812 B, 45.3 KB, 4.8 MB (decimal, as SCREE_FIRST_SYNC_MB counts)."""
+    if n < 1000:
+        return f"{n:.0f} B"
+    if n < 1000 * 1000:
+        return f"{n / 1000:.1f} KB"
+    return f"{n / (1000 * 1000):.1f} MB"
+
+
 def who(pid: int | None) -> str:
     """A lock holder as the replies name it."""
     return f"pid {pid}" if pid is not None else "pid unknown"
@@ -103,6 +112,17 @@ def cli_index_note(*, complete: bool, holder_pid: int | None, last_error: str | 
 def scan_summary(scanned: int, indexed: int, removed: int, failed: int, deferred: int) -> str:
     """A whole-folder reindex."""
     return f"Scanned {files(scanned)}: {indexed} indexed, {removed} removed, {failed} failed, {deferred} deferred."
+
+
+def left_out_note(left_out: dict[str, int]) -> str | None:
+    """Issue 25: files of other doc formats a scan left out, by ending, and the setting that adds them; None for
+    none. `left out: 3 .rst, 1 .txt files (not indexed: SCREE_EXTENSIONS=.rst,.txt adds them)`."""
+    if not left_out:
+        return None
+    endings = sorted(left_out, key=lambda ending: (-left_out[ending], ending))
+    counts = ", ".join(f"{left_out[ending]} {ending}" for ending in endings)
+    noun = "file" if sum(left_out.values()) == 1 else "files"
+    return f"left out: {counts} {noun} (not indexed: SCREE_EXTENSIONS={','.join(endings)} adds them)"
 
 
 def rebuild_kept_old(summary: str) -> str:

@@ -114,3 +114,57 @@ def test_an_unrelated_new_folder_gets_its_own_index_and_remove_cleans_up(tmp_pat
 def test_index_usage_errors_exit_2(tmp_path: Path, args: tuple[str, ...]) -> None:
     proc = run_scree(*args, env=scree_env(tmp_path / "data"))
     assert proc.returncode == 2 and proc.stdout == "" and "Traceback" not in proc.stderr
+
+
+# --- issue 25 item 5: adoption takes a moved checkout, never an unrelated folder's rows ---
+
+
+def _orphaned(tmp_path: Path, env: dict[str, str], files: int = 6) -> Path:
+    """A folder of `files` notes, indexed, then moved away so its index is an orphan; returns where it was."""
+    old = tmp_path / "old" / "project"
+    for n in range(files):
+        write_file(old, f"docs/secret{n}.md", f"# Secret {n}\n\nPrivate launch codes number {n}: zebra{n}.\n")
+    assert run_scree("reindex", "--notes", str(old), env=env).returncode == 0
+    os.rename(old, tmp_path / "old" / "elsewhere")
+    return old
+
+
+def test_a_folder_sharing_one_file_does_not_take_over_another_index(tmp_path: Path) -> None:
+    env = scree_env(tmp_path / "data", SCREE_EMBEDDER="hash")
+    old = _orphaned(tmp_path, env)
+    stranger = tmp_path / "stranger"
+    write_file(stranger, "docs/secret0.md", (tmp_path / "old" / "elsewhere" / "docs" / "secret0.md").read_text())
+    proc = run_scree("reindex", "--notes", str(stranger), env=env)
+    assert proc.returncode == 0 and "reusing" not in proc.stderr, proc.stderr
+    assert proc.stdout.startswith("Scanned 1 file: 1 indexed")
+    hits = json.loads(
+        run_scree("search", "--notes", str(stranger), "--json", "--mode", "keyword", "zebra3", env=env).stdout
+    )
+    assert hits["hits"] == []  # the other folder's text is not here, not even as a stale hit
+    assert {entry["folder"] for entry in _index_list(env)} == {str(old), str(stranger)}
+
+
+def test_an_index_made_by_another_model_is_not_adopted(tmp_path: Path, embed_server: EmbedServer) -> None:
+    old = _orphaned(tmp_path, scree_env(tmp_path / "data", SCREE_EMBEDDER="hash"))
+    moved = tmp_path / "old" / "elsewhere"
+    proc = run_scree("reindex", "--notes", str(moved), env=scree_env(tmp_path / "data", embed_server.url))
+    assert proc.returncode == 0 and "reusing" not in proc.stderr, proc.stderr
+    assert proc.stdout.startswith("Scanned 6 files: 6 indexed") and embed_server.request_count() > 0
+    assert str(old) in {entry["folder"] for entry in _index_list(scree_env(tmp_path / "data"))}
+
+
+def test_an_adopted_index_keeps_only_the_files_the_new_folder_has_unchanged(tmp_path: Path) -> None:
+    from scree.index.adopt import adopt_moved_index
+    from scree.store import Store
+
+    env = scree_env(tmp_path / "data", SCREE_EMBEDDER="hash")
+    _orphaned(tmp_path, env)
+    moved = tmp_path / "old" / "elsewhere"
+    (moved / "docs" / "secret5.md").unlink()  # gone in the new place
+    write_file(moved, "docs/secret4.md", "# Secret 4\n\nRewritten.\n")  # changed there
+    settings = load_settings(env, notes=str(moved))
+    adopted = adopt_moved_index(settings)
+    assert adopted is not None and (adopted.matched, adopted.files) == (4, 5)
+    with Store.open(settings.db_path, settings.folder, readonly=True) as store:
+        assert sorted(store.files()) == [f"docs/secret{n}.md" for n in range(4)]
+        assert not store.first_sync_done()  # incomplete for the new folder until its sync runs (R-M5)

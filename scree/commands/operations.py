@@ -8,7 +8,7 @@ from typing import Any
 
 from scree.config import Settings
 from scree.content.ignore import IgnorePolicy
-from scree.embedders.factory import embedder_available, expected_identity, make_embedder
+from scree.embedders.factory import expected_identity, make_embedder
 from scree.errors import LockHeldError, ScreeError
 from scree.index.folder import prepare_index_dir
 from scree.index.lock import WriterLock, lock_holder
@@ -80,15 +80,7 @@ def search(settings: Settings, query: str, k: int, mode: str, path: str | None =
         raise ScreeError(f'no index for {settings.folder} yet: run "scree reindex" in it first')
     policy = IgnorePolicy(settings.folder, settings.extensions)
     with open_store(settings, readonly=True) as store:
-        engine = SearchEngine(
-            store,
-            policy,
-            settings.folder,
-            settings.max_file_bytes,
-            lambda: make_embedder(settings),
-            lambda: embedder_available(settings),
-        )
-        result = engine.search(query, k=k, mode=mode, path=path)
+        result = SearchEngine.over(store, settings, policy).search(query, k=k, mode=mode, path=path)
         note = index_note(settings, store)
     if note is not None:
         result.notes.append(note)

@@ -10,13 +10,14 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TextIO
 
+from scree.replies import size_text
+
 if TYPE_CHECKING:
     from scree.writer_proc.sync import SyncReport
 
 REDRAW_S = 0.2  # at most five redraws a second: a fast sync would otherwise spend its time on the terminal
 CLEAR_TO_END = "\x1b[K"
 FALLBACK_COLUMNS = 80  # a terminal that reports no width
-KB, MB = 1000, 1000 * 1000  # decimal, as SCREE_FIRST_SYNC_MB counts
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,15 +30,6 @@ class Snapshot:
     bytes_total: int
     chunks_embedded: int
     elapsed_s: float
-
-
-def size_text(n: float) -> str:
-    """Bytes as people read them: 812 B, 45.3 KB, 4.8 MB."""
-    if n < KB:
-        return f"{n:.0f} B"
-    if n < MB:
-        return f"{n / KB:.1f} KB"
-    return f"{n / MB:.1f} MB"
 
 
 def duration_text(seconds: float) -> str:

@@ -13,7 +13,6 @@ from scree.logs import get_logger
 log = get_logger(__name__)
 
 HASH_DIMS = 64
-KEYWORD_ONLY = "none:keyword-only"
 SEMANTIC_OFF = (
     'semantic search is off: no API key and no offline model; run "scree model install" '
     "(or set OPENROUTER_API_KEY) to search by meaning"
@@ -85,7 +84,7 @@ def make_embedder(
     return ReleasedWhenIdle(local, release_idle_s)
 
 
-def make_query_embedder(settings: Settings, release_idle_s: float) -> Embedder:
+def make_query_embedder(settings: Settings, release_idle_s: float | None = None) -> Embedder:
     """The embedder a reader embeds search queries with (issue 24). With the offline model, the index's writer embeds
     them with the copy it already holds (scree.embedders.remote_query), and this reader loads its own (released
     `release_idle_s` after its last use) only when no writer answers; every other kind is make_embedder's."""

@@ -8,7 +8,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from scree import replies
-from scree.commands.progress import size_text
 from scree.errors import ScreeError
 from scree.index.folder import DB_NAME, LOCK_NAME, indexes_dir, read_root
 from scree.index.lock import WriterLock, lock_holder
@@ -116,7 +115,7 @@ def remove_indexes(data_home: Path, folder: Path | None) -> list[str]:
     said = []
     for info in targets:
         remove_index(info)
-        said.append(replies.index_removed(info.folder or str(info.directory), size_text(info.size_bytes)))
+        said.append(replies.index_removed(info.folder or str(info.directory), replies.size_text(info.size_bytes)))
     return said or [replies.NO_MISSING_INDEX]
 
 
@@ -156,7 +155,7 @@ def render_list(infos: list[IndexInfo], base: Path) -> str:
     rows = [
         (
             info.folder or f"? ({info.directory.name})",
-            size_text(info.size_bytes),
+            replies.size_text(info.size_bytes),
             info.model or "-",
             str(info.files),
             str(info.chunks),
@@ -171,5 +170,5 @@ def render_list(infos: list[IndexInfo], base: Path) -> str:
         for row in (header, *rows)
     ]
     total = sum(info.size_bytes for info in infos)
-    lines.append(f"{len(infos)} {'index' if len(infos) == 1 else 'indexes'}, {size_text(total)} in {base}")
+    lines.append(f"{len(infos)} {'index' if len(infos) == 1 else 'indexes'}, {replies.size_text(total)} in {base}")
     return "\n".join(lines)

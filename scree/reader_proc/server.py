@@ -14,8 +14,9 @@ from scree import __version__
 from scree.config import Settings
 from scree.logs import configure_logging, get_logger
 from scree.protocol import WriterControl
-from scree.reader_proc.tools import DEFAULT_K, MAX_K, ReaderTools, Reply
+from scree.reader_proc.tools import ReaderTools, Reply
 from scree.redact import register_secret
+from scree.search import DEFAULT_K, MAX_K
 from scree.search.render import ReplyCap
 
 log = get_logger(__name__)

@@ -281,9 +281,12 @@ class Store:
         return None if row is None else str(row[0])
 
     def move_to(self, folder: Path) -> None:
-        """Record that this index is now `folder`'s (a moved checkout adopted it: scree.index.adopt)."""
+        """Record that this index is now `folder`'s (a moved checkout adopted it: scree.index.adopt); it is not
+        complete for that folder until a sync of it finishes (R-M5)."""
         folder_text = str(folder.resolve())
-        self.set_meta(META_FOLDER, folder_text)
+        with self._transaction():
+            self._conn.execute("update meta set value = ? where key = ?", (folder_text, META_FOLDER))
+            self._conn.execute("delete from meta where key = ?", (META_FIRST_SYNC_DONE,))
         self.folder = folder_text
 
     def set_meta(self, key: str, value: str) -> None:
@@ -326,7 +329,7 @@ class Store:
     def prepare(self, embedder: Embedder) -> None:
         """Record the embedder on a new index, or refuse one made by another model (R-F3); a keyword-only index
         has no vectors to lose, so once a model exists it is rebuilt with vectors."""
-        from scree.embedders.factory import KEYWORD_ONLY
+        from scree.embedders.base import KEYWORD_ONLY
 
         recorded = self.model()
         if recorded is None:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from scree import replies
-from scree.config import Settings
+from scree.config import BYTES_PER_MB, Settings
 from scree.content.chunking import Chunk, chunk_markdown, embed_text, opted_out, text_hash
 from scree.content.files import BAD_NAME, Skipped, name_is_valid, path_too_long, read_markdown, shown_name, shown_short
 from scree.content.ignore import IgnorePolicy
@@ -29,7 +29,7 @@ from scree.store import FileState, NewChunk, Store
 log = get_logger(__name__)
 
 WRITE_BATCH_CHUNKS = 512  # rows per write transaction: sqlite-vec pays per commit, so small files share one
-BYTES_PER_MB = 1_000_000  # R-S4: SCREE_FIRST_SYNC_MB counts decimal megabytes
+
 LOGGED_PATHS = 5  # paths named in a debug or info line about many
 
 
@@ -45,7 +45,6 @@ class SyncReport:
     deferred: int = 0
     deferred_with_rows: int = 0  # of `deferred`, files the index holds an older version of (kept as it is)
     chunks_embedded: int = 0
-    chunks_reused: int = 0
     bytes_read: int = 0
     bytes_total: int = 0  # R-L1, with a progress callback: the size of the files this run visits ...
     bytes_visited: int = 0  # ... and of those visited so far (read, skipped or gone), for the progress line's ETA,
@@ -54,6 +53,7 @@ class SyncReport:
     skipped: list[tuple[str, str]] = field(default_factory=list)
     outage: str | None = None
     rebuilt: bool | None = None  # reindex -all: whether the new index replaced the old one (None: not a rebuild)
+    left_out: dict[str, int] = field(default_factory=dict)  # other doc formats' files not indexed, by ending (#25)
 
     def reply(self, path: str | None) -> str:
         """R-M7's line for this reindex, of the folder (None) or of one path; a skipped file says why (R-I2)."""
@@ -146,6 +146,7 @@ class Syncer:
         started = time.monotonic()
         report = SyncReport()
         paths = list(self._policy.walk())
+        report.left_out = dict(self._policy.left_out)
         paths = LanguageTrees.of(paths).sync_order(paths)  # a first sync makes the main language searchable first
         present = set(paths)
         gone = [path for path in self._store.paths() if path not in present]
@@ -341,7 +342,6 @@ class Syncer:
         # a hash covers the path (R-C4): only a file the index holds has stored vectors to reuse (a new one: no query)
         cached = self._store.vectors_for_hashes(unknown) if old is not None else {}
         self._vectors.update(cached)
-        report.chunks_reused += len(hashes) - len([h for h in unknown if h not in cached])
         for h, text in zip(hashes, texts, strict=True):
             if h not in self._vectors and h not in self._need:
                 self._need[h] = text
@@ -383,18 +383,7 @@ class Syncer:
                     self._vectors.pop(h, None)
 
     def _rows(self, item: _Pending) -> list[NewChunk]:
-        return [
-            NewChunk(
-                ordinal=c.ordinal,
-                heading=c.heading,
-                text=c.text,
-                start_line=c.start_line,
-                end_line=c.end_line,
-                text_hash=h,
-                vector=self._vectors[h],
-            )
-            for c, h in zip(item.chunks, item.hashes, strict=True)
-        ]
+        return [NewChunk.of(c, h, self._vectors[h]) for c, h in zip(item.chunks, item.hashes, strict=True)]
 
 
 def markdown_bytes(policy: IgnorePolicy) -> int:
