@@ -84,7 +84,12 @@ def semantic(server: Stdio, query: str) -> float:
 
 
 def measure(
-    folder: Path, data: Path, model_dir: Path, sessions: int = DEFAULT_SESSIONS, idle_s: float = 3.0
+    folder: Path,
+    data: Path,
+    model_dir: Path,
+    sessions: int = DEFAULT_SESSIONS,
+    idle_s: float = 3.0,
+    queries: int = QUERIES,
 ) -> dict[str, float]:
     """N serves then N bare servers, one set at a time; `folder` is indexed under `data` first if it is not yet."""
     env = clean_env(data)
@@ -101,7 +106,7 @@ def measure(
             serve.handshake()
         for serve in serves:
             semantic(serve, "how does the writer sync the folder")
-        for n in range(QUERIES):
+        for n in range(queries):
             for serve in serves:
                 times.append(semantic(serve, f"{QUERY_WORDS[n % len(QUERY_WORDS)]} notes {n}"))
         serve_uss = sampled_uss_mb([s.ps for s in serves], idle_s)
