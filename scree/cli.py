@@ -14,7 +14,7 @@ from typing import NoReturn
 
 from scree import __version__, replies
 from scree.commands.progress import LineAwareStream, ProgressPrinter, final_line
-from scree.config import Settings, load_settings, log_format, log_level
+from scree.config import DEFAULT_VECTOR_CACHE_MB, Settings, env_number, load_settings, log_format, log_level
 from scree.errors import ScreeError, UsageError
 from scree.index.folder import indexes_dir
 from scree.inert import inert, json_inert
@@ -109,14 +109,23 @@ def build_parser() -> argparse.ArgumentParser:
         "run the MCP server on stdin/stdout (what .mcp.json starts), or over HTTP",
         "Tools: search_docs, read_doc, reindex. The process that holds writer.lock keeps the index current in a "
         "supervised child process: it syncs the folder's markdown files first, then follows their edits. With "
-        "--http: MCP streamable HTTP at /mcp and GET /healthz, Host/Origin checked, a bearer token off loopback.",
+        "--http: MCP streamable HTTP at /mcp and GET /healthz, Host/Origin checked, a bearer token required (one is "
+        "made in the config folder when none is given).",
     )
     _add_folder_flags(p)
     p.add_argument("--http", action="store_true", help="serve MCP streamable HTTP at /mcp (and GET /healthz)")
-    p.add_argument("--host", help="with --http: address to listen on (default 127.0.0.1; others need a token)")
+    p.add_argument("--host", help="with --http: address to listen on (default 127.0.0.1)")
     p.add_argument("--port", type=_port, help="with --http: port (default 8765; 0 picks a free one)")
     p.add_argument(
-        "--token-file", metavar="FILE", help="with --http: bearer token file, mode 600 (or set SCREE_HTTP_TOKEN)"
+        "--token-file",
+        metavar="FILE",
+        help="with --http: bearer token file, mode 600 (or set SCREE_HTTP_TOKEN; default: one made in "
+        "$XDG_CONFIG_HOME/scree/http-token)",
+    )
+    p.add_argument(
+        "--no-token",
+        action="store_true",
+        help="with --http on loopback: no token at all (any local user can then read the folder)",
     )
     p.add_argument(
         "--allow-host",
@@ -210,9 +219,16 @@ def build_parser() -> argparse.ArgumentParser:
     index_sub = p.add_subparsers(dest="index_command", metavar="ACTION", required=True)
     q = _command(index_sub, "list", "every index: folder, size, model, counts, last sync, state")
     q.add_argument("--json", action="store_true", help="print one JSON list")
-    q = _command(index_sub, "remove", "delete the index of FOLDER, or of every folder that no longer exists")
+    q = _command(
+        index_sub,
+        "remove",
+        "delete the index of FOLDER, or of every folder that no longer exists, and/or the machine's vector cache",
+        "An index's vectors stay in the vector cache every index shares (it evicts the least recently used past "
+        "SCREE_VECTOR_CACHE_MB); --vectors deletes it, safely even while writers run.",
+    )
     q.add_argument("folder", nargs="?", metavar="FOLDER", help="the folder whose index goes (it may be gone)")
     q.add_argument("--missing", action="store_true", help="every index whose folder no longer exists")
+    q.add_argument("--vectors", action="store_true", help="the vector cache every index shares (issue 24)")
 
     p = _command(
         sub,
@@ -260,7 +276,8 @@ def settings_for(args: argparse.Namespace) -> Settings:
 def cmd_serve(args: argparse.Namespace) -> int:
     if not args.http:
         given = [flag for flag, value in (("--host", args.host), ("--port", args.port), ("--token-file",
-                 args.token_file), ("--allow-host", args.allow_host)) if value not in (None, [])]  # fmt: skip
+                 args.token_file), ("--allow-host", args.allow_host), ("--no-token", args.no_token or None))
+                 if value not in (None, [])]  # fmt: skip
         if given:
             raise UsageError(f"{', '.join(given)}: only with --http (without it, serve speaks MCP on stdin/stdout)")
         from scree.supervisor import serve
@@ -269,7 +286,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from scree.reader_proc.http_options import HttpOptions
     from scree.supervisor import serve_http
 
-    options = HttpOptions.load(args.host, args.port, args.token_file, tuple(args.allow_host), os.environ)
+    options = HttpOptions.load(
+        args.host, args.port, args.token_file, tuple(args.allow_host), os.environ, no_token=args.no_token
+    )
     return serve_http(settings_for(args), options)
 
 
@@ -403,13 +422,20 @@ def cmd_index(args: argparse.Namespace) -> int:
         if args.json:
             print(json_inert(json.dumps([indexes.as_json(info) for info in found], ensure_ascii=False)))
         else:
-            print(inert(indexes.render_list(found, indexes_dir(home))))
+            bound = env_number(os.environ, "SCREE_VECTOR_CACHE_MB", DEFAULT_VECTOR_CACHE_MB)
+            cache = indexes.describe_vector_cache(home, bound)
+            print(inert(indexes.render_list(found, indexes_dir(home)) + "\n" + cache.line()))
         return EXIT_OK
-    if (args.folder is None) == (not args.missing):
-        raise UsageError("scree index remove: give a FOLDER or --missing (one of them)")
-    folder = None if args.missing else Path(args.folder).expanduser()
-    for line in indexes.remove_indexes(home, folder):
-        print(inert(line))
+    if args.folder is not None and args.missing:
+        raise UsageError("scree index remove: give a FOLDER or --missing, not both")
+    if args.folder is None and not args.missing and not args.vectors:
+        raise UsageError("scree index remove: give a FOLDER, --missing or --vectors")
+    if args.folder is not None or args.missing:
+        folder = None if args.missing else Path(args.folder).expanduser()
+        for line in indexes.remove_indexes(home, folder):
+            print(inert(line))
+    if args.vectors:
+        print(inert(indexes.remove_vector_cache(home)))
     return EXIT_OK
 
 

@@ -72,7 +72,8 @@ def ensure_private_dir(path: Path) -> None:
         except FileExistsError:
             pass  # made meanwhile by another scree process
         os.chmod(folder, DIR_MODE)
-    os.chmod(path, DIR_MODE)
+    if path.stat().st_mode & 0o777 != DIR_MODE:  # no chmod when private already: on a read-only mount it fails
+        os.chmod(path, DIR_MODE)
 
 
 def path_in_folder(folder: Path, cwd: Path, raw: str) -> str | None:

@@ -221,7 +221,13 @@ class SearchEngine:
                 ranked, lambda chunk_id: path_match(terms, self._terms_of_path(rows, chunk_id)) if terms else 0.0
             )
         if mode != "semantic":  # issue 25: one-line and link-list chunks rank lower (ranking.THIN_RANKS)
-            ranked = demote_thin(ranked, is_thin, lambda chunk_id: rows[chunk_id].path if chunk_id in rows else "")
+            found_by_words = {chunk_id for chunk_id, _ in keyword}
+            ranked = demote_thin(
+                ranked,
+                is_thin,
+                lambda chunk_id: rows[chunk_id].path if chunk_id in rows else "",
+                matched=found_by_words.__contains__,
+            )
             if mode == "keyword":  # its scores say the rank
                 ranked = [(chunk_id, 1.0 / (rank + 1)) for rank, (chunk_id, _) in enumerate(ranked)]
         ranked, folded = self._fold_translations(ranked, rows, query)

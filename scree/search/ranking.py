@@ -55,11 +55,15 @@ def demote_thin(
     is_thin: Callable[[int], bool],
     file_of: Callable[[int], str],
     places: int = THIN_RANKS,
+    matched: Callable[[int], bool] | None = None,
 ) -> list[tuple[int, float]]:
     """The ranked (item, score) list with each thin item's place taken by its file's next item that is not thin,
-    if any, and the thin item `places` places further down than it was (stable). A moved item's score is cut to
-    the one ranked above it, so scores still fall with rank."""
+    if any, and the thin item `places` places further down than it was (stable), but never below the last item
+    after it that is not thin and `matched` (the query's words found it; every item when None): a thin chunk gives
+    way to pages that match, not to whatever the vector search ranked next. A moved item's score is cut to the one
+    ranked above it, so scores still fall with rank."""
     thin = [is_thin(item) for item, _ in ranked]
+    strong = [not thin[i] and (matched is None or matched(item)) for i, (item, _) in enumerate(ranked)]
     later: dict[str, list[int]] = {}  # file -> positions of its items that are not thin, best last
     for position in range(len(ranked) - 1, -1, -1):
         if not thin[position]:
@@ -78,7 +82,8 @@ def demote_thin(
         if others:
             taken.add(others[-1])
             keyed.append((position, others.pop()))
-        keyed.append((position + places + 0.5, position))
+        below = [after for after in range(position + 1, len(ranked)) if strong[after]][:places]
+        keyed.append((min(position + places, below[-1]) + 0.5 if below else position + 0.25, position))
     keyed.sort(key=lambda entry: entry[0])
     out: list[tuple[int, float]] = []
     for place, position in keyed:

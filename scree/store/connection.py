@@ -28,9 +28,15 @@ def _cjk_pairs(*args: Any) -> str:
     return cjk_index_text(args[0]) if isinstance(args[0], str) else ""
 
 
-def connect(target: str, readonly: bool) -> apsw.Connection:
-    """A connection to `target` (a path or ":memory:") with sqlite-vec loaded and the writer's or a reader's pragmas."""
+def connect(target: str, readonly: bool, *, immutable: bool = False) -> apsw.Connection:
+    """A connection to `target` (a path or ":memory:") with sqlite-vec loaded and the writer's or a reader's pragmas.
+
+    `immutable` (read-only only) opens the file as SQLite's `immutable=1` URI: no -shm, no locks, no change
+    detection, which is how a WAL index on a read-only file system can be read at all (see open_index)."""
     flags = apsw.SQLITE_OPEN_READONLY if readonly else apsw.SQLITE_OPEN_READWRITE | apsw.SQLITE_OPEN_CREATE
+    if immutable:
+        flags |= apsw.SQLITE_OPEN_URI
+        target = f"{Path(target).absolute().as_uri()}?immutable=1"
     conn = apsw.Connection(target, flags=flags)
     try:
         conn.set_busy_timeout(BUSY_TIMEOUT_MS)
@@ -86,21 +92,55 @@ def open_index(db_path: Path, folder: str, *, readonly: bool) -> apsw.Connection
         except OSError as exc:
             raise IndexCorruptError(f"cannot create index {db_path}: {exc.strerror or exc}") from exc
     try:
-        conn = connect(str(db_path), readonly)
+        conn, blank = _open_and_prepare(db_path, folder, readonly=readonly, immutable=False)
+    except apsw.CantOpenError as exc:
+        if readonly and not writable_folder(db_path) and Path(f"{db_path}-wal").exists():
+            raise IndexCorruptError(
+                f"cannot open index {db_path}: its folder is read-only and holds an unfinished write-ahead log "
+                f"({db_path.name}-wal); run any scree command where the index can be written once to fold it in"
+            ) from exc
+        if not (readonly and unwritable_snapshot(db_path)):
+            raise IndexCorruptError(f"cannot open index {db_path}: {exc}") from exc
+        try:  # a complete index on a read-only file system or in a folder this user cannot write (issue 25)
+            conn, blank = _open_and_prepare(db_path, folder, readonly=True, immutable=True)
+        except apsw.Error as again:
+            raise IndexCorruptError(f"cannot open index {db_path} (read-only, immutable): {again}") from again
     except apsw.Error as exc:
         raise IndexCorruptError(f"cannot open index {db_path}: {exc}") from exc
-    try:
-        blank = _prepare(conn, db_path, folder, readonly=readonly)
-    except apsw.Error as exc:
-        conn.close()
-        raise IndexCorruptError(f"cannot open index {db_path}: {exc}") from exc
-    except BaseException:
-        conn.close()
-        raise
     if blank:
         conn.close()
         return None
     return conn
+
+
+def _open_and_prepare(db_path: Path, folder: str, *, readonly: bool, immutable: bool) -> tuple[apsw.Connection, bool]:
+    """connect + _prepare, closing the connection when the checks fail; (connection, blank)."""
+    conn = connect(str(db_path), readonly, immutable=immutable)
+    try:
+        return conn, _prepare(conn, db_path, folder, readonly=readonly)
+    except BaseException:
+        conn.close()
+        raise
+
+
+def unwritable_snapshot(db_path: Path) -> bool:
+    """May the index at `db_path` be read as an immutable snapshot? Yes when its folder cannot be written (a
+    read-only mount such as a container's `:ro` volume, where even root cannot write, or a folder this user may not
+    write), so SQLite cannot make the -shm file a WAL reader needs, and no -wal file is there: with none, every
+    committed page is in the main file and no writer is at work on it (a writer keeps its -wal while open)."""
+    return not writable_folder(db_path) and not Path(f"{db_path}-wal").exists()
+
+
+def writable_folder(db_path: Path) -> bool:
+    """Can this process make files beside `db_path`? Not on a read-only mount, even as root (statvfs says so, and
+    access(2) answers EROFS), nor in a folder the user lacks write permission on."""
+    folder = db_path.parent
+    try:
+        if os.statvfs(folder).f_flag & os.ST_RDONLY:
+            return False
+    except OSError:
+        pass
+    return os.access(folder, os.W_OK)
 
 
 def empty_index(folder: str) -> apsw.Connection:
