@@ -14,7 +14,7 @@ from typing import NoReturn
 
 from scree import __version__, replies
 from scree.commands.progress import LineAwareStream, ProgressPrinter, final_line
-from scree.config import Settings, load_settings, log_format, log_level
+from scree.config import DEFAULT_VECTOR_CACHE_MB, Settings, env_number, load_settings, log_format, log_level
 from scree.errors import ScreeError, UsageError
 from scree.index.folder import indexes_dir
 from scree.inert import inert, json_inert
@@ -225,9 +225,16 @@ def build_parser() -> argparse.ArgumentParser:
     index_sub = p.add_subparsers(dest="index_command", metavar="ACTION", required=True)
     q = _command(index_sub, "list", "every index: folder, size, model, counts, last sync, state")
     q.add_argument("--json", action="store_true", help="print one JSON list")
-    q = _command(index_sub, "remove", "delete the index of FOLDER, or of every folder that no longer exists")
+    q = _command(
+        index_sub,
+        "remove",
+        "delete the index of FOLDER, or of every folder that no longer exists, and/or the machine's vector cache",
+        "An index's vectors stay in the vector cache every index shares (it evicts the least recently used past "
+        "SCREE_VECTOR_CACHE_MB); --vectors deletes it, safely even while writers run.",
+    )
     q.add_argument("folder", nargs="?", metavar="FOLDER", help="the folder whose index goes (it may be gone)")
     q.add_argument("--missing", action="store_true", help="every index whose folder no longer exists")
+    q.add_argument("--vectors", action="store_true", help="the vector cache every index shares (issue 24)")
 
     p = _command(
         sub,
@@ -421,13 +428,20 @@ def cmd_index(args: argparse.Namespace) -> int:
         if args.json:
             print(json_inert(json.dumps([indexes.as_json(info) for info in found], ensure_ascii=False)))
         else:
-            print(inert(indexes.render_list(found, indexes_dir(home))))
+            bound = env_number(os.environ, "SCREE_VECTOR_CACHE_MB", DEFAULT_VECTOR_CACHE_MB)
+            cache = indexes.describe_vector_cache(home, bound)
+            print(inert(indexes.render_list(found, indexes_dir(home)) + "\n" + cache.line()))
         return EXIT_OK
-    if (args.folder is None) == (not args.missing):
-        raise UsageError("scree index remove: give a FOLDER or --missing (one of them)")
-    folder = None if args.missing else Path(args.folder).expanduser()
-    for line in indexes.remove_indexes(home, folder):
-        print(inert(line))
+    if args.folder is not None and args.missing:
+        raise UsageError("scree index remove: give a FOLDER or --missing, not both")
+    if args.folder is None and not args.missing and not args.vectors:
+        raise UsageError("scree index remove: give a FOLDER, --missing or --vectors")
+    if args.folder is not None or args.missing:
+        folder = None if args.missing else Path(args.folder).expanduser()
+        for line in indexes.remove_indexes(home, folder):
+            print(inert(line))
+    if args.vectors:
+        print(inert(indexes.remove_vector_cache(home)))
     return EXIT_OK
 
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from scree.errors import ConfigError
-from scree.index.folder import DB_NAME, LOCK_NAME, index_dir_for
+from scree.index.folder import DB_NAME, LOCK_NAME, index_dir_for, vector_cache_path
 from scree.paths import FROM_CWD_REPO, choose_folder, data_home
 from scree.redact import register_secret
 
@@ -22,6 +22,8 @@ BYTES_PER_MB = 1_000_000  # SCREE_FIRST_SYNC_MB and the sizes scree prints count
 BYTES_PER_MIB = 1 << 20  # SCREE_WRITER_MAX_RSS_MB counts MiB, as ps and top do
 DEFAULT_MAX_FILE_BYTES = 1_000_000  # R-I2
 DEFAULT_FIRST_SYNC_MB = 50.0  # R-S4
+# issue 24: ~300k vectors of 384 dims (all-MiniLM-L6-v2), ~250k of 512 (the default API model); 0 turns it off
+DEFAULT_VECTOR_CACHE_MB = 512.0
 DEFAULT_EXTENSIONS = (".md", ".markdown", ".mdx")  # R-I1; .mdx is markdown with JSX (issue 25)
 DEBOUNCE_SECONDS = 1.5  # R-W2
 OUTAGE_PAUSE_SECONDS = 30.0  # R-E4
@@ -82,6 +84,8 @@ class Settings:
     embedder: str = "auto"
     local_model_dir: Path | None = None
     models_dir: Path = Path()
+    vector_cache_path: Path = Path()  # issue 24: the machine-wide cache of vectors, shared by every index
+    vector_cache_mb: float = DEFAULT_VECTOR_CACHE_MB
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
     first_sync_mb: float = DEFAULT_FIRST_SYNC_MB
     extensions: tuple[str, ...] = DEFAULT_EXTENSIONS
@@ -223,6 +227,8 @@ def load_settings(
         embedder=_choice(env, "SCREE_EMBEDDER", "auto", EMBEDDER_CHOICES),
         local_model_dir=Path(local_dir).expanduser() if local_dir else None,
         models_dir=data_home(env) / "models",
+        vector_cache_path=vector_cache_path(data_home(env)),
+        vector_cache_mb=env_number(env, "SCREE_VECTOR_CACHE_MB", DEFAULT_VECTOR_CACHE_MB),
         max_file_bytes=int(env_number(env, "SCREE_MAX_FILE_BYTES", DEFAULT_MAX_FILE_BYTES, 1)),
         first_sync_mb=env_number(env, "SCREE_FIRST_SYNC_MB", DEFAULT_FIRST_SYNC_MB),
         extensions=_extensions(env),

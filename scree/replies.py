@@ -320,4 +320,12 @@ def index_removed(folder: str, size: str) -> str:
     return f"Removed the index of {folder} ({size})."
 
 
+def no_vector_cache(path: str) -> str:
+    return f"No vector cache at {path}; nothing removed."
+
+
+def vector_cache_removed(path: str, size: str) -> str:
+    return f"Removed the vector cache {path} ({size}); the next sync makes it again."
+
+
 NO_MISSING_INDEX = "No index belongs to a folder that is gone; nothing removed."

@@ -37,6 +37,8 @@ FIGURES = {
     "sync_mb_per_s", "sync_mb_per_cpu_s", "sync_peak_rss_mb",
     "edit_to_searchable_p50_s", "edit_to_searchable_p95_s",
     "offline_model_load_s", "offline_query_p50_ms", "offline_embed_tokens_per_s", "offline_embed_peak_rss_mb",
+    "first_checkout_sync_s", "second_checkout_sync_s", "first_checkout_api_requests", "second_checkout_api_requests",
+    "vector_cache_mb",
 }  # fmt: skip
 
 
@@ -78,7 +80,8 @@ def test_quick_bench_measures_every_figure(tmp_path: Path, model: Path) -> None:
         assert figures[key] is None, key
     for key in FIGURES:
         value = figures[key]
-        assert isinstance(value, int | float) and math.isfinite(value) and value > 0, (key, value)
+        assert isinstance(value, int | float) and math.isfinite(value), (key, value)
+        assert value > 0 or (key, value) == ("second_checkout_api_requests", 0), (key, value)
     table = proc.stdout
     assert f"a copy of the notes in {notes.resolve()}" in table
     assert "bars missed:" in table and "skipped (--quick)" in table

@@ -50,9 +50,12 @@ def test_a_moved_checkout_reuses_its_index_without_embedding(tmp_path: Path, emb
     os.rename(old, new)
     listed = run_scree("index", "list", env=env)
     assert listed.returncode == 0
-    header, row, total = listed.stdout.splitlines()
+    header, row, total, cache = listed.stdout.splitlines()
     assert header.split()[:2] == ["FOLDER", "SIZE"] and row.startswith(str(old)) and row.endswith("folder missing")
     assert total.startswith("1 index, ") and total.endswith(f" in {tmp_path / 'data' / 'scree' / 'indexes'}")
+    assert cache.startswith("Vector cache: ") and cache.endswith(
+        str(tmp_path / "data" / "scree" / "vectors" / "vectors.db")
+    )
 
     write_file(new, "docs/puppies0.md", "# puppies 0\n\nRewritten after the move.\n")  # one file differs
     proc = run_scree("reindex", "--notes", str(new), env=env)

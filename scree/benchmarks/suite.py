@@ -24,6 +24,7 @@ from scree.benchmarks import (
     edit_latency,
     embed_local,
     search_latency,
+    second_checkout,
     serve_footprint,
     store_search,
     sync_throughput,
@@ -168,6 +169,23 @@ WRITER_API = [
     Spec("writer_first_sync_peak_rss_mb_api", "writer first sync, API embedder, peak RSS", "MB"),
     Spec("index_chunks", "chunks in the index", "chunks"),
     Spec("first_sync_api_requests", "API requests in the first sync", "requests", _requests_bar),
+]
+
+
+def _second_checkout_bar(values: Values) -> Bar | None:
+    first = values.get("first_checkout_sync_s")
+    if first is None:
+        return None
+    limit = second_checkout.bar_s(first)
+    return Bar(f"≤ max({second_checkout.BAR_FLOOR_S:g} s, first / 5) = {limit:.3g} s", limit)
+
+
+SECOND_CHECKOUT = [  # issue 24: the machine-wide vector cache
+    Spec("first_checkout_sync_s", "first checkout, first sync, API embedder", "s"),
+    Spec("second_checkout_sync_s", "its git worktree, first sync", "s", _second_checkout_bar),
+    Spec("first_checkout_api_requests", "API requests, first checkout's first sync", "requests"),
+    Spec("second_checkout_api_requests", "API requests, the worktree's first sync", "requests", _fixed(0, "requests")),
+    Spec("vector_cache_mb", "vector cache on disk after both", "MB"),
 ]
 SEARCH_INDEX = [
     Spec("search_store_p50_ms_index", "search at the index's size, store part, p50", "ms"),
@@ -328,6 +346,11 @@ def _measure_writer_api(run: BenchRun, api: StubApiProcess) -> dict[str, float]:
     }
 
 
+def _measure_second_checkout(run: BenchRun, api: StubApiProcess) -> dict[str, float]:
+    found = second_checkout.measure(run.folder, run.data("checkouts"), api=api)
+    return {spec.key: found[spec.key] for spec in SECOND_CHECKOUT}
+
+
 def _measure_search_index(run: BenchRun) -> dict[str, float]:
     """Over the index the API writer built (its model is the stub's, so the query vectors are like its vectors)."""
     settings = load_settings(writer_idle.clean_env(run.data("api")), notes=str(run.folder))
@@ -462,6 +485,7 @@ def run_bench(notes: Path | None, *, quick: bool = False, progress: Progress | N
             run.step("sync throughput, instant embedder", sync_specs, lambda: _measure_sync(run))
             run.step("scree watch with the API embedder", WRITER_API, lambda: _measure_writer_api(run, api))
             run.step("search latency at the index's size", SEARCH_INDEX, lambda: _measure_search_index(run))
+            run.step("a second checkout's first sync", SECOND_CHECKOUT, lambda: _measure_second_checkout(run, api))
             run.step("scree serve beside a bare mcp server", SERVE, lambda: _measure_serve(run, api))
         specs = [spec for size in plan.sizes for spec in _search_specs(size)]
         sizes = " and ".join(_label(size) for size in plan.sizes)

@@ -18,6 +18,7 @@ from scree.replies import cli_index_note, other_writer_reply, reindex_all_refuse
 from scree.search.engine import SearchEngine
 from scree.search.hits import SearchResult
 from scree.store import Store
+from scree.writer_proc.machine_vectors import MachineVectors
 from scree.writer_proc.sync import Progress, Syncer, SyncReport, rebuild
 
 REINDEX_ROLE = "reindex"  # written into writer.lock after the pid by `scree reindex`
@@ -65,7 +66,10 @@ def reindex(
                 report = rebuild(store, settings, policy, embedder, stop=stop, progress=progress)
             else:
                 store.prepare(embedder)
-                syncer = Syncer(store, policy, embedder, settings.max_file_bytes, stop=stop, progress=progress)
+                shared = MachineVectors.for_sync(settings, embedder)  # issue 24: what another checkout embedded
+                syncer = Syncer(
+                    store, policy, embedder, settings.max_file_bytes, stop=stop, progress=progress, shared=shared
+                )
                 report = syncer.sync_all() if rel is None else syncer.sync_paths([rel])
             embedder.close()
             files, chunks = store.counts()

@@ -54,6 +54,13 @@ def _model_dir(s: Settings) -> str:
     return str(model_dir(s))
 
 
+def _vector_cache(s: Settings) -> str:
+    """The bound and where the cache is (issue 24): every index on this machine shares it."""
+    if s.vector_cache_mb <= 0:
+        return f"0 (off; {s.vector_cache_path})"
+    return f"{s.vector_cache_mb:g} ({s.vector_cache_path})"
+
+
 VALUES: tuple[tuple[str, Callable[[Settings], str]], ...] = (
     ("SCREE_EMBEDDER", lambda s: _embedder(s)),
     ("SCREE_API_BASE", lambda s: s.api_base),
@@ -64,6 +71,7 @@ VALUES: tuple[tuple[str, Callable[[Settings], str]], ...] = (
     ("SCREE_LOCAL_MODEL_DIR", lambda s: _model_dir(s)),
     ("SCREE_MAX_FILE_BYTES", lambda s: str(s.max_file_bytes)),
     ("SCREE_FIRST_SYNC_MB", lambda s: f"{s.first_sync_mb:g}"),
+    ("SCREE_VECTOR_CACHE_MB", lambda s: _vector_cache(s)),
     ("SCREE_EXTENSIONS", lambda s: ",".join(s.extensions)),
     ("SCREE_WATCHER", lambda s: s.watcher),
     ("SCREE_DEBOUNCE_SECONDS", lambda s: _seconds(s.debounce_s)),

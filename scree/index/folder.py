@@ -19,11 +19,17 @@ INDEXES = "indexes"  # under the data home
 DB_NAME, LOCK_NAME, ROOT_NAME = "index.db", "writer.lock", "root"
 DB_COMPANIONS = ("-wal", "-shm", "-journal")  # SQLite's files beside a db: moved and removed with it
 HASH_HEX_DIGITS = 16  # R-F2
+VECTORS, VECTOR_CACHE_NAME = "vectors", "vectors.db"  # issue 24: the machine-wide vector cache, under the data home
 
 
 def indexes_dir(home: Path) -> Path:
     """Where the index folders of this machine are, under the data home."""
     return home / INDEXES
+
+
+def vector_cache_path(home: Path) -> Path:
+    """The machine-wide vector cache every index on this machine shares (issue 24), under the data home."""
+    return home / VECTORS / VECTOR_CACHE_NAME
 
 
 def index_dir_for(folder: Path, env: Mapping[str, str]) -> Path:

@@ -9,9 +9,10 @@ from pathlib import Path
 
 from scree import replies
 from scree.errors import ScreeError
-from scree.index.folder import DB_NAME, LOCK_NAME, indexes_dir, read_root
+from scree.index.folder import DB_NAME, LOCK_NAME, indexes_dir, read_root, vector_cache_path
 from scree.index.lock import WriterLock, lock_holder
 from scree.store import Store
+from scree.store.vector_cache import remove_cache_files, size_on_disk
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,6 +118,35 @@ def remove_indexes(data_home: Path, folder: Path | None) -> list[str]:
         remove_index(info)
         said.append(replies.index_removed(info.folder or str(info.directory), replies.size_text(info.size_bytes)))
     return said or [replies.NO_MISSING_INDEX]
+
+
+@dataclass(frozen=True, slots=True)
+class VectorCacheInfo:
+    """The machine-wide vector cache every index shares (issue 24), as `scree index list` shows it."""
+
+    path: Path
+    size_bytes: int
+    bound_mb: float  # SCREE_VECTOR_CACHE_MB; 0: off
+
+    def line(self) -> str:
+        if self.bound_mb <= 0:
+            return f"Vector cache: off (SCREE_VECTOR_CACHE_MB=0), {replies.size_text(self.size_bytes)} in {self.path}"
+        return f"Vector cache: {replies.size_text(self.size_bytes)} of at most {self.bound_mb:g} MB in {self.path}"
+
+
+def describe_vector_cache(data_home: Path, bound_mb: float) -> VectorCacheInfo:
+    path = vector_cache_path(data_home)
+    return VectorCacheInfo(path, size_on_disk(path), bound_mb)
+
+
+def remove_vector_cache(data_home: Path) -> str:
+    """`scree index remove --vectors`: delete the cache. A writer that has it open keeps its own (deleted) copy until
+    its sync ends; the next sync makes a new one, so this never needs the writers stopped."""
+    info = describe_vector_cache(data_home, 0)
+    if not info.path.exists():
+        return replies.no_vector_cache(str(info.path))
+    remove_cache_files(info.path)
+    return replies.vector_cache_removed(str(info.path), replies.size_text(info.size_bytes))
 
 
 # --- what `scree index list` prints ---

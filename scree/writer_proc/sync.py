@@ -25,6 +25,7 @@ from scree.inert import UNSHOWABLE_NAME, shown_exactly
 from scree.logs import get_logger
 from scree.redact import redact
 from scree.store import FileState, NewChunk, Store
+from scree.writer_proc.machine_vectors import MachineVectors
 
 log = get_logger(__name__)
 
@@ -45,6 +46,7 @@ class SyncReport:
     deferred: int = 0
     deferred_with_rows: int = 0  # of `deferred`, files the index holds an older version of (kept as it is)
     chunks_embedded: int = 0
+    chunks_from_cache: int = 0  # issue 24: vectors the machine-wide cache had, embedded before for another index
     bytes_read: int = 0
     bytes_total: int = 0  # R-L1, with a progress callback: the size of the files this run visits ...
     bytes_visited: int = 0  # ... and of those visited so far (read, skipped or gone), for the progress line's ETA,
@@ -96,10 +98,14 @@ def rebuild(
     fresh_path = settings.db_path.with_name(settings.db_path.name + REBUILD_SUFFIX)
     _remove_db(fresh_path)
     stop = stop or threading.Event()
+    shared = MachineVectors.for_sync(settings, embedder)  # issue 24: a rebuild of the same model embeds nothing again
     try:
         with Store.open(fresh_path, settings.folder) as fresh:
             fresh.set_model(embedder.identity, embedder.dims)
-            report = Syncer(fresh, policy, embedder, settings.max_file_bytes, stop=stop, progress=progress).sync_all()
+            syncer = Syncer(
+                fresh, policy, embedder, settings.max_file_bytes, stop=stop, progress=progress, shared=shared
+            )
+            report = syncer.sync_all()
             report.rebuilt = report.outage is None and not report.deferred and not report.failed and not stop.is_set()
             if report.rebuilt:
                 store.replace_with(fresh)
@@ -127,8 +133,10 @@ class Syncer:
         max_file_bytes: int,
         stop: threading.Event | None = None,
         progress: Progress | None = None,
+        shared: MachineVectors | None = None,
     ) -> None:
         self._store = store
+        self._shared = shared  # issue 24: the machine-wide cache, asked for what this index lacks
         self._policy = policy
         self._embedder = embedder
         self._max_file_bytes = max_file_bytes
@@ -285,6 +293,8 @@ class Syncer:
             self._need.clear()
             report.bytes_waiting = 0
             self._vectors.clear()
+            if self._shared is not None:  # written, and the file closed: an idle writer holds none of its pages
+                self._shared.close()
 
     def _sizes(self, paths: list[str]) -> list[int]:
         """Each path's size now (0 when it cannot be read): a stat a file, for the progress line's bytes and ETA."""
@@ -342,6 +352,10 @@ class Syncer:
         # a hash covers the path (R-C4): only a file the index holds has stored vectors to reuse (a new one: no query)
         cached = self._store.vectors_for_hashes(unknown) if old is not None else {}
         self._vectors.update(cached)
+        if self._shared is not None:  # issue 24: embedded before for another index (a worktree, reindex -all)
+            found = self._shared.get([h for h in unknown if h not in cached])
+            self._vectors.update(found)
+            report.chunks_from_cache += len(found)
         for h, text in zip(hashes, texts, strict=True):
             if h not in self._vectors and h not in self._need:
                 self._need[h] = text
@@ -359,6 +373,8 @@ class Syncer:
         while len(self._need) >= batch or (embed_partial and self._need):
             items = list(self._need.items())[:batch]
             vectors = self._embedder.embed([text for _, text in items])
+            if self._shared is not None:
+                self._shared.remember(zip((h for h, _ in items), vectors, strict=True))
             for (h, text), vector in zip(items, vectors, strict=True):
                 self._vectors[h] = vector
                 del self._need[h]
@@ -428,7 +444,13 @@ def log_report(report: SyncReport, paths: Sequence[str], *, full: bool) -> None:
     if full:
         # a catch-up that found nothing to change (the watcher after a first-sync process, a resync) is no news
         say = log.info if report.indexed or report.removed or report.deferred else log.debug
-        say("synced the folder", scanned=report.scanned, chunks_embedded=report.chunks_embedded, **figures)
+        say(
+            "synced the folder",
+            scanned=report.scanned,
+            chunks_embedded=report.chunks_embedded,
+            chunks_from_cache=report.chunks_from_cache,
+            **figures,
+        )
     elif report.indexed or report.removed:
         log.info("synced changed files", paths=list(paths[:LOGGED_PATHS]), count=len(paths), **figures)
     else:

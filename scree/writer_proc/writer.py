@@ -42,6 +42,7 @@ from scree.replies import failed_message, over_cap_message, paused_reply, reinde
 from scree.store import Store
 from scree.writer_proc.debounce import Job, Schedule
 from scree.writer_proc.health import HealthCheck
+from scree.writer_proc.machine_vectors import MachineVectors
 from scree.writer_proc.sync import (
     LOGGED_PATHS,
     Syncer,
@@ -170,7 +171,13 @@ class Writer:
                 return capped
             policy = IgnorePolicy(settings.folder, settings.extensions)  # the sync thread's own
             syncer = Syncer(
-                store, policy, embedder, settings.max_file_bytes, stop=self._wind_down, progress=self._progress
+                store,
+                policy,
+                embedder,
+                settings.max_file_bytes,
+                stop=self._wind_down,
+                progress=self._progress,
+                shared=MachineVectors.for_sync(settings, embedder),  # issue 24: what another checkout embedded
             )
             return self._follow(syncer, policy)
         finally:
