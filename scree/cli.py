@@ -199,6 +199,12 @@ def build_parser() -> argparse.ArgumentParser:
         "codex: print the stanza for ~/.codex/config.toml",
     )
     p.add_argument("--here", action="store_true", help="write the file even where no git repository has its root")
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help='replace a "scree" entry of your own (another command, args or env) with scree\'s default; without '
+        "it such an entry is kept as it is",
+    )
 
     p = _command(sub, "doctor", "check the installation, the index and the settings")
     _add_folder_flags(p)
@@ -398,7 +404,7 @@ def cmd_doctor(args: argparse.Namespace) -> int:
 def cmd_init(args: argparse.Namespace) -> int:
     from scree.commands.init import init_repo
 
-    print(inert(init_repo(settings_for(args).folder, args.client, here=args.here)))
+    print(inert(init_repo(settings_for(args).folder, args.client, here=args.here, force=args.force)))
     return EXIT_OK
 
 

@@ -26,6 +26,7 @@ from scree.benchmarks import (
     search_latency,
     second_checkout,
     serve_footprint,
+    sessions,
     store_search,
     sync_throughput,
     writer_idle,
@@ -66,10 +67,11 @@ class Plan:
     offline_chunks: int
     edits: int
     debounce_s: float
+    session_queries: int = sessions.QUERIES  # timed semantic searches per session after the first (issue 24)
 
 
 FULL = Plan(2_000_000, 10_000_000, (10_000, 100_000), (), 100, 7, 3.0, 500_000, 200, 20, DEBOUNCE_SECONDS)
-QUICK = Plan(300_000, 300_000, (10_000,), (100_000,), 20, 1, 0.5, 30_000, 8, 3, 0.3)
+QUICK = Plan(300_000, 300_000, (10_000,), (100_000,), 20, 1, 0.5, 30_000, 8, 3, 0.3, 1)
 
 
 @dataclass(frozen=True, slots=True)
@@ -230,6 +232,16 @@ WRITER_OFFLINE = [
     ),
     Spec("offline_first_sync_mb_per_min", "writer first sync, offline model, markdown per minute", "MB/min"),
     Spec("offline_first_sync_tokens_per_mb", "writer first sync, offline model, tokens embedded per MB", "tokens/MB"),
+]
+SESSIONS = [
+    Spec("bare_sessions_uss_mb", f"{sessions.DEFAULT_SESSIONS} bare mcp SDK servers, USS in all", "MB"),
+    Spec(
+        "sessions_uss_mb",
+        f"{sessions.DEFAULT_SESSIONS} x scree serve after a search, offline model, USS in all",
+        "MB",
+        _over("bare_sessions_uss_mb", sessions.BAR_OVER_BARE_MB, "MB", f"{sessions.DEFAULT_SESSIONS} bare"),
+    ),
+    Spec("sessions_semantic_p50_ms", "those sessions' semantic search, end to end, p50", "ms"),
 ]
 OFFLINE_MODEL = [
     Spec("offline_model_load_s", "offline model, load", "s"),
@@ -407,6 +419,20 @@ def _measure_writer_offline(run: BenchRun, model: Path) -> dict[str, float]:
     return figures
 
 
+def _measure_sessions(run: BenchRun, model: Path) -> dict[str, float]:
+    """Issue 24: N serves in the offline sample folder (indexed by the step before; a catch-up here) beside N bare
+    servers."""
+    check_model(model)
+    sample = run.root / "offline-sample"
+    if not sample.is_dir():
+        sample.mkdir()
+        _copy_indexable(run.folder, run.extensions, sample, run.plan.offline_sample_bytes)
+    found = sessions.measure(
+        sample, run.data("offline"), model, idle_s=min(run.plan.idle_s, 3.0), queries=run.plan.session_queries
+    )
+    return {key: found[key] for key in ("bare_sessions_uss_mb", "sessions_uss_mb", "sessions_semantic_p50_ms")}
+
+
 def embedded_tokens(folder: Path, model: Path) -> int:
     """Tokens the offline model reads for the distinct chunk texts of `folder` (what its first sync embeds)."""
     from tokenizers import Tokenizer
@@ -493,6 +519,7 @@ def run_bench(notes: Path | None, *, quick: bool = False, progress: Progress | N
         for size in plan.skipped_sizes:
             run.skip(_search_specs(size), "skipped (--quick)")
         run.step("scree watch with the offline model", WRITER_OFFLINE, lambda: _measure_writer_offline(run, model))
+        run.step("sessions sharing the offline model", SESSIONS, lambda: _measure_sessions(run, model))
         run.step("offline model speed", OFFLINE_MODEL, lambda: measure_offline_model(run, model))
         run.step("edit to searchable", _edit_specs(plan.debounce_s), lambda: _measure_edits(run))
         say("")

@@ -108,7 +108,9 @@ class ReaderTools:
 
             settings = self._settings
             store = Store.open(settings.db_path, settings.folder, readonly=True)
-            self._engine = SearchEngine.over(store, settings, self.policy(), release_idle_s=READER_IDLE_S)
+            self._engine = SearchEngine.over(
+                store, settings, self.policy(), release_idle_s=READER_IDLE_S, shared_model=True
+            )
         else:
             self.policy()  # the engine's policy is this object: forget its cached decisions
         return self._engine

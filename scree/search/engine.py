@@ -15,7 +15,13 @@ from scree.content.files import FileContent, read_markdown, stat_file
 from scree.content.ignore import IgnorePolicy
 from scree.content.languages import LanguageTrees
 from scree.embedders.base import KEYWORD_ONLY, Embedder
-from scree.embedders.factory import NEEDS_VECTORS, SEMANTIC_OFF, embedder_available, make_embedder
+from scree.embedders.factory import (
+    NEEDS_VECTORS,
+    SEMANTIC_OFF,
+    embedder_available,
+    make_embedder,
+    make_query_embedder,
+)
 from scree.errors import ScreeError
 from scree.logs import get_logger
 from scree.replies import no_markdown_note
@@ -65,16 +71,30 @@ class SearchEngine:
 
     @classmethod
     def over(
-        cls, store: Store, settings: Settings, policy: IgnorePolicy | None = None, release_idle_s: float | None = None
+        cls,
+        store: Store,
+        settings: Settings,
+        policy: IgnorePolicy | None = None,
+        release_idle_s: float | None = None,
+        *,
+        shared_model: bool = False,
     ) -> SearchEngine:
         """The engine for `settings`' folder over an open store, as the MCP tool and `scree search` both run it:
-        the configured embedder made on the first query that needs a vector (released after `release_idle_s`)."""
+        the configured embedder made on the first query that needs a vector (released after `release_idle_s`).
+        With `shared_model` (serve's readers), offline queries are embedded by the index's writer when one answers
+        (issue 24); a one-shot `scree search` loads the model itself, as before."""
+
+        def embedder() -> Embedder:
+            if shared_model:
+                return make_query_embedder(settings, release_idle_s)
+            return make_embedder(settings, release_idle_s=release_idle_s)
+
         return cls(
             store,
             policy or IgnorePolicy(settings.folder, settings.extensions),
             settings.folder,
             settings.max_file_bytes,
-            lambda: make_embedder(settings, release_idle_s=release_idle_s),
+            embedder,
             lambda: embedder_available(settings),
         )
 
