@@ -184,6 +184,21 @@ def text_hash(model_identity: str, embedded: str) -> str:
 def chunk_markdown(text: str) -> list[Chunk]:
     """Split a markdown document into chunks (R-C1, R-C2, R-C3); newlines are normalised here. A front matter
     `title:` heads the trail as an H1 would (a page's own `# ` heading replaces it): Docusaurus pages have no H1."""
+    return list(iter_chunks(text))
+
+
+def _lines(body: str) -> Iterator[str]:
+    """body.split("\n") one line at a time, without a list of every line of a large file."""
+    start = 0
+    while (end := body.find("\n", start)) >= 0:
+        yield body[start:end]
+        start = end + 1
+    yield body[start:]
+
+
+def iter_chunks(text: str) -> Iterator[Chunk]:
+    """chunk_markdown's chunks one at a time, as each closes: a very large file's sync holds a slice of them, not
+    all (issue 25)."""
     text = _clean(text)
     front_matter, body, line_offset = split_front_matter(text)
     builder = _ChunkBuilder()
@@ -193,7 +208,10 @@ def chunk_markdown(text: str) -> list[Chunk]:
         _push_heading(trail, 1, title)
         builder.heading = title
     fence: tuple[str, int] | None = None  # (fence character, run length) of the open fence
-    for line_no, line in enumerate(body.split("\n"), start=line_offset + 1):
+    for line_no, line in enumerate(_lines(body), start=line_offset + 1):
+        if builder.chunks:
+            yield from builder.chunks
+            builder.chunks.clear()
         if fence is not None:
             inside = fence
             if _closes_fence(line, fence):
@@ -213,7 +231,7 @@ def chunk_markdown(text: str) -> list[Chunk]:
         fence = _opens_fence(line)
         builder.add(line, line_no, in_fence=fence is not None)
     builder.close()
-    return builder.chunks
+    yield from builder.chunks
 
 
 def too_little_to_show(text: str) -> bool:
@@ -370,6 +388,7 @@ class _ChunkBuilder:
 
     __slots__ = (
         "chunks",
+        "closed",
         "heading",
         "_parts",
         "_size",
@@ -381,7 +400,8 @@ class _ChunkBuilder:
     )
 
     def __init__(self) -> None:
-        self.chunks: list[Chunk] = []
+        self.chunks: list[Chunk] = []  # closed and not yet taken (iter_chunks takes them as they come)
+        self.closed = 0  # chunks closed so far: the next one's ordinal
         self.heading = ""
         self._parts: list[str] = []
         self._size = 0  # UTF-8 bytes of "\n".join(self._parts); trailing blank lines are pending, not counted
@@ -431,7 +451,8 @@ class _ChunkBuilder:
         """End the current chunk; one holding nothing but its heading line is dropped (R-C2)."""
         if self._parts and self._has_body:
             text = "\n".join(self._parts)
-            self.chunks.append(Chunk(len(self.chunks), self.heading, text, self._start, self._end, self._open_fence))
+            self.chunks.append(Chunk(self.closed, self.heading, text, self._start, self._end, self._open_fence))
+            self.closed += 1
         self._parts = []
         self._size = 0
         self._pending_blanks = 0

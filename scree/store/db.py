@@ -488,6 +488,25 @@ class Store:
             facts = self._now()
             writes.write_files(self._conn, items, vectors=facts.vectors, sign_bits=facts.sign_bits)
 
+    @contextmanager
+    def file_in_parts(self, state: FileState) -> Iterator[Callable[[Sequence[NewChunk]], None]]:
+        """R-S2 for a file too large to hold whole: its old rows go and its new ones are added part by part through
+        the function this yields, all in one transaction, committed when the block ends and rolled back (old rows
+        kept) when it raises."""
+        if self._bulk_wanted and not self._bulk_on:
+            self._conn.execute(f"pragma cache_size = -{BULK_CACHE_KIB}").fetchall()
+            self._bulk_on = True
+        with self._transaction():
+            facts = self._now()
+            old_ids = writes.start_file(self._conn, state)
+
+            def add(chunks: Sequence[NewChunk]) -> None:
+                self._check_vectors([(state, chunks)])
+                writes.add_chunks(self._conn, [(state.path, c) for c in chunks], facts.vectors, facts.sign_bits)
+
+            yield add
+            writes.end_file(self._conn, old_ids, vectors=facts.vectors)
+
     def delete_files(self, paths: Iterable[str]) -> int:
         """Remove these files' rows in one transaction; returns how many files the index held."""
         with self._transaction():

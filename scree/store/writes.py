@@ -59,15 +59,37 @@ def write_files(
     given twice ends as its last item says, as if each item were written in turn."""
     items = list({state.path: (state, chunks) for state, chunks in items}.values())
     delete_chunks(conn, [state.path for state, _ in items], vectors=vectors)
+    conn.executemany(_UPSERT_FILE_SQL, [(s.path, s.sha256, s.mtime_ns, s.size) for s, _ in items])
+    add_chunks(conn, [(state.path, c) for state, file_chunks in items for c in file_chunks], vectors, sign_bits)
+
+
+def start_file(conn: apsw.Connection, state: FileState) -> list[int]:
+    """The first step of writing one file in parts (Store.file_in_parts): its state is recorded and its old chunks'
+    ids returned, for end_file to delete once add_chunks wrote the new ones, in the same transaction (until then
+    the old rows' vectors can still be reused)."""
+    ids = [int(row[0]) for row in conn.execute("select id from chunks where path = ?", (state.path,))]
+    conn.execute(_UPSERT_FILE_SQL, (state.path, state.sha256, state.mtime_ns, state.size))
+    return ids
+
+
+def end_file(conn: apsw.Connection, old_ids: Sequence[int], *, vectors: bool) -> None:
+    """The last step of writing a file in parts: its old chunks go, with their vectors (and by the schema's
+    triggers their keyword rows and sign bits)."""
+    rows = [(chunk_id,) for chunk_id in old_ids]
+    if vectors:
+        conn.executemany(f"delete from {VECTOR_TABLE} where chunk_id = ?", rows)
+    conn.executemany("delete from chunks where id = ?", rows)
+
+
+def add_chunks(conn: apsw.Connection, chunks: Sequence[tuple[str, NewChunk]], vectors: bool, sign_bits: bool) -> None:
+    """Insert (path, chunk) rows with their vectors and, when `sign_bits`, sign bits, under new ids."""
     row = conn.execute(_LAST_ID_SQL).fetchone()
     first_id = (int(row[0]) if row is not None else 0) + 1
-    chunks = [(state.path, c) for state, file_chunks in items for c in file_chunks]
     if vectors:  # a keyword-only index (no key, no offline model) has no vector table
         pairs = [(first_id + n, c.vector) for n, (_, c) in enumerate(chunks)]
         conn.executemany(_INSERT_VECTOR_SQL, pairs)
         if sign_bits:
             conn.executemany(_INSERT_BITS_SQL, pairs)
-    conn.executemany(_UPSERT_FILE_SQL, [(s.path, s.sha256, s.mtime_ns, s.size) for s, _ in items])
     for start in range(0, len(chunks), ROWS_PER_INSERT):
         piece = chunks[start : start + ROWS_PER_INSERT]
         values: list[object] = []

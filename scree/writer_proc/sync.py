@@ -13,8 +13,17 @@ from pathlib import Path
 
 from scree import replies
 from scree.config import BYTES_PER_MB, Settings
-from scree.content.chunking import Chunk, chunk_markdown, embed_text, opted_out, text_hash
-from scree.content.files import BAD_NAME, Skipped, name_is_valid, path_too_long, read_markdown, shown_name, shown_short
+from scree.content.chunking import Chunk, chunk_markdown, embed_text, iter_chunks, opted_out, text_hash
+from scree.content.files import (
+    BAD_NAME,
+    FileContent,
+    Skipped,
+    name_is_valid,
+    path_too_long,
+    read_markdown,
+    shown_name,
+    shown_short,
+)
 from scree.content.ignore import IgnorePolicy
 from scree.content.languages import LanguageTrees
 from scree.embedders.base import Embedder
@@ -30,6 +39,9 @@ from scree.writer_proc.machine_vectors import MachineVectors
 log = get_logger(__name__)
 
 WRITE_BATCH_CHUNKS = 512  # rows per write transaction: sqlite-vec pays per commit, so small files share one
+# A file this large is chunked, embedded and written a part at a time inside its one transaction (issue 25: a 20 MB
+# file held every chunk, text and vector at once); smaller files go through the batches that mix files.
+LARGE_FILE_BYTES = 2_000_000
 
 LOGGED_PATHS = 5  # paths named in a debug or info line about many
 
@@ -120,6 +132,10 @@ def _remove_db(path: Path) -> None:
             os.unlink(file)
         except FileNotFoundError:
             continue
+
+
+class _Stopped(Exception):
+    """The writer was asked to stop in the middle of a large file: its transaction rolls back."""
 
 
 class Syncer:
@@ -349,6 +365,9 @@ class Syncer:
                 self._store.touch_file(state)
             report.unchanged += 1
             return
+        if content.size >= LARGE_FILE_BYTES:
+            self._visit_large(content, state, old is not None, report)
+            return
         chunks = chunk_markdown(content.text)
         texts = [embed_text(path, chunk) for chunk in chunks]
         hashes = [text_hash(self._embedder.identity, text) for text in texts]
@@ -366,6 +385,52 @@ class Syncer:
                 report.bytes_waiting += len(text)
         self._pending.append(_Pending(state, chunks, hashes, old is not None))
         self._flush(report, embed_partial=False, write_ready=False)
+
+    def _vectors_of(self, hashes: Sequence[str], texts: Sequence[str], known: bool, report: SyncReport) -> list[bytes]:
+        """The vectors of these texts: from the index (a file it holds), the machine-wide cache, else embedded."""
+        found = self._store.vectors_for_hashes(hashes) if known else {}
+        if self._shared is not None:
+            shared = self._shared.get([h for h in hashes if h not in found])
+            found.update(shared)
+            report.chunks_from_cache += len(shared)
+        missing = list({h: text for h, text in zip(hashes, texts, strict=True) if h not in found}.items())
+        batch = self._embedder.batch_size
+        for start in range(0, len(missing), batch):
+            items = missing[start : start + batch]
+            vectors = self._embedder.embed([text for _, text in items])
+            if self._shared is not None:
+                self._shared.remember(zip((h for h, _ in items), vectors, strict=True))
+            found.update(zip((h for h, _ in items), vectors, strict=True))
+            report.chunks_embedded += len(items)
+        return [found[h] for h in hashes]
+
+    def _visit_large(self, content: FileContent, state: FileState, known: bool, report: SyncReport) -> None:
+        """A file of LARGE_FILE_BYTES or more, on its own: the files before it are written first, then its chunks a
+        slice at a time into its one transaction (R-S2: all old rows until the commit, all new after), so memory
+        holds a slice of chunks and vectors, not the whole file's. A stop, an outage or Ctrl-C before the commit
+        leaves it with its old rows and counts it deferred."""
+        self._flush(report, embed_partial=True, write_ready=True)
+        slice_size = max(WRITE_BATCH_CHUNKS, self._embedder.batch_size)
+        identity = self._embedder.identity
+        try:
+            with self._store.file_in_parts(state) as add:
+                chunks = iter_chunks(content.text)
+                while piece := [chunk for _, chunk in zip(range(slice_size), chunks, strict=False)]:
+                    if self._stop.is_set():
+                        raise _Stopped
+                    texts = [embed_text(state.path, chunk) for chunk in piece]
+                    hashes = [text_hash(identity, text) for text in texts]
+                    vectors = self._vectors_of(hashes, texts, known, report)
+                    add([NewChunk.of(c, h, v) for c, h, v in zip(piece, hashes, vectors, strict=True)])
+                    if self._progress is not None:
+                        self._progress(report, self._files_in_run)
+        except BaseException as exc:
+            report.deferred += 1
+            report.deferred_with_rows += known
+            if not isinstance(exc, _Stopped):
+                raise
+            return
+        report.indexed += 1
 
     def _flush(self, report: SyncReport, *, embed_partial: bool, write_ready: bool) -> None:
         """Embed full batches (a partial one only when forced), then write the files whose vectors are all known.
