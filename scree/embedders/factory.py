@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from scree.config import Settings
 from scree.embedders.base import Embedder
@@ -84,10 +84,13 @@ def make_embedder(
     return ReleasedWhenIdle(local, release_idle_s)
 
 
-def make_query_embedder(settings: Settings, release_idle_s: float | None = None) -> Embedder:
+def make_query_embedder(
+    settings: Settings, writer_running: Callable[[], bool], release_idle_s: float | None = None
+) -> Embedder:
     """The embedder a reader embeds search queries with (issue 24). With the offline model, the index's writer embeds
     them with the copy it already holds (scree.embedders.remote_query), and this reader loads its own (released
-    `release_idle_s` after its last use) only when no writer answers; every other kind is make_embedder's."""
+    `release_idle_s` after its last use) only when no writer answers; every other kind is make_embedder's.
+    `writer_running` says whether a process holds the index's writer.lock (one is starting: worth waiting for)."""
     kind = settings.resolved_embedder()
     if kind != "local":
         return make_embedder(settings, release_idle_s=release_idle_s)
@@ -97,7 +100,6 @@ def make_query_embedder(settings: Settings, release_idle_s: float | None = None)
     if not query_wire.supported() or not query_wire.address_fits(path):
         return make_embedder(settings, release_idle_s=release_idle_s)
     from scree.embedders.remote_query import RemoteQueryEmbedder
-    from scree.index.lock import lock_holder
 
     identity, dims = expected_identity(settings)
     kind, model_id = identity.split(":", 1)
@@ -105,7 +107,7 @@ def make_query_embedder(settings: Settings, release_idle_s: float | None = None)
         path,
         (kind, model_id, dims),
         lambda: make_embedder(settings, release_idle_s=release_idle_s),
-        lambda: lock_holder(settings.lock_path) is not None,
+        writer_running,
     )
 
 

@@ -86,7 +86,11 @@ class SearchEngine:
 
         def embedder() -> Embedder:
             if shared_model:
-                return make_query_embedder(settings, release_idle_s)
+                from scree.index.lock import lock_holder
+
+                return make_query_embedder(
+                    settings, lambda: lock_holder(settings.lock_path) is not None, release_idle_s
+                )
             return make_embedder(settings, release_idle_s=release_idle_s)
 
         return cls(
