@@ -200,30 +200,20 @@ def build_server(settings: Settings, control: WriterControl) -> MCPServer:
     def reindex(path: ReindexPath = None) -> CallToolResult:
         return _result(tools.reindex(path))
 
-    server.add_tool(
-        search_docs,
-        title="Search project docs",
-        description=SEARCH_DOCS_DESCRIPTION,
-        annotations=READ_ONLY,
-        meta=result_meta(tools.caps.search),
-        structured_output=False,
-    )
-    server.add_tool(
-        read_doc,
-        title="Read a doc",
-        description=READ_DOC_DESCRIPTION,
-        annotations=READ_ONLY,
-        meta=result_meta(tools.caps.doc),
-        structured_output=False,
-    )
-    server.add_tool(
-        reindex,
-        title="Re-index docs",
-        description=REINDEX_DESCRIPTION,
-        annotations=WRITES_INDEX,
-        meta=result_meta(tools.caps.reindex),
-        structured_output=False,
-    )
+    listed: list[tuple[Callable[..., CallToolResult], str, str, ToolAnnotations, ReplyCap]] = [
+        (search_docs, "Search project docs", SEARCH_DOCS_DESCRIPTION, READ_ONLY, tools.caps.search),
+        (read_doc, "Read a doc", READ_DOC_DESCRIPTION, READ_ONLY, tools.caps.doc),
+        (reindex, "Re-index docs", REINDEX_DESCRIPTION, WRITES_INDEX, tools.caps.reindex),
+    ]
+    for tool, title, description, hints, cap in listed:
+        server.add_tool(
+            tool,
+            title=title,
+            description=description,
+            annotations=hints,
+            meta=result_meta(cap),
+            structured_output=False,
+        )
     return server
 
 
