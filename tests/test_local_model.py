@@ -12,14 +12,11 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from scree.config import load_settings
-from scree.embedders import kernels
 from scree.embedders.base import unpack_vector
-from scree.embedders.encoder import attention
-from scree.embedders.local import MIN_SHARD_TOKENS, UNIT_TOKENS, LocalEmbedder, _shards
+from scree.embedders.local import GROUP_TOKENS, PAD_SLACK, LocalEmbedder, length_groups
 from scree.embedders.model_install import (
     MODEL_FILE,
     MODEL_NAME,
@@ -30,6 +27,7 @@ from scree.embedders.model_install import (
     install_model,
     model_dir,
 )
+from scree.embedders.runtime import CONFIG_ENV, PRECISION_ENV, offline_precision
 from scree.errors import ModelMissingError
 
 REFERENCE = Path(__file__).parent / "fixtures" / "minilm_reference.json"
@@ -99,20 +97,18 @@ def test_query_and_thread_count_do_not_change_vectors(installed: Path, reference
         two.close()
 
 
-def test_a_batch_is_cut_into_units_the_threads_share_out() -> None:
-    lengths = [256] * 20 + [180] * 30 + [40] * 50 + [9] * 7
-    units = _shards(lengths, 2)
-    assert sorted(i for unit in units for i in unit) == list(range(len(lengths)))  # each text once
-    assert all([lengths[i] for i in unit] == sorted(lengths[i] for i in unit) for unit in units)  # runs of a length
-    loads = [sum(lengths[i] for i in unit) for unit in units]
-    assert len(units) == round(sum(lengths) / UNIT_TOKENS)
-    assert max(loads) <= UNIT_TOKENS + 256 and min(loads) >= UNIT_TOKENS - 256
-    firsts = [max(lengths[i] for i in unit) for unit in units]
-    assert firsts == sorted(firsts, reverse=True)  # the longest texts (dearest attention) go out first
-    assert len(_shards([300, 300, 300, 300], 2)) == 2  # above two minimal shards: one unit per worker at least
-    assert _shards([MIN_SHARD_TOKENS, MIN_SHARD_TOKENS - 1], 2) == [[1, 0]]  # too little to share: one thread
-    assert _shards(lengths, 1) == [sorted(range(len(lengths)), key=lambda i: lengths[i])]
-    assert _shards([25], 2) == [[0]]
+def test_a_batch_is_grouped_by_length_with_little_padding() -> None:
+    lengths = [256] * 20 + [180] * 30 + [170] * 5 + [40] * 50 + [9] * 7 + [3]
+    groups = length_groups(lengths)
+    assert sorted(i for group in groups for i in group) == list(range(len(lengths)))  # each text once
+    for group in groups:
+        longest, real = max(lengths[i] for i in group), sum(lengths[i] for i in group)
+        assert lengths[group[0]] == longest  # a group pads to its first text
+        assert len(group) == 1 or longest * len(group) <= min(GROUP_TOKENS, real * (1 + PAD_SLACK))
+    firsts = [lengths[group[0]] for group in groups]
+    assert firsts == sorted(firsts, reverse=True)  # the longest texts go first
+    assert length_groups([25]) == [[0]] and length_groups([]) == []
+    assert length_groups([300, 5]) == [[0], [1]]  # padding 5 to 300 would be all waste
 
 
 def test_close_then_embed_loads_again(installed: Path) -> None:
@@ -214,114 +210,83 @@ def test_offline_install_fails_in_one_clear_line(tmp_path: Path) -> None:
     assert stat.S_IMODE(models.stat().st_mode) == 0o700
 
 
-def test_importing_the_module_loads_neither_numpy_nor_tokenizers() -> None:
-    code = "import sys, scree.embedders.local; print(sorted({'numpy', 'tokenizers'} & set(sys.modules)))"
+def test_importing_the_module_loads_neither_numpy_nor_tokenizers_nor_openvino() -> None:
+    code = (
+        "import sys, scree.embedders.local, scree.embedders.runtime, scree.embedders.graph\n"
+        "print(sorted({'numpy', 'tokenizers', 'openvino'} & {m.split('.')[0] for m in sys.modules}))"
+    )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=REPO)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
 
 
-def _softmax_attention(block: np.ndarray) -> np.ndarray:
-    wide = block.astype(np.float64)
-    query, key, value = (wide[:, :, part].transpose(0, 2, 1, 3) for part in range(3))
-    scores = query @ key.transpose(0, 1, 3, 2)
-    scores -= scores.max(axis=-1, keepdims=True)
-    weights = np.exp(scores)
-    weights /= weights.sum(axis=-1, keepdims=True)
-    return weights @ value
+EMBED_REFERENCE = """
+import json, math, sys
+from pathlib import Path
+from scree.logs import configure_logging
+from scree.embedders.base import unpack_vector
+from scree.embedders.local import LocalEmbedder
+configure_logging("writer")
+items = json.loads(Path(sys.argv[2]).read_text())["items"]
+embedder = LocalEmbedder(Path(sys.argv[1]))
+vectors = [unpack_vector(b) for b in embedder.embed([item["text"] for item in items])]
+def cosine(a, b):
+    return sum(x * y for x, y in zip(a, b)) / math.sqrt(sum(x * x for x in a) * sum(y * y for y in b))
+cosines = [cosine(v, item["vector"]) for v, item in zip(vectors, items)]
+print(json.dumps({"precision": embedder.precision, "cosines": cosines}))
+"""
 
 
-@pytest.mark.parametrize("compiled", [False, True], ids=["numpy", "compiled"])
-@pytest.mark.parametrize("case", ["ordinary", "exp overflows", "exp underflows"])
-def test_attention_is_softmax_even_where_exp_fails(case: str, compiled: bool) -> None:
-    rng = np.random.default_rng(5)
-    block = rng.standard_normal((2, 7, 3, 12, 32)).astype(np.float32)
-    if case == "exp overflows":
-        block[:, :, 0] *= 40.0  # query . key reaches the hundreds
-    elif case == "exp underflows":
-        block[:, :, 0] = np.abs(block[:, :, 0]) * 40.0
-        block[:, :, 1] = -np.abs(block[:, :, 1])  # every score is far below zero
-    got = attention(block, kernels=kernels if compiled else None)
-    assert np.all(np.isfinite(got))
-    expected = _softmax_attention(block)
-    np.testing.assert_allclose(got, expected, rtol=2e-4, atol=2e-4)
-    if compiled:  # as encoder_layer runs it: the sums go to a view, divide_heads does the division on context rows
-        texts, tokens = block.shape[:2]
-        context = np.full((texts * tokens, 12 * 32), np.nan, dtype=np.float32)
-        sums = np.full((texts, tokens, 12), np.nan, dtype=np.float32)
-        heads = context.reshape(texts, tokens, 12, 32).transpose(0, 2, 1, 3)
-        attention(block, out=heads, kernels=kernels, sums=sums.transpose(0, 2, 1))
-        kernels.divide_heads(context, sums.transpose(0, 2, 1), 0, 32)
-        np.testing.assert_allclose(heads, expected, rtol=2e-4, atol=2e-4)
-
-
-def test_compiled_gelu_is_gelu_over_the_whole_float_range() -> None:
-    values = np.concatenate([np.linspace(-12, 12, 4001), [-1e30, -100.0, -88.5, 88.5, 100.0, 1e30, 0.0]])
-    x = np.tile(values.astype(np.float32), (3, 1))
-    bias = np.zeros(x.shape[1], dtype=np.float32)
-    bias[:5] = [0.5, -0.5, 1.0, -1.0, 2.0]
-    wide = x.astype(np.float64) + bias
-    exact = wide * 0.5 * (1 + np.vectorize(math.erf)(wide / math.sqrt(2)))
-    kernels.bias_gelu(x, bias)
-    assert np.all(np.isfinite(x))
-    np.testing.assert_allclose(x, exact, rtol=1e-3, atol=1e-3)  # the tanh form differs from erf by < 1e-3
-
-
-def test_compiled_residual_norm_is_layer_norm_of_the_sum() -> None:
-    rng = np.random.default_rng(3)
-    x, residual = (rng.standard_normal((5, 384)).astype(np.float32) * 4 for _ in range(2))
-    bias, gamma, beta = (rng.standard_normal(384).astype(np.float32) for _ in range(3))
-    total = x.astype(np.float64) + bias + residual
-    centred = total - total.mean(axis=1, keepdims=True)
-    expected = centred / np.sqrt((centred**2).mean(axis=1, keepdims=True) + 1e-12) * gamma + beta
-    kernels.residual_norm(x, residual, bias, gamma, beta, np.float32(1e-12))
-    np.testing.assert_allclose(x, expected, rtol=1e-4, atol=1e-4)
-
-
-def test_numba_is_loaded_by_a_chunk_batch_never_by_a_query(installed: Path) -> None:
-    code = (
-        "import sys; from pathlib import Path; from scree.embedders.local import LocalEmbedder\n"
-        f"e = LocalEmbedder(Path({str(installed)!r}))\n"
-        "e.embed_query('how do I rotate the key? ' * 60)\n"  # one text is at most 256 tokens: numpy's steps
-        "print('numba' in sys.modules)\n"
-        "e.embed(['a chunk of notes about rotating keys ' * 40] * 3)\n"
-        "print('numba' in sys.modules)\n"
-    )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=REPO)
+def _embed_reference(installed: Path, **env: str) -> tuple[dict[str, object], str]:
+    """The reference texts embedded in a process of its own with `env` added: its report and its log (stderr)."""
+    run_env = {k: v for k, v in os.environ.items() if k not in (PRECISION_ENV, CONFIG_ENV)} | env
+    done = subprocess.run(
+        [sys.executable, "-c", EMBED_REFERENCE, str(installed), str(REFERENCE)],
+        capture_output=True, text=True, timeout=120, cwd=REPO, env=run_env,
+    )  # fmt: skip
     assert done.returncode == 0, done.stderr
-    assert done.stdout.split() == ["False", "True"]
-
-
-def test_a_chunk_batch_where_numba_cannot_cache_is_embedded_with_numpys_steps(installed: Path, tmp_path: Path) -> None:
-    """numba refuses `cache=True` with a RuntimeError when neither the package's folder nor the user's cache folder
-    can be written (a system install under systemd's ProtectSystem=strict): the batch must still be embedded, by
-    numpy's steps, with a warning and no traceback."""
-    package = tmp_path / "site"
-    shutil.copytree(REPO / "scree", package / "scree", ignore=shutil.ignore_patterns("__pycache__"))
-    for path in [package, *package.rglob("*")]:  # read-only, as a system site-packages is to its users
-        path.chmod(path.stat().st_mode & ~0o222)
-    # root's file-access override dropped so the modes bind; /proc refuses a cache folder to anyone
-    prefix = ["setpriv", "--bounding-set", "-dac_override,-dac_read_search"] if os.geteuid() == 0 else []
-    if prefix and shutil.which("setpriv") is None:
-        pytest.fail("setpriv (util-linux) is needed to run this test as root")
-    env = {
-        **os.environ, "PYTHONPATH": str(package), "HOME": "/proc/no-home", "XDG_CACHE_HOME": "/proc/no-cache",
-    }  # fmt: skip
-    env.pop("NUMBA_CACHE_DIR", None)
-    code = (
-        "import sys; from pathlib import Path; from scree.embedders.local import LocalEmbedder, _kernels\n"
-        "from scree.logs import configure_logging; configure_logging('writer')\n"
-        f"e = LocalEmbedder(Path({str(installed)!r}))\n"
-        "v = e.embed(['a chunk of notes about rotating keys ' * 40] * 3)\n"
-        "print(_kernels() is None, len(v))\n"
-        "print(sys.modules['scree'].__file__)\n"
-    )
-    run = [*prefix, sys.executable, "-c", code]  # from tmp_path: the checkout's own scree is not on sys.path then
-    done = subprocess.run(run, capture_output=True, text=True, timeout=120, env=env, cwd=tmp_path)
-    for path in [package, *package.rglob("*")]:
-        path.chmod(path.stat().st_mode | 0o200)
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.split()[:2] == ["True", "3"], done.stdout + done.stderr
-    assert done.stdout.split()[2].startswith(str(package)), done.stdout
     assert "Traceback" not in done.stderr
-    assert "compiled kernels unavailable" in done.stderr
+    report: dict[str, object] = json.loads(done.stdout)
+    return report, done.stderr
+
+
+@pytest.mark.parametrize("precision", ["auto", "f32", "bf16"])
+def test_each_precision_matches_sentence_transformers(installed: Path, precision: str) -> None:
+    """The precision chosen for this CPU, and each one forced; bf16 on a CPU without bf16 units is either run by
+    OpenVINO's emulation or silently compiled as f32 (the compiled model's own report says which)."""
+    report, log = _embed_reference(installed, **{PRECISION_ENV: precision})
+    cosines = report["cosines"]
+    assert isinstance(cosines, list) and len(cosines) == len(_items(json.loads(REFERENCE.read_text())))
+    assert min(cosines) >= MIN_COSINE, cosines
+    assert report["precision"] in ("f32", "bf16")
+    if precision == "f32":
+        assert report["precision"] == "f32"
+    if precision == "auto":
+        assert str(report["precision"]) in offline_precision()  # what doctor and bench say is what runs
+    assert "offline model compiled" in log and f"precision={report['precision']}" in log
+
+
+def test_a_model_that_will_not_compile_falls_back_to_f32_in_one_line(installed: Path) -> None:
+    """A property the CPU plugin refuses makes the first compile fail for real; the model is compiled again in
+    f32 and the batch embedded, with one warning and no traceback."""
+    report, log = _embed_reference(installed, **{CONFIG_ENV: '{"INFERENCE_PRECISION_HINT": "no-such-precision"}'})
+    assert report["precision"] == "f32"
+    cosines = report["cosines"]
+    assert isinstance(cosines, list) and min(cosines) >= MIN_COSINE
+    warnings = [line for line in log.splitlines() if "did not compile" in line]
+    assert len(warnings) == 1, log
+    assert "compiling it in f32" in warnings[0] and "no-such-precision" in warnings[0]
+
+
+def test_a_bad_precision_setting_is_one_clear_line(installed: Path) -> None:
+    code = (
+        "import sys; from pathlib import Path; from scree.errors import ModelMissingError\n"
+        "from scree.embedders.local import LocalEmbedder\n"
+        "try:\n    LocalEmbedder(Path(sys.argv[1])).embed_query('x')\n"
+        "except ModelMissingError as exc:\n    print(exc)\n"
+    )
+    env = {**os.environ, PRECISION_ENV: "int3"}
+    done = subprocess.run([sys.executable, "-c", code, str(installed)], capture_output=True, text=True, env=env,
+                          timeout=60, cwd=REPO)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert _one_line(done.stdout.strip()) == f"{PRECISION_ENV}='int3' is not one of auto, f32, bf16"
