@@ -34,6 +34,7 @@ from scree.benchmarks.stub_api import StubApiProcess
 from scree.config import DEBOUNCE_SECONDS, DEFAULT_BATCH, load_settings
 from scree.content.ignore import IgnorePolicy
 from scree.embedders.model_install import check_model
+from scree.embedders.runtime import offline_precision
 from scree.errors import ModelMissingError, ScreeError
 
 Values = Mapping[str, float | None]
@@ -215,6 +216,8 @@ WRITER_OFFLINE = [
 ]
 OFFLINE_MODEL = [
     Spec("offline_model_load_s", "offline model, load", "s"),
+    Spec("offline_import_s", "offline model, import of its libraries", "s"),
+    Spec("offline_first_query_ms", "offline model, first query after load", "ms"),
     Spec("offline_query_p50_ms", "offline model, query embedding, p50", "ms", _fixed(OFFLINE_QUERY_P50_MS, "ms")),
     Spec(
         "offline_embed_tokens_per_s",
@@ -412,6 +415,8 @@ def measure_offline_model(run: BenchRun, model: Path) -> dict[str, float]:
     found: dict[str, float] = json.loads(out.read_text(encoding="utf-8"))
     return {
         "offline_model_load_s": found["model_load_s"],
+        "offline_import_s": found["import_s"],
+        "offline_first_query_ms": found["first_query_ms"],
         "offline_query_p50_ms": found["query_ms_median"],
         "offline_embed_tokens_per_s": found["tokens_per_s"],
         "offline_embed_peak_rss_mb": found["rss_peak_embedding_mb"],
@@ -472,7 +477,7 @@ def run_bench(notes: Path | None, *, quick: bool = False, progress: Progress | N
         run.step("offline model speed", OFFLINE_MODEL, lambda: measure_offline_model(run, model))
         run.step("edit to searchable", _edit_specs(plan.debounce_s), lambda: _measure_edits(run))
         say("")
-        return prepared.what, run.figures()
+        return f"{prepared.what}; offline model in {offline_precision()}", run.figures()
 
 
 def _value_text(figure: Figure) -> str:

@@ -90,7 +90,9 @@ def _check_embedder(settings: Settings, report: _Report) -> bool:
         else:
             report.warn("offline model", f"{exc}; semantic search is off until then")
         return False
-    report.ok("offline model", str(folder))
+    from scree.embedders.runtime import offline_precision
+
+    report.ok("offline model", f"{folder}, runs in {offline_precision()}")
     return True
 
 
