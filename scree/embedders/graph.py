@@ -1,8 +1,9 @@
 """all-MiniLM-L6-v2 as an OpenVINO graph, built from model.safetensors with OpenVINO's opset API.
 
 BERT's encoder (six post-norm layers, 12 heads of 32), then sentence-transformers' mean pooling over the real tokens
-and L2 normalisation, so the compiled model's output is the finished vector. Inputs: token ids and the attention
-mask, both (texts, tokens) int64 with dynamic sizes. The weights become constants that share the memory-mapped file
+and L2 normalisation, so the compiled model's output is the finished vector. Inputs: the tokens' word embeddings
+(texts, tokens, 384) float32, looked up outside (see word_embeddings), and the attention mask (texts, tokens) int64,
+with dynamic sizes. The weights become constants that share the memory-mapped file
 (nothing is copied to build the graph); compiling copies what the CPU plugin keeps, after which the map is closed.
 Only this module and scree.embedders.runtime import openvino.
 """
@@ -23,6 +24,7 @@ HEADS = 12
 HEAD_DIMS = DIMS // HEADS
 LAYERS = 6
 LAYER_NORM_EPS = 1e-12
+WORD_EMBEDDINGS = "embeddings.word_embeddings.weight"
 MASKED = -1e4  # added to the scores of padding tokens: exp() of it is 0 in float32 and in bfloat16
 
 
@@ -44,8 +46,8 @@ def safetensors_arrays(path: Path) -> Iterator[dict[str, Any]]:
         base = 8 + header_size
         tensors: dict[str, Any] = {}
         for name, info in header.items():
-            if name == "__metadata__" or info["dtype"] != "F32":
-                continue  # position_ids (I64) is not a weight
+            if name == "__metadata__" or info["dtype"] != "F32" or name == WORD_EMBEDDINGS:
+                continue  # position_ids (I64) is not a weight; the word embeddings stay out (word_embeddings)
             start, end = (base + offset for offset in info["data_offsets"])
             count = (end - start) // 4
             if count * 4 != end - start or end > len(region) or count != int(np.prod(info["shape"])):
@@ -60,6 +62,29 @@ def safetensors_arrays(path: Path) -> Iterator[dict[str, Any]]:
         # The compiled model may still read constants it did not repack (the word embeddings' Gather) from the map,
         # so it stays mapped; its pages are dropped now, and the few such reads fault back in from the file.
         region.madvise(mmap.MADV_DONTNEED)
+
+
+def word_embeddings(path: Path) -> Any:
+    """The (vocabulary, DIMS) word embedding table as a read-only view of a memory map of the file.
+
+    It stays out of the graph: looked up in numpy, only the rows of tokens seen are ever read into memory, where a
+    constant in the graph would be read whole when compiling (47 MB, most of the tokens never used).
+    """
+    import numpy as np
+
+    try:
+        with open(path, "rb") as handle:
+            header_size = int.from_bytes(handle.read(8), "little")
+            info = json.loads(handle.read(header_size))[WORD_EMBEDDINGS]
+            start, end = (8 + header_size + offset for offset in info["data_offsets"])
+            aligned = start - start % mmap.ALLOCATIONGRANULARITY
+            region = mmap.mmap(handle.fileno(), end - aligned, access=mmap.ACCESS_READ, offset=aligned)
+        count = (end - start) // 4
+        if count != int(np.prod(info["shape"])) or len(info["shape"]) != 2 or info["shape"][1] != DIMS:
+            raise ValueError(f"tensor {WORD_EMBEDDINGS} does not fit its offsets")
+        return np.frombuffer(region, dtype="<f4", count=count, offset=start - aligned).reshape(info["shape"])
+    except (ValueError, KeyError, TypeError, OSError) as exc:
+        raise ModelMissingError(f"{path} is not a safetensors file scree can read ({exc})") from None
 
 
 def build_model(tensors: dict[str, Any]) -> Any:
@@ -84,19 +109,16 @@ def build_model(tensors: dict[str, Any]) -> Any:
     def ints(*values: int) -> Any:
         return op.constant(np.array(values, np.int64))
 
-    ids = op.parameter([-1, -1], ov.Type.i64, name="input_ids")
+    words = op.parameter([-1, -1, DIMS], ov.Type.f32, name="word_embeddings")
     mask = op.parameter([-1, -1], ov.Type.i64, name="attention_mask")
 
     def scalar(value: int) -> Any:
         return op.constant(np.int64(value))
 
-    length = op.gather(op.shape_of(ids), scalar(1), scalar(0))
+    length = op.gather(op.shape_of(mask), scalar(1), scalar(0))
     positions = op.range(scalar(0), length, scalar(1), ov.Type.i64)
     # One text has token type 0 everywhere: its embedding is a constant row added to every token.
-    x = op.add(
-        op.gather(weight("embeddings.word_embeddings.weight"), ids, ints(0)),
-        op.gather(weight("embeddings.position_embeddings.weight"), positions, ints(0)),
-    )
+    x = op.add(words, op.gather(weight("embeddings.position_embeddings.weight"), positions, ints(0)))
     x = norm(op.add(x, op.gather(weight("embeddings.token_type_embeddings.weight"), ints(0), ints(0))),
              "embeddings.LayerNorm")  # fmt: skip
     real = op.convert(mask, ov.Type.f32)  # (texts, tokens): 1 for a token, 0 for padding
@@ -117,7 +139,7 @@ def build_model(tensors: dict[str, Any]) -> Any:
     # Mean pooling's division by the token count cancels in the L2 normalisation, so a masked sum is enough.
     pooled = op.reduce_sum(op.multiply(x, op.unsqueeze(real, ints(2))), ints(1))
     vectors = op.normalize_l2(pooled, ints(1), 1e-12, "max")
-    return ov.Model([vectors], [ids, mask], "all-MiniLM-L6-v2")
+    return ov.Model([vectors], [words, mask], "all-MiniLM-L6-v2")
 
 
 def with_model(path: Path, use: Callable[[Any], Any]) -> Any:

@@ -41,11 +41,13 @@ class _MiniLM:
     def __init__(self, directory: Path, workers: int | None) -> None:
         from tokenizers import Tokenizer
 
+        from scree.embedders.graph import word_embeddings
         from scree.embedders.runtime import compile_model
 
         self.tokenizer = Tokenizer.from_file(str(directory / TOKENIZER_FILE))
         self.tokenizer.enable_truncation(max_length=MAX_TOKENS)
         self.tokenizer.no_padding()  # the file asks for padding to 128; grouping by length needs none
+        self.words = word_embeddings(directory / MODEL_FILE)
         self.runner = compile_model(directory / MODEL_FILE, workers)
 
     def token_ids(self, texts: Sequence[str]) -> list[list[int]]:
@@ -64,12 +66,26 @@ class _MiniLM:
 
         ids = self.token_ids(texts)
         groups = length_groups([len(row) for row in ids])
-        arrays = [_padded([ids[i] for i in group]) for group in groups]
+        arrays = [self._inputs([ids[i] for i in group]) for group in groups]
         parts = self.runner.run(arrays)
         vectors = np.empty((len(ids), DIMS), dtype=np.float32)
         for group, part in zip(groups, parts, strict=True):
             vectors[group] = part
         return vectors
+
+    def _inputs(self, rows: list[list[int]]) -> tuple[Any, Any]:
+        """The rows' word embeddings padded with zeros to the longest row, and the mask of real tokens (1)."""
+        import numpy as np
+
+        width = max(len(row) for row in rows)
+        ids = np.zeros((len(rows), width), dtype=np.int64)
+        mask = np.zeros((len(rows), width), dtype=np.int64)
+        for n, row in enumerate(rows):
+            ids[n, : len(row)] = row
+            mask[n, : len(row)] = 1
+        words = self.words[ids]
+        words[mask == 0] = 0.0
+        return words, mask
 
     def close(self) -> None:
         self.runner.close()
@@ -91,19 +107,6 @@ def length_groups(lengths: Sequence[int]) -> list[list[int]]:
         groups.append([index])
         longest = real = n
     return groups
-
-
-def _padded(rows: list[list[int]]) -> tuple[Any, Any]:
-    """Token ids padded with 0 to the longest row, and the mask that marks the real tokens (1) from padding (0)."""
-    import numpy as np
-
-    width = max(len(row) for row in rows)
-    ids = np.zeros((len(rows), width), dtype=np.int64)
-    mask = np.zeros((len(rows), width), dtype=np.int64)
-    for n, row in enumerate(rows):
-        ids[n, : len(row)] = row
-        mask[n, : len(row)] = 1
-    return ids, mask
 
 
 class LocalEmbedder(Embedder):

@@ -124,8 +124,9 @@ def _warmed(compiled: Any) -> Any:
     """`compiled` after one tiny inference: the CPU plugin packs its weights on the first, while the file is mapped."""
     import numpy as np
 
-    one = np.ones((1, 2), dtype=np.int64)
-    compiled.create_infer_request().infer([one, one])
+    from scree.embedders.graph import DIMS
+
+    compiled.create_infer_request().infer([np.zeros((1, 2, DIMS), np.float32), np.ones((1, 2), np.int64)])
     return compiled
 
 
