@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import NoReturn
 
 from scree import __version__, replies
-from scree.commands.progress import LineAwareStream, ProgressPrinter, final_line
-from scree.config import Settings, load_settings, log_format, log_level
+from scree.commands.progress import LineAwareStream, PlainProgress, ProgressPrinter, final_line
+from scree.config import DEFAULT_VECTOR_CACHE_MB, Settings, env_number, load_settings, log_format, log_level
 from scree.errors import ScreeError, UsageError
 from scree.index.folder import indexes_dir
 from scree.inert import inert, json_inert
@@ -52,7 +52,7 @@ def _add_folder_flags(parser: argparse.ArgumentParser) -> None:
 
 def _hit_count(text: str) -> int:
     """`search -k`: a whole number within the search engine's range, else a usage error (exit 2, R-L1)."""
-    from scree.search.engine import MAX_K
+    from scree.search import MAX_K
 
     try:
         value = int(text)
@@ -109,14 +109,23 @@ def build_parser() -> argparse.ArgumentParser:
         "run the MCP server on stdin/stdout (what .mcp.json starts), or over HTTP",
         "Tools: search_docs, read_doc, reindex. The process that holds writer.lock keeps the index current in a "
         "supervised child process: it syncs the folder's markdown files first, then follows their edits. With "
-        "--http: MCP streamable HTTP at /mcp and GET /healthz, Host/Origin checked, a bearer token off loopback.",
+        "--http: MCP streamable HTTP at /mcp and GET /healthz, Host/Origin checked, a bearer token required (one is "
+        "made in the config folder when none is given).",
     )
     _add_folder_flags(p)
     p.add_argument("--http", action="store_true", help="serve MCP streamable HTTP at /mcp (and GET /healthz)")
-    p.add_argument("--host", help="with --http: address to listen on (default 127.0.0.1; others need a token)")
+    p.add_argument("--host", help="with --http: address to listen on (default 127.0.0.1)")
     p.add_argument("--port", type=_port, help="with --http: port (default 8765; 0 picks a free one)")
     p.add_argument(
-        "--token-file", metavar="FILE", help="with --http: bearer token file, mode 600 (or set SCREE_HTTP_TOKEN)"
+        "--token-file",
+        metavar="FILE",
+        help="with --http: bearer token file, mode 600 (or set SCREE_HTTP_TOKEN; default: one made in "
+        "$XDG_CONFIG_HOME/scree/http-token)",
+    )
+    p.add_argument(
+        "--no-token",
+        action="store_true",
+        help="with --http on loopback: no token at all (any local user can then read the folder)",
     )
     p.add_argument(
         "--allow-host",
@@ -190,6 +199,12 @@ def build_parser() -> argparse.ArgumentParser:
         "codex: print the stanza for ~/.codex/config.toml",
     )
     p.add_argument("--here", action="store_true", help="write the file even where no git repository has its root")
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help='replace a "scree" entry of your own (another command, args or env) with scree\'s default; without '
+        "it such an entry is kept as it is",
+    )
 
     p = _command(sub, "doctor", "check the installation, the index and the settings")
     _add_folder_flags(p)
@@ -210,9 +225,16 @@ def build_parser() -> argparse.ArgumentParser:
     index_sub = p.add_subparsers(dest="index_command", metavar="ACTION", required=True)
     q = _command(index_sub, "list", "every index: folder, size, model, counts, last sync, state")
     q.add_argument("--json", action="store_true", help="print one JSON list")
-    q = _command(index_sub, "remove", "delete the index of FOLDER, or of every folder that no longer exists")
+    q = _command(
+        index_sub,
+        "remove",
+        "delete the index of FOLDER, or of every folder that no longer exists, and/or the machine's vector cache",
+        "An index's vectors stay in the vector cache every index shares (it evicts the least recently used past "
+        "SCREE_VECTOR_CACHE_MB); --vectors deletes it, safely even while writers run.",
+    )
     q.add_argument("folder", nargs="?", metavar="FOLDER", help="the folder whose index goes (it may be gone)")
     q.add_argument("--missing", action="store_true", help="every index whose folder no longer exists")
+    q.add_argument("--vectors", action="store_true", help="the vector cache every index shares (issue 24)")
 
     p = _command(
         sub,
@@ -229,9 +251,12 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _progress_printer() -> ProgressPrinter | None:
-    """R-L1: the progress line on a terminal; nothing when stderr is not a TTY (main wraps a terminal's stderr)."""
-    return ProgressPrinter(sys.stderr) if isinstance(sys.stderr, LineAwareStream) else None
+def _progress_printer(settings: Settings) -> ProgressPrinter:
+    """R-L1: the progress line on a terminal (main wraps a terminal's stderr); without one, a plain line every
+    SCREE_PROGRESS_SECONDS (issue 25), stdout kept for the result."""
+    if isinstance(sys.stderr, LineAwareStream):
+        return ProgressPrinter(sys.stderr)
+    return PlainProgress(sys.stderr, settings.progress_s)
 
 
 def notes_overridden(env: Mapping[str, str], notes: str | None, folder: Path) -> str | None:
@@ -260,7 +285,8 @@ def settings_for(args: argparse.Namespace) -> Settings:
 def cmd_serve(args: argparse.Namespace) -> int:
     if not args.http:
         given = [flag for flag, value in (("--host", args.host), ("--port", args.port), ("--token-file",
-                 args.token_file), ("--allow-host", args.allow_host)) if value not in (None, [])]  # fmt: skip
+                 args.token_file), ("--allow-host", args.allow_host), ("--no-token", args.no_token or None))
+                 if value not in (None, [])]  # fmt: skip
         if given:
             raise UsageError(f"{', '.join(given)}: only with --http (without it, serve speaks MCP on stdin/stdout)")
         from scree.supervisor import serve
@@ -269,7 +295,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from scree.reader_proc.http_options import HttpOptions
     from scree.supervisor import serve_http
 
-    options = HttpOptions.load(args.host, args.port, args.token_file, tuple(args.allow_host), os.environ)
+    options = HttpOptions.load(
+        args.host, args.port, args.token_file, tuple(args.allow_host), os.environ, no_token=args.no_token
+    )
     return serve_http(settings_for(args), options)
 
 
@@ -289,16 +317,20 @@ def cmd_reindex(args: argparse.Namespace) -> int:
 
     settings = settings_for(args)
     path = None if args.path is None else path_in_folder(settings.folder, Path.cwd(), args.path)
-    progress = _progress_printer()
+    progress = _progress_printer(settings)
     outcome = operations.reindex(settings, full=args.all, path=path, progress=progress)
     report = outcome.report
-    if progress is not None:
-        progress.finish(
-            final_line(outcome.files, outcome.chunks, report.chunks_embedded, report.bytes_visited, progress.elapsed_s)
-        )
+    if outcome.warning is not None:
+        print(outcome.warning, file=sys.stderr)
+    progress.finish(
+        final_line(outcome.files, outcome.chunks, report.chunks_embedded, report.bytes_visited, progress.elapsed_s)
+    )
     if path is not None and (path, MISSING_REASON) in report.skipped:
         raise ScreeError(outcome.message)  # R-L1: a file that is not there is a failure (its old rows are gone)
     print(inert(outcome.message))  # file names and API errors are data: escapes shown, not run (issue 13)
+    left_out = replies.left_out_note(report.left_out) if path is None else None
+    if left_out is not None:  # issue 25: a folder of .rst or .mdx files was skipped without a word
+        print(f"  {left_out}")
     for skipped, reason in report.skipped if path is None else ():  # one path: the message says why
         print(inert(f"  skipped {shown_short(skipped)}: {reason}"))  # a path over PATH_MAX: one readable line
     if report.outage:
@@ -317,7 +349,8 @@ def cmd_reindex(args: argparse.Namespace) -> int:
 
 def cmd_search(args: argparse.Namespace) -> int:
     from scree.commands import operations
-    from scree.search.render import render_hits, strip_controls
+    from scree.inert import strip_controls
+    from scree.search.render import render_hits
 
     settings = settings_for(args)
     result = operations.search(settings, args.query, args.k, args.mode, args.path)
@@ -371,7 +404,7 @@ def cmd_doctor(args: argparse.Namespace) -> int:
 def cmd_init(args: argparse.Namespace) -> int:
     from scree.commands.init import init_repo
 
-    print(inert(init_repo(settings_for(args).folder, args.client, here=args.here)))
+    print(inert(init_repo(settings_for(args).folder, args.client, here=args.here, force=args.force)))
     return EXIT_OK
 
 
@@ -399,14 +432,26 @@ def cmd_index(args: argparse.Namespace) -> int:
         if args.json:
             print(json_inert(json.dumps([indexes.as_json(info) for info in found], ensure_ascii=False)))
         else:
-            print(inert(indexes.render_list(found, indexes_dir(home))))
+            bound = env_number(os.environ, "SCREE_VECTOR_CACHE_MB", DEFAULT_VECTOR_CACHE_MB)
+            cache = indexes.describe_vector_cache(home, bound)
+            print(inert(indexes.render_list(found, indexes_dir(home)) + "\n" + cache.line()))
         return EXIT_OK
-    if (args.folder is None) == (not args.missing):
-        raise UsageError("scree index remove: give a FOLDER or --missing (one of them)")
-    folder = None if args.missing else Path(args.folder).expanduser()
-    for line in indexes.remove_indexes(home, folder):
-        print(inert(line))
-    return EXIT_OK
+    if args.folder is not None and args.missing:
+        raise UsageError("scree index remove: give a FOLDER or --missing, not both")
+    if args.folder is None and not args.missing and not args.vectors:
+        raise UsageError("scree index remove: give a FOLDER, --missing or --vectors")
+    refused: list[str] = []
+    if args.folder is not None or args.missing:
+        folder = None if args.missing else Path(args.folder).expanduser()
+        removal = indexes.remove_indexes(home, folder)
+        for line in removal.said:
+            print(inert(line))
+        refused = removal.refused
+    if args.vectors:
+        print(inert(indexes.remove_vector_cache(home)))
+    for line in refused:  # the others were still removed (issue 25); the run fails at the end
+        print(inert(f"scree: {line}"), file=sys.stderr)
+    return EXIT_FAIL if refused else EXIT_OK
 
 
 def cmd_completion(args: argparse.Namespace) -> int:

@@ -10,21 +10,26 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from scree.errors import ConfigError
-from scree.index.folder import DB_NAME, LOCK_NAME, index_dir_for
+from scree.index.folder import DB_NAME, LOCK_NAME, QUERY_SOCKET_NAME, index_dir_for, vector_cache_path
 from scree.paths import FROM_CWD_REPO, choose_folder, data_home
-from scree.redact import register_secret
+from scree.redact import register_secret, url_password
 
 DEFAULT_API_BASE = "https://openrouter.ai/api/v1"
 DEFAULT_API_MODEL = "openai/text-embedding-3-small"
 DEFAULT_API_DIMS = 512  # R-E2
 DEFAULT_BATCH = 64  # R-E2
+BYTES_PER_MB = 1_000_000  # SCREE_FIRST_SYNC_MB and the sizes scree prints count decimal megabytes
+BYTES_PER_MIB = 1 << 20  # SCREE_WRITER_MAX_RSS_MB counts MiB, as ps and top do
 DEFAULT_MAX_FILE_BYTES = 1_000_000  # R-I2
 DEFAULT_FIRST_SYNC_MB = 50.0  # R-S4
-DEFAULT_EXTENSIONS = (".md", ".markdown")  # R-I1
+# issue 24: ~300k vectors of 384 dims (all-MiniLM-L6-v2), ~250k of 512 (the default API model); 0 turns it off
+DEFAULT_VECTOR_CACHE_MB = 512.0
+DEFAULT_EXTENSIONS = (".md", ".markdown", ".mdx")  # R-I1; .mdx is markdown with JSX (issue 25)
 DEBOUNCE_SECONDS = 1.5  # R-W2
 OUTAGE_PAUSE_SECONDS = 30.0  # R-E4
 OUTAGE_PAUSE_MAX_SECONDS = 300.0  # R-E4
 HEALTH_INTERVAL_SECONDS = 10.0  # R-W4
+PROGRESS_SECONDS = 10.0  # issue 25: a reindex without a terminal prints a progress line this often
 LOCK_RETRY_SECONDS = 5.0  # R-P4
 QUERY_TIMEOUT_SECONDS = 10.0  # R-E4: one attempt at a search query's embedding, all of it
 INDEX_TIMEOUT_SECONDS = 30.0  # R-E4: one attempt at an indexing request, all of it
@@ -52,13 +57,13 @@ class WriterLimits:
 
     @classmethod
     def from_env(cls, env: Mapping[str, str]) -> WriterLimits:
-        restart_s = env_number(env, "SCREE_WRITER_RESTART_SECONDS", DEFAULT_RESTART_S, 0.01)
+        restart_s = env_number(env, "SCREE_WRITER_RESTART_SECONDS", DEFAULT_RESTART_S)
         return cls(
-            max_rss_mb=env_number(env, "SCREE_WRITER_MAX_RSS_MB", DEFAULT_MAX_RSS_MB, 1.0),
+            max_rss_mb=env_number(env, "SCREE_WRITER_MAX_RSS_MB", DEFAULT_MAX_RSS_MB),
             restart_s=restart_s,
             restart_max_s=max(restart_s, env_number(env, "SCREE_WRITER_RESTART_MAX_SECONDS", DEFAULT_RESTART_MAX_S)),
-            heartbeat_timeout_s=env_number(env, "SCREE_WRITER_HEARTBEAT_SECONDS", DEFAULT_HEARTBEAT_TIMEOUT_S, 0.5),
-            handshake_grace_s=env_number(env, "SCREE_WRITER_HANDSHAKE_GRACE_SECONDS", DEFAULT_HANDSHAKE_GRACE_S, 0.0),
+            heartbeat_timeout_s=env_number(env, "SCREE_WRITER_HEARTBEAT_SECONDS", DEFAULT_HEARTBEAT_TIMEOUT_S),
+            handshake_grace_s=env_number(env, "SCREE_WRITER_HANDSHAKE_GRACE_SECONDS", DEFAULT_HANDSHAKE_GRACE_S),
         )
 
 
@@ -80,6 +85,8 @@ class Settings:
     embedder: str = "auto"
     local_model_dir: Path | None = None
     models_dir: Path = Path()
+    vector_cache_path: Path = Path()  # issue 24: the machine-wide cache of vectors, shared by every index
+    vector_cache_mb: float = DEFAULT_VECTOR_CACHE_MB
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
     first_sync_mb: float = DEFAULT_FIRST_SYNC_MB
     extensions: tuple[str, ...] = DEFAULT_EXTENSIONS
@@ -87,6 +94,7 @@ class Settings:
     outage_pause_s: float = OUTAGE_PAUSE_SECONDS
     outage_pause_max_s: float = OUTAGE_PAUSE_MAX_SECONDS
     health_interval_s: float = HEALTH_INTERVAL_SECONDS
+    progress_s: float = PROGRESS_SECONDS
     lock_retry_s: float = LOCK_RETRY_SECONDS
     query_timeout_s: float = QUERY_TIMEOUT_SECONDS
     index_timeout_s: float = INDEX_TIMEOUT_SECONDS
@@ -103,6 +111,13 @@ class Settings:
             return self.db_path.with_name(self.db_path.name + ".lock")
         return self.index_dir / LOCK_NAME
 
+    @property
+    def query_socket_path(self) -> Path:
+        """Where the writer answers readers' query embeddings (issue 24); beside a --db file, `<name>.sock`."""
+        if self.custom_db:
+            return self.db_path.with_name(self.db_path.name + ".sock")
+        return self.index_dir / QUERY_SOCKET_NAME
+
     def resolved_embedder(self) -> str:
         """'api' when a key is configured, else 'local' (R-E6), unless SCREE_EMBEDDER pins one."""
         if self.embedder != "auto":
@@ -110,18 +125,76 @@ class Settings:
         return "api" if self.api_key else "local"
 
 
+@dataclass(frozen=True, slots=True)
+class NumberRange:
+    """The values a number setting may take (issue 25: 1e300 s of debounce overflowed the writer's waits)."""
+
+    low: float
+    high: float
+    whole: bool = False  # an integer: a fraction is refused rather than cut
+
+
+MINUTE_S, HOUR_S, DAY_S = 60.0, 3600.0, 86_400.0
+# Every number setting, checked where it is read; a name not listed is bounded by UNLISTED_RANGE.
+NUMBER_RANGES: dict[str, NumberRange] = {
+    "SCREE_DIMENSIONS": NumberRange(1, 8192, whole=True),  # the largest embedding models give 4096
+    "SCREE_BATCH_SIZE": NumberRange(1, 2048, whole=True),  # OpenAI's limit on inputs per request
+    "SCREE_MAX_FILE_BYTES": NumberRange(1, 100 * BYTES_PER_MB, whole=True),
+    "SCREE_FIRST_SYNC_MB": NumberRange(0, 1_000_000),  # a terabyte of markdown
+    "SCREE_DEBOUNCE_SECONDS": NumberRange(0, 10 * MINUTE_S),
+    "SCREE_OUTAGE_PAUSE_SECONDS": NumberRange(0, HOUR_S),
+    "SCREE_OUTAGE_PAUSE_MAX_SECONDS": NumberRange(0, DAY_S),
+    "SCREE_HEALTH_SECONDS": NumberRange(0.05, HOUR_S),
+    "SCREE_PROGRESS_SECONDS": NumberRange(0.05, HOUR_S),
+    "SCREE_LOCK_RETRY_SECONDS": NumberRange(0.05, HOUR_S),
+    "SCREE_QUERY_TIMEOUT_SECONDS": NumberRange(0.05, 10 * MINUTE_S),
+    "SCREE_INDEX_TIMEOUT_SECONDS": NumberRange(0.05, HOUR_S),
+    "SCREE_WRITER_MAX_RSS_MB": NumberRange(1, 1_048_576),  # a TiB
+    "SCREE_WRITER_RESTART_SECONDS": NumberRange(0.01, HOUR_S),
+    "SCREE_WRITER_RESTART_MAX_SECONDS": NumberRange(0, DAY_S),
+    "SCREE_WRITER_HEARTBEAT_SECONDS": NumberRange(0.5, HOUR_S),
+    "SCREE_WRITER_HANDSHAKE_GRACE_SECONDS": NumberRange(0, 10 * MINUTE_S),
+    "SCREE_HTTP_MAX_SESSIONS": NumberRange(1, 100_000, whole=True),
+    "SCREE_HTTP_SESSION_IDLE_SECONDS": NumberRange(0.1, 7 * DAY_S),
+    "SCREE_HTTP_MAX_BODY_BYTES": NumberRange(1024, 100 * BYTES_PER_MB, whole=True),
+    "SCREE_HTTP_HEADER_TIMEOUT_SECONDS": NumberRange(0.1, HOUR_S),
+    "SCREE_HTTP_BODY_TIMEOUT_SECONDS": NumberRange(0.1, HOUR_S),
+    "SCREE_HTTP_IDLE_SECONDS": NumberRange(1, DAY_S),
+    "SCREE_HTTP_MAX_CONNECTIONS": NumberRange(1, 100_000, whole=True),
+    "SCREE_VECTOR_CACHE_MB": NumberRange(0, 1_048_576),  # 0 turns the cache off; a TB at most
+}
+UNLISTED_RANGE_HIGH = 1e9  # below threading.TIMEOUT_MAX (about 9.2e9 s), so no wait can overflow
+
+
+def _plain(value: float) -> str:
+    """A number as a person writes it: 1048576, not 1.04858e+06."""
+    return str(int(value)) if float(value).is_integer() else f"{value:f}".rstrip("0")
+
+
+def number_range(name: str, minimum: float = 0.0) -> NumberRange:
+    """The range of setting `name`: its entry in NUMBER_RANGES, else `minimum` up to UNLISTED_RANGE_HIGH."""
+    return NUMBER_RANGES.get(name) or NumberRange(minimum, UNLISTED_RANGE_HIGH)
+
+
 def env_number(env: Mapping[str, str], name: str, default: float, minimum: float = 0.0) -> float:
+    """Setting `name` as a number within its range (NUMBER_RANGES), or `default` when unset; anything else is a
+    one-line ConfigError naming the setting and its range."""
     raw = env.get(name)
     if raw is None or raw.strip() == "":
         return default
+    bounds = number_range(name, minimum)
+    kind = "a whole number" if bounds.whole else "a number"
+    wanted = f"it must be {kind} from {_plain(bounds.low)} to {_plain(bounds.high)}"
     try:
         value = float(raw)
     except ValueError:
-        raise ConfigError(f"{name}={raw!r} is not a number") from None
+        raise ConfigError(f"{name}={raw!r} is not a number: {wanted}") from None
     if not math.isfinite(value):  # nan would pass every limit check below and switch the limit off
-        raise ConfigError(f"{name}={raw!r} is not a finite number")
-    if value < minimum:
-        raise ConfigError(f"{name}={raw!r} must be at least {minimum:g}")
+        raise ConfigError(f"{name}={raw!r} is not a finite number: {wanted}")
+    if not bounds.low <= value <= bounds.high:
+        raise ConfigError(f"{name}={raw!r} is out of range: {wanted}")
+    if bounds.whole and not value.is_integer():
+        raise ConfigError(f"{name}={raw!r} is not a whole number: {wanted}")
     return value
 
 
@@ -184,6 +257,18 @@ def _api_key(env: Mapping[str, str]) -> str | None:
     return None
 
 
+def _api_base(env: Mapping[str, str]) -> str:
+    """SCREE_API_BASE; a password in its user-info is a secret like the key (issue 25): never shown or logged."""
+    base = (env.get("SCREE_API_BASE") or DEFAULT_API_BASE).strip().rstrip("/")
+    password = url_password(base)
+    if password:
+        from urllib.parse import unquote
+
+        register_secret(password)
+        register_secret(unquote(password))
+    return base
+
+
 def load_settings(
     env: Mapping[str, str] | None = None,
     *,
@@ -213,24 +298,27 @@ def load_settings(
         db_path=db_path,
         custom_db=bool(db_override),
         api_key=api_key,
-        api_base=(env.get("SCREE_API_BASE") or DEFAULT_API_BASE).rstrip("/"),
+        api_base=_api_base(env),
         api_model=env.get("SCREE_MODEL") or DEFAULT_API_MODEL,
-        api_dims=int(env_number(env, "SCREE_DIMENSIONS", DEFAULT_API_DIMS, 1)),
+        api_dims=int(env_number(env, "SCREE_DIMENSIONS", DEFAULT_API_DIMS)),
         zdr=env.get("SCREE_ZDR", "1").strip().lower() not in ("0", "false", "no", "off"),
-        batch_size=int(env_number(env, "SCREE_BATCH_SIZE", DEFAULT_BATCH, 1)),
+        batch_size=int(env_number(env, "SCREE_BATCH_SIZE", DEFAULT_BATCH)),
         embedder=_choice(env, "SCREE_EMBEDDER", "auto", EMBEDDER_CHOICES),
         local_model_dir=Path(local_dir).expanduser() if local_dir else None,
         models_dir=data_home(env) / "models",
-        max_file_bytes=int(env_number(env, "SCREE_MAX_FILE_BYTES", DEFAULT_MAX_FILE_BYTES, 1)),
+        vector_cache_path=vector_cache_path(data_home(env)),
+        vector_cache_mb=env_number(env, "SCREE_VECTOR_CACHE_MB", DEFAULT_VECTOR_CACHE_MB),
+        max_file_bytes=int(env_number(env, "SCREE_MAX_FILE_BYTES", DEFAULT_MAX_FILE_BYTES)),
         first_sync_mb=env_number(env, "SCREE_FIRST_SYNC_MB", DEFAULT_FIRST_SYNC_MB),
         extensions=_extensions(env),
         debounce_s=env_number(env, "SCREE_DEBOUNCE_SECONDS", DEBOUNCE_SECONDS),
         outage_pause_s=env_number(env, "SCREE_OUTAGE_PAUSE_SECONDS", OUTAGE_PAUSE_SECONDS),
         outage_pause_max_s=env_number(env, "SCREE_OUTAGE_PAUSE_MAX_SECONDS", OUTAGE_PAUSE_MAX_SECONDS),
-        health_interval_s=env_number(env, "SCREE_HEALTH_SECONDS", HEALTH_INTERVAL_SECONDS, 0.05),
-        lock_retry_s=env_number(env, "SCREE_LOCK_RETRY_SECONDS", LOCK_RETRY_SECONDS, 0.05),
-        query_timeout_s=env_number(env, "SCREE_QUERY_TIMEOUT_SECONDS", QUERY_TIMEOUT_SECONDS, 0.05),
-        index_timeout_s=env_number(env, "SCREE_INDEX_TIMEOUT_SECONDS", INDEX_TIMEOUT_SECONDS, 0.05),
+        health_interval_s=env_number(env, "SCREE_HEALTH_SECONDS", HEALTH_INTERVAL_SECONDS),
+        progress_s=env_number(env, "SCREE_PROGRESS_SECONDS", PROGRESS_SECONDS),
+        lock_retry_s=env_number(env, "SCREE_LOCK_RETRY_SECONDS", LOCK_RETRY_SECONDS),
+        query_timeout_s=env_number(env, "SCREE_QUERY_TIMEOUT_SECONDS", QUERY_TIMEOUT_SECONDS),
+        index_timeout_s=env_number(env, "SCREE_INDEX_TIMEOUT_SECONDS", INDEX_TIMEOUT_SECONDS),
         watcher=_choice(env, "SCREE_WATCHER", "auto", WATCHER_CHOICES),
         log_format=log_format(env),
         log_level=log_level(env, "info"),

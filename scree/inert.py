@@ -2,7 +2,9 @@
 that reorder or hide text (bidi overrides, zero-width) kept out of attributes a person or an agent reads.
 
 File names, headings, hit text and API error bodies are data from elsewhere: `\\x1b]0;TITLE\\x07` would retitle the
-terminal, `\\x1b[2J` clear it, `\\x9b` start a CSI on terminals that honour C1. Pure functions, no I/O.
+terminal, `\\x1b[2J` clear it, `\\x9b` start a CSI on terminals that honour C1. Attribute values (a hit's path and
+heading) are quoted here too, and whether a file name survives that quoting unchanged, which decides whether the
+writer indexes it at all (a hit's path must round-trip to read_doc). Pure functions, no I/O.
 """
 
 from __future__ import annotations
@@ -36,3 +38,35 @@ def json_inert(dumped: str) -> str:
 def drop_invisible(text: str) -> str:
     """`text` without bidi controls and zero-width characters: for the path and heading attributes (R-M1)."""
     return _INVISIBLE.sub("", text)
+
+
+_TAG_OPEN = re.compile(r"<(?=/?(?:hit|doc))", re.IGNORECASE)  # R-M1: any `<hit`, not only whole tags
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
+def neutralise(text: str) -> str:
+    """Replace the `<` of any `<hit`, `</hit`, `<doc`, `</doc` (any case): content cannot forge or close an element."""
+    return _TAG_OPEN.sub("&lt;", text)
+
+
+def attribute(value: str) -> str:
+    """A quoted attribute value: control characters stripped, `"` escaped so it cannot end the quote, and tags
+    neutralised, since a heading is file text too (R-M1)."""
+    return '"' + neutralise(strip_controls(value).replace('"', "&quot;")) + '"'
+
+
+def strip_controls(value: str) -> str:
+    """An attribute's text: control characters, bidi overrides and zero-width characters removed (R-M1)."""
+    return drop_invisible(_CONTROL.sub("", value))
+
+
+UNSHOWABLE_NAME = (
+    "file name has a character a hit cannot show as it is (a quote, a control or invisible character, or a "
+    "<hit/<doc tag), so read_doc could not be given it back"
+)
+
+
+def shown_exactly(path: str) -> bool:
+    """Does the path attribute show `path` as it is? Only such names are indexed (issue 13: a round trip from a
+    hit's path to read_doc must be exact)."""
+    return attribute(path) == f'"{path}"'

@@ -46,11 +46,6 @@ def choose_folder(env: Mapping[str, str], notes: str | None, cwd: Path | None = 
     return (root, FROM_CWD_REPO) if root else (here, FROM_CWD_NO_REPO)
 
 
-def resolve_folder(env: Mapping[str, str], notes: str | None, cwd: Path | None = None) -> Path:
-    """R-F1's folder (choose_folder without the reason)."""
-    return choose_folder(env, notes, cwd)[0]
-
-
 def data_home(env: Mapping[str, str]) -> Path:
     """$XDG_DATA_HOME/scree, defaulting to ~/.local/share/scree."""
     base = env.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
@@ -77,7 +72,8 @@ def ensure_private_dir(path: Path) -> None:
         except FileExistsError:
             pass  # made meanwhile by another scree process
         os.chmod(folder, DIR_MODE)
-    os.chmod(path, DIR_MODE)
+    if path.stat().st_mode & 0o777 != DIR_MODE:  # no chmod when private already: on a read-only mount it fails
+        os.chmod(path, DIR_MODE)
 
 
 def path_in_folder(folder: Path, cwd: Path, raw: str) -> str | None:

@@ -1,13 +1,17 @@
 """Keep secrets out of every message (R-E5): a process-wide set of secrets and a function that masks them.
 
 A secret is masked as it is and in the escaped forms a message may carry it in (Python and bytes reprs, JSON,
-percent-encoding), and so is any run of RUN_CHARS or more of its characters, in any letter case: a server that
-echoes the key in pieces or upper-cased (issue 13) leaks none of it.
+percent-encoding), in the transformed forms a server may echo it in (reversed, base64, hex: issue 25), and so is
+any run of RUN_CHARS or more of the characters of any of those forms, in any letter case: a server that echoes the
+key in pieces, upper-cased (issue 13) or reversed leaks none of it.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 import json
+import re
 from functools import lru_cache
 from urllib.parse import quote
 
@@ -15,6 +19,8 @@ MASK = "[redacted]"
 MIN_SECRET_LENGTH = 4
 RUN_CHARS = 8  # issue 13: any 8 consecutive characters of a secret are masked, whatever their case
 _secrets: set[str] = set()
+# scheme://user:password@ : the user-info ends at the last '@' before the path (a password may hold '@' unescaped)
+_USERINFO_RE = re.compile(r"(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*://)(?P<user>[^:/?#@]*):(?P<password>[^/?#]*)@")
 
 
 def register_secret(secret: str | None) -> None:
@@ -23,16 +29,24 @@ def register_secret(secret: str | None) -> None:
         _secrets.add(secret)
 
 
-def _forms(secret: str) -> set[str]:
-    """The secret and the escaped spellings an error message may show it in."""
+@lru_cache(maxsize=64)
+def _forms(secret: str) -> frozenset[str]:
+    """The secret, the escaped spellings an error message may show it in, and the transformed ones a server may
+    echo it in (reversed, base64 with or without padding, URL-safe base64, hex)."""
+    raw = secret.encode("utf-8", "backslashreplace")
     forms = {
         secret,
+        secret[::-1],
         secret.encode("unicode_escape").decode("ascii"),
         json.dumps(secret)[1:-1],
-        str(secret.encode("utf-8", "backslashreplace"))[2:-1],
+        str(raw)[2:-1],
         quote(secret, safe=""),
+        base64.b64encode(raw).decode("ascii"),
+        base64.urlsafe_b64encode(raw).decode("ascii"),
+        binascii.hexlify(raw).decode("ascii"),
     }
-    return {form for form in forms if len(form) >= MIN_SECRET_LENGTH}
+    forms.update([form.rstrip("=") for form in forms])
+    return frozenset(form for form in forms if len(form) >= MIN_SECRET_LENGTH)
 
 
 @lru_cache(maxsize=64)
@@ -76,3 +90,23 @@ def redact(text: str, *extra: str | None) -> str:
         if len(secret) >= RUN_CHARS:
             text = _mask_runs(text, _runs(secret))
     return text
+
+
+def url_password(url: str) -> str | None:
+    """The password in a URL's user-info (`scheme://user:password@host/...`), or None."""
+    from urllib.parse import urlsplit
+
+    try:
+        return urlsplit(url).password
+    except ValueError:  # a malformed port or bracket: fall back to the text between ':' and '@'
+        match = _USERINFO_RE.match(url)
+        return match.group("password") if match else None
+
+
+def mask_url(url: str) -> str:
+    """`url` with the password of its user-info masked (issue 25): `https://user:[redacted]@host/v1`. Works on any
+    password length, where redact() leaves a secret under MIN_SECRET_LENGTH alone."""
+    match = _USERINFO_RE.match(url)
+    if match is None or match.group("password") is None:
+        return url
+    return url[: match.start("password")] + MASK + url[match.end("password") :]

@@ -16,6 +16,15 @@ OPTED_OUT_REASON = "front matter says scree: ignore"  # R-I1: the reason an opte
 MISSING_REASON = "no such file"  # a path asked for that is not there (`scree reindex PATH` exits 1 on it)
 
 
+def size_text(n: float) -> str:
+    """Bytes as people read them: 812 B, 45.3 KB, 4.8 MB (decimal, as SCREE_FIRST_SYNC_MB counts)."""
+    if n < 1000:
+        return f"{n:.0f} B"
+    if n < 1000 * 1000:
+        return f"{n / 1000:.1f} KB"
+    return f"{n / (1000 * 1000):.1f} MB"
+
+
 def who(pid: int | None) -> str:
     """A lock holder as the replies name it."""
     return f"pid {pid}" if pid is not None else "pid unknown"
@@ -103,6 +112,17 @@ def cli_index_note(*, complete: bool, holder_pid: int | None, last_error: str | 
 def scan_summary(scanned: int, indexed: int, removed: int, failed: int, deferred: int) -> str:
     """A whole-folder reindex."""
     return f"Scanned {files(scanned)}: {indexed} indexed, {removed} removed, {failed} failed, {deferred} deferred."
+
+
+def left_out_note(left_out: dict[str, int]) -> str | None:
+    """Issue 25: files of other doc formats a scan left out, by ending, and the setting that adds them; None for
+    none. `left out: 3 .rst, 1 .txt files (not indexed: SCREE_EXTENSIONS=.rst,.txt adds them)`."""
+    if not left_out:
+        return None
+    endings = sorted(left_out, key=lambda ending: (-left_out[ending], ending))
+    counts = ", ".join(f"{left_out[ending]} {ending}" for ending in endings)
+    noun = "file" if sum(left_out.values()) == 1 else "files"
+    return f"left out: {counts} {noun} (not indexed: SCREE_EXTENSIONS={','.join(endings)} adds them)"
 
 
 def rebuild_kept_old(summary: str) -> str:
@@ -298,6 +318,37 @@ def first_sync_process_exited(code: int | None) -> str:
 
 def index_removed(folder: str, size: str) -> str:
     return f"Removed the index of {folder} ({size})."
+
+
+def no_markdown_files(folder: str, extensions: tuple[str, ...]) -> str:
+    """`scree reindex` over a folder holding no file it indexes (issue 25): say so, and how to add endings."""
+    return (
+        f"No markdown files in {folder}: scree indexes files ending in {', '.join(extensions)}; SCREE_EXTENSIONS "
+        "adds other endings (SCREE_EXTENSIONS=.txt,.rst)."
+    )
+
+
+def no_markdown_note(folder: str, extensions: tuple[str, ...]) -> str:
+    """A search of an index whose complete sync found no file (issue 25): the last line of the reply."""
+    return (
+        f"[no markdown files: {folder} has no files ending in {', '.join(extensions)}; SCREE_EXTENSIONS adds "
+        "other endings]"
+    )
+
+
+def index_without_root(directory: str) -> str:
+    return (
+        f"Skipped {directory}: it has no root file naming its folder, so scree cannot tell whether that folder is "
+        "gone; delete it by hand if it is not wanted."
+    )
+
+
+def no_vector_cache(path: str) -> str:
+    return f"No vector cache at {path}; nothing removed."
+
+
+def vector_cache_removed(path: str, size: str) -> str:
+    return f"Removed the vector cache {path} ({size}); the next sync makes it again."
 
 
 NO_MISSING_INDEX = "No index belongs to a folder that is gone; nothing removed."

@@ -46,7 +46,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from scree.config import Settings
+from scree.config import BYTES_PER_MIB, Settings
 from scree.deadlines import CLOSE_S, SIGKILL_TIMEOUT_S, SIGTERM_TIMEOUT_S, STOP_S
 from scree.errors import ScreeError
 from scree.index.folder import prepare_index_dir, wal_of
@@ -70,7 +70,6 @@ EXIT_OK = 0  # R-L1
 TICK_S = 0.1  # the loop's step; also the most a reply or a status waits in the queue before the reader sees it
 STARTUP_GRACE_S = 30.0  # a new child's first heartbeat may take this long (a fresh interpreter on a cold disk)
 MEMORY_CHECK_S = 1.0  # R-P2: how often the child's RSS is read
-BYTES_PER_MB = 1 << 20  # SCREE_WRITER_MAX_RSS_MB counts MiB, as ps and top do
 
 
 @dataclass(slots=True)
@@ -328,7 +327,7 @@ def _rss_mb(pid: int | None) -> float | None:
     if pid is None:
         return None
     try:
-        return float(psutil.Process(pid).memory_info().rss) / BYTES_PER_MB
+        return float(psutil.Process(pid).memory_info().rss) / BYTES_PER_MIB
     except psutil.Error:
         return None
 

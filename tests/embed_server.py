@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import base64
 import json
 import sys
 import threading
@@ -24,6 +25,24 @@ NOT_SWITCHES = ("lock", "requests", "host", "port", "stopping")
 HUGE_PIECE_BYTES = 1 << 20
 NESTING = 100_000  # nested_json: this many '[' (the attack's 100 KB)
 QUIET_ERRORS = (BrokenPipeError, ConnectionResetError, ConnectionAbortedError, TimeoutError)
+
+
+def _echoes(auth: str | None, *, echo: bool, pieces: bool, transformed: bool) -> str:
+    """What a careless server repeats of the Authorization header in an error: whole, in pieces and cases, or
+    reversed, in base64 and in hex."""
+    text = ""
+    if echo:
+        text += f" (got Authorization: {auth})"
+    if auth is None:
+        return text
+    key = auth.removeprefix("Bearer ")
+    if pieces:
+        half = len(key) // 2
+        text += f" (key {key[:half]}...{key[half:]}, {key.upper()}, {key.lower()})"
+    if transformed:
+        raw = key.encode("latin-1")
+        text += f" (invalid key {key[::-1]}; b64 {base64.b64encode(raw).decode()}; hex {raw.hex()})"
+    return text
 
 
 class _Server(ThreadingHTTPServer):
@@ -120,6 +139,7 @@ class EmbedServer:
     huge_body_bytes (a body this long, streamed), nested_json (the body is 100,000 '[' with this status),
     zero_vectors (every vector all zeros), echo_key_pieces (error bodies repeat the key cut in two, upper-cased
     and lower-cased), duplicate_indexes (every item says index 0). delay_s with a large value is a hang.
+    echo_key_transformed (issue 25): error bodies repeat the key reversed, base64-encoded and hex-encoded.
     """
 
     def __init__(self, host: str = "127.0.0.1", port: int = 0) -> None:
@@ -145,6 +165,7 @@ class EmbedServer:
         self.zero_vectors = False
         self.echo_key_pieces = False
         self.duplicate_indexes = False
+        self.echo_key_transformed = False
         self.stopping = threading.Event()
         self._httpd: _Server | None = None
         self._thread: threading.Thread | None = None
@@ -245,17 +266,13 @@ class EmbedServer:
                 self.echo_key_pieces,
                 self.duplicate_indexes,
             )
+            transformed = self.echo_key_transformed
         if delay > 0 and self.stopping.wait(delay):
             return 503, {"error": {"message": "server stopping"}}, {}
 
         def error(status: int, text: str) -> tuple[int, Any, dict[str, str]]:
             text = message if message is not None else text
-            if echo:
-                text = f"{text} (got Authorization: {auth})"
-            if pieces and auth:
-                key = auth.removeprefix("Bearer ")
-                half = len(key) // 2
-                text = f"{text} (key {key[:half]}...{key[half:]}, {key.upper()}, {key.lower()})"
+            text += _echoes(auth, echo=echo, pieces=pieces, transformed=transformed)
             extra = {"Retry-After": retry_after} if retry_after is not None else {}
             return status, {"error": {"message": text, "code": status}}, extra
 

@@ -93,15 +93,51 @@ def test_the_longest_restart_wait_is_never_shorter_than_the_first() -> None:
 @pytest.mark.parametrize(
     ("name", "raw", "says"),
     [
-        ("SCREE_WRITER_MAX_RSS_MB", "lots", "SCREE_WRITER_MAX_RSS_MB='lots' is not a number"),
-        ("SCREE_WRITER_MAX_RSS_MB", "0.5", "SCREE_WRITER_MAX_RSS_MB='0.5' must be at least 1"),
-        ("SCREE_WRITER_RESTART_SECONDS", "0", "SCREE_WRITER_RESTART_SECONDS='0' must be at least 0.01"),
-        ("SCREE_WRITER_RESTART_MAX_SECONDS", "-1", "SCREE_WRITER_RESTART_MAX_SECONDS='-1' must be at least 0"),
-        ("SCREE_WRITER_HEARTBEAT_SECONDS", "0.1", "SCREE_WRITER_HEARTBEAT_SECONDS='0.1' must be at least 0.5"),
-        ("SCREE_WRITER_HANDSHAKE_GRACE_SECONDS", "2s", "SCREE_WRITER_HANDSHAKE_GRACE_SECONDS='2s' is not a number"),
-        ("SCREE_WRITER_HEARTBEAT_SECONDS", "1\n2", "SCREE_WRITER_HEARTBEAT_SECONDS='1\\n2' is not a number"),
-        ("SCREE_WRITER_MAX_RSS_MB", "nan", "SCREE_WRITER_MAX_RSS_MB='nan' is not a finite number"),
-        ("SCREE_WRITER_HEARTBEAT_SECONDS", "inf", "SCREE_WRITER_HEARTBEAT_SECONDS='inf' is not a finite number"),
+        (
+            "SCREE_WRITER_MAX_RSS_MB",
+            "lots",
+            "SCREE_WRITER_MAX_RSS_MB='lots' is not a number: it must be a number from 1 to 1048576",
+        ),
+        (
+            "SCREE_WRITER_MAX_RSS_MB",
+            "0.5",
+            "SCREE_WRITER_MAX_RSS_MB='0.5' is out of range: it must be a number from 1 to 1048576",
+        ),
+        (
+            "SCREE_WRITER_RESTART_SECONDS",
+            "0",
+            "SCREE_WRITER_RESTART_SECONDS='0' is out of range: it must be a number from 0.01 to 3600",
+        ),
+        (
+            "SCREE_WRITER_RESTART_MAX_SECONDS",
+            "-1",
+            "SCREE_WRITER_RESTART_MAX_SECONDS='-1' is out of range: it must be a number from 0 to 86400",
+        ),
+        (
+            "SCREE_WRITER_HEARTBEAT_SECONDS",
+            "0.1",
+            "SCREE_WRITER_HEARTBEAT_SECONDS='0.1' is out of range: it must be a number from 0.5 to 3600",
+        ),
+        (
+            "SCREE_WRITER_HANDSHAKE_GRACE_SECONDS",
+            "2s",
+            "SCREE_WRITER_HANDSHAKE_GRACE_SECONDS='2s' is not a number: it must be a number from 0 to 600",
+        ),
+        (
+            "SCREE_WRITER_HEARTBEAT_SECONDS",
+            "1\n2",
+            "SCREE_WRITER_HEARTBEAT_SECONDS='1\\n2' is not a number: it must be a number from 0.5 to 3600",
+        ),
+        (
+            "SCREE_WRITER_MAX_RSS_MB",
+            "nan",
+            "SCREE_WRITER_MAX_RSS_MB='nan' is not a finite number: it must be a number from 1 to 1048576",
+        ),
+        (
+            "SCREE_WRITER_HEARTBEAT_SECONDS",
+            "inf",
+            "SCREE_WRITER_HEARTBEAT_SECONDS='inf' is not a finite number: it must be a number from 0.5 to 3600",
+        ),
     ],
 )
 def test_a_bad_limit_is_a_config_error_in_one_line_naming_the_variable(name: str, raw: str, says: str) -> None:

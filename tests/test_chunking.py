@@ -529,3 +529,19 @@ def test_chunking_properties(text: str) -> None:
     check_chunks_close_only_at_a_limit(lines, chunks)
     unix = "\n".join(lines)
     assert chunk_markdown(unix) == chunks == chunk_markdown(unix.replace("\n", "\r\n"))
+
+
+def test_a_front_matter_title_heads_the_text_before_the_first_heading() -> None:
+    """Issue 25: Docusaurus pages have no H1 (the title is in front matter), so their opening text had no heading
+    and their sections no page name; the title heads the trail as an H1 would, and a real H1 replaces it."""
+    front = '---\ntitle: "Upgrading \\"charts\\"" # shown as the H1\nid: upgrade\n---\n'
+    page = front + "\nRun the upgrade.\n\n## Rollback\n\nRoll back.\n"
+    chunks = chunk_markdown(page)
+    assert [(chunk.heading, chunk.start_line) for chunk in chunks] == [
+        ('Upgrading "charts"', 6),
+        ('Upgrading "charts" > Rollback', 8),
+    ]
+    with_h1 = chunk_markdown("---\ntitle: Upgrading\n---\n# Upgrade guide\n\nRun it.\n")
+    assert [chunk.heading for chunk in with_h1] == ["Upgrade guide"]
+    nested = chunk_markdown("---\nsidebar:\n  title: Not the title\n---\n\nText.\n")
+    assert [chunk.heading for chunk in nested] == [""]

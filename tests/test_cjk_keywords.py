@@ -10,6 +10,7 @@ import apsw
 import pytest
 import sqlite_vec
 
+from scree.search.engine import keyword_ranking
 from scree.store import SCHEMA_VERSION, FileState, NewChunk, Store
 from scree.store.keywords import cjk_index_text, cjk_match_expression, cjk_pairs, fts_match_expression
 from scree.store.schema import CJK_TABLE, migrate
@@ -48,7 +49,7 @@ def store(tmp_path: Path) -> Store:
 
 
 def paths(store: Store, query: str, limit: int = 10) -> list[str]:
-    ids = [chunk_id for chunk_id, _ in store.keyword_search(query, limit)]
+    ids = [chunk_id for chunk_id, _ in keyword_ranking(store, query, limit)]
     rows = store.chunks_by_ids(ids)
     return [rows[i].path for i in ids]
 

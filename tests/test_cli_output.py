@@ -171,3 +171,53 @@ def test_an_interrupt_ends_the_progress_line_before_its_message(
     code, _, screen = term.finish()
     assert code == 130, screen[-300:]
     assert screen.endswith("\x1b[K\r\nscree: interrupted\r\n"), screen[-200:]  # its own line, not the status line's
+
+
+def test_without_a_terminal_reindex_prints_a_progress_line_now_and_then(
+    forty_files: Path, tmp_path: Path, embed_server: EmbedServer
+) -> None:
+    """Issue 25 item 9: without a terminal (CI, a pipe, a service log) a long reindex printed nothing for minutes. Now
+    a plain line on stderr every SCREE_PROGRESS_SECONDS (10 s; shortened here), stdout kept for the result."""
+    env = scree_env(tmp_path / "data", embed_server.url, SCREE_BATCH_SIZE="4", SCREE_PROGRESS_SECONDS="0.1")
+    embed_server.set(delay_s=0.2)  # ten batches of 0.2 s: several lines at 0.1 s apart
+    piped = run_scree("reindex", "--notes", str(forty_files), env=env)
+    assert piped.returncode == 0, piped.stderr
+    assert piped.stdout == "Scanned 40 files: 40 indexed, 0 removed, 0 failed, 0 deferred.\n"
+    lines = piped.stderr.splitlines()
+    assert len(lines) >= 2, piped.stderr
+    for line in lines:
+        assert re.fullmatch(r"scree: reindex: \d+/40 files, .* chunks embedded, .*", line), line
+    assert "\r" not in piped.stderr and "\x1b" not in piped.stderr
+
+
+def test_an_interrupted_reindex_keeps_the_batches_it_committed(
+    forty_files: Path, tmp_path: Path, embed_server: EmbedServer
+) -> None:
+    """Issue 25 item 9: Ctrl-C during `scree reindex` (no terminal) keeps what was already committed, exits 130 with
+    one line and no traceback; the next reindex embeds only the rest."""
+    env = scree_env(tmp_path / "data", embed_server.url, SCREE_BATCH_SIZE="4", SCREE_PROGRESS_SECONDS="0.05")
+    embed_server.set(delay_s=0.2)
+    command = [SCREE, "reindex", "--notes", str(forty_files)]
+    with subprocess.Popen(
+        command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=_default_sigint
+    ) as proc:
+        assert proc.stderr is not None and proc.stdout is not None
+        seen = b""
+        while not re.search(rb"\n(?:scree: reindex: )?(?:[1-9]\d*)/40 files, .* [1-9]\d* chunks embedded", seen):
+            line = proc.stderr.readline()
+            assert line, seen
+            seen += line  # a progress line with chunks embedded: at least one batch went through
+        embed_server.set(delay_s=30.0)
+        proc.send_signal(signal.SIGINT)
+        rest = proc.stderr.read()
+        code = proc.wait(timeout=60)
+        out = proc.stdout.read()
+    assert code == 130, rest
+    assert rest.decode().splitlines()[-1] == "scree: interrupted" and b"Traceback" not in rest
+    assert out == b""
+    embed_server.set(delay_s=0.0)
+    kept = json.loads(run_scree("status", "--json", "--notes", str(forty_files), env=env).stdout)
+    assert kept["files"] > 0, kept
+    again = run_scree("reindex", "--notes", str(forty_files), env=env)
+    assert again.returncode == 0
+    assert again.stdout.startswith(f"Scanned 40 files: {40 - kept['files']} indexed"), again.stdout

@@ -215,6 +215,31 @@ def test_scree_search_path_scopes_like_the_tool(tmp_path: Path) -> None:
     assert refused.returncode == 2 and "path scope" in refused.stderr and "Traceback" not in refused.stderr
 
 
+def test_a_hostile_glob_is_answered_at_once_and_a_bad_class_refused_in_one_line(tmp_path: Path) -> None:
+    """Issue 25: `'*' * 48 + 'Z'` made a backtracking regex that held the reader (and every HTTP client) for ever;
+    `[z-a]` raised a regex error. Over the CLI and over MCP, each is now an answer: no hits, or one refusal line."""
+    folder = git_folder(tmp_path / "notes")
+    write_file(folder, "docs/" + "a" * 60 + ".md", "# Long\n\nmoss on a page with a long name.\n")
+    env = indexed(folder, tmp_path / "data")
+    hostile, reversed_range = "*" * 48 + "Z", "docs/[z-a]*.md"
+    found = search_json(folder, "moss", env, "--mode", "keyword", "--path", hostile)
+    assert found["hits"] == []
+    refused = run_scree("search", "--notes", str(folder), "--path", reversed_range, "moss", env=env)
+    assert refused.returncode == 2 and "Traceback" not in refused.stderr
+    assert refused.stderr.count("\n") == 1 and "[z-a]" in refused.stderr
+    replies: dict[str, CallToolResult] = {}
+
+    async def body(client: Client) -> None:
+        for scope in (hostile, reversed_range, "docs/*.md"):
+            replies[scope] = await client.call_tool("search_docs", {"query": "moss", "mode": "keyword", "path": scope})
+
+    serve(folder, env, body)
+    assert text_of(replies[hostile]) == "No matching documents."
+    assert replies[reversed_range].is_error is True and "\n" not in text_of(replies[reversed_range])
+    assert "range" in text_of(replies[reversed_range])
+    assert HIT_TAG.findall(text_of(replies["docs/*.md"])) == [("1", "docs/" + "a" * 60 + ".md")]
+
+
 # --- keyword search that copes: CJK text, and any query string at all ---
 
 HOSTILE_QUERIES = [

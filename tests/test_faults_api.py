@@ -3,6 +3,7 @@ nested JSON, huge bodies, keys echoed in pieces. The server is the real one on 1
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 from collections.abc import Iterator
@@ -122,6 +123,19 @@ def test_a_key_echoed_in_pieces_and_cases_is_scrubbed(embed_server: EmbedServer,
     assert MASK in text
     for piece in (KEY, KEY.upper(), KEY[:12], KEY[-12:], KEY[len(KEY) // 2 - 4 : len(KEY) // 2 + 4]):
         assert piece.lower() not in text.lower(), text
+
+
+def test_a_key_echoed_reversed_or_encoded_is_scrubbed(embed_server: EmbedServer, api: ApiEmbedder) -> None:
+    """Issue 25 item 9: a 400 reply that repeats the key reversed, in base64 or in hex leaks none of it."""
+    embed_server.set(fail_status=400, echo_key_transformed=True)
+    with pytest.raises(EmbeddingError) as caught:
+        api.embed_batch(["alpha"])
+    text = str(caught.value)
+    assert "HTTP 400" in text and MASK in text
+    key = KEY.encode()
+    for form in (KEY[::-1], base64.b64encode(key).decode(), key.hex()):
+        for piece in (form, form[:12], form[-12:]):
+            assert piece.lower() not in text.lower(), text
 
 
 def test_escaped_forms_of_a_key_are_scrubbed() -> None:

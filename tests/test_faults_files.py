@@ -262,3 +262,31 @@ def test_a_folder_made_unreadable_under_a_running_watch_keeps_its_rows(folder: P
         watch.terminate()
         _, err = watch.communicate(timeout=10)
     no_traceback(err)
+
+
+# --- issue 25 item 9: a folder with no markdown says so ---
+
+
+@pytest.mark.parametrize("content", [{}, {"notes.txt": "alpha\n", "sub/readme.rst": "alpha\n"}])
+def test_a_folder_without_markdown_says_so_naming_scree_extensions(tmp_path: Path, content: dict[str, str]) -> None:
+    folder = tmp_path / "plain"
+    folder.mkdir()
+    for rel, text in content.items():
+        write_file(folder, rel, text)
+    env = hash_env(tmp_path / "data")
+    done = scree(env, "reindex", "--notes", str(folder))
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("Scanned 0 files")
+    assert lines[1] == (
+        f"No markdown files in {folder}: scree indexes files ending in .md, .markdown, .mdx; SCREE_EXTENSIONS "
+        "adds other endings (SCREE_EXTENSIONS=.txt,.rst)."
+    )
+    for mode in ("keyword", "hybrid"):
+        found = scree(env, "search", "--mode", mode, "--notes", str(folder), "alpha")
+        assert found.returncode == 0, found.stderr
+        assert found.stdout.splitlines() == [
+            "No matching documents.",
+            f"[no markdown files: {folder} has no files ending in .md, .markdown, .mdx; SCREE_EXTENSIONS adds "
+            "other endings]",
+        ]

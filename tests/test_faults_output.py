@@ -14,9 +14,9 @@ from cli_helpers import write_file
 from embed_server import EmbedServer
 from fault_helpers import RawMcp, api_env, hash_env, no_traceback, scree, text_of
 
-from scree.inert import inert, json_inert
+from scree.inert import attribute, inert, json_inert
 from scree.search.hits import Hit
-from scree.search.render import ALSO_SHOWN, attribute, render_hits
+from scree.search.render import ALSO_SHOWN, render_hits
 
 TITLE = "\x1b]0;PWNED\x07"  # OSC: retitles the terminal
 CLEAR = "\x1b[2J"  # CSI: clears the screen

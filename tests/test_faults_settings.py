@@ -5,6 +5,7 @@ a folder path over PATH_MAX."""
 from __future__ import annotations
 
 import os
+import re
 import stat
 import subprocess
 import sys
@@ -12,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from cli_helpers import write_file
-from fault_helpers import hash_env, keyword_paths, no_traceback, scree, status
+from fault_helpers import api_env, hash_env, keyword_paths, no_traceback, scree, status
 
 from scree.index.folder import index_dir_for
 
@@ -156,3 +157,120 @@ def test_a_name_over_name_max_given_to_reindex_is_not_indexed_and_no_failure(fol
     no_traceback(done.stderr)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == f'"{name}" is not indexed: file name too long for the system (ENAMETOOLONG).'
+
+
+# --- issue 25 item 9: a password inside SCREE_API_BASE ---
+
+
+@pytest.mark.parametrize("password", ["pw9", "s3cret-Passw0rd-41"])
+def test_a_password_in_the_api_base_is_masked_wherever_it_is_shown(folder: Path, tmp_path: Path, password: str) -> None:
+    base = f"http://alice:{password}@127.0.0.1:9/v1"
+    env = api_env(tmp_path / "data", base, SCREE_INDEX_TIMEOUT_SECONDS="1")
+    for args in (("config",), ("config", "--json")):
+        done = scree(env, *args, "--notes", str(folder))
+        assert done.returncode == 0, done.stderr
+        assert password not in done.stdout + done.stderr
+        assert "alice:[redacted]@127.0.0.1:9/v1" in done.stdout
+    failed = scree(env, "reindex", "--notes", str(folder))
+    no_traceback(failed.stderr)
+    assert failed.returncode == 1
+    assert "cannot reach http://alice:[redacted]@127.0.0.1:9/v1" in failed.stderr
+    assert password not in failed.stdout + failed.stderr
+
+
+# --- issue 25 item 9: every number setting has a sane range, and inf, nan and 1e300 are refused in one line ---
+
+NUMBER_SETTINGS = (
+    "SCREE_DIMENSIONS",
+    "SCREE_BATCH_SIZE",
+    "SCREE_MAX_FILE_BYTES",
+    "SCREE_FIRST_SYNC_MB",
+    "SCREE_DEBOUNCE_SECONDS",
+    "SCREE_OUTAGE_PAUSE_SECONDS",
+    "SCREE_OUTAGE_PAUSE_MAX_SECONDS",
+    "SCREE_HEALTH_SECONDS",
+    "SCREE_LOCK_RETRY_SECONDS",
+    "SCREE_QUERY_TIMEOUT_SECONDS",
+    "SCREE_INDEX_TIMEOUT_SECONDS",
+    "SCREE_WRITER_MAX_RSS_MB",
+    "SCREE_WRITER_RESTART_SECONDS",
+    "SCREE_WRITER_RESTART_MAX_SECONDS",
+    "SCREE_WRITER_HEARTBEAT_SECONDS",
+    "SCREE_WRITER_HANDSHAKE_GRACE_SECONDS",
+    "SCREE_HTTP_MAX_SESSIONS",
+    "SCREE_HTTP_SESSION_IDLE_SECONDS",
+    "SCREE_HTTP_MAX_BODY_BYTES",
+    "SCREE_HTTP_HEADER_TIMEOUT_SECONDS",
+    "SCREE_HTTP_BODY_TIMEOUT_SECONDS",
+    "SCREE_HTTP_IDLE_SECONDS",
+    "SCREE_HTTP_MAX_CONNECTIONS",
+    "SCREE_VECTOR_CACHE_MB",
+)
+
+
+@pytest.mark.parametrize("raw", ["1e300", "inf", "-inf", "nan", "1e12"])
+@pytest.mark.parametrize("name", NUMBER_SETTINGS)
+def test_a_huge_or_endless_number_setting_is_refused_naming_its_range(
+    folder: Path, tmp_path: Path, name: str, raw: str
+) -> None:
+    from scree.config import load_settings
+    from scree.errors import ConfigError
+    from scree.reader_proc.http_options import HttpOptions
+
+    env = hash_env(tmp_path / "data", **{name: raw})
+    with pytest.raises(ConfigError) as caught:
+        load_settings(env, notes=str(folder))
+        HttpOptions.load(None, None, None, (), env)
+    message = str(caught.value)
+    assert "\n" not in message and message.startswith(f"{name}={raw!r} ")
+    assert re.search(r"from [\d.]+ to [\d.]+", message), message
+
+
+@pytest.mark.parametrize("name", ["SCREE_DEBOUNCE_SECONDS", "SCREE_WRITER_HANDSHAKE_GRACE_SECONDS"])
+def test_the_writer_breaking_values_are_refused_by_the_command(folder: Path, tmp_path: Path, name: str) -> None:
+    done = scree(hash_env(tmp_path / "data", **{name: "1e300"}), "config", "--notes", str(folder))
+    no_traceback(done.stderr)
+    assert done.returncode == 1
+    assert done.stderr.startswith(f"scree: {name}='1e300' is out of range: ") and done.stderr.count("\n") == 1
+
+
+def test_a_whole_number_setting_refuses_a_fraction(folder: Path, tmp_path: Path) -> None:
+    from scree.config import load_settings
+    from scree.errors import ConfigError
+
+    with pytest.raises(ConfigError, match=r"SCREE_BATCH_SIZE='8.5' is not a whole number"):
+        load_settings(hash_env(tmp_path / "data", SCREE_BATCH_SIZE="8.5"), notes=str(folder))
+
+
+# --- issue 25 item 9: a setting given in one shell only does not silently remove pages on the next sync ---
+
+
+def test_a_writer_without_the_extensions_the_index_was_built_with_refuses_to_remove_pages(
+    folder: Path, tmp_path: Path
+) -> None:
+    write_file(folder, "guide.txt", "# Guide\n\ntext pages about zebras.\n")
+    shell = hash_env(tmp_path / "data", SCREE_EXTENSIONS=".txt")
+    done = scree(shell, "reindex", "--notes", str(folder))
+    assert done.returncode == 0 and done.stdout.startswith("Scanned 2 files: 2 indexed"), done.stdout
+    plain = hash_env(tmp_path / "data")  # another shell, without SCREE_EXTENSIONS
+    watched = scree(plain, "watch", "--notes", str(folder), timeout=30)  # it synced and watched forever before
+    no_traceback(watched.stderr)
+    assert watched.returncode == 1, watched.stderr
+    last = watched.stderr.strip().splitlines()[-1]
+    assert "SCREE_EXTENSIONS=.txt" in last and "would remove" in last and '"scree reindex"' in last, last
+    assert keyword_paths(shell, folder, "zebras") == ["guide.txt"]  # the page is still there
+
+    again = scree(plain, "reindex", "--notes", str(folder))  # on purpose: done, and said
+    assert again.returncode == 0 and "1 removed" in again.stdout, again.stdout
+    assert again.stderr.startswith("scree: warning: the index was built with SCREE_EXTENSIONS=.txt"), again.stderr
+    assert keyword_paths(shell, folder, "zebras") == []
+    quiet = scree(plain, "reindex", "--notes", str(folder))  # the new shape is the index's now
+    assert quiet.returncode == 0 and quiet.stderr == "", quiet.stderr
+
+
+def test_a_lower_max_file_bytes_is_refused_by_the_writer_too(folder: Path, tmp_path: Path) -> None:
+    write_file(folder, "big.md", "# Big\n\n" + "elephants roam. " * 200 + "\n")
+    shell = hash_env(tmp_path / "data", SCREE_MAX_FILE_BYTES="2000000")
+    assert scree(shell, "reindex", "--notes", str(folder)).returncode == 0
+    watched = scree(hash_env(tmp_path / "data", SCREE_MAX_FILE_BYTES="1000"), "watch", "--notes", str(folder))
+    assert watched.returncode == 1 and "SCREE_MAX_FILE_BYTES=2000000" in watched.stderr, watched.stderr

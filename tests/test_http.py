@@ -39,6 +39,7 @@ PROTOCOL = "2025-06-18"
 IDLE_S = 1.0  # the idle timeout the session tests run with
 ACCEPT = "application/json, text/event-stream"
 NAMES = "allowed: 127.0.0.1, ::1, localhost; add a name with --allow-host"
+AUTH = {"Authorization": f"Bearer {TOKEN}"}
 
 
 @dataclass
@@ -82,9 +83,14 @@ class HttpServe:
         return self.proc.returncode
 
 
-def serve_env(data: Path, **extra: str) -> dict[str, str]:
+def serve_env(data: Path, token: str | None = TOKEN, **extra: str) -> dict[str, str]:
+    """The environment of a serve under test: its own data and config folders, and SCREE_HTTP_TOKEN unless `token`
+    is None (a token is required by default, loopback too: issue 25)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("SCREE_", "OPENROUTER_", "CLAUDE_"))}
     env.update(XDG_DATA_HOME=str(data), SCREE_EMBEDDER="hash", SCREE_LOG_FORMAT="json", SCREE_DEBOUNCE_SECONDS="0.2")
+    env.update(XDG_CONFIG_HOME=str(data / "config"))
+    if token is not None:
+        env.update(SCREE_HTTP_TOKEN=token)
     env.update(extra)
     return env
 
@@ -160,8 +166,10 @@ def raw(port: int, method: str, path: str, headers: dict[str, str], body: bytes 
         conn.close()
 
 
-def local(port: int, **extra: str) -> dict[str, str]:
-    return {"Host": f"127.0.0.1:{port}", **extra}
+def local(port: int, token: str | None = TOKEN, **extra: str) -> dict[str, str]:
+    """A local request's headers: Host, and the bearer token unless `token` is None."""
+    auth = {"Authorization": f"Bearer {token}"} if token is not None else {}
+    return {"Host": f"127.0.0.1:{port}", **auth, **extra}
 
 
 def rpc(method: str, n: int = 1, **params: Any) -> bytes:
@@ -172,8 +180,8 @@ INITIALIZED = json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized
 INITIALIZE = rpc("initialize", protocolVersion=PROTOCOL, capabilities={}, clientInfo={"name": "raw", "version": "0"})
 
 
-def mcp_headers(port: int, session: str | None = None, **extra: str) -> dict[str, str]:
-    headers = local(port, **{"Content-Type": "application/json", "Accept": ACCEPT}, **extra)
+def mcp_headers(port: int, session: str | None = None, token: str | None = TOKEN, **extra: str) -> dict[str, str]:
+    headers = local(port, token, **{"Content-Type": "application/json", "Accept": ACCEPT}, **extra)
     if session is not None:
         headers.update({"Mcp-Session-Id": session, "Mcp-Protocol-Version": PROTOCOL})
     return headers
@@ -210,11 +218,9 @@ def run_client(url: str, token: str | None, body: Any) -> Any:
     return anyio.run(main)
 
 
-def wait_first_sync(serve: HttpServe, token: str | None = None) -> dict[str, Any]:
-    extra = {"Authorization": f"Bearer {token}"} if token else {}
-
+def wait_first_sync(serve: HttpServe, token: str | None = TOKEN) -> dict[str, Any]:
     def synced() -> dict[str, Any] | None:
-        answer = raw(serve.port, "GET", "/healthz", local(serve.port, **extra))
+        answer = raw(serve.port, "GET", "/healthz", local(serve.port, token))
         return answer.json() if answer.status == 200 and answer.json()["first_sync_done"] else None
 
     result: dict[str, Any] = wait_until(synced, "first sync done, seen by /healthz", DEADLINE_S)
@@ -235,7 +241,7 @@ def test_the_three_tools_answer_over_streamable_http(folder: Path, tmp_path: Pat
         again = text_of(await client.call_tool("reindex", {"path": "README.md"}))
         return tools, hits, doc, again
 
-    tools, hits, doc, again = run_client(serve.url, None, body)
+    tools, hits, doc, again = run_client(serve.url, TOKEN, body)
     assert tools == ["read_doc", "reindex", "search_docs"]
     assert hits.startswith('<hit n="1" path="docs/guide.md"') and "Bearer tokens rotate monthly." in hits
     assert doc.startswith('<doc path="docs/guide.md" lines="3-5">')
@@ -253,7 +259,7 @@ def test_eight_clients_at_once_all_get_answers(folder: Path, tmp_path: Path, sta
             for _ in range(3):
                 results.append(text_of(await client.call_tool("search_docs", {"query": "when are releases cut"})))
 
-        async with create_mcp_http_client() as http_client:
+        async with create_mcp_http_client(headers={"Authorization": f"Bearer {TOKEN}"}) as http_client:
             async with Client(streamable_http_client(serve.url, http_client=http_client), mode="legacy") as client:
                 await body(client)
 
@@ -291,8 +297,8 @@ def test_forged_host_and_origin_are_refused_on_every_route(
                                                  f"({NAMES})\n")  # fmt: skip
         for allowed in (f"http://localhost:{port}", f"http://127.0.0.1:{port}"):
             assert raw(port, method, path, {**headers, "Origin": allowed}, body).status == 200
-    assert raw(port, "GET", "/healthz", {"Host": f"localhost:{port}"}).status == 200
-    assert raw(port, "GET", "/healthz", {"Host": f"[::1]:{port}"}).status == 200
+    assert raw(port, "GET", "/healthz", {"Host": f"localhost:{port}", **AUTH}).status == 200
+    assert raw(port, "GET", "/healthz", {"Host": f"[::1]:{port}", **AUTH}).status == 200
     refused = lambda: sum(r.get("event") == "http request refused" for r in serve.records()) == 4  # noqa: E731
     wait_until(refused, "each refusal logged once", DEADLINE_S)
     # uvicorn's own warning comes as one of scree's JSON lines (records() parses every line that starts with "{")
@@ -305,7 +311,7 @@ def test_allow_host_adds_a_name(folder: Path, tmp_path: Path, started: list[Http
                    "--allow-host", "scree.example")  # fmt: skip
     wait_first_sync(serve)
     for name in ("notes.internal", "scree.example", "SCREE.example"):
-        assert raw(serve.port, "GET", "/healthz", {"Host": f"{name}:{serve.port}"}).status == 200, name
+        assert raw(serve.port, "GET", "/healthz", {"Host": f"{name}:{serve.port}", **AUTH}).status == 200, name
     refused = raw(serve.port, "GET", "/healthz", {"Host": "other.example"})
     assert refused.status == 421 and "notes.internal, scree.example" in refused.text
 
@@ -317,7 +323,7 @@ def test_token_missing_or_wrong_is_refused_and_never_logged(
     port = serve.port
     wait_first_sync(serve, TOKEN)
     for path, method, body in (("/mcp", "POST", INITIALIZE), ("/healthz", "GET", None)):
-        headers = mcp_headers(port) if body else local(port)
+        headers = mcp_headers(port, token=None) if body else local(port, None)
         missing = raw(port, method, path, headers, body)
         assert (missing.status, missing.text) == (401, MISSING_TOKEN + "\n")
         assert missing.headers["www-authenticate"] == 'Bearer realm="scree"'
@@ -344,7 +350,7 @@ def test_token_file_is_read_only_when_private(folder: Path, tmp_path: Path, star
     token_file = tmp_path / "token"
     token_file.write_text(TOKEN + "\n")
     token_file.chmod(0o644)
-    env = serve_env(tmp_path / "data")
+    env = serve_env(tmp_path / "data", None)
     done = subprocess.run([SCREE, "serve", "--http", "--notes", str(folder), "--token-file", str(token_file)],
                           env=env, capture_output=True, text=True, timeout=DEADLINE_S)  # fmt: skip
     assert done.returncode == 1
@@ -353,15 +359,16 @@ def test_token_file_is_read_only_when_private(folder: Path, tmp_path: Path, star
     token_file.chmod(0o600)
     serve = launch(started, folder, env, "--token-file", str(token_file))
     wait_first_sync(serve, TOKEN)
-    assert raw(serve.port, "GET", "/healthz", local(serve.port)).status == 401
+    assert raw(serve.port, "GET", "/healthz", local(serve.port, None)).status == 401
     assert raw(serve.port, "GET", "/healthz", local(serve.port, Authorization=f"Bearer {TOKEN}")).status == 200
 
 
 @pytest.mark.parametrize(
     ("args", "env", "message", "code"),
     [
-        (["--host", "0.0.0.0"], {}, "scree: serve --http --host 0.0.0.0 listens beyond this machine and needs a token: "
-         "--token-file FILE (mode 600) or SCREE_HTTP_TOKEN", 2),
+        (["--host", "0.0.0.0", "--no-token"], {}, "scree: serve --http --host 0.0.0.0 listens beyond this machine and "
+         "needs a token: --no-token is only for loopback", 2),
+        (["--no-token"], {"SCREE_HTTP_TOKEN": TOKEN}, "scree: --no-token: a token is also given (SCREE_HTTP_TOKEN)", 2),
         (["--host", "0.0.0.0"], {"SCREE_HTTP_TOKEN": "short"}, "scree: SCREE_HTTP_TOKEN: the token must be at least "
          "16 printable characters with no spaces (e.g. from: openssl rand -hex 32)", 1),
         (["--token-file", "/nonexistent/token"], {}, "scree: cannot read the token file /nonexistent/token: "
@@ -372,7 +379,7 @@ def test_refusals_to_start_are_one_line(
     folder: Path, tmp_path: Path, args: list[str], env: dict[str, str], message: str, code: int
 ) -> None:
     done = subprocess.run([SCREE, "serve", "--http", "--notes", str(folder), *args],
-                          env=serve_env(tmp_path / "data", **env), capture_output=True, text=True,
+                          env=serve_env(tmp_path / "data", None, **env), capture_output=True, text=True,
                           timeout=DEADLINE_S)  # fmt: skip
     assert (done.returncode, done.stderr, done.stdout) == (code, message + "\n", "")
 

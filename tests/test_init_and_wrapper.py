@@ -131,7 +131,8 @@ def test_init_for_each_client_merges_with_other_servers(
     env = scree_env(tmp_path / "data")
     target = repo / rel
     target.parent.mkdir(exist_ok=True)
-    existing = {key: {"other": OTHER_SERVER, "scree": {"command": "old-scree", "env": {"SCREE_LOG_LEVEL": "debug"}}}}
+    # an existing "scree" entry, scree's older or the user's own, is tested in test_init_refusals.py
+    existing: dict[str, Any] = {key: {"other": OTHER_SERVER}}
     existing["inputs"] = [{"type": "promptString", "id": "token"}]
     target.write_text(json.dumps(existing))
     target.chmod(0o640)
@@ -142,7 +143,7 @@ def test_init_for_each_client_merges_with_other_servers(
     written = json.loads(target.read_text())
     assert written["inputs"] == existing["inputs"]  # what scree does not own is kept as it was
     assert written[key]["other"] == OTHER_SERVER
-    assert written[key]["scree"] == {**entry, "env": {"SCREE_LOG_LEVEL": "debug"}}  # its own keys set, others kept
+    assert written[key]["scree"] == entry
     assert stat.S_IMODE(target.stat().st_mode) == 0o640
     assert [p.name for p in target.parent.iterdir() if p.name.startswith(f".{target.name}.")] == []  # no temp file
 

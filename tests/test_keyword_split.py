@@ -12,6 +12,7 @@ import apsw
 import pytest
 
 from scree.embedders.base import pack_vector
+from scree.search.engine import keyword_ranking
 from scree.store import FileState, NewChunk, Store, searches
 from scree.store.keywords import (
     BM25_K1,
@@ -163,7 +164,7 @@ def test_split_matches_are_the_or_querys_own_top_rows(store: Store, limit: int) 
 
 
 def test_a_large_index_answers_with_the_split_what_the_or_query_does(tmp_path: Path) -> None:
-    """From SPLIT_MIN_ROWS rows up, Store.keyword_search splits queries with floor-weight words: the same list."""
+    """From SPLIT_MIN_ROWS rows up, the keyword search splits queries with floor-weight words: the same list."""
     folder = tmp_path / "notes"
     folder.mkdir()
     rng = random.Random(5)
@@ -178,8 +179,8 @@ def test_a_large_index_answers_with_the_split_what_the_or_query_does(tmp_path: P
         assert searches.keyword_rows(conn) == searches.SPLIT_MIN_ROWS
         for query in [*QUERIES, "alpha", "gamma", "gamma delta"]:
             expected = searches.keyword_matches(conn, " OR ".join(fts_match_terms(query)), 100)
-            assert store.keyword_search(query, 100) == expected, query
-            assert store.keyword_search(query, 7) == expected[:7], query
+            assert keyword_ranking(store, query, 100) == expected, query
+            assert keyword_ranking(store, query, 7) == expected[:7], query
         # floor_alone=False (a hybrid search's keyword list): the chunks with a rarer word, ranked as before
         for query in QUERIES:
             terms = fts_match_terms(query)
@@ -188,13 +189,13 @@ def test_a_large_index_answers_with_the_split_what_the_or_query_does(tmp_path: P
             rare = [term for term in terms if not floor_weight(rows, searches.term_hits(conn, term))]
             with_rare = {c for c, _ in searches.keyword_matches(conn, " OR ".join(rare), 20_000)} if rare else set()
             assert (
-                store.keyword_search(query, 100, floor_alone=False)
+                keyword_ranking(store, query, 100, floor_alone=False)
                 == [pair for pair in everything if pair[0] in with_rare][:100]
             ), query
-        assert store.keyword_search("alpha beta", 10, floor_alone=False) == []
-        assert len(store.keyword_search("alpha beta", 10)) == 10
+        assert keyword_ranking(store, "alpha beta", 10, floor_alone=False) == []
+        assert len(keyword_ranking(store, "alpha beta", 10)) == 10
 
 
 def test_below_the_split_size_floor_weight_words_still_match_alone(store: Store) -> None:
-    assert len(store.keyword_search("alpha beta", 10, floor_alone=False)) == 10
-    assert store.keyword_search("nothing alpha", 50, floor_alone=False) == store.keyword_search("alpha", 50)
+    assert len(keyword_ranking(store, "alpha beta", 10, floor_alone=False)) == 10
+    assert keyword_ranking(store, "nothing alpha", 50, floor_alone=False) == keyword_ranking(store, "alpha", 50)

@@ -56,3 +56,47 @@ def test_the_first_sync_takes_the_main_language_first() -> None:
     assert ordered[: len(english) + 1] == sorted([*english, "README.md"])
     assert set(ordered) == set(FASTAPI)
     assert LanguageTrees().sync_order(["b.md", "a.md"]) == ["b.md", "a.md"]
+
+
+def test_docusaurus_versions_and_translations_are_copies_of_the_current_page() -> None:
+    """Issue 25: i18n/<lang>/docusaurus-plugin-content-docs/{current,version-N}/ and versioned_docs/version-N/ copies
+    name the docs/ page they copy, whatever their markdown extension; a docs plugin with an id maps to its folder."""
+    plugin = "docusaurus-plugin-content-docs"
+    assert copy_of(f"i18n/ko/{plugin}/current/intro.mdx") == Copy("ko", "docs/intro.md", None, structural=True)
+    assert copy_of(f"site/i18n/pt-BR/{plugin}/version-2.x/a/b.md") == Copy("pt-br", "site/docs/a/b.md", "2.x", True)
+    assert copy_of("versioned_docs/version-3.x/faq/x.md") == Copy("", "docs/faq/x.md", "3.x", structural=True)
+    assert copy_of("community_versioned_docs/version-1.0/x.md") == Copy("", "community/x.md", "1.0", True)
+    assert copy_of(f"i18n/ja/{plugin}-community/current/x.md") == Copy("ja", "community/x.md", None, True)
+    assert copy_of("i18n/fr/docusaurus-plugin-content-blog/2024-01-01-hello.md").page == "blog/2024-01-01-hello.md"
+    assert copy_of("versioned_docs/notes.md") is None
+
+
+def test_the_copy_shown_is_in_the_querys_language_else_the_current_original() -> None:
+    plugin = "docusaurus-plugin-content-docs"
+    paths = [
+        "docs/intro.md",
+        "docs/upgrade.mdx",
+        "versioned_docs/version-2.x/upgrade.md",
+        "versioned_docs/version-10.x/upgrade.md",
+        f"i18n/ko/{plugin}/current/upgrade.mdx",
+        f"i18n/ko/{plugin}/version-10.x/upgrade.mdx",
+    ]
+    trees = LanguageTrees.of(paths)
+    assert trees.main == "" and "ko" in trees.languages
+    assert trees.copy("docs/intro.md") is None  # a page with no other copy
+    english = trees.query_language("how do I upgrade a release")
+    assert english == ""
+    ranked = sorted(paths[1:], key=lambda path: trees.preference(path, english))
+    assert ranked[:3] == ["docs/upgrade.mdx", "versioned_docs/version-10.x/upgrade.md", paths[2]]
+    korean = trees.query_language("릴리스를 업그레이드하는 방법")
+    assert korean == "ko"
+    assert min(paths[1:], key=lambda path: trees.preference(path, korean)) == f"i18n/ko/{plugin}/current/upgrade.mdx"
+    ordered = trees.sync_order(paths)
+    assert ordered[:2] == ["docs/intro.md", "docs/upgrade.mdx"]
+    assert ordered[-1] == f"i18n/ko/{plugin}/version-10.x/upgrade.mdx"
+
+
+def test_an_untagged_page_is_the_original_of_its_suffix_translations() -> None:
+    trees = LanguageTrees.of(["guide/setup.md", "guide/setup.fr.md", "guide/run.md", "guide/run.fr.md"])
+    assert trees.copy("guide/setup.md") == Copy("", "guide/setup.*.md")
+    assert min(["guide/setup.fr.md", "guide/setup.md"], key=lambda p: trees.preference(p, "")) == "guide/setup.md"

@@ -609,3 +609,36 @@ def test_inspector_cli_lists_and_calls_tools(project: Project, inspector_cli: Pa
         '<hit n="1" path="docs/api.md" lines="7-10" heading="API > Authentication > Tokens"'
     )
     assert "structuredContent" not in called
+
+
+# --- issue 25 item 9: a bad argument is one readable line, not pydantic's report ---
+
+BAD_ARGUMENTS = [
+    ("search_docs", {"query": "tokens", "k": "many"}, "error: k must be an integer between 1 and 50"),
+    ("search_docs", {"query": "tokens", "k": 0}, "error: k must be an integer between 1 and 50"),
+    ("search_docs", {"query": "tokens", "k": 51}, "error: k must be an integer between 1 and 50"),
+    ("search_docs", {"query": "tokens", "k": 2.5}, "error: k must be an integer between 1 and 50"),
+    ("search_docs", {"query": "tokens", "mode": "fuzzy"}, "error: mode must be one of hybrid, semantic, keyword"),
+    ("search_docs", {"k": 3}, "error: query is required"),
+    ("search_docs", {"query": ""}, "error: query must be a string of 1 to 2000 characters"),
+    ("search_docs", {"query": "x" * 2001}, "error: query must be a string of 1 to 2000 characters"),
+    ("search_docs", {"query": ["a"]}, "error: query must be a string of 1 to 2000 characters"),
+    ("search_docs", {"query": "tokens", "path": ""}, "error: path must be a string of 1 to 4096 characters"),
+    ("read_doc", {"path": "docs/api.md", "start": 0}, "error: start must be an integer of at least 1"),
+    ("read_doc", {"path": "docs/api.md", "end": "x"}, "error: end must be an integer of at least 1"),
+    ("read_doc", {}, "error: path is required"),
+    ("reindex", {"path": 7}, "error: path must be a string of 1 to 4096 characters"),
+]
+
+
+def test_bad_arguments_are_one_readable_line(project: Project) -> None:
+    async def body(client: Client) -> None:
+        for tool, arguments, says in BAD_ARGUMENTS:
+            result = await client.call_tool(tool, arguments)
+            text = text_of(result)
+            assert result.is_error is True, (tool, arguments, text)
+            assert text == says, (tool, arguments, text)
+        two = await client.call_tool("search_docs", {"query": "", "k": 0})
+        assert text_of(two).startswith("error: query must be") and "\n" not in text_of(two)
+
+    with_client(project, body)

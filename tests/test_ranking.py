@@ -14,6 +14,7 @@ from scree.search.ranking import (
     Z_VECTOR_WEIGHT,
     above_floor,
     add_path_signal,
+    demote_thin,
     diversify,
     fuse_hybrid,
     fuse_rrf,
@@ -110,3 +111,17 @@ def test_a_long_query_weighs_its_keyword_list_more() -> None:
     keyword = [(5, 9.0), (2, 5.0), (6, 4.0), (8, 1.0)]
     assert [i for i, _ in fuse_hybrid(vector, keyword, vector_weight(3))][:3] == [1, 2, 5]
     assert [i for i, _ in fuse_hybrid(vector, keyword, vector_weight(8))][:3] == [1, 5, 2]  # the best keyword match
+
+
+def test_a_thin_chunk_gives_its_place_to_its_files_next_chunk_and_goes_down() -> None:
+    """Issue 25: a thin chunk (one line, a list of links) ranks lower; where its file has another chunk among the
+    candidates, that one takes its place (the page matched), and scores still fall with rank."""
+    ranked = [(1, 9.0), (2, 8.0), (3, 7.0), (4, 6.0), (5, 5.0), (6, 4.0), (7, 3.0)]
+    files = {1: "a.md", 2: "b.md", 3: "c.md", 4: "d.md", 5: "a.md", 6: "e.md", 7: "f.md"}
+    thin = {1, 3}
+    out = demote_thin(ranked, lambda item: item in thin, files.__getitem__, places=3)
+    assert [item for item, _ in out] == [5, 2, 4, 1, 6, 3, 7]
+    assert out[0] == (5, 9.0)
+    scores = [score for _, score in out]
+    assert scores == sorted(scores, reverse=True)
+    assert demote_thin(ranked, lambda item: False, files.__getitem__) == ranked

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import pytest
 
 from scree.errors import UsageError
@@ -67,3 +70,45 @@ def test_regex_characters_in_a_scope_are_literal() -> None:
 def test_scopes_that_can_match_nothing_are_refused(scope: str) -> None:
     with pytest.raises(UsageError):
         scope_pattern(scope)
+
+
+# --- issue 25: globs are matched in linear time, and a malformed class is refused ---
+
+HOSTILE_SCOPES = ["*" * 48 + "Z", "**/" * 40 + "Z", "*a" * 40 + "Z", "?*" * 40 + "Z", "**" + "a*" * 40 + "Z"]
+DEADLINE_S = 60  # a backtracking regex takes ages of the universe on these; a linear matcher a few milliseconds
+
+
+def test_hostile_globs_are_answered_at_once() -> None:
+    """The issue's `'*' * 48 + 'Z'` (and kin) against paths that almost match: in a child process with a deadline,
+    so a matcher that backtracks fails the test instead of hanging the run."""
+    program = (
+        "from scree.search.scope import in_scope, scope_pattern\n"
+        f"scopes = {HOSTILE_SCOPES!r}\n"
+        "paths = ['a' * 80, 'docs/' + 'a' * 60 + '.md', '/'.join(['a'] * 60)]\n"
+        "print(sum(in_scope(scope_pattern(s), p) for s in scopes for p in paths))\n"
+        "print(in_scope(scope_pattern('*' * 48 + 'Z'), 'a' * 60 + 'Z'))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=DEADLINE_S)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["0", "True"]
+
+
+def test_double_star_at_a_name_edge_crosses_folders() -> None:
+    """`**` starting or ending a name crosses folders there; inside a name (`a**b`) it is `*`, as in .gitignore."""
+    assert matching("**.md") == PATHS and matching("**/en.md") == ["docs/en.md"]
+    assert in_scope(scope_pattern("docs**/guide.md"), "docs/en/guide.md")
+    assert in_scope(scope_pattern("a**b.md"), "axxb.md") and not in_scope(scope_pattern("a**b.md"), "a/b.md")
+
+
+@pytest.mark.parametrize("scope", ["docs/[z-a]*.md", "[9-0]", "**/[!b-a]/"])
+def test_a_reversed_class_range_is_refused_in_one_line(scope: str) -> None:
+    with pytest.raises(UsageError) as refused:
+        scope_pattern(scope)
+    assert "\n" not in str(refused.value) and "range" in str(refused.value)
+
+
+def test_classes_take_ranges_and_literal_edges() -> None:
+    assert in_scope(scope_pattern("v[0-9].md"), "v7.md") and not in_scope(scope_pattern("v[0-9].md"), "vx.md")
+    assert in_scope(scope_pattern("v[-x].md"), "v-.md") and in_scope(scope_pattern("v[x-].md"), "v-.md")
+    assert in_scope(scope_pattern("v[]x].md"), "v].md") and not in_scope(scope_pattern("v[!]x].md"), "v].md")
+    assert not in_scope(scope_pattern("a[/]b"), "a/b")  # a class never matches the folder separator

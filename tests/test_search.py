@@ -192,3 +192,66 @@ def test_a_chunk_of_markup_alone_is_never_a_hit(tmp_path: Path) -> None:
         for query in ("oauth2 scopes tokens", "///", "TBD"):
             hits = engine.search(query, k=10, mode=mode).hits
             assert all(hit.text not in ("///", "## Tokens\n\nTBD") for hit in hits), (mode, query)
+
+
+DOCUSAURUS_PAGE = (
+    "---\ntitle: Upgrading charts\n---\n\nRun the upgrade command to move a release to a new chart version.\n\n"
+    "## Rollback\n\nIf the upgrade fails with an error, roll the release back to its last revision.\n"
+)
+
+
+def test_the_current_english_page_stands_for_its_old_versions_and_translations(tmp_path: Path) -> None:
+    """Issue 25: on a Docusaurus site an identical old version (versioned_docs/version-N/) was shown with the current
+    docs/ page only in also=, and a Korean copy came first for an English query. The current original is shown, in
+    every mode, and the copies it stands for are named in also=."""
+    folder = tmp_path / "site"
+    plugin = "docusaurus-plugin-content-docs"
+    older = DOCUSAURUS_PAGE.replace("to its last revision", "to an earlier revision")
+    korean = DOCUSAURUS_PAGE.replace("title: Upgrading charts", "title: 차트 업그레이드")
+    pages = {
+        "docs/upgrade.md": DOCUSAURUS_PAGE,
+        "versioned_docs/version-3.x/upgrade.md": DOCUSAURUS_PAGE,
+        "versioned_docs/version-2.x/upgrade.md": older,
+        f"i18n/ko/{plugin}/current/upgrade.md": korean,
+        f"i18n/ko/{plugin}/version-3.x/upgrade.md": korean,
+        "docs/install.md": "# Installing\n\nDownload the binary and put it on your path.\n",
+        "versioned_docs/version-3.x/install.md": "# Installing\n\nDownload the binary and put it on your path.\n",
+    }
+    for rel, text in pages.items():
+        (folder / rel).parent.mkdir(parents=True, exist_ok=True)
+        (folder / rel).write_text(text, encoding="utf-8")
+    engine = build_engine(folder, tmp_path / "index.db")
+    for mode in ("hybrid", "semantic", "keyword"):
+        hits = engine.search("upgrade fails with an error roll back the release", k=5, mode=mode).hits
+        assert hits[0].path == "docs/upgrade.md", (mode, [hit.path for hit in hits])
+        shown = [hit.path for hit in hits]
+        assert not [path for path in shown if "upgrade" in path and path != "docs/upgrade.md"], (mode, shown)
+        named = {entry.rsplit(":", 1)[0] for hit in hits if hit.path == "docs/upgrade.md" for entry in hit.also}
+        assert "versioned_docs/version-3.x/upgrade.md" in named, (mode, named)
+    installing = engine.search("download the binary", k=5, mode="keyword").hits
+    assert [hit.path for hit in installing] == ["docs/install.md"]
+    assert installing[0].also == ("versioned_docs/version-3.x/install.md:1-3",)
+
+
+def test_one_line_and_see_also_chunks_rank_below_the_page_that_explains(tmp_path: Path) -> None:
+    """Issue 25 (item 9): a "SEE ALSO" list of links and a heading with one short line won hits, since a short chunk
+    that names the query's words scores high; they rank below a chunk that explains, in hybrid and keyword mode."""
+    folder = tmp_path / "site"
+    folder.mkdir()
+    (folder / "upgrading.md").write_text(
+        "# Upgrading\n\nTo upgrade a release, run the upgrade command with the chart and its new values. If the new "
+        "revision fails its checks, roll the release back to the revision before it; every upgrade keeps the old "
+        "revisions so that a rollback is always possible.\n",
+        encoding="utf-8",
+    )
+    (folder / "commands.md").write_text(
+        "# Commands\n\n### SEE ALSO\n\n"
+        "* [upgrade](upgrade.md) - upgrade a release\n* [rollback](rollback.md) - roll back a release\n",
+        encoding="utf-8",
+    )
+    (folder / "todo.md").write_text("# Todo\n\n## Release upgrade\n\nRollback: TBD.\n", encoding="utf-8")
+    engine = build_engine(folder, tmp_path / "index.db")
+    for mode in ("hybrid", "keyword"):
+        hits = engine.search("upgrade a release rollback", k=5, mode=mode).hits
+        assert hits[0].path == "upgrading.md", (mode, [(hit.path, hit.heading) for hit in hits])
+        assert {hit.path for hit in hits} >= {"commands.md", "todo.md"}  # ranked lower, not dropped

@@ -25,6 +25,7 @@ import sqlite_vec
 from scree.content.chunking import EMBED_FORMAT
 from scree.embedders.base import pack_vector
 from scree.errors import IndexCorruptError, IndexMismatchError
+from scree.search.engine import keyword_ranking
 from scree.store import SCHEMA_VERSION, FileState, NewChunk, Store, fts_match_expression, searches
 from scree.store.db import IndexRecord
 from scree.store.schema import migrate
@@ -160,7 +161,7 @@ def test_readonly_missing_index_is_empty(db_path: Path, folder: Path) -> None:
         assert store.model() is None
         assert store.counts() == (0, 0)
         assert store.vector_search(vector("q"), 5) == []
-        assert store.keyword_search("anything", 5) == []
+        assert keyword_ranking(store, "anything", 5) == []
         with pytest.raises(RuntimeError):
             store.set_meta("last_sync", "now")
     assert not db_path.exists()
@@ -264,7 +265,7 @@ def test_replace_and_delete_round_trip_leave_no_orphans(store: Store, db_path: P
     assert not old_ids & {new[0].id}, "a chunk id is never reused"
     assert store.chunks_by_ids(old_ids) == {}
     assert row_counts(db_path) == (2, 2, 2)
-    assert store.keyword_search("part", 5) == []
+    assert keyword_ranking(store, "part", 5) == []
 
     store.replace_files([(state("empty.md"), [])])
     assert store.counts() == (3, 2) and store.file_count() == 3
@@ -304,9 +305,9 @@ def test_one_call_replacing_many_files_writes_each_as_if_alone(store: Store, db_
     assert [c.text for c in store.chunks_for_path("b.md")] == ["second fig"]
     ids = [c.id for file_state, _ in items for c in store.chunks_for_path(file_state.path)]
     assert ids == sorted(ids) and len(set(ids)) == 6 + ROWS_PER_INSERT + 5 and min(ids) > max(old_ids)
-    assert store.keyword_search("apple", 5) == [] and len(store.keyword_search("apricot", 5)) == 3
-    assert [store.chunks_by_ids([i])[i].path for i, _ in store.keyword_search("搜索", 5)] == ["c.md"]
-    assert {store.chunks_by_ids([i])[i].path for i, _ in store.keyword_search("zucchini fig", 5)} == {"z.md", "b.md"}
+    assert keyword_ranking(store, "apple", 5) == [] and len(keyword_ranking(store, "apricot", 5)) == 3
+    assert [store.chunks_by_ids([i])[i].path for i, _ in keyword_ranking(store, "搜索", 5)] == ["c.md"]
+    assert {store.chunks_by_ids([i])[i].path for i, _ in keyword_ranking(store, "zucchini fig", 5)} == {"z.md", "b.md"}
     assert row_counts(db_path) == (12 + ROWS_PER_INSERT, 12 + ROWS_PER_INSERT, 12 + ROWS_PER_INSERT)
     assert store.integrity_check() == "ok"
 
@@ -498,12 +499,12 @@ def test_keyword_search_ranks_heading_and_stems(store: Store) -> None:
     store.replace_files([(state("misc.md"), [chunk(0, "tokens are mentioned in passing here", heading="Misc")])])
     store.replace_files([(state("cafe.md"), [chunk(0, "Le café est ouvert", heading="Café")])])
     auth, misc = store.chunks_for_path("auth.md")[0].id, store.chunks_for_path("misc.md")[0].id
-    ranked = [cid for cid, _ in store.keyword_search("token", 10)]
+    ranked = [cid for cid, _ in keyword_ranking(store, "token", 10)]
     assert ranked == [auth, misc]
-    scores = [score for _, score in store.keyword_search("token", 10)]
+    scores = [score for _, score in keyword_ranking(store, "token", 10)]
     assert scores == sorted(scores, reverse=True)
-    assert [cid for cid, _ in store.keyword_search("CAFE", 5)] == [store.chunks_for_path("cafe.md")[0].id]
-    assert store.keyword_search("token", 1) == store.keyword_search("token", 10)[:1]
+    assert [cid for cid, _ in keyword_ranking(store, "CAFE", 5)] == [store.chunks_for_path("cafe.md")[0].id]
+    assert keyword_ranking(store, "token", 1) == keyword_ranking(store, "token", 10)[:1]
 
 
 def test_keyword_or_query_skips_common_english_words_unless_it_has_nothing_else(store: Store) -> None:
@@ -512,9 +513,9 @@ def test_keyword_or_query_skips_common_english_words_unless_it_has_nothing_else(
     store.replace_files([(state("hamlet.md"), [chunk(0, "to be or not to be, that is the question")])])
     tokens, hamlet = store.chunks_for_path("tokens.md")[0].id, store.chunks_for_path("hamlet.md")[0].id
     assert fts_match_expression("The tokens of THE service") == '"tokens" OR "service"'
-    assert [cid for cid, _ in store.keyword_search("what is the lifetime of the tokens", 10)] == [tokens]
+    assert [cid for cid, _ in keyword_ranking(store, "what is the lifetime of the tokens", 10)] == [tokens]
     assert fts_match_expression("To be or not to be") == '"To" OR "be" OR "or" OR "not"'
-    assert [cid for cid, _ in store.keyword_search("To be or not to be", 10)] == [hamlet]
+    assert [cid for cid, _ in keyword_ranking(store, "To be or not to be", 10)] == [hamlet]
 
 
 def test_keyword_or_query_skips_the_words_a_question_or_comparison_is_phrased_in(store: Store) -> None:
@@ -523,7 +524,7 @@ def test_keyword_or_query_skips_the_words_a_question_or_comparison_is_phrased_in
     tools = store.chunks_for_path("tools.md")[0].id
     assert fts_match_expression("How do I add a dependency?") == '"add" OR "dependency"'
     assert fts_match_expression("uvx versus uv tool install") == '"uvx" OR "uv" OR "tool" OR "install"'
-    assert [cid for cid, _ in store.keyword_search("what should I use: uvx vs uv tool", 10)] == [tools]
+    assert [cid for cid, _ in keyword_ranking(store, "what should I use: uvx vs uv tool", 10)] == [tools]
     assert fts_match_expression("how do I") == '"how" OR "do" OR "I"'  # nothing else: they stay
 
 
@@ -564,7 +565,7 @@ HOSTILE_QUERIES = [
 @pytest.mark.parametrize("query", HOSTILE_QUERIES)
 def test_keyword_search_never_raises_on_hostile_input(store: Store, query: str) -> None:
     store.replace_files([(state("auth.md"), [chunk(0, "how tokens work in the service", heading="Tokens")])])
-    results = store.keyword_search(query, 8)
+    results = keyword_ranking(store, query, 8)
     assert isinstance(results, list)
     if "tokens" in query.casefold() and not query.startswith("x"):
         assert results, "the plain word inside the hostile query still matches"
@@ -613,7 +614,7 @@ def test_schema_1_file_is_upgraded_in_place(db_path: Path, folder: Path) -> None
         assert store.files() == {"old.md": FileState("old.md", "abc", 1, 2)}
         assert [c.path for c in store.chunks_with_text("kept through the upgrade")] == ["old.md"]
         assert store.vectors_for_hashes(["hash-old"]) == {"hash-old": vector("old")}
-        assert store.keyword_search("upgrade", 3) == store.keyword_search("upgraded", 3) != []
+        assert keyword_ranking(store, "upgrade", 3) == keyword_ranking(store, "upgraded", 3) != []
         assert store.two_stage_vector_search(vector("old"), 1) == store.exact_vector_search(vector("old"), 1)
         assert store.integrity_check() == "ok"
     conn = raw(db_path)

@@ -141,9 +141,9 @@ def kill_tree(pid: int) -> None:
 class Serve:
     """`scree serve` as a real process, driven with JSON-RPC lines; every stdout line it writes must be JSON-RPC."""
 
-    def __init__(self, folder: Path, env: dict[str, str]) -> None:
+    def __init__(self, folder: Path, env: dict[str, str], *args: str) -> None:
         self.proc = subprocess.Popen(
-            [SCREE, "serve", "--notes", str(folder)],
+            [SCREE, "serve", "--notes", str(folder), *args],
             env=env,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
@@ -260,11 +260,11 @@ class Serve:
 
 
 @pytest.fixture
-def start_serve() -> Iterator[Callable[[Path, dict[str, str]], Serve]]:
+def start_serve() -> Iterator[Callable[..., Serve]]:
     started: list[Serve] = []
 
-    def start(folder: Path, env: dict[str, str]) -> Serve:
-        serve = Serve(folder, env)
+    def start(folder: Path, env: dict[str, str], *args: str) -> Serve:
+        serve = Serve(folder, env, *args)
         started.append(serve)
         return serve
 

@@ -14,8 +14,9 @@ from pathlib import Path
 import pytest
 
 from scree.errors import ConfigError, ScreeError
-from scree.writer_proc.watcher import Change, Event, Watcher, make_watcher
+from scree.writer_proc.watcher import Change, Event, Watcher
 from scree.writer_proc.watcher_watchdog import WatchdogWatcher
+from scree.writer_proc.watchers import make_watcher
 
 BACKENDS = ["inotify", "watchdog"]
 DEADLINE_S = 10.0

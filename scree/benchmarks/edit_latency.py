@@ -20,6 +20,7 @@ from scree.benchmarks import RESULTS
 from scree.benchmarks.corpus import generate_tree
 from scree.benchmarks.writer_idle import WatchProcess, clean_env
 from scree.config import load_settings
+from scree.search.engine import keyword_ranking
 from scree.store import Store
 
 TREE_BYTES = 2_000_000  # a small project's docs: the sync is quick, the edits are what is measured
@@ -65,7 +66,7 @@ def measure(
                 with rng.choice(notes).open("a", encoding="utf-8") as handle:
                     handle.write(f"\n\nA new paragraph mentions {word} once.\n")
                 saved = time.monotonic()
-                while not store.keyword_search(word, 1):
+                while not keyword_ranking(store, word, 1):
                     if time.monotonic() - saved > EDIT_DEADLINE_S:
                         raise RuntimeError(f"edit {n} was not searchable within {EDIT_DEADLINE_S} s")
                     time.sleep(POLL_S)

@@ -29,8 +29,9 @@ import apsw
 import numpy as np
 
 from scree.benchmarks import RESULTS
+from scree.search.engine import keyword_ranking
 from scree.search.ranking import POOL
-from scree.search.scope import scope_pattern
+from scree.search.scope import scope_filter
 from scree.store import FileState, NewChunk, Store
 from scree.store.searches import OVERSAMPLE
 
@@ -189,11 +190,11 @@ def measure_size(
             exact_ms, _ = _time_ms(vector_queries, lambda q: store.exact_vector_search(q, K))  # type: ignore[arg-type]
             stage1_ms, _ = _time_ms(vector_queries, lambda q: store.binary_candidates(q, K * OVERSAMPLE))  # type: ignore[arg-type]
             two_stage_ms, two_stage_cpu = _time_ms(vector_queries, lambda q: store.two_stage_vector_search(q, K))  # type: ignore[arg-type]
-            keyword_ms, keyword_cpu = _time_ms(keyword_queries, lambda q: store.keyword_search(q, K))  # type: ignore[arg-type]
+            keyword_ms, keyword_cpu = _time_ms(keyword_queries, lambda q: keyword_ranking(store, q, K))  # type: ignore[arg-type]
             # R-M10: a search_docs `path` scope over about a ninth of the files (docs/1*), applied in the SQL
-            scope = scope_pattern(SCOPE)
+            scope = scope_filter(SCOPE)
             scoped_vector_ms, _ = _time_ms(vector_queries, lambda q: store.vector_search(q, K, scope))  # type: ignore[arg-type]
-            scoped_keyword_ms, _ = _time_ms(keyword_queries, lambda q: store.keyword_search(q, K, scope))  # type: ignore[arg-type]
+            scoped_keyword_ms, _ = _time_ms(keyword_queries, lambda q: keyword_ranking(store, q, K, scope))  # type: ignore[arg-type]
             exact = [store.exact_vector_search(q, K) for q in vector_queries]
             two_stage = [store.two_stage_vector_search(q, K) for q in vector_queries]
     return {

@@ -24,7 +24,9 @@ from scree.benchmarks import (
     edit_latency,
     embed_local,
     search_latency,
+    second_checkout,
     serve_footprint,
+    sessions,
     store_search,
     sync_throughput,
     writer_idle,
@@ -66,10 +68,11 @@ class Plan:
     offline_chunks: int
     edits: int
     debounce_s: float
+    session_queries: int = sessions.QUERIES  # timed semantic searches per session after the first (issue 24)
 
 
 FULL = Plan(2_000_000, 10_000_000, (10_000, 100_000), (), 100, 7, 3.0, 500_000, 200, 20, DEBOUNCE_SECONDS)
-QUICK = Plan(300_000, 300_000, (10_000,), (100_000,), 20, 1, 0.5, 30_000, 8, 3, 0.3)
+QUICK = Plan(300_000, 300_000, (10_000,), (100_000,), 20, 1, 0.5, 30_000, 8, 3, 0.3, 1)
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,6 +173,23 @@ WRITER_API = [
     Spec("index_chunks", "chunks in the index", "chunks"),
     Spec("first_sync_api_requests", "API requests in the first sync", "requests", _requests_bar),
 ]
+
+
+def _second_checkout_bar(values: Values) -> Bar | None:
+    first = values.get("first_checkout_sync_s")
+    if first is None:
+        return None
+    limit = second_checkout.bar_s(first)
+    return Bar(f"≤ max({second_checkout.BAR_FLOOR_S:g} s, first / 5) = {limit:.3g} s", limit)
+
+
+SECOND_CHECKOUT = [  # issue 24: the machine-wide vector cache
+    Spec("first_checkout_sync_s", "first checkout, first sync, API embedder", "s"),
+    Spec("second_checkout_sync_s", "its git worktree, first sync", "s", _second_checkout_bar),
+    Spec("first_checkout_api_requests", "API requests, first checkout's first sync", "requests"),
+    Spec("second_checkout_api_requests", "API requests, the worktree's first sync", "requests", _fixed(0, "requests")),
+    Spec("vector_cache_mb", "vector cache on disk after both", "MB"),
+]
 SEARCH_INDEX = [
     Spec("search_store_p50_ms_index", "search at the index's size, store part, p50", "ms"),
     Spec("search_store_p95_ms_index", "search at the index's size, store part, p95", "ms"),
@@ -213,6 +233,16 @@ WRITER_OFFLINE = [
     ),
     Spec("offline_first_sync_mb_per_min", "writer first sync, offline model, markdown per minute", "MB/min"),
     Spec("offline_first_sync_tokens_per_mb", "writer first sync, offline model, tokens embedded per MB", "tokens/MB"),
+]
+SESSIONS = [
+    Spec("bare_sessions_uss_mb", f"{sessions.DEFAULT_SESSIONS} bare mcp SDK servers, USS in all", "MB"),
+    Spec(
+        "sessions_uss_mb",
+        f"{sessions.DEFAULT_SESSIONS} x scree serve after a search, offline model, USS in all",
+        "MB",
+        _over("bare_sessions_uss_mb", sessions.BAR_OVER_BARE_MB, "MB", f"{sessions.DEFAULT_SESSIONS} bare"),
+    ),
+    Spec("sessions_semantic_p50_ms", "those sessions' semantic search, end to end, p50", "ms"),
 ]
 OFFLINE_MODEL = [
     Spec("offline_model_load_s", "offline model, load", "s"),
@@ -331,6 +361,11 @@ def _measure_writer_api(run: BenchRun, api: StubApiProcess) -> dict[str, float]:
     }
 
 
+def _measure_second_checkout(run: BenchRun, api: StubApiProcess) -> dict[str, float]:
+    found = second_checkout.measure(run.folder, run.data("checkouts"), api=api)
+    return {spec.key: found[spec.key] for spec in SECOND_CHECKOUT}
+
+
 def _measure_search_index(run: BenchRun) -> dict[str, float]:
     """Over the index the API writer built (its model is the stub's, so the query vectors are like its vectors)."""
     settings = load_settings(writer_idle.clean_env(run.data("api")), notes=str(run.folder))
@@ -385,6 +420,20 @@ def _measure_writer_offline(run: BenchRun, model: Path) -> dict[str, float]:
     if found["first_sync_s"] > 0:
         figures["offline_first_sync_mb_per_min"] = round(megabytes / found["first_sync_s"] * 60, 3)
     return figures
+
+
+def _measure_sessions(run: BenchRun, model: Path) -> dict[str, float]:
+    """Issue 24: N serves in the offline sample folder (indexed by the step before; a catch-up here) beside N bare
+    servers."""
+    check_model(model)
+    sample = run.root / "offline-sample"
+    if not sample.is_dir():
+        sample.mkdir()
+        _copy_indexable(run.folder, run.extensions, sample, run.plan.offline_sample_bytes)
+    found = sessions.measure(
+        sample, run.data("offline"), model, idle_s=min(run.plan.idle_s, 3.0), queries=run.plan.session_queries
+    )
+    return {key: found[key] for key in ("bare_sessions_uss_mb", "sessions_uss_mb", "sessions_semantic_p50_ms")}
 
 
 def embedded_tokens(folder: Path, model: Path) -> int:
@@ -467,6 +516,7 @@ def run_bench(notes: Path | None, *, quick: bool = False, progress: Progress | N
             run.step("sync throughput, instant embedder", sync_specs, lambda: _measure_sync(run))
             run.step("scree watch with the API embedder", WRITER_API, lambda: _measure_writer_api(run, api))
             run.step("search latency at the index's size", SEARCH_INDEX, lambda: _measure_search_index(run))
+            run.step("a second checkout's first sync", SECOND_CHECKOUT, lambda: _measure_second_checkout(run, api))
             run.step("scree serve beside a bare mcp server", SERVE, lambda: _measure_serve(run, api))
         specs = [spec for size in plan.sizes for spec in _search_specs(size)]
         sizes = " and ".join(_label(size) for size in plan.sizes)
@@ -474,6 +524,7 @@ def run_bench(notes: Path | None, *, quick: bool = False, progress: Progress | N
         for size in plan.skipped_sizes:
             run.skip(_search_specs(size), "skipped (--quick)")
         run.step("scree watch with the offline model", WRITER_OFFLINE, lambda: _measure_writer_offline(run, model))
+        run.step("sessions sharing the offline model", SESSIONS, lambda: _measure_sessions(run, model))
         run.step("offline model speed", OFFLINE_MODEL, lambda: measure_offline_model(run, model))
         run.step("edit to searchable", _edit_specs(plan.debounce_s), lambda: _measure_edits(run))
         say("")

@@ -8,13 +8,15 @@ import sys
 from collections.abc import Callable
 from importlib import metadata
 
-from scree.config import Settings
+from scree.config import BYTES_PER_MB, Settings
 from scree.content.ignore import IgnorePolicy
-from scree.embedders.factory import KEYWORD_ONLY, expected_identity
+from scree.embedders.base import KEYWORD_ONLY
+from scree.embedders.factory import expected_identity
 from scree.errors import ScreeError
 from scree.index.folder import ROOT_NAME
 from scree.index.lock import lock_holder
 from scree.paths import DIR_MODE, FILE_MODE
+from scree.replies import left_out_note
 from scree.writer_proc.sync import markdown_bytes
 
 MIN_PYTHON = (3, 11)
@@ -166,11 +168,14 @@ def run_doctor(settings: Settings, emit: Callable[[str], None]) -> int:
     _check_index(settings, report, semantic)
     holder = lock_holder(settings.lock_path) if settings.lock_path.exists() else None
     report.ok("writer lock", f"held by pid {holder}" if holder else "free")
-    total = markdown_bytes(IgnorePolicy(settings.folder, settings.extensions))
+    policy = IgnorePolicy(settings.folder, settings.extensions)
+    total = markdown_bytes(policy)
     report.ok(
         "cost estimate",
-        f"{total / 1e6:.2f} MB of markdown, at most ${cost_estimate(total):.4f} to embed with the API "
+        f"{total / BYTES_PER_MB:.2f} MB of markdown, at most ${cost_estimate(total):.4f} to embed with the API "
         f"(bytes / 4 tokens at ${DOLLARS_PER_MILLION_TOKENS} per million tokens)",
     )
+    left_out = left_out_note(policy.left_out)  # issue 25: say what SCREE_EXTENSIONS would add, not nothing
+    report.ok("other doc files", left_out if left_out is not None else "none left out")
     emit("all checks passed" if report.failures == 0 else f"{report.failures} check(s) failed")
     return 0 if report.failures == 0 else 1

@@ -4,10 +4,15 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 import stat
+import sys
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -67,11 +72,24 @@ CODEX_FILE = "~/.codex/config.toml"
 CODEX_STANZA = f'[mcp_servers.{SERVER_NAME}]\ncommand = "{COMMAND}"\nargs = []\n'
 
 
-def merge_entry(existing: dict[str, Any], client: ClientConfig) -> tuple[dict[str, Any], bool]:
-    """`existing` with scree's server entry set; and whether anything changed.
+# The keys that make an entry what it runs: one that differs from scree's in any of them is the user's own.
+IDENTITY_KEYS = ("command", "args", "env")
 
-    Other servers and other top-level keys are kept as they are; so are keys of an existing scree entry that scree
-    does not set (an `env`, say), while the ones it sets are brought up to date.
+
+def is_custom(current: object, client: ClientConfig) -> bool:
+    """Whether an existing "scree" entry is the user's own (another command, args or env than scree's, or not an
+    object at all) rather than one scree wrote, perhaps an older form of it missing a key scree sets now."""
+    if not isinstance(current, dict):
+        return True
+    return any(current.get(key) != client.entry.get(key) for key in IDENTITY_KEYS)
+
+
+def merge_entry(existing: dict[str, Any], client: ClientConfig, *, force: bool = False) -> tuple[dict[str, Any], str]:
+    """`existing` with scree's server entry set, and what happened: "set", "unchanged" or "kept".
+
+    Other servers and other top-level keys are kept as they are. An entry scree wrote has the keys it sets brought
+    up to date and any other key kept; an entry of the user's own (see `is_custom`) is "kept" as it is, since
+    resetting it would undo their choice, unless `force`, which replaces it with scree's default entry.
     """
     servers = existing.get(client.servers_key)
     if servers is None:
@@ -81,56 +99,190 @@ def merge_entry(existing: dict[str, Any], client: ClientConfig) -> tuple[dict[st
             f'{client.file}: "{client.servers_key}" is not an object; fix it by hand, scree will not overwrite it'
         )
     current = servers.get(SERVER_NAME)
-    entry = {**current, **client.entry} if isinstance(current, dict) else dict(client.entry)
+    if SERVER_NAME not in servers or force:
+        entry = dict(client.entry)
+    elif not isinstance(current, dict) or is_custom(current, client):
+        return existing, "kept"
+    else:
+        entry = {**current, **client.entry}
     if current == entry:
-        return existing, False
+        return existing, "unchanged"
     merged = dict(existing)
     merged[client.servers_key] = {**servers, SERVER_NAME: entry}
-    return merged, True
+    return merged, "set"
 
 
 def _by_hand(client: ClientConfig) -> str:
     return f'add "{SERVER_NAME}": {json.dumps(client.entry)} under "{client.servers_key}" by hand'
 
 
-def _load(target: Path, client: ClientConfig) -> dict[str, Any] | None:
-    """The config file's object; None when there is no file; a one-line refusal for what scree cannot parse."""
+class _NotRoundTrip(Exception):
+    """The file holds something json would read but not write back as it was; the message says what."""
+
+
+def _no_constant(name: str) -> Any:
+    """`parse_constant`: NaN and Infinity are no JSON; Python reads and writes them, Claude Code's parser fails."""
+    raise _NotRoundTrip(f"{name}, which is not JSON")
+
+
+def _exact_float(text: str) -> float:
+    """`parse_float`: a number that becomes a float it would be written back as, else a refusal (1e400 would be
+    written as Infinity, 0.10000000000000000000001 as 0.1)."""
+    value = float(text)
+    if not math.isfinite(value) or Decimal(repr(value)) != Decimal(text):
+        raise _NotRoundTrip(f"the number {text}, which would not be written back as the same number")
+    return value
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """`object_pairs_hook`: an object whose keys are all different; with a duplicate, rewriting would drop one."""
+    obj: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in obj:
+            raise _NotRoundTrip(f"the duplicate key {json.dumps(key, ensure_ascii=False)}, and one would be lost")
+        obj[key] = value
+    return obj
+
+
+def _parse(raw: bytes, target: Path, client: ClientConfig) -> dict[str, Any]:
+    """The file's JSON object if scree can write it back with nothing lost or changed; else a one-line refusal."""
     try:
-        raw = target.read_bytes()
-    except FileNotFoundError:
-        return None
-    except OSError as exc:
-        raise ConfigError(f"cannot read {target}: {exc.strerror}") from None
-    try:
-        loaded = json.loads(raw.decode("utf-8"))
-    except (ValueError, UnicodeDecodeError) as exc:
+        loaded = json.loads(
+            raw.decode("utf-8"), parse_constant=_no_constant, parse_float=_exact_float, object_pairs_hook=_unique_keys
+        )
+    except _NotRoundTrip as exc:
+        raise ConfigError(f"{target} holds {exc}; scree will not rewrite it: {_by_hand(client)}") from None
+    except (ValueError, UnicodeDecodeError, RecursionError) as exc:
         # VS Code's files may hold comments (JSONC): rewriting one would lose them, so scree leaves it alone
-        reason = " ".join(str(exc).split())
+        reason = " ".join(str(exc).split()) or type(exc).__name__
         raise ConfigError(
             f"{target} is not plain JSON ({reason}); scree will not overwrite it: {_by_hand(client)}"
         ) from None
     if not isinstance(loaded, dict):
         raise ConfigError(f"{target} does not hold a JSON object; scree will not overwrite it: {_by_hand(client)}")
+    try:
+        json.dumps(loaded, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError as exc:  # a \ud800 escape: valid JSON text, but no UTF-8 file can hold it raw
+        char = f"\\u{ord(exc.object[exc.start]):04x}"
+        raise ConfigError(
+            f"{target} holds a lone surrogate ({char}), which scree cannot write back; fix it by hand, "
+            f"scree will not rewrite it"
+        ) from None
     return loaded
 
 
-def _write(target: Path, data: dict[str, Any]) -> None:
-    """Replace `target` in one step (a reader never sees half a file), keeping an existing file's mode."""
+@dataclass(frozen=True, slots=True)
+class _Existing:
+    """A config file as read under the lock: its object and the status scree keeps (mode, owner) or checks."""
+
+    data: dict[str, Any]
+    status: os.stat_result
+
+
+def _resolve(target: Path) -> Path:
+    """The file to read and replace: `target`, or what its symbolic link points to (replacing the link with a file
+    would cut it from the file it shares); a dangling or looping link is refused."""
+    if not target.is_symlink():
+        return target
     try:
-        mode = stat.S_IMODE(target.stat().st_mode)
+        return Path(os.path.realpath(target, strict=True))
     except FileNotFoundError:
-        mode = FILE_MODE
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+        raise ConfigError(
+            f"{target} is a symbolic link to {os.readlink(target)}, which does not exist; scree will not create it"
+        ) from None
+    except OSError as exc:
+        raise ConfigError(f"{target} is a symbolic link scree cannot follow ({exc.strerror})") from None
+
+
+def _read(real: Path, target: Path, client: ClientConfig) -> _Existing | None:
+    """The config file's object and status; None when there is no file; a one-line refusal for anything that is
+    not a regular file (opened without blocking, so a FIFO cannot hold scree) or that scree cannot parse."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(data, handle, indent=2, ensure_ascii=False)
-            handle.write("\n")
-        os.chmod(tmp, mode)
-        os.replace(tmp, target)
+        status = os.stat(real)
+        if not stat.S_ISREG(status.st_mode):
+            raise ConfigError(f"{target} is not a regular file; scree will not touch it: {_by_hand(client)}")
+        fd = os.open(real, flags)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise ConfigError(f"cannot read {target}: {exc.strerror}") from None
+    try:
+        status = os.fstat(fd)  # what was opened, should the name have been swapped since the stat
+        if not stat.S_ISREG(status.st_mode):
+            raise ConfigError(f"{target} is not a regular file; scree will not touch it: {_by_hand(client)}")
+        with os.fdopen(fd, "rb", closefd=False) as handle:
+            raw = handle.read()
+    except OSError as exc:
+        raise ConfigError(f"cannot read {target}: {exc.strerror}") from None
+    finally:
+        os.close(fd)
+    return _Existing(_parse(raw, target, client), status)
+
+
+def _check_writable(existing: _Existing, target: Path, client: ClientConfig) -> None:
+    """Refuse a file its owner made read-only, and one with another hard link (a replaced file would leave the
+    other name holding the old text). The mode bits are checked, not only os.access, which says yes to root."""
+    mode = stat.S_IMODE(existing.status.st_mode)
+    if not mode & 0o222 or not os.access(target, os.W_OK):
+        raise ConfigError(f"{target} is read-only (mode {mode:04o}); scree will not overwrite it: {_by_hand(client)}")
+    if existing.status.st_nlink > 1:
+        raise ConfigError(
+            f"{target} has {existing.status.st_nlink - 1} other hard link(s), which replacing it would cut off; "
+            f"scree will not overwrite it: {_by_hand(client)}"
+        )
+
+
+@contextmanager
+def _locked(folder: Path) -> Iterator[int | None]:
+    """An exclusive flock on `folder` (the config file's own), held while scree reads, merges and replaces the file,
+    so concurrent inits, or editors taking the same lock, each see the others' edits; yields the folder's descriptor
+    (to fsync the rename), or None on Windows, where scree takes no lock. The folder, not a lock file: no file is
+    left beside a config that is committed."""
+    if sys.platform == "win32":
+        yield None
+        return
+    import fcntl
+
+    try:
+        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError as exc:
+        raise ConfigError(f"cannot open {folder} to lock it: {exc.strerror}") from None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield fd
+    finally:
+        os.close(fd)  # releases the lock
+
+
+def _write(real: Path, data: dict[str, Any], existing: _Existing | None, folder_fd: int | None) -> None:
+    """Replace `real` in one step (a reader never sees half a file, a crash leaves the old or the new one): a temp
+    file in the same folder with the original's mode (and owner, where scree may set it), fsynced, then renamed."""
+    payload = (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+    mode = FILE_MODE if existing is None else stat.S_IMODE(existing.status.st_mode)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{real.name}.", dir=real.parent)
+    except OSError as exc:
+        raise ConfigError(f"cannot write in {real.parent}: {exc.strerror}") from None
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            if existing is not None and hasattr(os, "fchown") and existing.status.st_uid != os.geteuid():
+                with suppress(OSError):  # only root may give a file away; otherwise it becomes the user's
+                    os.fchown(handle.fileno(), existing.status.st_uid, existing.status.st_gid)
+            os.chmod(tmp, mode)
+            handle.write(payload)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, real)
+    except OSError as exc:
+        Path(tmp).unlink(missing_ok=True)
+        raise ConfigError(f"cannot write {real}: {exc.strerror}") from None
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+    if folder_fd is not None:
+        with suppress(OSError):  # the rename made durable; some file systems cannot fsync a folder
+            os.fsync(folder_fd)
 
 
 def not_a_repo_root(folder: Path) -> str | None:
@@ -141,9 +293,11 @@ def not_a_repo_root(folder: Path) -> str | None:
     return "it is in no git repository" if root is None else f"the repository's root is {root}"
 
 
-def init_repo(folder: Path, client_name: str = "claude", *, here: bool = False) -> str:
+def init_repo(folder: Path, client_name: str = "claude", *, here: bool = False, force: bool = False) -> str:
     """Write or merge the client's config file in `folder` (Codex: print its stanza); returns what to tell the user.
-    Outside a repository's root it refuses unless `here`: the file is meant to be committed at the root of a repo."""
+    Outside a repository's root it refuses unless `here`: the file is meant to be committed at the root of a repo.
+    An entry of the user's own is kept unless `force`. What scree cannot write back exactly or safely (NaN, a
+    duplicate key, a lone surrogate, comments; a read-only file, a FIFO) is refused in one line, the file untouched."""
     if client_name == CODEX:
         return (
             f"Codex reads MCP servers from your own {CODEX_FILE}; scree writes nothing outside the repo. "
@@ -160,16 +314,30 @@ def init_repo(folder: Path, client_name: str = "claude", *, here: bool = False) 
             f"run scree init in the repository, or pass --here to write it in {folder} anyway"
         )
     target = folder / client.file
-    existing = _load(target, client)
-    merged, changed = merge_entry(existing or {}, client)
-    if not changed:
-        return f'{target} already runs {COMMAND} as "{SERVER_NAME}"; nothing to do.'
-    _write(target, merged)
+    real = _resolve(target)
+    try:
+        real.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ConfigError(f"cannot make {real.parent}: {exc.strerror}") from None
+    with _locked(real.parent) as folder_fd:
+        existing = _read(real, target, client)  # read under the lock: another edit may have landed while we waited
+        merged, outcome = merge_entry({} if existing is None else existing.data, client, force=force)
+        if outcome == "unchanged":
+            return f'{target} already runs {COMMAND} as "{SERVER_NAME}"; nothing to do.'
+        if outcome == "kept":
+            return (
+                f'{target} already has a "{SERVER_NAME}" entry of your own (another command, args or env); kept as it '
+                f"is: pass --force to replace it with scree's default"
+            )
+        if existing is not None:
+            _check_writable(existing, target, client)
+        _write(real, merged, existing, folder_fd)
     verb = "Wrote" if existing is None else f'Set "{SERVER_NAME}" in'
+    where = f"{target} (through its link to {real})" if real != target else f"{target}"
     if why_not is not None:
-        return f"{verb} {target}.\n{client.label} sessions started in {folder} now start {COMMAND}. {client.approve}."
+        return f"{verb} {where}.\n{client.label} sessions started in {folder} now start {COMMAND}. {client.approve}."
     return (
-        f"{verb} {target}.\n"
+        f"{verb} {where}.\n"
         f"Commit {client.file} so every {client.label} session in this repo starts {COMMAND} "
         f"(it names no path of yours and holds no secret). {client.approve}."
     )

@@ -8,16 +8,24 @@ from typing import Any
 
 from scree.config import Settings
 from scree.content.ignore import IgnorePolicy
-from scree.embedders.factory import embedder_available, expected_identity, make_embedder
+from scree.embedders.factory import expected_identity, make_embedder
 from scree.errors import LockHeldError, ScreeError
+from scree.index import shape as index_shape
 from scree.index.folder import prepare_index_dir
 from scree.index.lock import WriterLock, lock_holder
 from scree.index.writing import open_for_writing
 from scree.paths import normalise_rel_path
-from scree.replies import cli_index_note, other_writer_reply, reindex_all_refused, reindex_running
+from scree.replies import (
+    cli_index_note,
+    no_markdown_files,
+    other_writer_reply,
+    reindex_all_refused,
+    reindex_running,
+)
 from scree.search.engine import SearchEngine
 from scree.search.hits import SearchResult
 from scree.store import Store
+from scree.writer_proc.machine_vectors import MachineVectors
 from scree.writer_proc.sync import Progress, Syncer, SyncReport, rebuild
 
 REINDEX_ROLE = "reindex"  # written into writer.lock after the pid by `scree reindex`
@@ -36,6 +44,7 @@ class ReindexOutcome:
     message: str
     files: int = 0  # what the index holds afterwards, as `scree status` counts it
     chunks: int = 0
+    warning: str | None = None  # issue 25: these settings drop files the index held (said on stderr)
 
 
 def reindex(
@@ -61,15 +70,26 @@ def reindex(
     try:
         embedder = make_embedder(settings, keyword_fallback=True)
         with open_store(settings) as store:
+            warning = index_shape.reindex_warning(store, settings) if rel is None else None
             if full:  # the old index stays until the new one is complete (issue 13)
                 report = rebuild(store, settings, policy, embedder, stop=stop, progress=progress)
             else:
                 store.prepare(embedder)
-                syncer = Syncer(store, policy, embedder, settings.max_file_bytes, stop=stop, progress=progress)
+                shared = MachineVectors.for_sync(settings, embedder)  # issue 24: what another checkout embedded
+                syncer = Syncer(
+                    store, policy, embedder, settings.max_file_bytes, stop=stop, progress=progress, shared=shared
+                )
                 report = syncer.sync_all() if rel is None else syncer.sync_paths([rel])
             embedder.close()
+            if rel is None and report.outage is None and not report.deferred:
+                index_shape.record(store, settings)  # issue 25: what the index holds now
+            if report.removed:  # issue 25: pages of removed files go back to the file system
+                store.reclaim_space()
             files, chunks = store.counts()
-        return ReindexOutcome(report, report.reply(rel), files, chunks)  # R-M7: the MCP reindex tool's wording
+        message = report.reply(rel)  # R-M7: the MCP reindex tool's wording
+        if rel is None and files == 0:  # issue 25: an empty or markdown-less folder is named, not left silent
+            message += "\n" + no_markdown_files(str(settings.folder), policy.extensions)
+        return ReindexOutcome(report, message, files, chunks, warning)
     finally:
         lock.release()
 
@@ -80,15 +100,7 @@ def search(settings: Settings, query: str, k: int, mode: str, path: str | None =
         raise ScreeError(f'no index for {settings.folder} yet: run "scree reindex" in it first')
     policy = IgnorePolicy(settings.folder, settings.extensions)
     with open_store(settings, readonly=True) as store:
-        engine = SearchEngine(
-            store,
-            policy,
-            settings.folder,
-            settings.max_file_bytes,
-            lambda: make_embedder(settings),
-            lambda: embedder_available(settings),
-        )
-        result = engine.search(query, k=k, mode=mode, path=path)
+        result = SearchEngine.over(store, settings, policy).search(query, k=k, mode=mode, path=path)
         note = index_note(settings, store)
     if note is not None:
         result.notes.append(note)

@@ -1,5 +1,6 @@
 """The reindex progress line on a terminal (R-L1): its wording (pure), and a stderr that ends the line before any
-other output, so a log line or `scree: interrupted` never lands on it."""
+other output, so a log line or `scree: interrupted` never lands on it. Without a terminal (a pipe, CI, a service
+log), a plain line every SCREE_PROGRESS_SECONDS instead, so a long reindex is not silent for minutes (issue 25)."""
 
 from __future__ import annotations
 
@@ -10,13 +11,14 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TextIO
 
+from scree.replies import size_text
+
 if TYPE_CHECKING:
     from scree.writer_proc.sync import SyncReport
 
 REDRAW_S = 0.2  # at most five redraws a second: a fast sync would otherwise spend its time on the terminal
 CLEAR_TO_END = "\x1b[K"
 FALLBACK_COLUMNS = 80  # a terminal that reports no width
-KB, MB = 1000, 1000 * 1000  # decimal, as SCREE_FIRST_SYNC_MB counts
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,15 +31,6 @@ class Snapshot:
     bytes_total: int
     chunks_embedded: int
     elapsed_s: float
-
-
-def size_text(n: float) -> str:
-    """Bytes as people read them: 812 B, 45.3 KB, 4.8 MB."""
-    if n < KB:
-        return f"{n:.0f} B"
-    if n < MB:
-        return f"{n / KB:.1f} KB"
-    return f"{n / MB:.1f} MB"
 
 
 def duration_text(seconds: float) -> str:
@@ -122,6 +115,8 @@ class LineAwareStream(io.TextIOBase):
 class ProgressPrinter:
     """The Progress callback of a terminal reindex: redraws `progress_line` at most every REDRAW_S."""
 
+    every_s = REDRAW_S
+
     def __init__(self, line: LineAwareStream) -> None:
         self._line = line
         self._started = time.monotonic()
@@ -134,7 +129,7 @@ class ProgressPrinter:
 
     def __call__(self, report: SyncReport, total: int) -> None:
         now = time.monotonic()
-        if now - self._last_draw < REDRAW_S:
+        if now - self._last_draw < self.every_s:
             return
         self._last_draw = now
         self._bytes_done = max(self._bytes_done, report.bytes_visited - report.bytes_waiting)
@@ -146,9 +141,30 @@ class ProgressPrinter:
             chunks_embedded=report.chunks_embedded,
             elapsed_s=now - self._started,
         )
-        self._line.show(progress_line(snapshot))
+        self._draw(progress_line(snapshot))
+
+    def _draw(self, text: str) -> None:
+        self._line.show(text)
 
     def finish(self, text: str) -> None:
         """Replace the status line with its last words and end it."""
         self._line.show(text, cut=False)  # not redrawn again: it may wrap
         self._line.end_line()
+
+
+class PlainProgress(ProgressPrinter):
+    """The Progress callback of a reindex without a terminal: `scree: reindex: <progress_line>` on a line of its own
+    every `every_s` (the first after `every_s` too, so a short run stays quiet); no final line (stdout has it)."""
+
+    def __init__(self, stream: TextIO, every_s: float) -> None:
+        super().__init__(LineAwareStream(stream))
+        self._stream = stream
+        self.every_s = every_s
+        self._last_draw = time.monotonic()  # the first line after every_s, not at once
+
+    def _draw(self, text: str) -> None:
+        self._stream.write(f"scree: reindex: {text}\n")
+        self._stream.flush()
+
+    def finish(self, text: str) -> None:
+        return

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from scree.config import Settings
+from scree.redact import mask_url
 
 DEFAULT, SETTINGS_FILE, ENVIRONMENT, FLAG = "default", "settings file", "environment", "flag"
 SECRETS = ("OPENROUTER_API_KEY", "SCREE_API_KEY")
@@ -54,9 +55,16 @@ def _model_dir(s: Settings) -> str:
     return str(model_dir(s))
 
 
+def _vector_cache(s: Settings) -> str:
+    """The bound and where the cache is (issue 24): every index on this machine shares it."""
+    if s.vector_cache_mb <= 0:
+        return f"0 (off; {s.vector_cache_path})"
+    return f"{s.vector_cache_mb:g} ({s.vector_cache_path})"
+
+
 VALUES: tuple[tuple[str, Callable[[Settings], str]], ...] = (
     ("SCREE_EMBEDDER", lambda s: _embedder(s)),
-    ("SCREE_API_BASE", lambda s: s.api_base),
+    ("SCREE_API_BASE", lambda s: mask_url(s.api_base)),  # a password in it is masked (issue 25)
     ("SCREE_MODEL", lambda s: s.api_model),
     ("SCREE_DIMENSIONS", lambda s: str(s.api_dims)),
     ("SCREE_ZDR", lambda s: "1" if s.zdr else "0"),
@@ -64,10 +72,12 @@ VALUES: tuple[tuple[str, Callable[[Settings], str]], ...] = (
     ("SCREE_LOCAL_MODEL_DIR", lambda s: _model_dir(s)),
     ("SCREE_MAX_FILE_BYTES", lambda s: str(s.max_file_bytes)),
     ("SCREE_FIRST_SYNC_MB", lambda s: f"{s.first_sync_mb:g}"),
+    ("SCREE_VECTOR_CACHE_MB", lambda s: _vector_cache(s)),
     ("SCREE_EXTENSIONS", lambda s: ",".join(s.extensions)),
     ("SCREE_WATCHER", lambda s: s.watcher),
     ("SCREE_DEBOUNCE_SECONDS", lambda s: _seconds(s.debounce_s)),
     ("SCREE_HEALTH_SECONDS", lambda s: _seconds(s.health_interval_s)),
+    ("SCREE_PROGRESS_SECONDS", lambda s: _seconds(s.progress_s)),
     ("SCREE_LOCK_RETRY_SECONDS", lambda s: _seconds(s.lock_retry_s)),
     ("SCREE_QUERY_TIMEOUT_SECONDS", lambda s: _seconds(s.query_timeout_s)),
     ("SCREE_INDEX_TIMEOUT_SECONDS", lambda s: _seconds(s.index_timeout_s)),
@@ -86,7 +96,16 @@ VALUES: tuple[tuple[str, Callable[[Settings], str]], ...] = (
 def _http_rows(origins: Origins) -> list[Row]:
     """`scree serve --http`'s settings (R-M9), as its options read them; the token only as set/unset (R-E5)."""
     from scree.config import env_number
-    from scree.reader_proc.http_options import MAX_BODY_BYTES, MAX_SESSIONS, SESSION_IDLE_S, TOKEN_ENV
+    from scree.reader_proc.http_options import (
+        BODY_TIMEOUT_S,
+        HEADER_TIMEOUT_S,
+        IDLE_TIMEOUT_S,
+        MAX_BODY_BYTES,
+        MAX_CONNECTIONS,
+        MAX_SESSIONS,
+        SESSION_IDLE_S,
+        TOKEN_ENV,
+    )
 
     env = origins.env
     idle = _seconds(env_number(env, "SCREE_HTTP_SESSION_IDLE_SECONDS", SESSION_IDLE_S))
@@ -97,6 +116,16 @@ def _http_rows(origins: Origins) -> list[Row]:
         ("SCREE_HTTP_MAX_SESSIONS", f"{int(env_number(env, 'SCREE_HTTP_MAX_SESSIONS', MAX_SESSIONS, 1))}"),
         ("SCREE_HTTP_SESSION_IDLE_SECONDS", idle),
         ("SCREE_HTTP_MAX_BODY_BYTES", f"{int(env_number(env, 'SCREE_HTTP_MAX_BODY_BYTES', MAX_BODY_BYTES, 1024))}"),
+        (
+            "SCREE_HTTP_HEADER_TIMEOUT_SECONDS",
+            _seconds(env_number(env, "SCREE_HTTP_HEADER_TIMEOUT_SECONDS", HEADER_TIMEOUT_S)),
+        ),
+        (
+            "SCREE_HTTP_BODY_TIMEOUT_SECONDS",
+            _seconds(env_number(env, "SCREE_HTTP_BODY_TIMEOUT_SECONDS", BODY_TIMEOUT_S)),
+        ),
+        ("SCREE_HTTP_IDLE_SECONDS", _seconds(env_number(env, "SCREE_HTTP_IDLE_SECONDS", IDLE_TIMEOUT_S))),
+        ("SCREE_HTTP_MAX_CONNECTIONS", f"{int(env_number(env, 'SCREE_HTTP_MAX_CONNECTIONS', MAX_CONNECTIONS))}"),
     )
     return [Row(name, value, origins.source(name)) for name, value in values]
 

@@ -24,8 +24,16 @@ _FENCE_OPEN = re.compile(r" {0,3}(`{3,}|~{3,})(.*)")
 _FENCE_CLOSE = re.compile(r" {0,3}(`{3,}|~{3,})[ \t]*")
 MIN_SHOWN_BYTES = 8  # #11: a chunk with fewer bytes than this besides spaces (its heading aside) is no hit
 _WORD_CHARACTER = re.compile(r"[^\W_]")
+THIN_BYTES = 48  # issue 25: a chunk with fewer bytes of words than this (its heading aside) is thin (one short line)
+# A list item that is a link (inline, reference, autolink or bare URL) and at most a short description: "SEE ALSO".
+_LINK_ITEM = re.compile(
+    r"[ \t]*(?:[-*+]|[0-9]+[.)])[ \t]+(?:\[[^\]\n]*\](?:\([^)\n]*\)|\[[^\]\n]*\])?|<[^<>\s]+>|[a-z]+://\S+)"
+    r"[ \t]*(?:[-:\u2013\u2014][^\n]{0,80})?"
+)
 # Lines that could be a heading or a fence start with one of these after at most 3 spaces.
 _MARKER = re.compile(r" {0,3}[#`~]")
+# Issue 25: a top-level `title:` of the front matter (Docusaurus, Hugo, Jekyll), its value bare or quoted.
+_TITLE = re.compile(r"""title[ \t]*:[ \t]*(?:"((?:[^"\\]|\\.)*)"|'((?:[^']|'')*)'|([^"'#|>\s][^#]*?))[ \t]*(?:#.*)?""")
 # R-I1: `scree: ignore` as a top-level key of the front matter, the value bare or quoted.
 _OPT_OUT = re.compile(r"""scree[ \t]*:[ \t]*(?:ignore|"ignore"|'ignore')[ \t]*(?:#.*)?""", re.IGNORECASE)
 
@@ -57,12 +65,18 @@ _TABLE_RULE = re.compile(r"[ \t]*\|?[ \t]*:?-{2,}:?[ \t]*(?:\|[ \t]*:?-{2,}:?[ \
 _BLOCK_MARKER = re.compile(r"([ \t]*)(?:!!!|\?\?\?\+?|///)[ \t]*([\w-]*)(?:[ \t]*\|)?[ \t]*(.*)")
 _FENCE_ATTRIBUTES = re.compile(r"[ \t]*\{[^}]*\}")  # ```python {test="skip"}: tool options, not words
 CODE_LINES_EMBEDDED = 5  # #11: a fence's first lines are embedded; the rest is left to keyword search
-EMBED_FORMAT = "3"  # R-F3, #11: bumped whenever embed_text() or the heading trail changes what a chunk's vector is of
+EMBED_FORMAT = "4"  # R-F3, #11: bumped whenever embed_text() or the heading trail changes what a chunk's vector is of
+MDX_SUFFIX = ".mdx"
+# Issue 25: lines of an .mdx file that are code for the site, not words: ES module `import`/`export` lines and lines
+# holding only JSX component tags (`<Tabs>`, `<TabItem value="linux" label="Linux">`, `</TabItem>`, `<Foo />`).
+_MDX_CODE_LINE = re.compile(
+    r"[ \t]*(?:(?:import|export)[ \t{*].*|(?:</?[A-Z][\w.]*(?:\s[^<>]*)?/?>[ \t]*)+|\{/\*.*\*/\}[ \t]*)"
+)
 
 
 @dataclass(frozen=True, slots=True)
-class Chunk:
-    """One piece of a markdown file as it is stored, embedded and shown.
+class Span:
+    """What every record of a chunk holds, as chunking cut it, the store writes it and a search shows it.
 
     `text` is the source lines from `start_line` to `end_line` joined with LF, with blank lines
     (spaces and tabs only) written as empty lines; the first chunk of a section starts with the
@@ -75,6 +89,12 @@ class Chunk:
     text: str
     start_line: int  # first non-blank source line, 1-based, in the original file's numbering (R-C3)
     end_line: int  # last non-blank source line, inclusive
+
+
+@dataclass(frozen=True, slots=True)
+class Chunk(Span):
+    """One piece of a markdown file as it is stored, embedded and shown."""
+
     # The fence (character, run length) a chunk cut mid-fence by the hard cap starts inside, so that what is
     # embedded reads its first lines as code (#11); None for a chunk that starts outside fences.
     open_fence: tuple[str, int] | None = None
@@ -119,9 +139,23 @@ def opted_out(text: str) -> bool:
     return any(_OPT_OUT.fullmatch(line.rstrip(" \t")) for line in front_matter.split("\n"))
 
 
+def front_matter_title(front_matter: str | None) -> str:
+    """The front matter's top-level `title:` value, unquoted; "" for none (or a folded block value)."""
+    for line in (front_matter or "").split("\n"):
+        found = _TITLE.fullmatch(line.rstrip(" \t"))
+        if found is not None:
+            double, single, bare = found.groups()
+            if double is not None:
+                return re.sub(r"\\(.)", r"\1", double).strip()
+            return (single.replace("''", "'") if single is not None else bare).strip()
+    return ""
+
+
 def embed_text(path: str, chunk: Chunk) -> str:
-    """The text sent to the embedder for a chunk (R-C4): heading lines without their anchors (the trail has none)."""
-    return f"{path}\n{chunk.heading}\n\n{_readable(chunk.text, chunk.open_fence)}"
+    """The text sent to the embedder for a chunk (R-C4): heading lines without their anchors (the trail has none);
+    of an .mdx file, without its import/export and JSX-only lines (issue 25)."""
+    mdx = path.lower().endswith(MDX_SUFFIX)
+    return f"{path}\n{chunk.heading}\n\n{_readable(chunk.text, chunk.open_fence, mdx)}"
 
 
 def strip_heading_anchors(title: str) -> str:
@@ -148,11 +182,16 @@ def text_hash(model_identity: str, embedded: str) -> str:
 
 
 def chunk_markdown(text: str) -> list[Chunk]:
-    """Split a markdown document into chunks (R-C1, R-C2, R-C3); newlines are normalised here."""
+    """Split a markdown document into chunks (R-C1, R-C2, R-C3); newlines are normalised here. A front matter
+    `title:` heads the trail as an H1 would (a page's own `# ` heading replaces it): Docusaurus pages have no H1."""
     text = _clean(text)
-    _, body, line_offset = split_front_matter(text)
+    front_matter, body, line_offset = split_front_matter(text)
     builder = _ChunkBuilder()
     trail: list[tuple[int, str]] = []
+    title = _heading_title(front_matter_title(front_matter))
+    if title:  # issue 25: the page's title, as a docs site shows it: an H1 over what comes before any `#` heading
+        _push_heading(trail, 1, title)
+        builder.heading = title
     fence: tuple[str, int] | None = None  # (fence character, run length) of the open fence
     for line_no, line in enumerate(body.split("\n"), start=line_offset + 1):
         if fence is not None:
@@ -188,6 +227,22 @@ def too_little_to_show(text: str) -> bool:
     return len("".join(text.split()).encode("utf-8", "replace")) < MIN_SHOWN_BYTES
 
 
+def thin(text: str) -> bool:
+    """True for a chunk with very little to read (issue 25: one-line and "SEE ALSO" chunks won hits): its text, the
+    heading line left out, is a list of links (each item a link and at most a short description), or, holding no code
+    fence, its words as embedded (links without targets, no markup) come to fewer than THIN_BYTES bytes besides
+    spaces. Search ranks
+    such a chunk lower (ranking.demote_thin), never drops it."""
+    if _ATX_HEADING.match(text) is not None:
+        text = text.partition("\n")[2]
+    lines = [line for line in text.split("\n") if line.strip()]
+    if len(lines) > 1 and all(_LINK_ITEM.fullmatch(line) for line in lines):
+        return True
+    if any(_FENCE_OPEN.fullmatch(line) for line in lines):  # a code example is content, however short
+        return False
+    return len("".join(_readable(text).split()).encode("utf-8", "replace")) < THIN_BYTES
+
+
 def cap_utf8(text: str, limit: int) -> str:
     """The longest prefix of text whose UTF-8 encoding fits in limit bytes."""
     data = text.encode("utf-8")
@@ -213,12 +268,12 @@ def _heading_title(rest: str) -> str:
     return cap_utf8(strip_heading_anchors(title), HEADING_CAP_BYTES)
 
 
-def _readable(text: str, fence: tuple[str, int] | None = None) -> str:
+def _readable(text: str, fence: tuple[str, int] | None = None, mdx: bool = False) -> str:
     """Chunk text as it is embedded, so the model's 256 tokens go to words (#11): of each fence, its opening line
     without attribute braces, its first CODE_LINES_EMBEDDED lines and its closing line; outside fences, heading lines
     without their anchors (strip_heading_anchors), links and images with their words but not their targets, and no
     markup that carries no words (_words_of_line), with runs of blank lines cut to one. `fence` is the one open
-    where the text starts (Chunk.open_fence)."""
+    where the text starts (Chunk.open_fence); `mdx` drops MDX's code lines (_MDX_CODE_LINE) outside fences."""
     out: list[str] = []
     code_lines = 0
     for line in text.split("\n"):
@@ -240,6 +295,8 @@ def _readable(text: str, fence: tuple[str, int] | None = None) -> str:
                 continue
             if heading is not None:
                 line = line[: heading.end()] + strip_heading_anchors(line[heading.end() :])
+        elif mdx and _MDX_CODE_LINE.fullmatch(line):
+            continue
         words = _words_of_line(line)
         if words is None or (not words.strip() and out and not out[-1].strip()):
             continue

@@ -32,11 +32,16 @@ GITIGNORE = ".gitignore"
 SCREEIGNORE = ".screeignore"
 GIT_DIR = ".git"
 INFO_EXCLUDE = ".git/info/exclude"
-DEFAULT_EXTENSIONS = (".md", ".markdown")  # R-I1
+DEFAULT_EXTENSIONS = (".md", ".markdown", ".mdx")  # R-I1; .mdx is markdown with JSX (issue 25)
 
 # R-I1: package managers' folders, skipped wherever they are even when no ignore file names them; a `.screeignore`
 # negation (`!vendor/`) brings one back. The one list of them (the README's copy says the same).
 DEFAULT_SKIPPED_DIRS = ("node_modules", "bower_components", "vendor", "site-packages", "__pycache__")
+
+# Issue 25: endings of other documentation formats, counted when a walk leaves them out, so reindex and doctor can
+# say how many files SCREE_EXTENSIONS would bring in (a folder of .rst or .mdx was skipped silently).
+OTHER_DOC_EXTENSIONS = (".rst", ".txt", ".adoc", ".asciidoc", ".org", ".textile", ".rdoc", ".pod", ".qmd", ".rmd",
+                        ".mdown", ".mkd", ".mkdn", ".markdn", ".mdwn", ".mdtxt")  # fmt: skip
 
 HIDDEN = "hidden path"
 NOT_MARKDOWN = "not a markdown file"
@@ -93,6 +98,9 @@ class IgnorePolicy:
         self._info_exclude: tuple[RuleFile, ...] | None = None
         # R-I1: folders the last walk could not list (relative path -> why): their files are not known to be gone
         self.unreadable_dirs: dict[str, str] = {}
+        # issue 25: files of other doc formats (OTHER_DOC_EXTENSIONS) the last walk left out for their ending alone,
+        # by ending; what SCREE_EXTENSIONS would add
+        self.left_out: dict[str, int] = {}
         # every file the cached rules and folder decisions came from (ignore files, .git entries), present or not,
         # with what a stat said then: refresh() re-compiles only when one of them changed (issue 13)
         self._sources: dict[str, _Signature] = {}
@@ -221,6 +229,7 @@ class IgnorePolicy:
     def _traverse(self, with_files: bool) -> Iterator[tuple[str, bool]]:
         """Depth-first over kept folders (and files), in sorted path order, without recursion."""
         self.unreadable_dirs = {}
+        self.left_out = {}
         yield "", True
         stack = [iter(self._entries(""))]
         while stack:
@@ -233,8 +242,18 @@ class IgnorePolicy:
                 if self.dir_ignored(rel) is None:
                     yield rel, True
                     stack.append(iter(self._entries(rel)))
-            elif with_files and self(rel) is None:
-                yield rel, False
+            elif with_files:
+                reason = self(rel)
+                if reason is None:
+                    yield rel, False
+                elif reason == NOT_MARKDOWN:
+                    self._count_left_out(rel)
+
+    def _count_left_out(self, rel: str) -> None:
+        """Count `rel` in left_out when it is another doc format's file that only its ending keeps out."""
+        ending = os.path.splitext(rel)[1].lower()
+        if ending in OTHER_DOC_EXTENSIONS and not self._git_reason(rel, False) and not self._scree_reason(rel, False):
+            self.left_out[ending] = self.left_out.get(ending, 0) + 1
 
     def _entries(self, rel_dir: str) -> list[tuple[str, bool]]:
         """A folder's entries as (relative path, is a real folder), sorted so the walk yields sorted paths."""

@@ -1,5 +1,7 @@
-"""Parallel language trees of one docs site (`docs/en/x.md` beside `docs/de/x.md`, or `x.md` beside `x.de.md`): which
-language a path is in, which page it is a copy of, and which language a query is likely in (pure: no I/O, #11)."""
+"""Copies of one docs page across a site's languages and versions: parallel language trees (`docs/en/x.md` beside
+`docs/de/x.md`, or `x.md` beside `x.de.md`) and Docusaurus's i18n and versioned_docs folders (issue 25). Which page
+a path is a copy of, in which language and version, which copy to show, and which language a query is likely in
+(pure: no I/O, #11)."""
 
 from __future__ import annotations
 
@@ -47,12 +49,32 @@ _SCRIPTS: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = (
 )
 
 
+ORIGINAL = ""  # the language of a page's original, where its path names no language (Docusaurus's docs/)
+# Docusaurus keeps translations in i18n/<lang>/<plugin folder>/...: docs as docusaurus-plugin-content-docs[-<id>]/
+# current/ (or version-<N>/) beside docs/ (or <id>/), the blog beside blog/, pages beside src/pages/. Its old versions
+# are versioned_docs/version-<N>/ (or <id>_versioned_docs/version-<N>/) beside docs/ (or <id>/).
+I18N_FOLDER = "i18n"
+DOCS_PLUGIN = "docusaurus-plugin-content-docs"
+PLUGIN_PREFIX = "docusaurus-plugin-content-"
+PLUGIN_FOLDERS = {"docusaurus-plugin-content-blog": ("blog",), "docusaurus-plugin-content-pages": ("src", "pages")}
+CURRENT_VERSION = "current"
+VERSION_PREFIX = "version-"
+VERSIONED_DOCS = "versioned_docs"
+# One page whatever its markdown extension: a .md translation of an .mdx page is a copy of it.
+MARKDOWN_SUFFIXES = (".mdx", ".markdown", ".md")
+
+
 @dataclass(frozen=True, slots=True)
 class Copy:
-    """A path seen as one language's copy of a page: `page` is the path with the language part replaced by `*`."""
+    """A path seen as one copy of a page: `page` names the page whatever the copy (the language part of the path
+    replaced by `*`, or the path of the current original), `language` is ORIGINAL for a path that names none, and
+    `version` names an old version (None: the current one). `structural`: the site's layout says so (Docusaurus
+    folders), so no count of shared pages is needed to believe it."""
 
     language: str
     page: str
+    version: str | None = None
+    structural: bool = False
 
 
 def _code(text: str) -> str | None:
@@ -62,42 +84,121 @@ def _code(text: str) -> str | None:
     return text.lower().replace("_", "-")
 
 
+def _one_page(path: str) -> str:
+    """`path` with its markdown extension written as `.md`, so a page's .md and .mdx copies are one page."""
+    for suffix in MARKDOWN_SUFFIXES:
+        if path.endswith(suffix):
+            return path[: -len(suffix)] + ".md"
+    return path
+
+
+def _version(part: str) -> str | None:
+    """`2.x` of a Docusaurus version folder `version-2.x`; None for any other name."""
+    if part.startswith(VERSION_PREFIX) and len(part) > len(VERSION_PREFIX):
+        return part[len(VERSION_PREFIX) :]
+    return None
+
+
+def docusaurus_copy(path: str) -> Copy | None:
+    """The Copy of a Docusaurus translation (`i18n/ko/docusaurus-plugin-content-docs/current/x.md` of `docs/x.md`,
+    `.../version-2.x/x.md` of it too, as version 2.x) or old version (`versioned_docs/version-2.x/x.md` of
+    `docs/x.md`); None for any other path. Its page is the path of the current original."""
+    parts = path.split("/")
+    for index, part in enumerate(parts[:-1]):
+        prefix = parts[:index]
+        if part == I18N_FOLDER and index + 3 < len(parts) and parts[index + 2].startswith(PLUGIN_PREFIX):
+            language = _code(parts[index + 1])
+            if language is None:
+                continue
+            plugin, rest = parts[index + 2], parts[index + 3 :]
+            if plugin == DOCS_PLUGIN or plugin.startswith(DOCS_PLUGIN + "-"):
+                version = None if rest[0] == CURRENT_VERSION else _version(rest[0])
+                if len(rest) < 2 or (version is None and rest[0] != CURRENT_VERSION):
+                    continue
+                folder = "docs" if plugin == DOCS_PLUGIN else plugin[len(DOCS_PLUGIN) + 1 :]
+                return Copy(language, _one_page("/".join([*prefix, folder, *rest[1:]])), version, structural=True)
+            folders = PLUGIN_FOLDERS.get(plugin, (plugin,))
+            return Copy(language, _one_page("/".join([*prefix, *folders, *rest])), None, structural=True)
+        if (part == VERSIONED_DOCS or part.endswith("_" + VERSIONED_DOCS)) and index + 2 < len(parts):
+            version = _version(parts[index + 1])
+            if version is None:
+                continue
+            folder = "docs" if part == VERSIONED_DOCS else part[: -len(VERSIONED_DOCS) - 1]
+            page = _one_page("/".join([*prefix, folder, *parts[index + 2 :]]))
+            return Copy(ORIGINAL, page, version, structural=True)
+    return None
+
+
 def copy_of(path: str) -> Copy | None:
-    """The language and page of `path` if some folder of it is a language code (`docs/de/x.md`) or its name ends in
-    one (`x.de.md`); None otherwise. Only a candidate: LanguageTrees decides whether the site has such trees."""
+    """The Copy of `path` if the site's layout makes it one (docusaurus_copy), some folder of it is a language code
+    (`docs/de/x.md`) or its name ends in one (`x.de.md`); None otherwise. The last two are only candidates:
+    LanguageTrees decides whether the site has such trees."""
+    found = docusaurus_copy(path)
+    if found is not None:
+        return found
     parts = path.split("/")
     for index, part in enumerate(parts[:-1]):
         language = _code(part)
         if language is not None:
-            return Copy(language, "/".join([*parts[:index], "*", *parts[index + 1 :]]))
+            return Copy(language, _one_page("/".join([*parts[:index], "*", *parts[index + 1 :]])))
     pieces = parts[-1].split(".")
     if len(pieces) >= 3:
         language = _code(pieces[-2])
         if language is not None:
-            return Copy(language, "/".join([*parts[:-1], ".".join([*pieces[:-2], "*", pieces[-1]])]))
+            return Copy(language, _one_page("/".join([*parts[:-1], ".".join([*pieces[:-2], "*", pieces[-1]])])))
     return None
+
+
+def _suffix_page(path: str) -> str:
+    """The page `x.md` is the untagged original of in a suffix-style tree (`x.de.md` beside it): `x.*.md`."""
+    head, _, name = _one_page(path).rpartition("/")
+    stem = name[: -len(".md")] if name.endswith(".md") else name
+    return f"{head}/{stem}.*.md" if head else f"{stem}.*.md"
+
+
+def version_rank(version: str | None) -> tuple[int, ...]:
+    """Sort key of a version, newest first: the current one (None), then by its numbers from the highest."""
+    if version is None:
+        return ()
+    return (1, *(-int(number) for number in re.findall(r"[0-9]+", version)[:4]))
 
 
 @dataclass(frozen=True, slots=True)
 class LanguageTrees:
-    """The languages of a folder's parallel trees, by how many pages each holds (most first); empty for none."""
+    """The languages of a folder's parallel trees, by how many pages each holds (most first; ORIGINAL for copies
+    whose path names no language), and the pages held by more than one copy (languages or versions); empty for
+    none."""
 
     counts: tuple[tuple[str, int], ...] = ()
+    pages: frozenset[str] = frozenset()
 
     @classmethod
     def of(cls, paths: Iterable[str]) -> LanguageTrees:
-        """Languages whose copies share at least MIN_SHARED_PAGES pages with another language's."""
-        languages_of: dict[str, set[str]] = {}
-        for path in paths:
-            copy = copy_of(path)
+        """Languages whose copies share at least MIN_SHARED_PAGES pages with another copy's (any number for a
+        Docusaurus i18n folder, which says what it is); a path naming no language is the original of the page it
+        names, or of `x.*.md` for `x.md` beside `x.de.md`."""
+        copies = {path: copy_of(path) for path in paths}
+        variants: dict[str, set[tuple[str, str | None]]] = {}
+        structural: set[str] = set()
+        for copy in copies.values():
             if copy is not None:
-                languages_of.setdefault(copy.page, set()).add(copy.language)
+                variants.setdefault(copy.page, set()).add((copy.language, copy.version))
+                if copy.structural:
+                    structural.add(copy.language)
+        for path, copy in copies.items():
+            if copy is None:
+                for page in (_one_page(path), _suffix_page(path)):
+                    if page in variants:
+                        variants[page].add((ORIGINAL, None))
+                        break
         counts: Counter[str] = Counter()
-        for languages in languages_of.values():
-            if len(languages) > 1:
-                counts.update(languages)
-        kept = [(language, n) for language, n in counts.items() if n >= MIN_SHARED_PAGES]
-        return cls(tuple(sorted(kept, key=lambda pair: (-pair[1], pair[0]))))
+        shared = set()
+        for page, found in variants.items():
+            if len(found) > 1:
+                counts.update({language for language, _ in found})
+                shared.add(page)
+        kept = [(language, n) for language, n in counts.items() if n >= MIN_SHARED_PAGES or language in structural]
+        return cls(tuple(sorted(kept, key=lambda pair: (-pair[1], pair[0]))), frozenset(shared))
 
     @property
     def languages(self) -> tuple[str, ...]:
@@ -109,12 +210,27 @@ class LanguageTrees:
         return self.counts[0][0] if self.counts else None
 
     def copy(self, path: str) -> Copy | None:
-        """`copy_of(path)` when its language is one of these trees' (so `ml/intro.md` stays a plain path)."""
+        """`path` as a copy of a page that has others: copy_of(path) when its language is one of these trees' or the
+        site's layout says so (so `ml/intro.md` stays a plain path), or the original of such a page."""
         found = copy_of(path)
-        return found if found is not None and found.language in self.languages else None
+        if found is not None:
+            return found if found.structural or found.language in self.languages else None
+        for page in (_one_page(path), _suffix_page(path)):
+            if page in self.pages:
+                return Copy(ORIGINAL, page)
+        return None
+
+    def preference(self, path: str, wanted: str | None) -> tuple[int, ...]:
+        """Sort key of the copies of one page, the one to show first: in the query's language, else in the main one,
+        else any; then the current version, then the newest. A path that is no copy counts as a current original."""
+        copy = self.copy(path)
+        language, version = (ORIGINAL, None) if copy is None else (copy.language, copy.version)
+        rank = 0 if language == wanted else 1 if language == self.main else 2
+        return (rank, *version_rank(version))
 
     def query_language(self, query: str) -> str | None:
-        """The trees' language the query is most likely in: its script, then its function words, else the main."""
+        """The trees' language the query is most likely in: its script, then its function words, else the main.
+        An ORIGINAL tree is read as English unless `en` is a tree of its own."""
         if not self.counts:
             return None
         for script, candidates in _SCRIPTS:
@@ -125,22 +241,24 @@ class LanguageTrees:
                 return self.main
         words = [word.casefold() for word in _WORD.findall(query)]
         best, best_hits = self.main, 0
+        english_named = "en" in self.languages
         for language in self.languages:
-            stops = _STOP_SETS.get(language.split("-")[0])
+            code = "en" if language == ORIGINAL and not english_named else language.split("-")[0]
+            stops = _STOP_SETS.get(code)
             hits = sum(word in stops for word in words) if stops else 0
             if hits > best_hits:
                 best, best_hits = language, hits
         return best
 
     def sync_order(self, paths: list[str]) -> list[str]:
-        """`paths` with the main language's copies first and other translations last (R-S3: a first sync makes
-        the likeliest pages searchable first); order is otherwise kept."""
+        """`paths` with the main language's current copies first, other translations and old versions last (R-S3:
+        a first sync makes the likeliest pages searchable first); order is otherwise kept."""
         if not self.counts:
             return paths
         rank = {language: index for index, (language, _) in enumerate(self.counts)}
 
-        def key(path: str) -> int:
+        def key(path: str) -> tuple[int, bool]:
             copy = self.copy(path)
-            return 0 if copy is None else rank[copy.language]
+            return (0, False) if copy is None else (rank.get(copy.language, len(rank)), copy.version is not None)
 
         return sorted(paths, key=key)

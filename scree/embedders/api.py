@@ -14,7 +14,7 @@ from scree.embedders.base import Embedder, pack_vector
 from scree.embedders.exchange import HttpReply, parse_json, post_json
 from scree.errors import ConfigError, EmbeddingAuthError, EmbeddingError, EmbeddingUnavailableError
 from scree.logs import get_logger
-from scree.redact import redact, register_secret
+from scree.redact import mask_url, redact, register_secret, url_password
 
 if TYPE_CHECKING:
     import requests
@@ -122,6 +122,7 @@ class ApiEmbedder(Embedder):
         retry_base_s: float = RETRY_BASE_S,
     ) -> None:
         register_secret(api_key)  # R-E5: before anything can fail and print it
+        register_secret(url_password(api_base))  # and a password in the base URL's user-info (issue 25)
         if dims < 1 or batch_size < 1:
             raise ConfigError(f"embeddings API needs dimensions >= 1 and batch size >= 1, not {dims} and {batch_size}")
         self._api_key = api_key
@@ -153,7 +154,8 @@ class ApiEmbedder(Embedder):
         )
 
     def __repr__(self) -> str:
-        text = f"ApiEmbedder(api_base={self.api_base!r}, model={self.model_id!r}, dims={self.dims}, zdr={self.zdr})"
+        base = mask_url(self.api_base)
+        text = f"ApiEmbedder(api_base={base!r}, model={self.model_id!r}, dims={self.dims}, zdr={self.zdr})"
         return self._scrub(text)
 
     def embed_batch(self, texts: Sequence[str]) -> list[bytes]:
@@ -238,7 +240,9 @@ class ApiEmbedder(Embedder):
             ) from None
         except bad_url:
             raise EmbeddingError(
-                self._scrub(f"embeddings API base {self.api_base!r} is not a usable http(s) URL: check SCREE_API_BASE")
+                self._scrub(
+                    f"embeddings API base {mask_url(self.api_base)!r} is not a usable http(s) URL: check SCREE_API_BASE"
+                )
             ) from None
         except requests.RequestException as exc:
             raise _RetryableFailure(self._network_reason(exc)) from None
@@ -345,7 +349,7 @@ class ApiEmbedder(Embedder):
         found = ERRNO_RE.search(text)
         reason = found.group(1).strip().lower() if found else _one_line(text)
         reason = reason if len(reason) <= EXCERPT_CHARS else reason[: EXCERPT_CHARS - 1] + "…"
-        return f"cannot reach {self._scrub(self.api_base)}: {reason}"
+        return f"cannot reach {self._scrub(mask_url(self.api_base))}: {reason}"
 
     def _scrub(self, text: str) -> str:
         return redact(text, self._api_key)

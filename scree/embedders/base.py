@@ -7,6 +7,8 @@ import struct
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 
+KEYWORD_ONLY = "none:keyword-only"  # the identity an index built with no embedder records (R-E6)
+
 
 def pack_vector(values: Sequence[float]) -> bytes:
     """L2-normalise `values` and pack them as little-endian float32, the form sqlite-vec stores."""

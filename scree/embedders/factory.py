@@ -13,7 +13,6 @@ from scree.logs import get_logger
 log = get_logger(__name__)
 
 HASH_DIMS = 64
-KEYWORD_ONLY = "none:keyword-only"
 SEMANTIC_OFF = (
     'semantic search is off: no API key and no offline model; run "scree model install" '
     "(or set OPENROUTER_API_KEY) to search by meaning"
@@ -83,6 +82,31 @@ def make_embedder(
     if release_idle_s is None:
         return local
     return ReleasedWhenIdle(local, release_idle_s)
+
+
+def make_query_embedder(settings: Settings, release_idle_s: float | None = None) -> Embedder:
+    """The embedder a reader embeds search queries with (issue 24). With the offline model, the index's writer embeds
+    them with the copy it already holds (scree.embedders.remote_query), and this reader loads its own (released
+    `release_idle_s` after its last use) only when no writer answers; every other kind is make_embedder's."""
+    kind = settings.resolved_embedder()
+    if kind != "local":
+        return make_embedder(settings, release_idle_s=release_idle_s)
+    from scree.embedders import query_wire
+
+    path = str(settings.query_socket_path)
+    if not query_wire.supported() or not query_wire.address_fits(path):
+        return make_embedder(settings, release_idle_s=release_idle_s)
+    from scree.embedders.remote_query import RemoteQueryEmbedder
+    from scree.index.lock import lock_holder
+
+    identity, dims = expected_identity(settings)
+    kind, model_id = identity.split(":", 1)
+    return RemoteQueryEmbedder(
+        path,
+        (kind, model_id, dims),
+        lambda: make_embedder(settings, release_idle_s=release_idle_s),
+        lambda: lock_holder(settings.lock_path) is not None,
+    )
 
 
 def expected_identity(settings: Settings) -> tuple[str, int]:

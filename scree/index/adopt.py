@@ -1,5 +1,10 @@
 """Adopting a moved checkout (R-F2, R-E7): a new folder whose files an orphaned index (its folder gone) already
-holds unchanged takes that index over, so its rows are reused instead of embedded again."""
+holds unchanged takes that index over, so its rows are reused instead of embedded again.
+
+An index holds a folder's text, so adoption asks for more than a shared file: the orphan must have been made by
+the model this folder's index would record, most of the new folder's files and most of the orphan's must be the
+same content, and only the rows of those files are kept, so no other text of the old folder is ever served here,
+not even as a stale hit before the first sync."""
 
 from __future__ import annotations
 
@@ -12,6 +17,7 @@ from pathlib import Path
 from scree.config import Settings
 from scree.content.files import FileContent, read_markdown
 from scree.content.ignore import IgnorePolicy
+from scree.embedders.factory import expected_identity
 from scree.errors import ScreeError
 from scree.index.folder import DB_NAME, LOCK_NAME, db_files, read_root, write_root_file
 from scree.index.lock import WriterLock
@@ -21,7 +27,7 @@ from scree.store import Store
 
 log = get_logger(__name__)
 
-ADOPT_MIN_SHARE = 0.5  # a moved checkout is adopted when at least half its files are in the old index unchanged
+ADOPT_MIN_SHARE = 0.6  # of the new folder's files, and of the orphan's, that must be the same content
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,6 +37,16 @@ class Adopted:
     old_folder: str
     matched: int
     files: int
+
+
+@dataclass(frozen=True, slots=True)
+class _Orphan:
+    """An index folder whose folder is gone, as adoption weighs it."""
+
+    directory: Path
+    folder: str
+    model: tuple[str, int] | None
+    hashes: dict[str, str]  # path -> SHA-256 of the content it indexed
 
 
 def _orphans(settings: Settings) -> Iterator[Path]:
@@ -44,71 +60,85 @@ def _orphans(settings: Settings) -> Iterator[Path]:
             yield entry
 
 
-def _indexed_hashes(directory: Path, folder: str) -> dict[str, str]:
+def _read_orphan(directory: Path) -> _Orphan | None:
+    folder = read_root(directory)
     try:
         with Store.open(directory / DB_NAME, Path(folder), readonly=True) as store:
-            return {path: state.sha256 for path, state in store.files().items()}
+            hashes = {path: state.sha256 for path, state in store.files().items()}
+            return _Orphan(directory, folder, store.model(), hashes)
     except ScreeError:
-        return {}
+        return None
 
 
-def _matching(settings: Settings, paths: list[str], indexed: dict[str, str]) -> int:
-    """How many of `paths` the index holds with the same content (by SHA-256, as the sync compares them)."""
-    matched = 0
+def _matching(settings: Settings, paths: list[str], indexed: dict[str, str]) -> list[str]:
+    """The `paths` the index holds with the same content (by SHA-256, as the sync compares them)."""
+    matched = []
     for path in paths:
         if path not in indexed:
             continue
         content = read_markdown(settings.folder, path, settings.max_file_bytes)
         if isinstance(content, FileContent) and content.sha256 == indexed[path]:
-            matched += 1
+            matched.append(path)
     return matched
 
 
+def enough_in_common(matched: int, files: int, indexed: int) -> bool:
+    """Pure: whether `matched` unchanged files make a moved checkout of a folder of `files` files and an index of
+    `indexed`: most of each, so a small folder sharing one file never takes a large index over, nor the reverse."""
+    return matched >= 1 and matched >= ADOPT_MIN_SHARE * files and matched >= ADOPT_MIN_SHARE * indexed
+
+
 def adopt_moved_index(settings: Settings) -> Adopted | None:
-    """When this folder has no index yet and an index whose folder is gone holds most of its files unchanged, move
-    that index here (db file, folder recorded in it, `root`), so the sync that follows reuses its rows and embeds
-    only what differs. Nothing happens with --db, with an existing index, or when no orphan matches."""
+    """When this folder has no index yet and an index whose folder is gone was made by the same model and holds
+    most of its files unchanged (enough_in_common), move that index here (db file, folder recorded in it, `root`)
+    with only those files' rows, so the sync that follows reuses them and embeds only what differs. Nothing happens
+    with --db, with an existing index, or when no orphan qualifies."""
     if settings.custom_db or settings.db_path.exists():
         return None
-    orphans = list(_orphans(settings))
-    if not orphans:
+    directories = list(_orphans(settings))
+    if not directories:
         return None
     paths = list(IgnorePolicy(settings.folder, settings.extensions).walk())
-    need = max(1, int(len(paths) * ADOPT_MIN_SHARE + 0.999))
-    best: tuple[int, Path, str] | None = None
-    for directory in orphans:
-        old_folder = read_root(directory)
-        indexed = _indexed_hashes(directory, old_folder)
-        if sum(1 for path in paths if path in indexed) < need:  # by path first: no reading for an unrelated index
+    model = expected_identity(settings)
+    best: tuple[list[str], _Orphan] | None = None
+    for directory in directories:
+        orphan = _read_orphan(directory)
+        if orphan is None or orphan.model != model:
             continue
-        matched = _matching(settings, paths, indexed)
-        if matched >= need and (best is None or matched > best[0]):
-            best = (matched, directory, old_folder)
+        named = sum(1 for path in paths if path in orphan.hashes)  # by path first: no reading for an unrelated index
+        if not enough_in_common(named, len(paths), len(orphan.hashes)):
+            continue
+        matched = _matching(settings, paths, orphan.hashes)
+        if enough_in_common(len(matched), len(paths), len(orphan.hashes)) and (
+            best is None or len(matched) > len(best[0])
+        ):
+            best = (matched, orphan)
     if best is None:
         return None
-    matched, directory, old_folder = best
-    if not _move_index(directory, old_folder, settings):
+    matched, orphan = best
+    if not _move_index(orphan, set(matched), settings):
         return None
-    log.warning("reusing the index of a moved folder", old=old_folder, unchanged=matched, files=len(paths))
-    return Adopted(old_folder, matched, len(paths))
+    log.warning("reusing the index of a moved folder", old=orphan.folder, unchanged=len(matched), files=len(paths))
+    return Adopted(orphan.folder, len(matched), len(paths))
 
 
-def _move_index(directory: Path, old_folder: str, settings: Settings) -> bool:
-    """Move the orphan's db into this folder's index directory and record the new folder in it; False when another
-    process holds the orphan's lock (it is still in use: leave it)."""
-    lock = WriterLock(directory / LOCK_NAME)
+def _move_index(orphan: _Orphan, keep: set[str], settings: Settings) -> bool:
+    """Move the orphan's db into this folder's index directory, drop the rows of every file but `keep`, and record
+    the new folder in it; False when another process holds the orphan's lock (it is still in use: leave it)."""
+    lock = WriterLock(orphan.directory / LOCK_NAME)
     if not lock.try_acquire():
         return False
     try:
         ensure_private_dir(settings.index_dir)
-        for source in db_files(directory / DB_NAME):
+        for source in db_files(orphan.directory / DB_NAME):
             if source.exists():
                 os.replace(source, settings.index_dir / source.name)
-        with Store.open(settings.db_path, Path(old_folder)) as store:
+        with Store.open(settings.db_path, Path(orphan.folder)) as store:
+            store.delete_files(path for path in orphan.hashes if path not in keep)
             store.move_to(settings.folder)
         write_root_file(settings.index_dir, settings.folder)
-        shutil.rmtree(directory)
+        shutil.rmtree(orphan.directory)
     finally:
         lock.release()
-    log.debug("moved index", old=old_folder, source=str(directory), target=str(settings.index_dir))
+    log.debug("moved index", old=orphan.folder, source=str(orphan.directory), target=str(settings.index_dir))
     return True

@@ -1,8 +1,9 @@
 """The index folder's layout (R-F2): where it is, the names of what it holds, and making it private.
 
 `<data home>/indexes/<basename>-<hash>/` holds `index.db` (with SQLite's companions beside it while it is open),
-`writer.lock` (R-W1) and `root`, one line naming the folder it indexes. Every other module takes these names
-from here."""
+`writer.lock` (R-W1), `root`, one line naming the folder it indexes, and `query.sock`, the writer's query socket
+(issue 24: readers ask the writer to embed their queries with the model it holds). Every other module takes these
+names from here."""
 
 from __future__ import annotations
 
@@ -17,13 +18,20 @@ from scree.paths import FILE_MODE, data_home, ensure_private_dir
 
 INDEXES = "indexes"  # under the data home
 DB_NAME, LOCK_NAME, ROOT_NAME = "index.db", "writer.lock", "root"
+QUERY_SOCKET_NAME = "query.sock"  # the writer's query socket (scree.writer_proc.query_server)
 DB_COMPANIONS = ("-wal", "-shm", "-journal")  # SQLite's files beside a db: moved and removed with it
 HASH_HEX_DIGITS = 16  # R-F2
+VECTORS, VECTOR_CACHE_NAME = "vectors", "vectors.db"  # issue 24: the machine-wide vector cache, under the data home
 
 
 def indexes_dir(home: Path) -> Path:
     """Where the index folders of this machine are, under the data home."""
     return home / INDEXES
+
+
+def vector_cache_path(home: Path) -> Path:
+    """The machine-wide vector cache every index on this machine shares (issue 24), under the data home."""
+    return home / VECTORS / VECTOR_CACHE_NAME
 
 
 def index_dir_for(folder: Path, env: Mapping[str, str]) -> Path:

@@ -8,11 +8,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from scree import replies
-from scree.commands.progress import size_text
 from scree.errors import ScreeError
-from scree.index.folder import DB_NAME, LOCK_NAME, indexes_dir, read_root
+from scree.index.folder import DB_NAME, LOCK_NAME, indexes_dir, read_root, vector_cache_path
 from scree.index.lock import WriterLock, lock_holder
 from scree.store import Store
+from scree.store.vector_cache import remove_cache_files, size_on_disk
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,19 +105,72 @@ def remove_index(info: IndexInfo) -> None:
         lock.release()
 
 
-def remove_indexes(data_home: Path, folder: Path | None) -> list[str]:
+@dataclass(frozen=True, slots=True)
+class Removal:
+    """What `scree index remove` did: lines for stdout, and one line for each index it could not remove."""
+
+    said: list[str]
+    refused: list[str]
+
+
+def remove_indexes(data_home: Path, folder: Path | None) -> Removal:
     """`scree index remove FOLDER` (or, with None, `--missing`: every index whose folder is gone); a line for each
-    index removed, or one saying there was none."""
-    targets = (
-        [find_index(data_home, folder)]
-        if folder is not None
-        else [info for info in list_indexes(data_home) if not info.folder_exists]
-    )
-    said = []
-    for info in targets:
-        remove_index(info)
-        said.append(replies.index_removed(info.folder or str(info.directory), size_text(info.size_bytes)))
-    return said or [replies.NO_MISSING_INDEX]
+    index removed, or one saying there was none.
+
+    With --missing (issue 25) an index folder without a `root` file is skipped, said so: nothing tells which folder
+    it was made for, so nothing says that folder is gone. One in use is refused and the rest still removed."""
+    if folder is not None:
+        info = find_index(data_home, folder)
+        remove_index(info)  # one index named: its refusal is the command's error
+        return Removal([replies.index_removed(info.folder, replies.size_text(info.size_bytes))], [])
+    said: list[str] = []
+    refused: list[str] = []
+    removed = 0
+    for info in list_indexes(data_home):
+        if not info.folder:
+            said.append(replies.index_without_root(str(info.directory)))
+            continue
+        if info.folder_exists:
+            continue
+        try:
+            remove_index(info)
+        except ScreeError as exc:
+            refused.append(str(exc))
+            continue
+        removed += 1
+        said.append(replies.index_removed(info.folder, replies.size_text(info.size_bytes)))
+    if not removed and not refused:
+        said.append(replies.NO_MISSING_INDEX)
+    return Removal(said, refused)
+
+
+@dataclass(frozen=True, slots=True)
+class VectorCacheInfo:
+    """The machine-wide vector cache every index shares (issue 24), as `scree index list` shows it."""
+
+    path: Path
+    size_bytes: int
+    bound_mb: float  # SCREE_VECTOR_CACHE_MB; 0: off
+
+    def line(self) -> str:
+        if self.bound_mb <= 0:
+            return f"Vector cache: off (SCREE_VECTOR_CACHE_MB=0), {replies.size_text(self.size_bytes)} in {self.path}"
+        return f"Vector cache: {replies.size_text(self.size_bytes)} of at most {self.bound_mb:g} MB in {self.path}"
+
+
+def describe_vector_cache(data_home: Path, bound_mb: float) -> VectorCacheInfo:
+    path = vector_cache_path(data_home)
+    return VectorCacheInfo(path, size_on_disk(path), bound_mb)
+
+
+def remove_vector_cache(data_home: Path) -> str:
+    """`scree index remove --vectors`: delete the cache. A writer that has it open keeps its own (deleted) copy until
+    its sync ends; the next sync makes a new one, so this never needs the writers stopped."""
+    info = describe_vector_cache(data_home, 0)
+    if not info.path.exists():
+        return replies.no_vector_cache(str(info.path))
+    remove_cache_files(info.path)
+    return replies.vector_cache_removed(str(info.path), replies.size_text(info.size_bytes))
 
 
 # --- what `scree index list` prints ---
@@ -156,7 +209,7 @@ def render_list(infos: list[IndexInfo], base: Path) -> str:
     rows = [
         (
             info.folder or f"? ({info.directory.name})",
-            size_text(info.size_bytes),
+            replies.size_text(info.size_bytes),
             info.model or "-",
             str(info.files),
             str(info.chunks),
@@ -171,5 +224,5 @@ def render_list(infos: list[IndexInfo], base: Path) -> str:
         for row in (header, *rows)
     ]
     total = sum(info.size_bytes for info in infos)
-    lines.append(f"{len(infos)} {'index' if len(infos) == 1 else 'indexes'}, {size_text(total)} in {base}")
+    lines.append(f"{len(infos)} {'index' if len(infos) == 1 else 'indexes'}, {replies.size_text(total)} in {base}")
     return "\n".join(lines)

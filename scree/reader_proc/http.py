@@ -8,6 +8,7 @@ request; its own signal handlers are left out: `serve_http` (supervisor.py) owns
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import socket
 import threading
@@ -28,6 +29,7 @@ from scree.errors import ConfigError
 from scree.logs import get_logger
 from scree.protocol import WriterControl
 from scree.reader_proc.http_access import HttpAccess
+from scree.reader_proc.http_limits import ACCEPT_BACKLOG, connection_cap, install_fd_notice, protocol_class
 from scree.reader_proc.http_options import HttpOptions
 from scree.reader_proc.server import build_server
 from scree.redact import register_secret
@@ -36,7 +38,7 @@ log = get_logger(__name__)
 
 MCP_PATH = "/mcp"
 HEALTH_PATH = "/healthz"
-KEEP_ALIVE_S = 5.0
+MAX_HEADER_BYTES = 16 * 1024  # a request line and headers larger than this are answered 400 (h11's default)
 
 
 class Guard:
@@ -124,15 +126,19 @@ def run_http(
         register_secret(options.access.token)  # never in a log line, whatever path it takes there
     route_library_logs()
     app = build_app(settings, control, options)
+    max_connections = connection_cap(options.max_connections)
     config = uvicorn.Config(
         app,
         log_config=None,
         access_log=False,
         lifespan="on",
         timeout_graceful_shutdown=HTTP_DRAIN_S,
-        timeout_keep_alive=int(KEEP_ALIVE_S),
+        timeout_keep_alive=max(1, round(options.idle_timeout_s)),
         server_header=False,
         ws="none",
+        http=protocol_class(options.header_timeout_s, options.body_timeout_s, max_connections),
+        h11_max_incomplete_event_size=MAX_HEADER_BYTES,
+        backlog=ACCEPT_BACKLOG,
     )
     server = _QuietServer(config)
 
@@ -150,8 +156,15 @@ def run_http(
         url=f"http://{shown}:{port}{MCP_PATH}",
         port=port,
         token=options.access.token is not None,
+        token_file=str(options.token_file) if options.token_file is not None else None,
+        max_connections=max_connections,
         folder=str(settings.folder),
     )
+    if options.token_made:
+        log.warning("made a bearer token for HTTP clients; send it as 'Authorization: Bearer <token>'",
+                    token_file=str(options.token_file))  # fmt: skip
+    elif options.access.token is None:
+        log.warning("serving HTTP without a token (--no-token): any local user can read this folder")
     try:
         server.run(sockets=[sock])
     finally:
@@ -174,3 +187,8 @@ class _QuietServer(uvicorn.Server):
     @contextmanager
     def capture_signals(self) -> Iterator[None]:
         yield
+
+    async def serve(self, sockets: list[socket.socket] | None = None) -> None:
+        """uvicorn's serve, with the event loop's EMFILE reports turned into one line (http_limits)."""
+        install_fd_notice(asyncio.get_running_loop())
+        await super().serve(sockets)

@@ -7,15 +7,17 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from mcp.server.mcpserver import MCPServer
-from mcp_types import CallToolResult, TextContent, ToolAnnotations
-from pydantic import Field
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp_types import CallToolResult, InputRequiredResult, TextContent, ToolAnnotations
+from pydantic import Field, ValidationError
 
 from scree import __version__
 from scree.config import Settings
 from scree.logs import configure_logging, get_logger
 from scree.protocol import WriterControl
-from scree.reader_proc.tools import DEFAULT_K, MAX_K, ReaderTools, Reply
+from scree.reader_proc.tools import ReaderTools, Reply
 from scree.redact import register_secret
+from scree.search import DEFAULT_K, MAX_K
 from scree.search.render import ReplyCap
 
 log = get_logger(__name__)
@@ -127,6 +129,45 @@ REINDEX_DESCRIPTION = (
 )
 
 
+# Issue 25: what each argument must be, said in one line instead of pydantic's report (which also echoes the value)
+ARGUMENT_RULES = {
+    "query": f"query must be a string of 1 to {MAX_QUERY_CHARS} characters",
+    "k": f"k must be an integer between 1 and {MAX_K}",
+    "mode": "mode must be one of hybrid, semantic, keyword",
+    "path": f"path must be a string of 1 to {MAX_PATH_CHARS} characters",
+    "start": "start must be an integer of at least 1",
+    "end": "end must be an integer of at least 1",
+}
+
+
+def argument_error(exc: ValidationError) -> str:
+    """One readable line for arguments that fail the tool's schema: each bad argument once, in order."""
+    said: list[str] = []
+    for error in exc.errors():
+        name = str(error["loc"][0]) if error["loc"] else "arguments"
+        if error["type"] == "missing":
+            line = f"{name} is required"
+        else:
+            line = ARGUMENT_RULES.get(name) or f"{name}: {' '.join(str(error['msg']).split())}"
+        if line not in said:
+            said.append(line)
+    return "error: " + "; ".join(said)
+
+
+class ScreeServer(MCPServer):
+    """The SDK's server, with arguments that fail validation answered in one readable line (issue 25)."""
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], context: Any = None
+    ) -> CallToolResult | InputRequiredResult:
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            if isinstance(exc.__cause__, ValidationError):
+                raise ToolError(argument_error(exc.__cause__)) from None
+            raise
+
+
 def _result(reply: Reply) -> CallToolResult:
     """Text only: no structuredContent copy of a 64 KB answer (R-M8)."""
     return CallToolResult(content=[TextContent(type="text", text=reply.text)], is_error=reply.is_error)
@@ -140,7 +181,7 @@ def result_meta(cap: ReplyCap) -> dict[str, Any]:
 def build_server(settings: Settings, control: WriterControl) -> MCPServer:
     """The reader's MCP server; cheap to build: the store and any model open on the first tool call (R-M8)."""
     tools = ReaderTools(settings, control)
-    server: MCPServer = MCPServer(
+    server: MCPServer = ScreeServer(
         name=SERVER_NAME,
         title=f"scree: {settings.folder.name}",
         version=__version__,

@@ -11,6 +11,7 @@ from scree.errors import PathRefusedError, ScreeError
 from scree.paths import normalise_rel_path
 from scree.protocol import WriterControl
 from scree.replies import opted_out_refusal, status_note, tool_error
+from scree.search import DEFAULT_K, MAX_K, MODES
 from scree.search.render import DOC_CAP_BYTES, RESPONSE_CAP_BYTES, ReplyCap, fit_text
 
 if TYPE_CHECKING:  # imported for real on first use, so the handshake never waits for them (R-M8)
@@ -18,10 +19,6 @@ if TYPE_CHECKING:  # imported for real on first use, so the handshake never wait
     from scree.content.ignore import IgnorePolicy
     from scree.search.engine import SearchEngine
     from scree.search.hits import SearchResult
-
-MODES = ("hybrid", "semantic", "keyword")  # SPEC §8
-DEFAULT_K = 8  # SPEC §8
-MAX_K = 50  # SPEC §8
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,19 +102,14 @@ class ReaderTools:
         if self._engine is None:
             if not self._settings.db_path.exists():
                 return None
-            from scree.embedders.factory import embedder_available, make_embedder
             from scree.embedders.idle import READER_IDLE_S
             from scree.search.engine import SearchEngine
             from scree.store import Store
 
             settings = self._settings
-            self._engine = SearchEngine(
-                Store.open(settings.db_path, settings.folder, readonly=True),
-                self.policy(),
-                settings.folder,
-                settings.max_file_bytes,
-                lambda: make_embedder(settings, release_idle_s=READER_IDLE_S),
-                lambda: embedder_available(settings),
+            store = Store.open(settings.db_path, settings.folder, readonly=True)
+            self._engine = SearchEngine.over(
+                store, settings, self.policy(), release_idle_s=READER_IDLE_S, shared_model=True
             )
         else:
             self.policy()  # the engine's policy is this object: forget its cached decisions

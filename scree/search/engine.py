@@ -9,14 +9,23 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from scree.content.chunking import chunk_markdown, opted_out, too_little_to_show
+from scree.config import Settings
+from scree.content.chunking import chunk_markdown, opted_out, thin, too_little_to_show
 from scree.content.files import FileContent, read_markdown, stat_file
 from scree.content.ignore import IgnorePolicy
 from scree.content.languages import LanguageTrees
-from scree.embedders.base import Embedder
-from scree.embedders.factory import KEYWORD_ONLY, NEEDS_VECTORS, SEMANTIC_OFF
+from scree.embedders.base import KEYWORD_ONLY, Embedder
+from scree.embedders.factory import (
+    NEEDS_VECTORS,
+    SEMANTIC_OFF,
+    embedder_available,
+    make_embedder,
+    make_query_embedder,
+)
 from scree.errors import ScreeError
 from scree.logs import get_logger
+from scree.replies import no_markdown_note
+from scree.search import MAX_K
 from scree.search.hits import Hit, SearchResult
 from scree.search.ranking import (
     PER_FILE,
@@ -24,20 +33,21 @@ from scree.search.ranking import (
     SIMILARITY_FLOORS,
     above_floor,
     add_path_signal,
+    demote_thin,
     diversify,
     fuse_hybrid,
+    fuse_keyword_lists,
     path_match,
     vector_weight,
 )
-from scree.search.scope import scope_pattern
+from scree.search.scope import scope_filter
 from scree.store import FileState, Store, StoredChunk
+from scree.store.db import PathFilter
 from scree.store.keywords import content_words
 
 log = get_logger(__name__)
 
-MODES = ("hybrid", "semantic", "keyword")
 PREPARED_QUERIES = 16  # query vectors kept between prepare_query() and search()
-MAX_K = 50  # SPEC §8
 PATH_NOISE = frozenset({"index", "readme", "md", "markdown", "docs", "doc"})  # path words that name no topic
 
 
@@ -48,8 +58,45 @@ class _Current:
     ranges: dict[str, tuple[int, int]] | None  # None: file unchanged since indexing
 
 
+def keyword_ranking(
+    store: Store, query: str, limit: int, within: PathFilter | None = None, *, floor_alone: bool = True
+) -> list[tuple[int, float]]:
+    """(chunk id, score) of the keyword search, best first: the store's lists of each keyword index the query
+    reaches, as ranking.fuse_keyword_lists makes them one."""
+    return fuse_keyword_lists(store.keyword_lists(query, limit, within, floor_alone=floor_alone), limit)
+
+
 class SearchEngine:
     """Answers queries over one index; the embedder is built lazily, on the first query that needs a vector."""
+
+    @classmethod
+    def over(
+        cls,
+        store: Store,
+        settings: Settings,
+        policy: IgnorePolicy | None = None,
+        release_idle_s: float | None = None,
+        *,
+        shared_model: bool = False,
+    ) -> SearchEngine:
+        """The engine for `settings`' folder over an open store, as the MCP tool and `scree search` both run it:
+        the configured embedder made on the first query that needs a vector (released after `release_idle_s`).
+        With `shared_model` (serve's readers), offline queries are embedded by the index's writer when one answers
+        (issue 24); a one-shot `scree search` loads the model itself, as before."""
+
+        def embedder() -> Embedder:
+            if shared_model:
+                return make_query_embedder(settings, release_idle_s)
+            return make_embedder(settings, release_idle_s=release_idle_s)
+
+        return cls(
+            store,
+            policy or IgnorePolicy(settings.folder, settings.extensions),
+            settings.folder,
+            settings.max_file_bytes,
+            embedder,
+            lambda: embedder_available(settings),
+        )
 
     def __init__(
         self,
@@ -138,9 +185,11 @@ class SearchEngine:
         k-hit reply are the first m of any larger k (#11).
         """
         k = max(1, min(k, max_k))
-        scope = scope_pattern(path) if path is not None else None
+        scope = scope_filter(path) if path is not None else None
         notes: list[str] = []
         if self._store.is_empty() or not query.strip():
+            if self._store.first_sync_done() and self._store.file_count() == 0:  # issue 25: not silence
+                notes.append(no_markdown_note(str(self._root), self._policy.extensions))
             return SearchResult(hits=[], notes=notes)
         limit = max(POOL, k)
         recorded = self._store.model()
@@ -154,7 +203,7 @@ class SearchEngine:
         vector = self._vector_candidates(query, mode, limit, scope, notes) if mode != "keyword" else []
         keyword: list[tuple[int, float]] = []
         if mode in ("hybrid", "keyword"):  # beside vectors, words in half of a large index add nothing alone (#17)
-            keyword = self._store.keyword_search(query, limit, scope, floor_alone=mode == "keyword" or not vector)
+            keyword = keyword_ranking(self._store, query, limit, scope, floor_alone=mode == "keyword" or not vector)
         floor = SIMILARITY_FLOORS.get(recorded[0]) if recorded is not None else None
         vector = above_floor(vector, {chunk_id for chunk_id, _ in keyword}, floor)
         words = content_words(query)
@@ -165,18 +214,32 @@ class SearchEngine:
         else:
             ranked = fuse_hybrid(vector, keyword, vector_weight(len(words)))
         rows = self._store.chunks_by_ids(chunk_id for chunk_id, _ in ranked)
+
+        def is_thin(chunk_id: int) -> bool:
+            return chunk_id in rows and thin(rows[chunk_id].text)
+
         if mode == "hybrid":
             terms = frozenset(self._store.stems(" ".join(words)))
             ranked = add_path_signal(
                 ranked, lambda chunk_id: path_match(terms, self._terms_of_path(rows, chunk_id)) if terms else 0.0
             )
+        if mode != "semantic":  # issue 25: one-line and link-list chunks rank lower (ranking.THIN_RANKS)
+            found_by_words = {chunk_id for chunk_id, _ in keyword}
+            ranked = demote_thin(
+                ranked,
+                is_thin,
+                lambda chunk_id: rows[chunk_id].path if chunk_id in rows else "",
+                matched=found_by_words.__contains__,
+            )
+            if mode == "keyword":  # its scores say the rank
+                ranked = [(chunk_id, 1.0 / (rank + 1)) for rank, (chunk_id, _) in enumerate(ranked)]
         ranked, folded = self._fold_translations(ranked, rows, query)
         ranked = diversify(ranked, lambda pair: rows[pair[0]].path if pair[0] in rows else "", PER_FILE)
-        hits, dropped = self._recheck_and_collapse(ranked, rows, k, folded)
+        hits, dropped = self._recheck_and_collapse(ranked, rows, k, folded, query)
         return SearchResult(hits=hits, notes=notes, dropped_paths=tuple(sorted(dropped)))
 
     def _vector_candidates(
-        self, query: str, mode: str, limit: int, scope: str | None, notes: list[str]
+        self, query: str, mode: str, limit: int, scope: PathFilter | None, notes: list[str]
     ) -> list[tuple[int, float]]:
         """(chunk id, cosine similarity) of the nearest chunks; in hybrid mode a failure is a note, not an error."""
         try:
@@ -213,11 +276,14 @@ class SearchEngine:
     def _fold_translations(
         self, ranked: list[tuple[int, float]], rows: dict[int, StoredChunk], query: str
     ) -> tuple[list[tuple[int, float]], dict[int, list[int]]]:
-        """Copies of a page in other languages give way to the copy in the query's language (#11): where that copy
-        is among the candidates, its best chunk takes the place of the first copy ranked and the others go.
+        """Copies of one page (other languages, old versions: languages.LanguageTrees) give way to the copy to show
+        (#11, issue 25): the one in the query's language, else the original, the current version before old ones,
+        among the candidates. Its chunk takes the place of the family's first chunk ranked, with that chunk's score
+        (its chunk under the same heading if it has one among the candidates, else its best), and the other copies'
+        chunks go.
 
-        Also returned: the chunk that stands for each such page -> the best-ranked folded chunk of each other
-        language's file, so its hit can name those copies in also= (the agent learns that they exist)."""
+        Also returned: the chunk that stands for each such page -> the best-ranked folded chunk of each other copy,
+        so its hit can name those copies in also= (the agent learns that they exist)."""
         trees = self._language_trees()
         folded: dict[int, list[int]] = {}
         if not trees.counts:
@@ -232,24 +298,35 @@ class SearchEngine:
         drop: set[int] = set()
         moved: dict[int, tuple[int, float]] = {}
         for positions in pages.values():
-            own = [p for p in positions if _language(trees, rows, ranked[p][0]) == wanted]
-            if not own or len(own) == len(positions):
+            paths = {rows[ranked[p][0]].path for p in positions}
+            if len(paths) < 2:
                 continue
+            shown = min(paths, key=lambda path: (trees.preference(path, wanted), path))
+            own = [p for p in positions if rows[ranked[p][0]].path == shown]
             first = positions[0]
-            if own[0] != first:
-                moved[first] = (ranked[own[0]][0], ranked[first][1])
-                drop.add(own[0])
+            heading = rows[ranked[first][0]].heading
+            stand_in = next((p for p in own if rows[ranked[p][0]].heading == heading), own[0])
+            if stand_in != first:
+                moved[first] = (ranked[stand_in][0], ranked[first][1])
+                drop.add(stand_in)
             drop.update(p for p in positions if p not in own and p != first)
             copies: dict[str, int] = {}  # path -> its best chunk, in rank order
             for p in positions:
                 if p not in own:
                     copies.setdefault(rows[ranked[p][0]].path, ranked[p][0])
-            folded[ranked[own[0]][0]] = list(copies.values())
+            folded[ranked[stand_in][0]] = list(copies.values())
         return [moved.get(p, pair) for p, pair in enumerate(ranked) if p not in drop], folded
 
     def _recheck_and_collapse(
-        self, ranked: list[tuple[int, float]], rows: dict[int, StoredChunk], k: int, folded: dict[int, list[int]]
+        self,
+        ranked: list[tuple[int, float]],
+        rows: dict[int, StoredChunk],
+        k: int,
+        folded: dict[int, list[int]],
+        query: str,
     ) -> tuple[list[Hit], set[str]]:
+        trees = self._language_trees()
+        wanted = trees.query_language(query)
         current: dict[str, _Current | None] = {}
         dropped: set[str] = set()
         seen_texts: set[str] = set()
@@ -258,6 +335,8 @@ class SearchEngine:
             row = rows.get(chunk_id)
             if row is None or row.text in seen_texts or too_little_to_show(row.text):
                 continue
+            if trees.counts:
+                row = self._preferred_twin(row, trees, wanted, current)
             state = self._check(row.path, current)
             if state is None:
                 dropped.add(row.path)
@@ -268,6 +347,20 @@ class SearchEngine:
             if len(hits) == k:
                 break
         return hits, dropped
+
+    def _preferred_twin(
+        self, row: StoredChunk, trees: LanguageTrees, wanted: str | None, current: dict[str, _Current | None]
+    ) -> StoredChunk:
+        """Of `row` and its identical chunks in other files, the one in the copy to show (issue 25: an identical
+        old version or translation was shown and the current page named only in also=): the query's language, else
+        the original, the current version first; `row` itself on a tie or when the better one's file dropped out."""
+        twins = [twin for twin in self._store.chunks_with_text(row.text) if twin.path != row.path]
+        if not twins:
+            return row
+        best = min([row, *twins], key=lambda chunk: trees.preference(chunk.path, wanted))
+        if best is row or trees.preference(best.path, wanted) == trees.preference(row.path, wanted):
+            return row
+        return best if self._check(best.path, current) is not None else row
 
     def _hit(
         self,
@@ -283,7 +376,8 @@ class SearchEngine:
         also: list[str] = []
         twins = [twin for twin in self._store.chunks_with_text(row.text) if twin.path != row.path]
         twin_paths = {twin.path for twin in twins}
-        for other in [*twins, *(copy for copy in translations if copy.path not in twin_paths)]:
+        others = [copy for copy in translations if copy.path not in twin_paths and copy.path != row.path]
+        for other in [*twins, *others]:
             other_state = self._check(other.path, current)
             if other_state is None:
                 continue
@@ -320,12 +414,6 @@ class SearchEngine:
         if indexed is not None and content.sha256 == indexed.sha256:
             return _Current(ranges=None)
         return _Current(ranges={c.text: (c.start_line, c.end_line) for c in chunk_markdown(content.text)})
-
-
-def _language(trees: LanguageTrees, rows: dict[int, StoredChunk], chunk_id: int) -> str | None:
-    row = rows.get(chunk_id)
-    copy = trees.copy(row.path) if row is not None else None
-    return None if copy is None else copy.language
 
 
 def _locate(row: StoredChunk, state: _Current) -> tuple[int, int, bool]:

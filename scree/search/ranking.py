@@ -40,6 +40,60 @@ PER_FILE = 1  # chunks of one file before every other candidate file's best chun
 SIMILARITY_FLOORS = {"local:all-MiniLM-L6-v2": 0.25}
 
 
+# Issue 25: one-line chunks and "SEE ALSO" link lists (chunking.thin) won hits over the page that explains, since a
+# short chunk that names the query's words scores high in both lists. In hybrid and keyword mode a thin chunk's place
+# goes to the best chunk of its file ranked below it that is not thin (the page matched; this chunk has little to
+# show), and the thin chunk goes THIN_RANKS places down (by rank, not by score: fused scores spread differently with
+# every query). Semantic mode keeps the cosine order (its score is the cosine similarity, R-M1). The docs trees of
+# bench.quality: 3 places with the stand-in, MRR as before; without the stand-in, hybrid MRR 0.908 -> 0.899 (an
+# anchor-only chunk of the strict-mode page had been its first hit).
+THIN_RANKS = 3
+
+
+def demote_thin(
+    ranked: Sequence[tuple[int, float]],
+    is_thin: Callable[[int], bool],
+    file_of: Callable[[int], str],
+    places: int = THIN_RANKS,
+    matched: Callable[[int], bool] | None = None,
+) -> list[tuple[int, float]]:
+    """The ranked (item, score) list with each thin item's place taken by its file's next item that is not thin,
+    if any, and the thin item `places` places further down than it was (stable), but never below the last item
+    after it that is not thin and `matched` (the query's words found it; every item when None): a thin chunk gives
+    way to pages that match, not to whatever the vector search ranked next. A moved item's score is cut to the one
+    ranked above it, so scores still fall with rank."""
+    thin = [is_thin(item) for item, _ in ranked]
+    strong = [not thin[i] and (matched is None or matched(item)) for i, (item, _) in enumerate(ranked)]
+    later: dict[str, list[int]] = {}  # file -> positions of its items that are not thin, best last
+    for position in range(len(ranked) - 1, -1, -1):
+        if not thin[position]:
+            later.setdefault(file_of(ranked[position][0]), []).append(position)
+    keyed: list[tuple[float, int]] = []  # (new place, position in ranked)
+    taken: set[int] = set()
+    for position, (item, _) in enumerate(ranked):
+        if position in taken:
+            continue
+        if not thin[position]:
+            keyed.append((position, position))
+            continue
+        others = later.get(file_of(item), [])
+        while others and (others[-1] < position or others[-1] in taken):
+            others.pop()
+        if others:
+            taken.add(others[-1])
+            keyed.append((position, others.pop()))
+        below = [after for after in range(position + 1, len(ranked)) if strong[after]][:places]
+        keyed.append((min(position + places, below[-1]) + 0.5 if below else position + 0.25, position))
+    keyed.sort(key=lambda entry: entry[0])
+    out: list[tuple[int, float]] = []
+    for place, position in keyed:
+        item, score = ranked[position]
+        if place == int(place) and place < len(ranked):
+            score = max(score, ranked[int(place)][1]) if position != place else score
+        out.append((item, min(score, out[-1][1]) if out else score))
+    return out
+
+
 def fuse_rrf(
     rankings: Sequence[Sequence[int]], k: int = RRF_K, weights: Sequence[float] | None = None
 ) -> list[tuple[int, float]]:
@@ -50,6 +104,14 @@ def fuse_rrf(
         for rank, item in enumerate(ranking, start=1):
             scores[item] = scores.get(item, 0.0) + weight / (k + rank)
     return sorted(scores.items(), key=lambda pair: (-pair[1], pair[0]))
+
+
+def fuse_keyword_lists(lists: Sequence[Sequence[tuple[int, float]]], limit: int) -> list[tuple[int, float]]:
+    """The keyword indexes' ranked lists as one (Store.keyword_lists): a query reaching one index keeps its bm25
+    scores; words and CJK pairs together are fused by rank, as their scores are not on one scale."""
+    if len(lists) <= 1:
+        return list(lists[0]) if lists else []
+    return fuse_rrf([[chunk_id for chunk_id, _ in ranked] for ranked in lists])[:limit]
 
 
 def diversify(ranked: Sequence[T], file_of: Callable[[T], str], per_file: int) -> list[T]:

@@ -6,12 +6,11 @@ to a file instead of showing it to the model, so each reply is capped by a token
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from scree.config import DEFAULT_CLIENT_TOKENS
-from scree.inert import drop_invisible
+from scree.inert import attribute, neutralise
 from scree.search.hits import Hit
 
 HIT_TEXT_CAP_BYTES = 4000  # R-M1
@@ -106,38 +105,6 @@ def fit_text(text: str, cap: Size) -> str:
         else:
             high = mid - 1
     return text[:low]
-
-
-_TAG_OPEN = re.compile(r"<(?=/?(?:hit|doc))", re.IGNORECASE)  # R-M1: any `<hit`, not only whole tags
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
-
-
-def neutralise(text: str) -> str:
-    """Replace the `<` of any `<hit`, `</hit`, `<doc`, `</doc` (any case): content cannot forge or close an element."""
-    return _TAG_OPEN.sub("&lt;", text)
-
-
-def attribute(value: str) -> str:
-    """A quoted attribute value: control characters stripped, `"` escaped so it cannot end the quote, and tags
-    neutralised, since a heading is file text too (R-M1)."""
-    return '"' + neutralise(strip_controls(value).replace('"', "&quot;")) + '"'
-
-
-def strip_controls(value: str) -> str:
-    """An attribute's text: control characters, bidi overrides and zero-width characters removed (R-M1)."""
-    return drop_invisible(_CONTROL.sub("", value))
-
-
-UNSHOWABLE_NAME = (
-    "file name has a character a hit cannot show as it is (a quote, a control or invisible character, or a "
-    "<hit/<doc tag), so read_doc could not be given it back"
-)
-
-
-def shown_exactly(path: str) -> bool:
-    """Does the path attribute show `path` as it is? Only such names are indexed (issue 13: a round trip from a
-    hit's path to read_doc must be exact)."""
-    return attribute(path) == f'"{path}"'
 
 
 def cut_utf8(text: str, limit: int) -> tuple[str, bool]:

@@ -10,11 +10,9 @@ import apsw
 
 from scree.errors import IndexCorruptError, IndexMismatchError
 from scree.paths import FILE_MODE, ensure_private_dir
-from scree.search.scope import in_scope
 from scree.store.extension import vec0_path
 from scree.store.keywords import cjk_index_text
 from scree.store.schema import CJK_FUNCTION, META_FOLDER, SCHEMA_VERSION, NotAnIndexError, current_version, migrate
-from scree.store.searches import SCOPE_FUNCTION
 
 BUSY_TIMEOUT_MS = 5000  # R-S1: wait this long for another process's write lock before failing
 WAL_AUTOCHECKPOINT_PAGES = 1000  # R-S1: bounded autocheckpoint (4 MB of 4 KB pages)
@@ -25,27 +23,26 @@ WRITER_CACHE_KIB = 512  # SQLite's default is 2000 KiB
 BULK_CACHE_KIB = 8192  # while a whole folder is synced (Store.bulk_cache): 4-16 MiB measured alike, 512 KiB slower
 
 
-def _in_scope(*args: Any) -> int:
-    """SQL scree_in_scope(pattern, path): 1 when the path is inside the search's scope (R-M10)."""
-    pattern, path = args
-    return 1 if isinstance(pattern, str) and isinstance(path, str) and in_scope(pattern, path) else 0
-
-
 def _cjk_pairs(*args: Any) -> str:
     """SQL scree_cjk_pairs(text): what the CJK keyword table indexes for a chunk's text (its triggers call it)."""
     return cjk_index_text(args[0]) if isinstance(args[0], str) else ""
 
 
-def connect(target: str, readonly: bool) -> apsw.Connection:
-    """A connection to `target` (a path or ":memory:") with sqlite-vec loaded and the writer's or a reader's pragmas."""
+def connect(target: str, readonly: bool, *, immutable: bool = False) -> apsw.Connection:
+    """A connection to `target` (a path or ":memory:") with sqlite-vec loaded and the writer's or a reader's pragmas.
+
+    `immutable` (read-only only) opens the file as SQLite's `immutable=1` URI: no -shm, no locks, no change
+    detection, which is how a WAL index on a read-only file system can be read at all (see open_index)."""
     flags = apsw.SQLITE_OPEN_READONLY if readonly else apsw.SQLITE_OPEN_READWRITE | apsw.SQLITE_OPEN_CREATE
+    if immutable:
+        flags |= apsw.SQLITE_OPEN_URI
+        target = f"{Path(target).absolute().as_uri()}?immutable=1"
     conn = apsw.Connection(target, flags=flags)
     try:
         conn.set_busy_timeout(BUSY_TIMEOUT_MS)
         conn.enable_load_extension(True)
         conn.load_extension(vec0_path())
         conn.enable_load_extension(False)
-        conn.create_scalar_function(SCOPE_FUNCTION, _in_scope, 2, deterministic=True)
         conn.create_scalar_function(CJK_FUNCTION, _cjk_pairs, 1, deterministic=True)
         if not readonly:
             conn.execute("pragma journal_mode = wal").fetchall()
@@ -95,21 +92,55 @@ def open_index(db_path: Path, folder: str, *, readonly: bool) -> apsw.Connection
         except OSError as exc:
             raise IndexCorruptError(f"cannot create index {db_path}: {exc.strerror or exc}") from exc
     try:
-        conn = connect(str(db_path), readonly)
+        conn, blank = _open_and_prepare(db_path, folder, readonly=readonly, immutable=False)
+    except apsw.CantOpenError as exc:
+        if readonly and not writable_folder(db_path) and Path(f"{db_path}-wal").exists():
+            raise IndexCorruptError(
+                f"cannot open index {db_path}: its folder is read-only and holds an unfinished write-ahead log "
+                f"({db_path.name}-wal); run any scree command where the index can be written once to fold it in"
+            ) from exc
+        if not (readonly and unwritable_snapshot(db_path)):
+            raise IndexCorruptError(f"cannot open index {db_path}: {exc}") from exc
+        try:  # a complete index on a read-only file system or in a folder this user cannot write (issue 25)
+            conn, blank = _open_and_prepare(db_path, folder, readonly=True, immutable=True)
+        except apsw.Error as again:
+            raise IndexCorruptError(f"cannot open index {db_path} (read-only, immutable): {again}") from again
     except apsw.Error as exc:
         raise IndexCorruptError(f"cannot open index {db_path}: {exc}") from exc
-    try:
-        blank = _prepare(conn, db_path, folder, readonly=readonly)
-    except apsw.Error as exc:
-        conn.close()
-        raise IndexCorruptError(f"cannot open index {db_path}: {exc}") from exc
-    except BaseException:
-        conn.close()
-        raise
     if blank:
         conn.close()
         return None
     return conn
+
+
+def _open_and_prepare(db_path: Path, folder: str, *, readonly: bool, immutable: bool) -> tuple[apsw.Connection, bool]:
+    """connect + _prepare, closing the connection when the checks fail; (connection, blank)."""
+    conn = connect(str(db_path), readonly, immutable=immutable)
+    try:
+        return conn, _prepare(conn, db_path, folder, readonly=readonly)
+    except BaseException:
+        conn.close()
+        raise
+
+
+def unwritable_snapshot(db_path: Path) -> bool:
+    """May the index at `db_path` be read as an immutable snapshot? Yes when its folder cannot be written (a
+    read-only mount such as a container's `:ro` volume, where even root cannot write, or a folder this user may not
+    write), so SQLite cannot make the -shm file a WAL reader needs, and no -wal file is there: with none, every
+    committed page is in the main file and no writer is at work on it (a writer keeps its -wal while open)."""
+    return not writable_folder(db_path) and not Path(f"{db_path}-wal").exists()
+
+
+def writable_folder(db_path: Path) -> bool:
+    """Can this process make files beside `db_path`? Not on a read-only mount, even as root (statvfs says so, and
+    access(2) answers EROFS), nor in a folder the user lacks write permission on."""
+    folder = db_path.parent
+    try:
+        if os.statvfs(folder).f_flag & os.ST_RDONLY:
+            return False
+    except OSError:
+        pass
+    return os.access(folder, os.W_OK)
 
 
 def empty_index(folder: str) -> apsw.Connection:

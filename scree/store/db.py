@@ -3,8 +3,9 @@ transaction per call) and its queries; what the index is (model, tables, size) i
 
 from __future__ import annotations
 
+import itertools
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,7 +17,6 @@ import apsw
 from scree.content.chunking import EMBED_FORMAT
 from scree.errors import IndexMismatchError, IndexWriteError, ScreeError
 from scree.logs import get_logger
-from scree.search.ranking import fuse_rrf
 from scree.store import searches, writes
 from scree.store.connection import BULK_CACHE_KIB, WRITER_CACHE_KIB, empty_index, open_index, tighten_modes
 from scree.store.integrity import check_integrity
@@ -44,6 +44,8 @@ if TYPE_CHECKING:
     from scree.embedders.base import Embedder
 
 log = get_logger(__name__)
+
+PathFilter = Callable[[str], bool]  # which files a search may return, by relative path (R-M10's scope)
 
 SQL_BATCH = 500  # ids or hashes per `in (...)` list
 MAX_COUNTED_TERMS = 4096  # terms whose matches a Store remembers between two changes of the index
@@ -86,6 +88,10 @@ def write_failure(db_path: Path, exc: apsw.Error) -> IndexWriteError:
 
 def _placeholders(count: int) -> str:
     return ",".join("?" * count)
+
+
+RECLAIM_SHARE = 0.25  # vacuum once a quarter of the file's pages are free ...
+RECLAIM_MIN_BYTES = 1 << 20  # ... and they come to a MiB at least: smaller indexes are not worth the rewrite
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,6 +143,29 @@ class Store:
         self._sign_bits: tuple[int, SignBits] | None = None  # (data_version, every chunk's sign bits) when two-stage
         self._term_hits: tuple[int, int, dict[str, int]] | None = None  # (data_version, rows, rows per term)
         self._stemmer: Any = None  # the FTS5 tokenizer, made on first use by stems()
+        self._filters: dict[str, PathFilter] = {}  # the path filters of the searches running now, by SQL token
+        self._tokens = itertools.count(1)
+        conn.create_scalar_function(searches.SCOPE_FUNCTION, self._in_filter, 2, deterministic=True)
+
+    def _in_filter(self, *args: Any) -> int:
+        """SQL scree_in_scope(token, path): 1 when the filter the running search registered as `token` keeps the
+        file at `path` (R-M10)."""
+        token, path = args
+        within = self._filters.get(token) if isinstance(token, str) else None
+        return 1 if within is not None and isinstance(path, str) and within(path) else 0
+
+    @contextmanager
+    def _filtered(self, within: PathFilter | None) -> Iterator[str | None]:
+        """The SQL token of `within` while one search runs (None without a filter)."""
+        if within is None:
+            yield None
+            return
+        token = str(next(self._tokens))
+        self._filters[token] = within
+        try:
+            yield token
+        finally:
+            del self._filters[token]
 
     # --- opening ---
 
@@ -177,7 +206,32 @@ class Store:
     ) -> None:
         self.close()
 
+    def reclaim_space(self) -> bool:
+        """Give the pages of removed files back to the file system (issue 25: the index never shrank): a VACUUM
+        when free pages are at least RECLAIM_SHARE of the file and RECLAIM_MIN_BYTES, then a truncating checkpoint.
+        Runs between syncs (a VACUUM cannot run inside a transaction); a reader's snapshot only delays the shrink.
+        True when it vacuumed."""
+        if self.readonly:
+            return False
+        pages, free, page_size = (self._pragma_int(name) for name in ("page_count", "freelist_count", "page_size"))
+        if pages == 0 or free < pages * RECLAIM_SHARE or free * page_size < RECLAIM_MIN_BYTES:
+            return False
+        try:
+            self._conn.execute("vacuum")
+            self._conn.execute("pragma wal_checkpoint(truncate)").fetchall()
+        except apsw.BusyError:  # another connection mid-transaction: the next sync that removes files tries again
+            return False
+        except (apsw.FullError, apsw.IOError) as exc:  # no room for the copy VACUUM writes: one line (issue 13)
+            raise write_failure(self.db_path, exc) from None
+        finally:
+            self._facts = self._size = None
+        return True
+
     # --- transactions and small helpers ---
+
+    def _pragma_int(self, name: str) -> int:
+        row = self._conn.execute(f"pragma {name}").fetchone()
+        return int(row[0]) if row is not None and isinstance(row[0], int) else 0
 
     @contextmanager
     def bulk_cache(self) -> Iterator[None]:
@@ -256,9 +310,12 @@ class Store:
         return None if row is None else str(row[0])
 
     def move_to(self, folder: Path) -> None:
-        """Record that this index is now `folder`'s (a moved checkout adopted it: scree.index.adopt)."""
+        """Record that this index is now `folder`'s (a moved checkout adopted it: scree.index.adopt); it is not
+        complete for that folder until a sync of it finishes (R-M5)."""
         folder_text = str(folder.resolve())
-        self.set_meta(META_FOLDER, folder_text)
+        with self._transaction():
+            self._conn.execute("update meta set value = ? where key = ?", (folder_text, META_FOLDER))
+            self._conn.execute("delete from meta where key = ?", (META_FIRST_SYNC_DONE,))
         self.folder = folder_text
 
     def set_meta(self, key: str, value: str) -> None:
@@ -301,7 +358,7 @@ class Store:
     def prepare(self, embedder: Embedder) -> None:
         """Record the embedder on a new index, or refuse one made by another model (R-F3); a keyword-only index
         has no vectors to lose, so once a model exists it is rebuilt with vectors."""
-        from scree.embedders.factory import KEYWORD_ONLY
+        from scree.embedders.base import KEYWORD_ONLY
 
         recorded = self.model()
         if recorded is None:
@@ -451,17 +508,18 @@ class Store:
             )
         return recorded[1]
 
-    def vector_search(self, vector: bytes, limit: int, scope: str | None = None) -> list[tuple[int, float]]:
+    def vector_search(self, vector: bytes, limit: int, within: PathFilter | None = None) -> list[tuple[int, float]]:
         """(chunk id, cosine distance) of the `limit` nearest chunks (at most 4096), nearest first.
 
-        Exact up to EXACT_SEARCH_MAX_CHUNKS chunks; above that, two_stage_vector_search. With `scope` (a regex from
-        scree.search.scope), the nearest chunks of the files inside it, found exactly.
+        Exact up to EXACT_SEARCH_MAX_CHUNKS chunks; above that, two_stage_vector_search. With `within`, the nearest
+        chunks of the files it keeps, found exactly.
         """
         dims = self._searchable(vector, limit)
         if dims is None:
             return []
-        if scope is not None:
-            return searches.exact_nearest(self._conn, vector, limit, scope)
+        if within is not None:
+            with self._filtered(within) as token:
+                return searches.exact_nearest(self._conn, vector, limit, token)
         if binary_quantizable(dims) and self._sized().two_stage:
             return self._two_stage(vector, limit)
         return searches.exact_nearest(self._conn, vector, limit)
@@ -516,40 +574,38 @@ class Store:
             return []
         return self._bits().nearest(searches.query_bits(self._conn, vector), count)
 
-    def keyword_search(
-        self, query: str, limit: int, scope: str | None = None, *, floor_alone: bool = True
-    ) -> list[tuple[int, float]]:
-        """(chunk id, score) by FTS5 bm25 over heading and text, best first; score is -bm25 (higher is better).
-        With `scope` (a regex from scree.search.scope), only chunks of the files inside it.
+    def keyword_lists(
+        self, query: str, limit: int, within: PathFilter | None = None, *, floor_alone: bool = True
+    ) -> list[list[tuple[int, float]]]:
+        """One ranked list per keyword index the query reaches: (chunk id, score) by FTS5 bm25 over heading and
+        text, best first; score is -bm25 (higher is better). With `within`, only chunks of the files it keeps.
 
         `floor_alone` False: on an index of SPLIT_MIN_ROWS chunks or more, chunks that match only words found in
         half of the chunks or more (FTS5 weighs those 1e-6) are left out, as a hybrid search has its vector list
         to rank them; ranking them all cost 70-100 ms at 100k chunks (keywords.split_query).
 
-        With CJK text in the query, its character pairs are looked up in the CJK table too, and the two lists
-        are fused by rank (scree.store.keywords)."""
+        The word index's list when the query has words; with CJK text in it, the CJK table's list of its character
+        pairs after it (scree.store.keywords); none for a query with neither. Fusing them is the search's decision
+        (scree.search.ranking)."""
         if limit <= 0:
             return []
         terms, pairs = fts_match_terms(query), cjk_match_expression(query)
-        found = self._word_matches(terms, limit, scope, floor_alone) if terms else []
-        if pairs is None:
-            return found
-        cjk = searches.keyword_matches(self._conn, pairs, limit, scope, table=CJK_TABLE)
-        if not terms:
-            return cjk
-        lists = [[chunk_id for chunk_id, _ in ranked] for ranked in (found, cjk)]
-        return fuse_rrf(lists)[:limit]
+        with self._filtered(within) as token:
+            lists = [self._word_matches(terms, limit, token, floor_alone)] if terms else []
+            if pairs is not None:
+                lists.append(searches.keyword_matches(self._conn, pairs, limit, token, table=CJK_TABLE))
+            return lists
 
     def _word_matches(
-        self, terms: list[str], limit: int, scope: str | None, floor_alone: bool
+        self, terms: list[str], limit: int, token: str | None, floor_alone: bool
     ) -> list[tuple[int, float]]:
         """The OR-query of `terms` over the word index; split (keywords.split_query) where that ranks fewer rows:
         first setting apart its most frequent words, then only its floor-weight ones, then not at all."""
         for split in self._splits(terms, limit):
-            found, whole = searches.split_matches(self._conn, split, limit, scope)
+            found, whole = searches.split_matches(self._conn, split, limit, token)
             if whole or (split.floor_only and not floor_alone):
                 return found
-        return searches.keyword_matches(self._conn, " OR ".join(terms), limit, scope)
+        return searches.keyword_matches(self._conn, " OR ".join(terms), limit, token)
 
     def _splits(self, terms: list[str], limit: int) -> list[SplitQuery]:
         """The splits worth trying of a large index's OR-query of `terms`, widest first; what each term matches is

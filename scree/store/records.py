@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+
+from scree.content.chunking import Span
 
 
 @dataclass(frozen=True, slots=True)
@@ -16,27 +18,22 @@ class FileState:
 
 
 @dataclass(frozen=True, slots=True)
-class NewChunk:
+class NewChunk(Span):
     """A chunk to write, with its vector: packed little-endian float32, unit length, the index's dimensions."""
 
-    ordinal: int
-    heading: str
-    text: str
-    start_line: int
-    end_line: int
     text_hash: str
     vector: bytes
 
+    @classmethod
+    def of(cls, chunk: Span, text_hash: str, vector: bytes) -> NewChunk:
+        """The chunk chunking cut, to write with its text's hash and vector."""
+        return cls(chunk.ordinal, chunk.heading, chunk.text, chunk.start_line, chunk.end_line, text_hash, vector)
+
 
 @dataclass(frozen=True, slots=True)
-class StoredChunk:
+class StoredChunk(Span):
     """A chunk as the index holds it; `id` is never reused for another chunk (AUTOINCREMENT)."""
 
-    id: int
-    path: str
-    ordinal: int
-    heading: str
-    text: str
-    start_line: int
-    end_line: int
     text_hash: str
+    id: int = field(kw_only=True)
+    path: str = field(kw_only=True)

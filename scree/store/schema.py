@@ -20,10 +20,9 @@ VECTOR_BITS_TABLE = "chunk_vector_bits"
 META_FOLDER = "folder"
 META_MODEL = "model"
 META_DIMS = "dims"
-META_SCHEMA_VERSION = "schema_version"
-META_CREATED = "created"
 META_LAST_SYNC = "last_sync"
 META_FIRST_SYNC_DONE = "first_sync_done"  # "1" once a sync of the whole folder finished with nothing deferred
+META_SHAPE = "index_shape"  # issue 25: the SCREE_EXTENSIONS and SCREE_MAX_FILE_BYTES of the last full sync (JSON)
 META_LAST_ERROR = "last_error"  # R-L0: the outage the last sync ended in; "" once a sync went through again
 
 
@@ -171,11 +170,6 @@ def has_vector_table(conn: apsw.Connection) -> bool:
     """False for an index without vectors: no model recorded yet, or a keyword-only one (0 dims)."""
     row = conn.execute("select 1 from sqlite_master where type = 'table' and name = ?", (VECTOR_TABLE,)).fetchone()
     return row is not None
-
-
-def is_blank(conn: apsw.Connection) -> bool:
-    """True for a database with no tables at all (a file just created, or created by an interrupted first open)."""
-    return not _table_names(conn)
 
 
 def current_version(conn: apsw.Connection) -> int:

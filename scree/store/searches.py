@@ -57,7 +57,7 @@ KEYWORD_TABLE = "chunks_fts"
 SPLIT_MIN_ROWS = 20_000
 _AVERAGES_SQL = f"select block from {KEYWORD_TABLE}_data where id = 1"  # FTS5's averages record
 _HITS_SQL = f"select count(*) from {KEYWORD_TABLE} where {KEYWORD_TABLE} match ?"
-# R-M10: a scoped search ranks only the chunks of files whose path the scope's regex (?3) matches, in the query
+# R-M10: a scoped search ranks only the chunks of files its path filter (registered as token ?3) keeps, in the query
 # itself, so it still finds `limit` chunks inside the scope. The files subquery runs once per query.
 SCOPE_FUNCTION = "scree_in_scope"
 _IN_SCOPE = f"in (select id from chunks where path in (select path from files where {SCOPE_FUNCTION}(?3, path)))"
@@ -76,7 +76,7 @@ def exact_nearest(
     conn: apsw.Connection, vector: bytes, limit: int, scope: str | None = None
 ) -> list[tuple[int, float]]:
     """(chunk id, cosine distance) of the `limit` nearest chunks by a full scan of the vec0 table, nearest first;
-    with `scope` (scree.search.scope's regex), of the chunks inside it."""
+    with a filter's `scope` token (Store._filtered), of the chunks it keeps."""
     if scope is not None:
         rows = conn.execute(_SCOPED_EXACT_SQL, (vector, min(limit, MAX_KNN), scope))
         return [(int(row[0]), float(row[1])) for row in rows if row[1] is not None]  # NULL: an all-zero vector

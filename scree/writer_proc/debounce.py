@@ -152,9 +152,3 @@ class Schedule(Generic[R]):
             return Job(full=False, paths=tuple(due))
         deadlines = [t for t in (self._resync_at, self.debouncer.next_due()) if t is not None]
         return min(deadlines) if deadlines else None
-
-    def drop_requests(self) -> list[R]:
-        """The requests still waiting (the writer is stopping)."""
-        items = [item for _, item in self._requests]
-        self._requests.clear()
-        return items

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from scree import replies
-from scree.config import Settings
+from scree.config import BYTES_PER_MB, Settings
 from scree.content.chunking import Chunk, chunk_markdown, embed_text, opted_out, text_hash
 from scree.content.files import BAD_NAME, Skipped, name_is_valid, path_too_long, read_markdown, shown_name, shown_short
 from scree.content.ignore import IgnorePolicy
@@ -21,15 +21,16 @@ from scree.embedders.base import Embedder
 from scree.errors import EmbeddingUnavailableError
 from scree.heap import trim_heap
 from scree.index.folder import db_files
+from scree.inert import UNSHOWABLE_NAME, shown_exactly
 from scree.logs import get_logger
 from scree.redact import redact
-from scree.search.render import UNSHOWABLE_NAME, shown_exactly
 from scree.store import FileState, NewChunk, Store
+from scree.writer_proc.machine_vectors import MachineVectors
 
 log = get_logger(__name__)
 
 WRITE_BATCH_CHUNKS = 512  # rows per write transaction: sqlite-vec pays per commit, so small files share one
-BYTES_PER_MB = 1_000_000  # R-S4: SCREE_FIRST_SYNC_MB counts decimal megabytes
+
 LOGGED_PATHS = 5  # paths named in a debug or info line about many
 
 
@@ -45,7 +46,7 @@ class SyncReport:
     deferred: int = 0
     deferred_with_rows: int = 0  # of `deferred`, files the index holds an older version of (kept as it is)
     chunks_embedded: int = 0
-    chunks_reused: int = 0
+    chunks_from_cache: int = 0  # issue 24: vectors the machine-wide cache had, embedded before for another index
     bytes_read: int = 0
     bytes_total: int = 0  # R-L1, with a progress callback: the size of the files this run visits ...
     bytes_visited: int = 0  # ... and of those visited so far (read, skipped or gone), for the progress line's ETA,
@@ -54,6 +55,7 @@ class SyncReport:
     skipped: list[tuple[str, str]] = field(default_factory=list)
     outage: str | None = None
     rebuilt: bool | None = None  # reindex -all: whether the new index replaced the old one (None: not a rebuild)
+    left_out: dict[str, int] = field(default_factory=dict)  # other doc formats' files not indexed, by ending (#25)
 
     def reply(self, path: str | None) -> str:
         """R-M7's line for this reindex, of the folder (None) or of one path; a skipped file says why (R-I2)."""
@@ -96,10 +98,14 @@ def rebuild(
     fresh_path = settings.db_path.with_name(settings.db_path.name + REBUILD_SUFFIX)
     _remove_db(fresh_path)
     stop = stop or threading.Event()
+    shared = MachineVectors.for_sync(settings, embedder)  # issue 24: a rebuild of the same model embeds nothing again
     try:
         with Store.open(fresh_path, settings.folder) as fresh:
             fresh.set_model(embedder.identity, embedder.dims)
-            report = Syncer(fresh, policy, embedder, settings.max_file_bytes, stop=stop, progress=progress).sync_all()
+            syncer = Syncer(
+                fresh, policy, embedder, settings.max_file_bytes, stop=stop, progress=progress, shared=shared
+            )
+            report = syncer.sync_all()
             report.rebuilt = report.outage is None and not report.deferred and not report.failed and not stop.is_set()
             if report.rebuilt:
                 store.replace_with(fresh)
@@ -127,8 +133,11 @@ class Syncer:
         max_file_bytes: int,
         stop: threading.Event | None = None,
         progress: Progress | None = None,
+        shared: MachineVectors | None = None,
     ) -> None:
         self._store = store
+        self.store = store  # the writer reclaims the space of removed files between syncs (issue 25)
+        self._shared = shared  # issue 24: the machine-wide cache, asked for what this index lacks
         self._policy = policy
         self._embedder = embedder
         self._max_file_bytes = max_file_bytes
@@ -146,6 +155,7 @@ class Syncer:
         started = time.monotonic()
         report = SyncReport()
         paths = list(self._policy.walk())
+        report.left_out = dict(self._policy.left_out)
         paths = LanguageTrees.of(paths).sync_order(paths)  # a first sync makes the main language searchable first
         present = set(paths)
         gone = [path for path in self._store.paths() if path not in present]
@@ -270,6 +280,9 @@ class Syncer:
                     report.bytes_visited += sizes[n]
                     self._progress(report, total)
             self._flush(report, embed_partial=not self._stop.is_set(), write_ready=True)
+        except KeyboardInterrupt:  # issue 25: Ctrl-C keeps the files whose vectors are all embedded already
+            self._write_ready(report, force=True)
+            raise
         except EmbeddingUnavailableError as exc:
             report.outage = str(exc)
             log.warning("embeddings unavailable; files keep their old rows", error=str(exc))
@@ -284,6 +297,8 @@ class Syncer:
             self._need.clear()
             report.bytes_waiting = 0
             self._vectors.clear()
+            if self._shared is not None:  # written, and the file closed: an idle writer holds none of its pages
+                self._shared.close()
 
     def _sizes(self, paths: list[str]) -> list[int]:
         """Each path's size now (0 when it cannot be read): a stat a file, for the progress line's bytes and ETA."""
@@ -341,7 +356,10 @@ class Syncer:
         # a hash covers the path (R-C4): only a file the index holds has stored vectors to reuse (a new one: no query)
         cached = self._store.vectors_for_hashes(unknown) if old is not None else {}
         self._vectors.update(cached)
-        report.chunks_reused += len(hashes) - len([h for h in unknown if h not in cached])
+        if self._shared is not None:  # issue 24: embedded before for another index (a worktree, reindex -all)
+            found = self._shared.get([h for h in unknown if h not in cached])
+            self._vectors.update(found)
+            report.chunks_from_cache += len(found)
         for h, text in zip(hashes, texts, strict=True):
             if h not in self._vectors and h not in self._need:
                 self._need[h] = text
@@ -359,6 +377,8 @@ class Syncer:
         while len(self._need) >= batch or (embed_partial and self._need):
             items = list(self._need.items())[:batch]
             vectors = self._embedder.embed([text for _, text in items])
+            if self._shared is not None:
+                self._shared.remember(zip((h for h, _ in items), vectors, strict=True))
             for (h, text), vector in zip(items, vectors, strict=True):
                 self._vectors[h] = vector
                 del self._need[h]
@@ -366,11 +386,15 @@ class Syncer:
             report.chunks_embedded += len(items)
             if self._progress is not None:
                 self._progress(report, self._files_in_run)
+        self._write_ready(report, force=write_ready)
+
+    def _write_ready(self, report: SyncReport, *, force: bool) -> None:
+        """Write the pending files whose vectors are all known: a batch of WRITE_BATCH_CHUNKS rows, or (force) any."""
         # readiness only grows (vectors of pending files are never dropped), so resume where the last call stopped
         while self._ready < len(self._pending) and all(h in self._vectors for h in self._pending[self._ready].hashes):
             self._ready_rows += len(self._pending[self._ready].hashes)
             self._ready += 1
-        if self._ready == 0 or (self._ready_rows < WRITE_BATCH_CHUNKS and not write_ready):
+        if self._ready == 0 or (self._ready_rows < WRITE_BATCH_CHUNKS and not force):
             return
         done, self._pending = self._pending[: self._ready], self._pending[self._ready :]
         self._ready = self._ready_rows = 0
@@ -383,18 +407,7 @@ class Syncer:
                     self._vectors.pop(h, None)
 
     def _rows(self, item: _Pending) -> list[NewChunk]:
-        return [
-            NewChunk(
-                ordinal=c.ordinal,
-                heading=c.heading,
-                text=c.text,
-                start_line=c.start_line,
-                end_line=c.end_line,
-                text_hash=h,
-                vector=self._vectors[h],
-            )
-            for c, h in zip(item.chunks, item.hashes, strict=True)
-        ]
+        return [NewChunk.of(c, h, self._vectors[h]) for c, h in zip(item.chunks, item.hashes, strict=True)]
 
 
 def markdown_bytes(policy: IgnorePolicy) -> int:
@@ -439,7 +452,13 @@ def log_report(report: SyncReport, paths: Sequence[str], *, full: bool) -> None:
     if full:
         # a catch-up that found nothing to change (the watcher after a first-sync process, a resync) is no news
         say = log.info if report.indexed or report.removed or report.deferred else log.debug
-        say("synced the folder", scanned=report.scanned, chunks_embedded=report.chunks_embedded, **figures)
+        say(
+            "synced the folder",
+            scanned=report.scanned,
+            chunks_embedded=report.chunks_embedded,
+            chunks_from_cache=report.chunks_from_cache,
+            **figures,
+        )
     elif report.indexed or report.removed:
         log.info("synced changed files", paths=list(paths[:LOGGED_PATHS]), count=len(paths), **figures)
     else:

@@ -1,7 +1,7 @@
 """File events under the folder as batches of (change, relative path), from inotify on Linux or watchdog elsewhere.
 
 This module is the contract and what both backends share; the backends live in watcher_inotify.py and
-watcher_watchdog.py, and make_watcher() picks one. Both place one non-recursive watch per directory the caller's
+watcher_watchdog.py; watchers.py picks one. Both place one non-recursive watch per directory the caller's
 filter allows and never one inside a filtered directory (R-W3), so `node_modules/` costs nothing. A DELETED path may
 name a directory that was deleted or moved away: the caller treats it as a prefix and drops everything below it. A
 directory that appears (created or moved in) is watched first and listed second, and every file found in it is
@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import enum
 import os
-import sys
 import threading
 import types
 from abc import ABC, abstractmethod
@@ -24,7 +23,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from scree.content.ignore import GIT_DIR
-from scree.errors import ConfigError
 from scree.logs import get_logger
 
 if TYPE_CHECKING:
@@ -32,7 +30,6 @@ if TYPE_CHECKING:
 
 log = get_logger(__name__)
 
-BACKENDS = ("auto", "inotify", "watchdog")
 
 DirFilter = Callable[[str], bool]
 
@@ -281,22 +278,3 @@ class Watcher(ABC):
         tb: types.TracebackType | None,
     ) -> None:
         self.close()
-
-
-def make_watcher(root: Path, dir_filter: DirFilter, backend: str = "auto") -> Watcher:
-    """The watcher for this platform ("auto": inotify on Linux, watchdog elsewhere) or the one asked for.
-
-    Each backend is imported only when chosen, so a Linux writer never loads watchdog."""
-    if backend == "auto":
-        backend = "inotify" if sys.platform == "linux" else "watchdog"
-    if backend == "inotify":
-        if sys.platform != "linux":
-            raise ConfigError("the inotify watcher needs Linux; use SCREE_WATCHER=watchdog or auto")
-        from scree.writer_proc.watcher_inotify import InotifyWatcher
-
-        return InotifyWatcher(root, dir_filter)
-    if backend == "watchdog":
-        from scree.writer_proc.watcher_watchdog import WatchdogWatcher
-
-        return WatchdogWatcher(root, dir_filter)
-    raise ConfigError(f"unknown watcher {backend!r}; choose one of: {', '.join(BACKENDS)}")

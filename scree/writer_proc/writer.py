@@ -16,9 +16,12 @@ the lock file names whoever the user would have to stop. Three threads:
   doubling up to SCREE_OUTAGE_PAUSE_MAX_SECONDS, then resyncs the whole folder, so an edit made during the outage is
   indexed without another edit (R-E4).
 
-The store and the embedder belong to the sync thread alone. On stop the threads get WRITER_THREADS_S (deadlines.py);
-a sync thread stuck in an API request is left behind (daemon) with the store still open, and the caller is expected to
-exit.
+With the offline model a fourth thread, the query server's (query_server.py), embeds readers' search queries with
+the same model, ahead of the sync thread's next slice of texts (QueriesFirst), so sessions share one copy of it.
+
+The store belongs to the sync thread alone, the embedder to the sync thread and the query server. On stop the
+threads get WRITER_THREADS_S (deadlines.py); a sync thread stuck in an API request is left behind (daemon) with the
+store still open, and the caller is expected to exit.
 """
 
 from __future__ import annotations
@@ -33,7 +36,9 @@ from scree.content.ignore import IgnorePolicy
 from scree.deadlines import WRITER_THREADS_S
 from scree.embedders.factory import make_embedder
 from scree.embedders.idle import WRITER_IDLE_S
+from scree.embedders.priority import QueriesFirst
 from scree.errors import EmbeddingError
+from scree.index.shape import check_for_writer
 from scree.index.writing import open_for_writing
 from scree.logs import get_logger, logged_thread
 from scree.protocol import Outcome, WriterResult, WriterState
@@ -42,6 +47,8 @@ from scree.replies import failed_message, over_cap_message, paused_reply, reinde
 from scree.store import Store
 from scree.writer_proc.debounce import Job, Schedule
 from scree.writer_proc.health import HealthCheck
+from scree.writer_proc.machine_vectors import MachineVectors
+from scree.writer_proc.query_server import QueryServer
 from scree.writer_proc.sync import (
     LOGGED_PATHS,
     Syncer,
@@ -50,13 +57,15 @@ from scree.writer_proc.sync import (
     log_report,
     release_sync_memory,
 )
-from scree.writer_proc.watcher import Change, Event, IgnoreDirFilter, Watcher, make_watcher
+from scree.writer_proc.watcher import Change, Event, IgnoreDirFilter, Watcher
+from scree.writer_proc.watchers import make_watcher
 
 log = get_logger(__name__)
 
 MAIN_TICK_S = 0.25  # how often the main loop looks at `stop`; R-W5 allows 5 s for the whole stop
 HEARTBEAT_S = 1.0  # R-P2: a status report at least this often, so a supervisor can tell a hung writer
 EVENT_READ_TIMEOUT_S = 0.5  # the event thread looks at the stop flag at least this often
+SHARED_KINDS = ("local",)  # embedders whose model readers share through the query socket; the API is called direct
 
 
 StatusCallback = Callable[[WriterState], None]  # takes each report as the writer made it
@@ -159,20 +168,33 @@ class Writer:
         settings = self._settings
         embedder = make_embedder(settings, keyword_fallback=True, release_idle_s=WRITER_IDLE_S)
         store: Store | None = None
+        queries: QueryServer | None = None
         try:
             store = open_for_writing(settings)
             with self._cond:
                 self._index_complete = store.first_sync_done()  # this sync is a catch-up: the note says nothing
             store.prepare(embedder)
+            check_for_writer(store, settings)  # issue 25: settings that would remove pages stop it here
+            if embedder.kind in SHARED_KINDS:  # the index is this model's: readers may use it (issue 24)
+                embedder = QueriesFirst(embedder)
+                queries = QueryServer.start(settings.query_socket_path, embedder)
             capped = self._check_cap(store)
             if capped is not None:
                 return capped
             policy = IgnorePolicy(settings.folder, settings.extensions)  # the sync thread's own
             syncer = Syncer(
-                store, policy, embedder, settings.max_file_bytes, stop=self._wind_down, progress=self._progress
+                store,
+                policy,
+                embedder,
+                settings.max_file_bytes,
+                stop=self._wind_down,
+                progress=self._progress,
+                shared=MachineVectors.for_sync(settings, embedder),  # issue 24: what another checkout embedded
             )
             return self._follow(syncer, policy)
         finally:
+            if queries is not None:
+                queries.close()
             if not self._abandoned:
                 if store is not None:
                     store.close()
@@ -350,6 +372,8 @@ class Writer:
             self._pause(redact(str(exc)))
             return
         log_report(report, job.paths, full=job.full)
+        if report.removed and parts.syncer.store.reclaim_space():  # issue 25: the index shrinks again
+            log.info("index vacuumed after removals", removed=report.removed)
         if job.full:
             release_sync_memory(parts.policy)
         if job.request is not None:

@@ -1,0 +1,78 @@
+"""Issue 25: a real docs site as a new user meets it: .mdx pages are indexed by default (their import, export and
+JSX-only lines kept out of what is embedded, their line numbers as the file has them), and files of other doc
+formats that are left out are counted by reindex and doctor, naming SCREE_EXTENSIONS."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from cli_helpers import run_scree, scree_env, search_json, write_file
+
+from scree.content.chunking import chunk_markdown, embed_text
+
+MDX_PAGE = """---
+title: Installing the CLI
+---
+
+import Tabs from '@theme/Tabs';
+import TabItem from '@theme/TabItem';
+
+Pick the package manager your platform uses.
+
+<Tabs>
+<TabItem value="brew" label="Homebrew">
+
+```bash
+brew install quokka
+```
+
+</TabItem>
+</Tabs>
+
+## Verifying
+
+Run quokka version to check the install worked: it prints the version and where the binary is.
+"""
+
+
+def test_mdx_pages_are_indexed_by_default_and_other_doc_files_are_counted(tmp_path: Path) -> None:
+    folder = tmp_path / "site"
+    write_file(folder, "docs/install.mdx", MDX_PAGE)
+    write_file(folder, "docs/intro.md", "# Intro\n\nQuokka is a small marsupial command line tool.\n")
+    write_file(folder, "docs/legacy/setup.rst", "Setup\n=====\n\nOld setup notes.\n")
+    write_file(folder, "docs/legacy/usage.rst", "Usage\n=====\n\nOld usage notes.\n")
+    write_file(folder, "docs/notes.txt", "plain notes\n")
+    write_file(folder, "build/ignored.rst", "ignored\n")
+    write_file(folder, ".gitignore", "build/\n")
+    env = scree_env(tmp_path / "data", SCREE_EMBEDDER="hash")
+
+    reindex = run_scree("reindex", "--notes", str(folder), env=env)
+    assert reindex.returncode == 0, reindex.stderr
+    lines = reindex.stdout.splitlines()
+    assert lines[0].startswith("Scanned 2 files: 2 indexed"), reindex.stdout
+    assert "  left out: 2 .rst, 1 .txt files (not indexed: SCREE_EXTENSIONS=.rst,.txt adds them)" in lines
+
+    hits = search_json(folder, "homebrew install quokka", env, "--mode", "keyword")["hits"]
+    assert hits[0]["path"] == "docs/install.mdx"
+    verifying = search_json(folder, "check the install worked", env, "--mode", "keyword")["hits"][0]
+    assert (verifying["path"], verifying["start"], verifying["end"]) == ("docs/install.mdx", 20, 22)
+
+    doctor = run_scree("doctor", "--notes", str(folder), env=env)
+    assert "ok    other doc files: left out: 2 .rst, 1 .txt files (not indexed: SCREE_EXTENSIONS=.rst,.txt adds " \
+        "them)" in doctor.stdout.splitlines(), doctor.stdout  # fmt: skip
+
+    with_rst = scree_env(tmp_path / "data", SCREE_EMBEDDER="hash", SCREE_EXTENSIONS=".rst,.txt")
+    again = run_scree("reindex", "--notes", str(folder), env=with_rst)
+    assert again.stdout.startswith("Scanned 5 files: 3 indexed"), again.stdout
+    assert "left out" not in again.stdout
+    doctor = run_scree("doctor", "--notes", str(folder), env=with_rst)
+    assert "ok    other doc files: none left out" in doctor.stdout.splitlines(), doctor.stdout
+
+
+def test_what_is_embedded_of_an_mdx_page_leaves_its_code_lines_out() -> None:
+    chunks = chunk_markdown(MDX_PAGE)
+    assert [(chunk.start_line, chunk.end_line) for chunk in chunks] == [(5, 18), (20, 22)]
+    embedded = embed_text("docs/install.mdx", chunks[0])
+    assert "import" not in embedded and "Tabs" not in embedded and "TabItem" not in embedded
+    assert "Pick the package manager your platform uses." in embedded and "brew install quokka" in embedded
+    assert "import Tabs" in embed_text("docs/install.md", chunks[0])  # a .md file's text is its own
