@@ -37,6 +37,7 @@ FIGURES = {
     "sync_mb_per_s", "sync_mb_per_cpu_s", "sync_peak_rss_mb",
     "edit_to_searchable_p50_s", "edit_to_searchable_p95_s",
     "offline_model_load_s", "offline_query_p50_ms", "offline_embed_tokens_per_s", "offline_embed_peak_rss_mb",
+    "offline_import_s", "offline_first_query_ms",
     "bare_sessions_uss_mb", "sessions_uss_mb", "sessions_semantic_p50_ms",
     "first_checkout_sync_s", "second_checkout_sync_s", "first_checkout_api_requests", "second_checkout_api_requests",
     "vector_cache_mb",
