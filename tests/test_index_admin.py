@@ -230,4 +230,4 @@ def test_an_adopted_index_keeps_only_the_files_the_new_folder_has_unchanged(tmp_
     assert adopted is not None and (adopted.matched, adopted.files) == (4, 5)
     with Store.open(settings.db_path, settings.folder, readonly=True) as store:
         assert sorted(store.files()) == [f"docs/secret{n}.md" for n in range(4)]
-        assert not store.first_sync_done()  # incomplete for the new folder until its sync runs (R-M5)
+        assert not store.is_complete()  # incomplete for the new folder until its sync runs (R-M5)

@@ -234,12 +234,12 @@ def test_an_index_of_an_older_embedded_text_format_is_refused_until_rebuilt(stor
 def test_reset_rebuilds_with_new_model(store: Store, db_path: Path) -> None:
     store.replace_files([(state("a.md"), [chunk(0, "alpha"), chunk(1, "beta")])])
     store.record_full_sync(complete=True)
-    assert store.first_sync_done() and store.last_sync()
+    assert store.is_complete() and store.last_sync()
     store.reset("api:bigger", 16)
     assert store.model() == ("api:bigger", 16)
     assert store.counts() == (0, 0)
     assert store.files() == {}
-    assert not store.first_sync_done() and store.last_sync() is None
+    assert not store.is_complete() and store.last_sync() is None
     assert store.get_meta("folder") is not None
     assert row_counts(db_path) == (0, 0, 0)
     store.replace_files([(state("a.md"), [chunk(0, "alpha", dims=16)])])
@@ -319,11 +319,11 @@ def test_replace_files_batches_and_touch_and_meta(store: Store) -> None:
     store.touch_file(touched)
     assert store.file_state("3.md") == touched
     assert store.files()["3.md"] == touched
-    assert store.last_sync() is None and not store.first_sync_done() and store.last_error() is None
+    assert store.last_sync() is None and not store.is_complete() and store.last_error() is None
     store.record_full_sync(complete=False)
-    assert store.last_sync() is not None and not store.first_sync_done()
+    assert store.last_sync() is not None and not store.is_complete()
     store.record_full_sync(complete=True)
-    assert store.first_sync_done()
+    assert store.is_complete()
     store.record_last_error("the API said no")
     assert store.last_error() == "the API said no"
     store.record_last_error("")

@@ -466,7 +466,7 @@ def test_sigkill_at_random_points_of_a_large_sync_leaves_every_file_old_or_new(
     watch.wait_log("first sync done", deadline_s=60.0)
     assert check_consistent(settings, shas, texts) == KILL_FILES, f"seed {seed}"
     with Store.open(settings.db_path, settings.folder, readonly=True) as store:
-        assert store.counts()[0] == KILL_FILES and store.first_sync_done()
+        assert store.counts()[0] == KILL_FILES and store.is_complete()
     assert watch.stop()[0] == 0
 
 

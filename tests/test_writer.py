@@ -239,7 +239,7 @@ def test_first_sync_indexes_the_folder_and_reports_progress_and_heartbeats(setti
         assert run.states[-1].heartbeat > done.heartbeat
     assert run.result().outcome is Outcome.STOPPED
     with Store.open(settings.db_path, settings.folder, readonly=True) as store:
-        assert store.first_sync_done()
+        assert store.is_complete()
 
 
 def test_first_sync_only_returns_once_the_folder_is_indexed(settings: Settings) -> None:

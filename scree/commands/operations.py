@@ -109,7 +109,7 @@ def search(settings: Settings, query: str, k: int, mode: str, path: str | None =
 
 def index_note(settings: Settings, store: Store) -> str | None:
     """R-M5 for the command line: what the index itself says about being incomplete or not kept current."""
-    done = store.first_sync_done()
+    done = store.is_complete()
     pid = lock_holder(settings.lock_path) if not done and settings.lock_path.exists() else None
     return cli_index_note(complete=done, holder_pid=pid, last_error=store.last_error() if done else None)
 
@@ -135,7 +135,7 @@ def status(settings: Settings) -> dict[str, Any]:
             if recorded is not None:
                 info["model"], info["dimensions"] = recorded
             info["files"], info["chunks"] = store.counts()
-            info["first_sync_done"] = store.first_sync_done()
+            info["first_sync_done"] = store.is_complete()
             info["last_sync"] = store.last_sync()
             info["last_error"] = store.last_error()
     return info

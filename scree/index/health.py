@@ -37,7 +37,7 @@ def index_health(settings: Settings) -> Health:
                 "files": files,
                 "chunks": chunks,
                 "writer_pid": lock_holder(settings.lock_path) if settings.lock_path.exists() else None,
-                "first_sync_done": store.first_sync_done(),
+                "first_sync_done": store.is_complete(),
                 "last_sync": store.last_sync(),
                 "last_error": store.last_error(),
             }

@@ -192,7 +192,7 @@ class SearchEngine:
         scope = scope_filter(path) if path is not None else None
         notes: list[str] = []
         if self._store.is_empty() or not query.strip():
-            if self._store.first_sync_done() and self._store.file_count() == 0:  # issue 25: not silence
+            if self._store.is_complete() and self._store.file_count() == 0:  # issue 25: not silence
                 notes.append(no_markdown_note(str(self._root), self._policy.extensions))
             return SearchResult(hits=[], notes=notes)
         limit = max(POOL, k)

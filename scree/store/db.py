@@ -191,7 +191,7 @@ class Store:
             return IndexRecord()
         try:
             with cls.open(db_path, folder, readonly=True) as store:
-                return IndexRecord(store.first_sync_done(), store.counts()[0])
+                return IndexRecord(store.is_complete(), store.counts()[0])
         except (ScreeError, apsw.Error):  # a busy, locked or damaged file reads as no record, as the docstring says
             return IndexRecord()
 
@@ -322,7 +322,7 @@ class Store:
         with self._transaction():
             self._conn.execute("insert or replace into meta(key, value) values (?, ?)", (key, value))
 
-    def first_sync_done(self) -> bool:
+    def is_complete(self) -> bool:
         """Whether a sync of the whole folder has finished with nothing deferred (R-M5: the index is complete)."""
         return self.get_meta(META_FIRST_SYNC_DONE) == "1"
 

@@ -490,7 +490,7 @@ def first_sync_over_cap(store: Store, policy: IgnorePolicy, cap_mb: float) -> fl
     """R-S4: the folder's markdown in MB when the index is new and empty and that is over `cap_mb` (then it is not
     synced; `scree reindex` does it on purpose), else None."""
     files, _ = store.counts()
-    if files or store.first_sync_done():
+    if files or store.is_complete():
         return None
     size = markdown_bytes(policy)
     return size / BYTES_PER_MB if size > cap_mb * BYTES_PER_MB else None

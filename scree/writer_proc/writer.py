@@ -172,7 +172,7 @@ class Writer:
         try:
             store = open_for_writing(settings)
             with self._cond:
-                self._index_complete = store.first_sync_done()  # this sync is a catch-up: the note says nothing
+                self._index_complete = store.is_complete()  # this sync is a catch-up: the note says nothing
             store.prepare(embedder)
             check_for_writer(store, settings)  # issue 25: settings that would remove pages stop it here
             if embedder.kind in SHARED_KINDS:  # the index is this model's: readers may use it (issue 24)
