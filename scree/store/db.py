@@ -477,13 +477,17 @@ class Store:
                         f"{recorded[1]}; {REINDEX_HINT}"
                     )
 
+    def _grow_cache_if_bulk(self) -> None:
+        """Under bulk_cache(), the larger page cache from the first rows written on."""
+        if self._bulk_wanted and not self._bulk_on:
+            self._conn.execute(f"pragma cache_size = -{BULK_CACHE_KIB}").fetchall()
+            self._bulk_on = True
+
     def replace_files(self, items: Sequence[tuple[FileState, Sequence[NewChunk]]]) -> None:
         """R-S2: swap each file's old rows for these, all in one transaction (each file fully old or fully new after a
         kill); batched small files cost one commit, not one each."""
         self._check_vectors(items)
-        if self._bulk_wanted and not self._bulk_on:
-            self._conn.execute(f"pragma cache_size = -{BULK_CACHE_KIB}").fetchall()
-            self._bulk_on = True
+        self._grow_cache_if_bulk()
         with self._transaction():
             facts = self._now()
             writes.write_files(self._conn, items, vectors=facts.vectors, sign_bits=facts.sign_bits)
@@ -493,9 +497,7 @@ class Store:
         """R-S2 for a file too large to hold whole: its old rows go and its new ones are added part by part through
         the function this yields, all in one transaction, committed when the block ends and rolled back (old rows
         kept) when it raises."""
-        if self._bulk_wanted and not self._bulk_on:
-            self._conn.execute(f"pragma cache_size = -{BULK_CACHE_KIB}").fetchall()
-            self._bulk_on = True
+        self._grow_cache_if_bulk()
         with self._transaction():
             facts = self._now()
             old_ids = writes.start_file(self._conn, state)

@@ -40,12 +40,16 @@ _DELETE_CHUNKS_SQL = "delete from chunks where path in (select value from json_e
 def delete_chunks(conn: apsw.Connection, paths: Sequence[str], *, vectors: bool) -> None:
     """Delete these files' chunks with their vectors; FTS rows and sign bits go with the chunks (schema triggers)."""
     listed = json.dumps(list(paths), ensure_ascii=False)
-    ids = [(row[0],) for row in conn.execute(_CHUNK_IDS_SQL, (listed,))]
+    ids = [int(row[0]) for row in conn.execute(_CHUNK_IDS_SQL, (listed,))]
     if not ids:
         return
     if vectors:
-        conn.executemany(f"delete from {VECTOR_TABLE} where chunk_id = ?", ids)
+        _delete_vectors(conn, ids)
     conn.execute(_DELETE_CHUNKS_SQL, (listed,))
+
+
+def _delete_vectors(conn: apsw.Connection, ids: Sequence[int]) -> None:
+    conn.executemany(f"delete from {VECTOR_TABLE} where chunk_id = ?", [(chunk_id,) for chunk_id in ids])
 
 
 def write_files(
@@ -67,7 +71,7 @@ def start_file(conn: apsw.Connection, state: FileState) -> list[int]:
     """The first step of writing one file in parts (Store.file_in_parts): its state is recorded and its old chunks'
     ids returned, for end_file to delete once add_chunks wrote the new ones, in the same transaction (until then
     the old rows' vectors can still be reused)."""
-    ids = [int(row[0]) for row in conn.execute("select id from chunks where path = ?", (state.path,))]
+    ids = [int(row[0]) for row in conn.execute(_CHUNK_IDS_SQL, (json.dumps([state.path], ensure_ascii=False),))]
     conn.execute(_UPSERT_FILE_SQL, (state.path, state.sha256, state.mtime_ns, state.size))
     return ids
 
@@ -75,10 +79,9 @@ def start_file(conn: apsw.Connection, state: FileState) -> list[int]:
 def end_file(conn: apsw.Connection, old_ids: Sequence[int], *, vectors: bool) -> None:
     """The last step of writing a file in parts: its old chunks go, with their vectors (and by the schema's
     triggers their keyword rows and sign bits)."""
-    rows = [(chunk_id,) for chunk_id in old_ids]
     if vectors:
-        conn.executemany(f"delete from {VECTOR_TABLE} where chunk_id = ?", rows)
-    conn.executemany("delete from chunks where id = ?", rows)
+        _delete_vectors(conn, old_ids)
+    conn.executemany("delete from chunks where id = ?", [(chunk_id,) for chunk_id in old_ids])
 
 
 def add_chunks(conn: apsw.Connection, chunks: Sequence[tuple[str, NewChunk]], vectors: bool, sign_bits: bool) -> None:

@@ -369,16 +369,9 @@ class Syncer:
             self._visit_large(content, state, old is not None, report)
             return
         chunks = chunk_markdown(content.text)
-        texts = [embed_text(path, chunk) for chunk in chunks]
-        hashes = [text_hash(self._embedder.identity, text) for text in texts]
+        texts, hashes = self._texts_and_hashes(path, chunks)
         unknown = [h for h in hashes if h not in self._vectors and h not in self._need]
-        # a hash covers the path (R-C4): only a file the index holds has stored vectors to reuse (a new one: no query)
-        cached = self._store.vectors_for_hashes(unknown) if old is not None else {}
-        self._vectors.update(cached)
-        if self._shared is not None:  # issue 24: embedded before for another index (a worktree, reindex -all)
-            found = self._shared.get([h for h in unknown if h not in cached])
-            self._vectors.update(found)
-            report.chunks_from_cache += len(found)
+        self._vectors.update(self._stored_vectors(unknown, old is not None, report))
         for h, text in zip(hashes, texts, strict=True):
             if h not in self._vectors and h not in self._need:
                 self._need[h] = text
@@ -386,22 +379,37 @@ class Syncer:
         self._pending.append(_Pending(state, chunks, hashes, old is not None))
         self._flush(report, embed_partial=False, write_ready=False)
 
-    def _vectors_of(self, hashes: Sequence[str], texts: Sequence[str], known: bool, report: SyncReport) -> list[bytes]:
-        """The vectors of these texts: from the index (a file it holds), the machine-wide cache, else embedded."""
+    def _texts_and_hashes(self, path: str, chunks: Sequence[Chunk]) -> tuple[list[str], list[str]]:
+        """What is embedded of each chunk (R-C4) and its hash, the key of its vector (R-E7)."""
+        texts = [embed_text(path, chunk) for chunk in chunks]
+        return texts, [text_hash(self._embedder.identity, text) for text in texts]
+
+    def _stored_vectors(self, hashes: Sequence[str], known: bool, report: SyncReport) -> dict[str, bytes]:
+        """The vectors of `hashes` embedded before: in the index, for a file it holds (a hash covers the path, R-C4:
+        a new file has none there), then in the machine-wide cache (issue 24: a worktree, reindex --all)."""
         found = self._store.vectors_for_hashes(hashes) if known else {}
         if self._shared is not None:
             shared = self._shared.get([h for h in hashes if h not in found])
             found.update(shared)
             report.chunks_from_cache += len(shared)
+        return found
+
+    def _embed(self, items: Sequence[tuple[str, str]], report: SyncReport) -> list[bytes]:
+        """Embed one batch of (hash, text), remembered in the machine-wide cache."""
+        vectors = self._embedder.embed([text for _, text in items])
+        if self._shared is not None:
+            self._shared.remember(zip((h for h, _ in items), vectors, strict=True))
+        report.chunks_embedded += len(items)
+        return vectors
+
+    def _vectors_of(self, hashes: Sequence[str], texts: Sequence[str], known: bool, report: SyncReport) -> list[bytes]:
+        """The vectors of these texts: embedded before (_stored_vectors), else embedded now, a batch at a time."""
+        found = self._stored_vectors(hashes, known, report)
         missing = list({h: text for h, text in zip(hashes, texts, strict=True) if h not in found}.items())
         batch = self._embedder.batch_size
         for start in range(0, len(missing), batch):
             items = missing[start : start + batch]
-            vectors = self._embedder.embed([text for _, text in items])
-            if self._shared is not None:
-                self._shared.remember(zip((h for h, _ in items), vectors, strict=True))
-            found.update(zip((h for h, _ in items), vectors, strict=True))
-            report.chunks_embedded += len(items)
+            found.update(zip((h for h, _ in items), self._embed(items, report), strict=True))
         return [found[h] for h in hashes]
 
     def _visit_large(self, content: FileContent, state: FileState, known: bool, report: SyncReport) -> None:
@@ -411,15 +419,13 @@ class Syncer:
         leaves it with its old rows and counts it deferred."""
         self._flush(report, embed_partial=True, write_ready=True)
         slice_size = max(WRITE_BATCH_CHUNKS, self._embedder.batch_size)
-        identity = self._embedder.identity
         try:
             with self._store.file_in_parts(state) as add:
                 chunks = iter_chunks(content.text)
                 while piece := [chunk for _, chunk in zip(range(slice_size), chunks, strict=False)]:
                     if self._stop.is_set():
                         raise _Stopped
-                    texts = [embed_text(state.path, chunk) for chunk in piece]
-                    hashes = [text_hash(identity, text) for text in texts]
+                    texts, hashes = self._texts_and_hashes(state.path, piece)
                     vectors = self._vectors_of(hashes, texts, known, report)
                     add([NewChunk.of(c, h, v) for c, h, v in zip(piece, hashes, vectors, strict=True)])
                     if self._progress is not None:
@@ -441,14 +447,10 @@ class Syncer:
         batch = self._embedder.batch_size
         while len(self._need) >= batch or (embed_partial and self._need):
             items = list(self._need.items())[:batch]
-            vectors = self._embedder.embed([text for _, text in items])
-            if self._shared is not None:
-                self._shared.remember(zip((h for h, _ in items), vectors, strict=True))
-            for (h, text), vector in zip(items, vectors, strict=True):
+            for (h, text), vector in zip(items, self._embed(items, report), strict=True):
                 self._vectors[h] = vector
                 del self._need[h]
                 report.bytes_waiting -= len(text)
-            report.chunks_embedded += len(items)
             if self._progress is not None:
                 self._progress(report, self._files_in_run)
         self._write_ready(report, force=write_ready)
