@@ -209,7 +209,8 @@ class SearchEngine:
         if mode in ("hybrid", "keyword"):  # beside vectors, words in half of a large index add nothing alone (#17)
             keyword = keyword_ranking(self._store, query, limit, scope, floor_alone=mode == "keyword" or not vector)
         floor = SIMILARITY_FLOORS.get(recorded[0]) if recorded is not None else None
-        vector = above_floor(vector, {chunk_id for chunk_id, _ in keyword}, floor)
+        found_by_words = {chunk_id for chunk_id, _ in keyword}
+        vector = above_floor(vector, found_by_words, floor)
         words = content_words(query)
         if mode == "semantic":
             ranked = vector
@@ -228,7 +229,6 @@ class SearchEngine:
                 ranked, lambda chunk_id: path_match(terms, self._terms_of_path(rows, chunk_id)) if terms else 0.0
             )
         if mode != "semantic":  # issue 25: one-line and link-list chunks rank lower (ranking.THIN_RANKS)
-            found_by_words = {chunk_id for chunk_id, _ in keyword}
             ranked = demote_thin(
                 ranked,
                 is_thin,
