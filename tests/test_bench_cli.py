@@ -20,7 +20,6 @@ from scree.benchmarks.suite import (
     measure_offline_model,
     render_table,
 )
-from scree.embedders.model_install import install_model
 
 BENCH_TIMEOUT_S = 110.0  # the quick run takes about a minute on 2 shared cores
 SKIPPED_IN_QUICK = {"search_store_p50_ms_100k", "search_store_p95_ms_100k", "search_e2e_p50_ms_100k",
@@ -43,14 +42,6 @@ FIGURES = {
 }  # fmt: skip
 
 
-@pytest.fixture(scope="module")
-def model(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The offline model, in the pytest cache folder tests/test_local_model.py installs it into (fetched once)."""
-    cache = getattr(request.config, "cache", None)
-    models = cache.mkdir("scree-models") if cache is not None else tmp_path_factory.mktemp("models")
-    return install_model(models)
-
-
 def _tiny_notes(root: Path) -> Path:
     (root / "docs").mkdir(parents=True)
     (root / "README.md").write_text(
@@ -67,11 +58,11 @@ def _tiny_notes(root: Path) -> Path:
 
 
 @pytest.mark.slow
-def test_quick_bench_measures_every_figure(tmp_path: Path, model: Path) -> None:
+def test_quick_bench_measures_every_figure(tmp_path: Path, installed: Path) -> None:
     notes = _tiny_notes(tmp_path / "notes")
     before = {p: p.read_bytes() for p in notes.rglob("*") if p.is_file()}
     out = tmp_path / "bench.json"
-    env = scree_env(tmp_path / "data", SCREE_LOCAL_MODEL_DIR=str(model))
+    env = scree_env(tmp_path / "data", SCREE_LOCAL_MODEL_DIR=str(installed))
     proc = run_scree("bench", "--quick", "--json", str(out), "--notes", str(notes), env=env, timeout=BENCH_TIMEOUT_S)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "Traceback" not in proc.stderr
