@@ -424,6 +424,9 @@ def check_consistent(settings: Settings, shas: dict[str, dict[str, int]], texts:
     return at_newest
 
 
+# its own deadlines (a reindex, three rounds of up to 60 s, a last sync of up to 60 s) add up past the suite's
+# 120 s: beside the other tests (pytest-xdist) a slow round must fail on its deadline, saying which, not on this one
+@pytest.mark.timeout(300)
 def test_sigkill_at_random_points_of_a_large_sync_leaves_every_file_old_or_new(
     tmp_path: Path, data: Path, embed_server: EmbedServer, start_watch: Callable[[dict[str, str], Path], Watch]
 ) -> None:
