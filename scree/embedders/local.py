@@ -54,6 +54,7 @@ from scree.embedders.encoder import (
 )
 from scree.embedders.model_install import MODEL_FILE, MODEL_NAME, TOKENIZER_FILE, check_model, model_dir
 from scree.errors import ModelMissingError
+from scree.heap import trim_heap
 
 if TYPE_CHECKING:
     import numpy as np
@@ -350,4 +351,7 @@ class LocalEmbedder(Embedder):
             if self._model is None:
                 check_model(self.directory)
                 self._model = _MiniLM(self.directory, self.workers)
+                # Loading reads each tensor, then copies it into its final layout: without this the freed first
+                # copies stay in the heap, 14 MB of it (USS 82 -> 68 MB after a load), for as long as the model.
+                trim_heap()
             return self._model
