@@ -18,8 +18,8 @@ import pytest
 from scree.config import load_settings
 from scree.embedders import kernels
 from scree.embedders.base import unpack_vector
-from scree.embedders.encoder import attention
-from scree.embedders.local import MIN_SHARD_TOKENS, UNIT_TOKENS, LocalEmbedder, _shards
+from scree.embedders.encoder import BLOCK_COLUMNS, GROUP_ROWS, INT8_MAX, Int8Matrix, attention, product
+from scree.embedders.local import EXPAND_TOKENS, MIN_SHARD_TOKENS, UNIT_TOKENS, LocalEmbedder, _shards
 from scree.embedders.model_install import (
     MODEL_FILE,
     MODEL_NAME,
@@ -229,6 +229,51 @@ def _softmax_attention(block: np.ndarray) -> np.ndarray:
     weights = np.exp(scores)
     weights /= weights.sum(axis=-1, keepdims=True)
     return weights @ value
+
+
+def test_int8_weights_are_the_float_weights_to_half_a_step() -> None:
+    rng = np.random.default_rng(7)
+    rows, columns = 3 * GROUP_ROWS, 3 * BLOCK_COLUMNS
+    weights = rng.standard_normal((rows, columns)).astype(np.float32)
+    weights[:GROUP_ROWS] *= 50.0  # one group of rows far larger than the others: it must not coarsen them
+    weights[GROUP_ROWS : 2 * GROUP_ROWS, :7] = 0.0  # all-zero groups stay exactly zero
+    matrix = Int8Matrix.of(weights)
+    assert matrix.shape == (rows, columns) and matrix.values.dtype == np.int8
+    expanded = matrix.expand(np.full(matrix.size + 5, np.nan, dtype=np.float32))
+    step = np.abs(weights.reshape(3, GROUP_ROWS, columns)).max(axis=1, keepdims=True) / INT8_MAX
+    error = np.abs(expanded - weights).reshape(3, GROUP_ROWS, columns)
+    assert np.all(error <= step / 2 * (1 + 1e-5) + 1e-12)
+    assert np.all(expanded[GROUP_ROWS : 2 * GROUP_ROWS, :7] == 0.0)
+    assert np.abs(expanded[GROUP_ROWS:] - weights[GROUP_ROWS:]).max() < 0.02  # small rows keep their own steps
+
+
+def test_int8_product_equals_the_product_with_the_expanded_matrix() -> None:
+    rng = np.random.default_rng(8)
+    weights = rng.standard_normal((2 * GROUP_ROWS, 2 * BLOCK_COLUMNS)).astype(np.float32)
+    matrix = Int8Matrix.of(weights)
+    dense = matrix.expand(np.empty(matrix.size, dtype=np.float32)).copy()
+    x = rng.standard_normal((5, 2 * GROUP_ROWS)).astype(np.float32)
+    wide = np.full((5, 3 * BLOCK_COLUMNS), np.nan, dtype=np.float32)  # a strided output, as encoder_layer passes
+    scratch = np.empty(2 * GROUP_ROWS * BLOCK_COLUMNS, dtype=np.float32)
+    got = product(x, matrix, wide[:, : 2 * BLOCK_COLUMNS], scratch)
+    np.testing.assert_allclose(got, x @ dense, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(product(x, dense, np.empty_like(got), scratch), x @ dense, rtol=1e-5, atol=1e-5)
+    assert np.all(np.isnan(wide[:, 2 * BLOCK_COLUMNS :]))  # nothing written past the product's columns
+
+
+def test_a_batch_long_enough_to_expand_the_weights_gives_the_query_vectors(
+    installed: Path, reference: dict[str, object]
+) -> None:
+    """A long batch multiplies by float32 matrices expanded once, a query by int8 blocks: the same numbers."""
+    model = LocalEmbedder(installed)
+    try:
+        texts = [str(item["text"]) for item in _items(reference)]
+        while sum(model.count_tokens(texts)) < 2 * EXPAND_TOKENS:
+            texts = texts + texts
+        for text, vector in zip(texts, model.embed_batch(texts[: model.batch_size]), strict=True):
+            assert _cosine(unpack_vector(model.embed_query(text)), unpack_vector(vector)) > 0.99999
+    finally:
+        model.close()
 
 
 @pytest.mark.parametrize("compiled", [False, True], ids=["numpy", "compiled"])

@@ -6,14 +6,19 @@ this module stays free. The speed choices, each measured on 2 cores of an AVX2 m
 - attention runs a few heads at a time (1 MB of scores: 2 MB or 256 KB measured 0.4-0.9% slower), and divides
   by its row sums on the 32-wide output, not the scores; numpy's row sums are a BLAS matrix-vector product;
 - everything after attention is row-wise, so it runs in blocks of FFN_ROWS tokens whose 384-wide rows stay in
-  cache from the output projection through the feed-forward to the second layer norm, written back in place.
+  cache from the output projection through the feed-forward to the second layer norm, written back in place;
+- the four weight matrices of a layer are held as int8 with a float32 scale per GROUP_ROWS input rows of each
+  output column (issue 24: 42.5 MB of float32 become 10.6 MB, the largest part of what the one process that holds
+  the model costs), expanded to float32 in the workspace once per layer per shard: ~2% of a sync's time, and
+  ~5 ms of a query's. Grouped scales, measured against the float32 weights on 900 SciFact texts: cosine min
+  0.99962 (mean 0.99978), where one scale per column gave 0.99899, under R-E6's 0.999; SciFact nDCG@10 alike.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from types import ModuleType
 from typing import TYPE_CHECKING
 
@@ -35,22 +40,115 @@ SCORES_BYTES = 1 << 20  # scores per attention step: a head whose exp overflows 
 GELU_SCALE = 2 * (2 / math.pi) ** 0.5  # the tanh form of GELU, written with a sigmoid
 GELU_CUBIC = 0.044715
 SOFTMAX_SAFE_SUM = 1e30  # attention rows whose exp-sum reaches this take the max-subtracted way
+GROUP_ROWS = 64  # input rows sharing one int8 scale per output column (384 and 1,536 are multiples of it)
+BLOCK_COLUMNS = 128  # output columns an int8 product expands at a time, so the float32 block stays in cache
+INT8_MAX = 127
+
+
+@dataclass(frozen=True, slots=True)
+class Int8Matrix:
+    """An (in, out) float32 matrix as int8 `values` times `scales`, one scale per GROUP_ROWS rows of a column,
+    stored by blocks of BLOCK_COLUMNS columns so each block is one contiguous piece."""
+
+    values: NDArray[np.int8]  # (column blocks, in, BLOCK_COLUMNS)
+    scales: Floats  # (column blocks, in / GROUP_ROWS, 1, BLOCK_COLUMNS)
+
+    @classmethod
+    def of(cls, weights: Floats) -> Int8Matrix:
+        """Round `weights` to the nearest step of each group's scale (its largest magnitude / 127)."""
+        import numpy as np
+
+        rows, columns = weights.shape
+        grouped = weights.reshape(rows // GROUP_ROWS, GROUP_ROWS, columns)
+        scales = np.abs(grouped).max(axis=1, keepdims=True) / np.float32(INT8_MAX)
+        scales[scales == 0] = 1.0  # an all-zero group stays zero
+        values = np.rint(grouped / scales).clip(-INT8_MAX, INT8_MAX).astype(np.int8)
+        blocks = columns // BLOCK_COLUMNS
+        return cls(
+            values=np.ascontiguousarray(values.reshape(rows, blocks, BLOCK_COLUMNS).transpose(1, 0, 2)),
+            scales=np.ascontiguousarray(
+                scales.astype(np.float32).reshape(rows // GROUP_ROWS, 1, blocks, BLOCK_COLUMNS).transpose(2, 0, 1, 3)
+            ),
+        )
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        blocks, rows, width = self.values.shape
+        return rows, blocks * width
+
+    @property
+    def size(self) -> int:
+        return int(self.values.size)
+
+    def _expand_block(self, block: int, out: Floats) -> None:
+        """Column block `block` as float32, into `out` ((in, BLOCK_COLUMNS), any row stride)."""
+        import numpy as np
+
+        grouped = out.reshape(self.scales.shape[1], GROUP_ROWS, BLOCK_COLUMNS)
+        np.copyto(grouped, self.values[block].reshape(grouped.shape), casting="unsafe")
+        grouped *= self.scales[block]
+
+    def expand(self, out: Floats) -> Floats:
+        """The whole float32 matrix, written into the first `size` elements of `out` (flat) and returned (in, out)."""
+        rows, columns = self.shape
+        matrix = out[: self.size].reshape(rows, columns)
+        for block in range(len(self.values)):
+            self._expand_block(block, matrix[:, block * BLOCK_COLUMNS : (block + 1) * BLOCK_COLUMNS])
+        return matrix
+
+    def product(self, x: Floats, out: Floats, scratch: Floats) -> Floats:
+        """`x @ matrix` into `out`, one column block at a time through `scratch` (at least in x BLOCK_COLUMNS)."""
+        import numpy as np
+
+        rows = self.shape[0]
+        block_out = scratch[: rows * BLOCK_COLUMNS].reshape(rows, BLOCK_COLUMNS)
+        for block in range(len(self.values)):
+            self._expand_block(block, block_out)
+            np.matmul(x, block_out, out=out[:, block * BLOCK_COLUMNS : (block + 1) * BLOCK_COLUMNS])
+        return out
+
+
+def product(x: Floats, weights: Floats | Int8Matrix, out: Floats, scratch: Floats) -> Floats:
+    """`x @ weights` into `out`, for float32 weights (one BLAS call) or int8 ones (expanded block by block)."""
+    import numpy as np
+
+    if isinstance(weights, Int8Matrix):
+        return weights.product(x, out, scratch)
+    result: Floats = np.matmul(x, weights, out=out)
+    return result
 
 
 @dataclass(frozen=True, slots=True)
 class Layer:
-    """One encoder layer's weights as transposed views, for `x @ w` (PyTorch stores `w.T`; BLAS reads either)."""
+    """One encoder layer's weights, matrices transposed for `x @ w` (PyTorch stores `w.T`): int8 as the model holds
+    them, or float32 as `expanded` makes them for a batch long enough to pay for it."""
 
-    qkv: Floats  # (384, 1152): query (pre-scaled by 1/sqrt(head dims)), key and value side by side
+    qkv: Int8Matrix | Floats  # (384, 1152): query (pre-scaled by 1/sqrt(head dims)), key and value side by side
     query_bias: Floats  # the key and value biases are folded away (see local.py)
-    out: Floats
+    out: Int8Matrix | Floats
     out_bias: Floats
     norm1: tuple[Floats, Floats]
-    up: Floats
+    up: Int8Matrix | Floats
     up_bias: Floats
-    down: Floats
+    down: Int8Matrix | Floats
     down_bias: Floats
     norm2: tuple[Floats, Floats]
+
+    @property
+    def matrices_size(self) -> int:
+        return int(self.qkv.size + self.out.size + self.up.size + self.down.size)
+
+    def expanded(self, out: Floats) -> Layer:
+        """This layer with its int8 matrices expanded to float32 in `out` (flat, at least matrices_size)."""
+        taken = 0
+        matrices = []
+        for matrix in (self.qkv, self.out, self.up, self.down):
+            if isinstance(matrix, Int8Matrix):
+                matrix = matrix.expand(out[taken:])
+            matrices.append(matrix)
+            taken += int(matrix.size)
+        qkv, out_, up, down = matrices
+        return replace(self, qkv=qkv, out=out_, up=up, down=down)
 
 
 def equal_length_runs(lengths: Sequence[int]) -> Iterator[tuple[int, int, int]]:
@@ -78,6 +176,7 @@ class Workspace:
     attended: Floats  # (FFN_ROWS, 384)
     hidden: Floats  # (FFN_ROWS, 1536)
     gelu: Floats  # (FFN_ROWS, 1536)
+    weights: Floats  # flat: one column block of an int8 matrix as float32 (INTERMEDIATE x BLOCK_COLUMNS)
 
     @classmethod
     def for_tokens(cls, tokens: int, run_tokens: int) -> Workspace:
@@ -92,6 +191,7 @@ class Workspace:
             attended=np.empty((rows, DIMS), dtype=np.float32),
             hidden=np.empty((rows, INTERMEDIATE), dtype=np.float32),
             gelu=np.empty((rows, INTERMEDIATE), dtype=np.float32),
+            weights=np.empty(INTERMEDIATE * BLOCK_COLUMNS, dtype=np.float32),
         )
 
 
@@ -110,12 +210,11 @@ def encoder_layer(
 
     `kernels` is scree.embedders.kernels (compiled softmax, bias + GELU, residual + norm) or None for numpy's.
     """
-    import numpy as np
 
     context = work.context
     for start, count, length in runs:
         end = start + count * length
-        qkv = np.matmul(x[start:end], layer.qkv, out=work.qkv[: end - start])
+        qkv = product(x[start:end], layer.qkv, work.qkv[: end - start], work.weights)
         qkv[:, :DIMS] += layer.query_bias
         block = qkv.reshape(count, length, 3, HEADS, HEAD_DIMS)
         target = context[start:end].reshape(count, length, HEADS, HEAD_DIMS)
@@ -141,20 +240,20 @@ def encoder_layer(
     for row in range(0, x.shape[0], FFN_ROWS):
         rows = slice(row, row + FFN_ROWS)
         size = len(x[rows])
-        attended = np.matmul(context[rows], layer.out, out=work.attended[:size])
+        attended = product(context[rows], layer.out, work.attended[:size], work.weights)
         if kernels is not None:
             kernels.residual_norm(attended, x[rows], layer.out_bias, *layer.norm1, LAYER_NORM_EPS)
         else:
             attended += layer.out_bias
             attended += x[rows]
             layer_norm(attended, layer.norm1)
-        hidden = np.matmul(attended, layer.up, out=work.hidden[:size])
+        hidden = product(attended, layer.up, work.hidden[:size], work.weights)
         if kernels is not None:
             kernels.bias_gelu(hidden, layer.up_bias)
         else:
             hidden += layer.up_bias
             gelu(hidden, work.gelu[:size])
-        result = np.matmul(hidden, layer.down, out=x[rows])
+        result = product(hidden, layer.down, x[rows], work.weights)
         if kernels is not None:
             kernels.residual_norm(result, attended, layer.down_bias, *layer.norm2, LAYER_NORM_EPS)
         else:

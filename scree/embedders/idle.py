@@ -1,4 +1,4 @@
-"""An embedder wrapper that lets a model's memory go after a quiet spell: the offline model holds ~100 MB while
+"""An embedder wrapper that lets a model's memory go after a quiet spell: the offline model holds ~45 MB while
 loaded, and a writer that watches (or a reader between bursts of searches) would otherwise keep it for good.
 
 The wrapped embedder's close() must leave it usable: the next embed loads the model again (LocalEmbedder does).

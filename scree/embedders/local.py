@@ -17,6 +17,14 @@ alone allow ~3,880 tokens per CPU-second; this makes ~3,690, ~3,620 with both th
 The threads finish a 128-text batch (~4.7 s) 40 ms apart on average, and tokenising it (~40 ms, while they wait)
 is ~1% of its time: halving the last units measured no different (8-60 ms apart either way), so they stay whole.
 
+Memory (issue 24): the model is held as int8 weights with a scale per 64 input rows of each column
+(scree.embedders.encoder.Int8Matrix), 10.6 MB where float32 took 42.5 MB, so the one process holding it (the
+writer, which embeds every session's queries) costs ~45 MB with numpy and the tokenizer, not ~85. A batch of
+EXPAND_TOKENS or more expands them to float32 once for all its units (~30 ms a batch, ~0.5% of its time), in a
+memory map that is unmapped when the batch ends; a query multiplies by 128-column blocks expanded in cache, as
+fast as float32 (13.7 against 13.5 ms a query). Vectors stay within cosine 0.9996 of float32's on 900 SciFact
+texts, 0.999 of sentence-transformers' (R-E6), and SciFact nDCG@10 did not move (0.7638 against 0.7634).
+
 Measured and not taken (#17): onnxruntime 1.30 (import 0.18 s, +20 MB, a 67 MB package) on a graph built from these
 weights with its fused Attention, SkipLayerNormalization and BiasGelu ops: float32 2,899 tokens per CPU-second against
 3,196 here; int8 (quantize_dynamic, per-channel weights) 4,480-4,770, but vectors at cosine 0.982-0.988 to these
@@ -46,6 +54,7 @@ from scree.embedders.encoder import (
     DIMS,
     HEAD_DIMS,
     LAYER_NORM_EPS,
+    Int8Matrix,
     Layer,
     Workspace,
     encoder_layer,
@@ -54,6 +63,7 @@ from scree.embedders.encoder import (
 )
 from scree.embedders.model_install import MODEL_FILE, MODEL_NAME, TOKENIZER_FILE, check_model, model_dir
 from scree.errors import ModelMissingError
+from scree.heap import trim_heap
 
 if TYPE_CHECKING:
     import numpy as np
@@ -69,6 +79,9 @@ MAX_WORKERS = 4
 MIN_SHARD_TOKENS = 512  # below this a second thread costs more than it saves (a search query is ~25 tokens)
 UNIT_TOKENS = 1024  # tokens per unit of work a thread takes: small enough to share out, large enough for BLAS
 COMPILED_TOKENS = MAX_TOKENS + 1  # a shard this long uses the compiled kernels; one query (<= 256) never does
+# A batch of this many tokens expands the int8 matrices to float32 once for all its units (~30 ms, against ~4 ms per
+# 256 tokens expanded block by block); a query, far shorter, multiplies block by block (scree.embedders.encoder).
+EXPAND_TOKENS = UNIT_TOKENS
 WORD_EMBEDDINGS = "embeddings.word_embeddings.weight"  # 47 MB; memory-mapped, so only the rows used are read
 
 
@@ -90,10 +103,10 @@ class _MiniLM:
             except KeyError:
                 raise ModelMissingError(f"{directory / MODEL_FILE} has no tensor {name}") from None
 
-        def linear(name: str) -> Floats:
+        def linear(name: str) -> Int8Matrix:
             # (in, out) in row order: for a ~25-token query, BLAS packs a transposed view 10-15% slower (53 vs 62
-            # GFLOPS on (26, 384) @ (384, 1536)); the copy replaces the loaded array, so memory stays the same.
-            return np.ascontiguousarray(tensor(name + ".weight").T)
+            # GFLOPS on (26, 384) @ (384, 1536)); the int8 copy is made in that order.
+            return Int8Matrix.of(tensor(name + ".weight").T)
 
         def norm(prefix: str) -> tuple[Floats, Floats]:
             return tensor(prefix + ".weight"), tensor(prefix + ".bias")
@@ -109,17 +122,17 @@ class _MiniLM:
         for index in range(LAYERS):
             p = f"encoder.layer.{index}."
             q, k, v = (p + "attention.self." + part for part in ("query", "key", "value"))
-            out = linear(p + "attention.output.dense")
+            out_float = tensor(p + "attention.output.dense.weight").T
             self.layers.append(
                 Layer(
-                    qkv=np.ascontiguousarray(
+                    qkv=Int8Matrix.of(
                         np.concatenate([tensor(q + ".weight") * scale, tensor(k + ".weight"), tensor(v + ".weight")]).T
                     ),
                     # The key bias adds q.b to a whole row of scores, which softmax cancels; softmax rows sum to 1,
                     # so the value bias reaches the output unchanged and joins the output bias. One bias pass is left.
                     query_bias=tensor(q + ".bias") * scale,
-                    out=out,
-                    out_bias=tensor(p + "attention.output.dense.bias") + tensor(v + ".bias") @ out,
+                    out=Int8Matrix.of(out_float),
+                    out_bias=tensor(p + "attention.output.dense.bias") + tensor(v + ".bias") @ out_float,
                     norm1=norm(p + "attention.output.LayerNorm"),
                     up=linear(p + "intermediate.dense"),
                     up_bias=tensor(p + "intermediate.dense.bias"),
@@ -149,16 +162,35 @@ class _MiniLM:
         import numpy as np
 
         ids = self.token_ids(texts)
-        shards = _shards([len(row) for row in ids], self.workers)
+        lengths = [len(row) for row in ids]
+        shards = _shards(lengths, self.workers)
         with self._run_lock, self._single_threaded_blas():
-            if len(shards) == 1:
-                parts = [self._encode([ids[i] for i in shards[0]])]
-            else:
-                parts = list(self._pool().map(lambda shard: self._encode([ids[i] for i in shard]), shards))
+            # a long batch's float32 matrices live for this call only, and are unmapped before the next batch's
+            layers = self._expanded() if sum(lengths) >= EXPAND_TOKENS else self.layers
+            parts = self._encode_shards(ids, shards, layers)
+            del layers
         vectors = np.empty((len(ids), DIMS), dtype=np.float32)
         for shard, part in zip(shards, parts, strict=True):
             vectors[shard] = part
         return vectors
+
+    def _encode_shards(self, ids: list[list[int]], shards: list[list[int]], layers: Sequence[Layer]) -> list[Floats]:
+        if len(shards) == 1:
+            return [self._encode([ids[i] for i in shards[0]], layers)]
+        return list(self._pool().map(lambda shard: self._encode([ids[i] for i in shard], layers), shards))
+
+    def _expanded(self) -> list[Layer]:
+        """The layers with float32 matrices, in one anonymous memory map that is unmapped when the last of them goes
+        (a 42 MB numpy array freed in a malloc arena could stay there)."""
+        import numpy as np
+
+        count = sum(layer.matrices_size for layer in self.layers)
+        buffer = np.frombuffer(mmap.mmap(-1, count * 4), dtype=np.float32, count=count)
+        layers = []
+        for layer in self.layers:
+            layers.append(layer.expanded(buffer))
+            buffer = buffer[layer.matrices_size :]
+        return layers
 
     def close(self) -> None:
         if self._executor is not None:
@@ -173,7 +205,7 @@ class _MiniLM:
     def _single_threaded_blas(self) -> Any:
         return self._blas.limit(limits=1, user_api="blas") if self._blas is not None else nullcontext()
 
-    def _encode(self, ids: list[list[int]]) -> Floats:
+    def _encode(self, ids: list[list[int]], layers: Sequence[Layer]) -> Floats:
         """The forward pass over texts packed end to end; equal lengths sit together so attention can batch them."""
         import numpy as np
 
@@ -190,7 +222,7 @@ class _MiniLM:
         del positions  # 1.5 MB a 1,024-token unit, not to be held through the six layers
         runs = list(equal_length_runs(lengths))
         work = Workspace.for_tokens(len(flat), max(count * length for _, count, length in runs))
-        for layer in self.layers:
+        for layer in layers:
             encoder_layer(x, layer, runs, work, kernels)
         # Mean pooling run by run (np.add.reduceat over the packed rows took 12 times as long); its 1/length
         # cancels in the normalisation.
@@ -350,4 +382,7 @@ class LocalEmbedder(Embedder):
             if self._model is None:
                 check_model(self.directory)
                 self._model = _MiniLM(self.directory, self.workers)
+                # Loading reads each tensor, then copies it into its final layout: without this the freed first
+                # copies stay in the heap, 14 MB of it (USS 82 -> 68 MB after a load), for as long as the model.
+                trim_heap()
             return self._model

@@ -72,7 +72,7 @@ class ReaderTools:
     def __init__(self, settings: Settings, control: WriterControl) -> None:
         self._settings = settings
         self._control = control
-        self._lock = threading.Lock()  # one search at a time on the shared store connection and embedder
+        self._lock = threading.Lock()  # the engine is made, replaced or closed by one thread at a time
         self._policy: IgnorePolicy | None = None
         self._engine: SearchEngine | None = None
         self.caps = ToolCaps.for_client(settings.client_tokens)
@@ -160,16 +160,11 @@ class ReaderTools:
     def _search(self, query: str, k: int, mode: str, path: str | None) -> SearchResult:
         from scree.search.hits import SearchResult
 
-        with self._lock:  # the store's connection serves one thread at a time
-            engine = self._engine_now()
-            recorded = engine.wants_vector(query, mode) if engine is not None else None
-        if engine is not None and recorded is not None:
-            engine.prepare_query(query, recorded)  # may wait on the API: not under the lock keyword searches need
         with self._lock:
             engine = self._engine_now()
-            if engine is None:
-                return SearchResult(hits=[])
-            return engine.search(query, k=k, mode=mode, path=path)
+        if engine is None:
+            return SearchResult(hits=[])
+        return engine.search(query, k=k, mode=mode, path=path)  # it serialises its store; a closed one finds nothing
 
     def read_doc(self, path: str, start: int | None = None, end: int | None = None) -> Reply:
         """R-M6: one <doc> element for lines start..end of a file scree would index."""

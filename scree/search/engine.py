@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import stat as stat_mod
 import threading
-from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -47,7 +46,6 @@ from scree.store.keywords import content_words
 
 log = get_logger(__name__)
 
-PREPARED_QUERIES = 16  # query vectors kept between prepare_query() and search()
 PATH_NOISE = frozenset({"index", "readme", "md", "markdown", "docs", "doc"})  # path words that name no topic
 
 
@@ -122,10 +120,12 @@ class SearchEngine:
         self._embedder: Embedder | None = None
         self._path_terms: dict[str, frozenset[str]] = {}
         self._trees: tuple[int, LanguageTrees] | None = None  # (files counted, the trees then)
-        # The query embedding may wait on the API for seconds: it runs under its own lock (prepare_query), apart
-        # from whatever serialises the store, so a keyword search never waits behind it (R-M3, issue 13).
+        # The store's connection serves one thread at a time. The query embedding may wait on the API for seconds:
+        # it runs under its own lock, never under the store's, so a keyword search never waits behind it (R-M3,
+        # issue 13).
+        self._store_lock = threading.Lock()
         self._embed_lock = threading.Lock()
-        self._prepared: OrderedDict[str, bytes | ScreeError] = OrderedDict()
+        self._closed = False
 
     @property
     def has_index(self) -> bool:
@@ -133,11 +133,13 @@ class SearchEngine:
         return self._store.exists
 
     def close(self) -> None:
-        self._store.close()
+        """Close the store; a search still running on another thread ends with no hits."""
+        with self._store_lock:
+            self._closed = True
+            self._store.close()
 
-    def wants_vector(self, query: str, mode: str) -> tuple[str, int] | None:
-        """The index's (model, dimensions) when a search in `mode` needs a query vector, else None. Reads the store:
-        call it where the store's connection is serialised; prepare_query() then does not touch the store."""
+    def _wants_vector(self, query: str, mode: str) -> tuple[str, int] | None:
+        """The index's (model, dimensions) when a search in `mode` needs a query vector, else None."""
         if mode == "keyword" or not query.strip():
             return None
         recorded = self._store.model()
@@ -145,26 +147,13 @@ class SearchEngine:
             return None
         return recorded
 
-    def prepare_query(self, query: str, recorded: tuple[str, int]) -> None:
-        """Embed `query` now, for the search() that follows, outside any lock the caller holds on the store (it may
-        wait on the API for seconds); the vector, or the error, is kept for that search. No store access here."""
+    def _query_vector(self, query: str, recorded: tuple[str, int] | None) -> bytes | ScreeError:
+        """The query's vector, or the error that stopped it; never under the store's lock (see __init__)."""
         try:
-            outcome: bytes | ScreeError = self._query_vector(query, recorded)
+            with self._embed_lock:
+                return self._embed_query(query, recorded)
         except ScreeError as exc:
-            outcome = exc
-        with self._embed_lock:
-            self._prepared[query] = outcome
-            while len(self._prepared) > PREPARED_QUERIES:
-                self._prepared.popitem(last=False)
-
-    def _query_vector(self, query: str, recorded: tuple[str, int] | None) -> bytes:
-        with self._embed_lock:
-            prepared = self._prepared.pop(query, None)
-            if isinstance(prepared, ScreeError):
-                raise prepared
-            if prepared is not None:
-                return prepared
-            return self._embed_query(query, recorded)
+            return exc
 
     def _embed_query(self, query: str, recorded: tuple[str, int] | None) -> bytes:
         if self._embedder is None:
@@ -186,8 +175,20 @@ class SearchEngine:
         folder prefix or a glob, scree.search.scope) limits both searches to the files inside it, in SQL (R-M10).
 
         Every step ranks the same POOL candidates whatever k is, and k only cuts the end: the first m hits of a
-        k-hit reply are the first m of any larger k (#11).
+        k-hit reply are the first m of any larger k (#11). Safe to call from several threads: the store is read
+        under its lock, the query embedded outside it.
         """
+        with self._store_lock:
+            recorded = None if self._closed else self._wants_vector(query, mode)
+        vector = self._query_vector(query, recorded) if recorded is not None else None
+        with self._store_lock:
+            if self._closed:
+                return SearchResult(hits=[])
+            return self._search(query, k, mode, max_k, path, vector)
+
+    def _search(
+        self, query: str, k: int, mode: str, max_k: int, path: str | None, vector: bytes | ScreeError | None
+    ) -> SearchResult:
         k = max(1, min(k, max_k))
         scope = scope_filter(path) if path is not None else None
         notes: list[str] = []
@@ -204,20 +205,20 @@ class SearchEngine:
                 raise ScreeError(off)
             notes.append(f"[{off}]")
             mode = "keyword"
-        vector = self._vector_candidates(query, mode, limit, scope, notes) if mode != "keyword" else []
+        nearest = self._vector_candidates(query, vector, mode, limit, scope, notes) if mode != "keyword" else []
         keyword: list[tuple[int, float]] = []
         if mode in ("hybrid", "keyword"):  # beside vectors, words in half of a large index add nothing alone (#17)
-            keyword = keyword_ranking(self._store, query, limit, scope, floor_alone=mode == "keyword" or not vector)
+            keyword = keyword_ranking(self._store, query, limit, scope, floor_alone=mode == "keyword" or not nearest)
         floor = SIMILARITY_FLOORS.get(recorded[0]) if recorded is not None else None
         found_by_words = {chunk_id for chunk_id, _ in keyword}
-        vector = above_floor(vector, found_by_words, floor)
+        nearest = above_floor(nearest, found_by_words, floor)
         words = content_words(query)
         if mode == "semantic":
-            ranked = vector
+            ranked = nearest
         elif mode == "keyword":
             ranked = [(chunk_id, 1.0 / (rank + 1)) for rank, chunk_id in enumerate(chunk_id for chunk_id, _ in keyword)]
         else:
-            ranked = fuse_hybrid(vector, keyword, vector_weight(len(words)))
+            ranked = fuse_hybrid(nearest, keyword, vector_weight(len(words)))
         rows = self._store.chunks_by_ids(chunk_id for chunk_id, _ in ranked)
 
         def is_thin(chunk_id: int) -> bool:
@@ -243,11 +244,21 @@ class SearchEngine:
         return SearchResult(hits=hits, notes=notes, dropped_paths=tuple(sorted(dropped)))
 
     def _vector_candidates(
-        self, query: str, mode: str, limit: int, scope: PathFilter | None, notes: list[str]
+        self,
+        query: str,
+        vector: bytes | ScreeError | None,
+        mode: str,
+        limit: int,
+        scope: PathFilter | None,
+        notes: list[str],
     ) -> list[tuple[int, float]]:
         """(chunk id, cosine similarity) of the nearest chunks; in hybrid mode a failure is a note, not an error."""
         try:
-            found = self._store.vector_search(self._query_vector(query, self._store.model()), limit, scope)
+            if vector is None:  # the index changed between the two looks at it: embed now, as the index now says
+                vector = self._query_vector(query, self._store.model())
+            if isinstance(vector, ScreeError):
+                raise vector
+            found = self._store.vector_search(vector, limit, scope)
         except ScreeError as exc:
             if mode == "semantic":
                 raise
