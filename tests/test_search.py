@@ -11,6 +11,7 @@ import pytest
 
 from scree.content.ignore import IgnorePolicy
 from scree.embedders.hashed import HashEmbedder
+from scree.errors import ScreeError
 from scree.search.engine import SearchEngine
 from scree.search.render import render_hit
 from scree.store import Store
@@ -91,6 +92,26 @@ def test_empty_index_and_empty_query_return_nothing(tmp_path: Path) -> None:
 
         engine = SearchEngine(store, IgnorePolicy(folder), folder, 1_000_000, no_embedder)
         assert engine.search("anything").hits == []
+
+
+def test_a_query_embedding_that_fails_leaves_hybrid_search_its_keyword_hits(folder: Path, tmp_path: Path) -> None:
+    """R-M3: whatever the embedder raises, hybrid search answers with keyword hits and says why; semantic refuses."""
+    embedder = HashEmbedder()
+    db = tmp_path / "index.db"
+    with Store.open(db, folder) as store:
+        store.prepare(embedder)
+        Syncer(store, IgnorePolicy(folder), embedder, 1_000_000).sync_all()
+
+    def broken() -> HashEmbedder:
+        raise RuntimeError("the model's files vanished")
+
+    with Store.open(db, folder, readonly=True) as reader:
+        engine = SearchEngine(reader, IgnorePolicy(folder), folder, 1_000_000, broken)
+        result = engine.search("cherries stone fruits", k=3, mode="hybrid")
+        assert [hit.path for hit in result.hits][:1] == ["c.md"]
+        assert result.notes == ["[vector search failed (RuntimeError); showing keyword results]"]
+        with pytest.raises(ScreeError, match="vector search failed: RuntimeError"):
+            engine.search("cherries stone fruits", k=3, mode="semantic")
 
 
 def build_engine(folder: Path, db: Path) -> SearchEngine:

@@ -9,9 +9,11 @@ this module stays free. The speed choices, each measured on 2 cores of an AVX2 m
   cache from the output projection through the feed-forward to the second layer norm, written back in place;
 - the four weight matrices of a layer are held as int8 with a float32 scale per GROUP_ROWS input rows of each
   output column (issue 24: 42.5 MB of float32 become 10.6 MB, the largest part of what the one process that holds
-  the model costs), expanded to float32 in the workspace once per layer per shard: ~2% of a sync's time, and
-  ~5 ms of a query's. Grouped scales, measured against the float32 weights on 900 SciFact texts: cosine min
-  0.99962 (mean 0.99978), where one scale per column gave 0.99899, under R-E6's 0.999; SciFact nDCG@10 alike.
+  the model costs). A product expands one column block at a time into the workspace, where it stays in cache: a
+  query runs as fast as on float32 weights (expanding the whole matrices per query cost 29 ms); a long batch gets
+  layers expanded once instead (Layer.expanded, see local.py). Grouped scales, measured against the float32
+  weights on 900 SciFact texts: cosine min 0.99962 (mean 0.99978), where one scale per column gave 0.99899, under
+  R-E6's 0.999; SciFact nDCG@10 alike.
 """
 
 from __future__ import annotations
@@ -210,7 +212,6 @@ def encoder_layer(
 
     `kernels` is scree.embedders.kernels (compiled softmax, bias + GELU, residual + norm) or None for numpy's.
     """
-
     context = work.context
     for start, count, length in runs:
         end = start + count * length

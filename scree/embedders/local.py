@@ -20,10 +20,11 @@ is ~1% of its time: halving the last units measured no different (8-60 ms apart 
 Memory (issue 24): the model is held as int8 weights with a scale per 64 input rows of each column
 (scree.embedders.encoder.Int8Matrix), 10.6 MB where float32 took 42.5 MB, so the one process holding it (the
 writer, which embeds every session's queries) costs ~45 MB with numpy and the tokenizer, not ~85. A batch of
-EXPAND_TOKENS or more expands them to float32 once for all its units (~30 ms a batch, ~0.5% of its time), in a
-memory map that is unmapped when the batch ends; a query multiplies by 128-column blocks expanded in cache, as
-fast as float32 (13.7 against 13.5 ms a query). Vectors stay within cosine 0.9996 of float32's on 900 SciFact
-texts, 0.999 of sentence-transformers' (R-E6), and SciFact nDCG@10 did not move (0.7638 against 0.7634).
+EXPAND_TOKENS or more expands them to float32 once for all its units (~50 ms a batch of 128 chunks, under 1% of
+its time), in a memory map that is unmapped when the batch ends; a query multiplies by 128-column blocks expanded
+in cache, as fast as float32 (13.7 against 13.5 ms a query). Vectors stay within cosine 0.9996 of float32's on
+900 SciFact texts, 0.999 of sentence-transformers' (R-E6), and SciFact nDCG@10 did not move (0.7638 against
+0.7634).
 
 Measured and not taken (#17): onnxruntime 1.30 (import 0.18 s, +20 MB, a 67 MB package) on a graph built from these
 weights with its fused Attention, SkipLayerNormalization and BiasGelu ops: float32 2,899 tokens per CPU-second against
@@ -79,7 +80,7 @@ MAX_WORKERS = 4
 MIN_SHARD_TOKENS = 512  # below this a second thread costs more than it saves (a search query is ~25 tokens)
 UNIT_TOKENS = 1024  # tokens per unit of work a thread takes: small enough to share out, large enough for BLAS
 COMPILED_TOKENS = MAX_TOKENS + 1  # a shard this long uses the compiled kernels; one query (<= 256) never does
-# A batch of this many tokens expands the int8 matrices to float32 once for all its units (~30 ms, against ~4 ms per
+# A batch of this many tokens expands the int8 matrices to float32 once for all its units (~50 ms, against ~4 ms per
 # 256 tokens expanded block by block); a query, far shorter, multiplies block by block (scree.embedders.encoder).
 EXPAND_TOKENS = UNIT_TOKENS
 WORD_EMBEDDINGS = "embeddings.word_embeddings.weight"  # 47 MB; memory-mapped, so only the rows used are read

@@ -147,12 +147,13 @@ class SearchEngine:
             return None
         return recorded
 
-    def _query_vector(self, query: str, recorded: tuple[str, int] | None) -> bytes | ScreeError:
-        """The query's vector, or the error that stopped it; never under the store's lock (see __init__)."""
+    def _query_vector(self, query: str, recorded: tuple[str, int] | None) -> bytes | Exception:
+        """The query's vector, or the error that stopped it, for _vector_candidates to raise where a hybrid search
+        turns it into a note (R-M3); never under the store's lock (see __init__)."""
         try:
             with self._embed_lock:
                 return self._embed_query(query, recorded)
-        except ScreeError as exc:
+        except Exception as exc:
             return exc
 
     def _embed_query(self, query: str, recorded: tuple[str, int] | None) -> bytes:
@@ -187,7 +188,7 @@ class SearchEngine:
             return self._search(query, k, mode, max_k, path, vector)
 
     def _search(
-        self, query: str, k: int, mode: str, max_k: int, path: str | None, vector: bytes | ScreeError | None
+        self, query: str, k: int, mode: str, max_k: int, path: str | None, vector: bytes | Exception | None
     ) -> SearchResult:
         k = max(1, min(k, max_k))
         scope = scope_filter(path) if path is not None else None
@@ -246,7 +247,7 @@ class SearchEngine:
     def _vector_candidates(
         self,
         query: str,
-        vector: bytes | ScreeError | None,
+        vector: bytes | Exception | None,
         mode: str,
         limit: int,
         scope: PathFilter | None,
@@ -256,7 +257,7 @@ class SearchEngine:
         try:
             if vector is None:  # the index changed between the two looks at it: embed now, as the index now says
                 vector = self._query_vector(query, self._store.model())
-            if isinstance(vector, ScreeError):
+            if isinstance(vector, Exception):
                 raise vector
             found = self._store.vector_search(vector, limit, scope)
         except ScreeError as exc:
