@@ -3,23 +3,24 @@
 from __future__ import annotations
 
 import argparse
-import difflib
 import json
 import os
 import re
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 from scree import __version__, replies
-from scree.commands.progress import LineAwareStream, PlainProgress, ProgressPrinter, final_line
 from scree.config import DEFAULT_VECTOR_CACHE_MB, Settings, env_number, load_settings, log_format, log_level
 from scree.errors import ScreeError, UsageError
 from scree.index.folder import indexes_dir
 from scree.inert import inert, json_inert
 from scree.logs import configure_logging
 from scree.redact import redact
+
+if TYPE_CHECKING:
+    from scree.commands.progress import ProgressPrinter
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2  # R-L1
 COMPLETION_SHELLS = ("bash", "zsh", "fish")  # what argcomplete.shellcode writes and scree documents
@@ -72,6 +73,8 @@ class Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         found = INVALID_CHOICE.search(message)
         if found is not None:
+            import difflib  # only for a mistake: not loaded by every serve and writer (issue 24)
+
             choices = [c.strip().strip("'") for c in found.group(2).split(",")]
             close = difflib.get_close_matches(found.group(1), choices, n=1, cutoff=0.6)
             if close:
@@ -254,6 +257,8 @@ def build_parser() -> argparse.ArgumentParser:
 def _progress_printer(settings: Settings) -> ProgressPrinter:
     """R-L1: the progress line on a terminal (main wraps a terminal's stderr); without one, a plain line every
     SCREE_PROGRESS_SECONDS (issue 25), stdout kept for the result."""
+    from scree.commands.progress import LineAwareStream, PlainProgress, ProgressPrinter
+
     if isinstance(sys.stderr, LineAwareStream):
         return ProgressPrinter(sys.stderr)
     return PlainProgress(sys.stderr, settings.progress_s)
@@ -311,6 +316,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
 
 def cmd_reindex(args: argparse.Namespace) -> int:
     from scree.commands import operations
+    from scree.commands.progress import final_line
     from scree.content.files import shown_short
     from scree.paths import path_in_folder
     from scree.replies import MISSING_REASON
@@ -528,6 +534,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return EXIT_USAGE
     if sys.stderr.isatty():
+        from scree.commands.progress import LineAwareStream
+
         sys.stderr = LineAwareStream(sys.stderr)  # a progress line is ended before any other output (R-L1)
     try:
         args.from_settings_file = load_settings_file()

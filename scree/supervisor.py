@@ -57,10 +57,10 @@ from scree.reader_proc.board import Board, Parked
 from scree.reader_proc.writer_control import SupervisedControl
 from scree.replies import SUPERVISOR_FAILED, memory_reason, restarting, silent_reason, start_failed_reason
 from scree.signals import SignalLatch
-from scree.writer_proc.child import WriterChild
 
 if TYPE_CHECKING:
     from scree.reader_proc.http_options import HttpOptions
+    from scree.writer_proc.child import WriterChild
 
 __all__ = ["Backoff", "Supervisor", "serve", "serve_http"]
 
@@ -202,6 +202,8 @@ class Supervisor:
         mode = self._board.view.mode
         self._generation += 1
         try:
+            from scree.writer_proc.child import WriterChild  # a reader that never holds the lock never loads it
+
             handle = WriterChild.start(self._settings, mode, self._lock.fileno())  # shared: see the module docstring
         except (OSError, ValueError) as exc:
             self._failed(start_failed_reason(exc))

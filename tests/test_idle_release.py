@@ -15,6 +15,7 @@ from scree.embedders.factory import make_embedder
 from scree.embedders.hashed import HashEmbedder
 from scree.embedders.idle import ReleasedWhenIdle
 from scree.embedders.local import LocalEmbedder
+from scree.heap import TrimWhenQuiet
 
 QUIET_S = 0.3
 DEADLINE_S = 10.0
@@ -83,3 +84,22 @@ def test_long_lived_processes_get_the_releasing_offline_embedder(tmp_path: Path,
     settings = load_settings(env, notes=str(tmp_path))
     assert isinstance(make_embedder(settings, release_idle_s=60.0), ReleasedWhenIdle)
     assert isinstance(make_embedder(settings), LocalEmbedder)  # one-shot commands keep the plain model
+
+
+def test_the_heap_is_trimmed_only_after_calls_have_been_quiet_for_a_while() -> None:
+    trims: list[float] = []
+    pokes: list[float] = []
+    trimmer = TrimWhenQuiet(QUIET_S, trim=lambda: trims.append(time.monotonic()))
+    burst_ends = time.monotonic() + 4 * QUIET_S
+    while time.monotonic() < burst_ends:  # calls closer together than QUIET_S
+        pokes.append(time.monotonic())
+        trimmer.poke()
+        time.sleep(QUIET_S / 6)
+    wait_until(lambda: trims and trims[-1] > pokes[-1], "a trim after the burst", DEADLINE_S)
+    for trim in trims:  # never inside a burst: each trim comes QUIET_S after the poke before it
+        assert trim - max(p for p in pokes if p < trim) >= QUIET_S * 0.99
+    gaps = sum(b - a >= QUIET_S for a, b in zip(pokes, pokes[1:], strict=False))  # pauses the OS made, if any
+    assert len(trims) <= 1 + gaps
+    done = len(trims)
+    trimmer.poke()  # the next burst gets its own trim
+    wait_until(lambda: len(trims) > done, "a trim after the next call", DEADLINE_S)

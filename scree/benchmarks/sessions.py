@@ -25,7 +25,7 @@ import psutil
 
 from scree.benchmarks import RESULTS
 from scree.benchmarks.corpus import generate_tree
-from scree.benchmarks.serve_footprint import BARE, MB, Stdio, serve_command
+from scree.benchmarks.serve_footprint import BARE, MB, TRACKER_MARKER, WRITER_MARKER, Stdio, serve_command
 from scree.benchmarks.writer_idle import clean_env
 
 BAR_OVER_BARE_MB = 80.0  # issue 24: N sessions within N bare servers + this
@@ -36,8 +36,21 @@ SAMPLE_S = 0.1
 DEFAULT_JSON = RESULTS / "sessions.json"
 
 
-def tree_uss_mb(procs: list[psutil.Process]) -> float:
-    """Summed USS of `procs` and all their descendants (the writer child and the resource tracker), in MiB."""
+ROLES = ("readers", "writer", "resource_tracker")
+
+
+def role(proc: psutil.Process) -> str:
+    """Which part of a session `proc` is, from its command line: multiprocessing's resource tracker, the writer child
+    (a spawn child), or a reader (a `scree serve`)."""
+    command = " ".join(proc.cmdline())
+    if TRACKER_MARKER in command:
+        return "resource_tracker"
+    return "writer" if WRITER_MARKER in command else "readers"
+
+
+def tree_uss_mb(procs: list[psutil.Process]) -> dict[str, float]:
+    """Summed USS of `procs` and all their descendants (the writer child and the resource tracker) by role, and in
+    all under "total", in MiB."""
     seen: dict[int, psutil.Process] = {}
     for proc in procs:
         try:
@@ -45,23 +58,25 @@ def tree_uss_mb(procs: list[psutil.Process]) -> float:
                 seen[one.pid] = one
         except psutil.Error:
             continue
-    total = 0.0
+    totals = dict.fromkeys(("total", *ROLES), 0.0)
     for one in seen.values():
         try:
-            total += float(one.memory_full_info().uss)
+            uss = float(one.memory_full_info().uss) / MB
+            totals[role(one)] += uss
         except psutil.Error:
             continue
-    return total / MB
+        totals["total"] += uss
+    return totals
 
 
-def sampled_uss_mb(procs: list[psutil.Process], idle_s: float) -> float:
-    """Median summed USS over idle_s seconds, after idle_s seconds of quiet."""
+def sampled_uss_mb(procs: list[psutil.Process], idle_s: float) -> dict[str, float]:
+    """Median summed USS (in all and by role) over idle_s seconds, after idle_s seconds of quiet."""
     time.sleep(idle_s)
     samples = []
     for _ in range(max(1, int(idle_s / SAMPLE_S))):
         samples.append(tree_uss_mb(procs))
         time.sleep(SAMPLE_S)
-    return statistics.median(samples)
+    return {key: statistics.median(sample[key] for sample in samples) for key in samples[0]}
 
 
 def index_folder(folder: Path, env: dict[str, str]) -> None:
@@ -121,7 +136,7 @@ def measure(
             bares.append(bare)
             bare.handshake()
             bare.tool("echo", {"text": "hello"})
-        bare_uss = sampled_uss_mb([b.ps for b in bares], idle_s)
+        bare_uss = sampled_uss_mb([b.ps for b in bares], idle_s)["total"]
     finally:
         for bare in bares:
             bare.close()
@@ -129,9 +144,10 @@ def measure(
     return {
         "sessions": float(sessions),
         "sessions_processes": float(processes),
-        "sessions_uss_mb": round(serve_uss, 1),
+        "sessions_uss_mb": round(serve_uss["total"], 1),
+        **{f"sessions_{key}_uss_mb": round(serve_uss[key], 1) for key in ROLES},
         "bare_sessions_uss_mb": round(bare_uss, 1),
-        "sessions_uss_over_bare_mb": round(serve_uss - bare_uss, 1),
+        "sessions_uss_over_bare_mb": round(serve_uss["total"] - bare_uss, 1),
         "sessions_semantic_p50_ms": round(statistics.median(times), 1),
         "sessions_semantic_p95_ms": round(times[min(len(times) - 1, int(len(times) * 0.95))], 1),
     }
@@ -158,6 +174,9 @@ def main() -> None:
     print(f"{n} sessions in one folder, offline model, each after a semantic search")
     rows = [
         (f"USS, {n} x scree serve ({result['sessions_processes']:g} processes)", result["sessions_uss_mb"]),
+        ("  of which the readers", result["sessions_readers_uss_mb"]),
+        ("  of which the writer child", result["sessions_writer_uss_mb"]),
+        ("  of which the resource tracker", result["sessions_resource_tracker_uss_mb"]),
         (f"USS, {n} x bare SDK server", result["bare_sessions_uss_mb"]),
     ]
     for label, value in rows:

@@ -13,6 +13,7 @@ from pydantic import Field, ValidationError
 
 from scree import __version__
 from scree.config import Settings
+from scree.heap import TrimWhenQuiet
 from scree.logs import configure_logging, get_logger
 from scree.protocol import WriterControl
 from scree.reader_proc.tools import ReaderTools, Reply
@@ -26,6 +27,8 @@ SERVER_NAME = "scree"
 INITIALIZED = "notifications/initialized"  # the client's last word of the handshake
 MAX_QUERY_CHARS = 2000  # a query is a question, not a document; the embedder reads 256 tokens of it (R-E6)
 MAX_PATH_CHARS = 4096  # PATH_MAX on Linux
+TRIM_QUIET_S = 1.0  # the heap is trimmed once tool calls have stopped for this long
+TOOLS_CALL = "tools/call"
 
 # The argument types: each carries its description and bounds into the published JSON schema.
 Query = Annotated[
@@ -231,12 +234,27 @@ class _HandshakeWatch:
         return result
 
 
+class _TrimAfterCalls:
+    """Middleware that pokes `trim` after each tool call, so the heap is handed back once calls stop (issue 24)."""
+
+    def __init__(self, trim: TrimWhenQuiet) -> None:
+        self._trim = trim
+
+    async def __call__(self, ctx: Any, call_next: Callable[[Any], Any]) -> Any:
+        try:
+            return await call_next(ctx)
+        finally:
+            if ctx.method == TOOLS_CALL:
+                self._trim.poke()
+
+
 def run_stdio(settings: Settings, control: WriterControl, on_handshake: Callable[[], None] | None = None) -> None:
     """Serve MCP on stdin/stdout until the client closes stdin; logs go to stderr only (R-P5). `on_handshake` is
     called once the client has finished the handshake (the supervisor starts the writer then)."""
     configure_logging("reader", settings.log_format, settings.log_level)
     register_secret(settings.api_key)
     server = build_server(settings, control)
+    server.middleware.append(_TrimAfterCalls(TrimWhenQuiet(TRIM_QUIET_S)))
     if on_handshake is not None:
         server.middleware.append(_HandshakeWatch(on_handshake))
     log.info("serving MCP over stdio", folder=str(settings.folder), index=str(settings.db_path))
