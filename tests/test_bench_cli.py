@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import math
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -39,6 +41,7 @@ FIGURES = {
     "edit_to_searchable_p50_s", "edit_to_searchable_p95_s",
     "offline_model_load_s", "offline_query_p50_ms", "offline_embed_tokens_per_s", "offline_embed_peak_rss_mb",
     "bare_sessions_uss_mb", "sessions_uss_mb", "sessions_semantic_p50_ms",
+    "sessions_readers_uss_mb", "sessions_writer_uss_mb", "sessions_resource_tracker_uss_mb",
     "first_checkout_sync_s", "second_checkout_sync_s", "first_checkout_api_requests", "second_checkout_api_requests",
     "vector_cache_mb",
 }  # fmt: skip
@@ -134,3 +137,19 @@ def test_the_next_bars_stand_beside_the_figures_they_judge() -> None:
     assert lines[2].split()[-4:] == ["≤", "15", "ms", "met"]
     assert lines[3].split()[-3:] == ["tokens/s", "not", "yet"] and "≥ 7,000 tokens/s" in lines[3]
     assert lines[-1] == "next bars (#17) not yet met: 1 (offline model, chunk embedding)"
+
+
+def test_the_sessions_figure_refuses_a_process_that_shares_the_models_libraries(tmp_path: Path) -> None:
+    # USS leaves out pages another process maps: a measuring process with numpy loaded would hide the writer's copy
+    script = (
+        "import sys, numpy\n"
+        "from pathlib import Path\n"
+        "from scree.benchmarks.sessions import measure\n"
+        "try:\n"
+        "    measure(Path(sys.argv[1]), Path(sys.argv[1]) / 'data', Path(sys.argv[1]) / 'model')\n"
+        "except RuntimeError as exc:\n"
+        "    print(exc)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", script, str(tmp_path)], capture_output=True, text=True, timeout=120)
+    assert "has loaded numpy" in proc.stdout, proc.stdout + proc.stderr
+    assert not (tmp_path / "data").exists()  # refused before anything was started or indexed

@@ -2,11 +2,16 @@
 offline model, beside N bare MCP SDK stdio servers, each after a tool call. USS (memory no other process shares), so
 pages shared between processes (the interpreter, the page cache) are not counted N times.
 
-Run: python -m scree.benchmarks.sessions [--sessions 5] [--tree-kb 40] [--idle 3] [--json PATH]
+Run: python -m scree.benchmarks.sessions [--sessions 5] [--tree-kb 40 | --folder DIR] [--idle 3] [--json PATH]
 Bar (issue 24): the N sessions' processes (readers, the writer child, multiprocessing's resource tracker) use at most
 N x a bare SDK server + 80 MB of USS in all. The folder is indexed first by `scree reindex` with the offline model,
 so the serves only catch up. Each serve answers one semantic search (the one that makes a reader embed a query), then
 QUERIES more, whose end-to-end times (tool call to reply, over stdio) give the p50 and p95.
+
+USS leaves out every page another process maps too, whichever process it is: one that has loaded numpy or tokenizers
+hides the writer's ~11 MB of their code pages. `measure` refuses to run in such a process (`scree bench` measures the
+sessions before any step that imports them), and a figure taken while another program on the machine has them
+loaded (a test run, a notebook) is too low by as much.
 """
 
 from __future__ import annotations
@@ -33,6 +38,7 @@ DEFAULT_SESSIONS = 5
 QUERIES = 10  # timed semantic searches per session, after the first
 QUERY_WORDS = ("sync", "watch", "index", "query", "model", "search", "notes", "writer", "lock", "folder")
 SAMPLE_S = 0.1
+MODEL_MODULES = frozenset({"numpy", "tokenizers"})  # the offline model's libraries (module docstring)
 DEFAULT_JSON = RESULTS / "sessions.json"
 
 
@@ -107,6 +113,9 @@ def measure(
     queries: int = QUERIES,
 ) -> dict[str, float]:
     """N serves then N bare servers, one set at a time; `folder` is indexed under `data` first if it is not yet."""
+    shared = sorted(MODEL_MODULES & set(sys.modules))
+    if shared:
+        raise RuntimeError(f"this process has loaded {', '.join(shared)}: the writer's pages of it would not count")
     env = clean_env(data)
     env.update(SCREE_EMBEDDER="local", SCREE_LOCAL_MODEL_DIR=str(model_dir), SCREE_LOG_LEVEL="warning")
     data.mkdir(parents=True, exist_ok=True)
@@ -158,16 +167,23 @@ def main() -> None:
 
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sessions", type=int, default=DEFAULT_SESSIONS)
-    parser.add_argument("--tree-kb", type=float, default=40.0)
+    parser.add_argument("--tree-kb", type=float, default=40.0, help="size of the generated tree to measure in")
+    parser.add_argument("--folder", type=Path, default=None, help="measure in this folder instead of a generated tree")
+    parser.add_argument("--data", type=Path, default=None, help="where its index goes (default: a temporary folder)")
     parser.add_argument("--idle", type=float, default=3.0, help="seconds of quiet before and while sampling")
+    parser.add_argument("--queries", type=int, default=QUERIES, help="timed semantic searches per session")
     parser.add_argument("--model-dir", type=Path, default=None)
     parser.add_argument("--json", type=Path, default=DEFAULT_JSON)
     args = parser.parse_args()
+    model_dir = args.model_dir or default_model_dir()
     with tempfile.TemporaryDirectory(prefix="scree-bench-sessions-") as tmp:
-        folder = Path(tmp) / "tree"
-        folder.mkdir()
-        generate_tree(folder, int(args.tree_kb * 1000), seed=24)
-        result = measure(folder, Path(tmp) / "data", args.model_dir or default_model_dir(), args.sessions, args.idle)
+        folder = args.folder
+        if folder is None:
+            folder = Path(tmp) / "tree"
+            folder.mkdir()
+            generate_tree(folder, int(args.tree_kb * 1000), seed=24)
+        data = args.data or Path(tmp) / "data"
+        result = measure(folder, data, model_dir, args.sessions, args.idle, args.queries)
     n = args.sessions
     bar = result["bare_sessions_uss_mb"] + BAR_OVER_BARE_MB
     met = result["sessions_uss_mb"] <= bar

@@ -27,7 +27,6 @@ from scree.benchmarks import (
     second_checkout,
     serve_footprint,
     sessions,
-    store_search,
     sync_throughput,
     writer_idle,
 )
@@ -241,6 +240,9 @@ SESSIONS = [
         "MB",
         _over("bare_sessions_uss_mb", sessions.BAR_OVER_BARE_MB, "MB", f"{sessions.DEFAULT_SESSIONS} bare"),
     ),
+    Spec("sessions_readers_uss_mb", "  of which the readers", "MB"),
+    Spec("sessions_writer_uss_mb", "  of which the writer child", "MB"),
+    Spec("sessions_resource_tracker_uss_mb", "  of which multiprocessing's resource tracker", "MB"),
     Spec("sessions_semantic_p50_ms", "those sessions' semantic search, end to end, p50", "ms"),
 ]
 OFFLINE_MODEL = [
@@ -371,6 +373,8 @@ def _measure_search_index(run: BenchRun) -> dict[str, float]:
 
 
 def _measure_search_generated(run: BenchRun) -> dict[str, float]:
+    from scree.benchmarks import store_search  # numpy: imported after the sessions step (sessions.measure)
+
     found = store_search.measure(run.plan.sizes, run.plan.queries)
     out = {}
     for size in run.plan.sizes:
@@ -420,17 +424,16 @@ def _measure_writer_offline(run: BenchRun, model: Path) -> dict[str, float]:
 
 
 def _measure_sessions(run: BenchRun, model: Path) -> dict[str, float]:
-    """Issue 24: N serves in the offline sample folder (indexed by the step before; a catch-up here) beside N bare
-    servers."""
+    """Issue 24: N serves in a sample of the folder (indexed here by `scree reindex`) beside N bare servers; before
+    any step loads numpy or tokenizers into this process (sessions.measure says why)."""
     check_model(model)
-    sample = run.root / "offline-sample"
-    if not sample.is_dir():
-        sample.mkdir()
-        _copy_indexable(run.folder, run.extensions, sample, run.plan.offline_sample_bytes)
+    sample = run.root / "sessions-sample"
+    sample.mkdir()
+    _copy_indexable(run.folder, run.extensions, sample, run.plan.offline_sample_bytes)
     found = sessions.measure(
-        sample, run.data("offline"), model, idle_s=min(run.plan.idle_s, 3.0), queries=run.plan.session_queries
+        sample, run.data("sessions"), model, idle_s=min(run.plan.idle_s, 3.0), queries=run.plan.session_queries
     )
-    return {key: found[key] for key in ("bare_sessions_uss_mb", "sessions_uss_mb", "sessions_semantic_p50_ms")}
+    return {spec.key: found[spec.key] for spec in SESSIONS}
 
 
 def embedded_tokens(folder: Path, model: Path) -> int:
@@ -506,6 +509,7 @@ def run_bench(notes: Path | None, *, quick: bool = False, progress: Progress | N
         say("preparing the folder")
         prepared = prepare_folder(notes, root / "notes", plan)
         run = BenchRun(root, root / "notes", prepared, plan, say)
+        run.step("sessions sharing the offline model", SESSIONS, lambda: _measure_sessions(run, model))
         with StubApiProcess() as api:
             sync_specs = _sync_specs(_sync_folder(run)[1])
             run.step("sync throughput, instant embedder", sync_specs, lambda: _measure_sync(run))
@@ -519,7 +523,6 @@ def run_bench(notes: Path | None, *, quick: bool = False, progress: Progress | N
         for size in plan.skipped_sizes:
             run.skip(_search_specs(size), "skipped (--quick)")
         run.step("scree watch with the offline model", WRITER_OFFLINE, lambda: _measure_writer_offline(run, model))
-        run.step("sessions sharing the offline model", SESSIONS, lambda: _measure_sessions(run, model))
         run.step("offline model speed", OFFLINE_MODEL, lambda: measure_offline_model(run, model))
         run.step("edit to searchable", _edit_specs(plan.debounce_s), lambda: _measure_edits(run))
         say("")
