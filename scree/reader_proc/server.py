@@ -181,6 +181,20 @@ def result_meta(cap: ReplyCap) -> dict[str, Any]:
     return {MAX_RESULT_CHARS: cap.max_chars}
 
 
+class _TrimAfterCalls:
+    """Middleware that pokes `trim` after each tool call, so the heap is handed back once calls stop (issue 24)."""
+
+    def __init__(self, trim: TrimWhenQuiet) -> None:
+        self._trim = trim
+
+    async def __call__(self, ctx: Any, call_next: Callable[[Any], Any]) -> Any:
+        try:
+            return await call_next(ctx)
+        finally:
+            if ctx.method == TOOLS_CALL:
+                self._trim.poke()
+
+
 def build_server(settings: Settings, control: WriterControl) -> MCPServer:
     """The reader's MCP server; cheap to build: the store and any model open on the first tool call (R-M8)."""
     tools = ReaderTools(settings, control)
@@ -217,6 +231,7 @@ def build_server(settings: Settings, control: WriterControl) -> MCPServer:
             meta=result_meta(cap),
             structured_output=False,
         )
+    server.middleware.append(_TrimAfterCalls(TrimWhenQuiet(TRIM_QUIET_S)))  # over stdio and over HTTP
     return server
 
 
@@ -234,27 +249,12 @@ class _HandshakeWatch:
         return result
 
 
-class _TrimAfterCalls:
-    """Middleware that pokes `trim` after each tool call, so the heap is handed back once calls stop (issue 24)."""
-
-    def __init__(self, trim: TrimWhenQuiet) -> None:
-        self._trim = trim
-
-    async def __call__(self, ctx: Any, call_next: Callable[[Any], Any]) -> Any:
-        try:
-            return await call_next(ctx)
-        finally:
-            if ctx.method == TOOLS_CALL:
-                self._trim.poke()
-
-
 def run_stdio(settings: Settings, control: WriterControl, on_handshake: Callable[[], None] | None = None) -> None:
     """Serve MCP on stdin/stdout until the client closes stdin; logs go to stderr only (R-P5). `on_handshake` is
     called once the client has finished the handshake (the supervisor starts the writer then)."""
     configure_logging("reader", settings.log_format, settings.log_level)
     register_secret(settings.api_key)
     server = build_server(settings, control)
-    server.middleware.append(_TrimAfterCalls(TrimWhenQuiet(TRIM_QUIET_S)))
     if on_handshake is not None:
         server.middleware.append(_HandshakeWatch(on_handshake))
     log.info("serving MCP over stdio", folder=str(settings.folder), index=str(settings.db_path))
