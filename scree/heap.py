@@ -4,7 +4,6 @@ is not glibc."""
 
 from __future__ import annotations
 
-import ctypes
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -16,9 +15,11 @@ HEAP_THRESHOLD_AFTER = 32 * 1024 * 1024  # DEFAULT_MMAP_THRESHOLD_MAX: where gli
 
 
 def _libc_call(name: str) -> Callable[..., Any] | None:
+    import ctypes  # on first use: a reader that is never called never loads it
+
     try:
         function: Callable[..., Any] = getattr(ctypes.CDLL(None), name)
-    except (OSError, AttributeError):
+    except (OSError, AttributeError, TypeError):  # TypeError: Windows has no handle on the process's own symbols
         return None  # not glibc
     return function
 
