@@ -94,8 +94,9 @@ def test_pip_install_in_a_venv(built: Built, tmp_path: Path, what: str) -> None:
     _run([sys.executable, "-m", "venv", tmp_path / "venv"])
     _run([tmp_path / "venv" / "bin" / "pip", "install", "-q", "--no-compile", *built.local, target])
     _scree_version(tmp_path / "venv" / "bin" / "scree")
-    # scree bench runs from the install: its parts import from the scree package, and no `bench` was installed
     python = tmp_path / "venv" / "bin" / "python"
+    assert _run([python, "-m", "scree", "--version"], cwd=tmp_path).strip() == VERSION_LINE
+    # scree bench runs from the install: its parts import from the scree package, and no `bench` was installed
     _run([python, "-c", "import scree.benchmarks.suite"], cwd=tmp_path)
     _run([python, "-m", "scree.benchmarks.embed_local", "--help"], cwd=tmp_path)
     stray = subprocess.run([python, "-c", "import bench"], cwd=tmp_path, capture_output=True, text=True)
