@@ -52,3 +52,14 @@ def generate_tree(root: Path, total_bytes: int, seed: int = 0, mean_file_bytes: 
         written += len(text.encode("utf-8"))
         count += 1
     return count
+
+
+def folder_to_measure(given: Path | None, tmp: Path, total_bytes: int, seed: int) -> Path:
+    """The folder a benchmark measures in: `given` when the user named one, else a tree of `total_bytes` generated
+    in `tmp`."""
+    if given is not None:
+        return given
+    folder = tmp / "notes"
+    folder.mkdir()
+    generate_tree(folder, total_bytes, seed=seed)
+    return folder

@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 from scree.benchmarks import RESULTS
-from scree.benchmarks.corpus import generate_tree
+from scree.benchmarks.corpus import folder_to_measure
 from scree.benchmarks.embed_local import default_model_dir
 from scree.benchmarks.stub_api import StubApiProcess
 from scree.benchmarks.writer_idle import clean_env
@@ -105,11 +105,7 @@ def main() -> None:
     parser.add_argument("--json", type=Path, default=RESULTS / "second_checkout.json")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="scree-bench-second-") as tmp:
-        folder = args.notes
-        if folder is None:
-            folder = Path(tmp) / "notes"
-            folder.mkdir()
-            generate_tree(folder, int(args.mb * 1e6), seed=24)
+        folder = folder_to_measure(args.notes, Path(tmp), int(args.mb * 1e6), seed=24)
         if args.offline:
             result = measure(folder, Path(tmp) / "data")
         else:

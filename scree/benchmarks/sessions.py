@@ -29,7 +29,7 @@ from typing import Any
 import psutil
 
 from scree.benchmarks import RESULTS
-from scree.benchmarks.corpus import generate_tree
+from scree.benchmarks.corpus import folder_to_measure
 from scree.benchmarks.serve_footprint import BARE, MB, TRACKER_MARKER, WRITER_MARKER, Stdio, serve_command
 from scree.benchmarks.writer_idle import clean_env
 
@@ -177,11 +177,7 @@ def main() -> None:
     args = parser.parse_args()
     model_dir = args.model_dir or default_model_dir()
     with tempfile.TemporaryDirectory(prefix="scree-bench-sessions-") as tmp:
-        folder = args.folder
-        if folder is None:
-            folder = Path(tmp) / "tree"
-            folder.mkdir()
-            generate_tree(folder, int(args.tree_kb * 1000), seed=24)
+        folder = folder_to_measure(args.folder, Path(tmp), int(args.tree_kb * 1000), seed=24)
         data = args.data or Path(tmp) / "data"
         result = measure(folder, data, model_dir, args.sessions, args.idle, args.queries)
     n = args.sessions
