@@ -31,7 +31,7 @@ LAYERS = [
     {"search"},
     {"reader_proc", "writer_proc", "supervisor"},
     {"commands", "benchmarks"},
-    {"cli"},
+    {"cli", "__main__"},  # __main__: what the commands run, over the CLI it imports when one does
 ]
 
 
