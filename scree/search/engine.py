@@ -179,13 +179,15 @@ class SearchEngine:
         k-hit reply are the first m of any larger k (#11). Safe to call from several threads: the store is read
         under its lock, the query embedded outside it.
         """
-        with self._store_lock:
-            recorded = None if self._closed else self._wants_vector(query, mode)
-        vector = self._query_vector(query, recorded) if recorded is not None else None
-        with self._store_lock:
-            if self._closed:
-                return SearchResult(hits=[])
-            return self._search(query, k, mode, max_k, path, vector)
+        vector: bytes | Exception | None = None
+        while True:  # at most twice: a search that needs a vector embeds the query once, then looks again
+            with self._store_lock:
+                if self._closed:
+                    return SearchResult(hits=[])
+                recorded = self._wants_vector(query, mode)
+                if recorded is None or vector is not None:
+                    return self._search(query, k, mode, max_k, path, vector)
+            vector = self._query_vector(query, recorded)
 
     def _search(
         self, query: str, k: int, mode: str, max_k: int, path: str | None, vector: bytes | Exception | None
@@ -255,7 +257,7 @@ class SearchEngine:
     ) -> list[tuple[int, float]]:
         """(chunk id, cosine similarity) of the nearest chunks; in hybrid mode a failure is a note, not an error."""
         try:
-            if vector is None:  # the index changed between the two looks at it: embed now, as the index now says
+            if vector is None:  # chunks without a recorded model (_wants_vector said no): embed as the settings say
                 vector = self._query_vector(query, self._store.model())
             if isinstance(vector, Exception):
                 raise vector
