@@ -42,6 +42,7 @@ FIGURES = {
     "offline_model_load_s", "offline_query_p50_ms", "offline_embed_tokens_per_s", "offline_embed_peak_rss_mb",
     "bare_sessions_uss_mb", "sessions_uss_mb", "sessions_semantic_p50_ms",
     "sessions_readers_uss_mb", "sessions_writer_uss_mb", "sessions_resource_tracker_uss_mb",
+    "sessions_reader_over_bare_mb",
     "first_checkout_sync_s", "second_checkout_sync_s", "first_checkout_api_requests", "second_checkout_api_requests",
     "vector_cache_mb",
 }  # fmt: skip

@@ -4,9 +4,10 @@ pages shared between processes (the interpreter, the page cache) are not counted
 
 Run: python -m scree.benchmarks.sessions [--sessions 5] [--tree-kb 40 | --folder DIR] [--idle 3] [--json PATH]
 Bar (issue 24): the N sessions' processes (readers, the writer child, multiprocessing's resource tracker) use at most
-N x a bare SDK server + 80 MB of USS in all. The folder is indexed first by `scree reindex` with the offline model,
-so the serves only catch up. Each serve answers one semantic search (the one that makes a reader embed a query), then
-QUERIES more, whose end-to-end times (tool call to reply, over stdio) give the p50 and p95.
+N x a bare SDK server + 80 MB of USS in all. The writer and the tracker are there once whatever N is; "each reader
+over a bare server" is what one more session adds. The folder is indexed first by `scree reindex` with the offline
+model, so the serves only catch up. Each serve answers one semantic search (the one that makes a reader embed a
+query), then QUERIES more, whose end-to-end times (tool call to reply, over stdio) give the p50 and p95.
 
 USS leaves out every page another process maps too, whichever process it is: one that has loaded numpy or tokenizers
 hides the writer's ~11 MB of their code pages. `measure` refuses to run in such a process (`scree bench` measures the
@@ -157,6 +158,8 @@ def measure(
         **{f"sessions_{key}_uss_mb": round(serve_uss[key], 1) for key in ROLES},
         "bare_sessions_uss_mb": round(bare_uss, 1),
         "sessions_uss_over_bare_mb": round(serve_uss["total"] - bare_uss, 1),
+        # what one more session costs: the writer and the tracker are there once, whatever N is
+        "sessions_reader_over_bare_mb": round((serve_uss["readers"] - bare_uss) / sessions, 1),
         "sessions_semantic_p50_ms": round(statistics.median(times), 1),
         "sessions_semantic_p95_ms": round(times[min(len(times) - 1, int(len(times) * 0.95))], 1),
     }
@@ -190,6 +193,7 @@ def main() -> None:
         ("  of which the writer child", result["sessions_writer_uss_mb"]),
         ("  of which the resource tracker", result["sessions_resource_tracker_uss_mb"]),
         (f"USS, {n} x bare SDK server", result["bare_sessions_uss_mb"]),
+        ("each reader over a bare server", result["sessions_reader_over_bare_mb"]),
     ]
     for label, value in rows:
         print(f"  {label:<40} {value:8.1f} MB")

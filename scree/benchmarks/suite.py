@@ -243,6 +243,7 @@ SESSIONS = [
     Spec("sessions_readers_uss_mb", "  of which the readers", "MB"),
     Spec("sessions_writer_uss_mb", "  of which the writer child", "MB"),
     Spec("sessions_resource_tracker_uss_mb", "  of which multiprocessing's resource tracker", "MB"),
+    Spec("sessions_reader_over_bare_mb", "  each reader over a bare server (what one more session adds)", "MB"),
     Spec("sessions_semantic_p50_ms", "those sessions' semantic search, end to end, p50", "ms"),
 ]
 OFFLINE_MODEL = [
