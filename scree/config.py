@@ -10,7 +10,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from scree.errors import ConfigError
-from scree.index.folder import DB_NAME, LOCK_NAME, QUERY_SOCKET_NAME, index_dir_for, vector_cache_path
+from scree.index.folder import (
+    DB_NAME,
+    DOCS_MAP_NAME,
+    LOCK_NAME,
+    QUERY_SOCKET_NAME,
+    index_dir_for,
+    vector_cache_path,
+)
 from scree.paths import FROM_CWD_REPO, choose_folder, data_home
 from scree.redact import register_secret, url_password
 
@@ -117,6 +124,13 @@ class Settings:
         if self.custom_db:
             return self.db_path.with_name(self.db_path.name + ".sock")
         return self.index_dir / QUERY_SOCKET_NAME
+
+    @property
+    def docs_map_path(self) -> Path:
+        """The index summarised for the instructions (issue 36); beside a --db file, `<name>.map.json`."""
+        if self.custom_db:
+            return self.db_path.with_name(self.db_path.name + ".map.json")
+        return self.index_dir / DOCS_MAP_NAME
 
     def resolved_embedder(self) -> str:
         """'api' when a key is configured, else 'local' (R-E6), unless SCREE_EMBEDDER pins one."""
