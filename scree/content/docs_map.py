@@ -9,6 +9,7 @@ then by path. Ties never depend on the order pages came in, so one index always 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -161,22 +162,26 @@ def counts_line(summary: DocsSummary, *, folders: int = 8, formats: int = 5) -> 
     )
 
 
-def outline(summary: DocsSummary, budget: int, *, header: str | None = None) -> str:
+def outline(
+    summary: DocsSummary, budget: int, *, header: str | None = None, measure: Callable[[str], int] = len
+) -> str:
     """The entry points grouped by top folder, folders in the order of their best page, pages in rank order, as
-    many as fit in `budget` characters (whole lines only); a last line says how many pages were left out."""
+    many as fit in `budget` (characters, or what `measure` counts; whole lines only); a last line says how many
+    pages were left out."""
     header = header or f"Entry points ({RULE}; path: title):"
     groups: dict[str, list[Page]] = {}
     for page in summary.pages:
         groups.setdefault(top_folder(page.path), []).append(page)
     lines = [header]
-    used = len(header) + MORE_LINE_CHARS  # room for the last line, should any page be left out
+    used = measure(header) + MORE_LINE_CHARS  # room for the last line, should any page be left out
     shown = 0
     for folder, pages in groups.items():
-        folder_line = f"{folder} ({summary.by_folder.get(folder, len(pages))} files)"
+        count = summary.by_folder.get(folder, len(pages))
+        folder_line = f"{folder} ({count} file{'' if count == 1 else 's'})"
         entries: list[str] = []
         for page in pages:
             entry = f"  - {page.path}" + (f': "{_clean(page.title)}"' if page.title else "")
-            cost = len(entry) + 1 + (0 if entries else len(folder_line) + 1)
+            cost = measure(entry) + 1 + (0 if entries else measure(folder_line) + 1)
             if used + cost > budget:
                 break
             entries.append(entry)
