@@ -114,13 +114,18 @@ class DocsSummary:
             pages = tuple(Page(str(p), str(t), int(s)) for p, t, s in data["pages"])
             return cls(
                 files=int(data["files"]),
-                by_folder={str(k): int(v) for k, v in data["by_folder"].items()},
-                by_format={str(k): int(v) for k, v in data["by_format"].items()},
+                by_folder=_by_count({str(k): int(v) for k, v in data["by_folder"].items()}),
+                by_format=_by_count({str(k): int(v) for k, v in data["by_format"].items()}),
                 pages=pages,
                 complete=bool(data["complete"]),
             )
         except (KeyError, TypeError, ValueError, AttributeError):
             return None
+
+
+def _by_count(counts: dict[str, int]) -> dict[str, int]:
+    """Most files first, then by name: the order the map shows counts in, whatever order they were stored in."""
+    return dict(sorted(counts.items(), key=lambda item: (-item[1], item[0])))
 
 
 def ranked_paths(sizes: dict[str, int]) -> list[str]:
@@ -136,8 +141,8 @@ def summarise(sizes: dict[str, int], titles: dict[str, str], *, complete: bool) 
     top = ranked_paths(sizes)[:KEEP_PAGES]
     return DocsSummary(
         files=len(sizes),
-        by_folder=dict(sorted(by_folder.items(), key=lambda item: (-item[1], item[0]))),
-        by_format=dict(sorted(by_format.items(), key=lambda item: (-item[1], item[0]))),
+        by_folder=_by_count(by_folder),
+        by_format=_by_count(by_format),
         pages=tuple(Page(path, titles.get(path, ""), sizes[path]) for path in top),
         complete=complete,
     )

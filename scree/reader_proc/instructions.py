@@ -27,7 +27,7 @@ def _map_status(summary: DocsSummary | None) -> str:
             "background). search_docs works meanwhile and says when its results may be incomplete."
         )
     if summary.files == 0:
-        state = "a first sync is still running" if not summary.complete else "no docs files were found"
+        state = "the first sync has not finished" if not summary.complete else "no docs files were found"
         return f"Docs map: the index holds no files yet ({state})."
     if not summary.complete:
         return f"Docs map (index incomplete, first sync not finished: {counts_line(summary)})"
