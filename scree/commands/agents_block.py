@@ -20,14 +20,22 @@ from pathlib import Path
 
 from scree.config import Settings
 from scree.content.chunking import chunk_markdown, opted_out
-from scree.content.docs_map import KEEP_PAGES, DocsSummary, counts_line, outline, ranked_paths, summarise, title_of
+from scree.content.docs_map import (
+    KEEP_PAGES,
+    LEFT_OUT,
+    DocsSummary,
+    counts_line,
+    outline,
+    ranked_paths,
+    summarise,
+    title_of,
+)
 from scree.content.files import FileContent, read_markdown
 from scree.content.ignore import IgnorePolicy
 from scree.errors import ConfigError, UsageError
 from scree.reader_proc.instructions import project_name
 
-BLOCK_FILES = {"agents": "AGENTS.md", "claude": "CLAUDE.md"}
-LEFT_OUT = frozenset(BLOCK_FILES.values())  # guidance files, not docs: see the module's docstring
+BLOCK_FILES = {"agents": "AGENTS.md", "claude": "CLAUDE.md"}  # each of them is in docs_map.LEFT_OUT
 BEGIN = "<!-- BEGIN scree docs map"
 BEGIN_LINE = BEGIN + ' (written by "scree init --{flag}"; run it again to update, not edited by hand) -->'
 END_LINE = "<!-- END scree docs map -->"
@@ -48,7 +56,7 @@ def walk_summary(settings: Settings) -> DocsSummary:
     policy = IgnorePolicy(settings.folder, settings.extensions)
     sizes: dict[str, int] = {}
     for rel in policy.walk():
-        if rel in LEFT_OUT:
+        if rel in LEFT_OUT:  # not read at all: summarise() would drop them
             continue
         content = read_markdown(settings.folder, rel, settings.max_file_bytes)
         if isinstance(content, FileContent) and not opted_out(content.text):

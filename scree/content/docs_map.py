@@ -29,6 +29,9 @@ GUIDE_WORDS = (
     "how-to",
 )
 ROOT = "./"  # the top folder of a file at the root
+# Guidance files the agent reads already, not docs to find: a map listing them would also change with each write of
+# the block that `scree init --agents-md` puts in them.
+LEFT_OUT = frozenset({"AGENTS.md", "CLAUDE.md"})
 TITLE_CHARS = 60  # a page's title is cut to this many characters in the map
 KEEP_PAGES = 60  # the ranked pages a summary carries: more than any map within 8 KB shows
 SUMMARY_VERSION = 1
@@ -129,13 +132,14 @@ def _by_count(counts: dict[str, int]) -> dict[str, int]:
 
 
 def ranked_paths(sizes: dict[str, int]) -> list[str]:
-    """Every path in RULE's order."""
-    return sorted(sizes, key=lambda path: rank_key(path, sizes[path]))
+    """Every path in RULE's order, LEFT_OUT aside."""
+    return sorted((path for path in sizes if path not in LEFT_OUT), key=lambda path: rank_key(path, sizes[path]))
 
 
 def summarise(sizes: dict[str, int], titles: dict[str, str], *, complete: bool) -> DocsSummary:
-    """A summary of the files in `sizes` (path -> bytes); `titles` needs only the first KEEP_PAGES of
-    ranked_paths(sizes)."""
+    """A summary of the files in `sizes` (path -> bytes), LEFT_OUT aside; `titles` needs only the first KEEP_PAGES
+    of ranked_paths(sizes)."""
+    sizes = {path: size for path, size in sizes.items() if path not in LEFT_OUT}
     by_folder = Counter(top_folder(path) for path in sizes)
     by_format = Counter(file_format(path) for path in sizes)
     top = ranked_paths(sizes)[:KEEP_PAGES]
