@@ -8,6 +8,7 @@ then by path. Ties never depend on the order pages came in, so one index always 
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -171,36 +172,78 @@ def counts_line(summary: DocsSummary, *, folders: int = 8, formats: int = 5) -> 
     )
 
 
+# A path segment naming a version of the docs (v3.4, version-30.0, 2.1.x): the same page in several versions is one
+# entry of the map, not one per version.
+_VERSION = re.compile(r"(?:v|version-?)\d+(?:\.\d+)*(?:\.x)?|\d+\.\d+(?:\.\d+)*(?:\.x)?", re.IGNORECASE)
+PER_ROUND = 4  # each folder shows this many pages before any folder shows more
+
+
+@dataclass(frozen=True, slots=True)
+class _Entry:
+    folder: str
+    nth: int  # its place among its folder's entries
+    text: str
+    pages: int  # the pages it stands for: one, or the same page in several versions
+
+
+def _version_key(segment: str) -> tuple[int, ...]:
+    return tuple(int(n) for n in re.findall(r"\d+", segment))
+
+
+def _entries(pages: tuple[Page, ...]) -> list[_Entry]:
+    """The outline's entries in rank order: pages that differ only in a version segment are one entry, shown by the
+    highest version (by number) and counting the others."""
+    versions: dict[str, list[Page]] = {}
+    for page in pages:
+        key = "/".join("*" if _VERSION.fullmatch(part) else part for part in page.path.split("/"))
+        versions.setdefault(key, []).append(page)
+    entries: list[_Entry] = []
+    per_folder: Counter[str] = Counter()
+    for group in versions.values():
+        shown = max(group, key=lambda page: [_version_key(part) for part in page.path.split("/")])
+        text = f"  - {shown.path}" + (f': "{_clean(shown.title)}"' if shown.title else "")
+        if len(group) > 1:
+            text += f" (and {len(group) - 1} other version{'' if len(group) == 2 else 's'})"
+        folder = top_folder(shown.path)
+        entries.append(_Entry(folder, per_folder[folder], text, len(group)))
+        per_folder[folder] += 1
+    return entries
+
+
+def _folder_line(summary: DocsSummary, folder: str) -> str:
+    count = summary.by_folder.get(folder, 0)
+    return f"{folder} ({count} file{'' if count == 1 else 's'})"
+
+
 def outline(
     summary: DocsSummary, budget: int, *, header: str | None = None, measure: Callable[[str], int] = len
 ) -> str:
-    """The entry points grouped by top folder, folders in the order of their best page, pages in rank order, as
-    many as fit in `budget` (characters, or what `measure` counts; whole lines only); a last line says how many
-    pages were left out."""
+    """The entry points grouped by top folder, as many as fit in `budget` (characters, or what `measure` counts;
+    whole lines only), chosen PER_ROUND pages of each folder at a time in rank order, so one big folder cannot take
+    the whole map; folders in the order of their best page, pages in rank order; a last line says how many pages
+    were left out."""
     header = header or f"Entry points ({RULE}; path: title):"
-    groups: dict[str, list[Page]] = {}
-    for page in summary.pages:
-        groups.setdefault(top_folder(page.path), []).append(page)
-    lines = [header]
+    entries = _entries(summary.pages)
     used = measure(header) + MORE_LINE_CHARS  # room for the last line, should any page be left out
-    shown = 0
-    for folder, pages in groups.items():
-        count = summary.by_folder.get(folder, len(pages))
-        folder_line = f"{folder} ({count} file{'' if count == 1 else 's'})"
-        entries: list[str] = []
-        for page in pages:
-            entry = f"  - {page.path}" + (f': "{_clean(page.title)}"' if page.title else "")
-            cost = measure(entry) + 1 + (0 if entries else measure(folder_line) + 1)
-            if used + cost > budget:
-                break
-            entries.append(entry)
-            used += cost
-        if not entries:
+    chosen: set[int] = set()
+    folders: set[str] = set()
+    for i in sorted(range(len(entries)), key=lambda i: (entries[i].nth // PER_ROUND, i)):
+        entry = entries[i]
+        cost = measure(entry.text) + 1
+        if entry.folder not in folders:
+            cost += measure(_folder_line(summary, entry.folder)) + 1
+        if used + cost > budget:
             break
-        lines.append(folder_line)
-        lines.extend(entries)
-        shown += len(entries)
-    left = summary.files - shown
+        chosen.add(i)
+        folders.add(entry.folder)
+        used += cost
+    if not chosen:
+        return ""
+    lines = [header]
+    for folder in dict.fromkeys(entries[i].folder for i in sorted(chosen)):
+        lines.append(_folder_line(summary, folder))
+        lines.extend(entry.text for i, entry in enumerate(entries) if i in chosen and entry.folder == folder)
+    left = summary.files - sum(entries[i].pages for i in chosen)
     if left > 0:
         lines.append(f"(+{left} more: search_docs finds them)")
-    return "\n".join(lines) if shown else ""
+    return "\n".join(lines)
