@@ -110,6 +110,8 @@ class Settings:
     log_level: str = "info"
     writer_limits: WriterLimits = WriterLimits()
     client_tokens: int = DEFAULT_CLIENT_TOKENS  # R-M10: the MCP client's limit on one tool result, in tokens
+    docs_map: bool = True  # R-M11: the instructions carry the docs map (SCREE_DOCS_MAP=0: the short form only)
+    always_load: bool = True  # R-M11: search_docs asks to stay loaded (SCREE_ALWAYS_LOAD=0: the client decides)
 
     @property
     def lock_path(self) -> Path:
@@ -220,6 +222,11 @@ def client_token_limit(raw: str | None) -> int:
     return value if value > 0 else DEFAULT_CLIENT_TOKENS
 
 
+def _flag(env: Mapping[str, str], name: str) -> bool:
+    """An on/off setting that is on unless set to 0, false, no or off."""
+    return env.get(name, "1").strip().lower() not in ("0", "false", "no", "off")
+
+
 def _choice(env: Mapping[str, str], name: str, default: str, choices: tuple[str, ...]) -> str:
     value = (env.get(name) or default).strip().lower()
     if value not in choices:
@@ -315,7 +322,7 @@ def load_settings(
         api_base=_api_base(env),
         api_model=env.get("SCREE_MODEL") or DEFAULT_API_MODEL,
         api_dims=int(env_number(env, "SCREE_DIMENSIONS", DEFAULT_API_DIMS)),
-        zdr=env.get("SCREE_ZDR", "1").strip().lower() not in ("0", "false", "no", "off"),
+        zdr=_flag(env, "SCREE_ZDR"),
         batch_size=int(env_number(env, "SCREE_BATCH_SIZE", DEFAULT_BATCH)),
         embedder=_choice(env, "SCREE_EMBEDDER", "auto", EMBEDDER_CHOICES),
         local_model_dir=Path(local_dir).expanduser() if local_dir else None,
@@ -338,4 +345,6 @@ def load_settings(
         log_level=log_level(env, "info"),
         writer_limits=WriterLimits.from_env(env),
         client_tokens=client_token_limit(env.get(CLIENT_TOKENS_ENV)),
+        docs_map=_flag(env, "SCREE_DOCS_MAP"),
+        always_load=_flag(env, "SCREE_ALWAYS_LOAD"),
     )

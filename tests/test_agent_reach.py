@@ -274,3 +274,15 @@ def test_a_damaged_map_file_reads_as_no_map(tmp_path: Path, name: str) -> None:
     map_file.write_text('{"version": 1, "pages": [[1]]}')
     instructions, _ = serve_session(folder, env)
     assert "Docs map: not made yet" in instructions
+
+
+def test_each_part_can_be_turned_off(tmp_path: Path) -> None:
+    folder = small_repo(tmp_path)
+    env = hash_env(tmp_path)
+    reindex(folder, env)
+    instructions, tools = serve_session(folder, env | {"SCREE_DOCS_MAP": "0", "SCREE_ALWAYS_LOAD": "off"})
+    assert "Docs map" not in instructions and "README.md" not in instructions and SAFETY in instructions
+    assert "search_docs first" in instructions and "even when you think you know the answer" in instructions
+    assert all("anthropic/alwaysLoad" not in tool["_meta"] for tool in tools.values())
+    shown = run_scree("config", "--notes", str(folder), env=env | {"SCREE_DOCS_MAP": "0"})
+    assert shown.returncode == 0 and "SCREE_DOCS_MAP" in shown.stdout and "SCREE_ALWAYS_LOAD" in shown.stdout

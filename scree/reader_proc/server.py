@@ -97,6 +97,8 @@ WRITES_INDEX = ToolAnnotations(
 def instructions_for(settings: Settings) -> str:
     """The handshake's instructions (SPEC §8, R-M11), with the map of the docs the writer last summarised: one small
     file read, no database opened, so the handshake waits for nothing (R-M8)."""
+    if not settings.docs_map:  # SCREE_DOCS_MAP=0
+        return instructions_text(settings.folder, None, with_map=False)
     return instructions_text(settings.folder, read_summary(settings.docs_map_path))
 
 
@@ -230,7 +232,7 @@ def build_server(settings: Settings, control: WriterControl) -> MCPServer:
             title=title,
             description=description,
             annotations=hints,
-            meta=result_meta(cap, always_load=always_load),
+            meta=result_meta(cap, always_load=always_load and settings.always_load),
             structured_output=False,
         )
     server.middleware.append(_TrimAfterCalls(TrimWhenQuiet(TRIM_QUIET_S)))  # over stdio and over HTTP
