@@ -127,7 +127,7 @@ def test_block_is_added_kept_idempotent_checked_and_removed_leaving_the_rest_byt
     text = (repo / name).read_text()
     assert text.startswith(HAND_WRITTEN + "\n<!-- BEGIN scree docs map")
     assert text.endswith("<!-- END scree docs map -->\n")
-    assert "the scree MCP tool `search_docs` before answering questions about repo" in text
+    assert "the scree MCP tool `search_docs` before answering questions about this project" in text
     assert '  - README.md: "Repo"\n' in text and '  - docs/guides/setup.md: "Setup guide"' in text
     assert "private.md" not in text and "AGENTS.md" not in text.split("-->", 1)[1]  # opted out; guidance files
     assert init(repo, tmp_path, flag).stdout.endswith("nothing to do.\n")
@@ -242,6 +242,17 @@ def test_block_refuses_read_only_hard_linked_and_non_utf8_files(tmp_path: Path) 
     target.write_bytes(b"# Caf\xe9\n")
     done = init(repo, tmp_path, "--agents-md")
     assert done.returncode == 1 and "not UTF-8" in done.stderr and target.read_bytes() == b"# Caf\xe9\n"
+
+
+def test_check_agrees_in_another_checkout_of_the_same_files(tmp_path: Path) -> None:
+    """CI checks out the repo elsewhere, under another folder name: the block written here is up to date there."""
+    repo = docs_repo(tmp_path)
+    assert init(repo, tmp_path, "--agents-md").returncode == 0
+    other = git_repo(tmp_path / "ci-checkout-7")
+    for path in repo.rglob("*.md"):
+        write_text(other / path.relative_to(repo), path.read_text())
+    checked = init(other, tmp_path, "--agents-md", "--check")
+    assert checked.returncode == 0, checked.stderr
 
 
 def test_block_outside_a_repository_root_needs_here(tmp_path: Path) -> None:
