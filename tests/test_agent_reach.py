@@ -153,7 +153,7 @@ def test_small_index_map_paths_are_real_and_search_docs_alone_stays_loaded(tmp_p
     reindex(folder, env)
     instructions, tools = serve_session(folder, env)
     assert len(instructions) <= MAX_INSTRUCTIONS_CHARS
-    assert "Docs map (6 files; by top folder: docs/ 4, ./ 1, design/ 1; by format: .md 6.)" in instructions
+    assert "Docs map (6 files; by top folder: docs/ 4, ./ 1, design/ 1; by format: .md 6):" in instructions
     paths = map_paths(instructions)
     assert paths[:3] == ["README.md", "docs/index.md", "docs/guides/watering.md"]
     assert sorted(paths) == sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*.md"))
@@ -198,7 +198,7 @@ def test_large_versioned_site_map_fits_and_says_how_much_it_left_out(tmp_path: P
     reindex(folder, env)
     instructions, _ = serve_session(folder, env)
     assert len(instructions) <= MAX_INSTRUCTIONS_CHARS
-    assert "Docs map (722 files; by top folder: content/ 721, ./ 1; by format: .md 722.)" in instructions
+    assert "Docs map (722 files; by top folder: content/ 721, ./ 1; by format: .md 722):" in instructions
     paths = map_paths(instructions)
     assert paths[:2] == ["README.md", "content/en/_index.md"] and len(paths) >= 5
     assert all((folder / path).is_file() for path in paths)

@@ -177,7 +177,7 @@ def test_block_of_a_large_tree_stays_within_8_kb_and_says_what_it_left_out(tmp_p
     assert init(repo, tmp_path, "--agents-md").returncode == 0
     block = (repo / "AGENTS.md").read_bytes()
     assert len(block) <= MAX_BLOCK_BYTES and b"more: search_docs finds them)" in block
-    assert b"Docs map (401 files; by top folder: content/ 400, ./ 1; by format: .md 401.)" in block
+    assert b"Docs map (401 files; by top folder: content/ 400, ./ 1; by format: .md 401):" in block
 
 
 # --- refusals: the file left exactly as it was ---

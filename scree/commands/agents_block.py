@@ -88,7 +88,7 @@ def block_text(flag: str, summary: DocsSummary) -> str:
     if summary.files == 0:
         head.append("No docs files were found when this block was written.")
         return "\n".join([*head, END_LINE]) + "\n"
-    head.append(f"Docs map ({counts_line(summary, folders=20, formats=10)})")
+    head.append(f"Docs map ({counts_line(summary, folders=20, formats=10)}):")
     fixed = "\n".join([*head, END_LINE]) + "\n"
     budget = MAX_BLOCK_BYTES - _utf8_len(fixed) - 1
     entries = outline(summary, budget, measure=_utf8_len)

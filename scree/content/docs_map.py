@@ -168,7 +168,7 @@ def _clean(title: str) -> str:
 def counts_line(summary: DocsSummary, *, folders: int = 8, formats: int = 5) -> str:
     return (
         f"{summary.files} files; by top folder: {_counts(summary.by_folder, folders)}; "
-        f"by format: {_counts(summary.by_format, formats)}."
+        f"by format: {_counts(summary.by_format, formats)}"
     )
 
 

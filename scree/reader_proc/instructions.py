@@ -30,8 +30,8 @@ def _map_status(summary: DocsSummary | None) -> str:
         state = "the first sync has not finished" if not summary.complete else "no docs files were found"
         return f"Docs map: the index holds no files yet ({state})."
     if not summary.complete:
-        return f"Docs map (index incomplete, first sync not finished: {counts_line(summary)})"
-    return f"Docs map ({counts_line(summary)})"
+        return f"Docs map (index incomplete, first sync not finished: {counts_line(summary)}):"
+    return f"Docs map ({counts_line(summary)}):"
 
 
 def _tail(name: str, *, with_map: bool) -> str:
