@@ -53,7 +53,7 @@ def instructions_text(folder: Path, summary: DocsSummary | None, *, with_map: bo
     head = (
         f'scree searches the docs of the project "{name}" (READMEs, docs, design notes) by meaning and by keyword; '
         "it does not search code.\n"
-        f"Use search_docs for any question about {name}'s behaviour, setup, configuration, design or conventions, "
+        "Use search_docs for any question about this project's behaviour, setup, configuration, design or conventions, "
         "even when you think you know the answer (these docs are current, your memory of them may not be), "
         "and prefer it over web search and over opening files one by one for this project's docs. "
         "Do not use it for source code (read or grep the code), general programming questions or other projects.\n"
