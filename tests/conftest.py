@@ -129,6 +129,38 @@ def _install_claude(npm: str, prefix: Path, cli: Path, native: Path) -> Path:
     return cli if cli.stat().st_size >= NATIVE_MIN_BYTES else native
 
 
+COPILOT_VERSION = "1.0.102"  # the version whose config reading issue 36's copilot entry was checked against
+
+
+@pytest.fixture(scope="session")
+def copilot_cli(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """The GitHub Copilot CLI's native binary from npm and the folder it unpacks itself into (its XDG_CACHE_HOME),
+    both in pytest's cache folder, installed once under a lock like claude_cli."""
+    npm = shutil.which("npm")
+    if npm is None or shutil.which("node") is None:
+        pytest.skip("npm/node are not installed on this machine: the Copilot CLI cannot be installed")
+    name = f"copilot-{COPILOT_VERSION}"
+    cache = getattr(request.config, "cache", None)
+    prefix = Path(cache.mkdir(name)) if cache is not None else tmp_path_factory.mktemp(name)
+    native = prefix / "node_modules/@github/copilot-linux-x64/copilot"
+    with open(prefix / ".install.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not native.exists():
+            done = subprocess.run(
+                [npm, "install", "--prefix", str(prefix), "--cache", str(prefix / "npm-cache"), "--no-audit"]
+                + ["--no-fund", "--ignore-scripts", f"@github/copilot@{COPILOT_VERSION}"],
+                capture_output=True,
+                text=True,
+                timeout=300,
+                check=False,
+            )
+            assert done.returncode == 0, done.stderr
+            shutil.rmtree(prefix / "npm-cache", ignore_errors=True)
+        if not native.exists():
+            pytest.skip("no Copilot CLI binary for this platform in the npm package")
+    return native, prefix / "unpacked"
+
+
 # --- pytest-xdist (pyproject's addopts: -n auto --dist loadfile --no-loadscope-reorder) ---
 
 MAX_WORKERS = 8  # each worker starts servers, writers and watchers of its own: more would crowd a big machine

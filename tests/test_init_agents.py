@@ -262,3 +262,25 @@ def test_block_outside_a_repository_root_needs_here(tmp_path: Path) -> None:
     assert done.returncode == 2 and "--here" in done.stderr and not (plain / "AGENTS.md").exists()
     assert run_scree("init", "--agents-md", "--here", env=scree_env(tmp_path / "data"), cwd=plain).returncode == 0
     assert "README.md" in (plain / "AGENTS.md").read_text()
+
+
+@pytest.mark.slow
+def test_copilot_cli_reads_the_written_entry_with_defer_tools_never(
+    tmp_path: Path, copilot_cli: tuple[Path, Path]
+) -> None:
+    """The real GitHub Copilot CLI (from npm) lists the entry `scree init copilot` wrote, as a workspace server of a
+    trusted folder, with deferTools "never"."""
+    cli, unpacked = copilot_cli
+    repo = git_repo(tmp_path / "repo")
+    assert init(repo, tmp_path, "copilot").returncode == 0
+    home = tmp_path / "home"
+    write_text(home / ".copilot/config.json", json.dumps({"trustedFolders": [str(repo)]}))  # as its trust prompt does
+    env = scree_env(tmp_path / "data", HOME=str(home), XDG_CACHE_HOME=str(unpacked), COPILOT_AUTO_UPDATE="false")
+    env.pop("XDG_CONFIG_HOME", None)  # Copilot keeps its config under XDG_CONFIG_HOME when set: use HOME's
+    listed = subprocess.run(
+        [str(cli), "mcp", "list", "--json"], env=env, cwd=repo, capture_output=True, text=True, timeout=180
+    )
+    assert listed.returncode == 0, listed.stdout + listed.stderr
+    scree = json.loads(listed.stdout[listed.stdout.index("{") :])["mcpServers"]["scree"]
+    assert scree["deferTools"] == "never" and scree["command"] == MCP and scree["tools"] == ["*"]
+    assert scree["source"] == "workspace" and scree["sourcePath"] == str(repo / ".github/mcp.json")
