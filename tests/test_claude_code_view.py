@@ -18,13 +18,14 @@ from typing import Any
 
 import anyio
 import pytest
-from cli_helpers import run_scree, scree_env, write_text
+from cli_helpers import run_scree, scree_env, wait_until, write_text
 from mcp.client import Client
 from mcp.client.stdio import StdioServerParameters
 
 from scree.reader_proc.instructions import MAX_INSTRUCTIONS_CHARS
 
 CLAUDE_TIMEOUT_S = 240
+PROMPT = "Where do the docs say how to water the garden?"
 SCREE_BIN = Path(sys.executable).parent
 TURN_PAUSE_S = 1.0
 MAX_TURNS = 20  # the stand-in asks for a missing tool until scree's tools show up, at most this many times
@@ -149,7 +150,7 @@ def served_instructions(repo: Path, env: dict[str, str]) -> str:
 def run_claude(cli: Path, repo: Path, env: dict[str, str], server: MessagesStandIn, *extra: str) -> None:
     base = f"http://127.0.0.1:{server.server_address[1]}"
     done = subprocess.run(
-        [str(cli), "-p", "Where do the docs say how to water the garden?", *extra],
+        [str(cli), "-p", PROMPT, *extra],
         env=env | {"ANTHROPIC_BASE_URL": base},
         cwd=repo,
         capture_output=True,
@@ -158,6 +159,51 @@ def run_claude(cli: Path, repo: Path, env: dict[str, str], server: MessagesStand
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert server.requests, "Claude Code sent no request to the Messages API stand-in"
+
+
+def writer_started(repo: Path, env: dict[str, str]) -> bool:
+    """Whether a scree serve in `repo` has finished an MCP handshake: its writer starts once the client confirms it."""
+    shown = run_scree("status", "--json", env=env, cwd=repo)
+    return shown.returncode == 0 and json.loads(shown.stdout)["writer_pid"] is not None
+
+
+def run_claude_once_scree_is_up(cli: Path, repo: Path, env: dict[str, str], server: MessagesStandIn) -> None:
+    """`claude -p` reading its prompt from stdin (stream-json), sent once scree-mcp has finished its handshake with
+    it: headless, Claude Code waits at most 2 s (a constant in 2.1.197) for an alwaysLoad server before its first
+    request, and a server that connects later gets its tools into later requests but its instructions into none.
+    scree-mcp takes about 0.9 s on a quiet 2-core machine, far longer on a loaded one: the test holds the prompt back
+    instead of racing the clock."""
+    base = f"http://127.0.0.1:{server.server_address[1]}"
+    args = ["-p", "--input-format", "stream-json", "--output-format", "stream-json", "--verbose"]
+    with subprocess.Popen(
+        [str(cli), *args],
+        env=env | {"ANTHROPIC_BASE_URL": base},
+        cwd=repo,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    ) as proc:
+        try:
+            wait_until(lambda: writer_started(repo, env) or proc.poll() is not None, "scree-mcp's handshake", 120)
+            prompt = {"type": "user", "message": {"role": "user", "content": PROMPT}}
+            out, err = proc.communicate(json.dumps(prompt) + "\n", timeout=CLAUDE_TIMEOUT_S)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+    assert proc.returncode == 0, out + err
+    assert server.requests, "Claude Code sent no request to the Messages API stand-in"
+
+
+SCREE_TOOLS = "mcp__scree__"
+
+
+def first_with_scree(requests: list[dict[str, Any]]) -> dict[str, Any]:
+    """The first request that lists scree's tools: the first of all when scree connected within Claude Code's wait."""
+    for body in requests:
+        if any(tool.get("name", "").startswith(SCREE_TOOLS) for tool in body.get("tools", [])):
+            return body
+    pytest.fail(f"scree's tools were in none of the {len(requests)} requests Claude Code sent")
 
 
 def texts(content: Any) -> str:
@@ -175,7 +221,7 @@ def test_claude_code_shows_the_instructions_whole_search_docs_loaded_and_the_cla
     instructions = served_instructions(repo, env)
     assert len(instructions) <= MAX_INSTRUCTIONS_CHARS and "Docs map (" in instructions
     with stand_in() as server:
-        run_claude(claude_cli, repo, env, server)
+        run_claude_once_scree_is_up(claude_cli, repo, env, server)
     first = server.requests[0]
 
     # scree's instructions, whole, under the heading Claude Code gives each server's instructions
@@ -209,11 +255,9 @@ def test_without_the_server_level_option_search_docs_alone_is_loaded_by_its_meta
     config = json.loads((repo / ".mcp.json").read_text())
     del config["mcpServers"]["scree"]["alwaysLoad"]
     (repo / ".mcp.json").write_text(json.dumps(config))
-    with stand_in(until_tools="mcp__scree__") as server:  # such a server connects in the background: wait for it
+    with stand_in(until_tools=SCREE_TOOLS) as server:  # such a server connects in the background: wait for it
         run_claude(claude_cli, repo, env | {"ENABLE_TOOL_SEARCH": "true"}, server)
-    last = server.requests[-1]
-    tools = {tool["name"]: tool for tool in last["tools"]}
-    assert "mcp__scree__search_docs" in tools, f"scree's tools never came within {MAX_TURNS} requests"
+    tools = {tool["name"]: tool for tool in first_with_scree(server.requests)["tools"]}
     assert tools["mcp__scree__search_docs"]["input_schema"]["required"] == ["query"]
     assert "mcp__scree__read_doc" not in tools and "mcp__scree__reindex" not in tools
     assert "ToolSearch" in tools  # tool search is on: what is not loaded up front is deferred behind it
