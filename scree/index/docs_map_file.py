@@ -15,14 +15,14 @@ from scree.logs import get_logger
 from scree.paths import FILE_MODE
 
 if TYPE_CHECKING:  # the reader imports this module for read_summary only: no database modules at its handshake
-    from scree.store import Store
+    from scree.store import IndexReader
 
 log = get_logger(__name__)
 
 MAX_MAP_FILE_BYTES = 1_000_000  # a summary holds KEEP_PAGES pages: anything larger is not one scree wrote
 
 
-def summary_of(store: Store) -> DocsSummary:
+def summary_of(store: IndexReader) -> DocsSummary:
     """The index's docs summary: every file's path and size, titles of the best KEEP_PAGES from their chunks."""
     sizes = {path: state.size for path, state in store.files().items()}
     titles = {}
@@ -63,7 +63,7 @@ def write_summary(path: Path, summary: DocsSummary) -> bool:
     return True
 
 
-def refresh_map(store: Store, path: Path) -> None:
+def refresh_map(store: IndexReader, path: Path) -> None:
     """After a sync: the map file brought up to date. A failure is logged, never fails the sync (the map is a
     convenience; the index is what matters)."""
     try:
