@@ -24,7 +24,9 @@ DEFAULT_MAX_FILE_BYTES = 1_000_000  # R-I2
 DEFAULT_FIRST_SYNC_MB = 50.0  # R-S4
 # issue 24: ~300k vectors of 384 dims (all-MiniLM-L6-v2), ~250k of 512 (the default API model); 0 turns it off
 DEFAULT_VECTOR_CACHE_MB = 512.0
-DEFAULT_EXTENSIONS = (".md", ".markdown", ".mdx")  # R-I1; .mdx is markdown with JSX (issue 25)
+# R-I1: the endings the table of formats claims (scree.content.formats.DEFAULT_SUFFIXES, which this layer cannot
+# import; tests/test_formats.py keeps the two equal)
+DEFAULT_EXTENSIONS = (".md", ".markdown", ".mdx")
 DEBOUNCE_SECONDS = 1.5  # R-W2
 OUTAGE_PAUSE_SECONDS = 30.0  # R-E4
 OUTAGE_PAUSE_MAX_SECONDS = 300.0  # R-E4

@@ -8,7 +8,8 @@ from pathlib import Path
 
 from cli_helpers import run_scree, scree_env, search_json, write_file
 
-from scree.content.chunking import chunk_markdown, embed_text
+from scree.content.chunking import chunk_markdown
+from scree.content.formats import detect, embedded_text
 
 MDX_PAGE = """---
 title: Installing the CLI
@@ -72,7 +73,9 @@ def test_mdx_pages_are_indexed_by_default_and_other_doc_files_are_counted(tmp_pa
 def test_what_is_embedded_of_an_mdx_page_leaves_its_code_lines_out() -> None:
     chunks = chunk_markdown(MDX_PAGE)
     assert [(chunk.start_line, chunk.end_line) for chunk in chunks] == [(5, 18), (20, 22)]
-    embedded = embed_text("docs/install.mdx", chunks[0])
+    mdx, markdown = detect("docs/install.mdx", MDX_PAGE), detect("docs/install.md", MDX_PAGE)
+    assert (getattr(mdx, "name", None), getattr(markdown, "name", None)) == ("mdx", "markdown")
+    embedded = embedded_text("docs/install.mdx", chunks[0], mdx)
     assert "import" not in embedded and "Tabs" not in embedded and "TabItem" not in embedded
     assert "Pick the package manager your platform uses." in embedded and "brew install quokka" in embedded
-    assert "import Tabs" in embed_text("docs/install.md", chunks[0])  # a .md file's text is its own
+    assert "import Tabs" in embedded_text("docs/install.md", chunks[0], markdown)  # a .md file's text is its own

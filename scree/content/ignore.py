@@ -26,13 +26,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from scree.content.files import scandir_by_names
+from scree.content.formats import DEFAULT_SUFFIXES
 from scree.content.ignore_rules import RuleFile, compile_rules, read_ignore_file
 
 GITIGNORE = ".gitignore"
 SCREEIGNORE = ".screeignore"
 GIT_DIR = ".git"
 INFO_EXCLUDE = ".git/info/exclude"
-DEFAULT_EXTENSIONS = (".md", ".markdown", ".mdx")  # R-I1; .mdx is markdown with JSX (issue 25)
+DEFAULT_EXTENSIONS = DEFAULT_SUFFIXES  # R-I1: every ending the table of formats claims (scree.content.formats)
 
 # R-I1: package managers' folders, skipped wherever they are even when no ignore file names them; a `.screeignore`
 # negation (`!vendor/`) brings one back. The one list of them (the README's copy says the same).

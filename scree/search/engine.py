@@ -9,8 +9,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from scree.config import Settings
-from scree.content.chunking import chunk_markdown, opted_out, thin, too_little_to_show
+from scree.content.chunking import opted_out, thin, too_little_to_show
 from scree.content.files import FileContent, read_markdown, stat_file
+from scree.content.formats import NotDocs, detect
 from scree.content.ignore import IgnorePolicy
 from scree.content.languages import LanguageTrees
 from scree.embedders.base import KEYWORD_ONLY, Embedder
@@ -431,7 +432,10 @@ class SearchEngine:
             return None
         if indexed is not None and content.sha256 == indexed.sha256:
             return _Current(ranges=None)
-        return _Current(ranges={c.text: (c.start_line, c.end_line) for c in chunk_markdown(content.text)})
+        row = detect(path, content.text)  # issue 33: cut by the file's own format, as the sync cut it
+        if isinstance(row, NotDocs):
+            return None
+        return _Current(ranges={c.text: (c.start_line, c.end_line) for c in row.chunks(content.text)})
 
 
 def _locate(row: StoredChunk, state: _Current) -> tuple[int, int, bool]:
