@@ -334,6 +334,9 @@ def cmd_reindex(args: argparse.Namespace) -> int:
     if path is not None and (path, MISSING_REASON) in report.skipped:
         raise ScreeError(outcome.message)  # R-L1: a file that is not there is a failure (its old rows are gone)
     print(inert(outcome.message))  # file names and API errors are data: escapes shown, not run (issue 13)
+    by_format = replies.formats_note(report.formats) if path is None else None
+    if by_format is not None:  # issue 33: what was read as rst, AsciiDoc, plain text ...
+        print(f"  {by_format}")
     left_out = replies.left_out_note(report.left_out) if path is None else None
     if left_out is not None:  # issue 25: a folder of .rst or .mdx files was skipped without a word
         print(f"  {left_out}")

@@ -8,10 +8,12 @@ its readable-line rules (what of a chunk's text is embedded). The sync, the sear
 
 from __future__ import annotations
 
+import fnmatch
 import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
+from scree.content import asciidoc, plaintext, rst
 from scree.content.chunking import Chunk, Readable, embed_text, iter_chunks, readable_markdown, readable_mdx
 
 Chunker = Callable[[str], Iterator[Chunk]]  # LF-normalised or raw text -> its chunks in order, as each closes
@@ -31,12 +33,26 @@ class DocFormat:
     # (file name, text) -> why such a file is not docs at all (a license, a data file), or None; asked of the last
     # row that claims an ending when no row before it did
     refuses: Callable[[str, str], str | None] | None = None
+    # names (lowercase fnmatch patterns) of files its endings claim that are never docs, refused before any read
+    # (the ignore policy asks name_refusal): `requirements.txt`
+    not_docs_names: tuple[str, ...] = ()
 
 
 MARKDOWN = DocFormat("markdown", (".md", ".markdown"), iter_chunks, readable_markdown)
 MDX = DocFormat("mdx", (".mdx",), iter_chunks, readable_mdx)  # markdown with JSX (issue 25)
+# Sphinx and docutils; Django names its rst sources .txt, so a .txt file whose content is rst is read as rst.
+RST = DocFormat("rst", (".rst", ".rest", ".txt"), rst.iter_chunks, rst.readable, claims=rst.looks_like_rst)
+ASCIIDOC = DocFormat("asciidoc", (".adoc", ".asciidoc", ".asc"), asciidoc.iter_chunks, asciidoc.readable)
+TEXT = DocFormat(
+    "text",
+    (".txt",),
+    plaintext.iter_chunks,
+    plaintext.readable,
+    refuses=plaintext.refuses,
+    not_docs_names=plaintext.NOT_DOCS_NAMES,
+)
 
-FORMATS: tuple[DocFormat, ...] = (MARKDOWN, MDX)
+FORMATS: tuple[DocFormat, ...] = (MARKDOWN, MDX, RST, ASCIIDOC, TEXT)
 # Files of an ending SCREE_EXTENSIONS adds that no row claims are read as markdown, as before the table.
 FALLBACK = MARKDOWN
 DEFAULT_SUFFIXES: tuple[str, ...] = tuple(dict.fromkeys(suffix for row in FORMATS for suffix in row.suffixes))
@@ -59,6 +75,16 @@ def rows_for(path: str) -> tuple[DocFormat, ...]:
     suffix = suffix_of(path)
     found = tuple(row for row in FORMATS if suffix in row.suffixes)
     return found or (FALLBACK,)
+
+
+def name_refusal(path: str) -> str | None:
+    """Why `path` is never docs by its name alone (a row's not_docs_names), or None; no read needed."""
+    name = path.rpartition("/")[2].lower()
+    for row in rows_for(path):
+        for pattern in row.not_docs_names:
+            if fnmatch.fnmatchcase(name, pattern):
+                return f"not docs: its name matches {pattern}"
+    return None
 
 
 def detect(path: str, text: str) -> DocFormat | NotDocs:
