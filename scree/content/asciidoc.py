@@ -27,7 +27,7 @@ from scree.content.chunking import (
 )
 from scree.content.embedded_lines import EmbeddedLines
 
-_SECTION = re.compile(r"(={1,6}|#{1,6})[ \t]+(\S.*?)(?:[ \t]+\1)?[ \t]*")
+_SECTION = re.compile(r"(={1,6}|#{1,6})[ \t]+(\S.*)")  # a closing run of the marks is dropped by _section_title
 _SETEXT = re.compile(r"([=\-~^+])\1+[ \t]*")
 _SETEXT_LEVEL = {"=": 1, "-": 2, "~": 3, "^": 4, "+": 5}
 _DELIMITER = re.compile(r"(-{4,}|\.{4,}|/{4,}|\+{4,}|={4,}|\*{4,}|_{4,}|--|[|,:!]={3,})[ \t]*")
@@ -138,7 +138,7 @@ def _heading_at(
         return None
     found = _SECTION.fullmatch(line)
     if found is not None:
-        return len(found.group(1)), found.group(2), 1
+        return len(found.group(1)), _section_title(found.group(2), found.group(1)), 1
     if not previous_blank or line[0] in ".[/:*-<|+'" or line.rstrip().endswith("::"):
         return None
     following = peek(1)
@@ -147,6 +147,14 @@ def _heading_at(
     if abs(len(following.rstrip()) - len(line.rstrip())) > 2:
         return None
     return _SETEXT_LEVEL[following[0]], line.strip(), 2
+
+
+def _section_title(rest: str, marks: str) -> str:
+    """`Title ==` -> `Title`: the closing marks the symmetric style adds go (without a regex that could backtrack)."""
+    rest = rest.rstrip(" \t")
+    if rest.endswith(marks) and rest[: -len(marks)].endswith((" ", "\t")):
+        rest = rest[: -len(marks)].rstrip(" \t")
+    return rest
 
 
 def iter_chunks(text: str) -> Iterator[Chunk]:
@@ -180,7 +188,7 @@ def iter_chunks(text: str) -> Iterator[Chunk]:
             level, title, used = heading
             scanner.reset()
             builder.close()
-            push_heading(trail, level, cap_utf8(inline_words(title).strip(), HEADING_CAP_BYTES))
+            push_heading(trail, level, heading_words(title))
             builder.heading = HEADING_SEPARATOR.join(words for _, words in trail if words)
             builder.add(line, line_no, in_fence=False, is_heading=True)
             for _ in range(used - 1):
@@ -193,6 +201,11 @@ def iter_chunks(text: str) -> Iterator[Chunk]:
         previous_blank = kind == BLANK
     builder.close()
     yield from builder.chunks
+
+
+def heading_words(title: str) -> str:
+    """A title as the trail shows it: its words (inline_words), capped; a long title is cut before any regex runs."""
+    return cap_utf8(inline_words(title[: HEADING_CAP_BYTES * 4]).strip(), HEADING_CAP_BYTES)
 
 
 def chunk_asciidoc(text: str) -> list[Chunk]:

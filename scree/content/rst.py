@@ -34,7 +34,7 @@ _DIRECTIVE = re.compile(r"[ \t]*\.\.[ \t]+([A-Za-z0-9][\w:+.-]*?)::(?:[ \t]+(.*)
 _EXPLICIT = re.compile(r"[ \t]*\.\.(?:[ \t]|$)")  # any explicit markup start: directive, target, comment ...
 _FOOTNOTE = re.compile(r"([ \t]*)\.\.[ \t]+\[[^\]\s]+\][ \t]*")  # `.. [1] text`, `.. [#note] text`: words stay
 _OPTION = re.compile(r"[ \t]*:[^:\s][^:]*:(?:[ \t]|$)")  # `:linenos:`, `:caption: x`
-_FIELD = re.compile(r"([ \t]*):([^:\s`][^:`]*):(?=[ \t]|$)")  # a field list item `:param name: text`
+_FIELD = re.compile(r"\A([ \t]*):([^:\s`][^:`]*):(?=[ \t]|$)")  # a field list item `:param name: text`
 _TITLE_FIELD = re.compile(r":title:[ \t]+(.+)")
 _ROLE = re.compile(r"(?::[\w.+-]+)+:`((?:[^`\\]|\\.)+)`")
 _LABELLED = re.compile(r"(.*?)\s*<([^<>]*)>", re.DOTALL)
@@ -213,7 +213,7 @@ def iter_chunks(text: str) -> Iterator[Chunk]:
             if style not in styles:
                 styles.append(style)
             builder.close()
-            push_heading(trail, styles.index(style) + 1, cap_utf8(inline_words(title).strip(), HEADING_CAP_BYTES))
+            push_heading(trail, styles.index(style) + 1, heading_words(title))
             builder.heading = HEADING_SEPARATOR.join(words for _, words in trail if words)
             seen_heading = True
             builder.add(line, line_no, in_fence=False, is_heading=True)
@@ -223,7 +223,7 @@ def iter_chunks(text: str) -> Iterator[Chunk]:
             previous_blank = False
             continue
         if not seen_heading and not trail and kind == TEXT and (found := _TITLE_FIELD.fullmatch(line.rstrip())):
-            push_heading(trail, 1, cap_utf8(inline_words(found.group(1)).strip(), HEADING_CAP_BYTES))
+            push_heading(trail, 1, heading_words(found.group(1)))
             builder.heading = trail[0][1]
         in_block = kind in (CODE, HIDDEN) and before is not None
         builder.add(line, line_no, in_fence=kind == CODE, inside=before if in_block else None)
@@ -249,6 +249,11 @@ def _heading_at(
     if is_adornment(following) and not line.rstrip().endswith("::") and _is_title(line, following):
         return (following[0], False), line.strip(), 2
     return None
+
+
+def heading_words(title: str) -> str:
+    """A title as the trail shows it: its words (inline_words), capped; a long title is cut before any regex runs."""
+    return cap_utf8(inline_words(title[: HEADING_CAP_BYTES * 4]).strip(), HEADING_CAP_BYTES)
 
 
 def chunk_rst(text: str) -> list[Chunk]:
@@ -331,22 +336,22 @@ def _text_words(line: str) -> str:
 
 SNIFF_BYTES = 64_000  # issue 33: the head of a .txt file that decides whether it is rst
 _TITLE_CHARS = "=-~^\"'*#+`:._"
-_SNIFF_DIRECTIVE = re.compile(r"^[ \t]*\.\.[ \t]+[A-Za-z][\w:-]*::", re.MULTILINE)
+SNIFF_LINE_CHARS = 400
+_SNIFF_DIRECTIVE = re.compile(r"[ \t]*\.\.[ \t]+[A-Za-z][\w:-]*::")
 _SNIFF_ROLE = re.compile(r":[a-z][\w:-]*:`[^`\n]+`")
 
 
 def looks_like_rst(name: str, text: str) -> bool:
     """Is this .txt file reStructuredText? Titles with adornment lines under them, directives and roles decide:
-    two titles, or a title and a directive or role, or two directives. A wrong guess costs quality only."""
-    head = text[:SNIFF_BYTES]
-    directives = len(_SNIFF_DIRECTIVE.findall(head)) + len(_SNIFF_ROLE.findall(head))
-    if directives >= 2:
-        return True
-    titles = 0
-    previous = ""
-    before_previous = ""
-    for line in head.split("\n"):
-        if (
+    two titles, or a title and a directive or role, or two directives. A wrong guess costs quality only. Each line
+    is looked at up to SNIFF_LINE_CHARS characters, so a hostile line costs no more than a short one."""
+    markup = titles = 0
+    previous = before_previous = ""
+    for whole in text[:SNIFF_BYTES].split("\n"):
+        line = whole[:SNIFF_LINE_CHARS]
+        if _SNIFF_DIRECTIVE.match(line) or (":`" in line and _SNIFF_ROLE.search(line)):
+            markup += 1
+        elif (
             previous.strip()
             and (not before_previous.strip() or is_adornment(before_previous))
             and is_adornment(line)
@@ -355,7 +360,7 @@ def looks_like_rst(name: str, text: str) -> bool:
             and not is_adornment(previous)
         ):
             titles += 1
-            if titles >= 2 or (titles and directives):
-                return True
+        if markup >= 2 or titles >= 2 or (titles and markup):
+            return True
         before_previous, previous = previous, line
     return False
