@@ -3,6 +3,12 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
 from scree.content import asciidoc, plaintext, rst
 from scree.content.chunking import HARD_LIMIT_BYTES, Chunk
 from scree.content.formats import ASCIIDOC, RST, TEXT, DocFormat, NotDocs, detect, embedded_text, name_refusal
@@ -225,3 +231,107 @@ def test_a_txt_file_is_rst_by_its_content_else_plain_text_else_no_docs() -> None
     assert name_refusal("docs/LICENSE.txt") is not None and name_refusal("docs/CMakeLists.txt") is not None
     assert name_refusal("docs/license.rst") is None  # Sphinx's license page is a docs page
     assert name_refusal("docs/guide.txt") is None
+
+
+# --- R-C5 for every format: generated documents of each format's constructs ---
+
+RST_LINES = [
+    "Title", "=====", "-----", "~~~~~", "#####", "Some words of a paragraph.", ".. note::", "   Indented note text.",
+    ".. code-block:: python", "   :linenos:", "   x = 1", "Example::", "    literal", ".. toctree::", "   page",
+    ".. _target:", ".. |sub| replace:: words", ".. a comment", ":title: A title", ":func:`os.path.join` and more",
+    ".. include:: /etc/passwd", "::", "   " * 40 + ".. note::", "", "", "", "x" * 4000, "é" * 1300,
+]  # fmt: skip
+ADOC_LINES = [
+    "= Title", "== Section", "=== Deeper", "Setext", "------", "----", "....", "////", "++++", "====",
+    "[source,ruby]", "[NOTE]", ":attr: value", "ifdef::x[]", "endif::[]", "include::/etc/passwd[]", "// comment",
+    "NOTE: words", "Some words with xref:a.adoc#b[text] and <<id,label>>.", " literal paragraph", ".Block title",
+    "image::x.png[Alt]", "", "", "", "y" * 4000, "ü" * 1300,
+]  # fmt: skip
+TEXT_LINES = ["A paragraph of plain words for the reader.", "-----", "", "", "z" * 4000, "中" * 1300]
+FORMAT_DOCUMENTS = {
+    "rst": (st.lists(st.sampled_from(RST_LINES), max_size=120), rst.iter_chunks, rst.readable),
+    "asciidoc": (st.lists(st.sampled_from(ADOC_LINES), max_size=120), asciidoc.iter_chunks, asciidoc.readable),
+    "text": (st.lists(st.sampled_from(TEXT_LINES), max_size=120), plaintext.iter_chunks, plaintext.readable),
+}
+
+
+def check_format_properties(lines: list[str], chunks: list[Chunk], readable: Any, titles: bool) -> None:
+    covered: dict[int, int] = {}
+    previous_end = 0
+    for chunk in chunks:
+        assert len(chunk.text.encode("utf-8")) <= HARD_LIMIT_BYTES
+        assert previous_end <= chunk.start_line <= chunk.end_line
+        previous_end = chunk.end_line
+        if len(lines[chunk.start_line - 1].encode()) <= HARD_LIMIT_BYTES:
+            source = lines[chunk.start_line - 1 : chunk.end_line]
+            assert chunk.text == "\n".join("" if not line.strip(" \t") else line for line in source)
+            for number in range(chunk.start_line, chunk.end_line + 1):
+                covered[number] = covered.get(number, 0) + 1
+        readable(chunk.text, chunk.open_fence)  # never raises, whatever the cut
+    assert all(count == 1 for count in covered.values())
+    for number, line in enumerate(lines, start=1):
+        if line.strip(" \t") and len(line.encode()) <= HARD_LIMIT_BYTES and number not in covered:
+            # only a section's title lines, dropped with a section that held nothing else (R-C2)
+            assert titles and title_line(lines, number), f"line {number} is in no chunk: {line!r}"
+
+
+def title_line(lines: list[str], number: int) -> bool:
+    """Could line `number` be part of a section title: an adornment, a line beside one, or an AsciiDoc `=` title?"""
+    near = lines[max(0, number - 2) : number + 1]
+    return lines[number - 1].startswith("=") or any(rst.is_adornment(line) for line in near)
+
+
+@pytest.mark.parametrize("name", sorted(FORMAT_DOCUMENTS))
+def test_every_format_keeps_the_chunking_properties(name: str) -> None:
+    strategy, chunker, readable = FORMAT_DOCUMENTS[name]
+
+    @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(strategy)
+    def check(lines: list[str]) -> None:
+        text = "\n".join(lines)
+        chunks = list(chunker(text))
+        assert list(chunker(text)) == chunks  # deterministic
+        assert list(chunker(text.replace("\n", "\r\n"))) == chunks
+        check_format_properties(text.split("\n"), chunks, readable, titles=name != "text")
+
+    check()
+
+
+def test_rst_comments_targets_fields_footnotes_and_tables() -> None:
+    doc = (
+        "Page\n====\n\n"
+        "..\n   A comment block whose body is indented: armadillo.\n\n"
+        ".. _hidden-target:\n\n"
+        ":param name: the widget's name\n:returns: a widget\n\n"
+        "A claim [#why]_ with `a link`_ and |project|.\n\n"
+        ".. [#why] The reason behind the claim.\n\n"
+        "=====  =====\nkey    value\n=====  =====\n\n"
+        "| line one of a line block\n"
+    )
+    words = embedded(RST, list(rst.iter_chunks(doc))[0])
+    assert "armadillo" not in words and "hidden-target" not in words
+    assert "param name: the widget's name\nreturns: a widget" in words
+    assert "A claim with a link and project." in words
+    assert "The reason behind the claim." in words and ".. [#why]" not in words
+    assert "key    value" in words and "=====" not in words
+    assert "line one of a line block" in words and "| line" not in words
+
+
+def test_asciidoc_blocks_admonitions_and_cross_references() -> None:
+    doc = (
+        "= Page\n\n"
+        "////\nA comment block: pangolin.\n////\n\n"
+        "++++\n<div>raw html: okapi</div>\n++++\n\n"
+        "[NOTE]\n====\nAn admonition block.\n====\n\n"
+        "See <<install-linux>> and link:https://example.com[the site] and kbd:[Ctrl+T].\n\n"
+        "Section Title\n~~~~~~~~~~~~~\n\nUnder a setext title of the third level.\n"
+    )
+    chunks = list(asciidoc.iter_chunks(doc))
+    assert [chunk.heading for chunk in chunks] == ["Page", "Page > Section Title"]
+    words = embedded(ASCIIDOC, chunks[0])
+    assert "pangolin" not in words and "okapi" not in words
+    assert "NOTE\nAn admonition block." in words and "====" not in words
+    assert "See install linux and the site and Ctrl+T." in words
+    assert embedded(ASCIIDOC, chunks[1]).startswith("Section Title\n\nUnder a setext title")
+    unequal = list(asciidoc.iter_chunks("= Page\n\nWords here.\n\nNot a title\n----\ncode line\n----\n"))
+    assert len(unequal) == 1 and "```\ncode line\n```" in embedded(ASCIIDOC, unequal[0])  # lengths differ by > 2
