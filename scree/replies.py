@@ -126,9 +126,10 @@ def left_out_note(left_out: dict[str, int]) -> str | None:
 
 
 def formats_note(formats: dict[str, int], not_docs: int = 0) -> str | None:
-    """Issue 33: the files read, by the format the table of formats read them as, most first; None for none.
+    """Issue 33: the files read, by the format the table of formats read them as, most first; None for none, or
+    for markdown alone (what scree read before it had other formats: nothing to tell).
     `by format: 60 rst, 3 markdown, 1 text (2 .txt files not docs)`."""
-    if not formats and not not_docs:
+    if set(formats) <= {"markdown"} and not not_docs:
         return None
     names = sorted(formats, key=lambda name: (-formats[name], name))
     counts = ", ".join(f"{formats[name]} {name}" for name in names) or "none"

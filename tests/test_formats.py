@@ -43,10 +43,25 @@ def test_mdx_code_lines_are_a_row_rule_not_a_path_test() -> None:
 
 
 def test_not_docs_is_a_value_never_an_error() -> None:
-    refusing = DocFormat("t", (".t",), FALLBACK.chunks, FALLBACK.readable, refuses=lambda name, text: "a data file")
+    refusing = DocFormat(
+        "t", (".t",), FALLBACK.chunks, FALLBACK.readable, FALLBACK.thin, refuses=lambda name, text: "a data file"
+    )
     saved = formats.FORMATS
     try:
         formats.FORMATS = (*saved, refusing)
         assert detect("x.t", "1,2,3\n") == NotDocs("a data file")
     finally:
         formats.FORMATS = saved
+
+
+def test_thin_is_each_formats_own_rule() -> None:
+    """A toctree page or a title over one short line has little to read (issue 25's demotion), in every format; a
+    short code example is content."""
+    toctree = "Widget Docs\n===========\n\n.. toctree::\n   :maxdepth: 2\n\n   install\n   api\n   changes\n"
+    assert formats.is_thin("docs/index.rst", toctree)
+    assert not formats.is_thin("docs/index.rst", "Setup\n=====\n\n.. code-block:: sh\n\n   make\n")
+    prose = "Setup\n=====\n\nInstall the widget with the package manager your platform uses, then run it.\n"
+    assert not formats.is_thin("docs/setup.rst", prose)
+    assert formats.is_thin("docs/a.adoc", "== Setup\n:toc: left\n\nSee <<x>>.\n")
+    assert not formats.is_thin("docs/a.adoc", "== Setup\n\n[source,sh]\n----\nmake\n----\n")
+    assert formats.is_thin("notes/a.md", "# Setup\n\nSee below.\n")  # markdown's own rule, as before

@@ -182,6 +182,11 @@ def count_formats(policy: IgnorePolicy, max_file_bytes: int) -> tuple[dict[str, 
     return counts, not_docs
 
 
+def _markdown_only(counts: dict[str, int]) -> str:
+    markdown = counts.get("markdown", 0)
+    return f"by format: {markdown} markdown" if markdown else "no docs files"
+
+
 def run_doctor(settings: Settings, emit: Callable[[str], None]) -> int:
     """Print one line per check; exit status 1 when any check failed."""
     report = _Report(emit)
@@ -194,11 +199,11 @@ def run_doctor(settings: Settings, emit: Callable[[str], None]) -> int:
     total = markdown_bytes(policy)
     report.ok(
         "cost estimate",
-        f"{total / BYTES_PER_MB:.2f} MB of markdown, at most ${cost_estimate(total):.4f} to embed with the API "
+        f"{total / BYTES_PER_MB:.2f} MB of docs, at most ${cost_estimate(total):.4f} to embed with the API "
         f"(bytes / 4 tokens at ${DOLLARS_PER_MILLION_TOKENS} per million tokens)",
     )
     counts, not_docs = count_formats(policy, settings.max_file_bytes)
-    report.ok("formats", formats_note(counts, not_docs) or "no docs files")  # issue 33
+    report.ok("formats", formats_note(counts, not_docs) or _markdown_only(counts))  # issue 33
     report.ok("plain text", NOT_DOCS_RULE)
     left_out = left_out_note(policy.left_out)  # issue 25: say what SCREE_EXTENSIONS would add, not nothing
     report.ok("other doc files", left_out if left_out is not None else "none left out")

@@ -25,7 +25,7 @@ from scree.content.chunking import (
     lines_of,
     push_heading,
 )
-from scree.content.embedded_lines import EmbeddedLines
+from scree.content.embedded_lines import EmbeddedLines, thin_words
 
 _SECTION = re.compile(r"(={1,6}|#{1,6})[ \t]+(\S.*)")  # a closing run of the marks is dropped by _section_title
 _SETEXT = re.compile(r"([=\-~^+])\1+[ \t]*")
@@ -206,6 +206,13 @@ def iter_chunks(text: str) -> Iterator[Chunk]:
 def heading_words(title: str) -> str:
     """A title as the trail shows it: its words (inline_words), capped; a long title is cut before any regex runs."""
     return cap_utf8(inline_words(title[: HEADING_CAP_BYTES * 4]).strip(), HEADING_CAP_BYTES)
+
+
+def thin(text: str) -> bool:
+    """Little to read besides the title (embedded_lines.thin_words)."""
+    head = text.split("\n", 2)[:2]
+    titled = _heading_at(head[0], TEXT, True, lambda n: head[n] if n < len(head) else None) is not None
+    return thin_words(readable(text), titled)
 
 
 def chunk_asciidoc(text: str) -> list[Chunk]:

@@ -4,7 +4,7 @@ lines and a closing "```", so the model reads every format's code alike."""
 
 from __future__ import annotations
 
-from scree.content.chunking import CODE_LINES_EMBEDDED
+from scree.content.chunking import CODE_LINES_EMBEDDED, THIN_BYTES
 
 FENCE = "```"
 
@@ -57,3 +57,13 @@ class EmbeddedLines:
         while self._out and not self._out[-1]:
             self._out.pop()
         return "\n".join(self._out)
+
+
+def thin_words(words: str, titled: bool) -> bool:
+    """chunking.thin's rule over a chunk's embedded words (issue 25): holding no code, fewer than THIN_BYTES bytes
+    of words besides spaces, its title line (`titled`: the chunk opens its section) left out."""
+    lines = words.split("\n")
+    if any(line.startswith(FENCE) for line in lines):  # a code example is content, however short
+        return False
+    body = "".join(lines[1:] if titled else lines)
+    return len("".join(body.split()).encode("utf-8", "replace")) < THIN_BYTES

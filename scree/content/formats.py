@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from scree.content import asciidoc, plaintext, rst
-from scree.content.chunking import Chunk, Readable, embed_text, iter_chunks, readable_markdown, readable_mdx
+from scree.content.chunking import Chunk, Readable, embed_text, iter_chunks, readable_markdown, readable_mdx, thin
 
 Chunker = Callable[[str], Iterator[Chunk]]  # LF-normalised or raw text -> its chunks in order, as each closes
 
@@ -27,6 +27,7 @@ class DocFormat:
     suffixes: tuple[str, ...]  # lowercase file endings that claim it
     chunks: Chunker
     readable: Readable  # (chunk text, block open where it starts) -> the words embedded (R-C4)
+    thin: Callable[[str], bool]  # chunk text -> little to read (issue 25: search ranks it lower, chunking.thin)
     # (file name, text) -> True when the content is this format; None: every file its endings claim is. Rows that
     # share an ending are asked in table order, so the one that sniffs comes first.
     claims: Callable[[str, str], bool] | None = None
@@ -38,16 +39,17 @@ class DocFormat:
     not_docs_names: tuple[str, ...] = ()
 
 
-MARKDOWN = DocFormat("markdown", (".md", ".markdown"), iter_chunks, readable_markdown)
-MDX = DocFormat("mdx", (".mdx",), iter_chunks, readable_mdx)  # markdown with JSX (issue 25)
+MARKDOWN = DocFormat("markdown", (".md", ".markdown"), iter_chunks, readable_markdown, thin)
+MDX = DocFormat("mdx", (".mdx",), iter_chunks, readable_mdx, thin)  # markdown with JSX (issue 25)
 # Sphinx and docutils; Django names its rst sources .txt, so a .txt file whose content is rst is read as rst.
-RST = DocFormat("rst", (".rst", ".rest", ".txt"), rst.iter_chunks, rst.readable, claims=rst.looks_like_rst)
-ASCIIDOC = DocFormat("asciidoc", (".adoc", ".asciidoc", ".asc"), asciidoc.iter_chunks, asciidoc.readable)
+RST = DocFormat("rst", (".rst", ".rest", ".txt"), rst.iter_chunks, rst.readable, rst.thin, claims=rst.looks_like_rst)
+ASCIIDOC = DocFormat("asciidoc", (".adoc", ".asciidoc", ".asc"), asciidoc.iter_chunks, asciidoc.readable, asciidoc.thin)
 TEXT = DocFormat(
     "text",
     (".txt",),
     plaintext.iter_chunks,
     plaintext.readable,
+    plaintext.thin,
     refuses=plaintext.refuses,
     not_docs_names=plaintext.NOT_DOCS_NAMES,
 )
@@ -102,6 +104,12 @@ def detect(path: str, text: str) -> DocFormat | NotDocs:
         if reason is not None:
             return NotDocs(reason)
     return last
+
+
+def is_thin(path: str, text: str) -> bool:
+    """Does a stored chunk of `path` have little to read? Asked of the first row its ending names (a .txt chunk is
+    judged as rst's: without the file's text, that is the closer guess for what scree indexes as .txt)."""
+    return rows_for(path)[0].thin(text)
 
 
 def embedded_text(path: str, chunk: Chunk, row: DocFormat) -> str:

@@ -12,6 +12,7 @@ import re
 from collections.abc import Iterator
 
 from scree.content.chunking import Chunk, ChunkBuilder, clean_text, lines_of
+from scree.content.embedded_lines import thin_words
 
 # Names (lowercase, fnmatch) of .txt files that are never docs: dependency lists, licenses, build and robot files.
 NOT_DOCS_NAMES = (
@@ -66,6 +67,11 @@ def readable(text: str, state: tuple[str, int] | None = None) -> str:
     while out and not out[-1]:
         out.pop()
     return "\n".join(out)
+
+
+def thin(text: str) -> bool:
+    """Little to read (embedded_lines.thin_words): plain text has no titles."""
+    return thin_words(readable(text), titled=False)
 
 
 def refuses(name: str, text: str) -> str | None:

@@ -26,7 +26,7 @@ from scree.content.chunking import (
     lines_of,
     push_heading,
 )
-from scree.content.embedded_lines import EmbeddedLines
+from scree.content.embedded_lines import EmbeddedLines, thin_words
 
 # A run of one ASCII punctuation character (docutils' adornment characters), three or more, alone on its line.
 _ADORNMENT = re.compile(r"([!-/:-@\[-`{-~])\1{2,}[ \t]*")
@@ -254,6 +254,13 @@ def _heading_at(
 def heading_words(title: str) -> str:
     """A title as the trail shows it: its words (inline_words), capped; a long title is cut before any regex runs."""
     return cap_utf8(inline_words(title[: HEADING_CAP_BYTES * 4]).strip(), HEADING_CAP_BYTES)
+
+
+def thin(text: str) -> bool:
+    """Little to read besides the title (embedded_lines.thin_words): a toctree page, a one-line section."""
+    head = text.split("\n", 3)[:3]
+    titled = len(head) > 1 and (is_adornment(head[0]) or is_adornment(head[1]))
+    return thin_words(readable(text), titled)
 
 
 def chunk_rst(text: str) -> list[Chunk]:

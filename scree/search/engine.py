@@ -9,9 +9,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from scree.config import Settings
-from scree.content.chunking import opted_out, thin, too_little_to_show
+from scree.content.chunking import opted_out, too_little_to_show
 from scree.content.files import FileContent, read_markdown, stat_file
-from scree.content.formats import NotDocs, detect
+from scree.content.formats import NotDocs, detect, is_thin
 from scree.content.ignore import IgnorePolicy
 from scree.content.languages import LanguageTrees
 from scree.embedders.base import KEYWORD_ONLY, Embedder
@@ -225,8 +225,8 @@ class SearchEngine:
             ranked = fuse_hybrid(nearest, keyword, vector_weight(len(words)))
         rows = self._store.chunks_by_ids(chunk_id for chunk_id, _ in ranked)
 
-        def is_thin(chunk_id: int) -> bool:
-            return chunk_id in rows and thin(rows[chunk_id].text)
+        def thin(chunk_id: int) -> bool:  # by the chunk's own format's rule (issue 33)
+            return chunk_id in rows and is_thin(rows[chunk_id].path, rows[chunk_id].text)
 
         if mode == "hybrid":
             terms = frozenset(self._store.stems(" ".join(words)))
@@ -236,7 +236,7 @@ class SearchEngine:
         if mode != "semantic":  # issue 25: one-line and link-list chunks rank lower (ranking.THIN_RANKS)
             ranked = demote_thin(
                 ranked,
-                is_thin,
+                thin,
                 lambda chunk_id: rows[chunk_id].path if chunk_id in rows else "",
                 matched=found_by_words.__contains__,
             )
