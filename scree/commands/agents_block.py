@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from scree.config import Settings
-from scree.content.chunking import chunk_markdown, opted_out
+from scree.content.chunking import opted_out
 from scree.content.docs_map import (
     KEEP_PAGES,
     LEFT_OUT,
@@ -31,6 +31,7 @@ from scree.content.docs_map import (
     title_of,
 )
 from scree.content.files import FileContent, read_markdown
+from scree.content.formats import DocFormat, detect
 from scree.content.ignore import IgnorePolicy
 from scree.errors import ConfigError, UsageError
 
@@ -59,12 +60,16 @@ def walk_summary(settings: Settings) -> DocsSummary:
             continue
         content = read_markdown(settings.folder, rel, settings.max_file_bytes)
         if isinstance(content, FileContent) and not opted_out(content.text):
-            sizes[rel] = content.size
+            if isinstance(detect(rel, content.text), DocFormat):  # not a license or a data file (issue 33)
+                sizes[rel] = content.size
     titles: dict[str, str] = {}
     for rel in ranked_paths(sizes)[:KEEP_PAGES]:
         content = read_markdown(settings.folder, rel, settings.max_file_bytes)
-        if isinstance(content, FileContent):
-            titles[rel] = title_of([chunk.heading for chunk in chunk_markdown(content.text)])
+        row = detect(rel, content.text) if isinstance(content, FileContent) else None
+        if isinstance(content, FileContent) and isinstance(
+            row, DocFormat
+        ):  # the title as its format's chunker reads it
+            titles[rel] = title_of([chunk.heading for chunk in row.chunks(content.text)])
     return summarise(sizes, titles, complete=True)
 
 

@@ -9,8 +9,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from scree.config import Settings
-from scree.content.chunking import chunk_markdown, opted_out, thin, too_little_to_show
+from scree.content.chunking import opted_out, too_little_to_show
 from scree.content.files import FileContent, read_markdown, stat_file
+from scree.content.formats import NotDocs, detect, is_thin
 from scree.content.ignore import IgnorePolicy
 from scree.content.languages import LanguageTrees
 from scree.embedders.base import KEYWORD_ONLY, Embedder
@@ -223,8 +224,8 @@ class SearchEngine:
             ranked = fuse_hybrid(nearest, keyword, vector_weight(len(words)))
         rows = self._store.chunks_by_ids(chunk_id for chunk_id, _ in ranked)
 
-        def is_thin(chunk_id: int) -> bool:
-            return chunk_id in rows and thin(rows[chunk_id].text)
+        def thin(chunk_id: int) -> bool:  # by the chunk's own format's rule (issue 33)
+            return chunk_id in rows and is_thin(rows[chunk_id].path, rows[chunk_id].text)
 
         if mode == "hybrid":
             terms = frozenset(self._store.stems(" ".join(words)))
@@ -234,7 +235,7 @@ class SearchEngine:
         if mode != "semantic":  # issue 25: one-line and link-list chunks rank lower (ranking.THIN_RANKS)
             ranked = demote_thin(
                 ranked,
-                is_thin,
+                thin,
                 lambda chunk_id: rows[chunk_id].path if chunk_id in rows else "",
                 matched=found_by_words.__contains__,
             )
@@ -430,7 +431,10 @@ class SearchEngine:
             return None
         if indexed is not None and content.sha256 == indexed.sha256:
             return _Current(ranges=None)
-        return _Current(ranges={c.text: (c.start_line, c.end_line) for c in chunk_markdown(content.text)})
+        row = detect(path, content.text)  # issue 33: cut by the file's own format, as the sync cut it
+        if isinstance(row, NotDocs):
+            return None
+        return _Current(ranges={c.text: (c.start_line, c.end_line) for c in row.chunks(content.text)})
 
 
 def _locate(row: StoredChunk, state: _Current) -> tuple[int, int, bool]:
