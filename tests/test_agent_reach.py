@@ -8,6 +8,7 @@ import json
 import os
 import random
 import re
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -286,3 +287,22 @@ def test_each_part_can_be_turned_off(tmp_path: Path) -> None:
     assert all("anthropic/alwaysLoad" not in tool["_meta"] for tool in tools.values())
     shown = run_scree("config", "--notes", str(folder), env=env | {"SCREE_DOCS_MAP": "0"})
     assert shown.returncode == 0 and "SCREE_DOCS_MAP" in shown.stdout and "SCREE_ALWAYS_LOAD" in shown.stdout
+
+
+def test_other_formats_are_counted_by_their_ending_and_titled_by_their_chunker(tmp_path: Path) -> None:
+    folder = tmp_path / "mixed"
+    write_text(folder / "README.rst", "Mixed project\n=============\n\nWhat it is, in a paragraph of words.\n")
+    write_text(folder / "docs/install.adoc", "= Installing it\n\nRun the installer and answer its questions.\n")
+    write_text(folder / "docs/notes.md", "# Notes\n\nSome notes about the design of it.\n")
+    env = hash_env(tmp_path)
+    reindex(folder, env)
+    instructions, _ = serve_session(folder, env)
+    assert "by format: .adoc 1, .md 1, .rst 1" in instructions
+    assert (
+        '  - README.rst: "Mixed project"' in instructions and '  - docs/install.adoc: "Installing it"' in instructions
+    )
+    subprocess.run(["git", "init", "-q", str(folder)], check=True, timeout=30)
+    done = run_scree("init", "--agents-md", env=env, cwd=folder)
+    assert done.returncode == 0, done.stderr
+    block = (folder / "AGENTS.md").read_text()
+    assert "by format: .adoc 1, .md 1, .rst 1" in block and '  - README.rst: "Mixed project"' in block
