@@ -94,6 +94,26 @@ def demote_thin(
     return out
 
 
+# Issue 32: a chunk of a version other than the current one (old, or unreleased) that no current chunk says the same
+# as (the engine folds those) stays findable, VERSION_RANKS places further down: after current pages of similar
+# score. Tuned on eval/versions (Jest, etcd) with bench.quality_versions.
+VERSION_RANKS = 5
+
+
+def demote(ranked: Sequence[tuple[int, float]], demoted: Callable[[int], bool], places: int) -> list[tuple[int, float]]:
+    """The ranked (item, score) list with each `demoted` item `places` places further down (stable; an item not
+    demoted stays before a demoted one moved to its place); a moved item's score is cut to the one ranked above it,
+    so scores still fall with rank."""
+    keyed = sorted(
+        (position + places + 0.5 if demoted(item) else position, position) for position, (item, _) in enumerate(ranked)
+    )
+    out: list[tuple[int, float]] = []
+    for _, position in keyed:
+        item, score = ranked[position]
+        out.append((item, min(score, out[-1][1]) if out else score))
+    return out
+
+
 def fuse_rrf(
     rankings: Sequence[Sequence[int]], k: int = RRF_K, weights: Sequence[float] | None = None
 ) -> list[tuple[int, float]]:
