@@ -29,6 +29,7 @@ Many docs repositories keep several versions side by side (`versioned_docs/versi
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import re
@@ -99,6 +100,7 @@ def says_old(path: str) -> bool:
 # --- text resemblance (MinHash of word shingles) ---
 
 
+@functools.lru_cache(maxsize=4096)
 def fingerprint(text: str) -> frozenset[int]:
     """A text's bottom-k MinHash: the MINHASH_SIZE smallest hashes of its SHINGLE_WORDS-word shingles (a short text:
     of its words)."""
@@ -276,12 +278,12 @@ class VersionTrees:
         return found.tree.status if found is not None else None
 
     def describe(self) -> list[str]:
-        """One line per family, for `scree doctor`: the current tree and the others, with why."""
+        """One line per family, for `scree doctor`: the current tree and why, then the others."""
+        count = Counter(copy.tree.root for copy in self.copies.values())
         lines = []
         for family in self.families:
             current = family[0]
-            others = ", ".join(f"{tree.root}/ ({tree.status})" for tree in family[1:])
-            count = Counter(copy.tree.root for copy in self.copies.values())
+            others = ", ".join(f"{tree.root}/ ({tree.status}, {count[tree.root]} pages)" for tree in family[1:])
             lines.append(
                 f"current {current.root}/ ({count[current.root]} pages; {current.why}); other versions: {others}"
             )

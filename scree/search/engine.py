@@ -339,11 +339,49 @@ class SearchEngine:
         stands_for: dict[int, int] = {}  # position -> the position of the chunk shown in its place
         for positions in pages.values():
             stands_for.update(self._fold_family(positions, ranked, rows, copies, trees, wanted, words))
+        ranked = self._current_stand_ins(ranked, rows, copies, stands_for, trees, words)
         if stands_for:
             ranked, folded = _regroup(ranked, stands_for, lambda chunk_id: rows[chunk_id].path)
         if trees.versions.families:  # issue 32: other versions' chunks after current pages of similar score
             ranked = demote(ranked, lambda chunk_id: self._other_version(trees, rows, chunk_id), VERSION_RANKS)
         return ranked, folded
+
+    def _current_stand_ins(
+        self,
+        ranked: list[tuple[int, float]],
+        rows: dict[int, StoredChunk],
+        copies: dict[int, Copy],
+        stands_for: dict[int, int],
+        trees: LanguageTrees,
+        words: set[str],
+    ) -> list[tuple[int, float]]:
+        """Issue 32: an old version's chunk whose current page was not among the candidates, or not with the chunk
+        that says the same thing, gives way to that chunk all the same (the current page's chunk under the same
+        heading, else any, that says_same): it is looked up in the index, added to `ranked` and `rows` and named in
+        `stands_for`. Returns the longer `ranked`."""
+        position_of = {chunk_id: position for position, (chunk_id, _) in enumerate(ranked)}
+        pages: dict[str, list[StoredChunk]] = {}
+        out = list(ranked)
+        for position, copy in copies.items():
+            if copy.version is None or position in stands_for:
+                continue
+            row = rows[ranked[position][0]]
+            version = trees.versions.copy(row.path)
+            counterpart = version.counterpart if version is not None else None
+            if counterpart is None:
+                continue
+            if counterpart not in pages:
+                pages[counterpart] = self._store.chunks_for_path(counterpart)
+            chunks = sorted(pages[counterpart], key=lambda chunk: chunk.heading != row.heading)
+            match = next((chunk for chunk in chunks if says_same(row.text, chunk.text, words)), None)
+            if match is None:
+                continue
+            if match.id not in position_of:
+                position_of[match.id] = len(out)
+                out.append((match.id, ranked[-1][1]))
+                rows[match.id] = match
+            stands_for[position] = position_of[match.id]
+        return out
 
     @staticmethod
     def _fold_family(
