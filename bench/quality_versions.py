@@ -129,7 +129,9 @@ def run_site(
                 for metric, value in scores(paths, grades, site.other_version).items():
                     totals[metric] = totals.get(metric, 0.0) + value
             n = len(asked)
-            out[mode] = {metric: (value if metric == "other_version" else value / n) for metric, value in totals.items()}
+            out[mode] = {
+                metric: (value if metric == "other_version" else value / n) for metric, value in totals.items()
+            }
             out[mode]["slots"] = float(n * K)
     finally:
         engine.close()

@@ -96,7 +96,7 @@ def test_the_version_the_config_names_comes_first_not_the_newest_folder(tmp_path
 def test_an_unreleased_page_stays_findable_and_is_marked(tmp_path: Path) -> None:
     engine = engine_for(jest_like(tmp_path / "site"), tmp_path / "index.db")
     for mode in MODES:
-        hits = search(engine, "retry flag reruns a failed test three times", mode)
+        hits = search(engine, "retry flag reruns a failed test three times", mode, k=20)
         upcoming = [h for h in hits if h.path == "docs/Upcoming.md"]
         assert upcoming and upcoming[0].version == "docs (unreleased)", (mode, [h.path for h in hits])
     assert 'version="docs (unreleased)"' in render_hit(1, upcoming[0])
@@ -111,7 +111,7 @@ def test_the_old_chunk_that_matched_is_shown_marked_and_the_current_one_where_it
     old = "website/versioned_docs/version-29.7/CLI.md"
     current = "website/versioned_docs/version-30.4/CLI.md"
     for mode in ("hybrid", "keyword"):
-        hits = search(engine, "run the tests in a real browser jasmine runner", mode)
+        hits = search(engine, "run the tests in a real browser jasmine runner", mode, k=20)
         browser = next(h for h in hits if "jasmine browser" in h.text)
         assert (browser.path, browser.version) == (old, "version-29.7 (old)")
         assert current in {entry.rsplit(":", 1)[0] for entry in browser.also}
@@ -206,7 +206,7 @@ def test_doctor_lists_the_version_trees_and_how_to_change_them(tmp_path: Path) -
     assert "ok    version trees: current docs/ (6 pages; named by SCREE_CURRENT_VERSION)" in doctor.stdout
     hit = search_json(folder, "coverage threshold percentage", overridden, "--mode", "keyword")["hits"][0]
     assert (hit["path"], hit["version"]) == ("docs/Configuration.md", None)
-    hits = search_json(folder, "jasmine browser runner", env, "--mode", "keyword")["hits"]
+    hits = search_json(folder, "jasmine browser runner", env, "--mode", "keyword", "-k", "20")["hits"]
     old = next(hit for hit in hits if "jasmine" in hit["text"])
     assert (old["path"], old["version"]) == ("website/versioned_docs/version-29.7/CLI.md", "version-29.7 (old)")
 
