@@ -43,6 +43,7 @@ MIRROR_SHARE = 0.3  # ... and this share of the smaller folder's pages
 MAX_FOLDERS_PER_NAME = 40  # a relative path held by more folders than this (a per-folder index page) says nothing
 SAME_TREE_RESEMBLANCE = 0.3  # median resemblance of mirrored pages when no name or config says "versions"
 SAMPLED_PAGES = 12  # mirrored pages measured per pair of folders
+MAX_MEASURED_PAIRS = 64  # pairs whose text is measured (the most mirrored first): a bound on the first search's cost
 RENAMED_RESEMBLANCE = 0.5  # an old page whose path is gone is a copy of the current page it resembles this much
 SAME_SAYING = 0.5  # two chunks say the same thing (engine folding) at this resemblance
 SHINGLE_WORDS = 3
@@ -345,6 +346,7 @@ def find_trees(
         return page_fingerprint(pages[page]) if page_fingerprint is not None and page in pages else None
 
     accepted: list[tuple[str, str]] = []
+    measured = 0
     pairs = mirrored_pairs(paths, excluded)
     for (a, b), count in sorted(pairs.items(), key=lambda item: (-item[1], item[0])):
         smaller = min(size[a], size[b])
@@ -352,8 +354,10 @@ def find_trees(
             continue
         if any(_under(x, t) for x in (a, b) for pair in accepted for t in pair):
             continue  # inside a tree already found: the same pair one level down
-        if not _version_evidence(a, b, hinted, pages, fp):
-            continue
+        if not _named_versions(a, b, hinted):
+            measured += 1
+            if measured > MAX_MEASURED_PAIRS or not _resembling(a, b, pages, fp):
+                continue
         accepted.append((a, b))
     if not accepted:
         return VersionTrees(hints=tuple(hints))
@@ -371,19 +375,17 @@ def _norm(version: str) -> str:
     return found if found is not None else version.strip().lower()
 
 
-def _version_evidence(
-    a: str,
-    b: str,
-    hinted: set[str],
-    pages: Mapping[str, str],
-    fp: Callable[[str], frozenset[int] | None],
-) -> bool:
-    """Rule 2: a versioned or old name, a config naming the version, or near-duplicate text."""
+def _named_versions(a: str, b: str, hinted: set[str]) -> bool:
+    """Rule 2 by name: a folder name with a version number or one that says old, or a version the config names."""
     for folder in (a, b):
         name = folder.rsplit("/", 1)[-1]
-        number = version_of_name(name)
-        if number is not None or says_old(folder) or _norm(name) in hinted:
+        if version_of_name(name) is not None or says_old(folder) or _norm(name) in hinted:
             return True
+    return False
+
+
+def _resembling(a: str, b: str, pages: Mapping[str, str], fp: Callable[[str], frozenset[int] | None]) -> bool:
+    """Rule 2 by text: the median resemblance of (a sample of) the pages both folders hold."""
     shared = sorted(page[len(a) + 1 :] for page in pages if _under(page, a) and (b + "/" + page[len(a) + 1 :]) in pages)
     measured = []
     for rest in shared[:: max(1, len(shared) // SAMPLED_PAGES)][:SAMPLED_PAGES]:
