@@ -442,7 +442,7 @@ class SearchEngine:
             row = rows.get(chunk_id)
             if row is None or row.text in seen_texts or too_little_to_show(row.text):
                 continue
-            if trees.counts:
+            if trees.active:
                 row = self._preferred_twin(row, trees, wanted, current)
             state = self._check(row.path, current)
             if state is None:
