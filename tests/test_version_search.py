@@ -88,7 +88,7 @@ def test_the_version_the_config_names_comes_first_not_the_newest_folder(tmp_path
     hits = search(engine, "fail the run when coverage of a folder drops below a percentage", mode)
     assert hits[0].path == "website/versioned_docs/version-30.4/Configuration.md", [h.path for h in hits]
     assert hits[0].version is None
-    assert not [h.path for h in hits if h.path.endswith("Configuration.md") and h is not hits[0]]
+    assert not [h.path for h in hits if h.path.endswith("Configuration.md") and h.path != hits[0].path]
     named = {entry.rsplit(":", 1)[0] for entry in hits[0].also}
     assert {"docs/Configuration.md", "website/versioned_docs/version-29.7/Configuration.md"} <= named
 

@@ -251,7 +251,7 @@ class SearchEngine:
             if mode == "keyword":  # its scores say the rank
                 ranked = [(chunk_id, 1.0 / (rank + 1)) for rank, (chunk_id, _) in enumerate(ranked)]
         ranked, folded = self._fold_translations(ranked, rows, query)
-        ranked = diversify(ranked, lambda pair: rows[pair[0]].path if pair[0] in rows else "", PER_FILE)
+        ranked = self._diversify(ranked, rows)
         hits, dropped = self._recheck_and_collapse(ranked, rows, k, folded, query)
         return SearchResult(hits=hits, notes=notes, dropped_paths=tuple(sorted(dropped)))
 
@@ -342,9 +342,17 @@ class SearchEngine:
         ranked = self._current_stand_ins(ranked, rows, copies, stands_for, trees, words)
         if stands_for:
             ranked, folded = _regroup(ranked, stands_for, lambda chunk_id: rows[chunk_id].path)
-        if trees.versions.families:  # issue 32: other versions' chunks after current pages of similar score
-            ranked = demote(ranked, lambda chunk_id: self._other_version(trees, rows, chunk_id), VERSION_RANKS)
         return ranked, folded
+
+    def _diversify(self, ranked: list[tuple[int, float]], rows: dict[int, StoredChunk]) -> list[tuple[int, float]]:
+        """Each file's best chunk first (ranking.diversify); then, on a site with version trees, other versions'
+        chunks VERSION_RANKS places down (issue 32): after that many current pages of similar rank, since among the
+        files' best chunks a place is a page."""
+        ranked = diversify(ranked, lambda pair: rows[pair[0]].path if pair[0] in rows else "", PER_FILE)
+        trees = self._language_trees()
+        if trees.versions.families:
+            ranked = demote(ranked, lambda chunk_id: self._other_version(trees, rows, chunk_id), VERSION_RANKS)
+        return ranked
 
     def _current_stand_ins(
         self,

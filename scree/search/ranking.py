@@ -95,12 +95,12 @@ def demote_thin(
 
 
 # Issue 32: a chunk of a version other than the current one (old, or unreleased) that no current chunk says the same
-# as (the engine folds those) stays findable, VERSION_RANKS places further down: after current pages of similar
-# score. Measured with bench.quality_versions on Jest (hybrid / keyword / semantic top-5 slots held by other versions,
-# of 100): 0 places 11 / 11 / 10, 5 places 9 / 9 / 8, 10 places 4 / 1 / 5, 20 places 1 / 0 / 3; MRR@5 the same from 5
-# on, nDCG@5 0.623 / 0.612 / 0.600 for 5 / 10 / 20 (the old copies that still give the current answer are graded 1).
-# By places, not by score: fused scores fall steeply after the first few, so "within 0.4-0.8 of its score" let an old
-# chunk that matched far better than any current one stay on top (hybrid slots 7-11 of 100).
+# as (the engine folds those) stays findable, VERSION_RANKS places further down among the files' best chunks (after
+# ranking.diversify, so a place is a page): after current pages of similar rank. bench.quality_versions, top-5 slots
+# held by other versions of 100 (hybrid / keyword / semantic), Jest and etcd: moved by chunk places before diversify,
+# 0 places 11/11/10 and -, 10 places 4/1/5 and 9/5/10; by page places after it, 5 places 0/1/3 and 13/10/16, 10 places
+# 0/0/2 and 1/0/3, MRR@5 the same (Jest 0.782, etcd 0.698 hybrid). By places, not by score: fused scores fall steeply
+# after the first few, so "within 0.4-0.8 of its score" let an old chunk that matched far better stay on top.
 VERSION_RANKS = 10
 
 
