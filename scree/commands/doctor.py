@@ -183,12 +183,14 @@ def _check_copies(store: Store, settings: Settings, report: _Report) -> None:
         report.ok("version trees", "none found (folders that mirror each other's pages, with version names or text)")
     if settings.current_version and not any(family[0].why.startswith("named by") for family in families):
         report.warn("version trees", f"SCREE_CURRENT_VERSION={settings.current_version} names no version tree found")
-    if trees.counts:
+    if any(language != ORIGINAL for language in trees.languages):
         names = ", ".join(f"{language or 'untagged'} ({count} shared pages)" for language, count in trees.counts)
         main = trees.main
         report.ok(
             "translations", f"main language {'untagged (the original)' if main == ORIGINAL else main}; trees: {names}"
         )
+    else:
+        report.ok("translations", "none found")
 
 
 def run_doctor(settings: Settings, emit: Callable[[str], None]) -> int:
