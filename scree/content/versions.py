@@ -30,7 +30,7 @@ Many docs repositories keep several versions side by side (`versioned_docs/versi
 from __future__ import annotations
 
 import functools
-import hashlib
+import heapq
 import json
 import re
 import statistics
@@ -104,14 +104,12 @@ def says_old(path: str) -> bool:
 @functools.lru_cache(maxsize=4096)
 def fingerprint(text: str) -> frozenset[int]:
     """A text's bottom-k MinHash: the MINHASH_SIZE smallest hashes of its SHINGLE_WORDS-word shingles (a short text:
-    of its words)."""
-    words = [word.casefold() for word in _WORDS.findall(text)]
-    if len(words) >= SHINGLE_WORDS:
-        shingles = {" ".join(words[i : i + SHINGLE_WORDS]) for i in range(len(words) - SHINGLE_WORDS + 1)}
-    else:
-        shingles = set(words)
-    hashes = sorted(int.from_bytes(hashlib.blake2b(s.encode(), digest_size=8).digest(), "big") for s in shingles)
-    return frozenset(hashes[:MINHASH_SIZE])
+    of its words). Python's string hash: fingerprints are compared within one process only."""
+    words = _WORDS.findall(text.casefold())
+    if len(words) < SHINGLE_WORDS:
+        return frozenset(heapq.nsmallest(MINHASH_SIZE, {hash(word) for word in words}))
+    shingles = zip(*(words[i:] for i in range(SHINGLE_WORDS)), strict=False)
+    return frozenset(heapq.nsmallest(MINHASH_SIZE, {hash(shingle) for shingle in shingles}))
 
 
 def resemblance(a: frozenset[int], b: frozenset[int]) -> float:
@@ -342,8 +340,12 @@ def find_trees(
             size["/".join(parts[:cut])] += 1
     hinted = {_norm(v) for hint in hints for v in (*hint.versions, hint.current or "") if v}
 
+    known: dict[str, frozenset[int] | None] = {}
+
     def fp(page: str) -> frozenset[int] | None:
-        return page_fingerprint(pages[page]) if page_fingerprint is not None and page in pages else None
+        if page not in known:
+            known[page] = page_fingerprint(pages[page]) if page_fingerprint is not None and page in pages else None
+        return known[page]
 
     accepted: list[tuple[str, str]] = []
     measured = 0
@@ -488,8 +490,10 @@ def _copies(
     finder = _Counterparts(current.root, members[current.root], fp)
     out = {pages[page]: VersionCopy(page, current, pages[page]) for page in members[current.root]}
     for tree in family[1:]:
-        for page in members[tree.root]:
-            counterpart = finder.find(page, page[len(tree.root) + 1 :])
+        found = {page: finder.by_path(page[len(tree.root) + 1 :]) for page in members[tree.root]}
+        for page, counterpart in found.items():
+            if counterpart is None:  # renamed, split or gone
+                counterpart = finder.by_text(page)
             out[pages[page]] = VersionCopy(counterpart or page, tree, pages[counterpart] if counterpart else None)
     return out
 
@@ -505,9 +509,8 @@ class _Counterparts:
         self._by_name: dict[str, list[str]] = defaultdict(list)
         for page in current:
             self._by_name[page.rsplit("/", 1)[-1]].append(page)
-        self._fingerprints: list[tuple[str, frozenset[int]]] | None = None
 
-    def find(self, page: str, rest: str) -> str | None:
+    def by_path(self, rest: str) -> str | None:
         found = self._by_rest.get(rest)
         if found is not None:
             return found
@@ -515,13 +518,16 @@ class _Counterparts:
         same_name = self._by_name.get(name, [])
         if len(same_name) == 1 and name.rsplit(".", 1)[0].lower() not in GENERIC_NAMES:
             return same_name[0]
+        return None
+
+    def by_text(self, page: str) -> str | None:
         mine = self._fp(page)
         if mine is None:
             return None
-        if self._fingerprints is None:
-            self._fingerprints = [(p, f) for p in self._current if (f := self._fp(p)) is not None]
         best, score = None, 0.0
-        for candidate, theirs in self._fingerprints:
+        for candidate in self._current:
+            if (theirs := self._fp(candidate)) is None:
+                continue
             value = resemblance(mine, theirs)
             if value > score:
                 best, score = candidate, value
