@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import stat as stat_mod
 import threading
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -50,6 +51,7 @@ from scree.store.keywords import content_words
 
 log = get_logger(__name__)
 
+TREES_REFRESH_S = 10.0
 PATH_NOISE = frozenset({"index", "readme", "md", "markdown", "docs", "doc"})  # path words that name no topic
 
 
@@ -128,7 +130,7 @@ class SearchEngine:
         self._embedder_factory = embedder_factory
         self._embedder: Embedder | None = None
         self._path_terms: dict[str, frozenset[str]] = {}
-        self._trees: tuple[int, LanguageTrees] | None = None  # (files counted, the trees then)
+        self._trees: tuple[int, float, LanguageTrees] | None = None  # (files counted, when, the trees then)
         # The store's connection serves one thread at a time. The query embedding may wait on the API for seconds:
         # it runs under its own lock, never under the store's, so a keyword search never waits behind it (R-M3,
         # issue 13).
@@ -301,11 +303,13 @@ class SearchEngine:
 
     def _language_trees(self) -> LanguageTrees:
         """The index's translations and version trees (issue 32: from its paths, the site's config and its pages'
-        text), worked out again only when the number of files changed."""
+        text), worked out again when the number of files changed, at most every TREES_REFRESH_S while it keeps
+        changing (a first sync: the trees of a large versioned site take a second or two)."""
         files = self._store.file_count()
-        if self._trees is None or self._trees[0] != files:
-            self._trees = (files, copy_trees(self._store, self._root, self._current_version))
-        return self._trees[1]
+        now = time.monotonic()
+        if self._trees is None or (self._trees[0] != files and now - self._trees[1] >= TREES_REFRESH_S):
+            self._trees = (files, now, copy_trees(self._store, self._root, self._current_version))
+        return self._trees[2]
 
     def _fold_translations(
         self, ranked: list[tuple[int, float]], rows: dict[int, StoredChunk], query: str
