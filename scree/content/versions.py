@@ -46,6 +46,7 @@ SAMPLED_PAGES = 12  # mirrored pages measured per pair of folders
 MAX_MEASURED_PAIRS = 64  # pairs whose text is measured (the most mirrored first): a bound on the first search's cost
 RENAMED_RESEMBLANCE = 0.5  # an old page whose path is gone is a copy of the current page it resembles this much
 SAME_SAYING = 0.5  # two chunks say the same thing (engine folding) at this resemblance
+SAME_SECTION_SAYING = 0.2  # ... under the same heading (bench.versioned_site: a version missing a paragraph)
 SHINGLE_WORDS = 3
 MINHASH_SIZE = 64  # a page's fingerprint: the MINHASH_SIZE smallest shingle hashes (bottom-k MinHash)
 GENERIC_NAMES = frozenset({"index", "_index", "readme", "intro", "introduction", "overview", "changelog"})
@@ -125,13 +126,14 @@ def text_resemblance(a: str, b: str) -> float:
     return 1.0 if a == b else resemblance(fingerprint(a), fingerprint(b))
 
 
-def says_same(old: str, new: str, query_words: Iterable[str] = ()) -> bool:
+def says_same(old: str, new: str, query_words: Iterable[str] = (), same_heading: bool = False) -> bool:
     """Whether chunk `new` says what chunk `old` says, for a query of `query_words` (casefolded): the same text, or
-    a near-duplicate (SAME_SAYING) that holds every query word `old` holds. A current chunk that lost the words the
-    query matched (a removed option) does not stand for the old one (issue 32)."""
+    a near-duplicate (SAME_SAYING; SAME_SECTION_SAYING under the same heading, a section edited between versions)
+    that holds every query word `old` holds. A current chunk that lost the words the query matched (a removed
+    option) does not stand for the old one (issue 32)."""
     if old == new:
         return True
-    if text_resemblance(old, new) < SAME_SAYING:
+    if text_resemblance(old, new) < (SAME_SECTION_SAYING if same_heading else SAME_SAYING):
         return False
     old_words = {word.casefold() for word in _WORDS.findall(old)}
     new_words = {word.casefold() for word in _WORDS.findall(new)}

@@ -385,7 +385,8 @@ class SearchEngine:
             if counterpart not in pages:
                 pages[counterpart] = self._store.chunks_for_path(counterpart)
             chunks = sorted(pages[counterpart], key=lambda chunk: chunk.heading != row.heading)
-            match = next((chunk for chunk in chunks if says_same(row.text, chunk.text, words)), None)
+            same = (chunk for chunk in chunks if says_same(row.text, chunk.text, words, chunk.heading == row.heading))
+            match = next(same, None)
             if match is None:
                 continue
             if match.id not in position_of:
@@ -430,8 +431,15 @@ class SearchEngine:
                 (q for q in positions if rank[path(q)] < rank[path(p)] and copies[q].language == language),
                 key=lambda q: (rank[path(q)], q),
             )
-            text = rows[ranked[p][0]].text
-            match = next((q for q in better if says_same(text, rows[ranked[q][0]].text, words)), None)
+            mine = rows[ranked[p][0]]
+            match = next(
+                (
+                    q
+                    for q in better
+                    if says_same(mine.text, rows[ranked[q][0]].text, words, rows[ranked[q][0]].heading == mine.heading)
+                ),
+                None,
+            )
             if match is not None:
                 out[p] = match
         return out
