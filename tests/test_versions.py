@@ -183,3 +183,26 @@ def test_one_shared_page_does_not_make_a_translation_the_main_language() -> None
     assert trees.preference("docs/intro.md", "") < trees.preference(f"i18n/de/{PLUGIN}/current/intro.md", "")
     german = [f"i18n/de/{PLUGIN}/current/{p}" for p in PAGES]
     assert LanguageTrees.of(["docs/intro.md", *german]).main == "de"  # the evidence says German is the original
+
+
+def test_hugo_languages_and_versions_together() -> None:
+    """content/<lang>/docs/vX.Y/: languages are no versions of each other; each language's old pages copy its own
+    current page, and all copies of a page are one family across languages and versions."""
+    from scree.search.version_evidence import is_language_folder
+
+    paths = [f"content/{lang}/docs/v{v}/{p}" for lang in ("en", "zh") for v in ("1.1", "1.0") for p in PAGES]
+    hint = parse_hint("config.toml", 'latest_version = "v1.1"\n')
+    assert hint is not None
+    versions = find_trees(paths, [hint], excluded=is_language_folder)
+    assert statuses(versions) == {
+        "content/en/docs/v1.1": CURRENT,
+        "content/en/docs/v1.0": OLD,
+        "content/zh/docs/v1.1": CURRENT,
+        "content/zh/docs/v1.0": OLD,
+    }
+    trees = LanguageTrees.of(paths, versions)
+    old_zh = trees.copy("content/zh/docs/v1.0/config.md")
+    current_en = trees.copy("content/en/docs/v1.1/config.md")
+    assert old_zh is not None and current_en is not None
+    assert (old_zh.language, old_zh.version, current_en.version) == ("zh", "v1.0", None)
+    assert old_zh.page == current_en.page == "content/*/docs/v1.1/config.md"

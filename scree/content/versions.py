@@ -308,13 +308,25 @@ def mirrored_pairs(paths: Sequence[str], excluded: Callable[[str], bool]) -> dic
             holders[rest].add("/".join(parts[:cut]))
     shared: Counter[tuple[str, str]] = Counter()
     skip: dict[str, bool] = {}
+
+    languages: dict[str, tuple[str, ...]] = {}
+
+    def language(folder: str) -> tuple[str, ...]:
+        """The language folders above `folder` (`content/zh/docs/v1.0`: `content/zh`): other languages' trees are
+        translations, never versions."""
+        if folder not in languages:
+            parts = folder.split("/")
+            prefixes = ("/".join(parts[:cut]) for cut in range(1, len(parts)))
+            languages[folder] = tuple(prefix for prefix in prefixes if skip.setdefault(prefix, excluded(prefix)))
+        return languages[folder]
+
     for folders in holders.values():
         if len(folders) < 2 or len(folders) > MAX_FOLDERS_PER_NAME:
             continue
         ordered = sorted(f for f in folders if not skip.setdefault(f, excluded(f)))
         for i, a in enumerate(ordered):
             for b in ordered[i + 1 :]:
-                if a.rsplit("/", 1)[-1] != b.rsplit("/", 1)[-1]:
+                if a.rsplit("/", 1)[-1] != b.rsplit("/", 1)[-1] and language(a) == language(b):
                     shared[(a, b)] += 1
     return dict(shared)
 
