@@ -97,14 +97,15 @@ def build_kept(folder: Path, name: str, embedder: Embedder) -> Built:
     """The site's index, kept between runs and synced again (a fresh first build when there is none)."""
     from scree.config import load_settings
     from scree.content.ignore import IgnorePolicy
-    from scree.store import Store
+    from scree.index.model_policy import prepare
+    from scree.store import SqliteWriter
     from scree.writer_proc.sync import Syncer
 
     settings = load_settings(os.environ, notes=str(folder))
     db = CACHE / "versions-index" / f"{name}.db"
     db.parent.mkdir(parents=True, exist_ok=True)
-    with Store.open(db, folder) as store:
-        store.prepare(embedder)
+    with SqliteWriter.open(db, folder) as store:
+        prepare(store, embedder)
         Syncer(store, IgnorePolicy(folder, settings.extensions), embedder, settings.max_file_bytes).sync_all()
         _, chunks = store.counts()
     return Built(folder, db, 0.0, 0, db.stat().st_size, 0, 0, 0, chunks)

@@ -12,10 +12,11 @@ from cli_helpers import run_scree, scree_env, search_json, write_file
 
 from scree.content.ignore import IgnorePolicy
 from scree.embedders.hashed import HashEmbedder
+from scree.index.model_policy import prepare
 from scree.search.engine import SearchEngine
 from scree.search.hits import Hit
 from scree.search.render import render_hit
-from scree.store import Store
+from scree.store import SqliteReader, SqliteWriter
 from scree.writer_proc.sync import Syncer
 
 MODES = ("hybrid", "keyword", "semantic")
@@ -58,10 +59,10 @@ def tree(folder: Path, files: dict[str, str]) -> Path:
 
 def engine_for(folder: Path, db: Path, current_version: str | None = None) -> SearchEngine:
     embedder = HashEmbedder()
-    with Store.open(db, folder) as store:
-        store.prepare(embedder)
+    with SqliteWriter.open(db, folder) as store:
+        prepare(store, embedder)
         Syncer(store, IgnorePolicy(folder), embedder, 1_000_000).sync_all()
-    reader = Store.open(db, folder, readonly=True)
+    reader = SqliteReader.open(db, folder)
     policy = IgnorePolicy(folder)
     return SearchEngine(reader, policy, folder, 1_000_000, lambda: embedder, current_version=current_version)
 

@@ -21,7 +21,7 @@ from scree.replies import left_out_note
 from scree.writer_proc.sync import markdown_bytes
 
 if TYPE_CHECKING:
-    from scree.store import Store
+    from scree.store import IndexReader
 
 MIN_PYTHON = (3, 11)
 DEPENDENCIES = ("apsw", "sqlite-vec", "mcp", "requests", "structlog", "psutil", "tokenizers", "numpy")
@@ -168,7 +168,7 @@ OVERRIDE_ADVICE = (
 )
 
 
-def _check_copies(store: Store, settings: Settings, report: _Report) -> None:
+def _check_copies(store: IndexReader, settings: Settings, report: _Report) -> None:
     """Issue 32: the version trees and translations search folds, and why, so a user can see and override them."""
     from scree.content.languages import ORIGINAL
     from scree.search.version_evidence import copy_trees

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from scree.content.languages import LanguageTrees, copy_of, language_folder
 from scree.content.versions import CONFIG_NAMES, Hint, VersionTrees, find_trees, fingerprint, parse_hint
-from scree.store import Store
+from scree.store import IndexReader
 
 CONFIG_DEPTH = 2  # config files are looked for in the root and in folders this deep that hold indexed pages
 MAX_CONFIG_BYTES = 256 * 1024
@@ -52,7 +52,7 @@ def is_language_folder(folder: str) -> bool:
     return found is not None and found.language != "" and (found.structural or language_folder(folder))
 
 
-def version_trees(store: Store, root: Path, current: str | None = None) -> VersionTrees:
+def version_trees(store: IndexReader, root: Path, current: str | None = None) -> VersionTrees:
     """The index's version trees: its paths, the site's config and its pages' text (issue 32)."""
     paths = list(store.paths())
 
@@ -63,6 +63,6 @@ def version_trees(store: Store, root: Path, current: str | None = None) -> Versi
     return find_trees(paths, read_hints(root, paths), page_fingerprint, current, is_language_folder)
 
 
-def copy_trees(store: Store, root: Path, current: str | None = None) -> LanguageTrees:
+def copy_trees(store: IndexReader, root: Path, current: str | None = None) -> LanguageTrees:
     """The index's translations and versions, as the search engine folds them."""
     return LanguageTrees.of(store.paths(), version_trees(store, root, current))
