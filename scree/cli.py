@@ -391,6 +391,7 @@ def cmd_search(args: argparse.Namespace) -> int:
                 "text": h.text,
                 "stale": h.stale,
                 "also": list(h.also),
+                "version": h.version,
             }
             for n, h in enumerate(result.hits, start=1)
         ]

@@ -99,6 +99,7 @@ class Settings:
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
     first_sync_mb: float = DEFAULT_FIRST_SYNC_MB
     extensions: tuple[str, ...] = DEFAULT_EXTENSIONS
+    current_version: str | None = None  # issue 32: the current version tree (its folder or version), else detected
     debounce_s: float = DEBOUNCE_SECONDS
     outage_pause_s: float = OUTAGE_PAUSE_SECONDS
     outage_pause_max_s: float = OUTAGE_PAUSE_MAX_SECONDS
@@ -340,6 +341,7 @@ def load_settings(
         max_file_bytes=int(env_number(env, "SCREE_MAX_FILE_BYTES", DEFAULT_MAX_FILE_BYTES)),
         first_sync_mb=env_number(env, "SCREE_FIRST_SYNC_MB", DEFAULT_FIRST_SYNC_MB),
         extensions=_extensions(env),
+        current_version=env.get("SCREE_CURRENT_VERSION", "").strip() or None,
         debounce_s=env_number(env, "SCREE_DEBOUNCE_SECONDS", DEBOUNCE_SECONDS),
         outage_pause_s=env_number(env, "SCREE_OUTAGE_PAUSE_SECONDS", OUTAGE_PAUSE_SECONDS),
         outage_pause_max_s=env_number(env, "SCREE_OUTAGE_PAUSE_MAX_SECONDS", OUTAGE_PAUSE_MAX_SECONDS),

@@ -7,6 +7,7 @@ import stat
 import sys
 from collections.abc import Callable
 from importlib import metadata
+from typing import TYPE_CHECKING
 
 from scree.config import BYTES_PER_MB, Settings
 from scree.content.files import FileContent, read_markdown
@@ -21,6 +22,9 @@ from scree.index.lock import lock_holder
 from scree.paths import DIR_MODE, FILE_MODE
 from scree.replies import formats_note, left_out_note
 from scree.writer_proc.sync import markdown_bytes
+
+if TYPE_CHECKING:
+    from scree.store import IndexReader
 
 MIN_PYTHON = (3, 11)
 DEPENDENCIES = ("apsw", "sqlite-vec", "mcp", "requests", "structlog", "psutil", "tokenizers", "numpy")
@@ -157,6 +161,7 @@ def _check_index(settings: Settings, report: _Report, semantic: bool) -> None:
                 report.ok("index model", f"{recorded[0]} ({recorded[1]} dimensions)")
             files, chunks = store.counts()
             report.ok("index size", f"{files} files, {chunks} chunks")
+            _check_copies(store, settings, report)
     except ScreeError as exc:
         report.fail("index", str(exc))
 
@@ -185,6 +190,36 @@ def count_formats(policy: IgnorePolicy, max_file_bytes: int) -> tuple[dict[str, 
 def _markdown_only(counts: dict[str, int]) -> str:
     markdown = counts.get("markdown", 0)
     return f"by format: {markdown} markdown" if markdown else "no docs files"
+
+
+OVERRIDE_ADVICE = (
+    "SCREE_CURRENT_VERSION=<folder or version> names the current tree; a .screeignore line leaves a tree out"
+)
+
+
+def _check_copies(store: IndexReader, settings: Settings, report: _Report) -> None:
+    """Issue 32: the version trees and translations search folds, and why, so a user can see and override them."""
+    from scree.content.languages import ORIGINAL
+    from scree.search.version_evidence import copy_trees
+
+    trees = copy_trees(store, settings.folder, settings.current_version)
+    families = trees.versions.families
+    for line in trees.versions.describe():
+        report.ok("version trees", line)
+    if families:
+        report.ok("version trees", f"to change: {OVERRIDE_ADVICE}")
+    else:
+        report.ok("version trees", "none found (folders that mirror each other's pages, with version names or text)")
+    if settings.current_version and not any(family[0].why.startswith("named by") for family in families):
+        report.warn("version trees", f"SCREE_CURRENT_VERSION={settings.current_version} names no version tree found")
+    if any(language != ORIGINAL for language in trees.languages):
+        names = ", ".join(f"{language or 'untagged'} ({count} shared pages)" for language, count in trees.counts)
+        main = trees.main
+        report.ok(
+            "translations", f"main language {'untagged (the original)' if main == ORIGINAL else main}; trees: {names}"
+        )
+    else:
+        report.ok("translations", "none found")
 
 
 def run_doctor(settings: Settings, emit: Callable[[str], None]) -> int:
