@@ -49,6 +49,16 @@ NOTES_DEFAULT = (
 def _add_folder_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--notes", metavar="DIR", help=f"folder to index ({NOTES_DEFAULT})")
     parser.add_argument("--db", metavar="PATH", help="index database file (default: under $XDG_DATA_HOME/scree)")
+    parser.add_argument(
+        "--database-url",
+        metavar="URL",
+        help="keep the index in PostgreSQL with pgvector, shared by a team (SCREE_DATABASE_URL; needs scree[postgres])",
+    )
+    parser.add_argument(
+        "--collection",
+        metavar="NAME",
+        help="the index's name in that database (SCREE_COLLECTION; default: origin remote:docs path@branch)",
+    )
 
 
 def _hit_count(text: str) -> int:
@@ -278,7 +288,12 @@ def settings_for(args: argparse.Namespace) -> Settings:
     """The settings a command runs with, warning on stderr when CLAUDE_PROJECT_DIR overrules --notes."""
     from scree.paths import FROM_CWD_NO_REPO
 
-    settings = load_settings(notes=args.notes, db=getattr(args, "db", None))
+    settings = load_settings(
+        notes=args.notes,
+        db=getattr(args, "db", None),
+        database_url=getattr(args, "database_url", None),
+        collection=getattr(args, "collection", None),
+    )
     warning = notes_overridden(os.environ, args.notes, settings.folder)
     if warning is not None:
         print(warning, file=sys.stderr)

@@ -100,7 +100,9 @@ class ReaderTools:
             self._engine.close()
             self._engine = None
         if self._engine is None:
-            if not self._settings.db_path.exists():
+            from scree.index.backend import index_present
+
+            if not index_present(self._settings):
                 return None
             from scree.embedders.idle import READER_IDLE_S
             from scree.index.backend import open_reader

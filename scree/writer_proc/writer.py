@@ -38,6 +38,7 @@ from scree.embedders.factory import make_embedder
 from scree.embedders.idle import WRITER_IDLE_S
 from scree.embedders.priority import QueriesFirst
 from scree.errors import EmbeddingError
+from scree.index.backend import shared
 from scree.index.model_policy import prepare
 from scree.index.shape import check_for_writer
 from scree.index.writing import open_for_writing
@@ -215,7 +216,7 @@ class Writer:
 
     def _follow(self, syncer: Syncer, policy: IgnorePolicy) -> WriterResult:
         settings = self._settings
-        health = HealthCheck(settings.folder, settings.db_path)
+        health = HealthCheck(settings.folder, None if shared(settings) else settings.db_path)
         dir_filter = IgnoreDirFilter(IgnorePolicy(settings.folder, settings.extensions))
         watcher = make_watcher(settings.folder, dir_filter, settings.watcher)  # before the sync: no edit is missed
         parts = _SyncParts(syncer, policy, health, watcher, dir_filter)
