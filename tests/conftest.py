@@ -103,7 +103,7 @@ def pg_url(pg_server: PgServer) -> str:
 
 
 @pytest.fixture(params=["sqlite", "postgres"])
-def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Backend:
+def index_backend(request: pytest.FixtureRequest, tmp_path: Path) -> Backend:
     """Each backend in turn: the SQLite file in the test's folder, or a PostgreSQL database of its own."""
     if request.param == "sqlite":
         return Backend("sqlite", tmp_path / "index.db")
