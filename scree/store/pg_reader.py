@@ -182,6 +182,10 @@ class PgReader:
     def where(self) -> str:
         return f"collection {self.name} in {where(self.url)}"
 
+    @property
+    def shared(self) -> bool:
+        return True
+
     def get_meta(self, key: str) -> str | None:
         row = self._now()
         value = row.meta.get(key) if row is not None else None
