@@ -350,6 +350,9 @@ def test_a_read_only_role_searches_and_a_write_through_it_is_refused_in_one_line
     reader_env = hash_env(tmp_path / "home2", reader_url, SCREE_COLLECTION="team/docs")
     found = json.loads(run_scree("search", "--json", "--notes", str(folder), "apples", env=reader_env).stdout)
     assert [hit["path"] for hit in found["hits"]] == ["a.md"]
+    doctor = run_scree("doctor", "--notes", str(folder), env=reader_env).stdout
+    assert "ok    database privileges: read only" in doctor and "ok    pgvector: 0.8" in doctor
+    assert "collection: team/docs: 1 files, 1 chunks" in doctor and PASSWORD not in doctor
     done = run_scree("reindex", "--notes", str(folder), env=reader_env)
     assert done.returncode == 1
     line = one_line(done.stderr)

@@ -381,15 +381,13 @@ class Writer:
                 self._watches = parts.watcher.watch_count
         try:
             report = parts.syncer.sync_all() if job.full else parts.syncer.sync_paths(job.paths)
-        except EmbeddingError as exc:  # a refused key or a ZDR refusal: say so, and try again after a pause
+        except (EmbeddingError, IndexUnavailableError) as exc:
+            # a refused key or a ZDR refusal; or the database restarted or went away (issue 31): say so, and try
+            # again after a pause
             if job.request is not None:
                 job.request.reply(reindex_error_reply(exc))
-            self._pause(redact(str(exc)))
-            return
-        except IndexUnavailableError as exc:  # issue 31: the database restarted or went away: back off, then resync
-            if job.request is not None:
-                job.request.reply(reindex_error_reply(exc))
-            self._pause(redact(str(exc)), what="the index database is unavailable")
+            what = "the index database is unavailable" if isinstance(exc, IndexUnavailableError) else None
+            self._pause(redact(str(exc)), what=what or "embeddings unavailable")
             return
         log_report(report, job.paths, full=job.full)
         if report.removed and parts.syncer.store.reclaim_space():  # issue 25: the index shrinks again
