@@ -64,6 +64,8 @@ create table scree_chunks(
     cjk text[] not null default '{{}}',
     foreign key (collection, path) references scree_files(collection, path) on delete cascade on update cascade
 );
+-- vectors stay in the row (compressed if they can be, never TOASTed out of it): a scan reads no second table
+alter table scree_chunks alter column embedding set storage main;
 create index scree_chunks_path on scree_chunks(collection, path, ordinal);
 create index scree_chunks_hash on scree_chunks(text_hash);
 create index scree_chunks_text_start on scree_chunks(collection, left(text, 64));

@@ -126,7 +126,16 @@ class PgWriter(PgReader):
                 "meta = meta || jsonb_build_object('last_sync', %s::text) where id = %s",
                 (complete, time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), collection),
             )
+        self._analyze()
         self._ensure_hnsw()
+
+    def _analyze(self) -> None:
+        """Fresh planner statistics after a full sync (autovacuum gets there too, later); a role that may not is
+        left to it. The connection is in autocommit: ANALYZE runs outside any transaction."""
+        try:
+            self._db().execute("analyze scree_chunks, scree_files")
+        except psycopg.Error:
+            pass
 
     def _ensure_hnsw(self) -> None:
         """An HNSW index for a collection of HNSW_MIN_CHUNKS chunks or more (built once, after a full sync)."""
