@@ -9,9 +9,9 @@ from typing import Any
 from scree.config import Settings
 from scree.content.ignore import IgnorePolicy
 from scree.embedders.factory import expected_identity, make_embedder
-from scree.errors import LockHeldError, ScreeError
+from scree.errors import IndexUnavailableError, LockHeldError, ScreeError
 from scree.index import shape as index_shape
-from scree.index.backend import fenced, holder, index_name, index_present, open_reader, writer_lock
+from scree.index.backend import fenced, holder, index_name, index_present, lock_refusal, open_reader, writer_lock
 from scree.index.folder import prepare_index_dir
 from scree.index.model_policy import prepare
 from scree.index.writing import open_for_writing
@@ -55,6 +55,9 @@ def reindex(
     prepare_index_dir(settings.index_dir, custom_db=settings.custom_db)
     lock = writer_lock(settings, role=REINDEX_ROLE)
     if not lock.try_acquire():
+        refusal = lock_refusal(lock)
+        if refusal is not None:
+            raise IndexUnavailableError(refusal)
         pid = lock.holder_pid()
         if full:
             raise LockHeldError(reindex_all_refused(pid), pid)

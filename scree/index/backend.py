@@ -101,6 +101,12 @@ def writer_lock(settings: Settings, role: str | None = None) -> IndexLock:
     return WriterLock(settings.lock_path, role)
 
 
+def lock_refusal(lock: IndexLock) -> str | None:
+    """Why `lock` can never be taken by this process (a read-only database role), after a failed try_acquire."""
+    refusal = getattr(lock, "refusal", None)
+    return refusal if isinstance(refusal, str) else None
+
+
 def fenced(settings: Settings, lock: IndexLock) -> Settings:
     """The settings a writer under `lock` runs with: for a database, the lock's generation, which fences its writes."""
     generation = getattr(lock, "generation", None)

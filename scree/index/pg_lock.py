@@ -26,6 +26,17 @@ log = get_logger(__name__)
 _KEY_SQL = "select hashtextextended('scree writer ' || %s, 0)"
 
 
+def _may_write(conn: psycopg.Connection[Any]) -> bool:
+    """Whether this role could write the collection: scree's tables writable, or creatable when there are none."""
+    row = conn.execute(
+        "select case when to_regclass('scree_collections') is null "
+        "then has_schema_privilege(current_schema(), 'CREATE') "
+        "else has_table_privilege('scree_collections', 'UPDATE') and has_table_privilege('scree_chunks', 'INSERT') "
+        "end"
+    ).fetchone()
+    return bool(row and row[0])
+
+
 class PgWriterLock:
     """One collection's writer lock. Not thread-safe: one owner thread acquires and releases."""
 
@@ -35,6 +46,7 @@ class PgWriterLock:
         self.folder = folder
         self.role = role
         self.generation: int | None = None
+        self.refusal: str | None = None  # why this role may never take the lock (a read-only role)
         self._conn: psycopg.Connection[Any] | None = None
 
     @property
@@ -49,6 +61,13 @@ class PgWriterLock:
             return True
         conn = connect(self.url)
         try:
+            if not _may_write(conn):  # a read-only role (a serving replica) never writes: it only ever reads
+                conn.close()
+                self.refusal = (
+                    f"cannot write the index database {where(self.url)}: permission denied for this role, which is "
+                    "read-only (a reader); run the writer with the writer role"
+                )
+                return False
             migrate(conn, where(self.url))
             row = conn.execute(f"select pg_try_advisory_lock(({_KEY_SQL}))", (self.collection,)).fetchone()
             if not (row and row[0]):
