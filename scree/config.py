@@ -279,7 +279,7 @@ DATABASE_URL_SCHEMES = ("postgresql://", "postgres://")
 MAX_COLLECTION_CHARS = 512
 
 
-def _database_url(env: Mapping[str, str], flag: str | None) -> str | None:
+def database_url_setting(env: Mapping[str, str], flag: str | None) -> str | None:
     """--database-url or SCREE_DATABASE_URL (issue 31): a postgresql:// URL whose password is a secret from here on;
     one line when it is malformed or the PostgreSQL extra is not installed."""
     url = (flag if flag is not None else env.get("SCREE_DATABASE_URL", "")).strip()
@@ -369,6 +369,6 @@ def load_settings(
         log_level=log_level(env, "info"),
         writer_limits=WriterLimits.from_env(env),
         client_tokens=client_token_limit(env.get(CLIENT_TOKENS_ENV)),
-        database_url=_database_url(env, database_url),
+        database_url=database_url_setting(env, database_url),
         collection=_collection(env, collection),
     )

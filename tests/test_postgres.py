@@ -376,3 +376,28 @@ def test_hostile_collection_names_paths_and_queries_are_only_data(tmp_path: Path
                         c.id for c in reader.chunks_for_path(name + ".md")
                     }
             assert reader.chunks_with_text(f"text {n} {name}")[0].path == name + ".md"
+
+
+def test_index_list_and_remove_work_on_the_databases_collections(tmp_path: Path, pg_url: str) -> None:
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "a.md").write_text("# Alpha\n\nApples grow in the orchard.\n")
+    env = hash_env(tmp_path / "home", with_password(pg_url), SCREE_COLLECTION="team/docs")
+    assert run_scree("reindex", "--notes", str(folder), env=env).returncode == 0
+    listed = json.loads(run_scree("index", "list", "--json", env=env).stdout)
+    assert [(row["name"], row["files"], row["chunks"]) for row in listed if row.get("collection")] == [
+        ("team/docs", 1, 1)
+    ]
+    done = run_scree("index", "remove", "--collection", "team/*", env=env)
+    assert done.returncode == 1 and "no collection named exactly 'team/*'" in one_line(done.stderr)
+    lock = PgWriterLock(pg_url, "team/docs", str(folder))  # a writer at work elsewhere
+    assert lock.try_acquire()
+    done = run_scree("index", "remove", "--collection", "team/docs", env=env)
+    assert done.returncode == 1 and "is being written" in one_line(done.stderr)
+    lock.release()
+    done = run_scree("index", "remove", "--collection", "team/docs", env=env)
+    assert done.returncode == 0 and "removed collection team/docs" in done.stdout
+    assert PASSWORD not in done.stdout + done.stderr
+    assert [
+        row for row in json.loads(run_scree("index", "list", "--json", env=env).stdout) if row.get("collection")
+    ] == []
