@@ -401,3 +401,69 @@ def test_index_list_and_remove_work_on_the_databases_collections(tmp_path: Path,
     assert [
         row for row in json.loads(run_scree("index", "list", "--json", env=env).stdout) if row.get("collection")
     ] == []
+
+
+def test_kill_9_mid_sync_leaves_every_file_whole_and_the_next_sync_completes(tmp_path: Path, pg_url: str) -> None:
+    folder = tmp_path / "notes"
+    for n in range(400):
+        (folder / f"d{n // 50}").mkdir(parents=True, exist_ok=True)
+        sections = "\n\n".join(f"## Part {p}\n\nFile {n} part {p} talks about topic {n * 7 + p}." for p in range(6))
+        (folder / f"d{n // 50}" / f"f{n}.md").write_text(f"# File {n}\n\n{sections}\n")
+    env = hash_env(tmp_path / "home", pg_url, SCREE_COLLECTION="team/docs")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "scree.cli", "reindex", "--notes", str(folder)],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+
+    def some_written() -> bool:
+        try:
+            with PgReader.open(pg_url, "team/docs", folder) as reader:
+                return reader.counts()[0] > 0
+        except IndexUnavailableError:
+            return False
+
+    try:
+        wait_until(some_written, "the sync wrote its first files", DEADLINE_S)
+        proc.send_signal(signal.SIGKILL)
+    finally:
+        proc.wait(DEADLINE_S)
+    with PgReader.open(pg_url, "team/docs", folder) as reader:
+        assert reader.integrity_check() == "ok"
+        killed = {path: len(reader.chunks_for_path(path)) for path in reader.files()}
+    assert 0 < len(killed) < 400
+    done = run_scree("reindex", "--notes", str(folder), env=env, timeout=300)
+    assert done.returncode == 0, done.stderr
+    with PgReader.open(pg_url, "team/docs", folder) as reader:
+        assert reader.file_count() == 400 and reader.integrity_check() == "ok"
+        whole = {path: len(reader.chunks_for_path(path)) for path in reader.files()}
+    assert {path: whole[path] for path in killed} == killed  # each file was all new or absent: never a part of it
+
+
+def test_the_database_restarting_under_a_watching_writer_is_an_outage_then_a_resync(
+    tmp_path: Path, pg_url: str, pg_server: PgServer
+) -> None:
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "a.md").write_text("# Alpha\n\nApples grow in the orchard.\n")
+    fast = {"SCREE_DEBOUNCE_SECONDS": "0.1", "SCREE_LOG_FORMAT": "json", "SCREE_OUTAGE_PAUSE_SECONDS": "0.5"}
+    env = hash_env(tmp_path / "home", pg_url, SCREE_COLLECTION="team/docs", **fast)
+    watch = Watcher(env, folder)
+    try:
+        watch.wait_for("first sync done")
+        pg_server.stop()
+        try:
+            (folder / "b.md").write_text("# Beta\n\nA numbat lives here.\n")
+            watch.wait_for("the index database is unavailable; pausing, then resyncing the folder")
+        finally:
+            pg_server.start()
+
+        def found() -> bool:
+            done = run_scree("search", "--json", "--mode", "keyword", "--notes", str(folder), "numbat", env=env)
+            return done.returncode == 0 and [h["path"] for h in json.loads(done.stdout)["hits"]] == ["b.md"]
+
+        wait_until(found, "the edit made during the outage is indexed after it", DEADLINE_S)
+        assert watch.proc is not None and watch.proc.poll() is None  # the writer kept running
+    finally:
+        watch.kill()

@@ -146,6 +146,9 @@ class PgWriter(PgReader):
             return
         dims = int(row.model[1])
         with self._write() as (conn, collection):
+            # a build takes about a minute at 100k chunks on 2 cores: past the statement timeout of the other work
+            conn.execute("set local statement_timeout = 0")
+            conn.execute("set local maintenance_work_mem = '256MB'")
             conn.execute(
                 f"create index if not exists {hnsw_name(collection)} on scree_chunks "
                 f"using hnsw ((embedding::vector({dims})) vector_cosine_ops) where collection = {int(collection)}"
