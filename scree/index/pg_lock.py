@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import socket
+import time
 from typing import Any
 
 import psycopg
@@ -24,6 +25,8 @@ from scree.store.pg_schema import migrate
 log = get_logger(__name__)
 
 _KEY_SQL = "select hashtextextended('scree writer ' || %s, 0)"
+HOLDER_TTL_S = 2.0  # a reader's status asks who holds the lock on every call: one probe per this long is enough
+_holders: dict[tuple[str, str], tuple[float, tuple[str | None, int | None, str | None]]] = {}
 
 
 def _may_write(conn: psycopg.Connection[Any]) -> bool:
@@ -93,6 +96,7 @@ class PgWriterLock:
         assert bumped is not None
         self.generation = int(bumped[0])
         self._conn = conn
+        _holders.pop((self.url, self.collection), None)
         return True
 
     def release(self) -> None:
@@ -100,6 +104,7 @@ class PgWriterLock:
         conn, self._conn = self._conn, None
         if conn is None:
             return
+        _holders.pop((self.url, self.collection), None)
         try:
             conn.execute(f"select pg_advisory_unlock(({_KEY_SQL}))", (self.collection,))
         except psycopg.Error as exc:
@@ -118,7 +123,18 @@ class PgWriterLock:
         return self._conn.fileno()
 
     def _holder(self) -> tuple[str | None, int | None, str | None]:
-        """(host, pid, role) of the process holding the lock now, all None when nobody does."""
+        """(host, pid, role) of the process holding the lock now, all None when nobody does (probed at most once
+        per HOLDER_TTL_S per collection in this process)."""
+        key = (self.url, self.collection)
+        cached = _holders.get(key)
+        now = time.monotonic()
+        if cached is not None and now - cached[0] < HOLDER_TTL_S:
+            return cached[1]
+        found = self._probe()
+        _holders[key] = (now, found)
+        return found
+
+    def _probe(self) -> tuple[str | None, int | None, str | None]:
         try:
             conn = connect(self.url)
         except ScreeError:
