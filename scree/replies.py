@@ -258,9 +258,9 @@ def reindex_running(pid: int | None) -> str:
     return f"another scree reindex ({who(pid)}) is running; run this one again once it has finished"
 
 
-def waiting_for_lock(pid: int | None, lock_path: Path, retry_s: float) -> str:
-    """`scree watch` while another process holds writer.lock (R-P4)."""
-    return f"waiting: another scree process ({who(pid)}) holds {lock_path}; retrying every {retry_s:g} s"
+def waiting_for_lock(pid: int | None, lock_path: Path | str, retry_s: float, host: str | None = None) -> str:
+    """`scree watch` while another process holds writer.lock (R-P4), or a collection's lock on another machine."""
+    return f"waiting: another scree process ({who(pid, host)}) holds {lock_path}; retrying every {retry_s:g} s"
 
 
 # --- why a writer stopped (the text of `[index not updating: …]`) ---

@@ -131,6 +131,16 @@ def holder_where(settings: Settings) -> str | None:
     return host if host and host != socket.gethostname() else None
 
 
+def lock_name(settings: Settings) -> str:
+    """What messages call the writer lock: writer.lock's path, or the collection's lock in its database."""
+    if settings.database_url is not None:
+        from scree.index.collection import collection_name
+        from scree.store.pg_connect import where
+
+        return f"the writer lock of collection {collection_name(settings)} in {where(settings.database_url)}"
+    return str(settings.lock_path)
+
+
 def index_name(settings: Settings) -> str:
     """What `scree status` and messages call the index: its file, or its collection and server."""
     if settings.database_url is not None:

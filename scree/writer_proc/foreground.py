@@ -15,7 +15,7 @@ import sys
 import threading
 
 from scree.config import Settings
-from scree.index.backend import fenced, writer_lock
+from scree.index.backend import fenced, holder_where, lock_name, writer_lock
 from scree.index.folder import prepare_index_dir
 from scree.index.lock import IndexLock, LockRetry
 from scree.logs import get_logger
@@ -36,7 +36,8 @@ def wait_for_lock(settings: Settings, stop: threading.Event) -> IndexLock | None
     """Take writer.lock, retrying every lock_retry_s while another process holds it (R-P4); None when stopped."""
 
     def announce(pid: int | None) -> None:
-        print(f"scree: {waiting_for_lock(pid, settings.lock_path, settings.lock_retry_s)}", file=sys.stderr, flush=True)
+        line = waiting_for_lock(pid, lock_name(settings), settings.lock_retry_s, holder_where(settings))
+        print(f"scree: {line}", file=sys.stderr, flush=True)
 
     retry = LockRetry(
         writer_lock(settings),
