@@ -281,7 +281,7 @@ def build(folder: Path, name: str, embedder: CachedEmbedder | Embedder) -> Built
         db=db,
         seconds=seconds,
         markdown_bytes=markdown_bytes(IgnorePolicy(folder)),
-        index_bytes=db.stat().st_size,
+        index_bytes=db.stat().st_size if DATABASE_URL is None else 0,
         tokens=tokens,
         texts=texts,
         embedded=embedded,

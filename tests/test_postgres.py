@@ -340,13 +340,7 @@ def test_a_read_only_role_searches_and_a_write_through_it_is_refused_in_one_line
     (folder / "a.md").write_text("# Alpha\n\nApples grow in the orchard.\n")
     env = hash_env(tmp_path / "home", pg_url, SCREE_COLLECTION="team/docs")
     assert run_scree("reindex", "--notes", str(folder), env=env).returncode == 0
-    database = database_of(pg_url)
-    pg_server.psql(
-        f"create role docs_reader login password '{PASSWORD}'; grant connect on database {database} to docs_reader; "
-        "grant usage on schema public to docs_reader; grant select on all tables in schema public to docs_reader;",
-        database=database,
-    )
-    reader_url = pg_url.replace("postgresql://postgres@", f"postgresql://docs_reader:{PASSWORD}@")
+    reader_url = _reader_role(pg_server, pg_url)
     reader_env = hash_env(tmp_path / "home2", reader_url, SCREE_COLLECTION="team/docs")
     found = json.loads(run_scree("search", "--json", "--notes", str(folder), "apples", env=reader_env).stdout)
     assert [hit["path"] for hit in found["hits"]] == ["a.md"]
@@ -467,3 +461,58 @@ def test_the_database_restarting_under_a_watching_writer_is_an_outage_then_a_res
         assert watch.proc is not None and watch.proc.poll() is None  # the writer kept running
     finally:
         watch.kill()
+
+
+def _reader_role(pg_server: PgServer, pg_url: str) -> str:
+    database = database_of(pg_url)
+    pg_server.psql(
+        f"create role docs_reader login password '{PASSWORD}'; grant connect on database {database} to docs_reader; "
+        "grant usage on schema public to docs_reader; grant select on all tables in schema public to docs_reader;",
+        database=database,
+    )
+    return pg_url.replace("postgresql://postgres@", f"postgresql://docs_reader:{PASSWORD}@")
+
+
+def test_a_server_without_a_checkout_searches_and_reads_the_collection(
+    tmp_path: Path, pg_url: str, pg_server: PgServer
+) -> None:
+    """A team's `scree serve` with no checkout: --collection names the index, hits are kept as the writer decided,
+    read_doc serves the stored text of the indexed revision, and nothing unindexed is served."""
+    import anyio
+    from mcp.client import Client
+    from mcp.client.stdio import StdioServerParameters
+
+    checkout = tmp_path / "checkout"
+    (checkout / "docs").mkdir(parents=True)
+    (checkout / "docs" / "api.md").write_text("# API\n\n## Tokens\n\nBearer tokens expire after one hour.\n")
+    writer_env = hash_env(tmp_path / "writer-home", pg_url, SCREE_COLLECTION="team/docs")
+    assert run_scree("reindex", "--notes", str(checkout), env=writer_env).returncode == 0
+    empty = tmp_path / "server"
+    empty.mkdir()
+    env = hash_env(tmp_path / "server-home", _reader_role(pg_server, pg_url))
+    params = StdioServerParameters(
+        command=str(Path(sys.executable).parent / "scree"),
+        args=["serve", "--notes", str(empty), "--collection", "team/docs"],
+        env=env,
+    )
+    texts: dict[str, str] = {}
+
+    async def main() -> None:
+        async with Client(params, mode="legacy", read_timeout_seconds=30.0) as client:
+            for name, tool, arguments in (
+                ("search", "search_docs", {"query": "bearer tokens expire", "k": 1, "mode": "keyword"}),
+                ("read", "read_doc", {"path": "docs/api.md"}),
+                ("missing", "read_doc", {"path": "docs/other.md"}),
+            ):
+                result = await client.call_tool(tool, arguments)
+                texts[name] = result.content[0].text  # type: ignore[union-attr]
+
+    anyio.run(main)
+    assert texts["search"].startswith('<hit n="1" path="docs/api.md" lines="3-5"'), texts["search"]
+    assert "Bearer tokens expire after one hour." in texts["read"] and texts["read"].startswith(
+        '<doc path="docs/api.md"'
+    )
+    assert texts["missing"] == 'error: no such file: "docs/other.md"'
+    assert PASSWORD not in "".join(texts.values())
+    with PgReader.open(pg_url, "team/docs", checkout) as reader:
+        assert reader.file_count() == 1  # the server never wrote: its role is read-only
