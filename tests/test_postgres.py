@@ -464,13 +464,15 @@ def test_the_database_restarting_under_a_watching_writer_is_an_outage_then_a_res
 
 
 def _reader_role(pg_server: PgServer, pg_url: str) -> str:
+    """A read-only role for this test's database (roles are the server's: one name per database)."""
     database = database_of(pg_url)
+    role = f"reader_{database}"
     pg_server.psql(
-        f"create role docs_reader login password '{PASSWORD}'; grant connect on database {database} to docs_reader; "
-        "grant usage on schema public to docs_reader; grant select on all tables in schema public to docs_reader;",
+        f"create role {role} login password '{PASSWORD}'; grant connect on database {database} to {role}; "
+        f"grant usage on schema public to {role}; grant select on all tables in schema public to {role};",
         database=database,
     )
-    return pg_url.replace("postgresql://postgres@", f"postgresql://docs_reader:{PASSWORD}@")
+    return pg_url.replace("postgresql://postgres@", f"postgresql://{role}:{PASSWORD}@")
 
 
 def test_a_server_without_a_checkout_searches_and_reads_the_collection(

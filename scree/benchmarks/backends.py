@@ -104,7 +104,7 @@ def measure_size(url: str, size: int, seed: int = 0) -> dict[str, Any]:
         rng = np.random.default_rng(seed)
         vocabulary = _vocabulary(rng)
         vectors = Vectors("clustered", rng, topics=max(1, size // CHUNKS_PER_TOPIC))
-        vector_queries = [v.tobytes() for v in Vectors("clustered", np.random.default_rng(seed + 1), 1).draw(QUERIES)]
+        vector_queries = [v.tobytes() for v in vectors.draw(QUERIES)]  # near the data, as real queries are
         keyword_queries = [" ".join(_zipf_words(rng, vocabulary, 3)) for _ in range(QUERIES)]
         with tempfile.TemporaryDirectory(prefix="scree-bench-") as tmp:
             folder = Path(tmp) / "notes"

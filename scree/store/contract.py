@@ -55,7 +55,8 @@ class IndexReader(Protocol):
 
     @property
     def shared(self) -> bool:
-        """The index is a team's collection (issue 31), not this folder's file: a file absent here is not gone."""
+        """The index is a team's collection (issue 31) and this folder is no checkout of it (a server without one):
+        a file absent here is not gone, the writer's decision about it stands."""
         ...
 
     def close(self) -> None: ...

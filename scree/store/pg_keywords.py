@@ -99,8 +99,11 @@ _WORD_SQL = """
 select c.id, sum(q.idf * t.tf * %(k1p1)s / (t.tf + %(k1)s * (1 - %(b)s + %(b)s * c.doc_len / %(avg)s))) as score
 from scree_chunks c
 cross join lateral (
-    select u.lexeme, (select sum(case w when 'A' then %(hw)s else %(tw)s end) from unnest(u.weights) w) as tf
+    -- tf: each place of the term, weighted by column (A: heading, B: text), counted for the query's terms only
+    select u.lexeme,
+           %(tw)s * cardinality(u.weights) + (%(hw)s - %(tw)s) * cardinality(array_positions(u.weights, 'A')) as tf
     from unnest(c.tsv) u
+    where u.lexeme = any(%(lexemes)s) or (%(any_prefix)s and u.lexeme ^@ any(%(lexemes)s))
 ) t
 join unnest(%(lexemes)s::text[], %(prefix)s::boolean[], %(idf)s::float8[]) as q(lexeme, prefix, idf)
     on t.lexeme = q.lexeme or (q.prefix and starts_with(t.lexeme, q.lexeme))
@@ -141,6 +144,7 @@ def word_matches(
         "tw": TEXT_WEIGHT,
         "lexemes": [lexeme for lexeme, _ in lexemes],
         "prefix": [prefix for _, prefix in lexemes],
+        "any_prefix": any(prefix for _, prefix in lexemes),
         "idf": idf,
         "c": collection,
         "query": _tsquery(ranked),

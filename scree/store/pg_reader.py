@@ -66,8 +66,11 @@ class PgReader:
     """A collection in a PostgreSQL database, opened to read (IndexReader). Open with PgReader.open(url, name,
     folder); `exists` is False while the database or the collection holds no index yet."""
 
-    def __init__(self, url: str, name: str, folder: Path, conn: psycopg.Connection[Any] | None) -> None:
+    def __init__(
+        self, url: str, name: str, folder: Path, conn: psycopg.Connection[Any] | None, *, checkout: bool = True
+    ) -> None:
         self.url = url
+        self.checkout = checkout  # `folder` is a checkout of the collection (False: a server without one)
         self.name = name
         self.folder = str(folder.resolve())
         self._conn = conn
@@ -76,8 +79,8 @@ class PgReader:
         self._hnsw: tuple[int, bool] | None = None  # (version, the collection has its HNSW index)
 
     @classmethod
-    def open(cls, url: str, name: str, folder: Path) -> Self:
-        reader = cls(url, name, folder, connect(url))
+    def open(cls, url: str, name: str, folder: Path, *, checkout: bool = True) -> Self:
+        reader = cls(url, name, folder, connect(url), checkout=checkout)
         try:
             reader._check_schema()
             reader._read_row()
@@ -184,7 +187,7 @@ class PgReader:
 
     @property
     def shared(self) -> bool:
-        return True
+        return not self.checkout
 
     def get_meta(self, key: str) -> str | None:
         row = self._now()
