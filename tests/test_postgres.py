@@ -206,10 +206,12 @@ def test_kill_9_the_writer_on_one_machine_and_the_other_takes_over_and_syncs(
         second.wait_for("writer lock taken", TAKEOVER_BAR_S)
         took = time.monotonic() - killed
         second.wait_for("first sync done")
-        found = json.loads(
-            run_scree("search", "--json", "--mode", "keyword", "--notes", str(alice), "platypus", env=alice_env).stdout
-        )
-        assert [hit["path"] for hit in found["hits"]] == ["docs/faq.md"]
+        query = ("search", "--json", "--mode", "keyword", "platypus")
+        found = json.loads(run_scree(*query, "--notes", str(bob), env=bob_env).stdout)
+        assert [hit["path"] for hit in found["hits"]] == ["docs/faq.md"]  # bob's writer synced his new file
+        with PgReader.open(pg_url, "x", alice) as probe:  # one collection for both: alice's index holds it too
+            name = probe._db().execute("select name from scree_collections").fetchall()
+        assert len(name) == 1
         print(f"takeover across machines: {took:.2f} s")
     finally:
         first.kill()

@@ -130,12 +130,8 @@ def word_matches(
         return []
     hits = _hits(conn, collection, stats, lexemes)
     idf = [bm25_idf(stats.rows, n) for n in hits]
-    rare = [lexeme for lexeme, n in zip(lexemes, hits, strict=True) if not floor_weight(stats.rows, n)]
-    ranked = lexemes
-    if rare and len(rare) < len(lexemes) and (sum(h for h in hits if 2 * h < stats.rows) >= limit or not floor_alone):
-        ranked = rare  # the floor-weight terms' rows alone would score below every row with a rarer term
     scope = "and c.path = any(%(paths)s)" if paths is not None else ""
-    params = {
+    params: dict[str, Any] = {
         "k1p1": BM25_K1 + 1.0,
         "k1": BM25_K1,
         "b": BM25_B,
@@ -147,12 +143,29 @@ def word_matches(
         "any_prefix": any(prefix for _, prefix in lexemes),
         "idf": idf,
         "c": collection,
-        "query": _tsquery(ranked),
         "limit": limit,
         "paths": paths,
     }
-    rows = conn.execute(_WORD_SQL.format(scope=scope), params).fetchall()
-    return [(int(row[0]), float(row[1])) for row in rows]
+
+    def ranked_over(candidates: list[tuple[str, bool]]) -> list[tuple[int, float]]:
+        rows = conn.execute(_WORD_SQL.format(scope=scope), {**params, "query": _tsquery(candidates)}).fetchall()
+        return [(int(row[0]), float(row[1])) for row in rows]
+
+    # Candidates: the rows with the rarest terms, as few terms as fill the list; a row with only the others scores
+    # at most their idfs x (k1 + 1) (bm25's bound per term), so when the list's last score is above that, the list
+    # is the whole OR-query's (keywords.wide_split's argument, here on term sets).
+    order = sorted(range(len(lexemes)), key=lambda i: hits[i])
+    reach = next((n for n in range(len(order)) if sum(hits[i] for i in order[: n + 1]) >= limit), len(order) - 1)
+    rare, common = order[: reach + 1], order[reach + 1 :]
+    if common:
+        found = ranked_over([lexemes[i] for i in rare])
+        bound = sum(idf[i] for i in common) * (BM25_K1 + 1.0) * (1 + 1e-9)
+        if len(found) == limit and found[-1][1] > bound:
+            return found
+    floor = [i for i, n in enumerate(hits) if floor_weight(stats.rows, n)]
+    if floor and len(floor) < len(lexemes) and not floor_alone:  # a hybrid search: its vectors rank those rows
+        return ranked_over([lexemes[i] for i in range(len(lexemes)) if i not in floor])
+    return ranked_over(lexemes)
 
 
 _CJK_SQL = """
