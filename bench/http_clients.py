@@ -52,7 +52,7 @@ class HttpServe:
 
     def __init__(self, folder: Path, env: dict[str, str]) -> None:
         self.proc = subprocess.Popen(
-            [SCREE, "serve", "--http", "--port", "0", "--notes", str(folder)],
+            [SCREE, "serve", "--http", "--port", "0", "--no-token", "--notes", str(folder)],  # loopback only
             env={**env, "SCREE_LOG_FORMAT": "json"},
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
