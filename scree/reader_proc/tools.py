@@ -118,9 +118,12 @@ class ReaderTools:
         return self._engine
 
     def _read(self, rel: str) -> FileContent | Reply:
-        """The file's content, or the one-line refusal: missing, not a regular file, too large, opted out."""
+        """The file's content, or the one-line refusal: missing, not a regular file, too large, no docs page (the
+        table of formats says so of a license or a data file, issue 33), opted out. The lines are the file's own,
+        raw, whatever its format."""
         from scree.content.chunking import opted_out
         from scree.content.files import FileContent, read_markdown
+        from scree.content.formats import NotDocs, detect
 
         content = read_markdown(self._settings.folder, rel, self._settings.max_file_bytes)
         stored = self._stored(rel, content)
@@ -130,6 +133,9 @@ class ReaderTools:
             return Reply(f'error: no such file: "{rel}"', is_error=True)
         if not isinstance(content, FileContent):
             return Reply(f'refused: "{rel}" cannot be read by scree ({content.reason})', is_error=True)
+        row = detect(rel, content.text)
+        if isinstance(row, NotDocs):
+            return Reply(f'refused: "{rel}" cannot be read by scree ({row.reason})', is_error=True)
         if opted_out(content.text):
             return Reply(opted_out_refusal(rel), is_error=True)
         return content
