@@ -49,6 +49,16 @@ NOTES_DEFAULT = (
 def _add_folder_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--notes", metavar="DIR", help=f"folder to index ({NOTES_DEFAULT})")
     parser.add_argument("--db", metavar="PATH", help="index database file (default: under $XDG_DATA_HOME/scree)")
+    parser.add_argument(
+        "--database-url",
+        metavar="URL",
+        help="keep the index in PostgreSQL with pgvector, shared by a team (SCREE_DATABASE_URL; needs scree[postgres])",
+    )
+    parser.add_argument(
+        "--collection",
+        metavar="NAME",
+        help="the index's name in that database (SCREE_COLLECTION; default: origin remote:docs path@branch)",
+    )
 
 
 def _hit_count(text: str) -> int:
@@ -239,11 +249,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", metavar="FILE", help="also write the figures to FILE as one JSON object")
     p.add_argument("--check", action="store_true", help="exit 1 when a figure misses its bar")
     p.add_argument("--quick", action="store_true", help="fewer samples and no 100k-chunk index: about a minute")
+    p.add_argument(
+        "--database-url",
+        metavar="URL",
+        help="instead: the SQLite and PostgreSQL backends side by side (store search at 10k/100k chunks, first sync)",
+    )
 
     p = _command(sub, "index", "the indexes on this machine: list them, remove them")
     index_sub = p.add_subparsers(dest="index_command", metavar="ACTION", required=True)
     q = _command(index_sub, "list", "every index: folder, size, model, counts, last sync, state")
     q.add_argument("--json", action="store_true", help="print one JSON list")
+    q.add_argument("--database-url", metavar="URL", help="also the collections in this database (SCREE_DATABASE_URL)")
     q = _command(
         index_sub,
         "remove",
@@ -254,6 +270,8 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("folder", nargs="?", metavar="FOLDER", help="the folder whose index goes (it may be gone)")
     q.add_argument("--missing", action="store_true", help="every index whose folder no longer exists")
     q.add_argument("--vectors", action="store_true", help="the vector cache every index shares (issue 24)")
+    q.add_argument("--collection", metavar="NAME", help="the collection of exactly this name in the database")
+    q.add_argument("--database-url", metavar="URL", help="the database of --collection (SCREE_DATABASE_URL)")
 
     p = _command(
         sub,
@@ -294,7 +312,12 @@ def settings_for(args: argparse.Namespace) -> Settings:
     """The settings a command runs with, warning on stderr when CLAUDE_PROJECT_DIR overrules --notes."""
     from scree.paths import FROM_CWD_NO_REPO
 
-    settings = load_settings(notes=args.notes, db=getattr(args, "db", None))
+    settings = load_settings(
+        notes=args.notes,
+        db=getattr(args, "db", None),
+        database_url=getattr(args, "database_url", None),
+        collection=getattr(args, "collection", None),
+    )
     warning = notes_overridden(os.environ, args.notes, settings.folder)
     if warning is not None:
         print(warning, file=sys.stderr)
@@ -470,19 +493,40 @@ def cmd_config(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _index_list(args: argparse.Namespace, home: Path, url: str | None) -> int:
+    """`scree index list`: this machine's indexes, and the database's collections when one is set (issue 31)."""
+    from scree.index import collections as shared
+    from scree.index import registry as indexes
+
+    found = indexes.list_indexes(home)
+    collections = shared.list_collections(url) if url is not None else None
+    if args.json:
+        listed = [indexes.as_json(info) for info in found]
+        listed += [{"collection": True, **shared.as_json(info)} for info in collections or []]
+        print(json_inert(json.dumps(listed, ensure_ascii=False)))
+        return EXIT_OK
+    bound = env_number(os.environ, "SCREE_VECTOR_CACHE_MB", DEFAULT_VECTOR_CACHE_MB)
+    cache = indexes.describe_vector_cache(home, bound)
+    print(inert(indexes.render_list(found, indexes_dir(home)) + "\n" + cache.line()))
+    if url is not None and collections is not None:
+        print(inert(shared.render_collections(url, collections)))
+    return EXIT_OK
+
+
 def cmd_index(args: argparse.Namespace) -> int:
     from scree.index import registry as indexes
     from scree.paths import data_home
 
     home = data_home(os.environ)
+    url = _database_url_of(args)
     if args.index_command == "list":
-        found = indexes.list_indexes(home)
-        if args.json:
-            print(json_inert(json.dumps([indexes.as_json(info) for info in found], ensure_ascii=False)))
-        else:
-            bound = env_number(os.environ, "SCREE_VECTOR_CACHE_MB", DEFAULT_VECTOR_CACHE_MB)
-            cache = indexes.describe_vector_cache(home, bound)
-            print(inert(indexes.render_list(found, indexes_dir(home)) + "\n" + cache.line()))
+        return _index_list(args, home, url)
+    if args.collection is not None:
+        if url is None:
+            raise UsageError("scree index remove --collection: set SCREE_DATABASE_URL or give --database-url")
+        from scree.index.collections import remove_collection
+
+        print(inert(remove_collection(url, args.collection)))
         return EXIT_OK
     if args.folder is not None and args.missing:
         raise UsageError("scree index remove: give a FOLDER or --missing, not both")
@@ -500,6 +544,13 @@ def cmd_index(args: argparse.Namespace) -> int:
     for line in refused:  # the others were still removed (issue 25); the run fails at the end
         print(inert(f"scree: {line}"), file=sys.stderr)
     return EXIT_FAIL if refused else EXIT_OK
+
+
+def _database_url_of(args: argparse.Namespace) -> str | None:
+    """`scree index`'s database: --database-url, else SCREE_DATABASE_URL (checked as load_settings checks it)."""
+    from scree.config import database_url_setting
+
+    return database_url_setting(os.environ, getattr(args, "database_url", None))
 
 
 def cmd_completion(args: argparse.Namespace) -> int:
@@ -524,6 +575,18 @@ def cmd_bench(args: argparse.Namespace) -> int:
     target = Path(args.json) if args.json else None
     if target is not None and not target.parent.is_dir():
         raise UsageError(f"--json {args.json}: no such directory {str(target.parent)!r}")
+    if args.database_url is not None:  # issue 31
+        from scree.benchmarks import backends
+        from scree.config import database_url_setting
+
+        url = database_url_setting(os.environ, args.database_url)
+        assert url is not None
+        sizes = (10_000,) if args.quick else backends.DEFAULT_SIZES
+        results = backends.run(url, sizes, 1.0 if args.quick else 5.0, lambda line: print(line, file=sys.stderr))
+        print(backends.render(results))
+        if target is not None:
+            target.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+        return EXIT_OK
     notes = Path(args.notes) if args.notes else None
     what, figures = run_bench(notes, quick=args.quick, progress=terminal_progress(sys.stderr))
     print(render_table(what, figures))

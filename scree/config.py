@@ -115,6 +115,11 @@ class Settings:
     client_tokens: int = DEFAULT_CLIENT_TOKENS  # R-M10: the MCP client's limit on one tool result, in tokens
     docs_map: bool = True  # R-M11: the instructions carry the docs map (SCREE_DOCS_MAP=0: the short form only)
     always_load: bool = True  # R-M11: search_docs asks to stay loaded (SCREE_ALWAYS_LOAD=0: the client decides)
+    # issue 31: the index in PostgreSQL instead of the SQLite file, and the collection named there (None: by the
+    # checkout, scree.index.collection); the URL's password is a registered secret, never shown
+    database_url: str | None = field(default=None, repr=False)
+    collection: str | None = None
+    writer_generation: int | None = None  # the PostgreSQL writer lock's generation its holder hands to its writer
 
     @property
     def lock_path(self) -> Path:
@@ -299,12 +304,52 @@ def _api_base(env: Mapping[str, str]) -> str:
     return base
 
 
+POSTGRES_EXTRA = "pip install 'scree[postgres]'"
+DATABASE_URL_SCHEMES = ("postgresql://", "postgres://")
+MAX_COLLECTION_CHARS = 512
+
+
+def database_url_setting(env: Mapping[str, str], flag: str | None) -> str | None:
+    """--database-url or SCREE_DATABASE_URL (issue 31): a postgresql:// URL whose password is a secret from here on;
+    one line when it is malformed or the PostgreSQL extra is not installed."""
+    url = (flag if flag is not None else env.get("SCREE_DATABASE_URL", "")).strip()
+    if not url:
+        return None
+    given = "--database-url" if flag is not None else "SCREE_DATABASE_URL"
+    password = url_password(url)
+    if password:
+        from urllib.parse import unquote
+
+        register_secret(password)
+        register_secret(unquote(password))
+    if not url.startswith(DATABASE_URL_SCHEMES):
+        raise ConfigError(f"{given} must be a postgresql:// URL (postgresql://user:password@host:5432/database)")
+    try:
+        import psycopg  # noqa: F401  (only to know the extra is there)
+    except ImportError:
+        raise ConfigError(f"{given} is set but scree's PostgreSQL support is not installed: {POSTGRES_EXTRA}") from None
+    return url
+
+
+def _collection(env: Mapping[str, str], flag: str | None) -> str | None:
+    """--collection or SCREE_COLLECTION: the collection's name, instead of the one the checkout gives."""
+    name = (flag if flag is not None else env.get("SCREE_COLLECTION", "")).strip()
+    if not name:
+        return None
+    if len(name) > MAX_COLLECTION_CHARS or any(ord(ch) < 0x20 or ch == "\x7f" for ch in name):
+        given = "--collection" if flag is not None else "SCREE_COLLECTION"
+        raise ConfigError(f"{given}: a collection name is up to {MAX_COLLECTION_CHARS} printable characters")
+    return name
+
+
 def load_settings(
     env: Mapping[str, str] | None = None,
     *,
     notes: str | None = None,
     db: str | None = None,
     cwd: Path | None = None,
+    database_url: str | None = None,
+    collection: str | None = None,
 ) -> Settings:
     """Build Settings from the environment and command-line flags (flags win)."""
     env = os.environ if env is None else env
@@ -357,4 +402,6 @@ def load_settings(
         client_tokens=client_token_limit(env.get(CLIENT_TOKENS_ENV)),
         docs_map=_flag(env, "SCREE_DOCS_MAP"),
         always_load=_flag(env, "SCREE_ALWAYS_LOAD"),
+        database_url=database_url_setting(env, database_url),
+        collection=_collection(env, collection),
     )

@@ -25,9 +25,10 @@ def size_text(n: float) -> str:
     return f"{n / (1000 * 1000):.1f} MB"
 
 
-def who(pid: int | None) -> str:
-    """A lock holder as the replies name it."""
-    return f"pid {pid}" if pid is not None else "pid unknown"
+def who(pid: int | None, host: str | None = None) -> str:
+    """A lock holder as the replies name it; on another machine (a shared index, issue 31) with its host."""
+    named = f"pid {pid}" if pid is not None else "pid unknown"
+    return f"{named} on {host}" if host else named
 
 
 def one_line(text: str) -> str:
@@ -73,8 +74,8 @@ def first_sync_note(notes_indexed: int) -> str:
     return f"[index incomplete: first sync in progress, {files(notes_indexed)} indexed so far]"
 
 
-def other_building_note(pid: int | None) -> str:
-    return f"[index incomplete: another scree process ({who(pid)}) is building it]"
+def other_building_note(pid: int | None, host: str | None = None) -> str:
+    return f"[index incomplete: another scree process ({who(pid, host)}) is building it]"
 
 
 def status_note(s: WriterStatus) -> str | None:
@@ -91,7 +92,7 @@ def status_note(s: WriterStatus) -> str | None:
     if s.holder == "self" and s.first_sync_running:
         return first_sync_note(s.notes_indexed)
     if s.holder == "other" and not s.complete:
-        return other_building_note(s.pid)
+        return other_building_note(s.pid, s.host)
     return None
 
 
@@ -269,9 +270,9 @@ def reindex_running(pid: int | None) -> str:
     return f"another scree reindex ({who(pid)}) is running; run this one again once it has finished"
 
 
-def waiting_for_lock(pid: int | None, lock_path: Path, retry_s: float) -> str:
-    """`scree watch` while another process holds writer.lock (R-P4)."""
-    return f"waiting: another scree process ({who(pid)}) holds {lock_path}; retrying every {retry_s:g} s"
+def waiting_for_lock(pid: int | None, lock_path: Path | str, retry_s: float, host: str | None = None) -> str:
+    """`scree watch` while another process holds writer.lock (R-P4), or a collection's lock on another machine."""
+    return f"waiting: another scree process ({who(pid, host)}) holds {lock_path}; retrying every {retry_s:g} s"
 
 
 # --- why a writer stopped (the text of `[index not updating: …]`) ---

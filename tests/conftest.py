@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import fcntl
+import itertools
 import os
 import shutil
 import subprocess
@@ -10,7 +11,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from backends import Backend
 from embed_server import EmbedServer
+from pg_server import PgServer
 
 from scree.embedders.model_install import install_model
 
@@ -159,6 +162,39 @@ def copilot_cli(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPat
         if not native.exists():
             pytest.skip("no Copilot CLI binary for this platform in the npm package")
     return native, prefix / "unpacked"
+
+
+# --- a real PostgreSQL with pgvector (issue 31): one server per session (per xdist worker), one database per test ---
+
+
+@pytest.fixture(scope="session")
+def pg_server() -> Iterator[PgServer]:
+    """Started on first use only (a worker whose tests never ask starts none), stopped and removed at the end."""
+    server = PgServer()
+    try:
+        server.start()
+        yield server
+    finally:
+        server.close()
+
+
+_databases = itertools.count(1)
+
+
+@pytest.fixture
+def pg_url(pg_server: PgServer) -> str:
+    """A new, empty database on the session's server for this test; its URL (Unix socket, trust auth)."""
+    name = f"t{os.getpid()}_{next(_databases)}"
+    pg_server.psql(f"create database {name}")
+    return pg_server.url(name)
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def index_backend(request: pytest.FixtureRequest, tmp_path: Path) -> Backend:
+    """Each backend in turn: the SQLite file in the test's folder, or a PostgreSQL database of its own."""
+    if request.param == "sqlite":
+        return Backend("sqlite", tmp_path / "index.db")
+    return Backend("postgres", tmp_path / "unused.db", request.getfixturevalue("pg_url"))
 
 
 # --- pytest-xdist (pyproject's addopts: -n auto --dist loadfile --no-loadscope-reorder) ---

@@ -18,7 +18,6 @@ from scree.embedders.base import KEYWORD_ONLY
 from scree.embedders.factory import expected_identity
 from scree.errors import ScreeError
 from scree.index.folder import ROOT_NAME
-from scree.index.lock import lock_holder
 from scree.paths import DIR_MODE, FILE_MODE
 from scree.replies import formats_note, left_out_note
 from scree.writer_proc.sync import markdown_bytes
@@ -132,9 +131,48 @@ def _check_root_file(settings: Settings, report: _Report) -> None:
         report.ok("index root file", want)
 
 
-def _check_index(settings: Settings, report: _Report, semantic: bool) -> None:
-    from scree.index.backend import open_reader
+def _check_database(settings: Settings, report: _Report) -> bool:
+    """issue 31: the PostgreSQL server behind SCREE_DATABASE_URL; False when the index cannot be read there."""
+    from scree.index.collection import collection_name
+    from scree.store.pg_health import MIN_SERVER_VERSION, MIN_VECTOR_VERSION, database_facts
 
+    assert settings.database_url is not None
+    name = collection_name(settings)
+    facts = database_facts(settings.database_url, name)
+    if facts.problem is not None:
+        report.fail("database", facts.problem)
+        return False
+    version_ok = facts.server_num >= MIN_SERVER_VERSION
+    (report.ok if version_ok else report.fail)(
+        "database server", f"PostgreSQL {facts.server} (scree needs 15 or later)"
+    )
+    if facts.vector is None:
+        how = "CREATE EXTENSION vector as a superuser" if facts.vector_available else "install pgvector on the server"
+        (report.warn if facts.can_write else report.fail)("pgvector", f"not installed in this database: {how}")
+    else:
+        major_minor = tuple(int(part) for part in facts.vector.split(".")[:2] if part.isdigit())
+        ok = major_minor >= MIN_VECTOR_VERSION
+        (report.ok if ok else report.fail)("pgvector", f"{facts.vector} (scree needs 0.7 or later)")
+    rights = "read and write (a writer)" if facts.can_write else "read only (search, never index)"
+    if not facts.can_read and facts.schema:
+        report.fail("database privileges", "this role cannot read scree's tables: GRANT SELECT to it")
+        return False
+    report.ok("database privileges", rights)
+    if facts.schema == 0 or not facts.collection:
+        report.warn("collection", f'{name} holds no index yet: run "scree reindex" or "scree watch" with a writer role')
+        return False
+    report.ok("collection", f"{name}: {facts.files} files, {facts.chunks} chunks")
+    hnsw = f"; its HNSW index {facts.hnsw_bytes / 1e6:.1f} MB" if facts.hnsw_bytes is not None else "; exact search"
+    report.ok("database size", f"{facts.table_bytes / 1e6:.1f} MB of scree tables (all collections){hnsw}")
+    return True
+
+
+def _check_index(settings: Settings, report: _Report, semantic: bool) -> None:
+
+    if settings.database_url is not None:
+        if _check_database(settings, report):
+            _check_index_contents(settings, report, semantic)
+        return
     if not settings.db_path.exists():
         report.warn("index", f'none yet at {settings.db_path}: run "scree reindex"')
         return
@@ -144,6 +182,13 @@ def _check_index(settings: Settings, report: _Report, semantic: bool) -> None:
         _check_root_file(settings, report)
     mode = stat.S_IMODE(settings.db_path.stat().st_mode)
     (report.ok if mode == FILE_MODE else report.fail)("index file mode", f"{mode:o} (want {FILE_MODE:o})")
+    _check_index_contents(settings, report, semantic)
+
+
+def _check_index_contents(settings: Settings, report: _Report, semantic: bool) -> None:
+    """Integrity, model and size, read through the backend's reader."""
+    from scree.index.backend import open_reader
+
     try:
         with open_reader(settings) as store:
             integrity = store.integrity_check()
@@ -228,8 +273,12 @@ def run_doctor(settings: Settings, emit: Callable[[str], None]) -> int:
     _check_runtime(report)
     semantic = _check_embedder(settings, report)
     _check_index(settings, report, semantic)
-    holder = lock_holder(settings.lock_path) if settings.lock_path.exists() else None
-    report.ok("writer lock", f"held by pid {holder}" if holder else "free")
+    from scree.index.backend import holder as lock_holder_of
+    from scree.index.backend import holder_where
+
+    holder = lock_holder_of(settings)
+    where = holder_where(settings) if holder else None
+    report.ok("writer lock", (f"held by pid {holder}" + (f" on {where}" if where else "")) if holder else "free")
     policy = IgnorePolicy(settings.folder, settings.extensions)
     total = markdown_bytes(policy)
     report.ok(

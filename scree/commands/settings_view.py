@@ -149,6 +149,12 @@ def settings_rows(settings: Settings, origins: Origins, settings_file: Path) -> 
         Row("index", str(settings.db_path), db_source),
         Row("settings file", f"{settings_file}, {file_state}", file_source),
     ]
+    if settings.database_url:  # issue 31: the index is a collection in PostgreSQL; the password masked
+        from scree.index.collection import collection_name
+
+        rows[1] = Row("index", f"PostgreSQL collection {collection_name(settings)}", "SCREE_DATABASE_URL")
+        rows.append(Row("SCREE_DATABASE_URL", mask_url(settings.database_url), origins.source("SCREE_DATABASE_URL")))
+        rows.append(Row("SCREE_COLLECTION", collection_name(settings), origins.source("SCREE_COLLECTION")))
     for name in SECRETS:  # R-E5: never the value, not even a part of it
         rows.append(Row(name, "set" if env.get(name, "").strip() else "unset", origins.source(name)))
     rows.extend(Row(name, value(settings), origins.source(name)) for name, value in VALUES)

@@ -100,7 +100,9 @@ class ReaderTools:
             self._engine.close()
             self._engine = None
         if self._engine is None:
-            if not self._settings.db_path.exists():
+            from scree.index.backend import index_present
+
+            if not index_present(self._settings):
                 return None
             from scree.embedders.idle import READER_IDLE_S
             from scree.index.backend import open_reader
@@ -124,6 +126,9 @@ class ReaderTools:
         from scree.content.formats import NotDocs, detect
 
         content = read_markdown(self._settings.folder, rel, self._settings.max_file_bytes)
+        stored = self._stored(rel, content)
+        if stored is not None:
+            return stored
         if content is None:
             return Reply(f'error: no such file: "{rel}"', is_error=True)
         if not isinstance(content, FileContent):
@@ -134,6 +139,21 @@ class ReaderTools:
         if opted_out(content.text):
             return Reply(opted_out_refusal(rel), is_error=True)
         return content
+
+    def _stored(self, rel: str, on_disk: object) -> FileContent | None:
+        """issue 31: a shared index's copy of `rel` when this machine has no copy with the indexed hash (no checkout,
+        or another revision): what the writer indexed, never a file it did not."""
+        from scree.content.files import FileContent, decode_text
+        from scree.index.backend import shared
+
+        if not shared(self._settings):
+            return None
+        with self._lock:
+            engine = self._engine_now()
+        found = engine.stored_text(rel) if engine is not None else None
+        if found is None or (isinstance(on_disk, FileContent) and on_disk.sha256 == found[0]):
+            return None
+        return FileContent(text=decode_text(found[1]), sha256=found[0], size=len(found[1]), mtime_ns=0)
 
     def _opted_out(self, rel: str) -> bool:
         from scree.content.chunking import opted_out

@@ -143,6 +143,11 @@ class SearchEngine:
         """False when the store is the empty stand-in for an index not built yet (SqliteReader.open)."""
         return self._store.exists
 
+    def stored_text(self, path: str) -> tuple[str, bytes] | None:
+        """An indexed file's bytes as a shared index's writer stored them (issue 31: read_doc without a checkout)."""
+        with self._store_lock:
+            return None if self._closed else self._store.stored_text(path)
+
     def close(self) -> None:
         """Close the store; a search still running on another thread ends with no hits."""
         with self._store_lock:
@@ -542,6 +547,8 @@ class SearchEngine:
         if self._policy(path) is not None:
             return None
         st = stat_file(self._root, path)
+        if st is None and indexed is not None and self._store.shared:
+            return _Current(ranges=None)  # issue 31: no checkout of it here; the writer's decision stands
         if st is None or not stat_mod.S_ISREG(st.st_mode):
             return None
         if indexed is not None and st.st_mtime_ns == indexed.mtime_ns and st.st_size == indexed.size:

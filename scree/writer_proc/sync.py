@@ -28,11 +28,11 @@ from scree.content.languages import LanguageTrees
 from scree.embedders.base import Embedder
 from scree.errors import EmbeddingUnavailableError
 from scree.heap import trim_heap
+from scree.index.backend import fresh_writer
 from scree.inert import UNSHOWABLE_NAME, shown_exactly
 from scree.logs import get_logger
 from scree.redact import redact
-from scree.store import FileState, IndexReader, IndexWriter, NewChunk, SqliteWriter
-from scree.store.sqlite_files import remove_db
+from scree.store import FileState, IndexReader, IndexWriter, NewChunk
 from scree.writer_proc.machine_vectors import MachineVectors
 
 log = get_logger(__name__)
@@ -93,9 +93,6 @@ class _Pending:
     had_rows: bool  # the index holds an older version, which it keeps if this one is never written
 
 
-REBUILD_SUFFIX = ".rebuild"  # reindex -all builds the new index in <db>.rebuild beside the old one
-
-
 def rebuild(
     store: IndexWriter,
     settings: Settings,
@@ -107,22 +104,15 @@ def rebuild(
 ) -> SyncReport:
     """`reindex -all` (issue 13): a fresh index built beside the old one replaces it only once it is complete; a
     rebuild that failed, was stopped or could not read a file leaves the old index exactly as it was."""
-    fresh_path = settings.db_path.with_name(settings.db_path.name + REBUILD_SUFFIX)
-    remove_db(fresh_path)
     stop = stop or threading.Event()
     shared = MachineVectors.for_sync(settings, embedder)  # issue 24: a rebuild of the same model embeds nothing again
-    try:
-        with SqliteWriter.open(fresh_path, settings.folder) as fresh:
-            fresh.set_model(embedder.identity, embedder.dims)
-            syncer = Syncer(
-                fresh, policy, embedder, settings.max_file_bytes, stop=stop, progress=progress, shared=shared
-            )
-            report = syncer.sync_all()
-            report.rebuilt = report.outage is None and not report.deferred and not report.failed and not stop.is_set()
-            if report.rebuilt:
-                store.replace_with(fresh)
-    finally:
-        remove_db(fresh_path)
+    with fresh_writer(settings) as fresh:
+        fresh.set_model(embedder.identity, embedder.dims)
+        syncer = Syncer(fresh, policy, embedder, settings.max_file_bytes, stop=stop, progress=progress, shared=shared)
+        report = syncer.sync_all()
+        report.rebuilt = report.outage is None and not report.deferred and not report.failed and not stop.is_set()
+        if report.rebuilt:
+            store.replace_with(fresh)
     return report
 
 
