@@ -382,17 +382,15 @@ def cmd_search(args: argparse.Namespace) -> int:
 
 
 def cmd_status(args: argparse.Namespace) -> int:
-    from scree.commands import operations
+    from scree.index.health import health_line, index_health, read_facts
 
     if args.check:  # the container's HEALTHCHECK
-        from scree.index.health import health_line, index_health
-
         healthy, line = health_line(index_health(settings_for(args)))
         if not healthy:
             raise ScreeError(line)
         print(line)
         return EXIT_OK
-    info = operations.status(settings_for(args))
+    info = read_facts(settings_for(args)).as_json()
     if args.json:
         print(json.dumps(info))
     else:

@@ -1,14 +1,13 @@
-"""The CLI's operations as plain functions over Settings: reindex, search, status; the lock taken as R-W1 says."""
+"""The CLI's operations as plain functions over Settings: reindex and search; the lock taken as R-W1 says."""
 
 from __future__ import annotations
 
 import threading
 from dataclasses import dataclass
-from typing import Any
 
 from scree.config import Settings
 from scree.content.ignore import IgnorePolicy
-from scree.embedders.factory import expected_identity, make_embedder
+from scree.embedders.factory import make_embedder
 from scree.errors import LockHeldError, ScreeError
 from scree.index import shape as index_shape
 from scree.index.folder import prepare_index_dir
@@ -112,30 +111,3 @@ def index_note(settings: Settings, store: Store) -> str | None:
     done = store.is_complete()
     pid = lock_holder(settings.lock_path) if not done and settings.lock_path.exists() else None
     return cli_index_note(complete=done, holder_pid=pid, last_error=store.last_error() if done else None)
-
-
-def status(settings: Settings) -> dict[str, Any]:
-    """R-L0: what `scree status --json` prints."""
-    info: dict[str, Any] = {
-        "folder": str(settings.folder),
-        "index": str(settings.db_path),
-        "model": None,
-        "dimensions": None,
-        "configured_model": expected_identity(settings)[0],
-        "files": 0,
-        "chunks": 0,
-        "writer_pid": lock_holder(settings.lock_path) if settings.lock_path.exists() else None,
-        "first_sync_done": False,
-        "last_sync": None,
-        "last_error": None,
-    }
-    if settings.db_path.exists():
-        with open_store(settings, readonly=True) as store:
-            recorded = store.model()
-            if recorded is not None:
-                info["model"], info["dimensions"] = recorded
-            info["files"], info["chunks"] = store.counts()
-            info["first_sync_done"] = store.is_complete()
-            info["last_sync"] = store.last_sync()
-            info["last_error"] = store.last_error()
-    return info
