@@ -50,7 +50,7 @@ def run_main(
     saved_log, saved_handlers = structlog.get_config(), list(logging.getLogger().handlers)
     capsys.readouterr()  # what came before is not this command's
     os.environ.clear()
-    os.environ.update(env)
+    os.environ.update({"COLUMNS": "80", **env})  # argparse wraps help as for a pipe, not the terminal pytest runs in
     try:
         if cwd is not None:
             os.chdir(cwd)

@@ -1,5 +1,6 @@
 """A newcomer's first commands through the installed `scree`: paths typed from where the user stands, a --db in a
-folder that is not there, a folder outside any git repository, `init` there, help pages and typos."""
+folder that is not there, a folder outside any git repository, `init` there, help pages and typos. Help pages, typos
+and reindex PATH's lines are read in this process through scree.__main__.main (run_main)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from cli_helpers import SCREE, run_scree, scree_env, wait_until, write_file
+from cli_helpers import SCREE, run_main, run_scree, scree_env, wait_until, write_file
 
 
 @pytest.fixture
@@ -37,27 +38,29 @@ def _one_line_error(proc: subprocess.CompletedProcess[str], code: int = 1) -> st
 # --- item 4: a path on the command line is relative to where the user stands ---
 
 
-def test_reindex_path_is_relative_to_the_current_directory(repo: Path, env: dict[str, str]) -> None:
-    assert run_scree("reindex", env=env, cwd=repo).returncode == 0
+def test_reindex_path_is_relative_to_the_current_directory(
+    repo: Path, env: dict[str, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert run_main(capsys, "reindex", env=env, cwd=repo).returncode == 0
     inside = repo / "docs" / "en"
     write_file(repo, "docs/en/tutorial/cors.md", "# CORS\n\nAllow origins, methods and headers.\n")
-    proc = run_scree("reindex", "tutorial/cors.md", env=env, cwd=inside)
+    proc = run_main(capsys, "reindex", "tutorial/cors.md", env=env, cwd=inside)
     assert (proc.returncode, proc.stdout) == (0, 'Re-indexed "docs/en/tutorial/cors.md".\n'), proc.stderr
-    proc = run_scree("reindex", str(inside / "tutorial" / "cors.md"), env=env, cwd=inside)  # absolute, inside
+    proc = run_main(capsys, "reindex", str(inside / "tutorial" / "cors.md"), env=env, cwd=inside)  # absolute, inside
     assert (proc.returncode, proc.stdout) == (0, '"docs/en/tutorial/cors.md" is already up to date.\n'), proc.stderr
-    proc = run_scree("reindex", "../../README.md", env=env, cwd=inside)
+    proc = run_main(capsys, "reindex", "../../README.md", env=env, cwd=inside)
     assert (proc.returncode, proc.stdout) == (0, '"README.md" is already up to date.\n'), proc.stderr
     link = repo.parent / "link"
     link.symlink_to(repo)  # the same folder through a symlinked parent
-    proc = run_scree("reindex", str(link / "README.md"), env=env, cwd=inside)
+    proc = run_main(capsys, "reindex", str(link / "README.md"), env=env, cwd=inside)
     assert (proc.returncode, proc.stdout) == (0, '"README.md" is already up to date.\n'), proc.stderr
 
-    missing = _one_line_error(run_scree("reindex", "tutorial/gone.md", env=env, cwd=inside))
+    missing = _one_line_error(run_main(capsys, "reindex", "tutorial/gone.md", env=env, cwd=inside))
     assert missing == 'scree: "docs/en/tutorial/gone.md" is not indexed: no such file.'
     outside = write_file(repo.parent, "elsewhere.md", "# Elsewhere\n")
-    refused = _one_line_error(run_scree("reindex", str(outside), env=env, cwd=inside))
+    refused = _one_line_error(run_main(capsys, "reindex", str(outside), env=env, cwd=inside))
     assert refused == f'scree: refused: "{outside}" is not inside {repo}, the folder scree indexes'
-    refused = _one_line_error(run_scree("reindex", "../../../elsewhere.md", env=env, cwd=inside))
+    refused = _one_line_error(run_main(capsys, "reindex", "../../../elsewhere.md", env=env, cwd=inside))
     assert refused.startswith('scree: refused: "../../../elsewhere.md" is not inside ')
 
 
@@ -202,21 +205,23 @@ COMMANDS += ["completion"]
 
 
 @pytest.mark.parametrize("command", COMMANDS)
-def test_every_command_help_opens_with_what_it_does(command: str, tmp_path: Path) -> None:
+def test_every_command_help_opens_with_what_it_does(
+    command: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     env = scree_env(tmp_path / "data")
-    listed = run_scree("--help", env=env).stdout.splitlines()
+    listed = run_main(capsys, "--help", env=env).stdout.splitlines()
     at = next(n for n, line in enumerate(listed) if line.split()[:1] == [command])
     summary = listed[at].strip()[len(command) :].strip() or listed[at + 1].strip()  # a long name wraps its summary
-    page = run_scree(command, "--help", env=env)
+    page = run_main(capsys, command, "--help", env=env)
     assert page.returncode == 0
     description = page.stdout.split("\n\n")[1]  # after the usage lines
     assert " ".join(description.split()).startswith(summary[0].upper() + summary[1:].split("(")[0].rstrip())
 
 
-def test_markdown_files_are_named_in_help(tmp_path: Path) -> None:
+def test_markdown_files_are_named_in_help(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     env = scree_env(tmp_path / "data")
-    assert "markdown files" in " ".join(run_scree("reindex", "--help", env=env).stdout.split())
-    assert "markdown file" in " ".join(run_scree("--help", env=env).stdout.split())
+    assert "markdown files" in " ".join(run_main(capsys, "reindex", "--help", env=env).stdout.split())
+    assert "markdown file" in " ".join(run_main(capsys, "--help", env=env).stdout.split())
 
 
 @pytest.mark.parametrize(
@@ -231,14 +236,16 @@ def test_markdown_files_are_named_in_help(tmp_path: Path) -> None:
         ),
     ],
 )
-def test_a_typo_gets_a_suggestion(args: tuple[str, ...], said: str, tmp_path: Path) -> None:
-    proc = run_scree(*args, env=scree_env(tmp_path / "data"))
+def test_a_typo_gets_a_suggestion(
+    args: tuple[str, ...], said: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    proc = run_main(capsys, *args, env=scree_env(tmp_path / "data"))
     assert proc.returncode == 2 and proc.stdout == ""
     assert proc.stderr.splitlines()[-1] == said
 
 
-def test_a_word_like_no_command_lists_them_all(tmp_path: Path) -> None:
-    proc = run_scree("zzz", env=scree_env(tmp_path / "data"))
+def test_a_word_like_no_command_lists_them_all(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    proc = run_main(capsys, "zzz", env=scree_env(tmp_path / "data"))
     assert proc.returncode == 2 and "(choose from 'serve', 'watch', " in proc.stderr.splitlines()[-1]
 
 
