@@ -34,8 +34,15 @@ def run_scree(
     return subprocess.run([SCREE, *args], env=env, cwd=cwd, capture_output=True, text=True, timeout=timeout)
 
 
+Run = Callable[..., subprocess.CompletedProcess[str]]  # run_scree, or run_main with its capsys: (*args, env=, cwd=)
+
+
 def run_main(
-    capsys: pytest.CaptureFixture[str], *args: str, env: dict[str, str], cwd: Path | None = None
+    capsys: pytest.CaptureFixture[str],
+    *args: str,
+    env: dict[str, str],
+    cwd: Path | None = None,
+    timeout: float | None = None,  # run_scree's; here pytest's own per-test timeout applies
 ) -> subprocess.CompletedProcess[str]:
     """`scree ARGS` run in this process through `scree.__main__.main(argv)`, what the installed command calls, with
     `env` as the whole environment and `cwd` as the working directory (both put back after), its output from capsys:
@@ -69,8 +76,8 @@ def run_main(
     return subprocess.CompletedProcess(["scree", *args], code, out, err)
 
 
-def search_json(folder: Path, query: str, env: dict[str, str], *extra: str) -> dict[str, Any]:
-    proc = run_scree("search", "--notes", str(folder), "--json", *extra, query, env=env)
+def search_json(folder: Path, query: str, env: dict[str, str], *extra: str, run: Run = run_scree) -> dict[str, Any]:
+    proc = run("search", "--notes", str(folder), "--json", *extra, query, env=env)
     assert proc.returncode == 0, proc.stderr
     result: dict[str, Any] = json.loads(proc.stdout)
     return result

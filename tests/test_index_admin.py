@@ -6,14 +6,11 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-from collections.abc import Callable
-from functools import partial
 from pathlib import Path
 from typing import Any
 
 import pytest
-from cli_helpers import run_main, run_scree, scree_env, write_file
+from cli_helpers import Run, run_scree, scree_env, write_file
 from embed_server import EmbedServer
 
 from scree.config import load_settings
@@ -25,15 +22,6 @@ def _make_notes(root: Path, topic: str) -> Path:
         text = f"# {topic} {n}\n\nAll about {topic} number {n}.\n\n## More\n\nDetails.\n"
         write_file(root, f"docs/{topic}{n}.md", text)
     return root
-
-
-Run = Callable[..., subprocess.CompletedProcess[str]]  # run_scree's signature: (*args, env=..., cwd=...)
-
-
-@pytest.fixture
-def cli(capsys: pytest.CaptureFixture[str]) -> Run:
-    """`scree ARGS` in this process, as the installed command runs it (cli_helpers.run_main)."""
-    return partial(run_main, capsys)
 
 
 def _index_list(env: dict[str, str], run: Run = run_scree) -> list[dict[str, Any]]:
