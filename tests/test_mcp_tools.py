@@ -66,8 +66,16 @@ def make_folder(root: Path) -> tuple[Path, dict[str, str]]:
     return folder, env
 
 
+@pytest.fixture(scope="module")
+def indexed(tmp_path_factory: pytest.TempPathFactory) -> Settings:
+    """One indexed folder for the module: the tests that use it only read it (the one that deletes a file has its
+    own, `own_indexed`)."""
+    folder, env = make_folder(tmp_path_factory.mktemp("tools"))
+    return load_settings(env, notes=str(folder))
+
+
 @pytest.fixture
-def indexed(tmp_path: Path) -> Settings:
+def own_indexed(tmp_path: Path) -> Settings:
     folder, env = make_folder(tmp_path)
     return load_settings(env, notes=str(folder))
 
@@ -143,10 +151,10 @@ def test_a_search_error_still_carries_the_note(indexed: Settings) -> None:
     assert note == "[index incomplete: another scree process (pid 5) is building it]"
 
 
-def test_a_file_gone_since_indexing_is_dropped_and_handed_to_the_writer(indexed: Settings) -> None:
-    (indexed.folder / "gone.md").unlink()
+def test_a_file_gone_since_indexing_is_dropped_and_handed_to_the_writer(own_indexed: Settings) -> None:
+    (own_indexed.folder / "gone.md").unlink()
     control = FakeControl()
-    text = text_of(call(indexed, control, "search_docs", {"query": "bearer tokens", "k": 5}))
+    text = text_of(call(own_indexed, control, "search_docs", {"query": "bearer tokens", "k": 5}))
     assert 'path="gone.md"' not in text and 'path="docs/api.md"' in text
     assert control.rechecked == ["gone.md"]  # R-M2
 
