@@ -14,14 +14,17 @@ import pytest
 from cli_helpers import SCREE, Run, run_scree, scree_env, wait_until, write_file
 
 
-@pytest.fixture
-def repo(tmp_path: Path) -> Path:
+def make_repo(root: Path) -> Path:
     """A git repository with docs two folders down, as FastAPI's docs/en/docs."""
-    root = tmp_path / "repo"
     write_file(root, "README.md", "# Repo\n\nTop level.\n")
     write_file(root, "docs/en/tutorial/cors.md", "# CORS\n\nAllow origins with the middleware.\n")
     subprocess.run(["git", "init", "-q", str(root)], check=True, timeout=30)
     return root
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    return make_repo(tmp_path / "repo")
 
 
 @pytest.fixture
@@ -181,14 +184,25 @@ def imported_by(args: tuple[str, ...], env: dict[str, str], cwd: Path) -> set[st
     return {row.strip().split(".")[0] for row in rows}
 
 
+@pytest.fixture(scope="module")
+def indexed_repo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str]]:
+    """One repository indexed once for the module (keyword-only), and its environment: for tests that only read."""
+    root = tmp_path_factory.mktemp("indexed")
+    repo = make_repo(root / "repo")
+    env = scree_env(root / "data", SCREE_EMBEDDER="hash")
+    assert run_scree("reindex", env=env, cwd=repo).returncode == 0
+    return repo, env
+
+
 @pytest.mark.parametrize(
     "args", [("config",), ("config", "--json"), ("status",), ("index", "list"), ("search", "--mode", "keyword", "cors")]
 )
-def test_commands_that_need_no_network_import_no_http_stack(args: tuple[str, ...], repo: Path, tmp_path: Path) -> None:
+def test_commands_that_need_no_network_import_no_http_stack(
+    args: tuple[str, ...], indexed_repo: tuple[Path, dict[str, str]]
+) -> None:
     """`scree config` imported the HTTP server (uvicorn, starlette, the mcp SDK: ~270 modules, 0.8 s of CPU) for the
     defaults it shows; with an API key set, the embeddings client's requests is not imported by these either."""
-    env = scree_env(tmp_path / "data", SCREE_EMBEDDER="hash")
-    assert run_scree("reindex", env=env, cwd=repo).returncode == 0
+    repo, env = indexed_repo
     keyed = {k: v for k, v in env.items() if k != "SCREE_EMBEDDER"}
     keyed.update(SCREE_API_KEY="sk-test-never-sent-4f9c2e", SCREE_API_BASE="http://127.0.0.1:9/v1")
     imported = imported_by(args, keyed, repo)
