@@ -362,6 +362,17 @@ def test_token_missing_or_wrong_is_refused_and_never_logged(shared: HttpServe) -
     assert TOKEN not in "\n".join(serve.lines)  # and again once it stopped: the module's last test
 
 
+# --- the shared serve's end (after the last test that uses it: it stops the module's server, so the tests
+# below, which start servers of their own, run beside no other) ---
+
+
+def test_the_shared_serve_stops_cleanly_having_printed_nothing_and_logged_no_token(shared: HttpServe) -> None:
+    assert shared.stop() == 0
+    assert shared.stdout == ""  # R-P5: nothing on stdout
+    assert TOKEN not in "\n".join(shared.lines)
+    assert shared.records()  # it logged, as JSON lines on stderr
+
+
 def test_token_file_is_read_only_when_private(folder: Path, tmp_path: Path, started: list[HttpServe]) -> None:
     token_file = tmp_path / "token"
     token_file.write_text(TOKEN + "\n")
@@ -545,13 +556,3 @@ def test_a_port_in_use_is_one_line_and_leaves_the_lock_alone(folder: Path, tmp_p
                               capture_output=True, text=True, timeout=DEADLINE_S)  # fmt: skip
     assert (done.returncode, done.stderr) == (1, f"scree: cannot listen on 127.0.0.1:{port}: Address already in use\n")
     assert not load_settings(env, notes=str(folder)).lock_path.exists()
-
-
-# --- the shared serve's end (keep this test last: it stops the module's server) ---
-
-
-def test_the_shared_serve_stops_cleanly_having_printed_nothing_and_logged_no_token(shared: HttpServe) -> None:
-    assert shared.stop() == 0
-    assert shared.stdout == ""  # R-P5: nothing on stdout
-    assert TOKEN not in "\n".join(shared.lines)
-    assert shared.records()  # it logged, as JSON lines on stderr
