@@ -97,7 +97,8 @@ def _port(text: str) -> int:
 def build_parser() -> argparse.ArgumentParser:
     parser = Parser(
         prog="scree",
-        description="Search a repository's markdown by meaning. Indexes every markdown file the ignore rules allow "
+        description="Search a repository's docs by meaning. Indexes every docs file (markdown, MDX, reStructuredText, "
+        "AsciiDoc, plain text) the ignore rules allow "
         "into one SQLite file per folder, and serves search to coding agents over MCP.",
         epilog="Embeddings: with OPENROUTER_API_KEY (or SCREE_API_KEY) set, the OpenAI-compatible API at "
         "SCREE_API_BASE; without a key, the offline model (install it once with `scree model install`).",
@@ -110,7 +111,7 @@ def build_parser() -> argparse.ArgumentParser:
         "serve",
         "run the MCP server on stdin/stdout (what .mcp.json starts), or over HTTP",
         "Tools: search_docs, read_doc, reindex. The process that holds writer.lock keeps the index current in a "
-        "supervised child process: it syncs the folder's markdown files first, then follows their edits. With "
+        "supervised child process: it syncs the folder's docs files first, then follows their edits. With "
         "--http: MCP streamable HTTP at /mcp and GET /healthz, Host/Origin checked, a bearer token required (one is "
         "made in the config folder when none is given).",
     )
@@ -141,7 +142,7 @@ def build_parser() -> argparse.ArgumentParser:
         sub,
         "watch",
         "keep the index current in the foreground (for systemd or Docker)",
-        "Syncs the folder's markdown files, then indexes each edit; exits non-zero when the folder or the index is "
+        "Syncs the folder's docs files, then indexes each edit; exits non-zero when the folder or the index is "
         "removed or replaced, so the service manager restarts it.",
     )
     _add_folder_flags(p)
@@ -149,7 +150,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = _command(
         sub,
         "reindex",
-        "index the folder's markdown files now (takes the writer lock)",
+        "index the folder's docs files now (takes the writer lock)",
         "Only new and changed files are embedded; rows of deleted and newly ignored files are removed. On a "
         "terminal a progress line shows files, bytes, chunks, rate and time left.",
     )
@@ -333,6 +334,9 @@ def cmd_reindex(args: argparse.Namespace) -> int:
     if path is not None and (path, MISSING_REASON) in report.skipped:
         raise ScreeError(outcome.message)  # R-L1: a file that is not there is a failure (its old rows are gone)
     print(inert(outcome.message))  # file names and API errors are data: escapes shown, not run (issue 13)
+    by_format = replies.formats_note(report.formats) if path is None else None
+    if by_format is not None:  # issue 33: what was read as rst, AsciiDoc, plain text ...
+        print(f"  {by_format}")
     left_out = replies.left_out_note(report.left_out) if path is None else None
     if left_out is not None:  # issue 25: a folder of .rst or .mdx files was skipped without a word
         print(f"  {left_out}")
@@ -371,6 +375,7 @@ def cmd_search(args: argparse.Namespace) -> int:
                 "text": h.text,
                 "stale": h.stale,
                 "also": list(h.also),
+                "version": h.version,
             }
             for n, h in enumerate(result.hits, start=1)
         ]

@@ -24,7 +24,9 @@ DEFAULT_MAX_FILE_BYTES = 1_000_000  # R-I2
 DEFAULT_FIRST_SYNC_MB = 50.0  # R-S4
 # issue 24: ~300k vectors of 384 dims (all-MiniLM-L6-v2), ~250k of 512 (the default API model); 0 turns it off
 DEFAULT_VECTOR_CACHE_MB = 512.0
-DEFAULT_EXTENSIONS = (".md", ".markdown", ".mdx")  # R-I1; .mdx is markdown with JSX (issue 25)
+# R-I1: the endings the table of formats claims (scree.content.formats.DEFAULT_SUFFIXES, which this layer cannot
+# import; tests/test_formats.py keeps the two equal)
+DEFAULT_EXTENSIONS = (".md", ".markdown", ".mdx", ".rst", ".rest", ".txt", ".adoc", ".asciidoc", ".asc")
 DEBOUNCE_SECONDS = 1.5  # R-W2
 OUTAGE_PAUSE_SECONDS = 30.0  # R-E4
 OUTAGE_PAUSE_MAX_SECONDS = 300.0  # R-E4
@@ -90,6 +92,7 @@ class Settings:
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
     first_sync_mb: float = DEFAULT_FIRST_SYNC_MB
     extensions: tuple[str, ...] = DEFAULT_EXTENSIONS
+    current_version: str | None = None  # issue 32: the current version tree (its folder or version), else detected
     debounce_s: float = DEBOUNCE_SECONDS
     outage_pause_s: float = OUTAGE_PAUSE_SECONDS
     outage_pause_max_s: float = OUTAGE_PAUSE_MAX_SECONDS
@@ -224,14 +227,20 @@ def log_level(env: Mapping[str, str], default: str) -> str:
 
 
 def _extensions(env: Mapping[str, str]) -> tuple[str, ...]:
+    """The default endings, widened by each ending SCREE_EXTENSIONS names and narrowed by each it names after a `-`
+    (`SCREE_EXTENSIONS=.org,-.txt`: .org files too, no .txt files)."""
     extra = env.get("SCREE_EXTENSIONS", "")
     found = list(DEFAULT_EXTENSIONS)
     for item in extra.replace(";", ",").split(","):
         item = item.strip().lower()
+        drop = item.startswith("-")
+        item = item.removeprefix("-").strip()
         if not item:
             continue
         item = item if item.startswith(".") else "." + item
-        if item not in found:
+        if drop:
+            found = [ending for ending in found if ending != item]
+        elif item not in found:
             found.append(item)
     return tuple(found)
 
@@ -311,6 +320,7 @@ def load_settings(
         max_file_bytes=int(env_number(env, "SCREE_MAX_FILE_BYTES", DEFAULT_MAX_FILE_BYTES)),
         first_sync_mb=env_number(env, "SCREE_FIRST_SYNC_MB", DEFAULT_FIRST_SYNC_MB),
         extensions=_extensions(env),
+        current_version=env.get("SCREE_CURRENT_VERSION", "").strip() or None,
         debounce_s=env_number(env, "SCREE_DEBOUNCE_SECONDS", DEBOUNCE_SECONDS),
         outage_pause_s=env_number(env, "SCREE_OUTAGE_PAUSE_SECONDS", OUTAGE_PAUSE_SECONDS),
         outage_pause_max_s=env_number(env, "SCREE_OUTAGE_PAUSE_MAX_SECONDS", OUTAGE_PAUSE_MAX_SECONDS),

@@ -125,6 +125,18 @@ def left_out_note(left_out: dict[str, int]) -> str | None:
     return f"left out: {counts} {noun} (not indexed: SCREE_EXTENSIONS={','.join(endings)} adds them)"
 
 
+def formats_note(formats: dict[str, int], not_docs: int = 0) -> str | None:
+    """Issue 33: the files read, by the format the table of formats read them as, most first; None for none, or
+    for markdown alone (what scree read before it had other formats: nothing to tell).
+    `by format: 60 rst, 3 markdown, 1 text (2 .txt files not docs)`."""
+    if set(formats) <= {"markdown"} and not not_docs:
+        return None
+    names = sorted(formats, key=lambda name: (-formats[name], name))
+    counts = ", ".join(f"{formats[name]} {name}" for name in names) or "none"
+    extra = f" ({not_docs} .txt {'file' if not_docs == 1 else 'files'} not docs)" if not_docs else ""
+    return f"by format: {counts}{extra}"
+
+
 def rebuild_kept_old(summary: str) -> str:
     """`reindex -all` that did not finish: the old index was never touched (issue 13)."""
     return f"{summary} The rebuild did not finish: the old index is kept as it was."
@@ -323,16 +335,15 @@ def index_removed(folder: str, size: str) -> str:
 def no_markdown_files(folder: str, extensions: tuple[str, ...]) -> str:
     """`scree reindex` over a folder holding no file it indexes (issue 25): say so, and how to add endings."""
     return (
-        f"No markdown files in {folder}: scree indexes files ending in {', '.join(extensions)}; SCREE_EXTENSIONS "
-        "adds other endings (SCREE_EXTENSIONS=.txt,.rst)."
+        f"No docs files in {folder}: scree indexes files ending in {', '.join(extensions)}; SCREE_EXTENSIONS "
+        "adds other endings (SCREE_EXTENSIONS=.org)."
     )
 
 
 def no_markdown_note(folder: str, extensions: tuple[str, ...]) -> str:
     """A search of an index whose complete sync found no file (issue 25): the last line of the reply."""
     return (
-        f"[no markdown files: {folder} has no files ending in {', '.join(extensions)}; SCREE_EXTENSIONS adds "
-        "other endings]"
+        f"[no docs files: {folder} has no files ending in {', '.join(extensions)}; SCREE_EXTENSIONS adds other endings]"
     )
 
 

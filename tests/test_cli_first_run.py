@@ -228,10 +228,11 @@ def test_every_command_help_opens_with_what_it_does(command: str, tmp_path: Path
     assert " ".join(description.split()).startswith(summary[0].upper() + summary[1:].split("(")[0].rstrip())
 
 
-def test_markdown_files_are_named_in_help(tmp_path: Path, cli: Run) -> None:
+def test_docs_files_are_named_in_help(tmp_path: Path, cli: Run) -> None:
     env = scree_env(tmp_path / "data")
-    assert "markdown files" in " ".join(cli("reindex", "--help", env=env).stdout.split())
-    assert "markdown file" in " ".join(cli("--help", env=env).stdout.split())
+    assert "docs files" in " ".join(cli("reindex", "--help", env=env).stdout.split())
+    said = " ".join(cli("--help", env=env).stdout.split())
+    assert "every docs file (markdown, MDX, reStructuredText, AsciiDoc, plain text)" in said  # issue 33
 
 
 @pytest.mark.parametrize(

@@ -74,6 +74,7 @@ VALUES: tuple[tuple[str, Callable[[Settings], str]], ...] = (
     ("SCREE_FIRST_SYNC_MB", lambda s: f"{s.first_sync_mb:g}"),
     ("SCREE_VECTOR_CACHE_MB", lambda s: _vector_cache(s)),
     ("SCREE_EXTENSIONS", lambda s: ",".join(s.extensions)),
+    ("SCREE_CURRENT_VERSION", lambda s: s.current_version or "detected (scree doctor shows it)"),
     ("SCREE_WATCHER", lambda s: s.watcher),
     ("SCREE_DEBOUNCE_SECONDS", lambda s: _seconds(s.debounce_s)),
     ("SCREE_HEALTH_SECONDS", lambda s: _seconds(s.health_interval_s)),

@@ -1,10 +1,13 @@
-"""Split markdown text into chunks with a heading trail and a source line range (pure: no I/O)."""
+"""Split markdown text into chunks with a heading trail and a source line range (pure: no I/O).
+
+The Chunk record, the size caps and the ChunkBuilder here are every format's (scree.content.formats is the table
+of formats; rst.py, asciidoc.py and plaintext.py are the other chunkers)."""
 
 from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 SOFT_LIMIT_BYTES = 2500  # R-C2: a chunk this big closes at the next blank line outside a fence
@@ -66,7 +69,6 @@ _BLOCK_MARKER = re.compile(r"([ \t]*)(?:!!!|\?\?\?\+?|///)[ \t]*([\w-]*)(?:[ \t]
 _FENCE_ATTRIBUTES = re.compile(r"[ \t]*\{[^}]*\}")  # ```python {test="skip"}: tool options, not words
 CODE_LINES_EMBEDDED = 5  # #11: a fence's first lines are embedded; the rest is left to keyword search
 EMBED_FORMAT = "4"  # R-F3, #11: bumped whenever embed_text() or the heading trail changes what a chunk's vector is of
-MDX_SUFFIX = ".mdx"
 # Issue 25: lines of an .mdx file that are code for the site, not words: ES module `import`/`export` lines and lines
 # holding only JSX component tags (`<Tabs>`, `<TabItem value="linux" label="Linux">`, `</TabItem>`, `<Foo />`).
 _MDX_CODE_LINE = re.compile(
@@ -151,11 +153,28 @@ def front_matter_title(front_matter: str | None) -> str:
     return ""
 
 
-def embed_text(path: str, chunk: Chunk) -> str:
-    """The text sent to the embedder for a chunk (R-C4): heading lines without their anchors (the trail has none);
-    of an .mdx file, without its import/export and JSX-only lines (issue 25)."""
-    mdx = path.lower().endswith(MDX_SUFFIX)
-    return f"{path}\n{chunk.heading}\n\n{_readable(chunk.text, chunk.open_fence, mdx)}"
+Readable = Callable[[str, "tuple[str, int] | None"], str]  # (chunk text, block open at its start) -> embedded words
+
+
+def embed_text(path: str, chunk: Chunk, readable: Readable | None = None) -> str:
+    """The text sent to the embedder for a chunk (R-C4): `path`, the heading trail, a blank line, then the chunk's
+    text as its format's readable-line rules keep it (scree.content.formats picks them; markdown's by default)."""
+    words = (readable or readable_markdown)(chunk.text, chunk.open_fence)
+    return f"{path}\n{chunk.heading}\n\n{words}"
+
+
+def readable_markdown(text: str, fence: tuple[str, int] | None = None) -> str:
+    """What is embedded of a markdown chunk's text: heading lines without their anchors (the trail has none)."""
+    return _readable(text, fence)
+
+
+def readable_mdx(text: str, fence: tuple[str, int] | None = None) -> str:
+    """What is embedded of an .mdx chunk's text: markdown's, without import/export and JSX-only lines (issue 25)."""
+    return _readable(text, fence, _is_mdx_code_line)
+
+
+def _is_mdx_code_line(line: str) -> bool:
+    return _MDX_CODE_LINE.fullmatch(line) is not None
 
 
 def strip_heading_anchors(title: str) -> str:
@@ -286,12 +305,13 @@ def _heading_title(rest: str) -> str:
     return cap_utf8(strip_heading_anchors(title), HEADING_CAP_BYTES)
 
 
-def _readable(text: str, fence: tuple[str, int] | None = None, mdx: bool = False) -> str:
+def _readable(text: str, fence: tuple[str, int] | None = None, skip: Callable[[str], bool] | None = None) -> str:
     """Chunk text as it is embedded, so the model's 256 tokens go to words (#11): of each fence, its opening line
     without attribute braces, its first CODE_LINES_EMBEDDED lines and its closing line; outside fences, heading lines
     without their anchors (strip_heading_anchors), links and images with their words but not their targets, and no
     markup that carries no words (_words_of_line), with runs of blank lines cut to one. `fence` is the one open
-    where the text starts (Chunk.open_fence); `mdx` drops MDX's code lines (_MDX_CODE_LINE) outside fences."""
+    where the text starts (Chunk.open_fence); `skip` says which other lines outside fences carry no words (MDX's
+    code lines, readable_mdx)."""
     out: list[str] = []
     code_lines = 0
     for line in text.split("\n"):
@@ -313,7 +333,7 @@ def _readable(text: str, fence: tuple[str, int] | None = None, mdx: bool = False
                 continue
             if heading is not None:
                 line = line[: heading.end()] + strip_heading_anchors(line[heading.end() :])
-        elif mdx and _MDX_CODE_LINE.fullmatch(line):
+        elif skip is not None and skip(line):
             continue
         words = _words_of_line(line)
         if words is None or (not words.strip() and out and not out[-1].strip()):
@@ -469,3 +489,11 @@ class _ChunkBuilder:
             self._start = self._end = line_no
             self._has_body = not is_heading
             self.close()
+
+
+# The pieces every format's chunker shares (scree.content.rst, asciidoc, plaintext): one builder, one cleaning, one
+# way to walk lines and keep a heading trail.
+ChunkBuilder = _ChunkBuilder
+clean_text = _clean
+lines_of = _lines
+push_heading = _push_heading

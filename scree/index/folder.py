@@ -19,7 +19,6 @@ from scree.paths import FILE_MODE, data_home, ensure_private_dir
 INDEXES = "indexes"  # under the data home
 DB_NAME, LOCK_NAME, ROOT_NAME = "index.db", "writer.lock", "root"
 QUERY_SOCKET_NAME = "query.sock"  # the writer's query socket (scree.writer_proc.query_server)
-DB_COMPANIONS = ("-wal", "-shm", "-journal")  # SQLite's files beside a db: moved and removed with it
 HASH_HEX_DIGITS = 16  # R-F2
 VECTORS, VECTOR_CACHE_NAME = "vectors", "vectors.db"  # issue 24: the machine-wide vector cache, under the data home
 
@@ -40,15 +39,6 @@ def index_dir_for(folder: Path, env: Mapping[str, str]) -> Path:
     digest = hashlib.sha256(resolved.encode("utf-8", "surrogateescape")).hexdigest()[:HASH_HEX_DIGITS]
     name = folder.resolve().name or "root"
     return indexes_dir(data_home(env)) / f"{name}-{digest}"
-
-
-def db_files(db_path: Path) -> list[Path]:
-    """The db file and the companions SQLite may keep beside it."""
-    return [db_path, *(db_path.with_name(db_path.name + suffix) for suffix in DB_COMPANIONS)]
-
-
-def wal_of(db_path: Path) -> Path:
-    return db_path.with_name(db_path.name + "-wal")
 
 
 def prepare_index_dir(index_dir: Path, *, custom_db: bool) -> None:

@@ -45,7 +45,7 @@ def read_facts(settings: Settings) -> IndexFacts:
     """Read the index read-only (no embedder loaded, nothing of the writer imported); an index not made yet has no
     files and no model. Raises ScreeError (or apsw.Error) for a file that cannot be read."""
     from scree.embedders.factory import expected_identity
-    from scree.store import Store
+    from scree.index.backend import open_reader
 
     db = settings.db_path
     facts = IndexFacts(
@@ -56,7 +56,7 @@ def read_facts(settings: Settings) -> IndexFacts:
     )
     if not db.exists():
         return facts
-    with Store.open(db, settings.folder, readonly=True) as store:
+    with open_reader(settings) as store:
         model, dimensions = store.model() or (None, None)
         files, chunks = store.counts()
         return replace(

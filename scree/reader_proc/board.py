@@ -250,12 +250,13 @@ class SupervisedControl:
     def _index_record(self, holder: Holder) -> IndexRecord:
         """The index's own record; the reader asks while it searches, so the store module is loaded already (R-M8).
         Another holder's index, once seen complete, never goes back: it is not read again."""
-        from scree.store import IndexRecord, Store
+        from scree.index.backend import record_of
+        from scree.store import IndexRecord
 
         other = holder == "other"
         if other and self._other_complete:
             return IndexRecord(complete=True)
-        record = Store.record_of(self._settings.db_path, self._settings.folder)
+        record = record_of(self._settings)
         self._other_complete = self._other_complete or (other and record.complete)
         return record
 

@@ -103,11 +103,11 @@ class ReaderTools:
             if not self._settings.db_path.exists():
                 return None
             from scree.embedders.idle import READER_IDLE_S
+            from scree.index.backend import open_reader
             from scree.search.engine import SearchEngine
-            from scree.store import Store
 
             settings = self._settings
-            store = Store.open(settings.db_path, settings.folder, readonly=True)
+            store = open_reader(settings)
             self._engine = SearchEngine.over(
                 store, settings, self.policy(), release_idle_s=READER_IDLE_S, shared_model=True
             )
@@ -116,15 +116,21 @@ class ReaderTools:
         return self._engine
 
     def _read(self, rel: str) -> FileContent | Reply:
-        """The file's content, or the one-line refusal: missing, not a regular file, too large, opted out."""
+        """The file's content, or the one-line refusal: missing, not a regular file, too large, no docs page (the
+        table of formats says so of a license or a data file, issue 33), opted out. The lines are the file's own,
+        raw, whatever its format."""
         from scree.content.chunking import opted_out
         from scree.content.files import FileContent, read_markdown
+        from scree.content.formats import NotDocs, detect
 
         content = read_markdown(self._settings.folder, rel, self._settings.max_file_bytes)
         if content is None:
             return Reply(f'error: no such file: "{rel}"', is_error=True)
         if not isinstance(content, FileContent):
             return Reply(f'refused: "{rel}" cannot be read by scree ({content.reason})', is_error=True)
+        row = detect(rel, content.text)
+        if isinstance(row, NotDocs):
+            return Reply(f'refused: "{rel}" cannot be read by scree ({row.reason})', is_error=True)
         if opted_out(content.text):
             return Reply(opted_out_refusal(rel), is_error=True)
         return content
