@@ -23,6 +23,8 @@ from scree.benchmarks.suite import (
     render_table,
 )
 
+pytestmark = pytest.mark.packaging  # the packaging tier: `pytest -m "not packaging"` leaves it out
+
 # the quick run takes about a minute on 2 cores alone, and up to twice that beside the other tests (pytest-xdist):
 # a deadline for a run that hangs, not a bar
 BENCH_TIMEOUT_S = 300.0

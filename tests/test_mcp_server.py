@@ -586,6 +586,7 @@ def run_inspector(cli: Path, project: Project, *method: str) -> Any:
     return json.loads(done.stdout)
 
 
+@pytest.mark.packaging  # npm installs the Inspector: the packaging tier
 def test_inspector_cli_lists_and_calls_tools(project: Project, inspector_cli: Path) -> None:
     listed = run_inspector(inspector_cli, project, "--method", "tools/list")
     tools = {tool["name"]: tool for tool in listed["tools"]}
