@@ -26,7 +26,7 @@ EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2  # R-L1
 COMPLETION_SHELLS = ("bash", "zsh", "fish")  # what argcomplete.shellcode writes and scree documents
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE: what `yes | head` reports for the writer whose reader went away
 SINGLE_DASH_LONG = ("notes", "db", "all", "json", "mode", "check")  # the seed's spellings
-INIT_CLIENTS = ("claude", "cursor", "vscode", "codex")  # commands.init.CLIENT_NAMES, not imported for --help
+INIT_CLIENTS = ("claude", "cursor", "vscode", "copilot", "codex")  # commands.init.CLIENT_NAMES, not imported for --help
 
 
 def normalise_argv(argv: Sequence[str]) -> list[str]:
@@ -195,13 +195,28 @@ def build_parser() -> argparse.ArgumentParser:
         "It is written at the git repository's root; outside a repository it refuses unless --here.",
     )
     p.add_argument("--notes", metavar="DIR", help=f"repo folder ({NOTES_DEFAULT})")
+    p.add_argument("client_name", nargs="?", choices=INIT_CLIENTS, metavar="CLIENT", help="the same as --client")
     p.add_argument(
         "--client",
         choices=INIT_CLIENTS,
-        default="claude",
+        default=None,
         help="claude: .mcp.json (default); cursor: .cursor/mcp.json; vscode: .vscode/mcp.json; "
-        "codex: print the stanza for ~/.codex/config.toml",
+        "copilot: .github/mcp.json (GitHub Copilot CLI); codex: print the stanza for ~/.codex/config.toml",
     )
+    block = p.add_mutually_exclusive_group()
+    block.add_argument(
+        "--agents-md",
+        action="store_true",
+        help="instead of a client config: write or update scree's marked block in AGENTS.md (a hint to use "
+        "search_docs and a docs map of at most 8 KB); the rest of the file is left as it is",
+    )
+    block.add_argument("--claude-md", action="store_true", help="the same block in CLAUDE.md")
+    p.add_argument(
+        "--check",
+        action="store_true",
+        help="with --agents-md/--claude-md: change nothing; exit 1 when the block is missing or stale (for CI)",
+    )
+    p.add_argument("--remove", action="store_true", help="with --agents-md/--claude-md: take the block out")
     p.add_argument("--here", action="store_true", help="write the file even where no git repository has its root")
     p.add_argument(
         "--force",
@@ -413,10 +428,32 @@ def cmd_doctor(args: argparse.Namespace) -> int:
 
 
 def cmd_init(args: argparse.Namespace) -> int:
+    if args.client_name and args.client and args.client_name != args.client:
+        raise UsageError(f"init names two clients ({args.client_name} and --client {args.client}); give one")
+    client = args.client_name or args.client
+    if args.agents_md or args.claude_md:
+        if client is not None:
+            raise UsageError(
+                "--agents-md and --claude-md write a block in a file, not a client's config: drop the client"
+            )
+        return _init_block(args, "agents" if args.agents_md else "claude")
+    if args.check or args.remove:
+        raise UsageError(f"--{'check' if args.check else 'remove'} goes with --agents-md or --claude-md")
     from scree.commands.init import init_repo
 
-    print(inert(init_repo(settings_for(args).folder, args.client, here=args.here, force=args.force)))
+    print(inert(init_repo(settings_for(args).folder, client or "claude", here=args.here, force=args.force)))
     return EXIT_OK
+
+
+def _init_block(args: argparse.Namespace, which: str) -> int:
+    """`scree init --agents-md|--claude-md [--check|--remove]` (issue 36)."""
+    if args.check and args.remove:
+        raise UsageError("--check and --remove do different things: give one")
+    from scree.commands.agents_block import update_block
+
+    outcome = update_block(settings_for(args), which, check=args.check, remove=args.remove, here=args.here)
+    print(inert(outcome.message), file=sys.stderr if outcome.code else sys.stdout)
+    return outcome.code
 
 
 def cmd_config(args: argparse.Namespace) -> int:

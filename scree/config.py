@@ -10,7 +10,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from scree.errors import ConfigError
-from scree.index.folder import DB_NAME, LOCK_NAME, QUERY_SOCKET_NAME, index_dir_for, vector_cache_path
+from scree.index.folder import (
+    DB_NAME,
+    DOCS_MAP_NAME,
+    LOCK_NAME,
+    QUERY_SOCKET_NAME,
+    index_dir_for,
+    vector_cache_path,
+)
 from scree.paths import FROM_CWD_REPO, choose_folder, data_home
 from scree.redact import register_secret, url_password
 
@@ -106,6 +113,8 @@ class Settings:
     log_level: str = "info"
     writer_limits: WriterLimits = WriterLimits()
     client_tokens: int = DEFAULT_CLIENT_TOKENS  # R-M10: the MCP client's limit on one tool result, in tokens
+    docs_map: bool = True  # R-M11: the instructions carry the docs map (SCREE_DOCS_MAP=0: the short form only)
+    always_load: bool = True  # R-M11: search_docs asks to stay loaded (SCREE_ALWAYS_LOAD=0: the client decides)
 
     @property
     def lock_path(self) -> Path:
@@ -120,6 +129,13 @@ class Settings:
         if self.custom_db:
             return self.db_path.with_name(self.db_path.name + ".sock")
         return self.index_dir / QUERY_SOCKET_NAME
+
+    @property
+    def docs_map_path(self) -> Path:
+        """The index summarised for the instructions (issue 36); beside a --db file, `<name>.map.json`."""
+        if self.custom_db:
+            return self.db_path.with_name(self.db_path.name + ".map.json")
+        return self.index_dir / DOCS_MAP_NAME
 
     def resolved_embedder(self) -> str:
         """'api' when a key is configured, else 'local' (R-E6), unless SCREE_EMBEDDER pins one."""
@@ -207,6 +223,11 @@ def client_token_limit(raw: str | None) -> int:
     match = re.match(r"\s*\+?(\d+)", raw or "")
     value = int(match.group(1)) if match else 0
     return value if value > 0 else DEFAULT_CLIENT_TOKENS
+
+
+def _flag(env: Mapping[str, str], name: str) -> bool:
+    """An on/off setting that is on unless set to 0, false, no or off."""
+    return env.get(name, "1").strip().lower() not in ("0", "false", "no", "off")
 
 
 def _choice(env: Mapping[str, str], name: str, default: str, choices: tuple[str, ...]) -> str:
@@ -310,7 +331,7 @@ def load_settings(
         api_base=_api_base(env),
         api_model=env.get("SCREE_MODEL") or DEFAULT_API_MODEL,
         api_dims=int(env_number(env, "SCREE_DIMENSIONS", DEFAULT_API_DIMS)),
-        zdr=env.get("SCREE_ZDR", "1").strip().lower() not in ("0", "false", "no", "off"),
+        zdr=_flag(env, "SCREE_ZDR"),
         batch_size=int(env_number(env, "SCREE_BATCH_SIZE", DEFAULT_BATCH)),
         embedder=_choice(env, "SCREE_EMBEDDER", "auto", EMBEDDER_CHOICES),
         local_model_dir=Path(local_dir).expanduser() if local_dir else None,
@@ -334,4 +355,6 @@ def load_settings(
         log_level=log_level(env, "info"),
         writer_limits=WriterLimits.from_env(env),
         client_tokens=client_token_limit(env.get(CLIENT_TOKENS_ENV)),
+        docs_map=_flag(env, "SCREE_DOCS_MAP"),
+        always_load=_flag(env, "SCREE_ALWAYS_LOAD"),
     )

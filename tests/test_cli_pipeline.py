@@ -119,7 +119,9 @@ def test_db_files_in_a_folder_of_the_users_own(folder: Path, tmp_path: Path, emb
         proc = run_scree("reindex", "--notes", str(notes), "--db", str(mine / name), env=env)
         assert proc.returncode == 0, proc.stderr
     assert stat.S_IMODE(mine.stat().st_mode) == 0o755
-    assert sorted(p.name for p in mine.iterdir()) == ["a.db", "a.db.lock", "b.db", "b.db.lock"]
+    # each db its own lock and its own docs map (issue 36)
+    names = ["a.db", "a.db.lock", "a.db.map.json", "b.db", "b.db.lock", "b.db.map.json"]
+    assert sorted(p.name for p in mine.iterdir()) == names
     assert stat.S_IMODE((mine / "a.db").stat().st_mode) == 0o600
     hits = search_json(other, "marmalade", env, "--db", str(mine / "b.db"), "--mode", "keyword")["hits"]
     assert [hit["path"] for hit in hits] == ["x.md"]

@@ -12,6 +12,7 @@ from scree.embedders.factory import expected_identity, make_embedder
 from scree.errors import LockHeldError, ScreeError
 from scree.index import shape as index_shape
 from scree.index.backend import open_reader
+from scree.index.docs_map_file import refresh_map
 from scree.index.folder import prepare_index_dir
 from scree.index.lock import WriterLock, lock_holder
 from scree.index.model_policy import prepare
@@ -80,6 +81,7 @@ def reindex(
                 index_shape.record(store, settings)  # issue 25: what the index holds now
             if report.removed:  # issue 25: pages of removed files go back to the file system
                 store.reclaim_space()
+            refresh_map(store, settings.docs_map_path)  # issue 36: the map sessions' instructions show
             files, chunks = store.counts()
         message = report.reply(rel)  # R-M7: the MCP reindex tool's wording
         if rel is None and files == 0:  # issue 25: an empty or markdown-less folder is named, not left silent

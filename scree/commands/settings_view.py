@@ -91,6 +91,8 @@ VALUES: tuple[tuple[str, Callable[[Settings], str]], ...] = (
     ("SCREE_WRITER_HANDSHAKE_GRACE_SECONDS", lambda s: _seconds(s.writer_limits.handshake_grace_s)),
     ("SCREE_LOG_FORMAT", lambda s: s.log_format),
     ("MAX_MCP_OUTPUT_TOKENS", lambda s: str(s.client_tokens)),
+    ("SCREE_DOCS_MAP", lambda s: "1" if s.docs_map else "0"),
+    ("SCREE_ALWAYS_LOAD", lambda s: "1" if s.always_load else "0"),
 )
 
 

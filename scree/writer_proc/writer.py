@@ -38,6 +38,7 @@ from scree.embedders.factory import make_embedder
 from scree.embedders.idle import WRITER_IDLE_S
 from scree.embedders.priority import QueriesFirst
 from scree.errors import EmbeddingError
+from scree.index.docs_map_file import refresh_map
 from scree.index.model_policy import prepare
 from scree.index.shape import check_for_writer
 from scree.index.writing import open_for_writing
@@ -373,6 +374,7 @@ class Writer:
             self._pause(redact(str(exc)))
             return
         log_report(report, job.paths, full=job.full)
+        self._refresh_map(parts, job, report)
         if report.removed and parts.syncer.store.reclaim_space():  # issue 25: the index shrinks again
             log.info("index vacuumed after removals", removed=report.removed)
         if job.full:
@@ -385,6 +387,11 @@ class Writer:
             if job.full and self._first_sync_running:
                 self._notes_indexed = report.indexed + report.unchanged
             self._succeeded(first_sync_finished=job.full and report.deferred == 0)
+
+    def _refresh_map(self, parts: _SyncParts, job: Job[Request], report: SyncReport) -> None:
+        """Issue 36: the docs map the next session's instructions show, after a sync that may have changed it."""
+        if job.full or report.indexed or report.removed:
+            refresh_map(parts.syncer.store, self._settings.docs_map_path)
 
     def _progress(self, report: SyncReport, _total: int) -> None:
         if self._first_sync_running:
