@@ -11,21 +11,17 @@ never a stack, so any nesting costs one pass.
 from __future__ import annotations
 
 import re
-from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from scree.content.chunking import (
     HEADING_CAP_BYTES,
-    HEADING_SEPARATOR,
     Chunk,
     ChunkBuilder,
     cap_utf8,
-    clean_text,
-    lines_of,
-    push_heading,
 )
 from scree.content.embedded_lines import EmbeddedLines, thin_words
+from scree.content.lookahead import Lookahead, open_section
 
 _SECTION = re.compile(r"(={1,6}|#{1,6})[ \t]+(\S.*)")  # a closing run of the marks is dropped by _section_title
 _SETEXT = re.compile(r"([=\-~^+])\1+[ \t]*")
@@ -162,38 +158,25 @@ def iter_chunks(text: str) -> Iterator[Chunk]:
     builder = ChunkBuilder()
     scanner = _Scanner()
     trail: list[tuple[int, str]] = []
-    ahead: deque[tuple[int, str]] = deque()
-    source = enumerate(lines_of(clean_text(text)), start=1)
+    lines = Lookahead(text)
     previous_blank = True
-
-    def peek(n: int) -> str | None:
-        while len(ahead) < n:
-            nxt = next(source, None)
-            if nxt is None:
-                return None
-            ahead.append(nxt)
-        return ahead[n - 1][1]
 
     while True:
         if builder.chunks:
             yield from builder.chunks
             builder.chunks.clear()
-        if not ahead and peek(1) is None:
+        popped = lines.pop()
+        if popped is None:
             break
-        line_no, line = ahead.popleft()
+        line_no, line = popped
         before = scanner.state()
         kind = scanner.classify(line)
-        heading = _heading_at(line, kind, previous_blank, peek)
+        heading = _heading_at(line, kind, previous_blank, lines.peek)
         if heading is not None:
             level, title, used = heading
             scanner.reset()
-            builder.close()
-            push_heading(trail, level, heading_words(title))
-            builder.heading = HEADING_SEPARATOR.join(words for _, words in trail if words)
-            builder.add(line, line_no, in_fence=False, is_heading=True)
-            for _ in range(used - 1):
-                line_no, line = ahead.popleft()
-                builder.add(line, line_no, in_fence=False, is_heading=True)
+            title_lines = [(line_no, line), *lines.take(used - 1)]
+            open_section(builder, trail, level, heading_words(title), title_lines)
             previous_blank = False
             continue
         in_block = before is not None and kind in (CODE, HIDDEN)

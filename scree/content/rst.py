@@ -12,21 +12,18 @@ nested directives of any depth and 100,000 adornment lines cost one pass.
 from __future__ import annotations
 
 import re
-from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from scree.content.chunking import (
     HEADING_CAP_BYTES,
-    HEADING_SEPARATOR,
     Chunk,
     ChunkBuilder,
     cap_utf8,
-    clean_text,
-    lines_of,
     push_heading,
 )
 from scree.content.embedded_lines import EmbeddedLines, thin_words
+from scree.content.lookahead import Lookahead, open_section
 
 # A run of one ASCII punctuation character (docutils' adornment characters), three or more, alone on its line.
 _ADORNMENT = re.compile(r"([!-/:-@\[-`{-~])\1{2,}[ \t]*")
@@ -184,42 +181,29 @@ def iter_chunks(text: str) -> Iterator[Chunk]:
     scanner = _Scanner()
     styles: list[tuple[str, bool]] = []  # (character, overlined) in the order the document first uses them
     trail: list[tuple[int, str]] = []
-    ahead: deque[tuple[int, str]] = deque()
-    source = enumerate(lines_of(clean_text(text)), start=1)
+    lines = Lookahead(text)
     previous_blank = True  # the start of the document counts as a blank line before a title
     seen_heading = False
-
-    def peek(n: int) -> str | None:
-        while len(ahead) < n:
-            nxt = next(source, None)
-            if nxt is None:
-                return None
-            ahead.append(nxt)
-        return ahead[n - 1][1]
 
     while True:
         if builder.chunks:
             yield from builder.chunks
             builder.chunks.clear()
-        if not ahead and peek(1) is None:
+        popped = lines.pop()
+        if popped is None:
             break
-        line_no, line = ahead.popleft()
+        line_no, line = popped
         before = scanner.state()
         kind = scanner.classify(line)
-        heading = _heading_at(line, kind, previous_blank, peek) if line[:1] not in (" ", "\t") else None
+        heading = _heading_at(line, kind, previous_blank, lines.peek) if line[:1] not in (" ", "\t") else None
         if heading is not None:
             style, title, used = heading
             scanner.reset()
             if style not in styles:
                 styles.append(style)
-            builder.close()
-            push_heading(trail, styles.index(style) + 1, heading_words(title))
-            builder.heading = HEADING_SEPARATOR.join(words for _, words in trail if words)
             seen_heading = True
-            builder.add(line, line_no, in_fence=False, is_heading=True)
-            for _ in range(used - 1):
-                line_no, line = ahead.popleft()
-                builder.add(line, line_no, in_fence=False, is_heading=True)
+            title_lines = [(line_no, line), *lines.take(used - 1)]
+            open_section(builder, trail, styles.index(style) + 1, heading_words(title), title_lines)
             previous_blank = False
             continue
         if not seen_heading and not trail and kind == TEXT and (found := _TITLE_FIELD.fullmatch(line.rstrip())):
