@@ -49,7 +49,7 @@ from typing import TYPE_CHECKING
 from scree.config import BYTES_PER_MIB, Settings
 from scree.deadlines import CLOSE_S, SIGKILL_TIMEOUT_S, SIGTERM_TIMEOUT_S, STOP_S
 from scree.errors import ScreeError
-from scree.index.backend import fenced, shared, writer_lock
+from scree.index.backend import fenced, lock_refusal, shared, writer_lock
 from scree.index.folder import prepare_index_dir
 from scree.index.lock import LockRetry
 from scree.logs import configure_logging, get_logger, logged_thread
@@ -130,6 +130,7 @@ class Supervisor:
         self._backoff = Backoff(self._options.restart_s, self._options.restart_max_s)
         self._reader_ready = threading.Event()
         self._first_start_due = time.monotonic() + self._options.handshake_grace_s
+        self._read_only: str | None = None  # why this process may never write (a reader role, no checkout): it reads
 
     # --- lifecycle ---
 
@@ -176,12 +177,17 @@ class Supervisor:
             self._shut_down()
 
     def _take_lock_when_due(self) -> None:
+        if self._read_only is not None:
+            return
         now = time.monotonic()
         parked = self._board.view.parked
         if parked is not None and not parked.may_retry(now, self._signature()):
             return
         try:
             if not self._lock_retry.try_take(now):
+                self._read_only = lock_refusal(self._lock)
+                if self._read_only is not None:  # said once; never tried again: this process only reads
+                    log.warning("serving read-only; this process never writes the index", reason=self._read_only)
                 return
         except ScreeError as exc:  # R-M5: the note says so; search still serves what is indexed
             log.warning("cannot take writer.lock; retrying", error=str(exc), retry_s=self._settings.lock_retry_s)

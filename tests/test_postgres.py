@@ -520,3 +520,72 @@ def test_a_server_without_a_checkout_searches_and_reads_the_collection(
     assert PASSWORD not in "".join(texts.values())
     with PgReader.open(pg_url, "team/docs", checkout) as reader:
         assert reader.file_count() == 1  # the server never wrote: its role is read-only
+
+
+def _generation(pg_url: str, name: str) -> int:
+    import psycopg
+
+    with psycopg.connect(pg_url) as conn:
+        row = conn.execute("select lock_generation from scree_collections where name = %s", (name,)).fetchone()
+    assert row is not None
+    return int(row[0])
+
+
+def test_a_writer_role_server_without_a_checkout_never_writes_and_says_it_serves_read_only(
+    tmp_path: Path, pg_url: str
+) -> None:
+    """The safety guard: with the writer role, --collection of an existing collection and an empty folder, serve
+    never takes the lock (a sync of the empty folder would empty the collection); it searches, logs once and
+    `scree status` says why it is read-only, and `scree reindex` there is refused in one line."""
+    import anyio
+    from mcp.client import Client
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
+    checkout = tmp_path / "checkout"
+    (checkout / "docs").mkdir(parents=True)
+    (checkout / "docs" / "api.md").write_text("# API\n\n## Tokens\n\nBearer tokens expire after one hour.\n")
+    (checkout / "guide.md").write_text("# Guide\n\nThe quokka service ships nightly.\n")
+    writer_env = hash_env(tmp_path / "writer-home", pg_url, SCREE_COLLECTION="team/docs")
+    assert run_scree("reindex", "--notes", str(checkout), env=writer_env).returncode == 0
+    generation = _generation(pg_url, "team/docs")
+    empty = tmp_path / "server"
+    empty.mkdir()
+    env = hash_env(tmp_path / "server-home", pg_url, SCREE_LOG_FORMAT="json", SCREE_LOCK_RETRY_SECONDS="0.2")
+    params = StdioServerParameters(
+        command=str(Path(sys.executable).parent / "scree"),
+        args=["serve", "--notes", str(empty), "--collection", "team/docs"],
+        env=env,
+    )
+    errlog_path = tmp_path / "serve.log"
+    texts: list[str] = []
+
+    async def main() -> None:
+        with errlog_path.open("w") as errlog:
+            async with Client(stdio_client(params, errlog=errlog), mode="legacy", read_timeout_seconds=30.0) as client:
+                for _ in range(3):  # over several lock retries: a writer would have synced the empty folder by now
+                    result = await client.call_tool(
+                        "search_docs", {"query": "bearer tokens", "k": 1, "mode": "keyword"}
+                    )
+                    texts.append(result.content[0].text)  # type: ignore[union-attr]
+                    await anyio.sleep(1.0)
+
+    anyio.run(main)
+    for text in texts:
+        assert text.startswith('<hit n="1" path="docs/api.md"'), text
+    with PgReader.open(pg_url, "team/docs", checkout) as reader:
+        assert reader.file_count() == 2 and reader.counts()[1] >= 2  # every row intact
+    assert _generation(pg_url, "team/docs") == generation  # the writer lock was never taken
+    logs = [json.loads(line) for line in errlog_path.read_text().splitlines() if line.startswith("{")]
+    read_only = [entry for entry in logs if entry.get("event", "").startswith("serving read-only")]
+    assert len(read_only) == 1 and "no checkout" in read_only[0]["reason"], logs
+    server_env = {**env, "SCREE_COLLECTION": "team/docs"}
+    status = run_scree("status", "--notes", str(empty), env=server_env).stdout
+    line = one_line("\n".join(ln for ln in status.splitlines() if ln.startswith("read only:")))
+    assert "holds none of its files" in line and "team/docs" in line
+    done = run_scree("reindex", "--notes", str(empty), env=server_env)
+    assert done.returncode == 1
+    assert "no checkout" in one_line(done.stderr)
+    with PgReader.open(pg_url, "team/docs", checkout) as reader:
+        assert reader.file_count() == 2
+    writer_status = run_scree("status", "--notes", str(checkout), env=writer_env).stdout
+    assert "read only: -" in writer_status  # the checkout may write

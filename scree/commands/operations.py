@@ -11,7 +11,17 @@ from scree.content.ignore import IgnorePolicy
 from scree.embedders.factory import expected_identity, make_embedder
 from scree.errors import IndexUnavailableError, LockHeldError, ScreeError
 from scree.index import shape as index_shape
-from scree.index.backend import fenced, holder, index_name, index_present, lock_refusal, open_reader, writer_lock
+from scree.index.backend import (
+    fenced,
+    holder,
+    index_name,
+    index_present,
+    lock_refusal,
+    open_reader,
+    read_only_reason,
+    shared,
+    writer_lock,
+)
 from scree.index.docs_map_file import refresh_map
 from scree.index.folder import prepare_index_dir
 from scree.index.model_policy import prepare
@@ -138,4 +148,6 @@ def status(settings: Settings) -> dict[str, Any]:
             info["first_sync_done"] = store.is_complete()
             info["last_sync"] = store.last_sync()
             info["last_error"] = store.last_error()
+    if shared(settings):  # one line: why this process would never write the collection, "-" when it may
+        info["read_only"] = read_only_reason(settings)
     return info

@@ -110,6 +110,17 @@ def lock_refusal(lock: IndexLock) -> str | None:
     return refusal if isinstance(refusal, str) else None
 
 
+def read_only_reason(settings: Settings) -> str | None:
+    """Why this process may only read the index (`scree status`): a read-only database role, or a folder that is no
+    checkout of the collection it names; None for a local index or a process that may write."""
+    if settings.database_url is None:
+        return None
+    from scree.index.collection import collection_name
+    from scree.index.pg_lock import why_read_only
+
+    return why_read_only(settings.database_url, collection_name(settings), str(settings.folder))
+
+
 def fenced(settings: Settings, lock: IndexLock) -> Settings:
     """The settings a writer under `lock` runs with: for a database, the lock's generation, which fences its writes."""
     generation = getattr(lock, "generation", None)
