@@ -278,6 +278,7 @@ def _chunk(text: str, dims: int = 8) -> NewChunk:
 
 def test_a_writer_whose_lock_was_lost_writes_nothing_beside_its_successor(tmp_path: Path, pg_url: str) -> None:
     name = "github.com/acme/docs:.@main"
+    (tmp_path / "a.md").write_text("# Alpha\n")  # the folder is a checkout of what it writes (not_a_checkout)
     first = PgWriterLock(pg_url, name, str(tmp_path))
     assert first.try_acquire() and first.generation is not None
     orphan = PgWriter.open_writer(pg_url, name, tmp_path, first.generation)

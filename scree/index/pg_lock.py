@@ -94,8 +94,13 @@ _READ_ONLY_ROLE = (
 class PgWriterLock:
     """One collection's writer lock. Not thread-safe: one owner thread acquires and releases."""
 
-    def __init__(self, url: str, collection: str, folder: str, role: str | None = None) -> None:
+    def __init__(
+        self, url: str, collection: str, folder: str, role: str | None = None, *, checkout_guard: bool = True
+    ) -> None:
+        """`checkout_guard` False only for a holder that never syncs (`scree index remove`, which empties on
+        purpose): any other holder must hold a checkout of the collection (not_a_checkout)."""
         self.url = url
+        self.checkout_guard = checkout_guard
         self.collection = collection
         self.folder = folder
         self.role = role
@@ -119,7 +124,7 @@ class PgWriterLock:
                 conn.close()
                 self.refusal = _READ_ONLY_ROLE.format(where=where(self.url))
                 return False
-            reason = not_a_checkout(conn, self.collection, self.folder)
+            reason = not_a_checkout(conn, self.collection, self.folder) if self.checkout_guard else None
             if reason is not None:  # never the writer of a collection this folder is no checkout of
                 conn.close()
                 self.refusal = reason
