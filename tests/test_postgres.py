@@ -518,6 +518,11 @@ def test_a_server_without_a_checkout_searches_and_reads_the_collection(
         '<doc path="docs/api.md"'
     )
     assert texts["missing"] == 'error: no such file: "docs/other.md"'
+    sha = hashlib.sha256((checkout / "docs" / "api.md").read_bytes()).hexdigest()
+    last = texts["read"].splitlines()[-1]  # the revision served, after the element
+    assert texts["read"].splitlines()[-2] == "</doc>", texts["read"]
+    assert last.startswith(f"[served from the index's stored copy (sha256 {sha[:12]}, the file as modified 20")
+    assert last.endswith("; this machine has no copy of the file]")
     assert PASSWORD not in "".join(texts.values())
     with PgReader.open(pg_url, "team/docs", checkout) as reader:
         assert reader.file_count() == 1  # the server never wrote: its role is read-only
