@@ -595,3 +595,64 @@ def test_a_writer_role_server_without_a_checkout_never_writes_and_says_it_serves
         assert reader.file_count() == 2
     writer_status = run_scree("status", "--notes", str(checkout), env=writer_env).stdout
     assert "read only: -" in writer_status  # the checkout may write
+
+
+def test_after_a_database_restart_serve_steps_down_to_another_holder_then_retakes_the_lock_and_resumes(
+    tmp_path: Path, pg_url: str, pg_server: PgServer
+) -> None:
+    """The session lock goes with the old connection: the holder notices, stops its stale writer and tries again;
+    another process holding the lock makes it a reader (no restart loop of fenced writers); once free, it re-takes
+    it (generation bumped) and indexes edits again."""
+    import anyio
+    from mcp.client import Client
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "a.md").write_text("# Alpha\n\nApples grow in the orchard.\n")
+    name = str(folder.resolve())
+    fast = {"SCREE_LOCK_RETRY_SECONDS": "0.5", "SCREE_OUTAGE_PAUSE_SECONDS": "0.5", "SCREE_DEBOUNCE_SECONDS": "0.1"}
+    env = hash_env(tmp_path / "home", pg_url, SCREE_LOG_FORMAT="json", **fast)
+    params = StdioServerParameters(
+        command=str(Path(sys.executable).parent / "scree"), args=["serve", "--notes", str(folder)], env=env
+    )
+    errlog_path = tmp_path / "serve.log"
+
+    def events() -> list[str]:
+        lines = errlog_path.read_text().splitlines()
+        return [json.loads(line).get("event", "") for line in lines if line.startswith("{")]
+
+    async def until(client: Client, query: str, path: str, what: str) -> None:
+        deadline = time.monotonic() + DEADLINE_S
+        while True:
+            result = await client.call_tool("search_docs", {"query": query, "k": 1, "mode": "keyword"})
+            if result.content[0].text.startswith(f'<hit n="1" path="{path}"'):  # type: ignore[union-attr]
+                return
+            assert time.monotonic() < deadline, f"not within {DEADLINE_S} s: {what}"
+            await anyio.sleep(0.2)
+
+    async def main() -> None:
+        with errlog_path.open("w") as errlog:
+            async with Client(stdio_client(params, errlog=errlog), mode="legacy", read_timeout_seconds=30.0) as client:
+                await until(client, "apples orchard", "a.md", "the first sync")
+                before = _generation(pg_url, name)
+                pg_server.stop()
+                pg_server.start()
+                other = PgWriterLock(pg_url, name, str(folder))  # another machine's writer takes the freed lock
+                assert other.try_acquire() and other.generation == before + 1
+                wait_until(lambda: "another scree process keeps the index current" in events(), "stepped down", 30)
+                lost = events().count(
+                    "writer lock lost with its database connection; stopped the writer, taking the lock again"
+                )
+                assert lost == 1, events()
+                started = events().count("writer started")
+                await anyio.sleep(3.0)  # six lock retries: a holder in a restart loop would start writers meanwhile
+                assert events().count("writer started") == started, events()
+                await until(client, "apples orchard", "a.md", "search answers as a reader")
+                other.release()
+                wait_until(lambda: events().count("writer lock taken") == 2, "the lock re-taken once free", 30)
+                assert _generation(pg_url, name) == before + 2
+                (folder / "b.md").write_text("# Beta\n\nA numbat lives in the burrow.\n")
+                await until(client, "numbat burrow", "b.md", "the edit indexed by the resumed writer")
+
+    anyio.run(main)

@@ -121,6 +121,13 @@ def read_only_reason(settings: Settings) -> str | None:
     return why_read_only(settings.database_url, collection_name(settings), str(settings.folder))
 
 
+def lock_lost(lock: IndexLock) -> bool:
+    """Whether a held lock has gone by itself (a database's session lock, with its connection); writer.lock's flock
+    cannot."""
+    lost = getattr(lock, "lost", None)
+    return bool(lost()) if callable(lost) else False
+
+
 def fenced(settings: Settings, lock: IndexLock) -> Settings:
     """The settings a writer under `lock` runs with: for a database, the lock's generation, which fences its writes."""
     generation = getattr(lock, "generation", None)

@@ -245,6 +245,10 @@ class LockRetry:
             self._on_holder(pid)
         return False
 
+    def due_now(self) -> None:
+        """The next try_take tries at once (a lost lock is tried for again without waiting)."""
+        self._next_try = 0.0
+
     def wait(self, stopped: Callable[[], bool]) -> bool:
         """Try until the lock is taken (True) or `stopped()` (False). It polls and never waits on an event, so a
         signal handler that sets one cannot deadlock it."""

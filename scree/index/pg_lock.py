@@ -174,6 +174,23 @@ class PgWriterLock:
     def held(self) -> bool:
         return self._conn is not None
 
+    def lost(self) -> bool:
+        """Whether the lock, once taken, is gone with its connection (the database restarted, the connection was
+        cut): then it is dropped here, so `held` is False and the holder goes back to trying for it, re-taking it
+        (its generation bumped) or finding another holder. False while held or never taken."""
+        conn = self._conn
+        if conn is None:
+            return False
+        try:
+            conn.execute("select 1")
+            return False
+        except psycopg.Error as exc:
+            log.warning("the writer lock's connection is gone; the lock went with it", error=str(exc).strip())
+        self._conn, self.generation = None, None
+        _holders.pop((self.url, self.collection), None)
+        conn.close()
+        return True
+
     def fileno(self) -> int:
         """The lock connection's socket, for a writer child that keeps the session (and the lock) alive."""
         if self._conn is None:
