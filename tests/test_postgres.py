@@ -588,9 +588,10 @@ def test_a_writer_role_server_without_a_checkout_never_writes_and_says_it_serves
     status = run_scree("status", "--notes", str(empty), env=server_env).stdout
     line = one_line("\n".join(ln for ln in status.splitlines() if ln.startswith("read only:")))
     assert "holds none of its files" in line and "team/docs" in line
-    done = run_scree("reindex", "--notes", str(empty), env=server_env)
-    assert done.returncode == 1
-    assert "no checkout" in one_line(done.stderr)
+    for command in ("reindex", "watch"):
+        done = run_scree(command, "--notes", str(empty), env=server_env, timeout=60)
+        assert done.returncode == 1, command
+        assert "no checkout" in one_line(done.stderr), command
     with PgReader.open(pg_url, "team/docs", checkout) as reader:
         assert reader.file_count() == 2
     writer_status = run_scree("status", "--notes", str(checkout), env=writer_env).stdout

@@ -239,6 +239,8 @@ class LockRetry:
         if self.lock.try_acquire():
             self._announced = _NOBODY_SEEN
             return True
+        if getattr(self.lock, "refusal", None) is not None:  # never to be taken here: no holder to wait for
+            return False
         pid = self.lock.holder_pid()
         if pid != self._announced:
             self._announced = pid
