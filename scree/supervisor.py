@@ -190,6 +190,7 @@ class Supervisor:
                 self._read_only = lock_refusal(self._lock)
                 if self._read_only is not None:  # said once; never tried again: this process only reads
                     log.warning("serving read-only; this process never writes the index", reason=self._read_only)
+                    self._board.serving_read_only(self._read_only)
                 return
         except ScreeError as exc:  # R-M5: the note says so; search still serves what is indexed
             log.warning("cannot take writer.lock; retrying", error=str(exc), retry_s=self._settings.lock_retry_s)

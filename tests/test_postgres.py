@@ -574,8 +574,11 @@ def test_a_writer_role_server_without_a_checkout_never_writes_and_says_it_serves
                     )
                     texts.append(result.content[0].text)  # type: ignore[union-attr]
                     await anyio.sleep(1.0)
+                result = await client.call_tool("reindex", {})
+                texts.append(result.content[0].text)  # type: ignore[union-attr]
 
     anyio.run(main)
+    assert texts.pop().startswith("serving collection team/docs read-only: "), texts  # the reindex tool says why
     for text in texts:
         assert text.startswith('<hit n="1" path="docs/api.md"'), text
     with PgReader.open(pg_url, "team/docs", checkout) as reader:

@@ -54,6 +54,7 @@ class WriterView:
     error: str | None = None  # this session's writer is down (and restarting)
     parked: Parked | None = None
     lock_error: str | None = None  # why writer.lock cannot even be tried (the index folder cannot be made)
+    read_only: str | None = None  # why this session never writes (issue 31: a reader role, no checkout)
 
     def own(self, pid: int) -> Seen:
         """What this session knows of its own writer while it holds the lock (protocol.status_of decides)."""
@@ -103,6 +104,11 @@ class Board:
         """writer.lock could not be tried; the loop tries again at the next retry."""
         with self._mutex:
             self._view = replace(self._view, lock_error=reason)
+
+    def serving_read_only(self, reason: str) -> None:
+        """The lock can never be taken by this process: it only reads, and a reindex request is answered so."""
+        with self._mutex:
+            self._view = replace(self._view, read_only=reason)
 
     def lock_released(self) -> None:
         with self._mutex:

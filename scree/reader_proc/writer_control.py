@@ -59,6 +59,9 @@ class SupervisedControl:
 
     def request_reindex(self, path: str | None) -> str:
         """R-M7: ask the writer and wait for its line; while the first sync runs, say so after FIRST_SYNC_WAIT_S."""
+        read_only = self._board.view.read_only
+        if read_only is not None:
+            return read_only
         status = self.status()
         if status.holder != "self":
             return _not_ours(status, self._settings.lock_retry_s)
