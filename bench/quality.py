@@ -39,7 +39,7 @@ import apsw
 from scree.embedders.base import Embedder
 from scree.store.sqlite_files import remove_db
 
-EVAL = Path(__file__).resolve().parent.parent.parent / "shared" / "eval"
+EVAL = Path(os.environ.get("SCREE_EVAL_DIR") or Path(__file__).resolve().parent.parent.parent / "shared" / "eval")
 CACHE = Path(__file__).resolve().parent / "results" / "quality-cache"
 MODES = ("keyword", "semantic", "hybrid")
 SCIFACT_BARS = {"hybrid": 0.74, "keyword": 0.69, "semantic": 0.65}  # nDCG@10, SPEC §10
@@ -488,8 +488,10 @@ def main() -> None:
     inner = make_embedder(settings)
     counter: Callable[[Sequence[str]], list[int]] = getattr(inner, "count_tokens", lambda texts: [0] * len(texts))
     tag = inner.identity.replace("/", "_").replace(":", "_")
+    if settings.resolved_embedder() == "local":  # each precision its own vectors (issue 35: SCREE_MODEL_PRECISION)
+        tag += f"_{settings.model_precision}"
     embedder = CachedEmbedder(inner, CACHE / f"vectors-{tag}.db", counter)
-    result: dict[str, Any] = {"embedder": inner.identity}
+    result: dict[str, Any] = {"embedder": inner.identity, "precision": settings.model_precision}
     scifact = docs = None
     timings = None
     costs: list[str] = []

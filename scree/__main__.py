@@ -5,12 +5,14 @@ with the commands pointing here it imports nothing through it: no argparse, no C
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 
 
-def main() -> int:
+def main(argv: Sequence[str] | None = None) -> int:
+    """`scree ARGS...`: the arguments after the command's name (sys.argv's when None); the exit code."""
     from scree.cli import main as cli_main
 
-    return cli_main()
+    return cli_main(argv)
 
 
 def mcp_main() -> int:

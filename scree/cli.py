@@ -18,6 +18,7 @@ from scree.index.folder import indexes_dir
 from scree.inert import inert, json_inert
 from scree.logs import configure_logging
 from scree.redact import redact
+from scree.search import DEFAULT_K, DEFAULT_MODE, MAX_K, MODES
 
 if TYPE_CHECKING:
     from scree.commands.progress import ProgressPrinter
@@ -63,8 +64,6 @@ def _add_folder_flags(parser: argparse.ArgumentParser) -> None:
 
 def _hit_count(text: str) -> int:
     """`search -k`: a whole number within the search engine's range, else a usage error (exit 2, R-L1)."""
-    from scree.search import MAX_K
-
     try:
         value = int(text)
     except ValueError:
@@ -182,8 +181,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_folder_flags(p)
     p.add_argument("query", help="what to look for, in natural language")
-    p.add_argument("-k", type=_hit_count, default=8, help="how many hits (1-50, default 8)")
-    p.add_argument("--mode", choices=("hybrid", "semantic", "keyword"), default="hybrid", help="default: hybrid")
+    p.add_argument("-k", type=_hit_count, default=DEFAULT_K, help=f"how many hits (1-{MAX_K}, default {DEFAULT_K})")
+    p.add_argument("--mode", choices=MODES, default=DEFAULT_MODE, help=f"default: {DEFAULT_MODE}")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of hit elements")
     p.add_argument(
         "--path",
@@ -425,17 +424,15 @@ def cmd_search(args: argparse.Namespace) -> int:
 
 
 def cmd_status(args: argparse.Namespace) -> int:
-    from scree.commands import operations
+    from scree.index.health import health_line, index_health, read_facts
 
     if args.check:  # the container's HEALTHCHECK
-        from scree.index.health import health_line, index_health
-
         healthy, line = health_line(index_health(settings_for(args)))
         if not healthy:
             raise ScreeError(line)
         print(line)
         return EXIT_OK
-    info = operations.status(settings_for(args))
+    info = read_facts(settings_for(args)).as_json()
     if args.json:
         print(json.dumps(info))
     else:

@@ -49,6 +49,7 @@ DEFAULT_HEARTBEAT_TIMEOUT_S = 10.0  # R-P2: the child reports every second; this
 DEFAULT_HANDSHAKE_GRACE_S = 2.0  # R-M8: the first child waits this long at most for the MCP handshake
 EMBEDDER_CHOICES = ("auto", "api", "local", "hash")
 WATCHER_CHOICES = ("auto", "inotify", "watchdog")
+PRECISION_CHOICES = ("auto", "bf16", "int8", "fp32")  # issue 35: the offline model's, auto picked from the CPU
 # R-M10: Claude Code's limit on one MCP tool result, in tokens: its own variable, which its MCP servers inherit.
 CLIENT_TOKENS_ENV = "MAX_MCP_OUTPUT_TOKENS"
 DEFAULT_CLIENT_TOKENS = 25_000
@@ -93,6 +94,8 @@ class Settings:
     batch_size: int = DEFAULT_BATCH
     embedder: str = "auto"
     local_model_dir: Path | None = None
+    model_precision: str = "auto"  # SCREE_MODEL_PRECISION (scree.embedders.runtime)
+    openvino_config: str = ""  # SCREE_OPENVINO_CONFIG: a JSON object of OpenVINO CPU properties for the offline model
     models_dir: Path = Path()
     vector_cache_path: Path = Path()  # issue 24: the machine-wide cache of vectors, shared by every index
     vector_cache_mb: float = DEFAULT_VECTOR_CACHE_MB
@@ -252,6 +255,11 @@ def log_level(env: Mapping[str, str], default: str) -> str:
     return _choice(env, "SCREE_LOG_LEVEL", default, ("debug", "info", "warning", "error"))
 
 
+def model_precision(env: Mapping[str, str]) -> str:
+    """SCREE_MODEL_PRECISION: the offline model's precision, or auto (picked from the CPU when it loads)."""
+    return _choice(env, "SCREE_MODEL_PRECISION", "auto", PRECISION_CHOICES)
+
+
 def _extensions(env: Mapping[str, str]) -> tuple[str, ...]:
     """The default endings, widened by each ending SCREE_EXTENSIONS names and narrowed by each it names after a `-`
     (`SCREE_EXTENSIONS=.org,-.txt`: .org files too, no .txt files)."""
@@ -380,6 +388,8 @@ def load_settings(
         batch_size=int(env_number(env, "SCREE_BATCH_SIZE", DEFAULT_BATCH)),
         embedder=_choice(env, "SCREE_EMBEDDER", "auto", EMBEDDER_CHOICES),
         local_model_dir=Path(local_dir).expanduser() if local_dir else None,
+        model_precision=model_precision(env),
+        openvino_config=env.get("SCREE_OPENVINO_CONFIG", "").strip(),
         models_dir=data_home(env) / "models",
         vector_cache_path=vector_cache_path(data_home(env)),
         vector_cache_mb=env_number(env, "SCREE_VECTOR_CACHE_MB", DEFAULT_VECTOR_CACHE_MB),

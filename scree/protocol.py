@@ -1,15 +1,17 @@
 """The one vocabulary between the writer, serve's supervisor and the MCP reader (R-P1, R-P2, R-M5, R-M7).
 
-- the writer's status record (`WriterState`), sent as it is: up serve's queue (so it is picklable), to `scree
-  watch`'s log, and kept by the supervisor's board for the reader;
-- why a writer ended (`Outcome`, also its process's exit code);
-- the messages on the writer child's two queues (down: `ReindexRequest`, `Recheck`; up: `WriterState`,
-  `ReindexReply`, `Finished`);
-- what the reader makes of it all (`WriterStatus`), through one pure function, `status_of`, that decides whether the
-  index is complete, whose it is, and why nobody keeps it current; replies.status_note words it.
+A status goes through three records, one per stage:
 
-Plain data and pure functions: the writer, the supervisor and the reader all import this module, and it imports
-nothing of theirs.
+- the writer's report (`WriterReport`), sent as it is: up serve's queue (so it is picklable), to `scree watch`'s
+  log, and kept by the supervisor's board (reader_proc/board.py) in the loop's own state (`LoopState`);
+- the verdict the reader gives (`IndexStatus`): whether the index is complete, whose it is, and why nobody keeps it
+  current, decided by board.status_of and worded by replies.status_note.
+
+Beside them: why a writer ended (`Outcome`, also its process's exit code, and `Finished`, the outcome with a line for
+the user), and the other messages on the writer child's two queues (down: `ReindexRequest`, `Recheck`; up:
+`ReindexReply`).
+
+Plain data: the writer, the supervisor and the reader all import this module, and it imports nothing of theirs.
 """
 
 from __future__ import annotations
@@ -43,15 +45,18 @@ class Outcome(enum.IntEnum):
 
 
 @dataclass(frozen=True, slots=True)
-class WriterResult:
+class Finished:
+    """Why a writer ended and a line for the user: what Writer.run returns, and a writer child's last message up
+    before a planned exit (whose Outcome is also its exit code)."""
+
     outcome: Outcome
-    message: str  # one line for the user
+    message: str
 
 
 @dataclass(frozen=True, slots=True)
-class WriterState:
-    """The writer's own status record. A report at least every HEARTBEAT_S is also what tells the supervisor the
-    writer is alive (R-P2)."""
+class WriterReport:
+    """The writer's report on itself, as the writer makes it. One at least every HEARTBEAT_S is also what tells the
+    supervisor the writer is alive (R-P2)."""
 
     first_sync_running: bool = False
     complete: bool = False  # the index holds a finished first sync: it did when this writer opened it, or now does
@@ -96,28 +101,21 @@ class Recheck:
     paths: tuple[str, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class Finished:
-    """Up, last: why the child is about to exit (its exit code too) and a line for the user."""
-
-    outcome: Outcome
-    message: str
-
-
 Down = ReindexRequest | Recheck
-Up = WriterState | ReindexReply | Finished
+Up = WriterReport | ReindexReply | Finished
 
 
 # --- what the reader makes of it ---
 
 
 @dataclass(frozen=True, slots=True)
-class WriterStatus:
-    """Who keeps the index current, with this session's writer's last report; what the note says (R-M5)."""
+class IndexStatus:
+    """The verdict on the index (R-M5): who keeps it current, whether it is complete, why nobody keeps it current;
+    with this session's writer's last report. board.status_of decides it, replies.status_note words it."""
 
     holder: Holder  # "self": this session's writer; "other": another pid holds writer.lock; "none": nobody / unknown
     pid: int | None = None  # the lock holder's pid
-    report: WriterState | None = None  # this session's writer's last report (or the one it stopped with)
+    report: WriterReport | None = None  # this session's writer's last report (or the one it stopped with)
     first_sync_running: bool = False  # "self": this session's first sync has not finished yet
     complete: bool = False  # the index holds a finished first sync
     error: str | None = None  # this session's writer is down, restarting or parked
@@ -131,66 +129,10 @@ class WriterStatus:
         return max(self.report.notes_indexed if self.report is not None else 0, self.indexed_files)
 
 
-@dataclass(frozen=True, slots=True)
-class IndexProgress:
-    """What the index file itself records of its progress (its meta): read only where no writer's report says."""
-
-    complete: bool = False
-    files: int = 0
-
-
-@dataclass(frozen=True, slots=True)
-class Seen:
-    """Everything the reader's side knows at one moment, as the supervisor's board and a lock probe give it."""
-
-    holder: Holder
-    pid: int | None = None
-    mode: str = SYNC  # "self": the child running now (or next) does the first sync, or watches after it
-    latest: WriterState | None = None  # "self": the running writer's last report; "none": the one it parked with
-    error: str | None = None  # this session's writer is down, restarting or parked
-    index: IndexProgress | None = None  # the index's own record, when it was read
-    host: str | None = None  # "other": the holder's machine, when it is another one (issue 31)
-
-
-def needs_index_record(seen: Seen) -> bool:
-    """Whether status_of needs what the index records (a read of its meta): while this session's first sync may
-    still run and no report settles it, and while another process holds the lock."""
-    if seen.holder == "other":
-        return True
-    return seen.holder == "self" and seen.mode == SYNC and not (seen.latest is not None and seen.latest.complete)
-
-
-def status_of(seen: Seen) -> WriterStatus:
-    """The one decision of R-M5: whether the index is complete, who keeps it current, and why nobody does.
-
-    This session's writer: the index is complete once a first sync finished in this session (a WATCH child runs),
-    or when its writer says so; before the writer's first report, the index's own record decides whether this
-    start is a first sync or a catch-up, and while a first sync runs the note counts the files the index holds, as
-    a search sees them. Another holder: complete as its index records. Nobody: the error that parked the writer,
-    or the report it stopped with over the first-sync cap (which has a note of its own)."""
-    index = seen.index or IndexProgress()
-    if seen.holder == "other":
-        return WriterStatus(holder="other", pid=seen.pid, complete=index.complete, host=seen.host)
-    if seen.holder == "none":
-        return WriterStatus(holder="none", error=seen.error, report=seen.latest)
-    latest = seen.latest
-    complete = seen.mode == WATCH or (latest.complete if latest is not None else index.complete)
-    running = seen.mode == SYNC and not complete
-    return WriterStatus(
-        holder="self",
-        pid=seen.pid,
-        report=latest,
-        first_sync_running=running,
-        complete=complete,
-        error=seen.error,
-        indexed_files=index.files if running else 0,
-    )
-
-
 class WriterControl(Protocol):
     """What the MCP reader asks of whoever runs the writer (the supervisor in `serve`)."""
 
-    def status(self) -> WriterStatus:
+    def status(self) -> IndexStatus:
         """The writer's state now; cheap, never waits for a sync (R-M8)."""
         ...
 

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from scree.redact import redact
 
 if TYPE_CHECKING:
-    from scree.protocol import WriterStatus
+    from scree.protocol import IndexStatus
 
 OPTED_OUT_REASON = "front matter says scree: ignore"  # R-I1: the reason an opted-out file is skipped or refused
 MISSING_REASON = "no such file"  # a path asked for that is not there (`scree reindex PATH` exits 1 on it)
@@ -88,7 +88,7 @@ def other_building_note(pid: int | None, host: str | None = None) -> str:
     return f"[index incomplete: another scree process ({who(pid, host)}) is building it]"
 
 
-def status_note(s: WriterStatus) -> str | None:
+def status_note(s: IndexStatus) -> str | None:
     """The one R-M5 line for the end of a search reply, or None when the index is complete and kept current.
 
     One line only: nothing indexed (cap) first, then a stopped writer, then an incomplete index.

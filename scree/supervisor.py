@@ -9,10 +9,10 @@ The loop runs on its own thread, one step per tick (uvicorn's multiprocess super
         elif we hold the lock:  start the next child once its backoff is over
         else:                   try writer.lock every SCREE_LOCK_RETRY_SECONDS (R-P4)
 
-The loop posts what it knows to a Board (board.py); the reader's threads answer status, reindex and re-check from
-that board (writer_control.py, `Supervisor.control`) without ever waiting on the loop. The child is started, heard and
-stopped through its WriterChild handle (writer_proc/child.py), the lock taken through LockRetry (lock.py), every stop
-deadline comes from deadlines.py and every sentence from replies.py.
+The loop posts its state to a Board (reader_proc/board.py); the reader's threads answer status, reindex and re-check
+from that board (board.py's SupervisedControl, `Supervisor.control`) without ever waiting on the loop. The child is
+started, heard and stopped through its WriterChild handle (writer_proc/child.py), the lock taken through LockRetry
+(lock.py), every stop deadline comes from deadlines.py and every sentence from replies.py.
 
 Who holds writer.lock: the supervisor takes it and hands the locked descriptor to each child (child.py), so one
 open file description holds the flock for both. A crashed child leaves the lock with the supervisor, which restarts
@@ -53,9 +53,8 @@ from scree.index.backend import fenced, lock_lost, lock_refusal, shared, writer_
 from scree.index.folder import prepare_index_dir
 from scree.index.lock import LockRetry
 from scree.logs import configure_logging, get_logger, logged_thread
-from scree.protocol import Outcome, Recheck, ReindexReply, ReindexRequest, Up, WriterState
-from scree.reader_proc.board import Board, Parked
-from scree.reader_proc.writer_control import SupervisedControl
+from scree.protocol import Outcome, Recheck, ReindexReply, ReindexRequest, Up, WriterReport
+from scree.reader_proc.board import Board, Parked, SupervisedControl
 from scree.replies import SUPERVISOR_FAILED, memory_reason, restarting, silent_reason, start_failed_reason
 from scree.signals import SignalLatch
 from scree.store.sqlite_files import wal_of
@@ -182,7 +181,7 @@ class Supervisor:
         if self._read_only is not None:
             return
         now = time.monotonic()
-        parked = self._board.view.parked
+        parked = self._board.state.parked
         if parked is not None and not parked.may_retry(now, self._signature()):
             return
         try:
@@ -229,7 +228,7 @@ class Supervisor:
             return
         if self._generation == 0 and now < self._first_start_due and not self._reader_ready.is_set():
             return
-        mode = self._board.view.mode
+        mode = self._board.state.mode
         self._generation += 1
         try:
             from scree.writer_proc.child import WriterChild  # a reader that never holds the lock never loads it
@@ -263,7 +262,7 @@ class Supervisor:
     def _take(self, child: _Running, message: Up) -> None:
         now = time.monotonic()
         child.last_heard = now
-        if isinstance(message, WriterState):
+        if isinstance(message, WriterReport):
             first, child.heard = not child.heard, True
             if now - child.started_at >= self._options.restart_max_s:
                 self._backoff.reset()  # it stayed up: the next fault starts the backoff afresh
@@ -323,7 +322,7 @@ class Supervisor:
         """R-S4, R-W4, a setup error: let go of the lock and wait for the index to change (or the longest backoff)."""
         self._release()
         retry_at = time.monotonic() + self._options.restart_max_s
-        self._board.park(Parked.after(outcome, message, self._board.view.latest, self._signature(), retry_at))
+        self._board.park(Parked.after(outcome, message, self._board.state.latest, self._signature(), retry_at))
         log.warning("writer stopped; writer.lock released", outcome=outcome.name.lower(), reason=message)
 
     def _release(self) -> None:

@@ -34,8 +34,50 @@ def run_scree(
     return subprocess.run([SCREE, *args], env=env, cwd=cwd, capture_output=True, text=True, timeout=timeout)
 
 
-def search_json(folder: Path, query: str, env: dict[str, str], *extra: str) -> dict[str, Any]:
-    proc = run_scree("search", "--notes", str(folder), "--json", *extra, query, env=env)
+Run = Callable[..., subprocess.CompletedProcess[str]]  # run_scree, or run_main with its capsys: (*args, env=, cwd=)
+
+
+def run_main(
+    capsys: pytest.CaptureFixture[str],
+    *args: str,
+    env: dict[str, str],
+    cwd: Path | None = None,
+    timeout: float | None = None,  # run_scree's; here pytest's own per-test timeout applies
+) -> subprocess.CompletedProcess[str]:
+    """`scree ARGS` run in this process through `scree.__main__.main(argv)`, what the installed command calls, with
+    `env` as the whole environment and `cwd` as the working directory (both put back after), its output from capsys:
+    for the wording of commands that start no process of their own. The logging main configures is put back too."""
+    import logging
+
+    import structlog
+
+    from scree.__main__ import main
+
+    saved_env, saved_cwd = dict(os.environ), Path.cwd()
+    saved_log, saved_handlers = structlog.get_config(), list(logging.getLogger().handlers)
+    capsys.readouterr()  # what came before is not this command's
+    os.environ.clear()
+    os.environ.update({"COLUMNS": "80", **env})  # argparse wraps help as for a pipe, not the terminal pytest runs in
+    try:
+        if cwd is not None:
+            os.chdir(cwd)
+        try:
+            code = main(list(args))
+        except SystemExit as exc:  # argparse: a usage error (2), or --help and --version (0)
+            code = exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 1
+    finally:
+        os.chdir(saved_cwd)
+        os.environ.clear()
+        os.environ.update(saved_env)
+        structlog.configure(**saved_log)
+        logging.getLogger().handlers[:] = saved_handlers
+        logging.captureWarnings(False)
+    out, err = capsys.readouterr()
+    return subprocess.CompletedProcess(["scree", *args], code, out, err)
+
+
+def search_json(folder: Path, query: str, env: dict[str, str], *extra: str, run: Run = run_scree) -> dict[str, Any]:
+    proc = run("search", "--notes", str(folder), "--json", *extra, query, env=env)
     assert proc.returncode == 0, proc.stderr
     result: dict[str, Any] = json.loads(proc.stdout)
     return result

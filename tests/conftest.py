@@ -8,10 +8,12 @@ import os
 import shutil
 import subprocess
 from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
 
 import pytest
 from backends import Backend
+from cli_helpers import Run, run_main
 from embed_server import EmbedServer
 from pg_server import PgServer
 
@@ -55,6 +57,15 @@ def embed_server() -> Iterator[EmbedServer]:
     """A started embeddings server on 127.0.0.1 with a free port; stopped after the test."""
     with EmbedServer() as server:
         yield server
+
+
+# --- `scree ARGS` in this process (cli_helpers.run_main): the CLI's wording without starting a process ---
+
+
+@pytest.fixture
+def cli(capsys: pytest.CaptureFixture[str]) -> Run:
+    """`cli(*args, env=..., cwd=...)` runs scree.__main__.main(args) here, as the installed `scree` runs it."""
+    return partial(run_main, capsys)
 
 
 # --- the offline model, installed once per machine by the real installer (scree/embedders/model_install.py) ---

@@ -23,6 +23,8 @@ from scree.benchmarks.suite import (
     render_table,
 )
 
+pytestmark = pytest.mark.packaging  # the packaging tier: `pytest -m "not packaging"` leaves it out
+
 # the quick run takes about a minute on 2 cores alone, and up to twice that beside the other tests (pytest-xdist):
 # a deadline for a run that hangs, not a bar
 BENCH_TIMEOUT_S = 300.0
@@ -40,6 +42,8 @@ FIGURES = {
     "sync_mb_per_s", "sync_mb_per_cpu_s", "sync_peak_rss_mb",
     "edit_to_searchable_p50_s", "edit_to_searchable_p95_s",
     "offline_model_load_s", "offline_query_p50_ms", "offline_embed_tokens_per_s", "offline_embed_peak_rss_mb",
+    "offline_precision_bits", "offline_embed_tokens_per_cpu_s", "offline_numpy_tokens_per_cpu_s",
+    "offline_embed_ratio_to_numpy", "offline_query_cpu_ms", "offline_numpy_query_cpu_ms",
     "bare_sessions_uss_mb", "sessions_uss_mb", "sessions_semantic_p50_ms",
     "sessions_readers_uss_mb", "sessions_writer_uss_mb", "sessions_resource_tracker_uss_mb",
     "sessions_reader_over_bare_mb",
@@ -83,6 +87,8 @@ def test_quick_bench_measures_every_figure(tmp_path: Path, installed: Path) -> N
         assert value > 0 or (key, value) == ("second_checkout_api_requests", 0), (key, value)
     table = proc.stdout
     assert f"a copy of the notes in {notes.resolve()}" in table
+    assert "; the offline model in " in table.splitlines()[0]  # the precision picked, and why (issue 35)
+    assert figures["offline_precision_bits"] in (8, 16, 32)
     assert "bars missed:" in table and "skipped (--quick)" in table
     for row in (
         "scree reader, idle RSS",

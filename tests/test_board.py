@@ -23,20 +23,10 @@ from scree.config import (
     load_settings,
 )
 from scree.errors import ConfigError
-from scree.protocol import (
-    SYNC,
-    WATCH,
-    Finished,
-    IndexProgress,
-    Outcome,
-    Seen,
-    WriterState,
-    WriterStatus,
-    needs_index_record,
-    status_of,
-)
-from scree.reader_proc.board import MAX_RECHECKS, Board, Parked, Pending, WriterView
+from scree.protocol import SYNC, WATCH, Finished, Holder, IndexStatus, Outcome, WriterReport
+from scree.reader_proc.board import MAX_RECHECKS, Board, LoopState, Parked, Pending, status_of
 from scree.replies import SHUTTING_DOWN_REPLY, memory_reason, silent_reason, status_note
+from scree.store import IndexRecord
 from scree.supervisor import Backoff
 from scree.writer_proc.child import exit_reason
 
@@ -201,11 +191,33 @@ def test_silent_and_memory_reasons_say_the_limit_as_set() -> None:
     assert "SCREE_WRITER_MAX_RSS_MB=1024," in memory_reason(2048.0, 1024.0)
 
 
+# --- status_of's two probes: writer.lock's holder, the index's own record ---
+
+
+def verdict(
+    state: LoopState,
+    pid: int = 5,
+    *,
+    holder: int | None = None,
+    index: IndexRecord | None = None,
+    asked: list[Holder] | None = None,
+) -> IndexStatus:
+    """status_of for this session's `pid`, with writer.lock held by `holder` and an index that records `index`;
+    every read of the index's record is added to `asked` (whose record it was read as)."""
+    reads: list[Holder] = asked if asked is not None else []
+
+    def record(who: Holder) -> IndexRecord:
+        reads.append(who)
+        return index or IndexRecord()
+
+    return status_of(state, pid, lambda: holder, record)
+
+
 # --- Parked (R-S4, R-W4, a setup error) ---
 
 
-def over_cap_status() -> WriterState:
-    return WriterState(first_sync_running=True, over_cap_mb=12.5, cap_mb=10.0)
+def over_cap_status() -> WriterReport:
+    return WriterReport(first_sync_running=True, over_cap_mb=12.5, cap_mb=10.0)
 
 
 def test_a_writer_parked_by_the_first_sync_cap_waits_for_the_index_to_change_alone() -> None:
@@ -215,19 +227,19 @@ def test_a_writer_parked_by_the_first_sync_cap_waits_for_the_index_to_change_alo
     assert not parked.may_retry(1e12, SIGNATURE)  # no amount of waiting
     assert parked.may_retry(0.0, OTHER_SIGNATURE)  # `scree reindex` changed the index
     assert parked.may_retry(0.0, None)  # the index file was removed
-    assert status_of(parked.seen()) == WriterStatus(holder="none", report=over_cap_status())
-    assert status_note(status_of(parked.seen())) == (
+    assert verdict(LoopState(parked=parked)) == IndexStatus(holder="none", report=over_cap_status())
+    assert status_note(verdict(LoopState(parked=parked))) == (
         '[not indexed: this folder has 12.5 MB of markdown, over SCREE_FIRST_SYNC_MB=10; run "scree reindex" in it '
         "to index it anyway]"
     )
 
 
 def test_a_cap_outcome_without_the_figures_keeps_its_message_and_still_waits_for_a_change() -> None:
-    for latest in (None, WriterState(notes_indexed=3)):
+    for latest in (None, WriterReport(notes_indexed=3)):
         parked = Parked.after(Outcome.OVER_CAP, "over the cap", latest, SIGNATURE, retry_at=100.0)
         assert (parked.error, parked.report, parked.retry_at) == ("over the cap", None, None)
         assert not parked.may_retry(1e12, SIGNATURE) and parked.may_retry(0.0, OTHER_SIGNATURE)
-        assert status_of(parked.seen()) == WriterStatus(holder="none", error="over the cap")
+        assert verdict(LoopState(parked=parked)) == IndexStatus(holder="none", error="over the cap")
 
 
 @pytest.mark.parametrize("outcome", [Outcome.UNHEALTHY, Outcome.SETUP_ERROR])
@@ -240,63 +252,76 @@ def test_a_writer_parked_by_a_failure_retries_at_its_time_or_when_the_index_chan
     assert parked.may_retry(100.0, SIGNATURE)
     assert parked.may_retry(250.0, SIGNATURE)
     assert parked.may_retry(0.0, OTHER_SIGNATURE)
-    assert status_of(parked.seen()) == WriterStatus(holder="none", error="the embeddings API rejects the key")
+    assert verdict(LoopState(parked=parked)) == IndexStatus(holder="none", error="the embeddings API rejects the key")
 
 
-# --- WriterView: R-M5 while this session holds the lock ---
-
-
-def own(view: WriterView, pid: int, index: IndexProgress | None = None) -> WriterStatus:
-    return status_of(replace(view.own(pid), index=index))
+# --- LoopState: R-M5 while this session holds the lock ---
 
 
 def test_own_status_during_a_first_sync_and_a_catch_up() -> None:
-    latest = WriterState(notes_indexed=7)
-    view = WriterView(held=True, mode=SYNC, child_pid=42, latest=latest)
-    assert needs_index_record(view.own(1234))
-    assert own(view, 1234, IndexProgress(files=3)) == WriterStatus(
+    latest = WriterReport(notes_indexed=7)
+    state = LoopState(held=True, mode=SYNC, child_pid=42, latest=latest)
+    asked: list[Holder] = []
+    assert verdict(state, 1234, index=IndexRecord(files=3), asked=asked) == IndexStatus(
         holder="self", pid=1234, report=latest, first_sync_running=True, complete=False, indexed_files=3
     )
-    assert status_note(own(view, 1234)) == "[index incomplete: first sync in progress, 7 files indexed so far]"
+    assert asked == ["self"]  # the first sync may still run: the index's own record counts the files
+    assert status_note(verdict(state, 1234)) == "[index incomplete: first sync in progress, 7 files indexed so far]"
     # a SYNC child over an index a finished first sync built is a catch-up, not a first sync
-    catch_up = replace(view, latest=WriterState(notes_indexed=7, complete=True))
-    assert not needs_index_record(catch_up.own(1234))
-    assert own(catch_up, 1234) == WriterStatus(
+    catch_up = replace(state, latest=WriterReport(notes_indexed=7, complete=True))
+    asked.clear()
+    assert verdict(catch_up, 1234, asked=asked) == IndexStatus(
         holder="self", pid=1234, report=catch_up.latest, first_sync_running=False, complete=True
     )
+    assert asked == []  # the report settles it: the index is not read
 
 
 def test_own_status_while_watching_and_before_any_report() -> None:
-    latest = WriterState(notes_indexed=9)
-    watching = WriterView(held=True, mode=WATCH, latest=latest)
-    assert not needs_index_record(watching.own(5))
-    assert own(watching, 5) == WriterStatus(holder="self", pid=5, report=latest, complete=True)
+    latest = WriterReport(notes_indexed=9)
+    watching = LoopState(held=True, mode=WATCH, latest=latest)
+    asked: list[Holder] = []
+    assert verdict(watching, 5, asked=asked) == IndexStatus(holder="self", pid=5, report=latest, complete=True)
+    assert asked == []
     # before the child's first report, the index's own record says whether this start is a first sync
-    assert own(WriterView(held=True), 5, IndexProgress(files=2)) == WriterStatus(
+    assert verdict(LoopState(held=True), 5, index=IndexRecord(files=2)) == IndexStatus(
         holder="self", pid=5, first_sync_running=True, indexed_files=2
     )
-    assert own(WriterView(held=True), 5, IndexProgress(complete=True, files=2)) == WriterStatus(
+    assert verdict(LoopState(held=True), 5, index=IndexRecord(complete=True, files=2)) == IndexStatus(
         holder="self", pid=5, complete=True
     )
 
 
 def test_another_holders_index_is_complete_as_its_record_says() -> None:
-    other = Seen(holder="other", pid=77)
-    assert needs_index_record(other)
-    assert status_of(replace(other, index=IndexProgress(complete=True))) == WriterStatus(
+    asked: list[Holder] = []
+    assert verdict(LoopState(), 5, holder=77, index=IndexRecord(complete=True), asked=asked) == IndexStatus(
         holder="other", pid=77, complete=True
     )
-    assert status_note(status_of(other)) == ("[index incomplete: another scree process (pid 77) is building it]")
+    assert asked == ["other"]
+    assert status_note(verdict(LoopState(), 5, holder=77)) == (
+        "[index incomplete: another scree process (pid 77) is building it]"
+    )
+
+
+def test_nobody_holds_the_lock_or_it_cannot_be_tried() -> None:
+    asked: list[Holder] = []
+    assert verdict(LoopState(), 5, asked=asked) == IndexStatus(holder="none")
+    assert verdict(LoopState(), 5, holder=5, asked=asked) == IndexStatus(holder="none")  # our own pid, letting go
+    assert verdict(LoopState(lock_error="cannot make the index folder"), 5) == IndexStatus(
+        holder="none", error="cannot make the index folder"
+    )
+    assert asked == []
 
 
 def test_own_status_reports_the_supervisors_error_before_the_childs() -> None:
-    latest = WriterState(last_error="the embeddings API answered 503", complete=True)
-    assert status_note(own(WriterView(held=True, latest=latest), 5)) == (
+    latest = WriterReport(last_error="the embeddings API answered 503", complete=True)
+    assert status_note(verdict(LoopState(held=True, latest=latest), 5)) == (
         "[index not updating: the embeddings API answered 503]"
     )
-    down = WriterView(held=True, latest=latest, error="the writer process was killed by SIGKILL; restarting it")
-    assert own(down, 5).error == "the writer process was killed by SIGKILL; restarting it"
-    assert status_note(own(down, 5)) == "[index not updating: the writer process was killed by SIGKILL; restarting it]"
+    down = LoopState(held=True, latest=latest, error="the writer process was killed by SIGKILL; restarting it")
+    assert verdict(down, 5).error == "the writer process was killed by SIGKILL; restarting it"
+    assert status_note(verdict(down, 5)) == (
+        "[index not updating: the writer process was killed by SIGKILL; restarting it]"
+    )
 
 
 # --- Pending ---
@@ -314,43 +339,43 @@ def test_a_pending_request_is_done_once_answered() -> None:
 
 
 def test_a_new_board_holds_nothing() -> None:
-    assert Board().view == WriterView()
-    assert WriterView() == WriterView(held=False, mode=SYNC, child_pid=None, latest=None, error=None, parked=None)
+    assert Board().state == LoopState()
+    assert LoopState() == LoopState(held=False, mode=SYNC, child_pid=None, latest=None, error=None, parked=None)
 
 
-def test_the_views_a_writers_life_posts() -> None:
+def test_the_states_a_writers_life_posts() -> None:
     board = Board()
     board.lock_taken()
-    assert board.view == WriterView(held=True, mode=SYNC)
+    assert board.state == LoopState(held=True, mode=SYNC)
     board.child_started(41)
-    status = WriterState(first_sync_running=True, notes_indexed=3)
+    status = WriterReport(first_sync_running=True, notes_indexed=3)
     board.child_reported(status, first=True)
-    assert board.view == WriterView(held=True, mode=SYNC, child_pid=41, latest=status)
+    assert board.state == LoopState(held=True, mode=SYNC, child_pid=41, latest=status)
 
     board.child_gone()
     board.first_sync_finished()  # R-P3: a fresh WATCH child comes next
-    assert board.view == WriterView(held=True, mode=WATCH, latest=status)
+    assert board.state == LoopState(held=True, mode=WATCH, latest=status)
 
     board.child_started(42)
     board.writer_down("the writer process was killed by SIGKILL; restarting it")
     board.child_gone()
-    assert board.view.error == "the writer process was killed by SIGKILL; restarting it"
-    assert board.view.child_pid is None and board.view.mode == WATCH  # a restart stays a WATCH child
+    assert board.state.error == "the writer process was killed by SIGKILL; restarting it"
+    assert board.state.child_pid is None and board.state.mode == WATCH  # a restart stays a WATCH child
 
     board.child_started(43)
-    later = WriterState(complete=True, notes_indexed=5)
+    later = WriterReport(complete=True, notes_indexed=5)
     board.child_reported(later, first=False)  # not yet the new child's first word: still down
-    assert board.view.error is not None and board.view.latest == later
+    assert board.state.error is not None and board.state.latest == later
     board.child_reported(later, first=True)  # the new child's first heartbeat: the writer is back
-    assert board.view == WriterView(held=True, mode=WATCH, child_pid=43, latest=later)
+    assert board.state == LoopState(held=True, mode=WATCH, child_pid=43, latest=later)
 
 
-def test_a_view_once_read_does_not_change_under_the_reader() -> None:
+def test_a_state_once_read_does_not_change_under_the_reader() -> None:
     board = Board()
-    before = board.view
+    before = board.state
     board.lock_taken()
     board.child_started(7)
-    assert before == WriterView() and board.view.child_pid == 7
+    assert before == LoopState() and board.state.child_pid == 7
 
 
 def test_parking_lets_go_and_the_next_take_starts_with_a_first_sync_again() -> None:
@@ -362,13 +387,13 @@ def test_parking_lets_go_and_the_next_take_starts_with_a_first_sync_again() -> N
     parked = Parked.after(Outcome.UNHEALTHY, "the embeddings API rejects the key", None, SIGNATURE, retry_at=10.0)
     board.lock_released()
     board.park(parked)
-    view = board.view
-    assert (view.held, view.mode, view.error, view.parked) == (False, SYNC, None, parked)
+    state = board.state
+    assert (state.held, state.mode, state.error, state.parked) == (False, SYNC, None, parked)
 
     board.lock_taken()  # the park is over: nothing parked or reported any more
-    assert board.view == WriterView(held=True, mode=SYNC)
+    assert board.state == LoopState(held=True, mode=SYNC)
     board.lock_released()
-    assert board.view == WriterView(held=False, mode=SYNC)
+    assert board.state == LoopState(held=False, mode=SYNC)
 
 
 # --- Board: reindex requests (R-M7) ---
@@ -430,7 +455,7 @@ def test_shutting_down_tells_every_waiting_request_and_clears_the_child() -> Non
     assert unsent.done.is_set() and unsent.reply == SHUTTING_DOWN_REPLY
     assert sent.done.is_set() and sent.reply == SHUTTING_DOWN_REPLY
     assert answered.reply == "Re-indexed c.md."  # already answered: left as it was
-    assert board.view.child_pid is None
+    assert board.state.child_pid is None
     assert board.work_for(2, WATCH) == ([], ())  # nothing is left to pass on
     board.answer(sent_id, "too late")
     assert sent.reply == SHUTTING_DOWN_REPLY

@@ -1,5 +1,8 @@
 """What the installed `scree` promises a user: status's last error, reindex PATH's wording, exit codes, doctor's
-verdicts, which folder wins over --notes, and the settings file every command reads."""
+verdicts, which folder wins over --notes, and the settings file every command reads.
+
+Wording is checked in this process through scree.__main__.main (the `cli` fixture); the installed command runs where the
+process itself matters (an outage's exit code, another process's lock, a damaged index, the settings file)."""
 
 from __future__ import annotations
 
@@ -9,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cli_helpers import TEST_KEY, run_scree, scree_env, write_file
+from cli_helpers import TEST_KEY, Run, run_scree, scree_env, write_file
 from embed_server import EmbedServer
 
 from scree.config import load_settings
@@ -99,19 +102,19 @@ def test_search_says_when_the_index_is_incomplete_or_behind(
 # --- reindex PATH says why a file is not indexed, as the MCP reindex tool does ---
 
 
-def test_reindex_path_says_why_a_file_is_not_indexed(folder: Path, tmp_path: Path) -> None:
+def test_reindex_path_says_why_a_file_is_not_indexed(folder: Path, tmp_path: Path, cli: Run) -> None:
     env = scree_env(tmp_path / "data", SCREE_EMBEDDER="hash", SCREE_MAX_FILE_BYTES="2000")
     write_file(folder, "private.md", "---\nscree: ignore\n---\n# Private\n\nkept out of the index\n")
     write_file(folder, "big.md", "# Big\n\n" + "word " * 1000)
     (folder / "escape.md").symlink_to(write_file(tmp_path, "outside.md", "# Outside\n\nnot in the folder\n"))
-    assert run_scree("reindex", "--notes", str(folder), env=env).returncode == 0
+    assert cli("reindex", "--notes", str(folder), env=env).returncode == 0
 
     def reindex_line(path: str) -> str:
-        proc = run_scree("reindex", "--notes", str(folder), path, env=env)
+        proc = cli("reindex", "--notes", str(folder), path, env=env)
         assert proc.returncode == 0, proc.stderr
         return proc.stdout.strip()
 
-    missing = run_scree("reindex", "--notes", str(folder), "missing.md", env=env)
+    missing = cli("reindex", "--notes", str(folder), "missing.md", env=env)
     assert (missing.returncode, missing.stdout) == (1, "")  # R-L1: a file that is not there is a failure
     assert missing.stderr == 'scree: "missing.md" is not indexed: no such file.\n'
     assert reindex_line("private.md") == '"private.md" is not indexed: front matter says scree: ignore.'
@@ -134,8 +137,8 @@ def test_reindex_path_says_why_a_file_is_not_indexed(folder: Path, tmp_path: Pat
         (("model",), "scree model: error: the following arguments are required: ACTION"),
     ],
 )
-def test_usage_errors_exit_2_with_one_error_line(tmp_path: Path, args: tuple[str, ...], error: str) -> None:
-    proc = run_scree(*args, env=scree_env(tmp_path / "data"), cwd=tmp_path)
+def test_usage_errors_exit_2_with_one_error_line(tmp_path: Path, cli: Run, args: tuple[str, ...], error: str) -> None:
+    proc = cli(*args, env=scree_env(tmp_path / "data"), cwd=tmp_path)
     assert proc.returncode == 2
     assert proc.stderr.startswith("usage: scree ") and proc.stderr.strip().splitlines()[-1] == error
     assert [line for line in proc.stderr.splitlines() if "error" in line] == [error] and proc.stdout == ""
@@ -196,25 +199,25 @@ def test_doctor_exits_non_zero_on_a_real_failure(folder: Path, tmp_path: Path, d
 # --- R-F1: CLAUDE_PROJECT_DIR wins over --notes, and says so ---
 
 
-def test_claude_project_dir_wins_over_notes_with_one_warning_line(tmp_path: Path) -> None:
+def test_claude_project_dir_wins_over_notes_with_one_warning_line(tmp_path: Path, cli: Run) -> None:
     project, other = tmp_path / "project", tmp_path / "other"
     write_file(project, "a.md", "# A\n")
     write_file(other, "b.md", "# B\n")
     env = scree_env(tmp_path / "data", SCREE_EMBEDDER="hash", CLAUDE_PROJECT_DIR=str(project))
-    proc = run_scree("status", "--json", "--notes", str(other), env=env, cwd=tmp_path)
+    proc = cli("status", "--json", "--notes", str(other), env=env, cwd=tmp_path)
     assert proc.returncode == 0 and json.loads(proc.stdout)["folder"] == str(project.resolve())
     assert proc.stderr.splitlines() == [
         f"scree: warning: using {project.resolve()} from CLAUDE_PROJECT_DIR, which wins over --notes; "
         f"{other.resolve()} is not used"
     ]
-    same = run_scree("status", "--json", "--notes", str(project), env=env, cwd=tmp_path)
+    same = cli("status", "--json", "--notes", str(project), env=env, cwd=tmp_path)
     assert same.returncode == 0 and same.stderr == ""
-    assert run_scree("status", "--json", env=env, cwd=tmp_path).stderr == ""
+    assert cli("status", "--json", env=env, cwd=tmp_path).stderr == ""
 
 
 @pytest.mark.parametrize("command", ["serve", "watch", "reindex", "search", "status", "doctor", "init"])
-def test_notes_help_says_claude_project_dir_wins(tmp_path: Path, command: str) -> None:
-    proc = run_scree(command, "--help", env=scree_env(tmp_path / "data"))
+def test_notes_help_says_claude_project_dir_wins(tmp_path: Path, cli: Run, command: str) -> None:
+    proc = cli(command, "--help", env=scree_env(tmp_path / "data"))
     assert proc.returncode == 0
     assert "when CLAUDE_PROJECT_DIR is set, the git root above it is used instead, even over --notes" in " ".join(
         proc.stdout.split()

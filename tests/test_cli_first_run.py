@@ -1,5 +1,6 @@
 """A newcomer's first commands through the installed `scree`: paths typed from where the user stands, a --db in a
-folder that is not there, a folder outside any git repository, `init` there, help pages and typos."""
+folder that is not there, a folder outside any git repository, `init` there, help pages and typos. Help pages, typos
+and reindex PATH's lines are read in this process through scree.__main__.main (the `cli` fixture)."""
 
 from __future__ import annotations
 
@@ -10,17 +11,20 @@ import sys
 from pathlib import Path
 
 import pytest
-from cli_helpers import SCREE, run_scree, scree_env, wait_until, write_file
+from cli_helpers import SCREE, Run, run_scree, scree_env, wait_until, write_file
 
 
-@pytest.fixture
-def repo(tmp_path: Path) -> Path:
+def make_repo(root: Path) -> Path:
     """A git repository with docs two folders down, as FastAPI's docs/en/docs."""
-    root = tmp_path / "repo"
     write_file(root, "README.md", "# Repo\n\nTop level.\n")
     write_file(root, "docs/en/tutorial/cors.md", "# CORS\n\nAllow origins with the middleware.\n")
     subprocess.run(["git", "init", "-q", str(root)], check=True, timeout=30)
     return root
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    return make_repo(tmp_path / "repo")
 
 
 @pytest.fixture
@@ -37,27 +41,27 @@ def _one_line_error(proc: subprocess.CompletedProcess[str], code: int = 1) -> st
 # --- item 4: a path on the command line is relative to where the user stands ---
 
 
-def test_reindex_path_is_relative_to_the_current_directory(repo: Path, env: dict[str, str]) -> None:
-    assert run_scree("reindex", env=env, cwd=repo).returncode == 0
+def test_reindex_path_is_relative_to_the_current_directory(repo: Path, env: dict[str, str], cli: Run) -> None:
+    assert cli("reindex", env=env, cwd=repo).returncode == 0
     inside = repo / "docs" / "en"
     write_file(repo, "docs/en/tutorial/cors.md", "# CORS\n\nAllow origins, methods and headers.\n")
-    proc = run_scree("reindex", "tutorial/cors.md", env=env, cwd=inside)
+    proc = cli("reindex", "tutorial/cors.md", env=env, cwd=inside)
     assert (proc.returncode, proc.stdout) == (0, 'Re-indexed "docs/en/tutorial/cors.md".\n'), proc.stderr
-    proc = run_scree("reindex", str(inside / "tutorial" / "cors.md"), env=env, cwd=inside)  # absolute, inside
+    proc = cli("reindex", str(inside / "tutorial" / "cors.md"), env=env, cwd=inside)  # absolute, inside
     assert (proc.returncode, proc.stdout) == (0, '"docs/en/tutorial/cors.md" is already up to date.\n'), proc.stderr
-    proc = run_scree("reindex", "../../README.md", env=env, cwd=inside)
+    proc = cli("reindex", "../../README.md", env=env, cwd=inside)
     assert (proc.returncode, proc.stdout) == (0, '"README.md" is already up to date.\n'), proc.stderr
     link = repo.parent / "link"
     link.symlink_to(repo)  # the same folder through a symlinked parent
-    proc = run_scree("reindex", str(link / "README.md"), env=env, cwd=inside)
+    proc = cli("reindex", str(link / "README.md"), env=env, cwd=inside)
     assert (proc.returncode, proc.stdout) == (0, '"README.md" is already up to date.\n'), proc.stderr
 
-    missing = _one_line_error(run_scree("reindex", "tutorial/gone.md", env=env, cwd=inside))
+    missing = _one_line_error(cli("reindex", "tutorial/gone.md", env=env, cwd=inside))
     assert missing == 'scree: "docs/en/tutorial/gone.md" is not indexed: no such file.'
     outside = write_file(repo.parent, "elsewhere.md", "# Elsewhere\n")
-    refused = _one_line_error(run_scree("reindex", str(outside), env=env, cwd=inside))
+    refused = _one_line_error(cli("reindex", str(outside), env=env, cwd=inside))
     assert refused == f'scree: refused: "{outside}" is not inside {repo}, the folder scree indexes'
-    refused = _one_line_error(run_scree("reindex", "../../../elsewhere.md", env=env, cwd=inside))
+    refused = _one_line_error(cli("reindex", "../../../elsewhere.md", env=env, cwd=inside))
     assert refused.startswith('scree: refused: "../../../elsewhere.md" is not inside ')
 
 
@@ -66,15 +70,15 @@ def test_reindex_path_is_relative_to_the_current_directory(repo: Path, env: dict
 
 @pytest.mark.parametrize("how", ["--db", "SCREE_DB"])
 def test_db_in_a_missing_folder_is_refused_and_creates_nothing(
-    repo: Path, env: dict[str, str], tmp_path: Path, how: str
+    repo: Path, env: dict[str, str], tmp_path: Path, how: str, cli: Run
 ) -> None:
     target = tmp_path / "nonexistent" / "deeper" / "index.db"
     for command in ("reindex", "search", "status"):
         args = [command, "--notes", str(repo), *(["x"] if command == "search" else [])]
         if how == "--db":
-            proc = run_scree(*args, "--db", str(target), env=env)
+            proc = cli(*args, "--db", str(target), env=env)
         else:
-            proc = run_scree(*args, env={**env, "SCREE_DB": str(target)})
+            proc = cli(*args, env={**env, "SCREE_DB": str(target)})
         error = _one_line_error(proc)
         assert error == (
             f"scree: {how}{' ' if how == '--db' else '='}{target}: the folder {target.parent} does not exist; "
@@ -87,15 +91,15 @@ def test_db_in_a_missing_folder_is_refused_and_creates_nothing(
 # --- item 7: outside a git repository scree says which folder it uses, and init refuses unless --here ---
 
 
-def test_outside_a_repository_scree_says_which_folder_and_why(tmp_path: Path, env: dict[str, str]) -> None:
+def test_outside_a_repository_scree_says_which_folder_and_why(tmp_path: Path, env: dict[str, str], cli: Run) -> None:
     loose = tmp_path / "loose"
     write_file(loose, "notes.md", "# Notes\n\nLoose notes about gardening.\n")
     said = f"scree: using {loose}: the current directory, which is in no git repository (--notes DIR chooses another)\n"
-    proc = run_scree("reindex", env=env, cwd=loose)
+    proc = cli("reindex", env=env, cwd=loose)
     assert proc.returncode == 0 and proc.stderr == said, proc.stderr
-    proc = run_scree("status", "--json", env=env, cwd=loose)
+    proc = cli("status", "--json", env=env, cwd=loose)
     assert proc.stderr == said and json.loads(proc.stdout)["folder"] == str(loose)
-    assert run_scree("status", "--notes", str(loose), env=env, cwd=loose).stderr == ""  # chosen on purpose: quiet
+    assert cli("status", "--notes", str(loose), env=env, cwd=loose).stderr == ""  # chosen on purpose: quiet
 
 
 def test_init_outside_a_repository_refuses_unless_here(tmp_path: Path, repo: Path, env: dict[str, str]) -> None:
@@ -124,7 +128,7 @@ def test_init_outside_a_repository_refuses_unless_here(tmp_path: Path, repo: Pat
 # --- item 10: `scree config` shows every setting, its value and where it came from ---
 
 
-def test_config_shows_each_value_and_its_source_and_never_a_secret(repo: Path, tmp_path: Path) -> None:
+def test_config_shows_each_value_and_its_source_and_never_a_secret(repo: Path, tmp_path: Path, cli: Run) -> None:
     secret = "sk-config-secret-7d41"
     http_token = "http-token-0123456789abcdef"
     env = scree_env(tmp_path / "data", SCREE_BATCH_SIZE="8", SCREE_DIMENSIONS="256", SCREE_HTTP_TOKEN=http_token)
@@ -133,7 +137,7 @@ def test_config_shows_each_value_and_its_source_and_never_a_secret(repo: Path, t
     settings_file.write_text(settings_file.read_text() + "SCREE_DIMENSIONS=1024\n")  # the environment wins
     settings_file.chmod(0o600)
     db = tmp_path / "mine.db"
-    proc = run_scree("config", "--json", "--notes", str(repo), "--db", str(db), env=env)
+    proc = cli("config", "--json", "--notes", str(repo), "--db", str(db), env=env)
     assert proc.returncode == 0 and proc.stderr == "", proc.stderr
     assert secret not in proc.stdout and secret[3:12] not in proc.stdout and http_token[5:20] not in proc.stdout
     rows = {row["name"]: (row["value"], row["source"]) for row in json.loads(proc.stdout)}
@@ -157,12 +161,12 @@ def test_config_shows_each_value_and_its_source_and_never_a_secret(repo: Path, t
 
     loose = tmp_path / "loose"
     loose.mkdir()
-    text = run_scree("config", env={**env, "SCREE_DB": ""}, cwd=repo / "docs")  # the plain text form
+    text = cli("config", env={**env, "SCREE_DB": ""}, cwd=repo / "docs")  # the plain text form
     assert text.returncode == 0 and secret not in text.stdout
     lines = text.stdout.splitlines()
     assert lines[0].split() == ["folder", str(repo), "(the", "git", "root", "of", "the", "current", "directory)"]
     assert any(line.split() == ["SCREE_API_KEY", "set", "(settings", "file)"] for line in lines)
-    here = run_scree("config", env=env, cwd=loose)
+    here = cli("config", env=env, cwd=loose)
     assert here.stdout.splitlines()[0].endswith(f"{loose}  (the current directory, which is in no git repository)")
 
 
@@ -180,14 +184,25 @@ def imported_by(args: tuple[str, ...], env: dict[str, str], cwd: Path) -> set[st
     return {row.strip().split(".")[0] for row in rows}
 
 
+@pytest.fixture(scope="module")
+def indexed_repo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str]]:
+    """One repository indexed once for the module (keyword-only), and its environment: for tests that only read."""
+    root = tmp_path_factory.mktemp("indexed")
+    repo = make_repo(root / "repo")
+    env = scree_env(root / "data", SCREE_EMBEDDER="hash")
+    assert run_scree("reindex", env=env, cwd=repo).returncode == 0
+    return repo, env
+
+
 @pytest.mark.parametrize(
     "args", [("config",), ("config", "--json"), ("status",), ("index", "list"), ("search", "--mode", "keyword", "cors")]
 )
-def test_commands_that_need_no_network_import_no_http_stack(args: tuple[str, ...], repo: Path, tmp_path: Path) -> None:
+def test_commands_that_need_no_network_import_no_http_stack(
+    args: tuple[str, ...], indexed_repo: tuple[Path, dict[str, str]]
+) -> None:
     """`scree config` imported the HTTP server (uvicorn, starlette, the mcp SDK: ~270 modules, 0.8 s of CPU) for the
     defaults it shows; with an API key set, the embeddings client's requests is not imported by these either."""
-    env = scree_env(tmp_path / "data", SCREE_EMBEDDER="hash")
-    assert run_scree("reindex", env=env, cwd=repo).returncode == 0
+    repo, env = indexed_repo
     keyed = {k: v for k, v in env.items() if k != "SCREE_EMBEDDER"}
     keyed.update(SCREE_API_KEY="sk-test-never-sent-4f9c2e", SCREE_API_BASE="http://127.0.0.1:9/v1")
     imported = imported_by(args, keyed, repo)
@@ -202,21 +217,21 @@ COMMANDS += ["completion"]
 
 
 @pytest.mark.parametrize("command", COMMANDS)
-def test_every_command_help_opens_with_what_it_does(command: str, tmp_path: Path) -> None:
+def test_every_command_help_opens_with_what_it_does(command: str, tmp_path: Path, cli: Run) -> None:
     env = scree_env(tmp_path / "data")
-    listed = run_scree("--help", env=env).stdout.splitlines()
+    listed = cli("--help", env=env).stdout.splitlines()
     at = next(n for n, line in enumerate(listed) if line.split()[:1] == [command])
     summary = listed[at].strip()[len(command) :].strip() or listed[at + 1].strip()  # a long name wraps its summary
-    page = run_scree(command, "--help", env=env)
+    page = cli(command, "--help", env=env)
     assert page.returncode == 0
     description = page.stdout.split("\n\n")[1]  # after the usage lines
     assert " ".join(description.split()).startswith(summary[0].upper() + summary[1:].split("(")[0].rstrip())
 
 
-def test_docs_files_are_named_in_help(tmp_path: Path) -> None:
+def test_docs_files_are_named_in_help(tmp_path: Path, cli: Run) -> None:
     env = scree_env(tmp_path / "data")
-    assert "docs files" in " ".join(run_scree("reindex", "--help", env=env).stdout.split())
-    said = " ".join(run_scree("--help", env=env).stdout.split())
+    assert "docs files" in " ".join(cli("reindex", "--help", env=env).stdout.split())
+    said = " ".join(cli("--help", env=env).stdout.split())
     assert "every docs file (markdown, MDX, reStructuredText, AsciiDoc, plain text)" in said  # issue 33
 
 
@@ -232,14 +247,14 @@ def test_docs_files_are_named_in_help(tmp_path: Path) -> None:
         ),
     ],
 )
-def test_a_typo_gets_a_suggestion(args: tuple[str, ...], said: str, tmp_path: Path) -> None:
-    proc = run_scree(*args, env=scree_env(tmp_path / "data"))
+def test_a_typo_gets_a_suggestion(args: tuple[str, ...], said: str, tmp_path: Path, cli: Run) -> None:
+    proc = cli(*args, env=scree_env(tmp_path / "data"))
     assert proc.returncode == 2 and proc.stdout == ""
     assert proc.stderr.splitlines()[-1] == said
 
 
-def test_a_word_like_no_command_lists_them_all(tmp_path: Path) -> None:
-    proc = run_scree("zzz", env=scree_env(tmp_path / "data"))
+def test_a_word_like_no_command_lists_them_all(tmp_path: Path, cli: Run) -> None:
+    proc = cli("zzz", env=scree_env(tmp_path / "data"))
     assert proc.returncode == 2 and "(choose from 'serve', 'watch', " in proc.stderr.splitlines()[-1]
 
 

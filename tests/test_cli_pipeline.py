@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cli_helpers import SCREE, TEST_KEY, run_scree, scree_env, search_json, wait_until, write_file
+from cli_helpers import SCREE, TEST_KEY, Run, run_scree, scree_env, search_json, wait_until, write_file
 from embed_server import EmbedServer
 
 from scree.index.folder import index_dir_for
@@ -60,11 +60,13 @@ def test_reindex_and_search_json(folder: Path, tmp_path: Path, embed_server: Emb
     assert top["score"] > 0 and top["stale"] is False and top["also"] == []  # hybrid: a fused z-score sum
 
 
-def test_every_request_carries_zdr_and_dimensions(folder: Path, tmp_path: Path, embed_server: EmbedServer) -> None:
+def test_every_request_carries_zdr_and_dimensions(
+    folder: Path, tmp_path: Path, embed_server: EmbedServer, cli: Run
+) -> None:
     for i in range(150):
         write_file(folder, f"many/n{i:03d}.md", f"# Note {i}\n\nSmall note number {i} about subject {i % 7}.\n")
     env = scree_env(tmp_path / "data", embed_server.url)
-    assert run_scree("reindex", "--notes", str(folder), env=env).returncode == 0
+    assert cli("reindex", "--notes", str(folder), env=env).returncode == 0
     requests = embed_server.recorded()
     chunks = len(inputs_sent(embed_server))
     assert chunks == 153
@@ -78,26 +80,26 @@ def test_every_request_carries_zdr_and_dimensions(folder: Path, tmp_path: Path, 
 
 
 def test_unchanged_reindex_makes_no_request_and_an_edit_reembeds_only_changed_chunks(
-    folder: Path, tmp_path: Path, embed_server: EmbedServer
+    folder: Path, tmp_path: Path, embed_server: EmbedServer, cli: Run
 ) -> None:
     doc = write_file(folder, "long.md", long_doc())
     env = scree_env(tmp_path / "data", embed_server.url)
-    assert run_scree("reindex", "--notes", str(folder), env=env).returncode == 0
+    assert cli("reindex", "--notes", str(folder), env=env).returncode == 0
     first = embed_server.request_count()
-    proc = run_scree("reindex", "--notes", str(folder), env=env)
+    proc = cli("reindex", "--notes", str(folder), env=env)
     assert proc.returncode == 0 and "0 indexed" in proc.stdout
     assert embed_server.request_count() == first
     doc.write_text(doc.read_text().replace("paragraph7 word3 ", "paragraph7 CHANGED "), encoding="utf-8")
-    assert run_scree("reindex", "--notes", str(folder), env=env).returncode == 0
+    assert cli("reindex", "--notes", str(folder), env=env).returncode == 0
     new_inputs = [text for request in embed_server.recorded()[first:] for text in request["json"]["input"]]
     assert len(new_inputs) == 1 and "CHANGED" in new_inputs[0]
-    hits = search_json(folder, "paragraph7 CHANGED", env, "--mode", "keyword")["hits"]
+    hits = search_json(folder, "paragraph7 CHANGED", env, "--mode", "keyword", run=cli)["hits"]
     assert hits[0]["path"] == "long.md" and "CHANGED" in hits[0]["text"]
 
 
-def test_index_location_modes_and_root_file(folder: Path, tmp_path: Path, embed_server: EmbedServer) -> None:
+def test_index_location_modes_and_root_file(folder: Path, tmp_path: Path, embed_server: EmbedServer, cli: Run) -> None:
     env = scree_env(tmp_path / "data", embed_server.url)
-    assert run_scree("reindex", "--notes", str(folder), env=env).returncode == 0
+    assert cli("reindex", "--notes", str(folder), env=env).returncode == 0
     index_dir = index_dir_for(folder, env)
     assert index_dir.parent == tmp_path / "data" / "scree" / "indexes"
     assert index_dir.name.startswith("notes-") and len(index_dir.name) == len("notes-") + 16
@@ -107,7 +109,9 @@ def test_index_location_modes_and_root_file(folder: Path, tmp_path: Path, embed_
     assert (index_dir / "root").read_text() == f"{folder.resolve()}\n"
 
 
-def test_db_files_in_a_folder_of_the_users_own(folder: Path, tmp_path: Path, embed_server: EmbedServer) -> None:
+def test_db_files_in_a_folder_of_the_users_own(
+    folder: Path, tmp_path: Path, embed_server: EmbedServer, cli: Run
+) -> None:
     """R-F2: --db overrides the db file only; its folder keeps its mode and gets no `root`, and each db its own lock."""
     env = scree_env(tmp_path / "data", embed_server.url)
     mine = tmp_path / "mine"
@@ -116,72 +120,76 @@ def test_db_files_in_a_folder_of_the_users_own(folder: Path, tmp_path: Path, emb
     other = tmp_path / "other"
     write_file(other, "x.md", "# X\n\nmarmalade in the other folder\n")
     for notes, name in ((folder, "a.db"), (other, "b.db")):
-        proc = run_scree("reindex", "--notes", str(notes), "--db", str(mine / name), env=env)
+        proc = cli("reindex", "--notes", str(notes), "--db", str(mine / name), env=env)
         assert proc.returncode == 0, proc.stderr
     assert stat.S_IMODE(mine.stat().st_mode) == 0o755
     # each db its own lock and its own docs map (issue 36)
     names = ["a.db", "a.db.lock", "a.db.map.json", "b.db", "b.db.lock", "b.db.map.json"]
     assert sorted(p.name for p in mine.iterdir()) == names
     assert stat.S_IMODE((mine / "a.db").stat().st_mode) == 0o600
-    hits = search_json(other, "marmalade", env, "--db", str(mine / "b.db"), "--mode", "keyword")["hits"]
+    hits = search_json(other, "marmalade", env, "--db", str(mine / "b.db"), "--mode", "keyword", run=cli)["hits"]
     assert [hit["path"] for hit in hits] == ["x.md"]
     assert not (tmp_path / "data").exists() or not any((tmp_path / "data").rglob("index.db"))
 
 
-def test_another_folder_or_model_is_a_clear_error(folder: Path, tmp_path: Path, embed_server: EmbedServer) -> None:
+def test_another_folder_or_model_is_a_clear_error(
+    folder: Path, tmp_path: Path, embed_server: EmbedServer, cli: Run
+) -> None:
     env = scree_env(tmp_path / "data", embed_server.url)
-    assert run_scree("reindex", "--notes", str(folder), env=env).returncode == 0
+    assert cli("reindex", "--notes", str(folder), env=env).returncode == 0
     db = index_dir_for(folder, env) / "index.db"
     other = tmp_path / "other"
     write_file(other, "x.md", "# X\n\nother folder\n")
-    proc = run_scree("reindex", "-notes", str(other), "-db", str(db), env=env)
+    proc = cli("reindex", "-notes", str(other), "-db", str(db), env=env)
     assert proc.returncode == 1
     assert len(proc.stderr.strip().splitlines()) == 1 and str(other.resolve()) in proc.stderr
     assert "Traceback" not in proc.stderr
     assert (db.parent / "root").read_text() == f"{folder.resolve()}\n"  # the refused open changed no file
-    proc = run_scree("reindex", "--notes", str(folder), env={**env, "SCREE_MODEL": "other/model"})
+    proc = cli("reindex", "--notes", str(folder), env={**env, "SCREE_MODEL": "other/model"})
     assert proc.returncode == 1 and "reindex --all" in proc.stderr
-    assert search_json(folder, "tokens", env)["hits"]  # nothing was rewritten
-    proc = run_scree("reindex", "-all", "-notes", str(folder), env={**env, "SCREE_MODEL": "other/model"})
+    assert search_json(folder, "tokens", env, run=cli)["hits"]  # nothing was rewritten
+    proc = cli("reindex", "-all", "-notes", str(folder), env={**env, "SCREE_MODEL": "other/model"})
     assert proc.returncode == 0, proc.stderr
-    status = json.loads(run_scree("status", "--json", "--notes", str(folder), env=env).stdout)
+    status = json.loads(cli("status", "--json", "--notes", str(folder), env=env).stdout)
     assert status["model"] == "api:other/model"
 
 
 def test_rejected_key_is_one_line_with_status_and_never_shows_the_key(
-    folder: Path, tmp_path: Path, embed_server: EmbedServer
+    folder: Path, tmp_path: Path, embed_server: EmbedServer, cli: Run
 ) -> None:
     embed_server.set(expected_key="the-right-key", echo_auth=True)
     env = scree_env(tmp_path / "data", embed_server.url, SCREE_LOG_LEVEL="debug", SCREE_LOG_FORMAT="json")
-    proc = run_scree("reindex", "--notes", str(folder), env=env)
+    proc = cli("reindex", "--notes", str(folder), env=env)
     assert proc.returncode == 1
     assert "401" in proc.stderr
     assert "Traceback" not in proc.stderr
     assert TEST_KEY not in proc.stdout + proc.stderr
-    doctor = run_scree("doctor", "--notes", str(folder), env=env)
+    doctor = cli("doctor", "--notes", str(folder), env=env)
     assert TEST_KEY not in doctor.stdout + doctor.stderr
 
 
-def test_outage_is_retried_reported_and_keeps_old_rows(folder: Path, tmp_path: Path, embed_server: EmbedServer) -> None:
+def test_outage_is_retried_reported_and_keeps_old_rows(
+    folder: Path, tmp_path: Path, embed_server: EmbedServer, cli: Run
+) -> None:
     env = scree_env(tmp_path / "data", embed_server.url)
-    assert run_scree("reindex", "--notes", str(folder), env=env).returncode == 0
+    assert cli("reindex", "--notes", str(folder), env=env).returncode == 0
     write_file(folder, "README.md", "# Project\n\nRewritten intro about gardening.\n")
     before = embed_server.request_count()
     embed_server.set(fail_status=503, retry_after="0")
-    proc = run_scree("reindex", "--notes", str(folder), env=env)
+    proc = cli("reindex", "--notes", str(folder), env=env)
     assert proc.returncode == 1
     assert "unavailable" in proc.stderr and "503" in proc.stderr and "old rows" in proc.stderr
     assert embed_server.request_count() - before == 3  # R-E4: three attempts for indexing
-    hits = search_json(folder, "pip install", env, "--mode", "keyword")["hits"]
+    hits = search_json(folder, "pip install", env, "--mode", "keyword", run=cli)["hits"]
     assert hits and hits[0]["path"] == "README.md"  # the old rows are still there
     embed_server.set(fail_status=None)
-    assert run_scree("reindex", "--notes", str(folder), env=env).returncode == 0
-    assert search_json(folder, "gardening", env, "--mode", "keyword")["hits"][0]["path"] == "README.md"
+    assert cli("reindex", "--notes", str(folder), env=env).returncode == 0
+    assert search_json(folder, "gardening", env, "--mode", "keyword", run=cli)["hits"][0]["path"] == "README.md"
 
 
-def test_keyword_mode_needs_no_server(folder: Path, tmp_path: Path, embed_server: EmbedServer) -> None:
+def test_keyword_mode_needs_no_server(folder: Path, tmp_path: Path, embed_server: EmbedServer, cli: Run) -> None:
     env = scree_env(tmp_path / "data", embed_server.url)
-    assert run_scree("reindex", "--notes", str(folder), env=env).returncode == 0
+    assert cli("reindex", "--notes", str(folder), env=env).returncode == 0
     embed_server.down()
     result = search_json(folder, "pip install", env, "--mode", "keyword")
     assert result["hits"][0]["path"] == "README.md" and result["note"] is None
@@ -190,7 +198,7 @@ def test_keyword_mode_needs_no_server(folder: Path, tmp_path: Path, embed_server
     assert hybrid["note"] and "keyword results" in hybrid["note"]
 
 
-def test_bad_files_are_handled(folder: Path, tmp_path: Path, embed_server: EmbedServer) -> None:
+def test_bad_files_are_handled(folder: Path, tmp_path: Path, embed_server: EmbedServer, cli: Run) -> None:
     write_file(folder, "latin1.md", "# Caf\xe9\n\nna\xefve text about coffee\n".encode("latin-1"))
     write_file(folder, "binary.md", b"\x00\x01\x02" * 400)
     write_file(folder, "empty.md", b"")
@@ -200,35 +208,35 @@ def test_bad_files_are_handled(folder: Path, tmp_path: Path, embed_server: Embed
     outside = write_file(tmp_path, "secret.md", "# Secret\n\noutside the folder\n")
     (folder / "escape.md").symlink_to(outside)
     env = scree_env(tmp_path / "data", embed_server.url)
-    proc = run_scree("reindex", "--notes", str(folder), env=env, timeout=60)
+    proc = cli("reindex", "--notes", str(folder), env=env, timeout=60)
     assert proc.returncode == 0, proc.stderr
     assert "skipped big.md: larger than" in proc.stdout
     assert "skipped binary.md" in proc.stdout
-    assert "coffee" in search_json(folder, "coffee", env, "--mode", "keyword")["hits"][0]["text"]
-    crlf = search_json(folder, "windows line endings", env, "--mode", "keyword")["hits"][0]
+    assert "coffee" in search_json(folder, "coffee", env, "--mode", "keyword", run=cli)["hits"][0]["text"]
+    crlf = search_json(folder, "windows line endings", env, "--mode", "keyword", run=cli)["hits"][0]
     assert crlf["path"] == "crlf.md" and (crlf["start"], crlf["end"]) == (1, 5)
-    assert not search_json(folder, "outside", env, "--mode", "keyword")["hits"]
+    assert not search_json(folder, "outside", env, "--mode", "keyword", run=cli)["hits"]
     assert not any(request for request in inputs_sent(embed_server) if "outside the folder" in request)
 
 
-def test_status_and_doctor(folder: Path, tmp_path: Path, embed_server: EmbedServer) -> None:
+def test_status_and_doctor(folder: Path, tmp_path: Path, embed_server: EmbedServer, cli: Run) -> None:
     env = scree_env(tmp_path / "data", embed_server.url)
-    assert run_scree("reindex", "--notes", str(folder), env=env).returncode == 0
-    status = json.loads(run_scree("status", "--json", "--notes", str(folder), env=env).stdout)
+    assert cli("reindex", "--notes", str(folder), env=env).returncode == 0
+    status = json.loads(cli("status", "--json", "--notes", str(folder), env=env).stdout)
     assert status["folder"] == str(folder.resolve())
     assert status["files"] == 2 and status["chunks"] >= 2
     assert status["writer_pid"] is None and status["first_sync_done"] is True and status["last_sync"]
-    doctor = run_scree("doctor", "--notes", str(folder), env=env)
+    doctor = cli("doctor", "--notes", str(folder), env=env)
     assert doctor.returncode == 0, doctor.stdout
     assert "cost estimate" in doctor.stdout and "$" in doctor.stdout
     assert "value not shown" in doctor.stdout and TEST_KEY not in doctor.stdout
 
 
-def test_usage_errors_exit_2_without_traceback(tmp_path: Path) -> None:
+def test_usage_errors_exit_2_without_traceback(tmp_path: Path, cli: Run) -> None:
     env = scree_env(tmp_path / "data")
-    proc = run_scree("search", "--bogus", "x", env=env)
+    proc = cli("search", "--bogus", "x", env=env)
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
-    proc = run_scree("search", "--notes", str(tmp_path / "missing"), "x", env=env)
+    proc = cli("search", "--notes", str(tmp_path / "missing"), "x", env=env)
     assert proc.returncode == 1 and "does not exist" in proc.stderr and "Traceback" not in proc.stderr
 
 
@@ -249,15 +257,15 @@ def json_records(stderr: str) -> list[dict[str, Any]]:
     return [json.loads(line) for line in stderr.splitlines() if line.startswith("{")]
 
 
-def indexed_paths(folder: Path, env: dict[str, str]) -> set[str]:
-    hits = search_json(folder, "tokens install", env, "--mode", "keyword", "-k", "50")["hits"]
+def indexed_paths(folder: Path, env: dict[str, str], run: Run = run_scree) -> set[str]:
+    hits = search_json(folder, "tokens install", env, "--mode", "keyword", "-k", "50", run=run)["hits"]
     return {hit["path"] for hit in hits}
 
 
-def test_reindex_skips_symlink_loops_and_says_why(folder: Path, tmp_path: Path) -> None:
+def test_reindex_skips_symlink_loops_and_says_why(folder: Path, tmp_path: Path, cli: Run) -> None:
     add_symlink_loops(folder)
     env = scree_env(tmp_path / "data", SCREE_EMBEDDER="hash", SCREE_LOG_LEVEL="debug", SCREE_LOG_FORMAT="json")
-    proc = run_scree("reindex", "--notes", str(folder), env=env, timeout=60)  # a loop followed would never end
+    proc = cli("reindex", "--notes", str(folder), env=env, timeout=60)  # a loop followed would never end
     assert proc.returncode == 0, proc.stderr
     assert "Traceback" not in proc.stderr
     lines = proc.stdout.splitlines()
@@ -265,8 +273,8 @@ def test_reindex_skips_symlink_loops_and_says_why(folder: Path, tmp_path: Path) 
     assert sorted(lines[1:]) == ["  skipped self.md: symlink", "  skipped x.md: symlink"]
     skipped = {(r["path"], r["reason"]) for r in json_records(proc.stderr) if r.get("event") == "file skipped"}
     assert skipped == {("self.md", "symlink"), ("x.md", "symlink")}
-    assert indexed_paths(folder, env) == {"README.md", "docs/api.md"}  # never loop/… or docs/b/…
-    status = json.loads(run_scree("status", "--json", "--notes", str(folder), env=env).stdout)
+    assert indexed_paths(folder, env, cli) == {"README.md", "docs/api.md"}  # never loop/… or docs/b/…
+    status = json.loads(cli("status", "--json", "--notes", str(folder), env=env).stdout)
     assert status["files"] == 2
 
 

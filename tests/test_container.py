@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.packaging  # the packaging tier: `pytest -m "not packaging"` leaves it out
+
 ROOT = Path(__file__).resolve().parent.parent
 SMOKE = ROOT / "contrib" / "container" / "smoke"
 SMOKE_TIMEOUT_S = 900  # a first run also makes the Debian base image and the wheelhouse

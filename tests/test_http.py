@@ -118,11 +118,15 @@ def start_serve(folder: Path, env: dict[str, str], *args: str) -> HttpServe:
     return serve
 
 
+def notes_in(root: Path) -> Path:
+    write_file(root / "notes", "README.md", "# Project\n\nReleases are cut from main every second week.\n")
+    write_file(root / "notes", "docs/guide.md", "# Guide\n\n## Tokens\n\nBearer tokens rotate monthly.\n")
+    return root / "notes"
+
+
 @pytest.fixture
 def folder(tmp_path: Path) -> Path:
-    write_file(tmp_path / "notes", "README.md", "# Project\n\nReleases are cut from main every second week.\n")
-    write_file(tmp_path / "notes", "docs/guide.md", "# Guide\n\n## Tokens\n\nBearer tokens rotate monthly.\n")
-    return tmp_path / "notes"
+    return notes_in(tmp_path)
 
 
 @pytest.fixture
@@ -227,12 +231,33 @@ def wait_first_sync(serve: HttpServe, token: str | None = TOKEN) -> dict[str, An
     return result
 
 
+# --- one serve with the default settings, synced, for the tests where the server is not the subject ---
+
+
+@pytest.fixture(scope="module")
+def shared(tmp_path_factory: pytest.TempPathFactory) -> Iterator[HttpServe]:
+    """A `scree serve --http` started once for this module (the tests below read from it and change no file);
+    the module's last test stops it and checks how it ended."""
+    root = tmp_path_factory.mktemp("shared-serve")
+    serve = start_serve(notes_in(root), serve_env(root / "data"))
+    wait_first_sync(serve)
+    yield serve
+    serve.stop()
+
+
+def refusals(serve: HttpServe, status: int | None = None) -> int:
+    """The refusals `serve` has logged so far (of one status when given)."""
+    return sum(
+        r.get("event") == "http request refused" and (status is None or r.get("status") == status)
+        for r in serve.records()
+    )
+
+
 # --- the tools, through the SDK's client ---
 
 
-def test_the_three_tools_answer_over_streamable_http(folder: Path, tmp_path: Path, started: list[HttpServe]) -> None:
-    serve = launch(started, folder, serve_env(tmp_path / "data"))
-    wait_first_sync(serve)
+def test_the_three_tools_answer_over_streamable_http(shared: HttpServe) -> None:
+    serve = shared
 
     async def body(client: Client) -> tuple[list[str], str, str, str]:
         tools = sorted(tool.name for tool in (await client.list_tools()).tools)
@@ -246,13 +271,10 @@ def test_the_three_tools_answer_over_streamable_http(folder: Path, tmp_path: Pat
     assert hits.startswith('<hit n="1" path="docs/guide.md"') and "Bearer tokens rotate monthly." in hits
     assert doc.startswith('<doc path="docs/guide.md" lines="3-5">')
     assert again == '"README.md" is already up to date.'
-    assert serve.stop() == 0
-    assert serve.stdout == ""  # R-P5: nothing on stdout
 
 
-def test_eight_clients_at_once_all_get_answers(folder: Path, tmp_path: Path, started: list[HttpServe]) -> None:
-    serve = launch(started, folder, serve_env(tmp_path / "data"))
-    wait_first_sync(serve)
+def test_eight_clients_at_once_all_get_answers(shared: HttpServe) -> None:
+    serve = shared
 
     async def one(results: list[str]) -> None:
         async def body(client: Client) -> None:
@@ -278,12 +300,10 @@ def test_eight_clients_at_once_all_get_answers(folder: Path, tmp_path: Path, sta
 # --- refusals, before any tool runs ---
 
 
-def test_forged_host_and_origin_are_refused_on_every_route(
-    folder: Path, tmp_path: Path, started: list[HttpServe]
-) -> None:
-    serve = launch(started, folder, serve_env(tmp_path / "data"))
+def test_forged_host_and_origin_are_refused_on_every_route(shared: HttpServe) -> None:
+    serve = shared
     port = serve.port
-    wait_first_sync(serve)
+    before = refusals(serve)
     for path, method, body in (("/mcp", "POST", INITIALIZE), ("/healthz", "GET", None)):
         headers = mcp_headers(port) if body else local(port)
         forged = raw(port, method, path, {**headers, "Host": f"evil.example:{port}"}, body)
@@ -299,8 +319,7 @@ def test_forged_host_and_origin_are_refused_on_every_route(
             assert raw(port, method, path, {**headers, "Origin": allowed}, body).status == 200
     assert raw(port, "GET", "/healthz", {"Host": f"localhost:{port}", **AUTH}).status == 200
     assert raw(port, "GET", "/healthz", {"Host": f"[::1]:{port}", **AUTH}).status == 200
-    refused = lambda: sum(r.get("event") == "http request refused" for r in serve.records()) == 4  # noqa: E731
-    wait_until(refused, "each refusal logged once", DEADLINE_S)
+    wait_until(lambda: refusals(serve) == before + 4, "each refusal logged once", DEADLINE_S)
     # uvicorn's own warning comes as one of scree's JSON lines (records() parses every line that starts with "{")
     parser = lambda: [r for r in serve.records() if r.get("logger") == "uvicorn.error"]  # noqa: E731
     assert wait_until(parser, "uvicorn's warning logged", DEADLINE_S)[0]["event"] == "Invalid HTTP request received."
@@ -316,12 +335,10 @@ def test_allow_host_adds_a_name(folder: Path, tmp_path: Path, started: list[Http
     assert refused.status == 421 and "notes.internal, scree.example" in refused.text
 
 
-def test_token_missing_or_wrong_is_refused_and_never_logged(
-    folder: Path, tmp_path: Path, started: list[HttpServe]
-) -> None:
-    serve = launch(started, folder, serve_env(tmp_path / "data", SCREE_HTTP_TOKEN=TOKEN))
+def test_token_missing_or_wrong_is_refused_and_never_logged(shared: HttpServe) -> None:
+    serve = shared  # its SCREE_HTTP_TOKEN is TOKEN
     port = serve.port
-    wait_first_sync(serve, TOKEN)
+    before = refusals(serve, 401)
     for path, method, body in (("/mcp", "POST", INITIALIZE), ("/healthz", "GET", None)):
         headers = mcp_headers(port, token=None) if body else local(port, None)
         missing = raw(port, method, path, headers, body)
@@ -341,9 +358,19 @@ def test_token_missing_or_wrong_is_refused_and_never_logged(
     with pytest.raises(ExceptionGroup) as refused:  # the SDK's client without the token does not get in
         run_client(serve.url, None, body)
     assert "Server returned an error response" in repr(refused.value)
-    assert serve.stop() == 0
-    assert TOKEN not in "\n".join(serve.lines)
-    assert any(r.get("event") == "http request refused" and r["status"] == 401 for r in serve.records())
+    wait_until(lambda: refusals(serve, 401) > before, "the refusals logged", DEADLINE_S)
+    assert TOKEN not in "\n".join(serve.lines)  # and again once it stopped: the module's last test
+
+
+# --- the shared serve's end (after the last test that uses it: it stops the module's server, so the tests
+# below, which start servers of their own, run beside no other) ---
+
+
+def test_the_shared_serve_stops_cleanly_having_printed_nothing_and_logged_no_token(shared: HttpServe) -> None:
+    assert shared.stop() == 0
+    assert shared.stdout == ""  # R-P5: nothing on stdout
+    assert TOKEN not in "\n".join(shared.lines)
+    assert shared.records()  # it logged, as JSON lines on stderr
 
 
 def test_token_file_is_read_only_when_private(folder: Path, tmp_path: Path, started: list[HttpServe]) -> None:

@@ -1,5 +1,6 @@
-"""The indexes on this machine through the installed CLI: `scree index list`, `scree index remove FOLDER|--missing`,
-and a moved checkout that reuses its old index instead of embedding everything again."""
+"""The indexes on this machine through the CLI: `scree index list`, `scree index remove FOLDER|--missing`, and a moved
+checkout that reuses its old index instead of embedding everything again. The first test runs the installed command;
+the others run scree.__main__.main in this process (the `cli` fixture), which starts no process of its own."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cli_helpers import run_scree, scree_env, write_file
+from cli_helpers import Run, run_scree, scree_env, write_file
 from embed_server import EmbedServer
 
 from scree.config import load_settings
@@ -23,15 +24,15 @@ def _make_notes(root: Path, topic: str) -> Path:
     return root
 
 
-def _index_list(env: dict[str, str]) -> list[dict[str, Any]]:
-    proc = run_scree("index", "list", "--json", env=env)
+def _index_list(env: dict[str, str], run: Run = run_scree) -> list[dict[str, Any]]:
+    proc = run("index", "list", "--json", env=env)
     assert proc.returncode == 0, proc.stderr
     found: list[dict[str, Any]] = json.loads(proc.stdout)
     return found
 
 
-def _status(folder: Path, env: dict[str, str]) -> dict[str, Any]:
-    proc = run_scree("status", "--json", "--notes", str(folder), env=env)
+def _status(folder: Path, env: dict[str, str], run: Run = run_scree) -> dict[str, Any]:
+    proc = run("status", "--json", "--notes", str(folder), env=env)
     assert proc.returncode == 0, proc.stderr
     info: dict[str, Any] = json.loads(proc.stdout)
     return info
@@ -74,58 +75,58 @@ def test_a_moved_checkout_reuses_its_index_without_embedding(tmp_path: Path, emb
     assert json.loads(search.stdout)["hits"][0]["path"] == "docs/puppies3.md"
 
 
-def test_an_unrelated_new_folder_gets_its_own_index_and_remove_cleans_up(tmp_path: Path) -> None:
+def test_an_unrelated_new_folder_gets_its_own_index_and_remove_cleans_up(tmp_path: Path, cli: Run) -> None:
     env = scree_env(tmp_path / "data", SCREE_EMBEDDER="hash")
     gone = _make_notes(tmp_path / "gone", "kittens")
     kept = _make_notes(tmp_path / "kept", "gardens")
     for folder in (gone, kept):
-        assert run_scree("reindex", "--notes", str(folder), env=env).returncode == 0
+        assert cli("reindex", "--notes", str(folder), env=env).returncode == 0
     for path in sorted(gone.rglob("*"), reverse=True):
         path.rmdir() if path.is_dir() else path.unlink()
     gone.rmdir()
     fresh = _make_notes(tmp_path / "fresh", "puppies")  # other files: the orphan is not taken
-    proc = run_scree("reindex", "--notes", str(fresh), env=env)
+    proc = cli("reindex", "--notes", str(fresh), env=env)
     assert proc.returncode == 0 and "reusing" not in proc.stderr
     assert proc.stdout.startswith("Scanned 4 files: 4 indexed")
-    states = {entry["folder"]: entry["folder_exists"] for entry in _index_list(env)}
+    states = {entry["folder"]: entry["folder_exists"] for entry in _index_list(env, cli)}
     assert states == {str(gone): False, str(kept): True, str(fresh): True}
 
     lock = WriterLock(load_settings(env, notes=str(kept)).lock_path)
     assert lock.try_acquire()
     try:
-        busy = run_scree("index", "remove", str(kept), env=env)
+        busy = cli("index", "remove", str(kept), env=env)
         assert busy.returncode == 1 and busy.stderr.count("\n") == 1
         assert f"in use by another scree process (pid {os.getpid()})" in busy.stderr
     finally:
         lock.release()
 
-    proc = run_scree("index", "remove", "--missing", env=env)
+    proc = cli("index", "remove", "--missing", env=env)
     assert proc.returncode == 0 and proc.stdout.startswith(f"Removed the index of {gone} (")
-    assert run_scree("index", "remove", "--missing", env=env).stdout == (
+    assert cli("index", "remove", "--missing", env=env).stdout == (
         "No index belongs to a folder that is gone; nothing removed.\n"
     )
-    proc = run_scree("index", "remove", str(kept), env=env)
+    proc = cli("index", "remove", str(kept), env=env)
     assert proc.returncode == 0 and proc.stdout.startswith(f"Removed the index of {kept} (")
-    assert [entry["folder"] for entry in _index_list(env)] == [str(fresh)]
-    unknown = run_scree("index", "remove", str(tmp_path / "never"), env=env)
+    assert [entry["folder"] for entry in _index_list(env, cli)] == [str(fresh)]
+    unknown = cli("index", "remove", str(tmp_path / "never"), env=env)
     assert (unknown.returncode, unknown.stdout) == (1, "")
     never = tmp_path / "never"
     assert unknown.stderr == f'scree: no index for {never} on this machine ("scree index list" shows them)\n'
 
 
 @pytest.mark.parametrize("args", [("index", "remove"), ("index", "remove", "x", "--missing"), ("index",)])
-def test_index_usage_errors_exit_2(tmp_path: Path, args: tuple[str, ...]) -> None:
-    proc = run_scree(*args, env=scree_env(tmp_path / "data"))
+def test_index_usage_errors_exit_2(tmp_path: Path, args: tuple[str, ...], cli: Run) -> None:
+    proc = cli(*args, env=scree_env(tmp_path / "data"))
     assert proc.returncode == 2 and proc.stdout == "" and "Traceback" not in proc.stderr
 
 
-def test_remove_missing_skips_an_index_without_root_and_goes_past_one_in_use(tmp_path: Path) -> None:
+def test_remove_missing_skips_an_index_without_root_and_goes_past_one_in_use(tmp_path: Path, cli: Run) -> None:
     """Issue 25 item 9: an index folder with no `root` file was deleted (its folder unknown, maybe alive), and one
     in use stopped the whole run half way, leaving the later ones."""
     env = scree_env(tmp_path / "data", SCREE_EMBEDDER="hash")
     rootless, busy, free = (_make_notes(tmp_path / name, name) for name in ("rootless", "a-busy", "b-free"))
     for folder in (rootless, busy, free):
-        assert run_scree("reindex", "--notes", str(folder), env=env).returncode == 0
+        assert cli("reindex", "--notes", str(folder), env=env).returncode == 0
     rootless_dir = load_settings(env, notes=str(rootless)).index_dir
     (rootless_dir / "root").unlink()
     busy_lock = load_settings(env, notes=str(busy)).lock_path
@@ -136,7 +137,7 @@ def test_remove_missing_skips_an_index_without_root_and_goes_past_one_in_use(tmp
     lock = WriterLock(busy_lock)
     assert lock.try_acquire()
     try:
-        proc = run_scree("index", "remove", "--missing", env=env)
+        proc = cli("index", "remove", "--missing", env=env)
     finally:
         lock.release()
     assert "Traceback" not in proc.stderr
@@ -146,9 +147,9 @@ def test_remove_missing_skips_an_index_without_root_and_goes_past_one_in_use(tmp
     assert f"Skipped {rootless_dir}: it has no root file naming its folder" in proc.stdout
     assert proc.stderr.count("\n") == 1
     assert proc.stderr.startswith(f"scree: the index of {busy} is in use by another scree process (pid {os.getpid()})")
-    again = run_scree("index", "remove", "--missing", env=env)
+    again = cli("index", "remove", "--missing", env=env)
     assert again.returncode == 0 and f"Removed the index of {busy} (" in again.stdout
-    assert [entry["folder"] for entry in _index_list(env)] == [None]
+    assert [entry["folder"] for entry in _index_list(env, cli)] == [None]
 
 
 def _on_disk(db: Path) -> int:
@@ -156,7 +157,7 @@ def _on_disk(db: Path) -> int:
     return sum(p.stat().st_size for p in (db, db.with_name(db.name + "-wal")) if p.exists())
 
 
-def test_the_index_shrinks_after_most_files_are_removed(tmp_path: Path) -> None:
+def test_the_index_shrinks_after_most_files_are_removed(tmp_path: Path, cli: Run) -> None:
     """Issue 25 item 9: the db file kept its size after files were deleted (SQLite keeps freed pages for reuse)."""
     env = scree_env(tmp_path / "data", SCREE_EMBEDDER="hash")
     folder = tmp_path / "notes"
@@ -165,63 +166,61 @@ def test_the_index_shrinks_after_most_files_are_removed(tmp_path: Path) -> None:
             f"## Part {p}\n\n" + f"page {n} part {p} words about gardens and soil. " * 20 for p in range(8)
         )
         write_file(folder, f"docs/page{n:03}.md", f"# Page {n}\n\n{body}\n")
-    assert run_scree("reindex", "--notes", str(folder), env=env).returncode == 0
+    assert cli("reindex", "--notes", str(folder), env=env).returncode == 0
     db = load_settings(env, notes=str(folder)).db_path
     full = _on_disk(db)
     for n in range(10, 120):
         (folder / f"docs/page{n:03}.md").unlink()
-    proc = run_scree("reindex", "--notes", str(folder), env=env)
+    proc = cli("reindex", "--notes", str(folder), env=env)
     assert proc.returncode == 0 and "110 removed" in proc.stdout, proc.stdout
     after = _on_disk(db)
     assert after < full / 3, (full, after)
-    assert _status(folder, env)["files"] == 10
-    found = run_scree("search", "--mode", "keyword", "--notes", str(folder), "gardens", env=env)
+    assert _status(folder, env, cli)["files"] == 10
+    found = cli("search", "--mode", "keyword", "--notes", str(folder), "gardens", env=env)
     assert found.returncode == 0 and found.stdout.startswith('<hit n="1" path="docs/page0')
 
 
 # --- issue 25 item 5: adoption takes a moved checkout, never an unrelated folder's rows ---
 
 
-def _orphaned(tmp_path: Path, env: dict[str, str], files: int = 6) -> Path:
+def _orphaned(tmp_path: Path, env: dict[str, str], run: Run, files: int = 6) -> Path:
     """A folder of `files` notes, indexed, then moved away so its index is an orphan; returns where it was."""
     old = tmp_path / "old" / "project"
     for n in range(files):
         write_file(old, f"docs/secret{n}.md", f"# Secret {n}\n\nPrivate launch codes number {n}: zebra{n}.\n")
-    assert run_scree("reindex", "--notes", str(old), env=env).returncode == 0
+    assert run("reindex", "--notes", str(old), env=env).returncode == 0
     os.rename(old, tmp_path / "old" / "elsewhere")
     return old
 
 
-def test_a_folder_sharing_one_file_does_not_take_over_another_index(tmp_path: Path) -> None:
+def test_a_folder_sharing_one_file_does_not_take_over_another_index(tmp_path: Path, cli: Run) -> None:
     env = scree_env(tmp_path / "data", SCREE_EMBEDDER="hash")
-    old = _orphaned(tmp_path, env)
+    old = _orphaned(tmp_path, env, cli)
     stranger = tmp_path / "stranger"
     write_file(stranger, "docs/secret0.md", (tmp_path / "old" / "elsewhere" / "docs" / "secret0.md").read_text())
-    proc = run_scree("reindex", "--notes", str(stranger), env=env)
+    proc = cli("reindex", "--notes", str(stranger), env=env)
     assert proc.returncode == 0 and "reusing" not in proc.stderr, proc.stderr
     assert proc.stdout.startswith("Scanned 1 file: 1 indexed")
-    hits = json.loads(
-        run_scree("search", "--notes", str(stranger), "--json", "--mode", "keyword", "zebra3", env=env).stdout
-    )
+    hits = json.loads(cli("search", "--notes", str(stranger), "--json", "--mode", "keyword", "zebra3", env=env).stdout)
     assert hits["hits"] == []  # the other folder's text is not here, not even as a stale hit
-    assert {entry["folder"] for entry in _index_list(env)} == {str(old), str(stranger)}
+    assert {entry["folder"] for entry in _index_list(env, cli)} == {str(old), str(stranger)}
 
 
-def test_an_index_made_by_another_model_is_not_adopted(tmp_path: Path, embed_server: EmbedServer) -> None:
-    old = _orphaned(tmp_path, scree_env(tmp_path / "data", SCREE_EMBEDDER="hash"))
+def test_an_index_made_by_another_model_is_not_adopted(tmp_path: Path, embed_server: EmbedServer, cli: Run) -> None:
+    old = _orphaned(tmp_path, scree_env(tmp_path / "data", SCREE_EMBEDDER="hash"), cli)
     moved = tmp_path / "old" / "elsewhere"
-    proc = run_scree("reindex", "--notes", str(moved), env=scree_env(tmp_path / "data", embed_server.url))
+    proc = cli("reindex", "--notes", str(moved), env=scree_env(tmp_path / "data", embed_server.url))
     assert proc.returncode == 0 and "reusing" not in proc.stderr, proc.stderr
     assert proc.stdout.startswith("Scanned 6 files: 6 indexed") and embed_server.request_count() > 0
-    assert str(old) in {entry["folder"] for entry in _index_list(scree_env(tmp_path / "data"))}
+    assert str(old) in {entry["folder"] for entry in _index_list(scree_env(tmp_path / "data"), cli)}
 
 
-def test_an_adopted_index_keeps_only_the_files_the_new_folder_has_unchanged(tmp_path: Path) -> None:
+def test_an_adopted_index_keeps_only_the_files_the_new_folder_has_unchanged(tmp_path: Path, cli: Run) -> None:
     from scree.index.adopt import adopt_moved_index
     from scree.store import SqliteReader
 
     env = scree_env(tmp_path / "data", SCREE_EMBEDDER="hash")
-    _orphaned(tmp_path, env)
+    _orphaned(tmp_path, env, cli)
     moved = tmp_path / "old" / "elsewhere"
     (moved / "docs" / "secret5.md").unlink()  # gone in the new place
     write_file(moved, "docs/secret4.md", "# Secret 4\n\nRewritten.\n")  # changed there

@@ -21,6 +21,8 @@ import pytest
 
 import scree
 
+pytestmark = pytest.mark.packaging  # the packaging tier: `pytest -m "not packaging"` leaves it out
+
 ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
 INSTALL_TIMEOUT_S = 300

@@ -138,7 +138,8 @@ def test_import_and_build_load_nothing_heavy(project: Project) -> None:
         "from scree.supervisor import Supervisor\n"
         f"s = load_settings(notes={str(project.folder)!r})\n"
         "build_server(s, Supervisor(s))\n"
-        "print(sorted(m for m in ('numpy', 'requests', 'tokenizers', 'apsw', 'sqlite_vec') if m in sys.modules))\n"
+        "heavy = ('numpy', 'requests', 'tokenizers', 'openvino', 'apsw', 'sqlite_vec')\n"
+        "print(sorted(m for m in heavy if m in sys.modules))\n"
     )
     done = subprocess.run(
         [sys.executable, "-c", code], env=full_env(project.env), capture_output=True, text=True, timeout=60
@@ -585,6 +586,7 @@ def run_inspector(cli: Path, project: Project, *method: str) -> Any:
     return json.loads(done.stdout)
 
 
+@pytest.mark.packaging  # npm installs the Inspector: the packaging tier
 def test_inspector_cli_lists_and_calls_tools(project: Project, inspector_cli: Path) -> None:
     listed = run_inspector(inspector_cli, project, "--method", "tools/list")
     tools = {tool["name"]: tool for tool in listed["tools"]}

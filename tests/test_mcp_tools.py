@@ -22,10 +22,10 @@ from mcp.client import Client
 from mcp_types import CallToolResult, TextContent
 
 from scree.config import Settings, load_settings
-from scree.protocol import WriterState, WriterStatus
+from scree.protocol import IndexStatus, WriterReport
 from scree.reader_proc.server import build_server
 
-COMPLETE = WriterStatus(holder="self", complete=True)
+COMPLETE = IndexStatus(holder="self", complete=True)
 TOKENS_MD = "# API\n\n## Tokens\n\nBearer tokens expire after one hour.\n"
 # What a reader must never load: the CLI layer (and its operations) and the writer's machinery.
 NOT_IN_THE_READER = ("scree.commands.operations", "scree.cli", "scree.writer_proc.sync", "scree.writer_proc.writer")
@@ -35,12 +35,12 @@ NOT_IN_THE_READER = ("scree.commands.operations", "scree.cli", "scree.writer_pro
 class FakeControl:
     """A WriterControl that answers what the test set, and records what the reader asked of it."""
 
-    now: WriterStatus = COMPLETE
+    now: IndexStatus = COMPLETE
     reply: str = "Re-indexed."
     asked: list[str | None] = field(default_factory=list)
     rechecked: list[str] = field(default_factory=list)
 
-    def status(self) -> WriterStatus:
+    def status(self) -> IndexStatus:
         return self.now
 
     def request_reindex(self, path: str | None) -> str:
@@ -66,8 +66,16 @@ def make_folder(root: Path) -> tuple[Path, dict[str, str]]:
     return folder, env
 
 
+@pytest.fixture(scope="module")
+def indexed(tmp_path_factory: pytest.TempPathFactory) -> Settings:
+    """One indexed folder for the module: the tests that use it only read it (the one that deletes a file has its
+    own, `own_indexed`)."""
+    folder, env = make_folder(tmp_path_factory.mktemp("tools"))
+    return load_settings(env, notes=str(folder))
+
+
 @pytest.fixture
-def indexed(tmp_path: Path) -> Settings:
+def own_indexed(tmp_path: Path) -> Settings:
     folder, env = make_folder(tmp_path)
     return load_settings(env, notes=str(folder))
 
@@ -103,24 +111,24 @@ def with_client(settings: Settings, control: FakeControl, body: Callable[[Client
     ("status", "note"),
     [
         (COMPLETE, None),
-        (WriterStatus(holder="other", pid=77, complete=True), None),
+        (IndexStatus(holder="other", pid=77, complete=True), None),
         (
-            WriterStatus(holder="self", first_sync_running=True, report=WriterState(notes_indexed=3)),
+            IndexStatus(holder="self", first_sync_running=True, report=WriterReport(notes_indexed=3)),
             "[index incomplete: first sync in progress, 3 files indexed so far]",
         ),
-        (WriterStatus(holder="other", pid=77), "[index incomplete: another scree process (pid 77) is building it]"),
+        (IndexStatus(holder="other", pid=77), "[index incomplete: another scree process (pid 77) is building it]"),
         (
-            WriterStatus(holder="self", error="the writer process was killed by SIGKILL; restarting it"),
+            IndexStatus(holder="self", error="the writer process was killed by SIGKILL; restarting it"),
             "[index not updating: the writer process was killed by SIGKILL; restarting it]",
         ),
         (
-            WriterStatus(holder="none", report=WriterState(over_cap_mb=61.0, cap_mb=50.0)),
+            IndexStatus(holder="none", report=WriterReport(over_cap_mb=61.0, cap_mb=50.0)),
             '[not indexed: this folder has 61.0 MB of markdown, over SCREE_FIRST_SYNC_MB=50; run "scree reindex" '
             "in it to index it anyway]",
         ),
     ],
 )
-def test_search_docs_ends_with_the_writers_note(indexed: Settings, status: WriterStatus, note: str | None) -> None:
+def test_search_docs_ends_with_the_writers_note(indexed: Settings, status: IndexStatus, note: str | None) -> None:
     result = call(indexed, FakeControl(now=status), "search_docs", {"query": "bearer tokens expire"})
     text = text_of(result)
     assert not result.is_error
@@ -135,7 +143,7 @@ def test_search_docs_ends_with_the_writers_note(indexed: Settings, status: Write
 def test_a_search_error_still_carries_the_note(indexed: Settings) -> None:
     # semantic mode with another model than the index's: an error reply, and the note under it
     other = dataclasses.replace(indexed, embedder="api", api_key="sk-test", api_base="http://127.0.0.1:9")
-    status = WriterStatus(holder="other", pid=5)
+    status = IndexStatus(holder="other", pid=5)
     result = call(other, FakeControl(now=status), "search_docs", {"query": "tokens", "mode": "semantic"})
     assert result.is_error
     first, note = text_of(result).splitlines()
@@ -143,10 +151,10 @@ def test_a_search_error_still_carries_the_note(indexed: Settings) -> None:
     assert note == "[index incomplete: another scree process (pid 5) is building it]"
 
 
-def test_a_file_gone_since_indexing_is_dropped_and_handed_to_the_writer(indexed: Settings) -> None:
-    (indexed.folder / "gone.md").unlink()
+def test_a_file_gone_since_indexing_is_dropped_and_handed_to_the_writer(own_indexed: Settings) -> None:
+    (own_indexed.folder / "gone.md").unlink()
     control = FakeControl()
-    text = text_of(call(indexed, control, "search_docs", {"query": "bearer tokens", "k": 5}))
+    text = text_of(call(own_indexed, control, "search_docs", {"query": "bearer tokens", "k": 5}))
     assert 'path="gone.md"' not in text and 'path="docs/api.md"' in text
     assert control.rechecked == ["gone.md"]  # R-M2
 
@@ -179,7 +187,7 @@ def test_reindex_refusals_never_reach_the_writer(indexed: Settings, path: str, r
 
 
 def test_read_doc_needs_no_writer(indexed: Settings) -> None:
-    control = FakeControl(now=WriterStatus(holder="none"))
+    control = FakeControl(now=IndexStatus(holder="none"))
 
     async def body(client: Client) -> None:
         result = await client.call_tool("read_doc", {"path": "docs/api.md", "start": 5})

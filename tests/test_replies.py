@@ -11,7 +11,7 @@ import pytest
 from scree import replies
 from scree.errors import PathRefusedError
 from scree.paths import normalise_rel_path
-from scree.protocol import WriterState, WriterStatus
+from scree.protocol import IndexStatus, WriterReport
 from scree.redact import register_secret
 from scree.writer_proc.sync import SyncReport
 
@@ -22,37 +22,37 @@ OVER_CAP = 'has 73.2 MB of markdown, over SCREE_FIRST_SYNC_MB=50; run "scree rei
 
 def test_status_notes_are_the_r_m5_lines() -> None:
     status_note = replies.status_note
-    assert status_note(WriterStatus(holder="none")) is None
-    assert status_note(WriterStatus(holder="other", pid=7, complete=True)) is None
-    assert status_note(WriterStatus(holder="self", complete=True)) is None
+    assert status_note(IndexStatus(holder="none")) is None
+    assert status_note(IndexStatus(holder="other", pid=7, complete=True)) is None
+    assert status_note(IndexStatus(holder="self", complete=True)) is None
     assert (
-        status_note(WriterStatus(holder="self", first_sync_running=True, report=WriterState(notes_indexed=12)))
+        status_note(IndexStatus(holder="self", first_sync_running=True, report=WriterReport(notes_indexed=12)))
         == "[index incomplete: first sync in progress, 12 files indexed so far]"
     )
     assert (
-        status_note(WriterStatus(holder="other", pid=4242))
+        status_note(IndexStatus(holder="other", pid=4242))
         == "[index incomplete: another scree process (pid 4242) is building it]"
     )
     assert (
-        status_note(WriterStatus(holder="other"))
+        status_note(IndexStatus(holder="other"))
         == "[index incomplete: another scree process (pid unknown) is building it]"
     )
     assert (
-        status_note(WriterStatus(holder="self", first_sync_running=True, error="index file replaced\nwhile running"))
+        status_note(IndexStatus(holder="self", first_sync_running=True, error="index file replaced\nwhile running"))
         == "[index not updating: index file replaced while running]"
     )
     assert (
-        status_note(WriterStatus(holder="none", report=WriterState(over_cap_mb=73.25, cap_mb=50.0)))
+        status_note(IndexStatus(holder="none", report=WriterReport(over_cap_mb=73.25, cap_mb=50.0)))
         == f"[not indexed: this folder {OVER_CAP}]"
     )
 
 
 def test_the_cap_comes_before_an_error_and_an_error_before_an_incomplete_index() -> None:
-    both = WriterStatus(
-        holder="self", first_sync_running=True, error="boom", report=WriterState(over_cap_mb=73.25, cap_mb=50.0)
+    both = IndexStatus(
+        holder="self", first_sync_running=True, error="boom", report=WriterReport(over_cap_mb=73.25, cap_mb=50.0)
     )
     assert replies.status_note(both) == f"[not indexed: this folder {OVER_CAP}]"
-    assert replies.status_note(WriterStatus(holder="other", pid=3, error="boom")) == "[index not updating: boom]"
+    assert replies.status_note(IndexStatus(holder="other", pid=3, error="boom")) == "[index not updating: boom]"
 
 
 def test_the_command_line_note_reads_what_the_index_records() -> None:
@@ -175,13 +175,13 @@ def test_an_index_folder_that_cannot_be_made_is_one_line(tmp_path: Path) -> None
 
 
 def test_the_first_sync_note_counts_what_the_index_holds_when_the_report_lags() -> None:
-    lagging = WriterStatus(
-        holder="self", first_sync_running=True, report=WriterState(notes_indexed=3), indexed_files=10
+    lagging = IndexStatus(
+        holder="self", first_sync_running=True, report=WriterReport(notes_indexed=3), indexed_files=10
     )
     assert replies.status_note(lagging) == "[index incomplete: first sync in progress, 10 files indexed so far]"
-    ahead = WriterStatus(holder="self", first_sync_running=True, report=WriterState(notes_indexed=12), indexed_files=10)
+    ahead = IndexStatus(holder="self", first_sync_running=True, report=WriterReport(notes_indexed=12), indexed_files=10)
     assert replies.status_note(ahead) == "[index incomplete: first sync in progress, 12 files indexed so far]"
-    before_any_report = WriterStatus(holder="self", first_sync_running=True, indexed_files=7)
+    before_any_report = IndexStatus(holder="self", first_sync_running=True, indexed_files=7)
     assert (
         replies.status_note(before_any_report) == "[index incomplete: first sync in progress, 7 files indexed so far]"
     )

@@ -8,7 +8,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from conftest import CACHE_VARIABLES
+
+pytestmark = pytest.mark.packaging  # the packaging tier: `pytest -m "not packaging"` leaves it out
 
 BIN = Path(sys.executable).parent
 

@@ -372,7 +372,7 @@ def watch_imports(tmp_path_factory: pytest.TempPathFactory) -> set[str]:
     return imported
 
 
-@pytest.mark.parametrize("package", ["mcp", "tokenizers", "onnxruntime", "numpy", "sqlite3"])
+@pytest.mark.parametrize("package", ["mcp", "tokenizers", "onnxruntime", "openvino", "numpy", "sqlite3"])
 def test_watch_with_the_api_embedder_imports_only_what_it_uses(watch_imports: set[str], package: str) -> None:
     """Idle memory (R-P3, §10): the writer never loads the MCP stack or the offline model's libraries."""
     assert not {name for name in watch_imports if name.split(".")[0] == package}

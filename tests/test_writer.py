@@ -20,7 +20,7 @@ from scree.config import Settings, load_settings
 from scree.errors import IndexMismatchError
 from scree.index.lock import WriterLock
 from scree.paths import ensure_private_dir
-from scree.protocol import Outcome, WriterResult, WriterState
+from scree.protocol import Finished, Outcome, WriterReport
 from scree.store import SqliteReader, SqliteWriter
 from scree.writer_proc.debounce import Debouncer, Job, Schedule
 from scree.writer_proc.health import FileIdentity, HealthCheck, compare, identity_of
@@ -55,8 +55,8 @@ class Running:
     settings: Settings
     writer: Writer
     stop: threading.Event
-    states: list[WriterState] = field(default_factory=list)
-    results: list[WriterResult] = field(default_factory=list)
+    states: list[WriterReport] = field(default_factory=list)
+    results: list[Finished] = field(default_factory=list)
     thread: threading.Thread | None = None
 
     def index(self) -> dict[str, str]:
@@ -75,7 +75,7 @@ class Running:
     def wait_first_sync(self) -> None:
         wait_until(lambda: any(s.complete for s in self.states), "first sync done")
 
-    def result(self) -> WriterResult:
+    def result(self) -> Finished:
         assert self.thread is not None
         self.thread.join(DEADLINE_S)
         assert not self.thread.is_alive(), "run() did not return"
@@ -288,11 +288,11 @@ def test_gitignore_change_removes_newly_ignored_and_adds_newly_unignored(folder:
     with running(settings) as run:
         run.wait_first_sync()
         assert set(run.index()) == {"a.md", "docs/b.md"}
-        watches = run.writer.state().watches
+        watches = run.writer.report().watches
         write(folder / ".gitignore", "docs/\n")
         run.wait_gone("docs/b.md")
         run.wait_indexed("drafts/d.md", "dragons")
-        assert run.writer.state().watches == watches  # drafts/ watched instead of docs/
+        assert run.writer.report().watches == watches  # drafts/ watched instead of docs/
         write(folder / "drafts" / "d.md", note("Draft", "drafty dragons and drakes"))  # a watch is there now
         run.wait_indexed("drafts/d.md", "drakes")
         write(folder / "docs" / "b.md", note("Beta", "ignored edit"))  # and none is on docs/ any more
@@ -310,16 +310,16 @@ def test_a_git_folder_made_or_removed_in_a_subfolder_takes_it_out_of_or_back_int
     with running(make_settings(folder, tmp_path / "data", SCREE_WATCHER=backend)) as run:
         run.wait_first_sync()
         run.wait_indexed("docs/deeper/c.md", "grapes")
-        watches = run.writer.state().watches
+        watches = run.writer.report().watches
         (folder / "docs" / ".git").mkdir()
         run.wait_gone("docs/b.md")
         run.wait_gone("docs/deeper/c.md")
         assert set(run.index()) == {"a.md"}
-        wait_until(lambda: run.writer.state().watches == watches - 2, "docs/ and docs/deeper/ no longer watched")
+        wait_until(lambda: run.writer.report().watches == watches - 2, "docs/ and docs/deeper/ no longer watched")
         (folder / "docs" / ".git").rmdir()
         run.wait_indexed("docs/b.md", "bananas")
         run.wait_indexed("docs/deeper/c.md", "grapes")
-        wait_until(lambda: run.writer.state().watches == watches, "docs/ and docs/deeper/ watched again")
+        wait_until(lambda: run.writer.report().watches == watches, "docs/ and docs/deeper/ watched again")
         write(folder / "docs" / "deeper" / "c.md", note("Gamma", "grapes and gooseberries"))
         run.wait_indexed("docs/deeper/c.md", "gooseberries")
 
@@ -342,7 +342,7 @@ def test_recheck_and_a_folder_reindex_see_rules_no_watch_sees(folder: Path, sett
     write(exclude, "")
     with running(settings) as run:
         run.wait_first_sync()
-        watches = run.writer.state().watches
+        watches = run.writer.report().watches
         write(exclude, "a.md\ndocs/\n")
         run.writer.recheck(["a.md"])
         run.wait_gone("a.md")
@@ -352,7 +352,7 @@ def test_recheck_and_a_folder_reindex_see_rules_no_watch_sees(folder: Path, sett
         run.wait_gone("docs/b.md")
         wait_until(lambda: replies, "the reindex reply")
         assert replies[0].startswith("Scanned ") and " 1 removed" in replies[0]
-        wait_until(lambda: run.writer.state().watches == watches - 1, "the watch on docs/ dropped")
+        wait_until(lambda: run.writer.report().watches == watches - 1, "the watch on docs/ dropped")
 
 
 def test_first_sync_cap_skips_a_new_index_over_the_limit(folder: Path, tmp_path: Path) -> None:

@@ -256,6 +256,21 @@ OFFLINE_MODEL = [
         _fixed(OFFLINE_TOKENS_PER_S, "tokens/s", at_most=False),
     ),
     Spec("offline_embed_peak_rss_mb", "offline model, peak RSS while embedding", "MB"),
+    Spec("offline_precision_bits", "offline model, precision picked (16 bf16, 8 int8, 32 fp32)", "bits"),
+    Spec("offline_embed_tokens_per_cpu_s", "offline model, chunk embedding per CPU-second", "tokens/CPU-s"),
+    Spec("offline_numpy_tokens_per_cpu_s", "  numpy float32, 1 BLAS thread, same chunks interleaved", "tokens/CPU-s"),
+    Spec(
+        "offline_embed_ratio_to_numpy",
+        "  offline model over numpy float32",
+        "x",
+        lambda v: Bar(
+            f"≥ {embed_local.ratio_bar(v.get('offline_precision_bits') or 32)}x",
+            embed_local.ratio_bar(v.get("offline_precision_bits") or 32),
+            at_most=False,
+        ),
+    ),
+    Spec("offline_query_cpu_ms", "offline model, query embedding, CPU time", "ms"),
+    Spec("offline_numpy_query_cpu_ms", "  numpy float32, same queries interleaved", "ms"),
 ]
 
 
@@ -296,6 +311,7 @@ class BenchRun:
         self.notes: dict[str, str] = {}
         self.specs: list[Spec] = []
         self.failed = False
+        self.precision: str | None = None  # the offline model's, and why (issue 35), once measured
 
     def step(self, title: str, specs: Sequence[Spec], measure: Callable[[], Mapping[str, float]]) -> None:
         """Run one measurement; a failure (or a missing model) leaves its figures empty with the reason beside them."""
@@ -466,11 +482,18 @@ def measure_offline_model(run: BenchRun, model: Path) -> dict[str, float]:
     if proc.returncode != 0:
         raise RuntimeError(f"bench.embed_local exited with {proc.returncode}: {proc.stderr.strip()[-300:]}")
     found: dict[str, float] = json.loads(out.read_text(encoding="utf-8"))
+    run.precision = f"{found['precision']} ({found['precision_why']})"
     return {
         "offline_model_load_s": found["model_load_s"],
         "offline_query_p50_ms": found["query_ms_median"],
         "offline_embed_tokens_per_s": found["tokens_per_s"],
         "offline_embed_peak_rss_mb": found["rss_peak_embedding_mb"],
+        "offline_precision_bits": found["precision_bits"],
+        "offline_embed_tokens_per_cpu_s": found["tokens_per_cpu_s_scree"],
+        "offline_numpy_tokens_per_cpu_s": found["tokens_per_cpu_s_numpy"],
+        "offline_embed_ratio_to_numpy": found["ratio_to_numpy"],
+        "offline_query_cpu_ms": found["query_cpu_ms"],
+        "offline_numpy_query_cpu_ms": found["query_cpu_ms_numpy"],
     }
 
 
@@ -530,7 +553,8 @@ def run_bench(notes: Path | None, *, quick: bool = False, progress: Progress | N
         run.step("offline model speed", OFFLINE_MODEL, lambda: measure_offline_model(run, model))
         run.step("edit to searchable", _edit_specs(plan.debounce_s), lambda: _measure_edits(run))
         say("")
-        return prepared.what, run.figures()
+        what = prepared.what if run.precision is None else f"{prepared.what}; the offline model in {run.precision}"
+        return what, run.figures()
 
 
 def _value_text(figure: Figure) -> str:

@@ -55,13 +55,14 @@ def small_tree(root: Path, files: int, seed: int = 3) -> int:
 def clean_env(data: Path) -> dict[str, str]:
     """This process's environment without the user's scree, API and Claude settings, with indexes under `data`.
 
-    SCREE_EXTENSIONS stays: it says which files are notes, and a benchmark measures the folder as scree indexes it.
+    SCREE_EXTENSIONS stays: it says which files are notes, and a benchmark measures the folder as scree indexes it;
+    SCREE_MODEL_PRECISION too, so `SCREE_MODEL_PRECISION=int8 scree bench` measures the offline model in int8.
     XDG_CONFIG_HOME points into `data`, so the user's settings file (which every scree command reads) stays out.
     """
     env = {
         k: v
         for k, v in os.environ.items()
-        if k == "SCREE_EXTENSIONS" or not k.startswith(("SCREE_", "OPENROUTER_", "CLAUDE_"))
+        if k in ("SCREE_EXTENSIONS", "SCREE_MODEL_PRECISION") or not k.startswith(("SCREE_", "OPENROUTER_", "CLAUDE_"))
     }
     env.update(XDG_DATA_HOME=str(data), XDG_CONFIG_HOME=str(data / "config"), SCREE_FIRST_SYNC_MB=NO_FIRST_SYNC_CAP_MB)
     return env

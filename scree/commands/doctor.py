@@ -99,6 +99,13 @@ def _check_embedder(settings: Settings, report: _Report) -> bool:
             report.warn("offline model", f"{exc}; semantic search is off until then")
         return False
     report.ok("offline model", str(folder))
+    from scree.embedders.runtime import precision_choice
+
+    choice = precision_choice(settings.model_precision)  # asks OpenVINO's CPU plugin; compiles nothing
+    if isinstance(choice, str):
+        report.fail("offline model precision", choice)
+        return False
+    report.ok("offline model precision", str(choice))
     return True
 
 

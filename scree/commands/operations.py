@@ -1,27 +1,16 @@
-"""The CLI's operations as plain functions over Settings: reindex, search, status; the lock taken as R-W1 says."""
+"""The CLI's operations as plain functions over Settings: reindex and search; the lock taken as R-W1 says."""
 
 from __future__ import annotations
 
 import threading
 from dataclasses import dataclass
-from typing import Any
 
 from scree.config import Settings
 from scree.content.ignore import IgnorePolicy
-from scree.embedders.factory import expected_identity, make_embedder
+from scree.embedders.factory import make_embedder
 from scree.errors import IndexUnavailableError, LockHeldError, ScreeError
 from scree.index import shape as index_shape
-from scree.index.backend import (
-    fenced,
-    holder,
-    index_name,
-    index_present,
-    lock_refusal,
-    open_reader,
-    read_only_reason,
-    shared,
-    writer_lock,
-)
+from scree.index.backend import fenced, holder, index_present, lock_refusal, open_reader, writer_lock
 from scree.index.docs_map_file import refresh_map
 from scree.index.folder import prepare_index_dir
 from scree.index.model_policy import prepare
@@ -122,32 +111,3 @@ def index_note(settings: Settings, store: IndexReader) -> str | None:
     done = store.is_complete()
     pid = holder(settings) if not done else None
     return cli_index_note(complete=done, holder_pid=pid, last_error=store.last_error() if done else None)
-
-
-def status(settings: Settings) -> dict[str, Any]:
-    """R-L0: what `scree status --json` prints."""
-    info: dict[str, Any] = {
-        "folder": str(settings.folder),
-        "index": index_name(settings),
-        "model": None,
-        "dimensions": None,
-        "configured_model": expected_identity(settings)[0],
-        "files": 0,
-        "chunks": 0,
-        "writer_pid": holder(settings),
-        "first_sync_done": False,
-        "last_sync": None,
-        "last_error": None,
-    }
-    if index_present(settings):
-        with open_reader(settings) as store:
-            recorded = store.model()
-            if recorded is not None:
-                info["model"], info["dimensions"] = recorded
-            info["files"], info["chunks"] = store.counts()
-            info["first_sync_done"] = store.is_complete()
-            info["last_sync"] = store.last_sync()
-            info["last_error"] = store.last_error()
-    if shared(settings):  # one line: why this process would never write the collection, "-" when it may
-        info["read_only"] = read_only_reason(settings)
-    return info

@@ -70,6 +70,8 @@ VALUES: tuple[tuple[str, Callable[[Settings], str]], ...] = (
     ("SCREE_ZDR", lambda s: "1" if s.zdr else "0"),
     ("SCREE_BATCH_SIZE", lambda s: str(s.batch_size)),
     ("SCREE_LOCAL_MODEL_DIR", lambda s: _model_dir(s)),
+    ("SCREE_MODEL_PRECISION", lambda s: s.model_precision),
+    ("SCREE_OPENVINO_CONFIG", lambda s: s.openvino_config or "(none)"),
     ("SCREE_MAX_FILE_BYTES", lambda s: str(s.max_file_bytes)),
     ("SCREE_FIRST_SYNC_MB", lambda s: f"{s.first_sync_mb:g}"),
     ("SCREE_VECTOR_CACHE_MB", lambda s: _vector_cache(s)),

@@ -67,10 +67,9 @@ def health_body(settings: Settings) -> tuple[int, dict[str, Any]]:
     from scree.index.health import index_health
 
     health = index_health(settings)
-    if health.status is None:
+    if health.facts is None:
         return 503, {"ok": False, "error": health.reason}
-    keys = ("folder", "files", "chunks", "writer_pid", "first_sync_done", "last_sync", "last_error")
-    return 200, {"ok": True, **{key: health.status[key] for key in keys}}
+    return 200, {"ok": True, **health.facts.for_healthz()}
 
 
 def build_app(settings: Settings, control: WriterControl, options: HttpOptions) -> Any:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
@@ -19,7 +19,7 @@ from scree.protocol import WriterControl
 from scree.reader_proc.instructions import instructions_text
 from scree.reader_proc.tools import ReaderTools, Reply
 from scree.redact import register_secret
-from scree.search import DEFAULT_K, MAX_K
+from scree.search import DEFAULT_K, DEFAULT_MODE, MAX_K, MAX_PATH_CHARS, MODES, SearchMode
 from scree.search.render import ReplyCap
 
 log = get_logger(__name__)
@@ -27,7 +27,6 @@ log = get_logger(__name__)
 SERVER_NAME = "scree"
 INITIALIZED = "notifications/initialized"  # the client's last word of the handshake
 MAX_QUERY_CHARS = 2000  # a query is a question, not a document; the embedder reads 256 tokens of it (R-E6)
-MAX_PATH_CHARS = 4096  # PATH_MAX on Linux
 TRIM_QUIET_S = 1.0  # the heap is trimmed once tool calls have stopped for this long
 TOOLS_CALL = "tools/call"
 
@@ -45,7 +44,7 @@ HitCount = Annotated[
     int, Field(ge=1, le=MAX_K, description=f"How many hits to return, best first (1-{MAX_K}, default {DEFAULT_K}).")
 ]
 Mode = Annotated[
-    Literal["hybrid", "semantic", "keyword"],
+    SearchMode,
     Field(
         description="hybrid (default): meaning and keywords fused; semantic: by meaning only; "
         "keyword: exact words only (works without an embeddings model)."
@@ -137,7 +136,7 @@ REINDEX_DESCRIPTION = (
 ARGUMENT_RULES = {
     "query": f"query must be a string of 1 to {MAX_QUERY_CHARS} characters",
     "k": f"k must be an integer between 1 and {MAX_K}",
-    "mode": "mode must be one of hybrid, semantic, keyword",
+    "mode": f"mode must be one of {', '.join(MODES)}",
     "path": f"path must be a string of 1 to {MAX_PATH_CHARS} characters",
     "start": "start must be an integer of at least 1",
     "end": "end must be an integer of at least 1",
@@ -212,7 +211,7 @@ def build_server(settings: Settings, control: WriterControl) -> MCPServer:
     )
 
     def search_docs(
-        query: Query, k: HitCount = DEFAULT_K, mode: Mode = "hybrid", path: SearchScope = None
+        query: Query, k: HitCount = DEFAULT_K, mode: Mode = DEFAULT_MODE, path: SearchScope = None
     ) -> CallToolResult:
         return _result(tools.search_docs(query, k, mode, path))
 

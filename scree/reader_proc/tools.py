@@ -11,7 +11,7 @@ from scree.errors import PathRefusedError, ScreeError
 from scree.paths import normalise_rel_path
 from scree.protocol import WriterControl
 from scree.replies import opted_out_refusal, status_note, stored_copy_note, tool_error
-from scree.search import DEFAULT_K, MAX_K, MODES
+from scree.search import DEFAULT_K, DEFAULT_MODE
 from scree.search.render import DOC_CAP_BYTES, RESPONSE_CAP_BYTES, ReplyCap, fit_text
 
 if TYPE_CHECKING:  # imported for real on first use, so the handshake never waits for them (R-M8)
@@ -166,14 +166,11 @@ class ReaderTools:
 
     # --- the tools ---
 
-    def search_docs(self, query: str, k: int = DEFAULT_K, mode: str = "hybrid", path: str | None = None) -> Reply:
-        """R-M1..R-M5: hits best first, the engine's notes, then the writer's status note as the last line."""
+    def search_docs(self, query: str, k: int = DEFAULT_K, mode: str = DEFAULT_MODE, path: str | None = None) -> Reply:
+        """R-M1..R-M5: hits best first, the engine's notes, then the writer's status note as the last line. `k` and
+        `mode` come checked against the tool's schema (server.py), which answers a bad one in a line of its own."""
         from scree.search.render import render_hits
 
-        if mode not in MODES:
-            return Reply(f"error: mode must be one of {', '.join(MODES)}", is_error=True)
-        if not 1 <= k <= MAX_K:
-            return Reply(f"error: k must be between 1 and {MAX_K}", is_error=True)
         try:
             result = self._search(query, k, mode, path)
         except ScreeError as exc:

@@ -27,7 +27,7 @@ from scree.embedders.factory import (
 from scree.errors import ScreeError
 from scree.logs import get_logger
 from scree.replies import no_markdown_note
-from scree.search import MAX_K
+from scree.search import DEFAULT_K, DEFAULT_MODE, MAX_K
 from scree.search.hits import Hit, SearchResult
 from scree.search.ranking import (
     PER_FILE,
@@ -186,7 +186,7 @@ class SearchEngine:
         return self._embedder.embed_query(query)
 
     def search(
-        self, query: str, k: int = 8, mode: str = "hybrid", max_k: int = MAX_K, path: str | None = None
+        self, query: str, k: int = DEFAULT_K, mode: str = DEFAULT_MODE, max_k: int = MAX_K, path: str | None = None
     ) -> SearchResult:
         """Up to k hits, best first; `max_k` lets the quality benchmark look past the tool's cap of 50. `path` (a
         folder prefix or a glob, scree.search.scope) limits both searches to the files inside it, in SQL (R-M10).

@@ -19,9 +19,9 @@ from dataclasses import dataclass
 from functools import lru_cache, partial
 
 from scree.errors import UsageError
+from scree.search import MAX_PATH_CHARS
 
 GLOB_CHARS = frozenset("*?[")
-MAX_SCOPE_CHARS = 4096  # PATH_MAX on Linux
 _LITERAL, _GLOB = "L", "G"  # the first letter of a scope token: a plain folder/file, or a glob
 
 
@@ -49,7 +49,7 @@ def scope_pattern(scope: str) -> str:
         text = text[2:]
     if not text or text in (".", "./"):
         raise UsageError("path scope is empty: give a folder (docs/) or a glob (**/api/*.md)")
-    if len(text) > MAX_SCOPE_CHARS or "\x00" in text:
+    if len(text) > MAX_PATH_CHARS or "\x00" in text:
         raise UsageError("path scope is not a usable path")
     if text.startswith("/") or re.match(r"^[A-Za-z]:[\\/]", text):
         raise UsageError(f"path scope {scope!r} is absolute: give it relative to the project root (e.g. docs/)")

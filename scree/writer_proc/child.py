@@ -6,7 +6,7 @@ heap, threads or imports (R-P3), and talks to it over two multiprocessing queues
 the middle of a queue operation takes its queues with it):
 
 - down: `ReindexRequest` (answered up with a `ReindexReply` carrying its id) and `Recheck`;
-- up: the Writer's own `WriterState` reports as it makes them (at least every HEARTBEAT_S: also the heartbeat the
+- up: the Writer's own reports (`WriterReport`) as it makes them (at least every HEARTBEAT_S: also the heartbeat the
   supervisor's hang check waits for), and one `Finished` before a planned exit, whose Outcome is also the exit code.
 
 The child's first steps come before anything else (R-P5): fd 0 becomes /dev/null and fd 1 (and sys.stdout) a copy of

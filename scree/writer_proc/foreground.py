@@ -20,7 +20,7 @@ from scree.index.backend import fenced, holder_where, lock_name, lock_refusal, w
 from scree.index.folder import prepare_index_dir
 from scree.index.lock import IndexLock, LockRetry
 from scree.logs import get_logger
-from scree.protocol import SYNC, Outcome, WriterResult, WriterState
+from scree.protocol import SYNC, Finished, Outcome, WriterReport
 from scree.redact import redact
 from scree.replies import first_sync_process_exited, waiting_for_lock
 from scree.signals import SignalLatch
@@ -58,7 +58,7 @@ def wait_for_lock(settings: Settings, stop: threading.Event) -> IndexLock | None
     return None
 
 
-def _log_status(state: WriterState) -> None:
+def _log_status(state: WriterReport) -> None:
     log.debug(
         "writer status",
         first_sync_running=state.first_sync_running,
@@ -71,7 +71,7 @@ def _log_status(state: WriterState) -> None:
     )
 
 
-def _first_sync_in_child(settings: Settings, lock: IndexLock, stop: threading.Event) -> WriterResult | None:
+def _first_sync_in_child(settings: Settings, lock: IndexLock, stop: threading.Event) -> Finished | None:
     """R-P3 for `scree watch`: the big first sync runs in a spawned child that shares the lock and exits, so this
     process watches with a heap that never held it (writer idle bar). None when the child synced; else its result.
     A stop ends the child within deadlines.STOP_S (R-W5)."""
@@ -86,9 +86,9 @@ def _first_sync_in_child(settings: Settings, lock: IndexLock, stop: threading.Ev
     if outcome is Outcome.FIRST_SYNC_DONE and not stop.is_set():
         return None
     if outcome in (Outcome.FIRST_SYNC_DONE, Outcome.STOPPED) or stop.is_set():
-        return WriterResult(Outcome.STOPPED, "stopped")
+        return Finished(Outcome.STOPPED, "stopped")
     line = child.finished.message if child.finished else first_sync_process_exited(child.exit_code)
-    return WriterResult(Outcome.OVER_CAP if outcome is Outcome.OVER_CAP else Outcome.FAILED, line or "failed")
+    return Finished(Outcome.OVER_CAP if outcome is Outcome.OVER_CAP else Outcome.FAILED, line or "failed")
 
 
 def run_watch(settings: Settings) -> int:

@@ -7,10 +7,9 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from scree.config import WATCHER_CHOICES
 from scree.errors import ConfigError
 from scree.writer_proc.watcher import DirFilter, Watcher
-
-BACKENDS = ("auto", "inotify", "watchdog")
 
 
 def make_watcher(root: Path, dir_filter: DirFilter, backend: str = "auto") -> Watcher:
@@ -29,4 +28,4 @@ def make_watcher(root: Path, dir_filter: DirFilter, backend: str = "auto") -> Wa
         from scree.writer_proc.watcher_watchdog import WatchdogWatcher
 
         return WatchdogWatcher(root, dir_filter)
-    raise ConfigError(f"unknown watcher {backend!r}; choose one of: {', '.join(BACKENDS)}")
+    raise ConfigError(f"unknown watcher {backend!r}; choose one of: {', '.join(WATCHER_CHOICES)}")

@@ -44,7 +44,7 @@ from scree.index.model_policy import prepare
 from scree.index.shape import check_for_writer
 from scree.index.writing import open_for_writing
 from scree.logs import get_logger, logged_thread
-from scree.protocol import Outcome, WriterResult, WriterState
+from scree.protocol import Finished, Outcome, WriterReport
 from scree.redact import redact
 from scree.replies import failed_message, over_cap_message, paused_reply, reindex_error_reply
 from scree.store import IndexReader, IndexWriter
@@ -71,7 +71,7 @@ EVENT_READ_TIMEOUT_S = 0.5  # the event thread looks at the stop flag at least t
 SHARED_KINDS = ("local",)  # embedders whose model readers share through the query socket; the API is called direct
 
 
-StatusCallback = Callable[[WriterState], None]  # takes each report as the writer made it
+StatusCallback = Callable[[WriterReport], None]  # takes each report as the writer made it
 Reply = Callable[[str], None]  # takes the one-line answer to a reindex request (R-M7)
 
 
@@ -117,7 +117,7 @@ class Writer:
         self._schedule: Schedule[Request] = Schedule(
             settings.debounce_s, settings.outage_pause_s, settings.outage_pause_max_s
         )
-        self._problem: WriterResult | None = None
+        self._problem: Finished | None = None
         self._abandoned = False  # a thread outlived the stop deadline: leave the store and embedder to it
         self._first_sync_running = False
         self._first_sync_finished = False  # this writer's own first sync finished (said once, below)
@@ -130,9 +130,9 @@ class Writer:
 
     # --- what others call (thread-safe) ---
 
-    def state(self) -> WriterState:
+    def report(self) -> WriterReport:
         with self._cond:
-            return WriterState(
+            return WriterReport(
                 first_sync_running=self._first_sync_running,
                 complete=self._index_complete or self._first_sync_finished,
                 notes_indexed=self._notes_indexed,
@@ -162,11 +162,11 @@ class Writer:
 
     # --- the entry point ---
 
-    def run(self) -> WriterResult:
+    def run(self) -> Finished:
         """Sync, then follow file events until `stop` is set or a problem stops the writer.
 
         Setup problems (an index made by another model or for another folder, bad settings, an unreadable index)
-        raise ScreeError before anything is synced; everything later is a WriterResult.
+        raise ScreeError before anything is synced; everything later ends in a Finished (its outcome and a line).
         """
         settings = self._settings
         embedder = make_embedder(settings, keyword_fallback=True, release_idle_s=WRITER_IDLE_S)
@@ -216,7 +216,7 @@ class Writer:
                     raise
                 pause = min(max(pause, 0.1) * 2, settings.outage_pause_max_s)
 
-    def _check_cap(self, store: IndexReader) -> WriterResult | None:
+    def _check_cap(self, store: IndexReader) -> Finished | None:
         """R-S4: a new, empty index over SCREE_FIRST_SYNC_MB is not synced; `scree reindex` does it on purpose."""
         settings = self._settings
         size_mb = first_sync_over_cap(store, IgnorePolicy(settings.folder, settings.extensions), settings.first_sync_mb)
@@ -226,9 +226,9 @@ class Writer:
             self._over_cap_mb = size_mb
         self._send_status()
         log.info("first sync skipped: over SCREE_FIRST_SYNC_MB", mb=round(size_mb, 1))
-        return WriterResult(Outcome.OVER_CAP, over_cap_message(settings.folder, size_mb, settings.first_sync_mb))
+        return Finished(Outcome.OVER_CAP, over_cap_message(settings.folder, size_mb, settings.first_sync_mb))
 
-    def _follow(self, syncer: Syncer, policy: IgnorePolicy) -> WriterResult:
+    def _follow(self, syncer: Syncer, policy: IgnorePolicy) -> Finished:
         settings = self._settings
         health = HealthCheck(settings.folder, None if shared(settings) else settings.db_path)
         dir_filter = IgnoreDirFilter(IgnorePolicy(settings.folder, settings.extensions))
@@ -253,7 +253,7 @@ class Writer:
 
     # --- the main loop (the caller's thread) ---
 
-    def _main_loop(self, health: HealthCheck) -> WriterResult:
+    def _main_loop(self, health: HealthCheck) -> Finished:
         interval = self._settings.health_interval_s
         next_health = time.monotonic() + interval
         last_sent = -HEARTBEAT_S
@@ -267,12 +267,12 @@ class Writer:
                 return self._problem
             if self._stop.is_set():
                 log.info("stopping", deadline_s=WRITER_THREADS_S)
-                return WriterResult(Outcome.STOPPED, "stopped")
+                return Finished(Outcome.STOPPED, "stopped")
             if now >= next_health:
                 next_health = now + interval
                 problem = health.problem()
                 if problem is not None:
-                    self._stop_with(WriterResult(Outcome.UNHEALTHY, problem))
+                    self._stop_with(Finished(Outcome.UNHEALTHY, problem))
                     continue
             self._wake.wait(MAIN_TICK_S)
 
@@ -280,11 +280,11 @@ class Writer:
         if self._on_status is None:
             return
         try:
-            self._on_status(self.state())
+            self._on_status(self.report())
         except Exception as exc:  # a broken status sink must not stop the writer
             log.warning("status callback failed", error=redact(str(exc)))
 
-    def _stop_with(self, result: WriterResult) -> None:
+    def _stop_with(self, result: Finished) -> None:
         """Stop every thread and have run() return `result` (the first problem wins)."""
         with self._cond:
             if self._problem is None:
@@ -299,7 +299,7 @@ class Writer:
             target(*args)
         except Exception as exc:
             log.exception("writer thread failed", thread=threading.current_thread().name)
-            self._stop_with(WriterResult(Outcome.FAILED, failed_message(exc)))
+            self._stop_with(Finished(Outcome.FAILED, failed_message(exc)))
 
     def _shut_down(self, watcher: Watcher, events: threading.Thread, worker: threading.Thread) -> None:
         self._wind_down.set()
@@ -352,7 +352,7 @@ class Writer:
                 return
             problem = parts.health.problem()  # a removed folder reads as every file deleted: never sync it (R-W4)
             if problem is not None:
-                self._stop_with(WriterResult(Outcome.UNHEALTHY, problem))
+                self._stop_with(Finished(Outcome.UNHEALTHY, problem))
                 return
             self._run_job(parts, job)
 
@@ -438,7 +438,7 @@ class Writer:
             (log.debug if self._first_sync_only else log.info)("first sync done", notes=self._notes_indexed)
             if self._first_sync_only:
                 with self._cond:
-                    self._problem = self._problem or WriterResult(Outcome.FIRST_SYNC_DONE, "first sync done")
+                    self._problem = self._problem or Finished(Outcome.FIRST_SYNC_DONE, "first sync done")
                     self._wind_down.set()
         if recovered or first_done:
             self._wake.set()
