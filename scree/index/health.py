@@ -46,9 +46,10 @@ class IndexFacts:
         return {name: getattr(self, name) for name in HEALTHZ_FIELDS}
 
 
-def read_facts(settings: Settings) -> IndexFacts:
+def read_facts(settings: Settings, *, why_read_only: bool = False) -> IndexFacts:
     """Read the index read-only (no embedder loaded, nothing of the writer imported); an index not made yet has no
-    files and no model. Raises ScreeError (or apsw.Error) for a file that cannot be read."""
+    files and no model; `why_read_only` asks a database whether this process may write (`scree status` only, not
+    every health probe). Raises ScreeError (or apsw.Error) for a file that cannot be read."""
     from scree.embedders.factory import expected_identity
     from scree.index.backend import holder, index_name, index_present, open_reader, read_only_reason, shared
 
@@ -57,7 +58,9 @@ def read_facts(settings: Settings) -> IndexFacts:
         index=index_name(settings),  # the file, or a shared index's collection (issue 31)
         configured_model=expected_identity(settings)[0],
         writer_pid=holder(settings),
-        read_only=read_only_reason(settings),  # one line: why this process never writes the collection
+        read_only=read_only_reason(settings)
+        if why_read_only
+        else None,  # one line: why this process never writes the collection
         shared=shared(settings),
     )
     if not index_present(settings):
