@@ -492,21 +492,25 @@ def cmd_config(args: argparse.Namespace) -> int:
 
 def _index_list(args: argparse.Namespace, home: Path, url: str | None) -> int:
     """`scree index list`: this machine's indexes, and the database's collections when one is set (issue 31)."""
-    from scree.index import collections as shared
     from scree.index import registry as indexes
 
     found = indexes.list_indexes(home)
-    collections = shared.list_collections(url) if url is not None else None
+    listed_json = [indexes.as_json(info) for info in found] if args.json else []
+    shown = ""
+    if url is not None:  # psycopg is imported only where a database is named (no HTTP/TLS stack for SQLite users)
+        from scree.index import collections as shared
+
+        collections = shared.list_collections(url)
+        listed_json += [{"collection": True, **shared.as_json(info)} for info in collections]
+        shown = shared.render_collections(url, collections)
     if args.json:
-        listed = [indexes.as_json(info) for info in found]
-        listed += [{"collection": True, **shared.as_json(info)} for info in collections or []]
-        print(json_inert(json.dumps(listed, ensure_ascii=False)))
+        print(json_inert(json.dumps(listed_json, ensure_ascii=False)))
         return EXIT_OK
     bound = env_number(os.environ, "SCREE_VECTOR_CACHE_MB", DEFAULT_VECTOR_CACHE_MB)
     cache = indexes.describe_vector_cache(home, bound)
     print(inert(indexes.render_list(found, indexes_dir(home)) + "\n" + cache.line()))
-    if url is not None and collections is not None:
-        print(inert(shared.render_collections(url, collections)))
+    if shown:
+        print(inert(shown))
     return EXIT_OK
 
 

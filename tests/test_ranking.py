@@ -136,3 +136,13 @@ def test_other_versions_move_down_by_places_and_scores_still_fall() -> None:
     assert [score for _, score in moved] == [8.0, 7.0, 7.0, 6.0, 5.0]
     assert [item for item, _ in demote(ranked, lambda item: item in (1, 2), 10)] == [3, 4, 5, 1, 2]
     assert demote(ranked, lambda item: False, 10) == ranked
+
+
+def test_posts_move_down_only_past_items_the_words_found() -> None:
+    """Issue 32: with `matched`, a demoted item passes at most `places` matched items that are not demoted, and
+    never goes below the last of them (a post that alone matches is not pushed under unrelated pages)."""
+    ranked = [(1, 9.0), (2, 8.0), (3, 7.0), (4, 6.0), (5, 5.0), (6, 4.0)]
+    words = {2, 4, 5, 6}.__contains__
+    assert [item for item, _ in demote(ranked, lambda item: item == 1, 3, words)] == [2, 3, 4, 1, 5, 6]
+    assert [item for item, _ in demote(ranked, lambda item: item == 1, 3, {2}.__contains__)] == [2, 1, 3, 4, 5, 6]
+    assert [item for item, _ in demote(ranked, lambda item: item == 1, 3, lambda item: False)] == [1, 2, 3, 4, 5, 6]

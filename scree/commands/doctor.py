@@ -272,6 +272,9 @@ def _check_copies(store: IndexReader, settings: Settings, report: _Report) -> No
         )
     else:
         report.ok("translations", "none found")
+    from scree.search.post_evidence import site_posts
+
+    report.ok("posts", site_posts(store, settings.folder).describe())
 
 
 def run_doctor(settings: Settings, emit: Callable[[str], None]) -> int:

@@ -157,6 +157,10 @@ def settings_rows(settings: Settings, origins: Origins, settings_file: Path) -> 
         rows[1] = Row("index", f"PostgreSQL collection {collection_name(settings)}", "SCREE_DATABASE_URL")
         rows.append(Row("SCREE_DATABASE_URL", mask_url(settings.database_url), origins.source("SCREE_DATABASE_URL")))
         rows.append(Row("SCREE_COLLECTION", collection_name(settings), origins.source("SCREE_COLLECTION")))
+    else:  # every setting the docs list has its row: these two say the index is the SQLite file
+        sqlite = "unset (the index is the SQLite file)"
+        rows.append(Row("SCREE_DATABASE_URL", sqlite, origins.source("SCREE_DATABASE_URL")))
+        rows.append(Row("SCREE_COLLECTION", "unused without SCREE_DATABASE_URL", origins.source("SCREE_COLLECTION")))
     for name in SECRETS:  # R-E5: never the value, not even a part of it
         rows.append(Row(name, "set" if env.get(name, "").strip() else "unset", origins.source(name)))
     rows.extend(Row(name, value(settings), origins.source(name)) for name, value in VALUES)

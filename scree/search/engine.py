@@ -15,6 +15,7 @@ from scree.content.files import FileContent, read_markdown, stat_file
 from scree.content.formats import NotDocs, detect, is_thin
 from scree.content.ignore import IgnorePolicy
 from scree.content.languages import Copy, LanguageTrees
+from scree.content.posts import Posts
 from scree.content.versions import says_same
 from scree.embedders.base import KEYWORD_ONLY, Embedder
 from scree.embedders.factory import (
@@ -29,9 +30,11 @@ from scree.logs import get_logger
 from scree.replies import no_markdown_note
 from scree.search import DEFAULT_K, DEFAULT_MODE, MAX_K
 from scree.search.hits import Hit, SearchResult
+from scree.search.post_evidence import site_posts
 from scree.search.ranking import (
     PER_FILE,
     POOL,
+    POST_RANKS,
     SIMILARITY_FLOORS,
     VERSION_RANKS,
     above_floor,
@@ -131,6 +134,7 @@ class SearchEngine:
         self._embedder: Embedder | None = None
         self._path_terms: dict[str, frozenset[str]] = {}
         self._trees: tuple[int, float, LanguageTrees] | None = None  # (files counted, when, the trees then)
+        self._posts: tuple[int, float, Posts] | None = None  # (files counted, when, the posts folders then)
         # The store's connection serves one thread at a time. The query embedding may wait on the API for seconds:
         # it runs under its own lock, never under the store's, so a keyword search never waits behind it (R-M3,
         # issue 13).
@@ -258,7 +262,7 @@ class SearchEngine:
             if mode == "keyword":  # its scores say the rank
                 ranked = [(chunk_id, 1.0 / (rank + 1)) for rank, (chunk_id, _) in enumerate(ranked)]
         ranked, folded = self._fold_translations(ranked, rows, query)
-        ranked = self._diversify(ranked, rows)
+        ranked = self._diversify(ranked, rows, found_by_words.__contains__ if mode == "hybrid" else None)
         hits, dropped = self._recheck_and_collapse(ranked, rows, k, folded, query)
         return SearchResult(hits=hits, notes=notes, dropped_paths=tuple(sorted(dropped)))
 
@@ -316,6 +320,15 @@ class SearchEngine:
             self._trees = (files, now, copy_trees(self._store, self._root, self._current_version))
         return self._trees[2]
 
+    def _site_posts(self) -> Posts:
+        """The index's posts folders beside a docs tree (scree.content.posts), worked out again as _language_trees
+        works the trees out."""
+        files = self._store.file_count()
+        now = time.monotonic()
+        if self._posts is None or (self._posts[0] != files and now - self._posts[1] >= TREES_REFRESH_S):
+            self._posts = (files, now, site_posts(self._store, self._root))
+        return self._posts[2]
+
     def _fold_translations(
         self, ranked: list[tuple[int, float]], rows: dict[int, StoredChunk], query: str
     ) -> tuple[list[tuple[int, float]], dict[int, list[int]]]:
@@ -353,14 +366,21 @@ class SearchEngine:
             ranked, folded = _regroup(ranked, stands_for, lambda chunk_id: rows[chunk_id].path)
         return ranked, folded
 
-    def _diversify(self, ranked: list[tuple[int, float]], rows: dict[int, StoredChunk]) -> list[tuple[int, float]]:
+    def _diversify(
+        self, ranked: list[tuple[int, float]], rows: dict[int, StoredChunk], matched: Callable[[int], bool] | None
+    ) -> list[tuple[int, float]]:
         """Each file's best chunk first (ranking.diversify); then, on a site with version trees, other versions'
         chunks VERSION_RANKS places down (issue 32): after that many current pages of similar rank, since among the
-        files' best chunks a place is a page."""
+        files' best chunks a place is a page; and on a docs site with a blog (scree.content.posts), posts POST_RANKS
+        places down, past pages the query's words found (`matched`, in hybrid mode) only: a post that alone
+        answers stays among the first hits."""
         ranked = diversify(ranked, lambda pair: rows[pair[0]].path if pair[0] in rows else "", PER_FILE)
         trees = self._language_trees()
         if trees.versions.families:
             ranked = demote(ranked, lambda chunk_id: self._other_version(trees, rows, chunk_id), VERSION_RANKS)
+        posts = self._site_posts()
+        if posts.folders:
+            ranked = demote(ranked, lambda item: item in rows and posts.is_post(rows[item].path), POST_RANKS, matched)
         return ranked
 
     def _current_stand_ins(

@@ -102,15 +102,36 @@ def demote_thin(
 # 0/0/2 and 1/0/3, MRR@5 the same (Jest 0.782, etcd 0.698 hybrid). By places, not by score: fused scores fall steeply
 # after the first few, so "within 0.4-0.8 of its score" let an old chunk that matched far better stay on top.
 VERSION_RANKS = 10
+# Issue 32: a dated post beside a docs tree (scree.content.posts: a blog's release announcements name every option of
+# their day) goes POST_RANKS places down among the files' best chunks, after docs pages of similar rank; in hybrid mode
+# only past pages the query's words found, so a question only a post answers still finds it among the first hits.
+# bench.quality_versions hybrid / keyword / semantic MRR@5: Jest 0.782/0.721/0.777 -> 3 places 0.816/0.738/0.777,
+# 10 places 0.823/0.747/0.789; etcd 0.698/0.629/0.617 -> 0.729/0.637/0.625 at both. 3, not 10: a post that alone
+# answers a question would go from the first hit to the eleventh on a large site, past the default k of 8.
+POST_RANKS = 3
 
 
-def demote(ranked: Sequence[tuple[int, float]], demoted: Callable[[int], bool], places: int) -> list[tuple[int, float]]:
+def demote(
+    ranked: Sequence[tuple[int, float]],
+    demoted: Callable[[int], bool],
+    places: int,
+    matched: Callable[[int], bool] | None = None,
+) -> list[tuple[int, float]]:
     """The ranked (item, score) list with each `demoted` item `places` places further down (stable; an item not
     demoted stays before a demoted one moved to its place); a moved item's score is cut to the one ranked above it,
-    so scores still fall with rank."""
-    keyed = sorted(
-        (position + places + 0.5 if demoted(item) else position, position) for position, (item, _) in enumerate(ranked)
-    )
+    so scores still fall with rank. With `matched` (the query's words found it), a demoted item moves past at most
+    `places` items that are `matched` and not demoted, and never below the last of them: it gives way to pages that
+    match, not to whatever the vector search ranked next."""
+
+    def place(position: int) -> float:
+        if matched is None:
+            return position + places + 0.5
+        below = [after for after in range(position + 1, len(ranked)) if strong[after]][:places]
+        return min(position + places, below[-1]) + 0.5 if below else position + 0.25
+
+    flags = [demoted(item) for item, _ in ranked]
+    strong = [not flags[i] and (matched is None or matched(item)) for i, (item, _) in enumerate(ranked)]
+    keyed = sorted((place(position) if flags[position] else position, position) for position in range(len(ranked)))
     out: list[tuple[int, float]] = []
     for _, position in keyed:
         item, score = ranked[position]

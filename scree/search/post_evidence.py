@@ -1,0 +1,37 @@
+"""The evidence scree.content.posts decides from, gathered from a folder and its index (issue 32): the indexed paths,
+and the front matter of pages under folders named as posts whose paths carry no date (read from disk: the index
+keeps no front matter). Shared by the search engine and `scree doctor`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from scree.content.chunking import normalise_newlines, split_front_matter
+from scree.content.posts import Posts, find_posts
+from scree.store import IndexReader
+
+HEAD_BYTES = 4096  # front matter is read from a page's first bytes
+MAX_READS = 2000  # pages whose front matter is read per computation: a bound on a large blog's cost
+
+
+def read_front_matter(root: Path, budget: list[int]) -> Callable[[str], str | None]:
+    """A function giving a page's front matter read from `root` (None: none, unreadable, or past the budget)."""
+
+    def front_matter(path: str) -> str | None:
+        if budget[0] <= 0:
+            return None
+        budget[0] -= 1
+        try:
+            with (root / path).open("rb") as file:
+                head = file.read(HEAD_BYTES).decode("utf-8", errors="replace")
+        except OSError:
+            return None
+        return split_front_matter(normalise_newlines(head))[0]
+
+    return front_matter
+
+
+def site_posts(store: IndexReader, root: Path) -> Posts:
+    """The index's posts folders (scree.content.posts), beside a docs tree."""
+    return find_posts(store.paths(), read_front_matter(root, [MAX_READS]))

@@ -1,0 +1,84 @@
+"""Issue 32: a docs site's blog posts come after its docs pages of similar rank, over real folders, a real index and
+real searches (the hashed test embedder); a question only a post answers still finds it; a repository that is only a
+blog ranks its posts as any page; `scree doctor` says what it took as posts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from cli_helpers import run_scree, scree_env
+from test_version_search import GUIDES, engine_for, page, search, tree
+
+CLI = page(
+    "CLI options",
+    "## testPathPatterns\n\nRun only the test files whose path matches one of the regex patterns given.",
+    "## shard\n\nSplit the test suite into shards and run one shard on each machine of the CI.",
+)
+# A release post names the option as the reference page does, and says it again: it matches as well or better.
+RELEASE_POST = page(
+    "Jest 30: faster and leaner",
+    "Moving to Jest 30: testPathPattern is now testPathPatterns, so a script that passes testPathPattern stops "
+    "working. Run only the test files matching a regex with testPathPatterns, which takes several regex patterns.",
+    "## Thanks\n\nThanks to everyone who sent a pull request this year.",
+)
+OTHER_POSTS = {
+    "2016-04-12-jest-11.md": page("Jest 11", "Jest moves to major version numbers and drops the old loader."),
+    "2022-04-25-jest-28.md": page("Jest 28", "Sharding splits the suite across machines; the watch mode got faster."),
+    "2023-01-10-openjs.md": page("Jest joins OpenJS", "The project moves to the OpenJS foundation; a story of moving."),
+}
+ONLY_IN_A_POST = page(
+    "Supporting Jest open source", "We set up an Open Collective so that companies can sponsor the maintainers."
+)
+QUERY = "after moving to Jest 30 testPathPattern stopped working: which option runs only test files matching a regex"
+
+
+def site(folder: Path, with_docs: bool = True) -> Path:
+    files = {f"website/blog/{name}": text for name, text in OTHER_POSTS.items()}
+    files["website/blog/2025-06-04-jest-30.md"] = RELEASE_POST
+    files["website/blog/2018-06-27-supporting-jest.md"] = ONLY_IN_A_POST
+    if with_docs:
+        files["docs/CLI.md"] = CLI
+        files.update({f"docs/{name}": text for name, text in GUIDES.items()})
+        files["docs/Configuration.md"] = page("Configuring", "The testEnvironment option picks node or jsdom.")
+        files["docs/Webpack.md"] = page("Webpack", "Stub out CSS modules with a moduleNameMapper entry.")
+    return tree(folder, files)
+
+
+@pytest.mark.parametrize("mode", ("hybrid", "keyword"))
+def test_the_docs_page_comes_before_the_post_that_matches_as_well(tmp_path: Path, mode: str) -> None:
+    engine = engine_for(site(tmp_path / "site"), tmp_path / "index.db")
+    paths = [hit.path for hit in search(engine, QUERY, mode, k=8)]
+    assert paths[0] == "docs/CLI.md", paths
+    assert "website/blog/2025-06-04-jest-30.md" in paths  # still found, after the docs pages of similar rank
+    assert paths.index("website/blog/2025-06-04-jest-30.md") > paths.index("docs/CLI.md")
+
+
+def test_without_docs_beside_it_the_blog_ranks_its_posts_as_any_page(tmp_path: Path) -> None:
+    """The same posts in a repository that is only a blog: the release post that matches best comes first."""
+    engine = engine_for(site(tmp_path / "site", with_docs=False), tmp_path / "index.db")
+    for mode in ("hybrid", "keyword"):
+        paths = [hit.path for hit in search(engine, QUERY, mode)]
+        assert paths[0] == "website/blog/2025-06-04-jest-30.md", (mode, paths)
+
+
+def test_a_question_only_a_post_answers_still_finds_it(tmp_path: Path) -> None:
+    """Among the first five hits of eight docs pages: the post moves past pages the query's words found, not past
+    every page (the hashed test embedder has no similarity floor, so in semantic mode every page is a candidate and
+    its order is arbitrary)."""
+    engine = engine_for(site(tmp_path / "site"), tmp_path / "index.db")
+    for mode in ("hybrid", "keyword"):
+        paths = [hit.path for hit in search(engine, "how can companies sponsor the maintainers open collective", mode)]
+        assert "website/blog/2018-06-27-supporting-jest.md" in paths, (mode, paths)
+
+
+def test_doctor_says_what_it_took_as_posts(tmp_path: Path) -> None:
+    folder = site(tmp_path / "site")
+    env = scree_env(tmp_path / "data", SCREE_EMBEDDER="hash")
+    assert run_scree("reindex", "--notes", str(folder), env=env).returncode == 0
+    doctor = run_scree("doctor", "--notes", str(folder), env=env)
+    lines = [line for line in doctor.stdout.splitlines() if line.split(":", 1)[0].endswith("posts")]
+    assert lines == [
+        "ok    posts: website/blog/ (5 pages, date-named): shown after docs pages of similar rank (6 docs pages "
+        "beside them)"
+    ], doctor.stdout
