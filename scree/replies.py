@@ -65,6 +65,16 @@ def not_updating_note(error: str) -> str:
     return f"[index not updating: {one_line(error)}]"
 
 
+def stored_copy_note(sha256: str, mtime_ns: int, *, other_revision: bool) -> str:
+    """Issue 31: the last line of a read_doc reply served from a shared index's stored copy, naming the revision."""
+    import datetime
+
+    when = datetime.datetime.fromtimestamp(mtime_ns / 1e9, datetime.UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+    here = "this machine's copy is another revision" if other_revision else "this machine has no copy of the file"
+    copy = f"the index's stored copy (sha256 {sha256[:12]}, the file as modified {when}, when indexed)"
+    return f"[served from {copy}; {here}]"
+
+
 def files(count: int) -> str:
     """A count of files as the replies say it: "1 file", "12 files" (markdown files, never "notes")."""
     return f"{count} file" if count == 1 else f"{count} files"

@@ -49,7 +49,7 @@ from typing import TYPE_CHECKING
 from scree.config import BYTES_PER_MIB, Settings
 from scree.deadlines import CLOSE_S, SIGKILL_TIMEOUT_S, SIGTERM_TIMEOUT_S, STOP_S
 from scree.errors import ScreeError
-from scree.index.backend import fenced, shared, writer_lock
+from scree.index.backend import fenced, lock_lost, lock_refusal, shared, writer_lock
 from scree.index.folder import prepare_index_dir
 from scree.index.lock import LockRetry
 from scree.logs import configure_logging, get_logger, logged_thread
@@ -129,6 +129,8 @@ class Supervisor:
         self._backoff = Backoff(self._options.restart_s, self._options.restart_max_s)
         self._reader_ready = threading.Event()
         self._first_start_due = time.monotonic() + self._options.handshake_grace_s
+        self._lock_check_at = 0.0  # when the database's session lock is next checked (after a restart it is gone)
+        self._read_only: str | None = None  # why this process may never write (a reader role, no checkout): it reads
 
     # --- lifecycle ---
 
@@ -160,6 +162,7 @@ class Supervisor:
         structlog.contextvars.bind_contextvars(role="supervisor")
         try:
             while not self._stop.is_set():
+                self._check_lock()
                 if self._child is not None:
                     self._tend(self._child)
                 elif self._stop.wait(TICK_S):
@@ -175,12 +178,18 @@ class Supervisor:
             self._shut_down()
 
     def _take_lock_when_due(self) -> None:
+        if self._read_only is not None:
+            return
         now = time.monotonic()
         parked = self._board.state.parked
         if parked is not None and not parked.may_retry(now, self._signature()):
             return
         try:
             if not self._lock_retry.try_take(now):
+                self._read_only = lock_refusal(self._lock)
+                if self._read_only is not None:  # said once; never tried again: this process only reads
+                    log.warning("serving read-only; this process never writes the index", reason=self._read_only)
+                    self._board.serving_read_only(self._read_only)
                 return
         except ScreeError as exc:  # R-M5: the note says so; search still serves what is indexed
             log.warning("cannot take writer.lock; retrying", error=str(exc), retry_s=self._settings.lock_retry_s)
@@ -190,6 +199,25 @@ class Supervisor:
         self._restart_at = now
         self._backoff.reset()
         self._board.lock_taken()
+
+    def _check_lock(self, now_too: bool = False) -> None:
+        """Issue 31: a database's lock goes with its connection (the server restarted): stop the writer, whose
+        generation is stale, and try for the lock again at once: re-taken, a fresh writer resumes (its generation
+        bumped); held by another process, this one reads, as any serve that does not hold the lock. One probe
+        per lock_retry_s, and whenever a writer exits."""
+        now = time.monotonic()
+        if not self._lock.held or (now < self._lock_check_at and not now_too):
+            return
+        self._lock_check_at = now + self._settings.lock_retry_s
+        if not lock_lost(self._lock):
+            return
+        child, self._child = self._child, None
+        if child is not None:
+            child.handle.stop(SIGTERM_TIMEOUT_S, SIGKILL_TIMEOUT_S)
+            self._board.child_gone()
+        self._board.lock_released()
+        self._lock_retry.due_now()
+        log.warning("writer lock lost with its database connection; stopped the writer, taking the lock again")
 
     def _announce_holder(self, pid: int | None) -> None:
         log.info("another scree process keeps the index current", pid=pid, retry_s=self._settings.lock_retry_s)
@@ -270,6 +298,9 @@ class Supervisor:
         self._child = None
         handle = child.handle
         self._board.child_gone()
+        self._check_lock(now_too=True)  # a writer that failed may have lost the lock with the database
+        if not self._lock.held:
+            return
         outcome = None if fault else handle.outcome()
         said = outcome.name.lower() if outcome is not None else None
         log.info("writer exited", pid=handle.pid, code=handle.exit_code, outcome=said, mode=handle.mode)

@@ -278,6 +278,7 @@ def _chunk(text: str, dims: int = 8) -> NewChunk:
 
 def test_a_writer_whose_lock_was_lost_writes_nothing_beside_its_successor(tmp_path: Path, pg_url: str) -> None:
     name = "github.com/acme/docs:.@main"
+    (tmp_path / "a.md").write_text("# Alpha\n")  # the folder is a checkout of what it writes (not_a_checkout)
     first = PgWriterLock(pg_url, name, str(tmp_path))
     assert first.try_acquire() and first.generation is not None
     orphan = PgWriter.open_writer(pg_url, name, tmp_path, first.generation)
@@ -517,6 +518,145 @@ def test_a_server_without_a_checkout_searches_and_reads_the_collection(
         '<doc path="docs/api.md"'
     )
     assert texts["missing"] == 'error: no such file: "docs/other.md"'
+    sha = hashlib.sha256((checkout / "docs" / "api.md").read_bytes()).hexdigest()
+    last = texts["read"].splitlines()[-1]  # the revision served, after the element
+    assert texts["read"].splitlines()[-2] == "</doc>", texts["read"]
+    assert last.startswith(f"[served from the index's stored copy (sha256 {sha[:12]}, the file as modified 20")
+    assert last.endswith("; this machine has no copy of the file]")
     assert PASSWORD not in "".join(texts.values())
     with PgReader.open(pg_url, "team/docs", checkout) as reader:
         assert reader.file_count() == 1  # the server never wrote: its role is read-only
+
+
+def _generation(pg_url: str, name: str) -> int:
+    import psycopg
+
+    with psycopg.connect(pg_url) as conn:
+        row = conn.execute("select lock_generation from scree_collections where name = %s", (name,)).fetchone()
+    assert row is not None
+    return int(row[0])
+
+
+def test_a_writer_role_server_without_a_checkout_never_writes_and_says_it_serves_read_only(
+    tmp_path: Path, pg_url: str
+) -> None:
+    """The safety guard: with the writer role, --collection of an existing collection and an empty folder, serve
+    never takes the lock (a sync of the empty folder would empty the collection); it searches, logs once and
+    `scree status` says why it is read-only, and `scree reindex` there is refused in one line."""
+    import anyio
+    from mcp.client import Client
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
+    checkout = tmp_path / "checkout"
+    (checkout / "docs").mkdir(parents=True)
+    (checkout / "docs" / "api.md").write_text("# API\n\n## Tokens\n\nBearer tokens expire after one hour.\n")
+    (checkout / "guide.md").write_text("# Guide\n\nThe quokka service ships nightly.\n")
+    writer_env = hash_env(tmp_path / "writer-home", pg_url, SCREE_COLLECTION="team/docs")
+    assert run_scree("reindex", "--notes", str(checkout), env=writer_env).returncode == 0
+    generation = _generation(pg_url, "team/docs")
+    empty = tmp_path / "server"
+    empty.mkdir()
+    env = hash_env(tmp_path / "server-home", pg_url, SCREE_LOG_FORMAT="json", SCREE_LOCK_RETRY_SECONDS="0.2")
+    params = StdioServerParameters(
+        command=str(Path(sys.executable).parent / "scree"),
+        args=["serve", "--notes", str(empty), "--collection", "team/docs"],
+        env=env,
+    )
+    errlog_path = tmp_path / "serve.log"
+    texts: list[str] = []
+
+    async def main() -> None:
+        with errlog_path.open("w") as errlog:
+            async with Client(stdio_client(params, errlog=errlog), mode="legacy", read_timeout_seconds=30.0) as client:
+                for _ in range(3):  # over several lock retries: a writer would have synced the empty folder by now
+                    result = await client.call_tool(
+                        "search_docs", {"query": "bearer tokens", "k": 1, "mode": "keyword"}
+                    )
+                    texts.append(result.content[0].text)  # type: ignore[union-attr]
+                    await anyio.sleep(1.0)
+                result = await client.call_tool("reindex", {})
+                texts.append(result.content[0].text)  # type: ignore[union-attr]
+
+    anyio.run(main)
+    assert texts.pop().startswith("serving collection team/docs read-only: "), texts  # the reindex tool says why
+    for text in texts:
+        assert text.startswith('<hit n="1" path="docs/api.md"'), text
+    with PgReader.open(pg_url, "team/docs", checkout) as reader:
+        assert reader.file_count() == 2 and reader.counts()[1] >= 2  # every row intact
+    assert _generation(pg_url, "team/docs") == generation  # the writer lock was never taken
+    logs = [json.loads(line) for line in errlog_path.read_text().splitlines() if line.startswith("{")]
+    read_only = [entry for entry in logs if entry.get("event", "").startswith("serving read-only")]
+    assert len(read_only) == 1 and "no checkout" in read_only[0]["reason"], logs
+    server_env = {**env, "SCREE_COLLECTION": "team/docs"}
+    status = run_scree("status", "--notes", str(empty), env=server_env).stdout
+    line = one_line("\n".join(ln for ln in status.splitlines() if ln.startswith("read only:")))
+    assert "holds none of its files" in line and "team/docs" in line
+    for command in ("reindex", "watch"):
+        done = run_scree(command, "--notes", str(empty), env=server_env, timeout=60)
+        assert done.returncode == 1, command
+        assert "no checkout" in one_line(done.stderr), command
+    with PgReader.open(pg_url, "team/docs", checkout) as reader:
+        assert reader.file_count() == 2
+    writer_status = run_scree("status", "--notes", str(checkout), env=writer_env).stdout
+    assert "read only: -" in writer_status  # the checkout may write
+
+
+def test_after_a_database_restart_serve_steps_down_to_another_holder_then_retakes_the_lock_and_resumes(
+    tmp_path: Path, pg_url: str, pg_server: PgServer
+) -> None:
+    """The session lock goes with the old connection: the holder notices, stops its stale writer and tries again;
+    another process holding the lock makes it a reader (no restart loop of fenced writers); once free, it re-takes
+    it (generation bumped) and indexes edits again."""
+    import anyio
+    from mcp.client import Client
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "a.md").write_text("# Alpha\n\nApples grow in the orchard.\n")
+    name = str(folder.resolve())
+    fast = {"SCREE_LOCK_RETRY_SECONDS": "0.5", "SCREE_OUTAGE_PAUSE_SECONDS": "0.5", "SCREE_DEBOUNCE_SECONDS": "0.1"}
+    env = hash_env(tmp_path / "home", pg_url, SCREE_LOG_FORMAT="json", **fast)
+    params = StdioServerParameters(
+        command=str(Path(sys.executable).parent / "scree"), args=["serve", "--notes", str(folder)], env=env
+    )
+    errlog_path = tmp_path / "serve.log"
+
+    def events() -> list[str]:
+        lines = errlog_path.read_text().splitlines()
+        return [json.loads(line).get("event", "") for line in lines if line.startswith("{")]
+
+    async def until(client: Client, query: str, path: str, what: str) -> None:
+        deadline = time.monotonic() + DEADLINE_S
+        while True:
+            result = await client.call_tool("search_docs", {"query": query, "k": 1, "mode": "keyword"})
+            if result.content[0].text.startswith(f'<hit n="1" path="{path}"'):  # type: ignore[union-attr]
+                return
+            assert time.monotonic() < deadline, f"not within {DEADLINE_S} s: {what}"
+            await anyio.sleep(0.2)
+
+    async def main() -> None:
+        with errlog_path.open("w") as errlog:
+            async with Client(stdio_client(params, errlog=errlog), mode="legacy", read_timeout_seconds=30.0) as client:
+                await until(client, "apples orchard", "a.md", "the first sync")
+                before = _generation(pg_url, name)
+                pg_server.stop()
+                pg_server.start()
+                other = PgWriterLock(pg_url, name, str(folder))  # another machine's writer takes the freed lock
+                assert other.try_acquire() and other.generation == before + 1
+                wait_until(lambda: "another scree process keeps the index current" in events(), "stepped down", 30)
+                lost = events().count(
+                    "writer lock lost with its database connection; stopped the writer, taking the lock again"
+                )
+                assert lost == 1, events()
+                started = events().count("writer started")
+                await anyio.sleep(3.0)  # six lock retries: a holder in a restart loop would start writers meanwhile
+                assert events().count("writer started") == started, events()
+                await until(client, "apples orchard", "a.md", "search answers as a reader")
+                other.release()
+                wait_until(lambda: events().count("writer lock taken") == 2, "the lock re-taken once free", 30)
+                assert _generation(pg_url, name) == before + 2
+                (folder / "b.md").write_text("# Beta\n\nA numbat lives in the burrow.\n")
+                await until(client, "numbat burrow", "b.md", "the edit indexed by the resumed writer")
+
+    anyio.run(main)

@@ -325,3 +325,17 @@ def test_doc_cap_counts_neutralised_text() -> None:
 
 def test_empty_doc_has_an_empty_range() -> None:
     assert render_doc("empty.md", [], 1, 0) == '<doc path="empty.md" lines="">\n\n</doc>'
+
+
+def test_doc_served_from_a_stored_copy_ends_with_its_note_and_stays_under_the_cap() -> None:
+    from scree.replies import stored_copy_note
+
+    note = stored_copy_note("ab" * 32, 1_764_892_800_000_000_000, other_revision=False)
+    assert note == (
+        "[served from the index's stored copy (sha256 abababababab, the file as modified 2025-12-05 00:00:00 UTC, "
+        "when indexed); this machine has no copy of the file]"
+    )
+    assert render_doc("a.md", ["x"], 1, 1, note=note) == f'<doc path="a.md" lines="1-1">\nx\n</doc>\n{note}'
+    lines = ["filler line " * 80] * 400  # far over the cap: the note still fits after the cut
+    doc = render_doc("big.md", lines, 1, 400, DOC_BYTES_ONLY, note)
+    assert size(doc) <= DOC_CAP_BYTES and doc.endswith(f"</doc>\n{note}") and "[truncated" in doc

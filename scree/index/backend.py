@@ -110,6 +110,24 @@ def lock_refusal(lock: IndexLock) -> str | None:
     return refusal if isinstance(refusal, str) else None
 
 
+def read_only_reason(settings: Settings) -> str | None:
+    """Why this process may only read the index (`scree status`): a read-only database role, or a folder that is no
+    checkout of the collection it names; None for a local index or a process that may write."""
+    if settings.database_url is None:
+        return None
+    from scree.index.collection import collection_name
+    from scree.index.pg_lock import why_read_only
+
+    return why_read_only(settings.database_url, collection_name(settings), str(settings.folder))
+
+
+def lock_lost(lock: IndexLock) -> bool:
+    """Whether a held lock has gone by itself (a database's session lock, with its connection); writer.lock's flock
+    cannot."""
+    lost = getattr(lock, "lost", None)
+    return bool(lost()) if callable(lost) else False
+
+
 def fenced(settings: Settings, lock: IndexLock) -> Settings:
     """The settings a writer under `lock` runs with: for a database, the lock's generation, which fences its writes."""
     generation = getattr(lock, "generation", None)

@@ -71,7 +71,7 @@ def remove_collection(url: str, name: str) -> str:
     """Remove the collection named exactly `name` (never a pattern); refused while a writer holds its lock."""
     if name not in {info.name for info in list_collections(url)}:
         raise ScreeError(f"no collection named exactly {name!r} in {where(url)}: `scree index list` names them")
-    lock = PgWriterLock(url, name, "", role="remove")
+    lock = PgWriterLock(url, name, "", role="remove", checkout_guard=False)
     if not lock.try_acquire():
         if lock.refusal is not None:
             raise IndexUnavailableError(lock.refusal)

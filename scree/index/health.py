@@ -30,27 +30,38 @@ class IndexFacts:
     first_sync_done: bool = False
     last_sync: str | None = None
     last_error: str | None = None
+    read_only: str | None = None  # a shared index: why this process would never write it (issue 31)
+    shared: bool = False  # a collection in a database: only then is read_only printed
 
     def as_json(self) -> dict[str, Any]:
         """`scree status --json`."""
-        return asdict(self)
+        found = asdict(self)
+        del found["shared"]
+        if not self.shared:
+            del found["read_only"]
+        return found
 
     def for_healthz(self) -> dict[str, Any]:
         """`GET /healthz`'s figures."""
         return {name: getattr(self, name) for name in HEALTHZ_FIELDS}
 
 
-def read_facts(settings: Settings) -> IndexFacts:
+def read_facts(settings: Settings, *, why_read_only: bool = False) -> IndexFacts:
     """Read the index read-only (no embedder loaded, nothing of the writer imported); an index not made yet has no
-    files and no model. Raises ScreeError (or apsw.Error) for a file that cannot be read."""
+    files and no model; `why_read_only` asks a database whether this process may write (`scree status` only, not
+    every health probe). Raises ScreeError (or apsw.Error) for a file that cannot be read."""
     from scree.embedders.factory import expected_identity
-    from scree.index.backend import holder, index_name, index_present, open_reader
+    from scree.index.backend import holder, index_name, index_present, open_reader, read_only_reason, shared
 
     facts = IndexFacts(
         folder=str(settings.folder),
         index=index_name(settings),  # the file, or a shared index's collection (issue 31)
         configured_model=expected_identity(settings)[0],
         writer_pid=holder(settings),
+        read_only=read_only_reason(settings)
+        if why_read_only
+        else None,  # one line: why this process never writes the collection
+        shared=shared(settings),
     )
     if not index_present(settings):
         return facts

@@ -239,11 +239,17 @@ class LockRetry:
         if self.lock.try_acquire():
             self._announced = _NOBODY_SEEN
             return True
+        if getattr(self.lock, "refusal", None) is not None:  # never to be taken here: no holder to wait for
+            return False
         pid = self.lock.holder_pid()
         if pid != self._announced:
             self._announced = pid
             self._on_holder(pid)
         return False
+
+    def due_now(self) -> None:
+        """The next try_take tries at once (a lost lock is tried for again without waiting)."""
+        self._next_try = 0.0
 
     def wait(self, stopped: Callable[[], bool]) -> bool:
         """Try until the lock is taken (True) or `stopped()` (False). It polls and never waits on an event, so a

@@ -13,6 +13,7 @@ import json
 import os
 import socket
 import time
+from pathlib import Path
 from typing import Any
 
 import psycopg
@@ -40,11 +41,66 @@ def _may_write(conn: psycopg.Connection[Any]) -> bool:
     return bool(row and row[0])
 
 
+PATHS_CHECKED = 2000  # the collection's files looked for in the folder: one found there is enough
+
+
+def not_a_checkout(conn: psycopg.Connection[Any], collection: str, folder: str) -> str | None:
+    """Why the folder is no checkout of the collection, which this process must therefore never write: the
+    collection holds files and none of them (of the first PATHS_CHECKED) is in the folder. A sync from here would
+    remove them all: a replica's empty folder, another repository's folder named with --collection. None when the
+    collection is new or empty, or the folder holds any of its files."""
+    if conn.execute("select to_regclass('scree_files')").fetchone() in (None, (None,)):
+        return None
+    rows = conn.execute(
+        "select f.path from scree_files f join scree_collections k on k.id = f.collection where k.name = %s "
+        "order by f.path limit %s",
+        (collection, PATHS_CHECKED),
+    ).fetchall()
+    if not rows:
+        return None
+    root = Path(folder)
+    if any((root / row[0]).is_file() for row in rows):
+        return None
+    return read_only_reason(collection, folder)
+
+
+def read_only_reason(collection: str, folder: str) -> str:
+    return (
+        f"serving collection {collection} read-only: {folder} holds none of its files, so it is no checkout of it "
+        "and a sync from here would empty it; run the writer (`scree watch`) on a checkout of the collection"
+    )
+
+
+def why_read_only(url: str, collection: str, folder: str) -> str | None:
+    """Why a process with these settings would only ever read the collection (`scree status`): a read-only role, or
+    a folder that is no checkout of it; None when it may write."""
+    conn = connect(url)
+    try:
+        if not _may_write(conn):
+            return _READ_ONLY_ROLE.format(where=where(url))
+        return not_a_checkout(conn, collection, folder)
+    except psycopg.Error as exc:
+        raise IndexUnavailableError(failure_line(url, exc, "read")) from None
+    finally:
+        conn.close()
+
+
+_READ_ONLY_ROLE = (
+    "cannot write the index database {where}: permission denied for this role, which is read-only (a reader); run "
+    "the writer with the writer role"
+)
+
+
 class PgWriterLock:
     """One collection's writer lock. Not thread-safe: one owner thread acquires and releases."""
 
-    def __init__(self, url: str, collection: str, folder: str, role: str | None = None) -> None:
+    def __init__(
+        self, url: str, collection: str, folder: str, role: str | None = None, *, checkout_guard: bool = True
+    ) -> None:
+        """`checkout_guard` False only for a holder that never syncs (`scree index remove`, which empties on
+        purpose): any other holder must hold a checkout of the collection (not_a_checkout)."""
         self.url = url
+        self.checkout_guard = checkout_guard
         self.collection = collection
         self.folder = folder
         self.role = role
@@ -66,10 +122,12 @@ class PgWriterLock:
         try:
             if not _may_write(conn):  # a read-only role (a serving replica) never writes: it only ever reads
                 conn.close()
-                self.refusal = (
-                    f"cannot write the index database {where(self.url)}: permission denied for this role, which is "
-                    "read-only (a reader); run the writer with the writer role"
-                )
+                self.refusal = _READ_ONLY_ROLE.format(where=where(self.url))
+                return False
+            reason = not_a_checkout(conn, self.collection, self.folder) if self.checkout_guard else None
+            if reason is not None:  # never the writer of a collection this folder is no checkout of
+                conn.close()
+                self.refusal = reason
                 return False
             migrate(conn, where(self.url))
             row = conn.execute(f"select pg_try_advisory_lock(({_KEY_SQL}))", (self.collection,)).fetchone()
@@ -115,6 +173,23 @@ class PgWriterLock:
     @property
     def held(self) -> bool:
         return self._conn is not None
+
+    def lost(self) -> bool:
+        """Whether the lock, once taken, is gone with its connection (the database restarted, the connection was
+        cut): then it is dropped here, so `held` is False and the holder goes back to trying for it, re-taking it
+        (its generation bumped) or finding another holder. False while held or never taken."""
+        conn = self._conn
+        if conn is None:
+            return False
+        try:
+            conn.execute("select 1")
+            return False
+        except psycopg.Error as exc:
+            log.warning("the writer lock's connection is gone; the lock went with it", error=str(exc).strip())
+        self._conn, self.generation = None, None
+        _holders.pop((self.url, self.collection), None)
+        conn.close()
+        return True
 
     def fileno(self) -> int:
         """The lock connection's socket, for a writer child that keeps the session (and the lock) alive."""

@@ -64,6 +64,7 @@ class LoopState:
     error: str | None = None  # this session's writer is down (and restarting)
     parked: Parked | None = None
     lock_error: str | None = None  # why writer.lock cannot even be tried (the index folder cannot be made)
+    read_only: str | None = None  # why this session never writes (issue 31: a reader role, no checkout)
 
 
 @dataclass(slots=True)
@@ -109,6 +110,11 @@ class Board:
         """writer.lock could not be tried; the loop tries again at the next retry."""
         with self._mutex:
             self._state = replace(self._state, lock_error=reason)
+
+    def serving_read_only(self, reason: str) -> None:
+        """The lock can never be taken by this process: it only reads, and a reindex request is answered so."""
+        with self._mutex:
+            self._state = replace(self._state, read_only=reason)
 
     def lock_released(self) -> None:
         with self._mutex:
@@ -265,6 +271,9 @@ class SupervisedControl:
 
     def request_reindex(self, path: str | None) -> str:
         """R-M7: ask the writer and wait for its line; while the first sync runs, say so after FIRST_SYNC_WAIT_S."""
+        read_only = self._board.state.read_only
+        if read_only is not None:  # this session never writes (issue 31): say why
+            return read_only
         status = self.status()
         if status.holder != "self":
             return _not_ours(status, self._settings.lock_retry_s)

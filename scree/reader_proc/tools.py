@@ -10,7 +10,7 @@ from scree.config import Settings
 from scree.errors import PathRefusedError, ScreeError
 from scree.paths import normalise_rel_path
 from scree.protocol import WriterControl
-from scree.replies import opted_out_refusal, status_note, tool_error
+from scree.replies import opted_out_refusal, status_note, stored_copy_note, tool_error
 from scree.search import DEFAULT_K, DEFAULT_MODE
 from scree.search.render import DOC_CAP_BYTES, RESPONSE_CAP_BYTES, ReplyCap, fit_text
 
@@ -117,10 +117,10 @@ class ReaderTools:
             self.policy()  # the engine's policy is this object: forget its cached decisions
         return self._engine
 
-    def _read(self, rel: str) -> FileContent | Reply:
+    def _read(self, rel: str) -> tuple[FileContent, str | None] | Reply:
         """The file's content, or the one-line refusal: missing, not a regular file, too large, no docs page (the
         table of formats says so of a license or a data file, issue 33), opted out. The lines are the file's own,
-        raw, whatever its format."""
+        raw, whatever its format; with a note when the text is a shared index's stored copy."""
         from scree.content.chunking import opted_out
         from scree.content.files import FileContent, read_markdown
         from scree.content.formats import NotDocs, detect
@@ -128,7 +128,9 @@ class ReaderTools:
         content = read_markdown(self._settings.folder, rel, self._settings.max_file_bytes)
         stored = self._stored(rel, content)
         if stored is not None:
-            return stored
+            return stored, stored_copy_note(
+                stored.sha256, stored.mtime_ns, other_revision=isinstance(content, FileContent)
+            )
         if content is None:
             return Reply(f'error: no such file: "{rel}"', is_error=True)
         if not isinstance(content, FileContent):
@@ -138,7 +140,7 @@ class ReaderTools:
             return Reply(f'refused: "{rel}" cannot be read by scree ({row.reason})', is_error=True)
         if opted_out(content.text):
             return Reply(opted_out_refusal(rel), is_error=True)
-        return content
+        return content, None
 
     def _stored(self, rel: str, on_disk: object) -> FileContent | None:
         """issue 31: a shared index's copy of `rel` when this machine has no copy with the indexed hash (no checkout,
@@ -153,7 +155,7 @@ class ReaderTools:
         found = engine.stored_text(rel) if engine is not None else None
         if found is None or (isinstance(on_disk, FileContent) and on_disk.sha256 == found[0]):
             return None
-        return FileContent(text=decode_text(found[1]), sha256=found[0], size=len(found[1]), mtime_ns=0)
+        return FileContent(text=decode_text(found[1]), sha256=found[0], size=len(found[1]), mtime_ns=found[2])
 
     def _opted_out(self, rel: str) -> bool:
         from scree.content.chunking import opted_out
@@ -198,15 +200,16 @@ class ReaderTools:
             rel = normalise_rel_path(self.policy(), path)
         except PathRefusedError as exc:
             return Reply(tool_error(exc), is_error=True)
-        content = self._read(rel)
-        if isinstance(content, Reply):
-            return content
+        read = self._read(rel)
+        if isinstance(read, Reply):
+            return read
+        content, note = read
         lines = split_lines(normalise_newlines(content.text))
         chosen = select_range(len(lines), start, end)
         if isinstance(chosen, str):
             return Reply(chosen, is_error=True)
         first, last = chosen
-        return Reply(render_doc(rel, lines[first - 1 : last], first, last, self.caps.doc))
+        return Reply(render_doc(rel, lines[first - 1 : last], first, last, self.caps.doc, note))
 
     def reindex(self, path: str | None = None) -> Reply:
         """R-M7: the writer's one-line reply; an ignored path is refused before the writer is asked."""

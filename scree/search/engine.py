@@ -147,7 +147,7 @@ class SearchEngine:
         """False when the store is the empty stand-in for an index not built yet (SqliteReader.open)."""
         return self._store.exists
 
-    def stored_text(self, path: str) -> tuple[str, bytes] | None:
+    def stored_text(self, path: str) -> tuple[str, bytes, int] | None:
         """An indexed file's bytes as a shared index's writer stored them (issue 31: read_doc without a checkout)."""
         with self._store_lock:
             return None if self._closed else self._store.stored_text(path)

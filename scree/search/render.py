@@ -176,22 +176,27 @@ def truncated_line(next_line: int) -> str:
     return f"[truncated to fit the reply limit: read on from line {next_line}]"
 
 
-def render_doc(path: str, lines: Sequence[str], start: int, end: int, cap: ReplyCap = DOC_CAP) -> str:
+def render_doc(
+    path: str, lines: Sequence[str], start: int, end: int, cap: ReplyCap = DOC_CAP, note: str | None = None
+) -> str:
     """The read_doc reply for lines start..end (1-based, inclusive) already selected into `lines`.
 
     When the whole reply would not fit in `cap`, the text stops after the last whole line that fits, `lines=` names
     the lines shown and a last line says where to read on, so an agent misses nothing (R-M6); only a single line
-    over the cap is shown in part.
+    over the cap is shown in part. A `note` (where the text came from) is the last line, after the element.
     """
     head = f"<doc path={attribute(path)} lines="
     close = "\n</doc>"
     # the frame at its largest: a range and a read-on line number are never longer than the requested range's
     frame = Size.of(f'{head}"{start}-{end}">\n') + Size.of(close) + NEWLINE + Size.of(truncated_line(end + 1))
+    if note is not None:
+        frame += NEWLINE + Size.of(note)
     body, shown, was_cut = _doc_body(lines, cap.size - frame)
     if was_cut:
         end = start + shown - 1
         body += "\n" + truncated_line(end + 1)
-    return f"{head}{attribute(lines_attr(start, end) if shown else '')}>\n{body}{close}"
+    tail = f"\n{note}" if note is not None else ""
+    return f"{head}{attribute(lines_attr(start, end) if shown else '')}>\n{body}{close}{tail}"
 
 
 def _doc_body(lines: Sequence[str], room: Size) -> tuple[str, int, bool]:

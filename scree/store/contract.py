@@ -114,9 +114,9 @@ class IndexReader(Protocol):
 
     def integrity_check(self) -> str: ...
 
-    def stored_text(self, path: str) -> tuple[str, bytes] | None:
-        """(sha256, raw bytes) of an indexed file as its writer stored them; None where the index keeps no text
-        (a local index: the file is on this disk)."""
+    def stored_text(self, path: str) -> tuple[str, bytes, int] | None:
+        """(sha256, raw bytes, mtime_ns when indexed) of an indexed file as its writer stored them; None where the
+        index keeps no text (a local index: the file is on this disk)."""
         ...
 
 

@@ -262,8 +262,9 @@ class PgReader:
         )
         return None if r is None else FileState(str(r[0]), str(r[1]), int(r[2]), int(r[3]))
 
-    def stored_text(self, path: str) -> tuple[str, bytes] | None:
-        """(sha256, raw bytes) of an indexed file as the writer stored it (issue 31: read_doc without a checkout)."""
+    def stored_text(self, path: str) -> tuple[str, bytes, int] | None:
+        """(sha256, raw bytes, mtime_ns when indexed) of an indexed file as the writer stored it (issue 31: read_doc
+        without a checkout)."""
         import zlib
 
         collection = self._id()
@@ -271,12 +272,13 @@ class PgReader:
             return None
         r = self._call(
             lambda conn: conn.execute(
-                "select sha256, body from scree_files where collection = %s and path = %s", (collection, path)
+                "select sha256, body, mtime_ns from scree_files where collection = %s and path = %s",
+                (collection, path),
             ).fetchone()
         )
         if r is None or r[1] is None:
             return None
-        return str(r[0]), zlib.decompress(bytes(r[1]))
+        return str(r[0]), zlib.decompress(bytes(r[1])), int(r[2])
 
     def counts(self) -> tuple[int, int]:
         collection = self._id()

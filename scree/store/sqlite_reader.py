@@ -125,7 +125,7 @@ class SqliteReader(SqliteIndex):
     def shared(self) -> bool:
         return False
 
-    def stored_text(self, path: str) -> tuple[str, bytes] | None:
+    def stored_text(self, path: str) -> tuple[str, bytes, int] | None:
         return None  # a local index reads its folder
 
     # --- its record (R-S1, R-L0, R-F3) ---

@@ -15,7 +15,8 @@ import sys
 import threading
 
 from scree.config import Settings
-from scree.index.backend import fenced, holder_where, lock_name, writer_lock
+from scree.errors import IndexUnavailableError
+from scree.index.backend import fenced, holder_where, lock_name, lock_refusal, writer_lock
 from scree.index.folder import prepare_index_dir
 from scree.index.lock import IndexLock, LockRetry
 from scree.logs import get_logger
@@ -45,7 +46,16 @@ def wait_for_lock(settings: Settings, stop: threading.Event) -> IndexLock | None
         lambda: prepare_index_dir(settings.index_dir, custom_db=settings.custom_db),
         announce,
     )
-    return retry.lock if retry.wait(stop.is_set) else None
+
+    def stopped() -> bool:  # a lock this process may never take (a reader role, no checkout) ends the wait
+        return stop.is_set() or lock_refusal(retry.lock) is not None
+
+    if retry.wait(stopped):
+        return retry.lock
+    refusal = lock_refusal(retry.lock)
+    if refusal is not None:
+        raise IndexUnavailableError(refusal)
+    return None
 
 
 def _log_status(state: WriterReport) -> None:
