@@ -8,6 +8,7 @@ from typing import Any
 
 from scree.config import Settings
 from scree.content.ignore import IgnorePolicy
+from scree.embedders import query_wire
 from scree.embedders.factory import expected_identity, make_embedder
 from scree.errors import LockHeldError, ScreeError
 from scree.index import shape as index_shape
@@ -125,6 +126,8 @@ def status(settings: Settings) -> dict[str, Any]:
         "files": 0,
         "chunks": 0,
         "writer_pid": lock_holder(settings.lock_path) if settings.lock_path.exists() else None,
+        # issue 34: a writer whose query thread died looks healthy while every reader loads its own model
+        "query_socket": query_wire.probe(str(settings.query_socket_path)),
         "first_sync_done": False,
         "last_sync": None,
         "last_error": None,
