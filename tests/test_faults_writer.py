@@ -16,13 +16,16 @@ import socket
 import struct
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import psutil
 import pytest
 from cli_helpers import run_scree, wait_until
+from fault_helpers import hash_env, scree
 from test_shared_model import local_env, model  # noqa: F401 - the fixture
-from test_supervisor import make_folder
+from test_supervisor import gone, make_folder
 
 from scree.config import load_settings
 from scree.embedders import query_wire
@@ -50,7 +53,7 @@ def watch(tmp_path: Path, model: Path) -> Iterator[tuple[Path, dict[str, str], s
         yield folder, env, proc
     finally:
         proc.kill()
-        proc.wait(10)
+        proc.communicate(timeout=10)  # reaps it and closes its stderr
 
 
 def ask(path: Path, frame: bytes, timeout: float = REPLY_S) -> query_wire.Frame | str:
@@ -128,3 +131,120 @@ def test_hostile_frames_end_their_connection_only_and_the_query_thread_answers_o
         assert status_json(folder, env)["query_socket"] == "not answering"
     finally:
         os.kill(proc.pid, signal.SIGCONT)
+
+
+# --- a writer that outlives its serve (R-P2) ---
+
+# A parent that spawns a writer child the way serve's supervisor does, then stops reading its up-queue and fills both
+# the queue's pipe and the stderr pipe it shares with the child (the test never reads it): every write the child makes
+# to either blocks, as a serve SIGKILLed mid-start left one, and the child must still go when this parent is killed.
+BLOCKED_PARENT = """
+import os, sys, threading, time
+from scree.config import load_settings
+from scree.index.folder import prepare_index_dir
+from scree.index.lock import WriterLock
+from scree.protocol import WATCH
+from scree.writer_proc.child import WriterChild
+
+settings = load_settings(os.environ, notes=sys.argv[1])
+prepare_index_dir(settings.index_dir, custom_db=False)
+lock = WriterLock(settings.lock_path)
+assert lock.try_acquire()
+child = WriterChild.start(settings, WATCH, lock.fileno())
+child._up.put(b"x" * (1 << 20))  # this side's feeder fills the up-queue's pipe; nobody ever reads it
+threading.Thread(target=os.write, args=(2, b"y" * (1 << 20)), daemon=True).start()  # and the shared stderr
+print(child.pid, flush=True)
+time.sleep(3600)
+"""
+ORPHAN_BAR_S = 5.0  # R-P2: a writer child exits within 5 s of its parent's death
+
+
+def blocked_on_pipes(pid: int) -> int:
+    """How many threads of `pid` are blocked writing a full pipe (wchan pipe_write, anon_pipe_write)."""
+    try:
+        tasks = list(Path(f"/proc/{pid}/task").iterdir())
+    except OSError:
+        return 0
+    blocked = 0
+    for task in tasks:
+        try:
+            blocked += "pipe_write" in (task / "wchan").read_text()
+        except OSError:
+            continue
+    return blocked
+
+
+def test_a_writer_whose_pipes_are_full_still_exits_within_5_s_of_its_parent_being_killed(tmp_path: Path) -> None:
+    folder = make_folder(tmp_path)
+    env = hash_env(tmp_path / "data")
+    parent = subprocess.Popen(
+        [sys.executable, "-c", BLOCKED_PARENT, str(folder)],
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,  # never read: the child's logging blocks once it is full
+        text=True,
+    )
+    child: int | None = None
+    try:
+        assert parent.stdout is not None
+        child = int(parent.stdout.readline())
+        wait_until(lambda: blocked_on_pipes(parent.pid) >= 2, "the parent's writes block on full pipes", DEADLINE_S)
+        wait_until(lambda: len(psutil.Process(child).threads()) >= 3, "the writer's threads run", DEADLINE_S)
+        parent.kill()
+        parent.wait(10)
+        killed_at = time.monotonic()
+        end = killed_at + ORPHAN_BAR_S
+        while not gone(child) and time.monotonic() < end:
+            time.sleep(0.05)
+        assert gone(child), f"the writer {child} outlived its parent by more than {ORPHAN_BAR_S} s"
+    finally:
+        parent.kill()
+        if child is not None and not gone(child):
+            os.kill(child, signal.SIGKILL)
+        parent.communicate(timeout=10)  # reaps it and closes its pipes
+
+
+HOLD_LOCK = """
+import os, subprocess, sys
+from scree.config import load_settings
+from scree.index.folder import prepare_index_dir
+from scree.index.lock import WriterLock
+
+settings = load_settings(os.environ, notes=sys.argv[1])
+prepare_index_dir(settings.index_dir, custom_db=False)
+lock = WriterLock(settings.lock_path)
+assert lock.try_acquire()
+# a process that is not scree keeps the lock (the same open file) after this one, whose pid the file names, exits
+holder = subprocess.Popen(
+    ["sleep", "120"], pass_fds=[lock.fileno()], start_new_session=True,
+    stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+)
+print(holder.pid, flush=True)
+os._exit(0)
+"""
+
+
+def test_status_check_never_calls_a_dead_or_foreign_lock_holder_healthy(tmp_path: Path) -> None:
+    folder = make_folder(tmp_path)
+    env = hash_env(tmp_path / "data")
+    built = scree(env, "reindex", "--notes", str(folder))
+    assert built.returncode == 0, built.stderr
+    done = subprocess.run(
+        [sys.executable, "-c", HOLD_LOCK, str(folder)], env=env, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    holder = int(done.stdout)
+    try:
+        lock = load_settings(env, notes=str(folder)).lock_path
+        dead = int(lock.read_text().split()[0])
+        assert dead != holder and gone(dead)
+        check = scree(env, "status", "--check", "--notes", str(folder))
+        assert check.returncode == 1, check.stdout
+        assert f"pid {dead}" in check.stderr and "not running" in check.stderr, check.stderr
+        lock.write_text(f"{holder}\n")  # a live pid, but not a scree process
+        check = scree(env, "status", "--check", "--notes", str(folder))
+        assert check.returncode == 1, check.stdout
+        assert f"pid {holder}" in check.stderr and "not scree" in check.stderr, check.stderr
+    finally:
+        os.kill(holder, signal.SIGKILL)

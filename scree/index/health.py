@@ -9,7 +9,7 @@ import apsw
 
 from scree.config import Settings
 from scree.errors import ScreeError
-from scree.index.lock import lock_holder
+from scree.index.lock import holder_problem, lock_holder
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,12 +31,14 @@ def index_health(settings: Settings) -> Health:
             return Health(None, f"no index at {db} yet")
         with Store.open(db, settings.folder, readonly=True) as store:
             files, chunks = store.counts()
+            pid = lock_holder(settings.lock_path) if settings.lock_path.exists() else None
             status = {
                 "folder": str(settings.folder),
                 "index": str(db),
                 "files": files,
                 "chunks": chunks,
-                "writer_pid": lock_holder(settings.lock_path) if settings.lock_path.exists() else None,
+                "writer_pid": pid,
+                "writer_problem": holder_problem(pid) if pid is not None else None,
                 "first_sync_done": store.is_complete(),
                 "last_sync": store.last_sync(),
                 "last_error": store.last_error(),
@@ -49,14 +51,17 @@ def index_health(settings: Settings) -> Health:
 
 
 def health_line(health: Health) -> tuple[bool, str]:
-    """`scree status --check`: healthy when the index can be read and a process holds writer.lock to keep it current
-    (a sync error, e.g. the embeddings API down, is named but is no reason to restart the process)."""
+    """`scree status --check`: healthy when the index can be read and a running scree process, the one writer.lock
+    names, holds it to keep the index current (a sync error, e.g. the embeddings API down, is named but is no reason
+    to restart the process)."""
     if health.status is None:
         return False, f"unhealthy: {health.reason}"
     status = health.status
     pid = status["writer_pid"]
     if pid is None:
         return False, f"unhealthy: no scree process keeps the index of {status['folder']} current (writer.lock is free)"
+    if status.get("writer_problem"):
+        return False, f"unhealthy: {status['writer_problem']}"
     sync = "first sync done" if status["first_sync_done"] else "first sync running"
     line = f"healthy: {status['files']} files, {status['chunks']} chunks, writer pid {pid}, {sync}"
     if status["last_error"]:

@@ -193,6 +193,29 @@ def lock_holder(path: Path) -> int | None:
         os.close(fd)
 
 
+SCREE_MARK = "scree"  # in the command line of every scree process: the console script, python -m scree, the container
+
+
+def holder_problem(pid: int) -> str | None:
+    """Why the pid a held writer.lock names cannot be the writer keeping the index (issue 34: a serve killed while its
+    writer child lived on left its own pid in the file), or None when it runs and is scree. The lock file names the
+    serve or watch; its writer child shares the lock but never writes the file."""
+    import psutil
+
+    try:
+        process = psutil.Process(pid)
+        if process.status() == psutil.STATUS_ZOMBIE:
+            raise psutil.NoSuchProcess(pid)
+        command = " ".join(process.cmdline())
+    except psutil.NoSuchProcess:
+        return f"writer.lock is held, but pid {pid}, which it names, is not running (an orphaned writer?)"
+    except psutil.Error:  # another user's process: it cannot be ours to judge
+        return None
+    if command and SCREE_MARK not in command.lower():
+        return f"writer.lock is held, but pid {pid}, which it names, is not scree ({process.name()})"
+    return None
+
+
 LOCK_POLL_S = 0.1  # LockRetry.wait: a stop is noticed within this
 _NOBODY_SEEN = -1  # LockRetry: no holder announced yet (None is a holder whose pid is unknown)
 
