@@ -21,7 +21,9 @@ DB_NAME, LOCK_NAME, ROOT_NAME = "index.db", "writer.lock", "root"
 QUERY_SOCKET_NAME = "query.sock"  # the writer's query socket (scree.writer_proc.query_server)
 DB_COMPANIONS = ("-wal", "-shm", "-journal")  # SQLite's files beside a db: moved and removed with it
 HASH_HEX_DIGITS = 16  # R-F2
-VECTORS, VECTOR_CACHE_NAME = "vectors", "vectors.db"  # issue 24: the machine-wide vector cache, under the data home
+# issue 24: the machine-wide vector cache, under the data home. Its name carries its format (store/vector_cache.py's
+# CACHE_VERSION), so two installed versions never share, nor wipe, one file (issue 34); format 1 was vectors.db.
+VECTORS, VECTOR_CACHE_NAME = "vectors", "vectors-2.db"
 
 
 def indexes_dir(home: Path) -> Path:
