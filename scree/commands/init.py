@@ -194,6 +194,16 @@ def _resolve(target: Path) -> Path:
         raise ConfigError(f"{target} is a symbolic link scree cannot follow ({exc.strerror})") from None
 
 
+def _refuse_leaving(target: Path, real: Path, folder: Path, client: ClientConfig) -> None:
+    """Issue 34: a link to a file outside the repository (a repository can ship `.mcp.json -> ~/.claude.json`) is
+    refused: scree writes only inside the repository it was asked to opt in."""
+    if real != target and not real.is_relative_to(folder.resolve()):
+        raise ConfigError(
+            f"{target} is a symbolic link to {real}, outside {folder}; scree writes only inside the repository and "
+            f"will not follow it: {_by_hand(client)}"
+        )
+
+
 def _read(real: Path, target: Path, client: ClientConfig) -> _Existing | None:
     """The config file's object and status; None when there is no file; a one-line refusal for anything that is
     not a regular file (opened without blocking, so a FIFO cannot hold scree) or that scree cannot parse."""
@@ -315,6 +325,7 @@ def init_repo(folder: Path, client_name: str = "claude", *, here: bool = False, 
         )
     target = folder / client.file
     real = _resolve(target)
+    _refuse_leaving(target, real, folder, client)
     try:
         real.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:

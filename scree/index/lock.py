@@ -11,6 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from scree.errors import ScreeError
+from scree.index.folder import symlink_refused
 from scree.logs import get_logger
 from scree.paths import FILE_MODE
 
@@ -33,8 +34,10 @@ PID_READ_BYTES = 32  # a pid and a newline, with room to spare
 WINDOWS_LOCK_OFFSET = 1 << 30
 _BUSY_ERRNOS = frozenset({errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK, errno.EDEADLK})
 # O_CLOEXEC (O_NOINHERIT on Windows): a child spawned after acquiring must not keep the lock alive (R-P2).
-_OPEN_FLAGS = os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOINHERIT", 0)
-_PROBE_FLAGS = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOINHERIT", 0)
+# O_NOFOLLOW (issue 34): the pid is written into writer.lock itself, never through a symlink into another file.
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_OPEN_FLAGS = os.O_RDWR | os.O_CREAT | _NOFOLLOW | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOINHERIT", 0)
+_PROBE_FLAGS = os.O_RDONLY | _NOFOLLOW | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOINHERIT", 0)
 
 
 def _try_lock(fd: int, *, shared: bool) -> bool:
@@ -105,6 +108,8 @@ class WriterLock:
         try:
             fd = os.open(self.path, _OPEN_FLAGS, FILE_MODE)
         except OSError as exc:
+            if exc.errno == errno.ELOOP or self.path.is_symlink():
+                raise ScreeError(symlink_refused(self.path)) from exc
             raise ScreeError(f"cannot open the lock file {self.path}: {exc.strerror}") from exc
         try:
             if not _try_lock(fd, shared=False):

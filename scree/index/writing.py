@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from scree.config import Settings
 from scree.index.adopt import adopt_moved_index
-from scree.index.folder import prepare_index_dir, write_root_file
+from scree.index.folder import prepare_index_dir, refuse_symlinks, write_root_file
 from scree.store import Store
 
 
@@ -13,6 +13,8 @@ def open_for_writing(settings: Settings) -> Store:
     lock), `root` written once the index proved to be this folder's (R-F3: a refused open leaves every file as it
     was); a --db file's folder gets no `root` (R-F2)."""
     prepare_index_dir(settings.index_dir, custom_db=settings.custom_db)
+    if not settings.custom_db:  # a --db file is the user's own, wherever it links
+        refuse_symlinks(settings.index_dir, settings.db_path)
     adopt_moved_index(settings)  # a moved checkout's index is reused, not embedded again
     store = Store.open(settings.db_path, settings.folder)
     if not settings.custom_db:
