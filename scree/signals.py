@@ -88,17 +88,13 @@ class StopSignals:
 
 def signal_on_parent_death(parent_pid: int | None) -> bool:
     """Linux: have the kernel send this process SIGTERM when its parent dies (PR_SET_PDEATHSIG), a notice no blocked
-    thread can stall; a parent already gone by now (not `parent_pid`) sends it at once. False elsewhere.
+    thread can stall. False when the parent (`parent_pid`) is already gone, having died while this process started
+    (the caller then exits at once: nothing has begun); True otherwise, also where there is no prctl.
 
     The kernel ties it to the thread that made this process: serve's supervisor thread, which outlives its writer."""
-    if not sys.platform.startswith("linux"):
-        return False
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        if libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0) != 0:
-            return False
-    except (OSError, AttributeError):
-        return False
-    if parent_pid is not None and os.getppid() != parent_pid:
-        os.kill(os.getpid(), signal.SIGTERM)
-    return True
+    if sys.platform.startswith("linux"):
+        try:
+            ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+        except (OSError, AttributeError):
+            pass
+    return parent_pid is None or not hasattr(os, "getppid") or os.getppid() == parent_pid

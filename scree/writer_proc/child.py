@@ -200,7 +200,8 @@ def child_main(
     stop = threading.Event()
     StopSignals(stop, WRITER_HARD_EXIT_S).install()  # before any thread starts: each inherits the blocked signals
     parent_process = multiprocessing.parent_process()
-    signal_on_parent_death(parent_process.pid if parent_process is not None else None)
+    if not signal_on_parent_death(parent_process.pid if parent_process is not None else None):
+        os._exit(Outcome.STOPPED)  # the parent died while this process started: nothing to stop, nobody to tell
     _point_stdio_at_stderr()  # R-P5, before anything can print
     from scree.logs import configure_logging
     from scree.redact import register_secret
