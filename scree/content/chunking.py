@@ -65,13 +65,17 @@ _TABLE_RULE = re.compile(r"[ \t]*\|?[ \t]*:?-{2,}:?[ \t]*(?:\|[ \t]*:?-{2,}:?[ \
 _BLOCK_MARKER = re.compile(r"([ \t]*)(?:!!!|\?\?\?\+?|///)[ \t]*([\w-]*)(?:[ \t]*\|)?[ \t]*(.*)")
 _FENCE_ATTRIBUTES = re.compile(r"[ \t]*\{[^}]*\}")  # ```python {test="skip"}: tool options, not words
 CODE_LINES_EMBEDDED = 5  # #11: a fence's first lines are embedded; the rest is left to keyword search
-EMBED_FORMAT = "4"  # R-F3, #11: bumped whenever embed_text() or the heading trail changes what a chunk's vector is of
+EMBED_FORMAT = "5"  # R-F3, #11: bumped whenever embed_text() or the heading trail changes what a chunk's vector is of
 MDX_SUFFIX = ".mdx"
-# Issue 25: lines of an .mdx file that are code for the site, not words: ES module `import`/`export` lines and lines
-# holding only JSX component tags (`<Tabs>`, `<TabItem value="linux" label="Linux">`, `</TabItem>`, `<Foo />`).
-_MDX_CODE_LINE = re.compile(
-    r"[ \t]*(?:(?:import|export)[ \t{*].*|(?:</?[A-Z][\w.]*(?:\s[^<>]*)?/?>[ \t]*)+|\{/\*.*\*/\}[ \t]*)"
-)
+# Issue 25: lines of an .mdx file that are code for the site, not words: ES module `import`/`export` lines, MDX
+# comments, and JSX component tags (`<Tabs>`, `<TabItem value="linux" label="Linux">`, `</TabItem>`, `<Foo />`),
+# which issue 34 takes out wherever they are on a line (a 985 KB line of JSX is cut into pieces), and at a piece's
+# edges where a tag was cut. No pattern nests a quantifier: the old whole-line one backtracked exponentially on a
+# piece cut mid-tag.
+_MDX_CODE_LINE = re.compile(r"[ \t]*(?:(?:import|export)[ \t{*].*|\{/\*.*\*/\}[ \t]*)")
+_JSX_TAG = re.compile(r"</?[A-Z][\w.]*(?:\s[^<>]*)?>")
+_JSX_CUT_HEAD = re.compile(r"[^<>=]*=[^<>]*>")  # the end of a tag cut at the piece's start: attributes, then `>`
+_JSX_CUT_TAIL = re.compile(r"</?[A-Z][\w.]*(?:\s[^<>]*)?$")  # a tag cut at the piece's end
 
 
 @dataclass(frozen=True, slots=True)
@@ -258,7 +262,7 @@ def thin(text: str) -> bool:
         return True
     if any(_FENCE_OPEN.fullmatch(line) for line in lines):  # a code example is content, however short
         return False
-    return len("".join(_readable(text).split()).encode("utf-8", "replace")) < THIN_BYTES
+    return len("".join(_readable(text, jsx=True).split()).encode("utf-8", "replace")) < THIN_BYTES
 
 
 def cap_utf8(text: str, limit: int) -> str:
@@ -286,12 +290,34 @@ def _heading_title(rest: str) -> str:
     return cap_utf8(strip_heading_anchors(title), HEADING_CAP_BYTES)
 
 
-def _readable(text: str, fence: tuple[str, int] | None = None, mdx: bool = False) -> str:
+def _site_code_left_out(line: str, mdx: bool) -> str | None:
+    """A line outside fences without its JSX tags (and, of an .mdx file, None for an import/export line or an MDX
+    comment); None when nothing is left."""
+    if mdx and _MDX_CODE_LINE.fullmatch(line):
+        return None
+    if "<" in line or ">" in line:
+        line = _without_jsx(line)
+        if not line.strip():
+            return None
+    return line
+
+
+def _without_jsx(line: str) -> str:
+    """`line` without JSX component tags, also one cut at either end (a piece of a line longer than a chunk)."""
+    line = _JSX_TAG.sub("", line)
+    head = _JSX_CUT_HEAD.match(line)
+    if head is not None:
+        line = line[head.end() :]
+    return _JSX_CUT_TAIL.sub("", line)
+
+
+def _readable(text: str, fence: tuple[str, int] | None = None, mdx: bool = False, jsx: bool = False) -> str:
     """Chunk text as it is embedded, so the model's 256 tokens go to words (#11): of each fence, its opening line
     without attribute braces, its first CODE_LINES_EMBEDDED lines and its closing line; outside fences, heading lines
     without their anchors (strip_heading_anchors), links and images with their words but not their targets, and no
     markup that carries no words (_words_of_line), with runs of blank lines cut to one. `fence` is the one open
-    where the text starts (Chunk.open_fence); `mdx` drops MDX's code lines (_MDX_CODE_LINE) outside fences."""
+    where the text starts (Chunk.open_fence); `mdx` drops MDX's code lines (_MDX_CODE_LINE) and JSX tags outside
+    fences, `jsx` the JSX tags alone (thin(), which does not know the file's kind)."""
     out: list[str] = []
     code_lines = 0
     for line in text.split("\n"):
@@ -313,8 +339,11 @@ def _readable(text: str, fence: tuple[str, int] | None = None, mdx: bool = False
                 continue
             if heading is not None:
                 line = line[: heading.end()] + strip_heading_anchors(line[heading.end() :])
-        elif mdx and _MDX_CODE_LINE.fullmatch(line):
-            continue
+        elif mdx or jsx:
+            kept = _site_code_left_out(line, mdx)
+            if kept is None:
+                continue
+            line = kept
         words = _words_of_line(line)
         if words is None or (not words.strip() and out and not out[-1].strip()):
             continue
