@@ -54,7 +54,7 @@ from scree.embedders import query_wire  # noqa: E402
 from scree.embedders.model_install import check_model  # noqa: E402
 from scree.index.folder import index_dir_for  # noqa: E402
 from scree.paths import data_home  # noqa: E402
-from scree.store import Store  # noqa: E402
+from scree.store import SqliteReader, SqliteWriter  # noqa: E402
 
 KEY = "sk-or-v1-FAULTSUITE-7Qx2Lm9Np4Rs6Tu1Yh5Jk0Zq8"
 OUTSIDE_MARKER = "OUTSIDE-THE-FOLDER-7f3a"  # text of files outside the folder: it must never show up anywhere
@@ -141,7 +141,7 @@ class World:
 
     def check_index(self, kind: str, expected: set[str]) -> None:
         """Integrity, and every note expected in the index still there (a fault may add rows, never lose them)."""
-        with Store.open(self.db(), self.folder, readonly=True) as store:
+        with SqliteReader.open(self.db(), self.folder) as store:
             if store.integrity_check() != "ok":
                 self.tally.inconsistent += 1
                 self.tally.problems.append(f"{kind}: index integrity {store.integrity_check()}")
@@ -283,8 +283,8 @@ def full_disk(world: World) -> None:
         'mount -t tmpfs -o size=3m tmpfs "$DISK" || exit 99\n'
         '"$PY" -m scree.cli reindex --notes "$NOTES"\n'
         'echo "exit=$?"\n'
-        '"$PY" -c \'import sys; from pathlib import Path; from scree.store import Store\n'
-        "s = Store.open(Path(sys.argv[1]), Path(sys.argv[2]), readonly=True)\n"
+        '"$PY" -c \'import sys; from pathlib import Path; from scree.store import SqliteReader\n'
+        "s = SqliteReader.open(Path(sys.argv[1]), Path(sys.argv[2]))\n"
         'print("integrity=" + s.integrity_check())\' "$DISK/index.db" "$NOTES"\n'
     )
     big = world.root / "big-notes"
@@ -529,9 +529,11 @@ def poison_faults(world: World) -> None:
 
 
 def _index_vectors(world: World, folder: Path) -> dict[str, bytes]:
-    with Store.open(index_dir_for(folder, world.env()) / "index.db", folder, readonly=True) as store:
-        hashes = [chunk.text_hash for path in store.paths() for chunk in store.chunks_for_path(path)]
-        return store.vectors_for_hashes(hashes)
+    db = index_dir_for(folder, world.env()) / "index.db"
+    with SqliteReader.open(db, folder) as reader:
+        hashes = [chunk.text_hash for path in reader.paths() for chunk in reader.chunks_for_path(path)]
+    with SqliteWriter.open(db, folder) as writer:  # the vectors are the writer's to look up (R-E7)
+        return writer.vectors_for_hashes(hashes)
 
 
 def _differing(expected: dict[str, bytes], found: dict[str, bytes]) -> int:
@@ -592,7 +594,7 @@ def secrets_printed(outputs: list[str]) -> int:
 
 def outside_bytes(world: World) -> int:
     found = sum(text.count(OUTSIDE_MARKER) for text in world.tally.outputs)
-    with Store.open(world.db(), world.folder, readonly=True) as store:
+    with SqliteReader.open(world.db(), world.folder) as store:
         for path in store.paths():
             found += sum(chunk.text.count(OUTSIDE_MARKER) for chunk in store.chunks_for_path(path))
     return found * len(OUTSIDE_MARKER)

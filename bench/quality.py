@@ -37,6 +37,7 @@ from typing import Any
 import apsw
 
 from scree.embedders.base import Embedder
+from scree.store.sqlite_files import remove_db
 
 EVAL = Path(__file__).resolve().parent.parent.parent / "shared" / "eval"
 CACHE = Path(__file__).resolve().parent / "results" / "quality-cache"
@@ -229,8 +230,7 @@ def fresh_db(name: str) -> Path:
     several checkouts running this benchmark at once."""
     db = CACHE / "run" / str(os.getpid()) / f"{name}.db"
     db.parent.mkdir(parents=True, exist_ok=True)
-    for suffix in ("", "-wal", "-shm"):
-        Path(str(db) + suffix).unlink(missing_ok=True)
+    remove_db(db)
     return db
 
 
@@ -238,15 +238,16 @@ def build(folder: Path, name: str, embedder: CachedEmbedder | Embedder) -> Built
     """A new index of `folder` with the current code: chunked, embedded (through the cache) and written."""
     from scree.config import load_settings
     from scree.content.ignore import IgnorePolicy
-    from scree.store import Store
+    from scree.index.model_policy import prepare
+    from scree.store import SqliteWriter
     from scree.writer_proc.sync import Syncer, markdown_bytes
 
     settings = load_settings(os.environ, notes=str(folder))
     db = fresh_db(name)
     before = (embedder.tokens, embedder.texts, embedder.embedded) if isinstance(embedder, CachedEmbedder) else None
     started = time.perf_counter()
-    with Store.open(db, folder) as store:
-        store.prepare(embedder)
+    with SqliteWriter.open(db, folder) as store:
+        prepare(store, embedder)
         Syncer(store, IgnorePolicy(folder), embedder, settings.max_file_bytes).sync_all()
         _, chunks = store.counts()
     seconds = time.perf_counter() - started
@@ -284,10 +285,10 @@ def engine_for(built: Built, embedder: Embedder) -> Any:
     from scree.config import load_settings
     from scree.content.ignore import IgnorePolicy
     from scree.search.engine import SearchEngine
-    from scree.store import Store
+    from scree.store import SqliteReader
 
     settings = load_settings(os.environ, notes=str(built.folder))
-    store = Store.open(built.db, built.folder, readonly=True)
+    store = SqliteReader.open(built.db, built.folder)
     return SearchEngine(store, IgnorePolicy(built.folder), built.folder, settings.max_file_bytes, lambda: embedder)
 
 

@@ -191,14 +191,15 @@ def build(folder: Path, embedder: CachedEmbedder, db: Path) -> tuple[int, int]:
     """A fresh index of `folder` with default settings (SCREE_EXTENSIONS as the user's environment has it)."""
     from scree.config import load_settings
     from scree.content.ignore import IgnorePolicy
-    from scree.store import Store
+    from scree.index.model_policy import prepare
+    from scree.store import SqliteWriter
+    from scree.store.sqlite_files import remove_db
     from scree.writer_proc.sync import Syncer
 
     settings = load_settings(os.environ, notes=str(folder))
-    for suffix in ("", "-wal", "-shm"):
-        Path(str(db) + suffix).unlink(missing_ok=True)
-    with Store.open(db, folder) as store:
-        store.prepare(embedder)
+    remove_db(db)
+    with SqliteWriter.open(db, folder) as store:
+        prepare(store, embedder)
         Syncer(store, IgnorePolicy(folder, settings.extensions), embedder, settings.max_file_bytes).sync_all()
         return store.counts()
 
@@ -234,7 +235,7 @@ def main() -> None:
     from scree.content.ignore import IgnorePolicy
     from scree.embedders.factory import make_embedder
     from scree.search.engine import SearchEngine
-    from scree.store import Store
+    from scree.store import SqliteReader
 
     english = unpack_docs(EVAL / "docs", CACHE / "versioned-source")["uv"]
     settings = load_settings(os.environ, notes=str(CACHE.parent))
@@ -257,7 +258,7 @@ def main() -> None:
             f"{kinds['translation']} translations); indexed {files} files, {chunks} chunks; "
             f"SCREE_EXTENSIONS={','.join(site_settings.extensions)}; {len(queries)} queries, k={K}"
         )
-        store = Store.open(db, site, readonly=True)
+        store = SqliteReader.open(db, site)
         engine = SearchEngine(
             store, IgnorePolicy(site, site_settings.extensions), site, site_settings.max_file_bytes, lambda: embedder
         )

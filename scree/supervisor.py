@@ -49,7 +49,7 @@ from typing import TYPE_CHECKING
 from scree.config import BYTES_PER_MIB, Settings
 from scree.deadlines import CLOSE_S, SIGKILL_TIMEOUT_S, SIGTERM_TIMEOUT_S, STOP_S
 from scree.errors import ScreeError
-from scree.index.folder import prepare_index_dir, wal_of
+from scree.index.folder import prepare_index_dir
 from scree.index.lock import LockRetry, WriterLock
 from scree.logs import configure_logging, get_logger, logged_thread
 from scree.protocol import Outcome, Recheck, ReindexReply, ReindexRequest, Up, WriterState
@@ -57,6 +57,7 @@ from scree.reader_proc.board import Board, Parked
 from scree.reader_proc.writer_control import SupervisedControl
 from scree.replies import SUPERVISOR_FAILED, memory_reason, restarting, silent_reason, start_failed_reason
 from scree.signals import SignalLatch
+from scree.store.sqlite_files import wal_of
 
 if TYPE_CHECKING:
     from scree.reader_proc.http_options import HttpOptions

@@ -11,7 +11,7 @@ import pytest
 import sqlite_vec
 
 from scree.search.engine import keyword_ranking
-from scree.store import SCHEMA_VERSION, FileState, NewChunk, Store
+from scree.store import SCHEMA_VERSION, FileState, NewChunk, SqliteReader, SqliteWriter
 from scree.store.keywords import cjk_index_text, cjk_match_expression, cjk_pairs, fts_match_expression
 from scree.store.schema import CJK_TABLE, migrate
 
@@ -40,21 +40,21 @@ def state(path: str, tag: str = "v1") -> FileState:
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> Store:
+def store(tmp_path: Path) -> SqliteWriter:
     folder = tmp_path / "notes"
     folder.mkdir()
-    opened = Store.open(tmp_path / "index" / "index.db", folder)
+    opened = SqliteWriter.open(tmp_path / "index" / "index.db", folder)
     opened.set_model(MODEL, DIMS)
     return opened
 
 
-def paths(store: Store, query: str, limit: int = 10) -> list[str]:
+def paths(store: SqliteWriter, query: str, limit: int = 10) -> list[str]:
     ids = [chunk_id for chunk_id, _ in keyword_ranking(store, query, limit)]
     rows = store.chunks_by_ids(ids)
     return [rows[i].path for i in ids]
 
 
-def cjk_rows(store: Store) -> int:
+def cjk_rows(store: SqliteWriter) -> int:
     return int(store._conn.execute(f"select count(*) from {CJK_TABLE}_docsize").fetchone()[0])
 
 
@@ -83,7 +83,7 @@ def test_query_words_and_cjk_pairs_are_split_between_the_two_tables() -> None:
 # --- the store: found inside runs, kept with its chunks ---
 
 
-def test_words_inside_unspaced_text_are_found(store: Store) -> None:
+def test_words_inside_unspaced_text_are_found(store: SqliteWriter) -> None:
     store.replace_files([(state("zh.md"), [chunk(0, ZH, heading="说明")])])
     store.replace_files([(state("ja.md"), [chunk(0, JA, heading="クロージャ")])])
     store.replace_files([(state("ko.md"), [chunk(0, KO, heading="한국어")])])
@@ -101,7 +101,7 @@ def test_words_inside_unspaced_text_are_found(store: Store) -> None:
     assert store.integrity_check() == "ok"
 
 
-def test_cjk_rows_go_with_their_chunks(store: Store) -> None:
+def test_cjk_rows_go_with_their_chunks(store: SqliteWriter) -> None:
     store.replace_files([(state("zh.md"), [chunk(0, ZH), chunk(1, "第二段：变量绑定。")])])
     assert cjk_rows(store) == 2
     store.replace_files([(state("zh.md", "v2"), [chunk(0, "只有闭包。")])])
@@ -138,11 +138,11 @@ def test_a_schema_4_index_is_upgraded_in_place_with_its_cjk_rows(tmp_path: Path)
         conn.execute("insert into chunk_vector_bits values (?, vec_quantize_binary(?))", (n, unit(text)))
     conn.close()
 
-    with Store.open(db_path, folder) as upgraded:
+    with SqliteWriter.open(db_path, folder) as upgraded:
         assert upgraded.get_meta("schema_version") == str(SCHEMA_VERSION)
         assert paths(upgraded, "搜索") == ["zh.md"] and paths(upgraded, "Bearer") == ["en.md"]
         assert cjk_rows(upgraded) == 1
         assert upgraded.vectors_for_hashes(["hash-1"]) == {"hash-1": unit(ZH)}  # nothing re-embedded
         assert upgraded.integrity_check() == "ok"
-    with Store.open(db_path, folder, readonly=True) as reader:
+    with SqliteReader.open(db_path, folder) as reader:
         assert paths(reader, "空格") == ["zh.md"]

@@ -193,8 +193,8 @@ set -u
 mount -t tmpfs -o size=3m tmpfs "$DISK" || exit 99
 "$PY" -m scree.cli reindex --notes "$NOTES"
 echo "reindex-exit=$?"
-"$PY" -c 'import sys; from pathlib import Path; from scree.store import Store
-s = Store.open(Path(sys.argv[1]), Path(sys.argv[2]), readonly=True); print("integrity=" + s.integrity_check())
+"$PY" -c 'import sys; from pathlib import Path; from scree.store import SqliteReader
+s = SqliteReader.open(Path(sys.argv[1]), Path(sys.argv[2])); print("integrity=" + s.integrity_check())
 print("files=%d chunks=%d" % s.counts())' "$DISK/index.db" "$NOTES"
 """
 

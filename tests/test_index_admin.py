@@ -219,7 +219,7 @@ def test_an_index_made_by_another_model_is_not_adopted(tmp_path: Path, embed_ser
 
 def test_an_adopted_index_keeps_only_the_files_the_new_folder_has_unchanged(tmp_path: Path) -> None:
     from scree.index.adopt import adopt_moved_index
-    from scree.store import Store
+    from scree.store import SqliteReader
 
     env = scree_env(tmp_path / "data", SCREE_EMBEDDER="hash")
     _orphaned(tmp_path, env)
@@ -229,6 +229,6 @@ def test_an_adopted_index_keeps_only_the_files_the_new_folder_has_unchanged(tmp_
     settings = load_settings(env, notes=str(moved))
     adopted = adopt_moved_index(settings)
     assert adopted is not None and (adopted.matched, adopted.files) == (4, 5)
-    with Store.open(settings.db_path, settings.folder, readonly=True) as store:
+    with SqliteReader.open(settings.db_path, settings.folder) as store:
         assert sorted(store.files()) == [f"docs/secret{n}.md" for n in range(4)]
         assert not store.is_complete()  # incomplete for the new folder until its sync runs (R-M5)

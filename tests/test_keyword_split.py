@@ -13,7 +13,7 @@ import pytest
 
 from scree.embedders.base import pack_vector
 from scree.search.engine import keyword_ranking
-from scree.store import FileState, NewChunk, Store, searches
+from scree.store import FileState, NewChunk, SqliteWriter, searches
 from scree.store.keywords import (
     BM25_K1,
     FLOOR_IDF,
@@ -93,11 +93,11 @@ def _text(rng: random.Random) -> str:
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> Iterator[Store]:
+def store(tmp_path: Path) -> Iterator[SqliteWriter]:
     folder = tmp_path / "notes"
     folder.mkdir()
     rng = random.Random(3)
-    with Store.open(tmp_path / "index.db", folder) as opened:
+    with SqliteWriter.open(tmp_path / "index.db", folder) as opened:
         opened.set_model("hash:test", DIMS)
         batch = []
         for number in range(60):
@@ -112,8 +112,8 @@ def store(tmp_path: Path) -> Iterator[Store]:
         yield opened
 
 
-def _conn(store: Store) -> apsw.Connection:
-    conn: apsw.Connection = store._conn  # the Store's own connection, to run the searches module's queries
+def _conn(store: SqliteWriter) -> apsw.Connection:
+    conn: apsw.Connection = store._conn  # the SqliteWriter's own connection, to run the searches module's queries
     return conn
 
 
@@ -136,7 +136,7 @@ QUERIES = [
 
 
 @pytest.mark.parametrize("limit", [1, 5, 20, 100])
-def test_split_matches_are_the_or_querys_own_top_rows(store: Store, limit: int) -> None:
+def test_split_matches_are_the_or_querys_own_top_rows(store: SqliteWriter, limit: int) -> None:
     conn = _conn(store)
     rows = searches.keyword_rows(conn)
     assert rows == 600
@@ -169,7 +169,7 @@ def test_a_large_index_answers_with_the_split_what_the_or_query_does(tmp_path: P
     folder.mkdir()
     rng = random.Random(5)
     per_file = 500
-    with Store.open(tmp_path / "index.db", folder) as store:
+    with SqliteWriter.open(tmp_path / "index.db", folder) as store:
         store.set_model("hash:test", DIMS)
         vector = pack_vector([1.0] * DIMS)
         for number in range(searches.SPLIT_MIN_ROWS // per_file):
@@ -196,6 +196,6 @@ def test_a_large_index_answers_with_the_split_what_the_or_query_does(tmp_path: P
         assert len(keyword_ranking(store, "alpha beta", 10)) == 10
 
 
-def test_below_the_split_size_floor_weight_words_still_match_alone(store: Store) -> None:
+def test_below_the_split_size_floor_weight_words_still_match_alone(store: SqliteWriter) -> None:
     assert len(keyword_ranking(store, "alpha beta", 10, floor_alone=False)) == 10
     assert keyword_ranking(store, "nothing alpha", 50, floor_alone=False) == keyword_ranking(store, "alpha", 50)

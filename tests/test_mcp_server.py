@@ -23,7 +23,7 @@ from mcp.client.stdio import StdioServerParameters
 from mcp_types import CallToolResult, TextContent
 
 from scree.config import load_settings
-from scree.store import Store
+from scree.store import SqliteReader
 
 SCREE = Path(sys.executable).with_name("scree")
 INSPECTOR_VERSION = "0.15.0"  # the last release that runs on Node 20 (later ones need Node >= 22)
@@ -459,7 +459,7 @@ def test_reindex_replies_and_dropped_files_are_rechecked(tmp_path: Path) -> None
         settings = load_settings(full_env(small.env), notes=str(small.folder))
         deadline = time.monotonic() + 20
         while True:  # the re-check runs in the background while the server keeps answering
-            with Store.open(settings.db_path, settings.folder, readonly=True) as store:
+            with SqliteReader.open(settings.db_path, settings.folder) as store:
                 if store.file_state("docs/new.md") is None and store.file_state("docs/api.md") is not None:
                     break
             assert time.monotonic() < deadline, "the dropped file's rows were never removed"

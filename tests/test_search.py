@@ -12,9 +12,10 @@ import pytest
 from scree.content.ignore import IgnorePolicy
 from scree.embedders.hashed import HashEmbedder
 from scree.errors import ScreeError
+from scree.index.model_policy import prepare
 from scree.search.engine import SearchEngine
 from scree.search.render import render_hit
-from scree.store import Store
+from scree.store import SqliteReader, SqliteWriter
 from scree.writer_proc.sync import Syncer
 
 SHARED = "## Licence\n\nThis text is released under the compost licence, version two.\n"
@@ -34,10 +35,10 @@ def folder(tmp_path: Path) -> Path:
 def engine(folder: Path, tmp_path: Path) -> Iterator[SearchEngine]:
     embedder = HashEmbedder()
     db = tmp_path / "index.db"
-    with Store.open(db, folder) as store:
-        store.prepare(embedder)
+    with SqliteWriter.open(db, folder) as store:
+        prepare(store, embedder)
         Syncer(store, IgnorePolicy(folder), embedder, 1_000_000).sync_all()
-    with Store.open(db, folder, readonly=True) as reader:
+    with SqliteReader.open(db, folder) as reader:
         yield SearchEngine(reader, IgnorePolicy(folder), folder, 1_000_000, lambda: embedder)
 
 
@@ -85,7 +86,7 @@ def test_a_file_dropped_since_indexing_leaves_results_at_once(engine: SearchEngi
 def test_empty_index_and_empty_query_return_nothing(tmp_path: Path) -> None:
     folder = tmp_path / "empty"
     folder.mkdir()
-    with Store.open(tmp_path / "e.db", folder) as store:
+    with SqliteWriter.open(tmp_path / "e.db", folder) as store:
 
         def no_embedder() -> HashEmbedder:
             raise AssertionError("an empty index must not embed the query")
@@ -98,14 +99,14 @@ def test_a_query_embedding_that_fails_leaves_hybrid_search_its_keyword_hits(fold
     """R-M3: whatever the embedder raises, hybrid search answers with keyword hits and says why; semantic refuses."""
     embedder = HashEmbedder()
     db = tmp_path / "index.db"
-    with Store.open(db, folder) as store:
-        store.prepare(embedder)
+    with SqliteWriter.open(db, folder) as store:
+        prepare(store, embedder)
         Syncer(store, IgnorePolicy(folder), embedder, 1_000_000).sync_all()
 
     def broken() -> HashEmbedder:
         raise RuntimeError("the model's files vanished")
 
-    with Store.open(db, folder, readonly=True) as reader:
+    with SqliteReader.open(db, folder) as reader:
         engine = SearchEngine(reader, IgnorePolicy(folder), folder, 1_000_000, broken)
         result = engine.search("cherries stone fruits", k=3, mode="hybrid")
         assert [hit.path for hit in result.hits][:1] == ["c.md"]
@@ -116,10 +117,10 @@ def test_a_query_embedding_that_fails_leaves_hybrid_search_its_keyword_hits(fold
 
 def build_engine(folder: Path, db: Path) -> SearchEngine:
     embedder = HashEmbedder()
-    with Store.open(db, folder) as store:
-        store.prepare(embedder)
+    with SqliteWriter.open(db, folder) as store:
+        prepare(store, embedder)
         Syncer(store, IgnorePolicy(folder), embedder, 1_000_000).sync_all()
-    reader = Store.open(db, folder, readonly=True)
+    reader = SqliteReader.open(db, folder)
     return SearchEngine(reader, IgnorePolicy(folder), folder, 1_000_000, lambda: embedder)
 
 
@@ -206,7 +207,7 @@ def test_a_chunk_of_markup_alone_is_never_a_hit(tmp_path: Path) -> None:
     long_tip = "/// tip\n\n" + "OAuth2 scopes let a token carry permissions. " * 60 + "\n\n///\n"
     (folder / "oauth2.md").write_text(f"# OAuth2 scopes\n\n{long_tip}\n## Tokens\n\nTBD\n", encoding="utf-8")
     engine = build_engine(folder, tmp_path / "index.db")
-    with Store.open(tmp_path / "index.db", folder, readonly=True) as store:
+    with SqliteReader.open(tmp_path / "index.db", folder) as store:
         texts = [chunk.text for chunk in store.chunks_for_path("oauth2.md")]
     assert "///" in texts and "## Tokens\n\nTBD" in texts  # indexed as the file has them
     for mode in ("hybrid", "semantic", "keyword"):

@@ -25,9 +25,18 @@ import sqlite_vec
 from scree.content.chunking import EMBED_FORMAT
 from scree.embedders.base import pack_vector
 from scree.errors import IndexCorruptError, IndexMismatchError
+from scree.index.model_policy import check_model
 from scree.search.engine import keyword_ranking
-from scree.store import SCHEMA_VERSION, FileState, NewChunk, Store, fts_match_expression, searches
-from scree.store.db import IndexRecord
+from scree.store import (
+    SCHEMA_VERSION,
+    FileState,
+    IndexRecord,
+    NewChunk,
+    SqliteReader,
+    SqliteWriter,
+    fts_match_expression,
+    searches,
+)
 from scree.store.schema import migrate
 from scree.store.searches import EXACT_SEARCH_MAX_CHUNKS, OVERSAMPLE
 from scree.store.sign_bits import nearest_positions, popcount, popcount_by_bytes
@@ -56,7 +65,7 @@ def state(path: str, tag: str = "v1") -> FileState:
 
 
 def raw(db_path: Path) -> apsw.Connection:
-    """A plain connection with sqlite-vec loaded, to look at tables the way no Store method does."""
+    """A plain connection with sqlite-vec loaded, to look at tables the way no SqliteWriter method does."""
     conn = apsw.Connection(str(db_path))
     conn.enable_load_extension(True)
     conn.load_extension(str(sqlite_vec.loadable_path()))
@@ -100,7 +109,7 @@ def topic_vectors(rng: np.random.Generator, count: int, dims: int, topics: np.nd
     return mixed / np.linalg.norm(mixed, axis=1, keepdims=True)
 
 
-def fill(store: Store, matrix: np.ndarray, path: str = "all.md") -> list[int]:
+def fill(store: SqliteWriter, matrix: np.ndarray, path: str = "all.md") -> list[int]:
     """One file with a chunk per row of `matrix`; returns the chunk id of each row."""
     rows = [NewChunk(i, "", f"row {i}", 1, 1, f"h{i}", matrix[i].tobytes()) for i in range(len(matrix))]
     store.replace_files([(state(path), rows)])
@@ -120,8 +129,8 @@ def db_path(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def store(db_path: Path, folder: Path) -> Iterator[Store]:
-    with Store.open(db_path, folder) as opened:
+def store(db_path: Path, folder: Path) -> Iterator[SqliteWriter]:
+    with SqliteWriter.open(db_path, folder) as opened:
         opened.set_model(MODEL, DIMS)
         yield opened
 
@@ -130,7 +139,7 @@ def store(db_path: Path, folder: Path) -> Iterator[Store]:
 
 
 def test_new_index_is_private_and_records_folder_and_schema(db_path: Path, folder: Path) -> None:
-    with Store.open(db_path, folder) as store:
+    with SqliteWriter.open(db_path, folder) as store:
         assert store.model() is None
         store.set_model(MODEL, DIMS)
         store.replace_files([(state("a.md"), [chunk(0, "alpha")])])
@@ -146,35 +155,33 @@ def test_new_index_is_private_and_records_folder_and_schema(db_path: Path, folde
 
 
 def test_other_folder_is_refused_naming_both(db_path: Path, folder: Path, tmp_path: Path) -> None:
-    Store.open(db_path, folder).close()
+    SqliteWriter.open(db_path, folder).close()
     other = tmp_path / "other"
     other.mkdir()
-    for readonly in (False, True):
+    for kind in (SqliteWriter, SqliteReader):
         with pytest.raises(IndexMismatchError) as caught:
-            Store.open(db_path, other, readonly=readonly)
+            kind.open(db_path, other)
         assert str(folder.resolve()) in str(caught.value) and str(other.resolve()) in str(caught.value)
 
 
 def test_readonly_missing_index_is_empty(db_path: Path, folder: Path) -> None:
-    with Store.open(db_path, folder, readonly=True) as store:
+    with SqliteReader.open(db_path, folder) as store:
         assert not store.exists
         assert store.model() is None
         assert store.counts() == (0, 0)
         assert store.vector_search(vector("q"), 5) == []
         assert keyword_ranking(store, "anything", 5) == []
-        with pytest.raises(RuntimeError):
-            store.set_meta("last_sync", "now")
+        assert not hasattr(store, "set_meta")  # a reader's type has no writes
     assert not db_path.exists()
 
 
-def test_readonly_sees_writes_and_refuses_writing(store: Store, db_path: Path, folder: Path) -> None:
+def test_readonly_sees_writes_and_refuses_writing(store: SqliteWriter, db_path: Path, folder: Path) -> None:
     store.replace_files([(state("a.md"), [chunk(0, "alpha beta")])])
-    with Store.open(db_path, folder, readonly=True) as reader:
+    with SqliteReader.open(db_path, folder) as reader:
         assert reader.exists
         assert reader.counts() == (1, 1)
         assert reader.integrity_check() == "ok"
-        with pytest.raises(RuntimeError):
-            reader.delete_files(["a.md"])
+        assert not hasattr(reader, "delete_files")  # a reader's type has no writes
         store.replace_files([(state("b.md"), [chunk(0, "gamma")])])
         assert reader.counts() == (2, 2) and reader.file_count() == 2
 
@@ -185,22 +192,22 @@ def test_foreign_and_garbage_files_are_refused(tmp_path: Path, folder: Path) -> 
     conn.execute("create table notes(x)")
     conn.close()
     with pytest.raises(IndexCorruptError, match="not a scree index"):
-        Store.open(foreign, folder)
+        SqliteWriter.open(foreign, folder)
     garbage = tmp_path / "garbage.db"
     garbage.write_bytes(b"this is not sqlite at all" * 200)
     with pytest.raises(IndexCorruptError, match="cannot open index"):
-        Store.open(garbage, folder)
+        SqliteWriter.open(garbage, folder)
 
 
 # --- model (R-F3) ---
 
 
-def test_model_mismatch_names_reindex_all(store: Store, db_path: Path, folder: Path) -> None:
+def test_model_mismatch_names_reindex_all(store: SqliteWriter, db_path: Path, folder: Path) -> None:
     store.set_model(MODEL, DIMS)  # the same model again is a no-op
-    store.check_model(MODEL, DIMS)
+    check_model(store, MODEL, DIMS)
     for identity, dims in (("api:other", DIMS), (MODEL, DIMS * 2)):
         with pytest.raises(IndexMismatchError, match="reindex --all"):
-            store.check_model(identity, dims)
+            check_model(store, identity, dims)
         with pytest.raises(IndexMismatchError, match="reindex --all"):
             store.set_model(identity, dims)
     with pytest.raises(IndexMismatchError, match="reindex --all"):
@@ -210,7 +217,7 @@ def test_model_mismatch_names_reindex_all(store: Store, db_path: Path, folder: P
     assert store.model() == (MODEL, DIMS)
 
 
-def test_an_index_of_an_older_embedded_text_format_is_refused_until_rebuilt(store: Store, db_path: Path) -> None:
+def test_an_index_of_an_older_embedded_text_format_is_refused_until_rebuilt(store: SqliteWriter, db_path: Path) -> None:
     """#11, R-F3: vectors of the old embedded text (headings with anchors) are never mixed with new ones."""
     store.replace_files([(state("a.md"), [chunk(0, "alpha")])])
     assert store.embed_format() == EMBED_FORMAT
@@ -219,19 +226,19 @@ def test_an_index_of_an_older_embedded_text_format_is_refused_until_rebuilt(stor
     conn.close()
     assert store.embed_format() == "1"
     with pytest.raises(IndexMismatchError, match=r"older scree .*`scree reindex --all`"):
-        store.check_model(MODEL, DIMS)
+        check_model(store, MODEL, DIMS)
     conn = raw(db_path)  # format 2: fences embedded whole, markup as written
     conn.execute("insert or replace into meta(key, value) values ('embed_format', '2')")
     conn.close()
     assert store.embed_format() == "2" != EMBED_FORMAT
     with pytest.raises(IndexMismatchError, match=rf"format 2, now {EMBED_FORMAT}: .*`scree reindex --all`"):
-        store.check_model(MODEL, DIMS)
+        check_model(store, MODEL, DIMS)
     store.reset(MODEL, DIMS)
-    store.check_model(MODEL, DIMS)
+    check_model(store, MODEL, DIMS)
     assert store.embed_format() == EMBED_FORMAT and store.counts() == (0, 0)
 
 
-def test_reset_rebuilds_with_new_model(store: Store, db_path: Path) -> None:
+def test_reset_rebuilds_with_new_model(store: SqliteWriter, db_path: Path) -> None:
     store.replace_files([(state("a.md"), [chunk(0, "alpha"), chunk(1, "beta")])])
     store.record_full_sync(complete=True)
     assert store.is_complete() and store.last_sync()
@@ -249,7 +256,7 @@ def test_reset_rebuilds_with_new_model(store: Store, db_path: Path) -> None:
 # --- writes (R-S2) ---
 
 
-def test_replace_and_delete_round_trip_leave_no_orphans(store: Store, db_path: Path) -> None:
+def test_replace_and_delete_round_trip_leave_no_orphans(store: SqliteWriter, db_path: Path) -> None:
     store.replace_files([(state("a.md"), [chunk(i, f"alpha part {i}") for i in range(4)])])
     store.replace_files([(state("b.md"), [chunk(0, "beta only")])])
     assert store.counts() == (2, 5)
@@ -277,7 +284,7 @@ def test_replace_and_delete_round_trip_leave_no_orphans(store: Store, db_path: P
     assert store.integrity_check() == "ok"
 
 
-def test_one_call_replacing_many_files_writes_each_as_if_alone(store: Store, db_path: Path) -> None:
+def test_one_call_replacing_many_files_writes_each_as_if_alone(store: SqliteWriter, db_path: Path) -> None:
     """replace_files writes a batch's chunk rows in one statement with ids it picks itself: each file's rows, keyword
     rows and vectors still match, and no id is ever given twice, even after the newest chunks were deleted."""
     store.replace_files([(state("old.md"), [chunk(0, "old apple"), chunk(1, "old pear")]), (state("z.md"), [])])
@@ -312,7 +319,7 @@ def test_one_call_replacing_many_files_writes_each_as_if_alone(store: Store, db_
     assert store.integrity_check() == "ok"
 
 
-def test_replace_files_batches_and_touch_and_meta(store: Store) -> None:
+def test_replace_files_batches_and_touch_and_meta(store: SqliteWriter) -> None:
     store.replace_files([(state(f"{n}.md"), [chunk(0, f"note {n}")]) for n in range(5)])
     assert store.counts() == (5, 5)
     touched = FileState("3.md", state("3.md").sha256, 42, 7)
@@ -330,7 +337,7 @@ def test_replace_files_batches_and_touch_and_meta(store: Store) -> None:
     assert store.last_error() is None
 
 
-def test_bulk_cache_grows_only_once_rows_are_written_and_is_small_again_after(store: Store) -> None:
+def test_bulk_cache_grows_only_once_rows_are_written_and_is_small_again_after(store: SqliteWriter) -> None:
     def cache_kib() -> int:
         return -int(store._conn.execute("pragma cache_size").fetchone()[0])  # negative: KiB
 
@@ -343,10 +350,10 @@ def test_bulk_cache_grows_only_once_rows_are_written_and_is_small_again_after(st
     assert cache_kib() == idle and store.counts() == (1, 1)
 
 
-def test_a_sync_that_only_reads_frees_the_pages_it_read(store: Store, db_path: Path, folder: Path) -> None:
+def test_a_sync_that_only_reads_frees_the_pages_it_read(store: SqliteWriter, db_path: Path, folder: Path) -> None:
     """A watching writer's catch-up reads every file's row into the page cache; bulk_cache lets those pages go."""
     store.replace_files([(state(f"note{n:04d}.md"), [chunk(0, f"note {n} " * 40)]) for n in range(2000)])
-    with Store.open(db_path, folder) as fresh:  # an empty page cache, as a writer starts with
+    with SqliteWriter.open(db_path, folder) as fresh:  # an empty page cache, as a writer starts with
         before = apsw.memory_used()
         with fresh.bulk_cache():
             assert all(fresh.file_state(f"note{n:04d}.md") is not None for n in range(2000))
@@ -356,7 +363,7 @@ def test_a_sync_that_only_reads_frees_the_pages_it_read(store: Store, db_path: P
         assert apsw.memory_used() < before + (filled - before) / 4
 
 
-def test_failed_write_rolls_back_whole_call(store: Store) -> None:
+def test_failed_write_rolls_back_whole_call(store: SqliteWriter) -> None:
     store.replace_files([(state("a.md"), [chunk(0, "original")])])
     no_heading = NewChunk(1, None, "x", 1, 1, "h", vector("x"))  # type: ignore[arg-type]  # NOT NULL fails mid-write
     with pytest.raises(apsw.ConstraintError):
@@ -367,7 +374,7 @@ def test_failed_write_rolls_back_whole_call(store: Store) -> None:
     assert store.counts() == (2, 2)
 
 
-def test_lookup_by_hash_and_id(store: Store) -> None:
+def test_lookup_by_hash_and_id(store: SqliteWriter) -> None:
     store.replace_files([(state("a.md"), [chunk(0, "shared text"), chunk(1, "unique a")])])
     store.replace_files([(state("b.md"), [chunk(0, "shared text")])])
     shared = hashlib.sha256(b"shared text").hexdigest()
@@ -389,7 +396,7 @@ def test_knn_matches_brute_force_cosine(db_path: Path, folder: Path) -> None:
     dims = 32
     matrix = rng.standard_normal((500, dims)).astype("<f4")
     matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)
-    with Store.open(db_path, folder) as store:
+    with SqliteWriter.open(db_path, folder) as store:
         store.set_model(MODEL, dims)
         rows = [
             NewChunk(i, "", f"row {i}", 1, 1, f"h{i}", matrix[i].tobytes())
@@ -415,11 +422,11 @@ def test_two_stage_search_rescores_binary_candidates_exactly(db_path: Path, fold
     topics = unit_rows(rng, 40, dims)
     matrix = topic_vectors(rng, 3000, dims, topics)
     bits = np.packbits(matrix > 0, axis=1)
-    with Store.open(db_path, folder) as store:
+    with SqliteWriter.open(db_path, folder) as store:
         store.set_model(MODEL, dims)
         ids = np.array(fill(store, matrix))
     recalls = []
-    with Store.open(db_path, folder, readonly=True) as reader:  # a reader runs it: nothing in it writes
+    with SqliteReader.open(db_path, folder) as reader:  # a reader runs it: nothing in it writes
         for query in topic_vectors(rng, 20, dims, topics):
             hamming = np.unpackbits(bits ^ np.packbits(query > 0), axis=1).sum(axis=1)
             distances = 1.0 - matrix @ query
@@ -448,7 +455,7 @@ def test_vector_search_is_two_stage_above_the_exact_limit(db_path: Path, folder:
     nearest = pack_vector([1.0] + [-0.05] * (DIMS - 1))
     decoy = NewChunk(0, "", "decoy", 1, 1, "decoy", pack_vector([0.01] + [1.0] * (DIMS - 1)))
     decoys_per_file = 1000
-    with Store.open(db_path, folder) as store:
+    with SqliteWriter.open(db_path, folder) as store:
         store.set_model(MODEL, DIMS)
         store.replace_files([(state("nearest.md"), [NewChunk(0, "", "nearest", 1, 1, "nearest", nearest)])])
         nearest_id = store.chunks_for_path("nearest.md")[0].id
@@ -460,7 +467,7 @@ def test_vector_search_is_two_stage_above_the_exact_limit(db_path: Path, folder:
         assert store.two_stage_vector_search(query, 1)[0][0] != nearest_id
 
         store.replace_files([(state("one-more.md"), [decoy])])
-        with Store.open(db_path, folder, readonly=True) as reader:
+        with SqliteReader.open(db_path, folder) as reader:
             assert reader.vector_search(query, 1)[0][0] != nearest_id
             assert [c for c, _ in reader.exact_vector_search(query, 1)] == [nearest_id]
 
@@ -468,7 +475,7 @@ def test_vector_search_is_two_stage_above_the_exact_limit(db_path: Path, folder:
 def test_dimensions_not_a_multiple_of_8_are_always_searched_exactly(db_path: Path, folder: Path) -> None:
     rng = np.random.default_rng(3)
     matrix = unit_rows(rng, 50, 12)
-    with Store.open(db_path, folder) as store:
+    with SqliteWriter.open(db_path, folder) as store:
         store.set_model(MODEL, 12)
         fill(store, matrix)
         query = matrix[7].tobytes()
@@ -480,7 +487,7 @@ def test_dimensions_not_a_multiple_of_8_are_always_searched_exactly(db_path: Pat
     conn.close()
 
 
-def test_integrity_check_finds_missing_and_orphan_sign_bits(store: Store, db_path: Path) -> None:
+def test_integrity_check_finds_missing_and_orphan_sign_bits(store: SqliteWriter, db_path: Path) -> None:
     store.replace_files([(state("a.md"), [chunk(0, "alpha"), chunk(1, "beta")])])
     assert store.integrity_check() == "ok"
     first = store.chunks_for_path("a.md")[0].id
@@ -494,7 +501,7 @@ def test_integrity_check_finds_missing_and_orphan_sign_bits(store: Store, db_pat
     assert store.integrity_check() == "sign bits: 1 without a chunk, 0 chunks without sign bits"
 
 
-def test_keyword_search_ranks_heading_and_stems(store: Store) -> None:
+def test_keyword_search_ranks_heading_and_stems(store: SqliteWriter) -> None:
     store.replace_files([(state("auth.md"), [chunk(0, "how the service works", heading="Authentication > Tokens")])])
     store.replace_files([(state("misc.md"), [chunk(0, "tokens are mentioned in passing here", heading="Misc")])])
     store.replace_files([(state("cafe.md"), [chunk(0, "Le café est ouvert", heading="Café")])])
@@ -507,7 +514,7 @@ def test_keyword_search_ranks_heading_and_stems(store: Store) -> None:
     assert keyword_ranking(store, "token", 1) == keyword_ranking(store, "token", 10)[:1]
 
 
-def test_keyword_or_query_skips_common_english_words_unless_it_has_nothing_else(store: Store) -> None:
+def test_keyword_or_query_skips_common_english_words_unless_it_has_nothing_else(store: SqliteWriter) -> None:
     store.replace_files([(state("tokens.md"), [chunk(0, "how tokens expire", heading="Tokens")])])
     store.replace_files([(state("prose.md"), [chunk(0, "the end of the story and the moral of it")])])
     store.replace_files([(state("hamlet.md"), [chunk(0, "to be or not to be, that is the question")])])
@@ -518,7 +525,7 @@ def test_keyword_or_query_skips_common_english_words_unless_it_has_nothing_else(
     assert [cid for cid, _ in keyword_ranking(store, "To be or not to be", 10)] == [hamlet]
 
 
-def test_keyword_or_query_skips_the_words_a_question_or_comparison_is_phrased_in(store: Store) -> None:
+def test_keyword_or_query_skips_the_words_a_question_or_comparison_is_phrased_in(store: SqliteWriter) -> None:
     store.replace_files([(state("tools.md"), [chunk(0, "uvx runs a tool; uv tool install keeps it", heading="Tools")])])
     store.replace_files([(state("faq.md"), [chunk(0, "Why? How? What should you do versus what could you do?")])])
     tools = store.chunks_for_path("tools.md")[0].id
@@ -563,7 +570,7 @@ HOSTILE_QUERIES = [
 
 
 @pytest.mark.parametrize("query", HOSTILE_QUERIES)
-def test_keyword_search_never_raises_on_hostile_input(store: Store, query: str) -> None:
+def test_keyword_search_never_raises_on_hostile_input(store: SqliteWriter, query: str) -> None:
     store.replace_files([(state("auth.md"), [chunk(0, "how tokens work in the service", heading="Tokens")])])
     results = keyword_ranking(store, query, 8)
     assert isinstance(results, list)
@@ -573,7 +580,7 @@ def test_keyword_search_never_raises_on_hostile_input(store: Store, query: str) 
 
 
 def test_queries_before_the_model_is_set(db_path: Path, folder: Path) -> None:
-    with Store.open(db_path, folder) as store:
+    with SqliteWriter.open(db_path, folder) as store:
         assert store.vector_search(vector("q"), 5) == []
         assert store.vectors_for_hashes(["abc"]) == {}
         store.replace_files([(state("empty.md"), [])])
@@ -605,9 +612,9 @@ def test_schema_1_file_is_upgraded_in_place(db_path: Path, folder: Path) -> None
     conn.close()
 
     with pytest.raises(IndexCorruptError, match="reindex"):
-        Store.open(db_path, folder, readonly=True)
+        SqliteReader.open(db_path, folder)
 
-    with Store.open(db_path, folder) as store:
+    with SqliteWriter.open(db_path, folder) as store:
         assert store.get_meta("schema_version") == str(SCHEMA_VERSION)
         assert store.get_meta("created")
         assert store.model() == (MODEL, DIMS)
@@ -624,18 +631,18 @@ def test_schema_1_file_is_upgraded_in_place(db_path: Path, folder: Path) -> None
     conn.close()
     assert versions == list(range(1, SCHEMA_VERSION + 1))
     assert "chunks_text_hash" in indexes
-    with Store.open(db_path, folder, readonly=True) as reader:
+    with SqliteReader.open(db_path, folder) as reader:
         assert reader.counts() == (1, 1)
 
 
 def test_index_from_a_newer_scree_is_refused(db_path: Path, folder: Path) -> None:
-    Store.open(db_path, folder).close()
+    SqliteWriter.open(db_path, folder).close()
     conn = raw(db_path)
     conn.execute("insert into schema_migrations values (?, 'future', 'later')", (SCHEMA_VERSION + 1,))
     conn.close()
-    for readonly in (False, True):
+    for kind in (SqliteWriter, SqliteReader):
         with pytest.raises(IndexCorruptError, match="newer scree"):
-            Store.open(db_path, folder, readonly=readonly)
+            kind.open(db_path, folder)
 
 
 # --- R-S2: a writer killed mid-write leaves each file fully old or fully new ---
@@ -648,10 +655,10 @@ KILLED_WRITER = textwrap.dedent(
     import sys
     from pathlib import Path
     from scree.embedders.base import pack_vector
-    from scree.store import FileState, NewChunk, Store
+    from scree.store import FileState, NewChunk, SqliteWriter
 
     FILES, FILLER = int(sys.argv[3]), sys.argv[4]
-    store = Store.open(Path(sys.argv[1]), Path(sys.argv[2]))
+    store = SqliteWriter.open(Path(sys.argv[1]), Path(sys.argv[2]))
     store.set_model("hash:test", 8)
     generation = int(store.get_meta("generation") or 0)
     while True:
@@ -673,7 +680,7 @@ def _wait_for_generation(db_path: Path, folder: Path, at_least: int, deadline_s:
     deadline = time.monotonic() + deadline_s
     while time.monotonic() < deadline:
         if db_path.exists():
-            with Store.open(db_path, folder, readonly=True) as reader:
+            with SqliteReader.open(db_path, folder) as reader:
                 if int(reader.get_meta("generation") or 0) >= at_least:
                     return
         time.sleep(0.02)
@@ -681,7 +688,7 @@ def _wait_for_generation(db_path: Path, folder: Path, at_least: int, deadline_s:
 
 
 def _assert_each_file_whole(db_path: Path, folder: Path) -> None:
-    with Store.open(db_path, folder) as store:  # opened as the next writer would: recovery, then checks
+    with SqliteWriter.open(db_path, folder) as store:  # opened as the next writer would: recovery, then checks
         files = store.files()
         assert len(files) == FILES_PER_ROUND
         for f in range(FILES_PER_ROUND):
@@ -726,7 +733,7 @@ def test_migrations_are_numbered_in_order_and_recorded_by_name(db_path: Path, fo
     from scree.store.schema import MIGRATIONS
 
     assert [int(m.__name__[1:4]) for m in MIGRATIONS] == list(range(1, SCHEMA_VERSION + 1))
-    Store.open(db_path, folder).close()
+    SqliteWriter.open(db_path, folder).close()
     conn = raw(db_path)
     names = [str(row[0]) for row in conn.execute("select name from schema_migrations order by version")]
     conn.close()
@@ -736,7 +743,7 @@ def test_migrations_are_numbered_in_order_and_recorded_by_name(db_path: Path, fo
 
 def test_a_reader_sees_a_model_recorded_and_an_index_rebuilt_by_another_connection(db_path: Path, folder: Path) -> None:
     # the reader keeps what the index is between queries; another connection's commit makes it look again
-    with Store.open(db_path, folder) as writer, Store.open(db_path, folder, readonly=True) as reader:
+    with SqliteWriter.open(db_path, folder) as writer, SqliteReader.open(db_path, folder) as reader:
         assert reader.model() is None and reader.is_empty()
         writer.set_model(MODEL, DIMS)
         assert reader.model() == (MODEL, DIMS) and reader.is_empty()
@@ -750,13 +757,15 @@ def test_a_reader_sees_a_model_recorded_and_an_index_rebuilt_by_another_connecti
         assert len(reader.vector_search(vector("alpha", 16), 1)) == 1
 
 
-def test_the_index_record_of_a_file_sqlite_cannot_query_is_no_record(store: Store, db_path: Path, folder: Path) -> None:
+def test_the_index_record_of_a_file_sqlite_cannot_query_is_no_record(
+    store: SqliteWriter, db_path: Path, folder: Path
+) -> None:
     """The reader's note reads this while no writer has reported: a damaged table must read as "nothing known"."""
     store.close()
     conn = apsw.Connection(str(db_path))
     conn.execute("drop table files")
     conn.close()
-    assert Store.record_of(db_path, folder) == IndexRecord()
+    assert SqliteReader.record_of(db_path, folder) == IndexRecord()
 
 
 # --- the two-stage search from memory (scree.store.sign_bits, searches.rescore) ---
@@ -786,12 +795,12 @@ def test_the_two_stage_search_from_memory_returns_what_the_sql_one_does(db_path:
     matrix = unit_rows(rng, 1500, DIMS)
     matrix[100:140] = matrix[7]  # 40 copies: equal distances, equal bits
     matrix[200] = 0.0
-    with Store.open(db_path, folder) as store:
+    with SqliteWriter.open(db_path, folder) as store:
         store.set_model(MODEL, DIMS)
         fill(store, matrix[:700], "a.md")
         fill(store, matrix[700:], "b.md")
         conn = raw(db_path)
-        with Store.open(db_path, folder, readonly=True) as reader:
+        with SqliteReader.open(db_path, folder) as reader:
             for query in [*unit_rows(rng, 15, DIMS), matrix[7], matrix[0]]:
                 for limit in (1, 10, 100):
                     want = searches.two_stage_nearest(conn, query.tobytes(), limit)
@@ -814,13 +823,15 @@ def test_the_two_stage_search_from_memory_returns_what_the_sql_one_does(db_path:
             assert {c for c, _ in after} <= {c.id for c in store.chunks_for_path("b.md")}
         conn.close()
         assert store.binary_candidates(vector("new"), 5) != []
-        store.replace_files([(state("c.md"), [chunk(0, "new")])])  # our own commit: the writer's Store reads again
+        store.replace_files(
+            [(state("c.md"), [chunk(0, "new")])]
+        )  # our own commit: the writer's SqliteWriter reads again
         assert store.chunks_for_path("c.md")[0].id in store.binary_candidates(vector("new"), 5)
 
 
 def test_where_vec0_keeps_vectors_is_checked_against_what_it_returns(db_path: Path, folder: Path) -> None:
     rng = np.random.default_rng(17)
-    with Store.open(db_path, folder) as store:
+    with SqliteWriter.open(db_path, folder) as store:
         store.set_model(MODEL, DIMS)
         ids = fill(store, unit_rows(rng, 300, DIMS))
     conn = raw(db_path)

@@ -34,7 +34,7 @@ from scree.config import Settings, load_settings
 from scree.content.chunking import chunk_markdown
 from scree.content.files import decode_text
 from scree.index.lock import lock_holder
-from scree.store import Store
+from scree.store import SqliteReader
 from scree.store.schema import VECTOR_TABLE
 
 DEADLINE_S = 15.0
@@ -414,7 +414,7 @@ def check_consistent(settings: Settings, shas: dict[str, dict[str, int]], texts:
         conn.close()
     newest = max(texts)
     at_newest = 0
-    with Store.open(settings.db_path, settings.folder, readonly=True) as store:
+    with SqliteReader.open(settings.db_path, settings.folder) as store:
         for path, state in store.files().items():
             version = shas[path].get(state.sha256)
             assert version is not None, f"{path} holds a version that was never written"
@@ -468,7 +468,7 @@ def test_sigkill_at_random_points_of_a_large_sync_leaves_every_file_old_or_new(
     watch = start_watch(env, folder)
     watch.wait_log("first sync done", deadline_s=60.0)
     assert check_consistent(settings, shas, texts) == KILL_FILES, f"seed {seed}"
-    with Store.open(settings.db_path, settings.folder, readonly=True) as store:
+    with SqliteReader.open(settings.db_path, settings.folder) as store:
         assert store.counts()[0] == KILL_FILES and store.is_complete()
     assert watch.stop()[0] == 0
 
@@ -480,7 +480,7 @@ def _synced(watch: Watch) -> bool:
 def count_at(settings: Settings, shas: dict[str, dict[str, int]], version: int) -> int:
     if not settings.db_path.exists():
         return 0
-    with Store.open(settings.db_path, settings.folder, readonly=True) as store:
+    with SqliteReader.open(settings.db_path, settings.folder) as store:
         return sum(1 for path, state in store.files().items() if shas[path].get(state.sha256) == version)
 
 
@@ -495,7 +495,7 @@ def indexed(settings: Settings) -> dict[str, str]:
     """path -> the file's chunk texts joined, as the index holds them now (read-only, like a reader)."""
     if not settings.db_path.exists():
         return {}
-    with Store.open(settings.db_path, settings.folder, readonly=True) as store:
+    with SqliteReader.open(settings.db_path, settings.folder) as store:
         return {path: "\n".join(c.text for c in store.chunks_for_path(path)) for path in store.files()}
 
 

@@ -21,7 +21,7 @@ from scree.errors import IndexMismatchError
 from scree.index.lock import WriterLock
 from scree.paths import ensure_private_dir
 from scree.protocol import Outcome, WriterResult, WriterState
-from scree.store import Store
+from scree.store import SqliteReader, SqliteWriter
 from scree.writer_proc.debounce import Debouncer, Job, Schedule
 from scree.writer_proc.health import FileIdentity, HealthCheck, compare, identity_of
 from scree.writer_proc.writer import Writer
@@ -63,7 +63,7 @@ class Running:
         """path -> the file's chunk texts joined, as the index holds them now (read-only, like a reader)."""
         if not self.settings.db_path.exists():
             return {}
-        with Store.open(self.settings.db_path, self.settings.folder, readonly=True) as store:
+        with SqliteReader.open(self.settings.db_path, self.settings.folder) as store:
             return {path: "\n".join(c.text for c in store.chunks_for_path(path)) for path in store.files()}
 
     def wait_indexed(self, path: str, *words: str) -> None:
@@ -238,7 +238,7 @@ def test_first_sync_indexes_the_folder_and_reports_progress_and_heartbeats(setti
         wait_until(lambda: len(run.states) >= sent + 2, "heartbeats keep coming while idle")
         assert run.states[-1].heartbeat > done.heartbeat
     assert run.result().outcome is Outcome.STOPPED
-    with Store.open(settings.db_path, settings.folder, readonly=True) as store:
+    with SqliteReader.open(settings.db_path, settings.folder) as store:
         assert store.is_complete()
 
 
@@ -374,7 +374,7 @@ def test_cap_does_not_apply_to_an_index_that_has_notes(folder: Path, tmp_path: P
 
 def test_an_index_made_by_another_model_is_a_clear_error(folder: Path, settings: Settings) -> None:
     ensure_private_dir(settings.index_dir)
-    with Store.open(settings.db_path, settings.folder) as store:
+    with SqliteWriter.open(settings.db_path, settings.folder) as store:
         store.set_model("api:some/other-model", 512)
     writer = Writer(settings, threading.Event())
     with pytest.raises(IndexMismatchError, match="scree reindex --all"):

@@ -3,7 +3,7 @@
 Run: python -m bench.edit_latency [--edits 50] [--debounce 1.5] [--backend auto] [--json PATH]
 Bar (SPEC §10): median and p95 ≤ debounce + 0.5 s with an instant embedder (SCREE_EMBEDDER=hash).
 Each edit appends a word never seen before to one note of a generated tree; the clock runs from the moment the write
-is closed until a read-only Store (as a reader holds it) finds the word by keyword.
+is closed until a SqliteReader (as a reader holds it) finds the word by keyword.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from scree.benchmarks.corpus import generate_tree
 from scree.benchmarks.writer_idle import WatchProcess, clean_env
 from scree.config import load_settings
 from scree.search.engine import keyword_ranking
-from scree.store import Store
+from scree.store import SqliteReader
 
 TREE_BYTES = 2_000_000  # a small project's docs: the sync is quick, the edits are what is measured
 POLL_S = 0.002
@@ -60,7 +60,7 @@ def measure(
     latencies: list[float] = []
     try:
         watch.wait_for("first sync done", START_DEADLINE_S)
-        with Store.open(settings.db_path, settings.folder, readonly=True) as store:
+        with SqliteReader.open(settings.db_path, settings.folder) as store:
             for n in range(edits):
                 word = f"zqedit{n:04d}x{rng.randrange(1 << 30):x}"
                 with rng.choice(notes).open("a", encoding="utf-8") as handle:

@@ -1,4 +1,4 @@
-"""Search latency over one index: the store's part (Store.vector_search, as the engine calls it) and end to end
+"""Search latency over one index: the store's part (SqliteReader.vector_search, as the engine calls it) and end to end
 through SearchEngine and render_hits, what the MCP tool and `scree search` run.
 
 Run: python -m bench.search_latency --notes DIR [--queries 100] (indexes a copy of DIR with the stub API first).
@@ -29,7 +29,7 @@ from scree.embedders.hashed import hash_vector_values
 from scree.search.engine import SearchEngine
 from scree.search.ranking import POOL
 from scree.search.render import render_hits
-from scree.store import Store
+from scree.store import SqliteReader
 
 K = 8  # SPEC §8: search_docs' default k
 MODE = "hybrid"  # SPEC §8: the default mode, which runs both the vector and the keyword search
@@ -68,7 +68,7 @@ def time_ms(queries: Sequence[Query], run: Callable[[Query], object]) -> list[fl
     return timings
 
 
-def queries_from_index(store: Store, count: int, seed: int = QUERY_SEED) -> list[str]:
+def queries_from_index(store: SqliteReader, count: int, seed: int = QUERY_SEED) -> list[str]:
     """`count` queries of a few words each, taken from chunks of the index (corpus words when it is empty)."""
     rng = random.Random(seed)
     chunks = store.counts()[1]
@@ -81,7 +81,7 @@ def queries_from_index(store: Store, count: int, seed: int = QUERY_SEED) -> list
     return queries
 
 
-def time_index(store: Store, folder: Path, queries: Sequence[str]) -> dict[str, float]:
+def time_index(store: SqliteReader, folder: Path, queries: Sequence[str]) -> dict[str, float]:
     """p50/p95 milliseconds of the store's vector search and of a whole search, over an index of `folder`."""
     recorded = store.model()
     if recorded is None:
@@ -108,7 +108,7 @@ def time_index(store: Store, folder: Path, queries: Sequence[str]) -> dict[str, 
     }
 
 
-def materialise_files(store: Store, folder: Path) -> int:
+def materialise_files(store: SqliteReader, folder: Path) -> int:
     """Create each indexed file under `folder` with the size and mtime the index holds (a generated index has no
     files on disk), so the engine's re-check finds them unchanged, as it mostly does in use. Needs size 0 records."""
     files = store.files()
@@ -123,8 +123,8 @@ def materialise_files(store: Store, folder: Path) -> int:
 
 
 def measure(db_path: Path, folder: Path, queries: int = 100) -> dict[str, float]:
-    """Store-part and end-to-end latency over the existing index at `db_path` of `folder`, opened read-only."""
-    with Store.open(db_path, folder, readonly=True) as store:
+    """Store part and end-to-end latency over the existing index at `db_path` of `folder`, opened read-only."""
+    with SqliteReader.open(db_path, folder) as store:
         return time_index(store, folder, queries_from_index(store, queries))
 
 

@@ -2,7 +2,7 @@
 
 Run: python -m bench.store_search [--sizes 10000,100000] [--queries 200] [--vectors clustered|random] [--json PATH]
 Bars (SPEC §10): vector search median ≤ 10 ms at 10k chunks, ≤ 50 ms at 100k. Keyword search is reported beside it.
-Each size is built in a fresh temporary index, then queried through a new read-only Store, as a reader would.
+Each size is built in a fresh temporary index, then queried through a new SqliteReader, as a reader would.
 
 Vector search is exact up to EXACT_SEARCH_MAX_CHUNKS and two-stage above it, so each size also times both ways:
 the exact vec0 scan, stage 1 alone (binary candidates), and the two-stage search, with the recall@10 and @16 of
@@ -32,7 +32,7 @@ from scree.benchmarks import RESULTS
 from scree.search.engine import keyword_ranking
 from scree.search.ranking import POOL
 from scree.search.scope import scope_filter
-from scree.store import FileState, NewChunk, Store
+from scree.store import FileState, NewChunk, SqliteReader, SqliteWriter
 from scree.store.searches import OVERSAMPLE
 
 DIMS = 512  # R-E2: the default API model's dimensions
@@ -124,7 +124,7 @@ def build(
 ) -> float:
     """Fill a new index with `size` chunks in files of 100, 20 files per transaction; return seconds taken."""
     started = time.perf_counter()
-    with Store.open(db_path, folder) as store:
+    with SqliteWriter.open(db_path, folder) as store:
         store.set_model(f"bench:{vectors.kind}", DIMS)
         batch: list[tuple[FileState, list[NewChunk]]] = []
         for file_number in range(size // CHUNKS_PER_FILE):
@@ -182,7 +182,7 @@ def measure_size(
         folder.mkdir()
         build_s = build(db_path, folder, size, rng, vocabulary, vectors)
         db_mb = sum(p.stat().st_size for p in db_path.parent.iterdir()) / 1e6
-        with Store.open(db_path, folder, readonly=True) as store:
+        with SqliteReader.open(db_path, folder) as store:
             assert store.counts()[1] == size
             vector_queries = [v.tobytes() for v in vectors.draw(queries)]
             keyword_queries = [" ".join(_zipf_words(rng, vocabulary, 3)) for _ in range(queries)]
@@ -279,7 +279,7 @@ def measure(sizes: Sequence[int] = (10_000, 100_000), queries: int = 100, kind: 
             folder, db_path = Path(tmp) / "notes", Path(tmp) / "index" / "index.db"
             folder.mkdir()
             figures[f"build_s_{label}"] = round(build(db_path, folder, size, rng, vocabulary, vectors), 2)
-            with Store.open(db_path, folder, readonly=True) as store:
+            with SqliteReader.open(db_path, folder) as store:
                 materialise_files(store, folder)
                 texts = [" ".join(_zipf_words(rng, vocabulary, 3)) for _ in range(queries)]
                 figures.update({f"{key}_{label}": value for key, value in time_index(store, folder, texts).items()})

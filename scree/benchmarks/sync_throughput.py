@@ -46,15 +46,16 @@ def _instant_embedder() -> object:
 def child(folder: Path, db: Path) -> None:
     """Sync `folder` into `db` in this process and print one JSON line with the figures."""
     from scree.content.ignore import IgnorePolicy
-    from scree.store import Store
+    from scree.index.model_policy import prepare
+    from scree.store import SqliteWriter
     from scree.writer_proc.sync import Syncer
 
     embedder = _instant_embedder()
     baseline_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     started = time.perf_counter()
     cpu_started = time.process_time()
-    with Store.open(db, folder) as store:
-        store.prepare(embedder)  # type: ignore[arg-type]
+    with SqliteWriter.open(db, folder) as store:
+        prepare(store, embedder)  # type: ignore[arg-type]
         report = Syncer(store, IgnorePolicy(folder), embedder, 1_000_000).sync_all()  # type: ignore[arg-type]
         files, chunks = store.counts()
     seconds = time.perf_counter() - started

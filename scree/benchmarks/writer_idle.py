@@ -29,7 +29,7 @@ from scree.benchmarks import RESULTS
 from scree.benchmarks.corpus import generate_tree, markdown_file
 from scree.benchmarks.stub_api import StubApiProcess
 from scree.config import load_settings
-from scree.store import Store
+from scree.store import SqliteReader
 
 EmbedServerProcess = StubApiProcess  # the name bench.serve_footprint imports
 SAMPLE_S = 0.1
@@ -185,7 +185,7 @@ def measure(
         after = api.stats() if api is not None else {}
         synced = watch.record("synced the folder") or {}
         watching = watch.wait_for("watching", SYNC_DEADLINE_S)
-        with Store.open(settings.db_path, settings.folder, readonly=True) as store:
+        with SqliteReader.open(settings.db_path, settings.folder) as store:
             files, chunks = store.counts()
         time.sleep(idle_s)  # let the process settle: this measures rest, not the tail of the sync
         samples = []

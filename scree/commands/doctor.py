@@ -97,7 +97,7 @@ def _check_embedder(settings: Settings, report: _Report) -> bool:
 
 
 def _keyword_only_advice(identity: str, semantic: bool) -> str:
-    """What to do about a keyword-only index: Store.prepare rebuilds it with vectors at the next sync, so a plain
+    """What to do about a keyword-only index: model_policy.prepare rebuilds it with vectors at the next sync, so a plain
     reindex is enough once an embedder exists (no -all)."""
     if semantic:
         return f'keyword search only: run "scree reindex" to add vectors with {identity} (serve or watch does it too)'
@@ -126,7 +126,7 @@ def _check_root_file(settings: Settings, report: _Report) -> None:
 
 
 def _check_index(settings: Settings, report: _Report, semantic: bool) -> None:
-    from scree.store import Store
+    from scree.index.backend import open_reader
 
     if not settings.db_path.exists():
         report.warn("index", f'none yet at {settings.db_path}: run "scree reindex"')
@@ -138,7 +138,7 @@ def _check_index(settings: Settings, report: _Report, semantic: bool) -> None:
     mode = stat.S_IMODE(settings.db_path.stat().st_mode)
     (report.ok if mode == FILE_MODE else report.fail)("index file mode", f"{mode:o} (want {FILE_MODE:o})")
     try:
-        with Store.open(settings.db_path, settings.folder, readonly=True) as store:
+        with open_reader(settings) as store:
             integrity = store.integrity_check()
             (report.ok if integrity == "ok" else report.fail)("index integrity", integrity)
             report.ok("index folder", str(settings.folder))

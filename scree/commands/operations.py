@@ -12,8 +12,10 @@ from scree.embedders import query_wire
 from scree.embedders.factory import expected_identity, make_embedder
 from scree.errors import LockHeldError, ScreeError
 from scree.index import shape as index_shape
+from scree.index.backend import open_reader
 from scree.index.folder import prepare_index_dir
 from scree.index.lock import WriterLock, lock_holder
+from scree.index.model_policy import prepare
 from scree.index.writing import open_for_writing
 from scree.paths import normalise_rel_path
 from scree.replies import (
@@ -25,18 +27,11 @@ from scree.replies import (
 )
 from scree.search.engine import SearchEngine
 from scree.search.hits import SearchResult
-from scree.store import Store
+from scree.store import IndexReader
 from scree.writer_proc.machine_vectors import MachineVectors
 from scree.writer_proc.sync import Progress, Syncer, SyncReport, rebuild
 
 REINDEX_ROLE = "reindex"  # written into writer.lock after the pid by `scree reindex`
-
-
-def open_store(settings: Settings, readonly: bool = False) -> Store:
-    """The index, read-only or to write (index.writing.open_for_writing)."""
-    if readonly:
-        return Store.open(settings.db_path, settings.folder, readonly=True)
-    return open_for_writing(settings)
 
 
 @dataclass(slots=True)
@@ -70,12 +65,12 @@ def reindex(
         return ReindexOutcome(SyncReport(), other_writer_reply(pid))
     try:
         embedder = make_embedder(settings, keyword_fallback=True)
-        with open_store(settings) as store:
+        with open_for_writing(settings) as store:
             warning = index_shape.reindex_warning(store, settings) if rel is None else None
             if full:  # the old index stays until the new one is complete (issue 13)
                 report = rebuild(store, settings, policy, embedder, stop=stop, progress=progress)
             else:
-                store.prepare(embedder)
+                prepare(store, embedder)
                 shared = MachineVectors.for_sync(settings, embedder)  # issue 24: what another checkout embedded
                 syncer = Syncer(
                     store, policy, embedder, settings.max_file_bytes, stop=stop, progress=progress, shared=shared
@@ -100,7 +95,7 @@ def search(settings: Settings, query: str, k: int, mode: str, path: str | None =
     if not settings.db_path.exists():
         raise ScreeError(f'no index for {settings.folder} yet: run "scree reindex" in it first')
     policy = IgnorePolicy(settings.folder, settings.extensions)
-    with open_store(settings, readonly=True) as store:
+    with open_reader(settings) as store:
         result = SearchEngine.over(store, settings, policy).search(query, k=k, mode=mode, path=path)
         note = index_note(settings, store)
     if note is not None:
@@ -108,7 +103,7 @@ def search(settings: Settings, query: str, k: int, mode: str, path: str | None =
     return result
 
 
-def index_note(settings: Settings, store: Store) -> str | None:
+def index_note(settings: Settings, store: IndexReader) -> str | None:
     """R-M5 for the command line: what the index itself says about being incomplete or not kept current."""
     done = store.is_complete()
     pid = lock_holder(settings.lock_path) if not done and settings.lock_path.exists() else None
@@ -133,7 +128,7 @@ def status(settings: Settings) -> dict[str, Any]:
         "last_error": None,
     }
     if settings.db_path.exists():
-        with open_store(settings, readonly=True) as store:
+        with open_reader(settings) as store:
             recorded = store.model()
             if recorded is not None:
                 info["model"], info["dimensions"] = recorded

@@ -19,11 +19,12 @@ from scree.content.files import FileContent, read_markdown
 from scree.content.ignore import IgnorePolicy
 from scree.embedders.factory import expected_identity
 from scree.errors import ScreeError
-from scree.index.folder import DB_NAME, LOCK_NAME, db_files, read_root, write_root_file
+from scree.index.folder import DB_NAME, LOCK_NAME, read_root, write_root_file
 from scree.index.lock import WriterLock
 from scree.logs import get_logger
 from scree.paths import ensure_private_dir
-from scree.store import Store
+from scree.store import SqliteReader, SqliteWriter
+from scree.store.sqlite_files import db_files
 
 log = get_logger(__name__)
 
@@ -63,7 +64,7 @@ def _orphans(settings: Settings) -> Iterator[Path]:
 def _read_orphan(directory: Path) -> _Orphan | None:
     folder = read_root(directory)
     try:
-        with Store.open(directory / DB_NAME, Path(folder), readonly=True) as store:
+        with SqliteReader.open(directory / DB_NAME, Path(folder)) as store:
             hashes = {path: state.sha256 for path, state in store.files().items()}
             return _Orphan(directory, folder, store.model(), hashes)
     except ScreeError:
@@ -133,7 +134,7 @@ def _move_index(orphan: _Orphan, keep: set[str], settings: Settings) -> bool:
         for source in db_files(orphan.directory / DB_NAME):
             if source.exists():
                 os.replace(source, settings.index_dir / source.name)
-        with Store.open(settings.db_path, Path(orphan.folder)) as store:
+        with SqliteWriter.open(settings.db_path, Path(orphan.folder)) as store:
             store.delete_files(path for path in orphan.hashes if path not in keep)
             store.move_to(settings.folder)
         write_root_file(settings.index_dir, settings.folder)

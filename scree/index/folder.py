@@ -19,7 +19,6 @@ from scree.paths import FILE_MODE, data_home, ensure_private_dir
 INDEXES = "indexes"  # under the data home
 DB_NAME, LOCK_NAME, ROOT_NAME = "index.db", "writer.lock", "root"
 QUERY_SOCKET_NAME = "query.sock"  # the writer's query socket (scree.writer_proc.query_server)
-DB_COMPANIONS = ("-wal", "-shm", "-journal")  # SQLite's files beside a db: moved and removed with it
 HASH_HEX_DIGITS = 16  # R-F2
 # issue 24: the machine-wide vector cache, under the data home. Its name carries its format (store/vector_cache.py's
 # CACHE_VERSION), so two installed versions never share, nor wipe, one file (issue 34); format 1 was vectors.db.
@@ -44,15 +43,6 @@ def index_dir_for(folder: Path, env: Mapping[str, str]) -> Path:
     return indexes_dir(data_home(env)) / f"{name}-{digest}"
 
 
-def db_files(db_path: Path) -> list[Path]:
-    """The db file and the companions SQLite may keep beside it."""
-    return [db_path, *(db_path.with_name(db_path.name + suffix) for suffix in DB_COMPANIONS)]
-
-
-def wal_of(db_path: Path) -> Path:
-    return db_path.with_name(db_path.name + "-wal")
-
-
 def prepare_index_dir(index_dir: Path, *, custom_db: bool) -> None:
     """scree's own index folder is made private (0700, R-F2); the folder of a --db file is the user's: it is never
     created (load_settings refuses a missing one) nor re-permissioned."""
@@ -71,7 +61,8 @@ def symlink_refused(path: Path) -> str:
 def refuse_symlinks(index_dir: Path, db_path: Path) -> None:
     """ScreeError when the index file, its SQLite companions or `root` in scree's own index folder is a symlink:
     SQLite and the root writer would write through it into whatever it names (issue 34)."""
-    for path in (db_path, wal_of(db_path), db_path.with_name(db_path.name + "-shm"), index_dir / ROOT_NAME):
+    companions = [db_path.with_name(db_path.name + suffix) for suffix in ("-wal", "-shm", "-journal")]
+    for path in (db_path, *companions, index_dir / ROOT_NAME):
         if path.is_symlink():
             raise ScreeError(symlink_refused(path))
 

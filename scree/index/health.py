@@ -23,13 +23,13 @@ class Health:
 def index_health(settings: Settings) -> Health:
     """Read the index as `scree status` does (read-only, no embedder, nothing of the writer imported); a missing,
     empty or unreadable file is a one-line reason."""
-    from scree.store import Store
+    from scree.index.backend import open_reader
 
     db = settings.db_path
     try:
         if not db.is_file() or db.stat().st_size == 0:
             return Health(None, f"no index at {db} yet")
-        with Store.open(db, settings.folder, readonly=True) as store:
+        with open_reader(settings) as store:
             files, chunks = store.counts()
             pid = lock_holder(settings.lock_path) if settings.lock_path.exists() else None
             status = {

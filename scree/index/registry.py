@@ -11,7 +11,7 @@ from scree import replies
 from scree.errors import ScreeError
 from scree.index.folder import DB_NAME, LOCK_NAME, indexes_dir, read_root, vector_cache_path
 from scree.index.lock import WriterLock, lock_holder
-from scree.store import Store
+from scree.store import SqliteReader
 from scree.store.vector_cache import remove_cache_files, size_on_disk
 
 
@@ -52,7 +52,7 @@ def describe(directory: Path) -> IndexInfo:
     if not (directory / DB_NAME).is_file():
         return IndexInfo(directory, folder, size, writer_pid=pid, problem="no index.db")
     try:
-        with Store.open(directory / DB_NAME, Path(folder or directory), readonly=True) as store:
+        with SqliteReader.open(directory / DB_NAME, Path(folder or directory)) as store:
             model = store.model()
             files, chunks = store.counts()
             return IndexInfo(

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from scree.config import DEFAULT_EXTENSIONS, Settings
 from scree.errors import ScreeError
-from scree.store import Store
+from scree.store import IndexReader, IndexWriter
 from scree.store.schema import META_SHAPE
 
 
@@ -28,7 +28,7 @@ class IndexShape:
         return cls(tuple(sorted(settings.extensions)), settings.max_file_bytes)
 
     @classmethod
-    def recorded(cls, store: Store) -> IndexShape | None:
+    def recorded(cls, store: IndexReader) -> IndexShape | None:
         """The shape the index was last synced with; None for an index from before it was recorded."""
         text = store.get_meta(META_SHAPE)
         try:
@@ -60,7 +60,7 @@ def narrowing(old: IndexShape | None, new: IndexShape) -> tuple[str, str] | None
     return (" and ".join(was), " and ".join(now)) if was else None
 
 
-def check_for_writer(store: Store, settings: Settings) -> None:
+def check_for_writer(store: IndexWriter, settings: Settings) -> None:
     """Before a writer's first sync: refuse settings that would remove pages (ScreeError), else record them."""
     new = IndexShape.of(settings)
     old = IndexShape.recorded(store)
@@ -75,7 +75,7 @@ def check_for_writer(store: Store, settings: Settings) -> None:
         store.set_meta(META_SHAPE, new.text())
 
 
-def reindex_warning(store: Store, settings: Settings) -> str | None:
+def reindex_warning(store: IndexReader, settings: Settings) -> str | None:
     """`scree reindex` goes ahead on purpose; the line that says what its settings change, if they drop files."""
     change = narrowing(IndexShape.recorded(store), IndexShape.of(settings))
     if change is None:
@@ -86,7 +86,7 @@ def reindex_warning(store: Store, settings: Settings) -> str | None:
     )
 
 
-def record(store: Store, settings: Settings) -> None:
+def record(store: IndexWriter, settings: Settings) -> None:
     """After a full sync: the index now holds what these settings let in."""
     new = IndexShape.of(settings)
     if IndexShape.recorded(store) != new:

@@ -103,11 +103,11 @@ class ReaderTools:
             if not self._settings.db_path.exists():
                 return None
             from scree.embedders.idle import READER_IDLE_S
+            from scree.index.backend import open_reader
             from scree.search.engine import SearchEngine
-            from scree.store import Store
 
             settings = self._settings
-            store = Store.open(settings.db_path, settings.folder, readonly=True)
+            store = open_reader(settings)
             self._engine = SearchEngine.over(
                 store, settings, self.policy(), release_idle_s=READER_IDLE_S, shared_model=True
             )

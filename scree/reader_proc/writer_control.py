@@ -51,9 +51,9 @@ class SupervisedControl:
         Another holder's index, once seen complete, never goes back: it is not read again."""
         if other and self._other_complete:
             return IndexProgress(complete=True)
-        from scree.store import Store
+        from scree.index.backend import record_of
 
-        record = Store.record_of(self._settings.db_path, self._settings.folder)
+        record = record_of(self._settings)
         self._other_complete = self._other_complete or (other and record.complete)
         return IndexProgress(record.complete, record.files)
 

@@ -40,8 +40,7 @@ from scree.search.ranking import (
     vector_weight,
 )
 from scree.search.scope import scope_filter
-from scree.store import FileState, Store, StoredChunk
-from scree.store.db import PathFilter
+from scree.store import FileState, IndexReader, PathFilter, StoredChunk
 from scree.store.keywords import content_words
 
 log = get_logger(__name__)
@@ -57,7 +56,7 @@ class _Current:
 
 
 def keyword_ranking(
-    store: Store, query: str, limit: int, within: PathFilter | None = None, *, floor_alone: bool = True
+    store: IndexReader, query: str, limit: int, within: PathFilter | None = None, *, floor_alone: bool = True
 ) -> list[tuple[int, float]]:
     """(chunk id, score) of the keyword search, best first: the store's lists of each keyword index the query
     reaches, as ranking.fuse_keyword_lists makes them one."""
@@ -70,7 +69,7 @@ class SearchEngine:
     @classmethod
     def over(
         cls,
-        store: Store,
+        store: IndexReader,
         settings: Settings,
         policy: IgnorePolicy | None = None,
         release_idle_s: float | None = None,
@@ -102,7 +101,7 @@ class SearchEngine:
 
     def __init__(
         self,
-        store: Store,
+        store: IndexReader,
         policy: IgnorePolicy,
         root: Path,
         max_file_bytes: int,
@@ -129,7 +128,7 @@ class SearchEngine:
 
     @property
     def has_index(self) -> bool:
-        """False when the store is the empty stand-in for an index not built yet (Store.open, read-only)."""
+        """False when the store is the empty stand-in for an index not built yet (SqliteReader.open)."""
         return self._store.exists
 
     def close(self) -> None:

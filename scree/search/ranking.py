@@ -107,7 +107,7 @@ def fuse_rrf(
 
 
 def fuse_keyword_lists(lists: Sequence[Sequence[tuple[int, float]]], limit: int) -> list[tuple[int, float]]:
-    """The keyword indexes' ranked lists as one (Store.keyword_lists): a query reaching one index keeps its bm25
+    """The keyword indexes' ranked lists as one (IndexReader.keyword_lists): a query reaching one index keeps its bm25
     scores; words and CJK pairs together are fused by rank, as their scores are not on one scale."""
     if len(lists) <= 1:
         return list(lists[0]) if lists else []

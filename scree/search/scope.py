@@ -235,5 +235,5 @@ def _block_at(block: tuple[_Name, ...], names: list[str], start: int) -> bool:
 
 
 def scope_filter(scope: str) -> Callable[[str], bool]:
-    """The user's scope as the path filter a Store search takes (UsageError as scope_pattern says)."""
+    """The user's scope as the path filter an IndexReader search takes (UsageError as scope_pattern says)."""
     return partial(in_scope, scope_pattern(scope))

@@ -13,6 +13,7 @@ from scree.paths import FILE_MODE, ensure_private_dir
 from scree.store.extension import vec0_path
 from scree.store.keywords import cjk_index_text
 from scree.store.schema import CJK_FUNCTION, META_FOLDER, SCHEMA_VERSION, NotAnIndexError, current_version, migrate
+from scree.store.sqlite_files import WAL, tighten_modes, wal_of
 
 BUSY_TIMEOUT_MS = 5000  # R-S1: wait this long for another process's write lock before failing
 WAL_AUTOCHECKPOINT_PAGES = 1000  # R-S1: bounded autocheckpoint (4 MB of 4 KB pages)
@@ -20,7 +21,7 @@ JOURNAL_SIZE_LIMIT_BYTES = 64 * 1024 * 1024  # a checkpointed WAL is truncated b
 # Reading vectors through mmap instead of the page cache: at 10k chunks 11 ms -> 7 ms a query (bench.store_search).
 MMAP_BYTES = 512 * 1024 * 1024
 WRITER_CACHE_KIB = 512  # SQLite's default is 2000 KiB
-BULK_CACHE_KIB = 8192  # while a whole folder is synced (Store.bulk_cache): 4-16 MiB measured alike, 512 KiB slower
+BULK_CACHE_KIB = 8192  # while a whole folder is synced (SqliteWriter.bulk_cache): 4-16 MiB alike, 512 KiB slower
 
 
 def _cjk_pairs(*args: Any) -> str:
@@ -68,17 +69,6 @@ def create_private_file(db_path: Path) -> None:
         os.close(os.open(db_path, os.O_WRONLY | os.O_CREAT, FILE_MODE))
 
 
-def tighten_modes(db_path: Path) -> None:
-    """Keep the db and its -wal/-shm companions 0600 (R-F2); SQLite copies the db's mode, this makes sure."""
-    for suffix in ("", "-wal", "-shm"):
-        path = Path(f"{db_path}{suffix}")
-        try:
-            if path.stat().st_mode & 0o777 != FILE_MODE:
-                os.chmod(path, FILE_MODE)
-        except (FileNotFoundError, PermissionError):
-            continue
-
-
 def open_index(db_path: Path, folder: str, *, readonly: bool) -> apsw.Connection | None:
     """Open (and unless `readonly`, create and migrate) the index at `db_path` for `folder` (R-F2, R-F3).
 
@@ -94,10 +84,10 @@ def open_index(db_path: Path, folder: str, *, readonly: bool) -> apsw.Connection
     try:
         conn, blank = _open_and_prepare(db_path, folder, readonly=readonly, immutable=False)
     except apsw.CantOpenError as exc:
-        if readonly and not writable_folder(db_path) and Path(f"{db_path}-wal").exists():
+        if readonly and not writable_folder(db_path) and wal_of(db_path).exists():
             raise IndexCorruptError(
                 f"cannot open index {db_path}: its folder is read-only and holds an unfinished write-ahead log "
-                f"({db_path.name}-wal); run any scree command where the index can be written once to fold it in"
+                f"({db_path.name}{WAL}); run any scree command where the index can be written once to fold it in"
             ) from exc
         if not (readonly and unwritable_snapshot(db_path)):
             raise IndexCorruptError(f"cannot open index {db_path}: {exc}") from exc
@@ -128,7 +118,7 @@ def unwritable_snapshot(db_path: Path) -> bool:
     read-only mount such as a container's `:ro` volume, where even root cannot write, or a folder this user may not
     write), so SQLite cannot make the -shm file a WAL reader needs, and no -wal file is there: with none, every
     committed page is in the main file and no writer is at work on it (a writer keeps its -wal while open)."""
-    return not writable_folder(db_path) and not Path(f"{db_path}-wal").exists()
+    return not writable_folder(db_path) and not wal_of(db_path).exists()
 
 
 def writable_folder(db_path: Path) -> bool:

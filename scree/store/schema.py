@@ -16,7 +16,7 @@ MAX_DIMS = 8192  # sqlite-vec's own limit on a float[N] column
 # per dimension, in a plain table (64 bytes a row at 512 dimensions) that a query scans with vec_distance_hamming().
 VECTOR_BITS_TABLE = "chunk_vector_bits"
 
-# The meta rows (R-S1): written by migrations, Store.open, set_model and the sync; read through Store's accessors.
+# The meta rows (R-S1): written by migrations, the open, set_model and the sync; read through the reader's accessors.
 META_FOLDER = "folder"
 META_MODEL = "model"
 META_DIMS = "dims"

@@ -76,7 +76,7 @@ def exact_nearest(
     conn: apsw.Connection, vector: bytes, limit: int, scope: str | None = None
 ) -> list[tuple[int, float]]:
     """(chunk id, cosine distance) of the `limit` nearest chunks by a full scan of the vec0 table, nearest first;
-    with a filter's `scope` token (Store._filtered), of the chunks it keeps."""
+    with a filter's `scope` token (SqliteReader._filtered), of the chunks it keeps."""
     if scope is not None:
         rows = conn.execute(_SCOPED_EXACT_SQL, (vector, min(limit, MAX_KNN), scope))
         return [(int(row[0]), float(row[1])) for row in rows if row[1] is not None]  # NULL: an all-zero vector

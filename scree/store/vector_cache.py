@@ -22,6 +22,7 @@ from pathlib import Path
 import apsw
 
 from scree.paths import FILE_MODE, ensure_private_dir
+from scree.store.sqlite_files import db_files
 from scree.store.vector_cache_policy import row_checksum, rows_to_evict, vector_fault
 
 CACHE_VERSION = 2  # pragma user_version of a cache this scree made, and the number in its file's name
@@ -30,7 +31,6 @@ WAL_AUTOCHECKPOINT_PAGES = 256  # 1 MB of 4 KB pages: the WAL stays small beside
 JOURNAL_SIZE_LIMIT_BYTES = 4 * 1024 * 1024
 CACHE_KIB = 512  # SQLite's page cache for this file: lookups are by key, the default 2000 KiB buys nothing
 LOOKUP_BATCH = 500  # keys per select: under SQLite's variable limit
-COMPANIONS = ("-wal", "-shm", "-journal")
 
 SCHEMA = """
 create table if not exists vectors (
@@ -65,7 +65,7 @@ def refuse_symlinks(path: Path) -> None:
 
 def cache_files(path: Path) -> list[Path]:
     """The cache file and SQLite's companions beside it."""
-    return [path, *(Path(f"{path}{suffix}") for suffix in COMPANIONS)]
+    return db_files(path)
 
 
 def size_on_disk(path: Path) -> int:

@@ -68,7 +68,7 @@ def write_files(
 
 
 def start_file(conn: apsw.Connection, state: FileState) -> list[int]:
-    """The first step of writing one file in parts (Store.file_in_parts): its state is recorded and its old chunks'
+    """The first step of writing one file in parts (file_in_parts): its state is recorded and its old chunks'
     ids returned, for end_file to delete once add_chunks wrote the new ones, in the same transaction (until then
     the old rows' vectors can still be reused)."""
     ids = [int(row[0]) for row in conn.execute(_CHUNK_IDS_SQL, (json.dumps([state.path], ensure_ascii=False),))]

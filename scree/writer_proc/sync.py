@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import gc
-import os
 import stat
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from scree import replies
 from scree.config import BYTES_PER_MB, Settings
@@ -29,11 +27,11 @@ from scree.content.languages import LanguageTrees
 from scree.embedders.base import Embedder
 from scree.errors import EmbeddingUnavailableError
 from scree.heap import trim_heap
-from scree.index.folder import db_files
 from scree.inert import UNSHOWABLE_NAME, shown_exactly
 from scree.logs import get_logger
 from scree.redact import redact
-from scree.store import FileState, NewChunk, Store
+from scree.store import FileState, IndexReader, IndexWriter, NewChunk, SqliteWriter
+from scree.store.sqlite_files import remove_db
 from scree.writer_proc.machine_vectors import MachineVectors
 
 log = get_logger(__name__)
@@ -97,7 +95,7 @@ REBUILD_SUFFIX = ".rebuild"  # reindex -all builds the new index in <db>.rebuild
 
 
 def rebuild(
-    store: Store,
+    store: IndexWriter,
     settings: Settings,
     policy: IgnorePolicy,
     embedder: Embedder,
@@ -108,11 +106,11 @@ def rebuild(
     """`reindex -all` (issue 13): a fresh index built beside the old one replaces it only once it is complete; a
     rebuild that failed, was stopped or could not read a file leaves the old index exactly as it was."""
     fresh_path = settings.db_path.with_name(settings.db_path.name + REBUILD_SUFFIX)
-    _remove_db(fresh_path)
+    remove_db(fresh_path)
     stop = stop or threading.Event()
     shared = MachineVectors.for_sync(settings, embedder)  # issue 24: a rebuild of the same model embeds nothing again
     try:
-        with Store.open(fresh_path, settings.folder) as fresh:
+        with SqliteWriter.open(fresh_path, settings.folder) as fresh:
             fresh.set_model(embedder.identity, embedder.dims)
             syncer = Syncer(
                 fresh, policy, embedder, settings.max_file_bytes, stop=stop, progress=progress, shared=shared
@@ -122,16 +120,8 @@ def rebuild(
             if report.rebuilt:
                 store.replace_with(fresh)
     finally:
-        _remove_db(fresh_path)
+        remove_db(fresh_path)
     return report
-
-
-def _remove_db(path: Path) -> None:
-    for file in db_files(path):
-        try:
-            os.unlink(file)
-        except FileNotFoundError:
-            continue
 
 
 class _Stopped(Exception):
@@ -143,7 +133,7 @@ class Syncer:
 
     def __init__(
         self,
-        store: Store,
+        store: IndexWriter,
         policy: IgnorePolicy,
         embedder: Embedder,
         max_file_bytes: int,
@@ -488,7 +478,7 @@ def markdown_bytes(policy: IgnorePolicy) -> int:
     return total
 
 
-def first_sync_over_cap(store: Store, policy: IgnorePolicy, cap_mb: float) -> float | None:
+def first_sync_over_cap(store: IndexReader, policy: IgnorePolicy, cap_mb: float) -> float | None:
     """R-S4: the folder's markdown in MB when the index is new and empty and that is over `cap_mb` (then it is not
     synced; `scree reindex` does it on purpose), else None."""
     files, _ = store.counts()

@@ -38,13 +38,14 @@ from scree.embedders.factory import make_embedder
 from scree.embedders.idle import WRITER_IDLE_S
 from scree.embedders.priority import QueriesFirst
 from scree.errors import EmbeddingError
+from scree.index.model_policy import prepare
 from scree.index.shape import check_for_writer
 from scree.index.writing import open_for_writing
 from scree.logs import get_logger, logged_thread
 from scree.protocol import Outcome, WriterResult, WriterState
 from scree.redact import redact
 from scree.replies import failed_message, over_cap_message, paused_reply, reindex_error_reply
-from scree.store import Store
+from scree.store import IndexReader, IndexWriter
 from scree.writer_proc.debounce import Job, Schedule
 from scree.writer_proc.health import HealthCheck
 from scree.writer_proc.machine_vectors import MachineVectors
@@ -167,13 +168,13 @@ class Writer:
         """
         settings = self._settings
         embedder = make_embedder(settings, keyword_fallback=True, release_idle_s=WRITER_IDLE_S)
-        store: Store | None = None
+        store: IndexWriter | None = None
         queries: QueryServer | None = None
         try:
             store = open_for_writing(settings)
             with self._cond:
                 self._index_complete = store.is_complete()  # this sync is a catch-up: the note says nothing
-            store.prepare(embedder)
+            prepare(store, embedder)
             check_for_writer(store, settings)  # issue 25: settings that would remove pages stop it here
             if embedder.kind in SHARED_KINDS:  # the index is this model's: readers may use it (issue 24)
                 embedder = QueriesFirst(embedder)
@@ -200,7 +201,7 @@ class Writer:
                     store.close()
                 embedder.close()
 
-    def _check_cap(self, store: Store) -> WriterResult | None:
+    def _check_cap(self, store: IndexReader) -> WriterResult | None:
         """R-S4: a new, empty index over SCREE_FIRST_SYNC_MB is not synced; `scree reindex` does it on purpose."""
         settings = self._settings
         size_mb = first_sync_over_cap(store, IgnorePolicy(settings.folder, settings.extensions), settings.first_sync_mb)
