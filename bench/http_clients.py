@@ -52,7 +52,7 @@ class HttpServe:
 
     def __init__(self, folder: Path, env: dict[str, str]) -> None:
         self.proc = subprocess.Popen(
-            [SCREE, "serve", "--http", "--port", "0", "--notes", str(folder)],
+            [SCREE, "serve", "--http", "--port", "0", "--no-token", "--notes", str(folder)],  # loopback only
             env={**env, "SCREE_LOG_FORMAT": "json"},
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
@@ -100,15 +100,17 @@ async def one_client(url: str, asks: list[str], out: list[float]) -> None:
                     raise RuntimeError(f"search_docs failed: {result.content}")
 
 
-def measure(url: str, clients: int, searches: int, seed: int) -> dict[str, float]:
-    """`clients` sessions at once, `searches` each; latency of every search in ms, and the wall time."""
+def measure(url: str | list[str], clients: int, searches: int, seed: int) -> dict[str, float]:
+    """`clients` sessions at once, `searches` each; latency of every search in ms, and the wall time. With several
+    servers' URLs, client n talks to server n modulo their number (issue 31: replicas sharing one database)."""
+    urls = [url] if isinstance(url, str) else url
     latencies: list[float] = []
 
     async def main() -> float:
         started = time.perf_counter()
         async with anyio.create_task_group() as group:
             for n in range(clients):
-                group.start_soon(one_client, url, queries(searches, seed + n), latencies)
+                group.start_soon(one_client, urls[n % len(urls)], queries(searches, seed + n), latencies)
         return time.perf_counter() - started
 
     wall = anyio.run(main)
@@ -123,7 +125,9 @@ def measure(url: str, clients: int, searches: int, seed: int) -> dict[str, float
     }
 
 
-def run(clients: int, searches: int, tree_mb: float, embedder: str) -> dict[str, Any]:
+def run(
+    clients: int, searches: int, tree_mb: float, embedder: str, database_url: str | None = None, servers: int = 1
+) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="scree-bench-http-") as tmp:
         folder = Path(tmp) / "notes"
         generate_tree(folder, int(tree_mb * 1_000_000))
@@ -134,16 +138,21 @@ def run(clients: int, searches: int, tree_mb: float, embedder: str) -> dict[str,
                 env.update(SCREE_EMBEDDER="api", SCREE_API_BASE=stub.url, SCREE_API_KEY="bench-key")
             else:
                 env["SCREE_EMBEDDER"] = "local"
+            if database_url is not None:  # issue 31: every server reads one collection in PostgreSQL
+                env.update(SCREE_DATABASE_URL=database_url, SCREE_COLLECTION=f"bench/http/{tmp}")
             done = subprocess.run([SCREE, "reindex", "--notes", str(folder)], env=env, capture_output=True, text=True)
             if done.returncode != 0:
                 raise RuntimeError(f"scree reindex failed: {done.stderr.strip()}")
-            serve = HttpServe(folder, env)
+            serves = [HttpServe(folder, env) for _ in range(servers)]
             try:
-                alone = measure(serve.url, 1, searches, seed=100)
-                together = measure(serve.url, clients, searches, seed=200)
+                alone = measure(serves[0].url, 1, searches, seed=100)
+                together = measure([serve.url for serve in serves], clients, searches, seed=200)
             finally:
-                serve.stop()
-    return {"embedder": embedder, "tree_mb": tree_mb, "one_client": alone, "concurrent": together}
+                for serve in serves:
+                    serve.stop()
+    backend = "postgres" if database_url is not None else "sqlite"
+    return {"embedder": embedder, "tree_mb": tree_mb, "backend": backend, "servers": servers,
+            "one_client": alone, "concurrent": together}  # fmt: skip
 
 
 def main() -> None:
@@ -153,8 +162,10 @@ def main() -> None:
     parser.add_argument("--tree-mb", type=float, default=2.0)
     parser.add_argument("--embedder", choices=("api", "local"), default="api")
     parser.add_argument("--json", type=Path, default=DEFAULT_JSON)
+    parser.add_argument("--database-url", help="the index in PostgreSQL (issue 31)")
+    parser.add_argument("--servers", type=int, default=1, help="serve --http processes sharing the index")
     args = parser.parse_args()
-    figures = run(args.clients, args.searches, args.tree_mb, args.embedder)
+    figures = run(args.clients, args.searches, args.tree_mb, args.embedder, args.database_url, args.servers)
     for label in ("one_client", "concurrent"):
         row = figures[label]
         print(

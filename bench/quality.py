@@ -225,6 +225,13 @@ class Built:
     chunks: int
 
 
+DATABASE_URL: str | None = None  # --database-url: build and search each index as a PostgreSQL collection (issue 31)
+
+
+def _collection(name: str) -> str:
+    return f"quality/{os.getpid()}/{name}"
+
+
 def fresh_db(name: str) -> Path:
     """A new index file for this run only: the run folder is per process, since bench/results may be shared by
     several checkouts running this benchmark at once."""
@@ -246,14 +253,22 @@ def build(folder: Path, name: str, embedder: CachedEmbedder | Embedder) -> Built
     db = fresh_db(name)
     before = (embedder.tokens, embedder.texts, embedder.embedded) if isinstance(embedder, CachedEmbedder) else None
     started = time.perf_counter()
-    with SqliteWriter.open(db, folder) as store:
+    if DATABASE_URL is not None:
+        from scree.store.pg_writer import PgWriter, drop_collection
+
+        drop_collection(DATABASE_URL, _collection(name))
+        store: Any = PgWriter.open_writer(DATABASE_URL, _collection(name), folder, None)
+    else:
+        store = SqliteWriter.open(db, folder)
+    with store:
         prepare(store, embedder)
         Syncer(store, IgnorePolicy(folder), embedder, settings.max_file_bytes).sync_all()
         _, chunks = store.counts()
     seconds = time.perf_counter() - started
-    conn = apsw.Connection(str(db))
-    conn.execute("pragma wal_checkpoint(truncate)").fetchall()
-    conn.close()
+    if DATABASE_URL is None:
+        conn = apsw.Connection(str(db))
+        conn.execute("pragma wal_checkpoint(truncate)").fetchall()
+        conn.close()
     tokens = texts = embedded = 0
     if isinstance(embedder, CachedEmbedder) and before is not None:
         tokens, texts, embedded = (
@@ -266,7 +281,7 @@ def build(folder: Path, name: str, embedder: CachedEmbedder | Embedder) -> Built
         db=db,
         seconds=seconds,
         markdown_bytes=markdown_bytes(IgnorePolicy(folder)),
-        index_bytes=db.stat().st_size,
+        index_bytes=db.stat().st_size if DATABASE_URL is None else 0,
         tokens=tokens,
         texts=texts,
         embedded=embedded,
@@ -288,7 +303,12 @@ def engine_for(built: Built, embedder: Embedder) -> Any:
     from scree.store import SqliteReader
 
     settings = load_settings(os.environ, notes=str(built.folder))
-    store = SqliteReader.open(built.db, built.folder)
+    if DATABASE_URL is not None:
+        from scree.store.pg_reader import PgReader
+
+        store: Any = PgReader.open(DATABASE_URL, _collection(built.db.stem), built.folder)
+    else:
+        store = SqliteReader.open(built.db, built.folder)
     return SearchEngine(store, IgnorePolicy(built.folder), built.folder, settings.max_file_bytes, lambda: embedder)
 
 
@@ -453,7 +473,10 @@ def main() -> None:
     parser.add_argument("--no-latency", action="store_true", help="skip the end-to-end search timings")
     parser.add_argument("--ranked", type=Path, help="write each docs query's ranked hit paths per mode here")
     parser.add_argument("--json", type=Path, default=Path("bench/results/quality.json"))
+    parser.add_argument("--database-url", help="build and search each index in PostgreSQL (issue 31)")
     args = parser.parse_args()
+    global DATABASE_URL
+    DATABASE_URL = args.database_url
     sets = args.sets.split(",")
     modes = args.modes.split(",")
 

@@ -1,4 +1,4 @@
-"""scree: search a repository's markdown by meaning, for coding agents over MCP.
+"""scree: search a repository's docs by meaning, for coding agents over MCP.
 
 The folders are the processes (reader_proc/, writer_proc/, supervisor.py for `scree serve`), store/ and embedders/ the
 I/O below them; README.md's Development section lists every module's job and the path one query and one edit take.

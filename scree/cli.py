@@ -26,7 +26,7 @@ EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2  # R-L1
 COMPLETION_SHELLS = ("bash", "zsh", "fish")  # what argcomplete.shellcode writes and scree documents
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE: what `yes | head` reports for the writer whose reader went away
 SINGLE_DASH_LONG = ("notes", "db", "all", "json", "mode", "check")  # the seed's spellings
-INIT_CLIENTS = ("claude", "cursor", "vscode", "codex")  # commands.init.CLIENT_NAMES, not imported for --help
+INIT_CLIENTS = ("claude", "cursor", "vscode", "copilot", "codex")  # commands.init.CLIENT_NAMES, not imported for --help
 
 
 def normalise_argv(argv: Sequence[str]) -> list[str]:
@@ -49,6 +49,16 @@ NOTES_DEFAULT = (
 def _add_folder_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--notes", metavar="DIR", help=f"folder to index ({NOTES_DEFAULT})")
     parser.add_argument("--db", metavar="PATH", help="index database file (default: under $XDG_DATA_HOME/scree)")
+    parser.add_argument(
+        "--database-url",
+        metavar="URL",
+        help="keep the index in PostgreSQL with pgvector, shared by a team (SCREE_DATABASE_URL; needs scree[postgres])",
+    )
+    parser.add_argument(
+        "--collection",
+        metavar="NAME",
+        help="the index's name in that database (SCREE_COLLECTION; default: origin remote:docs path@branch)",
+    )
 
 
 def _hit_count(text: str) -> int:
@@ -98,7 +108,8 @@ def _port(text: str) -> int:
 def build_parser() -> argparse.ArgumentParser:
     parser = Parser(
         prog="scree",
-        description="Search a repository's markdown by meaning. Indexes every markdown file the ignore rules allow "
+        description="Search a repository's docs by meaning. Indexes every docs file (markdown, MDX, reStructuredText, "
+        "AsciiDoc, plain text) the ignore rules allow "
         "into one SQLite file per folder, and serves search to coding agents over MCP.",
         epilog="Embeddings: with OPENROUTER_API_KEY (or SCREE_API_KEY) set, the OpenAI-compatible API at "
         "SCREE_API_BASE; without a key, the offline model (install it once with `scree model install`).",
@@ -111,7 +122,7 @@ def build_parser() -> argparse.ArgumentParser:
         "serve",
         "run the MCP server on stdin/stdout (what .mcp.json starts), or over HTTP",
         "Tools: search_docs, read_doc, reindex. The process that holds writer.lock keeps the index current in a "
-        "supervised child process: it syncs the folder's markdown files first, then follows their edits. With "
+        "supervised child process: it syncs the folder's docs files first, then follows their edits. With "
         "--http: MCP streamable HTTP at /mcp and GET /healthz, Host/Origin checked, a bearer token required (one is "
         "made in the config folder when none is given).",
     )
@@ -142,7 +153,7 @@ def build_parser() -> argparse.ArgumentParser:
         sub,
         "watch",
         "keep the index current in the foreground (for systemd or Docker)",
-        "Syncs the folder's markdown files, then indexes each edit; exits non-zero when the folder or the index is "
+        "Syncs the folder's docs files, then indexes each edit; exits non-zero when the folder or the index is "
         "removed or replaced, so the service manager restarts it.",
     )
     _add_folder_flags(p)
@@ -150,7 +161,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = _command(
         sub,
         "reindex",
-        "index the folder's markdown files now (takes the writer lock)",
+        "index the folder's docs files now (takes the writer lock)",
         "Only new and changed files are embedded; rows of deleted and newly ignored files are removed. On a "
         "terminal a progress line shows files, bytes, chunks, rate and time left.",
     )
@@ -194,13 +205,28 @@ def build_parser() -> argparse.ArgumentParser:
         "It is written at the git repository's root; outside a repository it refuses unless --here.",
     )
     p.add_argument("--notes", metavar="DIR", help=f"repo folder ({NOTES_DEFAULT})")
+    p.add_argument("client_name", nargs="?", choices=INIT_CLIENTS, metavar="CLIENT", help="the same as --client")
     p.add_argument(
         "--client",
         choices=INIT_CLIENTS,
-        default="claude",
+        default=None,
         help="claude: .mcp.json (default); cursor: .cursor/mcp.json; vscode: .vscode/mcp.json; "
-        "codex: print the stanza for ~/.codex/config.toml",
+        "copilot: .github/mcp.json (GitHub Copilot CLI); codex: print the stanza for ~/.codex/config.toml",
     )
+    block = p.add_mutually_exclusive_group()
+    block.add_argument(
+        "--agents-md",
+        action="store_true",
+        help="instead of a client config: write or update scree's marked block in AGENTS.md (a hint to use "
+        "search_docs and a docs map of at most 8 KB); the rest of the file is left as it is",
+    )
+    block.add_argument("--claude-md", action="store_true", help="the same block in CLAUDE.md")
+    p.add_argument(
+        "--check",
+        action="store_true",
+        help="with --agents-md/--claude-md: change nothing; exit 1 when the block is missing or stale (for CI)",
+    )
+    p.add_argument("--remove", action="store_true", help="with --agents-md/--claude-md: take the block out")
     p.add_argument("--here", action="store_true", help="write the file even where no git repository has its root")
     p.add_argument(
         "--force",
@@ -223,11 +249,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", metavar="FILE", help="also write the figures to FILE as one JSON object")
     p.add_argument("--check", action="store_true", help="exit 1 when a figure misses its bar")
     p.add_argument("--quick", action="store_true", help="fewer samples and no 100k-chunk index: about a minute")
+    p.add_argument(
+        "--database-url",
+        metavar="URL",
+        help="instead: the SQLite and PostgreSQL backends side by side (store search at 10k/100k chunks, first sync)",
+    )
 
     p = _command(sub, "index", "the indexes on this machine: list them, remove them")
     index_sub = p.add_subparsers(dest="index_command", metavar="ACTION", required=True)
     q = _command(index_sub, "list", "every index: folder, size, model, counts, last sync, state")
     q.add_argument("--json", action="store_true", help="print one JSON list")
+    q.add_argument("--database-url", metavar="URL", help="also the collections in this database (SCREE_DATABASE_URL)")
     q = _command(
         index_sub,
         "remove",
@@ -238,6 +270,8 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("folder", nargs="?", metavar="FOLDER", help="the folder whose index goes (it may be gone)")
     q.add_argument("--missing", action="store_true", help="every index whose folder no longer exists")
     q.add_argument("--vectors", action="store_true", help="the vector cache every index shares (issue 24)")
+    q.add_argument("--collection", metavar="NAME", help="the collection of exactly this name in the database")
+    q.add_argument("--database-url", metavar="URL", help="the database of --collection (SCREE_DATABASE_URL)")
 
     p = _command(
         sub,
@@ -278,7 +312,12 @@ def settings_for(args: argparse.Namespace) -> Settings:
     """The settings a command runs with, warning on stderr when CLAUDE_PROJECT_DIR overrules --notes."""
     from scree.paths import FROM_CWD_NO_REPO
 
-    settings = load_settings(notes=args.notes, db=getattr(args, "db", None))
+    settings = load_settings(
+        notes=args.notes,
+        db=getattr(args, "db", None),
+        database_url=getattr(args, "database_url", None),
+        collection=getattr(args, "collection", None),
+    )
     warning = notes_overridden(os.environ, args.notes, settings.folder)
     if warning is not None:
         print(warning, file=sys.stderr)
@@ -334,6 +373,9 @@ def cmd_reindex(args: argparse.Namespace) -> int:
     if path is not None and (path, MISSING_REASON) in report.skipped:
         raise ScreeError(outcome.message)  # R-L1: a file that is not there is a failure (its old rows are gone)
     print(inert(outcome.message))  # file names and API errors are data: escapes shown, not run (issue 13)
+    by_format = replies.formats_note(report.formats) if path is None else None
+    if by_format is not None:  # issue 33: what was read as rst, AsciiDoc, plain text ...
+        print(f"  {by_format}")
     left_out = replies.left_out_note(report.left_out) if path is None else None
     if left_out is not None:  # issue 25: a folder of .rst or .mdx files was skipped without a word
         print(f"  {left_out}")
@@ -372,6 +414,7 @@ def cmd_search(args: argparse.Namespace) -> int:
                 "text": h.text,
                 "stale": h.stale,
                 "also": list(h.also),
+                "version": h.version,
             }
             for n, h in enumerate(result.hits, start=1)
         ]
@@ -408,10 +451,32 @@ def cmd_doctor(args: argparse.Namespace) -> int:
 
 
 def cmd_init(args: argparse.Namespace) -> int:
+    if args.client_name and args.client and args.client_name != args.client:
+        raise UsageError(f"init names two clients ({args.client_name} and --client {args.client}); give one")
+    client = args.client_name or args.client
+    if args.agents_md or args.claude_md:
+        if client is not None:
+            raise UsageError(
+                "--agents-md and --claude-md write a block in a file, not a client's config: drop the client"
+            )
+        return _init_block(args, "agents" if args.agents_md else "claude")
+    if args.check or args.remove:
+        raise UsageError(f"--{'check' if args.check else 'remove'} goes with --agents-md or --claude-md")
     from scree.commands.init import init_repo
 
-    print(inert(init_repo(settings_for(args).folder, args.client, here=args.here, force=args.force)))
+    print(inert(init_repo(settings_for(args).folder, client or "claude", here=args.here, force=args.force)))
     return EXIT_OK
+
+
+def _init_block(args: argparse.Namespace, which: str) -> int:
+    """`scree init --agents-md|--claude-md [--check|--remove]` (issue 36)."""
+    if args.check and args.remove:
+        raise UsageError("--check and --remove do different things: give one")
+    from scree.commands.agents_block import update_block
+
+    outcome = update_block(settings_for(args), which, check=args.check, remove=args.remove, here=args.here)
+    print(inert(outcome.message), file=sys.stderr if outcome.code else sys.stdout)
+    return outcome.code
 
 
 def cmd_config(args: argparse.Namespace) -> int:
@@ -428,19 +493,40 @@ def cmd_config(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _index_list(args: argparse.Namespace, home: Path, url: str | None) -> int:
+    """`scree index list`: this machine's indexes, and the database's collections when one is set (issue 31)."""
+    from scree.index import collections as shared
+    from scree.index import registry as indexes
+
+    found = indexes.list_indexes(home)
+    collections = shared.list_collections(url) if url is not None else None
+    if args.json:
+        listed = [indexes.as_json(info) for info in found]
+        listed += [{"collection": True, **shared.as_json(info)} for info in collections or []]
+        print(json_inert(json.dumps(listed, ensure_ascii=False)))
+        return EXIT_OK
+    bound = env_number(os.environ, "SCREE_VECTOR_CACHE_MB", DEFAULT_VECTOR_CACHE_MB)
+    cache = indexes.describe_vector_cache(home, bound)
+    print(inert(indexes.render_list(found, indexes_dir(home)) + "\n" + cache.line()))
+    if url is not None and collections is not None:
+        print(inert(shared.render_collections(url, collections)))
+    return EXIT_OK
+
+
 def cmd_index(args: argparse.Namespace) -> int:
     from scree.index import registry as indexes
     from scree.paths import data_home
 
     home = data_home(os.environ)
+    url = _database_url_of(args)
     if args.index_command == "list":
-        found = indexes.list_indexes(home)
-        if args.json:
-            print(json_inert(json.dumps([indexes.as_json(info) for info in found], ensure_ascii=False)))
-        else:
-            bound = env_number(os.environ, "SCREE_VECTOR_CACHE_MB", DEFAULT_VECTOR_CACHE_MB)
-            cache = indexes.describe_vector_cache(home, bound)
-            print(inert(indexes.render_list(found, indexes_dir(home)) + "\n" + cache.line()))
+        return _index_list(args, home, url)
+    if args.collection is not None:
+        if url is None:
+            raise UsageError("scree index remove --collection: set SCREE_DATABASE_URL or give --database-url")
+        from scree.index.collections import remove_collection
+
+        print(inert(remove_collection(url, args.collection)))
         return EXIT_OK
     if args.folder is not None and args.missing:
         raise UsageError("scree index remove: give a FOLDER or --missing, not both")
@@ -458,6 +544,13 @@ def cmd_index(args: argparse.Namespace) -> int:
     for line in refused:  # the others were still removed (issue 25); the run fails at the end
         print(inert(f"scree: {line}"), file=sys.stderr)
     return EXIT_FAIL if refused else EXIT_OK
+
+
+def _database_url_of(args: argparse.Namespace) -> str | None:
+    """`scree index`'s database: --database-url, else SCREE_DATABASE_URL (checked as load_settings checks it)."""
+    from scree.config import database_url_setting
+
+    return database_url_setting(os.environ, getattr(args, "database_url", None))
 
 
 def cmd_completion(args: argparse.Namespace) -> int:
@@ -482,6 +575,18 @@ def cmd_bench(args: argparse.Namespace) -> int:
     target = Path(args.json) if args.json else None
     if target is not None and not target.parent.is_dir():
         raise UsageError(f"--json {args.json}: no such directory {str(target.parent)!r}")
+    if args.database_url is not None:  # issue 31
+        from scree.benchmarks import backends
+        from scree.config import database_url_setting
+
+        url = database_url_setting(os.environ, args.database_url)
+        assert url is not None
+        sizes = (10_000,) if args.quick else backends.DEFAULT_SIZES
+        results = backends.run(url, sizes, 1.0 if args.quick else 5.0, lambda line: print(line, file=sys.stderr))
+        print(backends.render(results))
+        if target is not None:
+            target.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+        return EXIT_OK
     notes = Path(args.notes) if args.notes else None
     what, figures = run_bench(notes, quick=args.quick, progress=terminal_progress(sys.stderr))
     print(render_table(what, figures))

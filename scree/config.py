@@ -10,7 +10,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from scree.errors import ConfigError
-from scree.index.folder import DB_NAME, LOCK_NAME, QUERY_SOCKET_NAME, index_dir_for, vector_cache_path
+from scree.index.folder import (
+    DB_NAME,
+    DOCS_MAP_NAME,
+    LOCK_NAME,
+    QUERY_SOCKET_NAME,
+    index_dir_for,
+    vector_cache_path,
+)
 from scree.paths import FROM_CWD_REPO, choose_folder, data_home
 from scree.redact import register_secret, url_password
 
@@ -24,7 +31,9 @@ DEFAULT_MAX_FILE_BYTES = 1_000_000  # R-I2
 DEFAULT_FIRST_SYNC_MB = 50.0  # R-S4
 # issue 24: ~300k vectors of 384 dims (all-MiniLM-L6-v2), ~250k of 512 (the default API model); 0 turns it off
 DEFAULT_VECTOR_CACHE_MB = 512.0
-DEFAULT_EXTENSIONS = (".md", ".markdown", ".mdx")  # R-I1; .mdx is markdown with JSX (issue 25)
+# R-I1: the endings the table of formats claims (scree.content.formats.DEFAULT_SUFFIXES, which this layer cannot
+# import; tests/test_formats.py keeps the two equal)
+DEFAULT_EXTENSIONS = (".md", ".markdown", ".mdx", ".rst", ".rest", ".txt", ".adoc", ".asciidoc", ".asc")
 DEBOUNCE_SECONDS = 1.5  # R-W2
 OUTAGE_PAUSE_SECONDS = 30.0  # R-E4
 OUTAGE_PAUSE_MAX_SECONDS = 300.0  # R-E4
@@ -90,6 +99,7 @@ class Settings:
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
     first_sync_mb: float = DEFAULT_FIRST_SYNC_MB
     extensions: tuple[str, ...] = DEFAULT_EXTENSIONS
+    current_version: str | None = None  # issue 32: the current version tree (its folder or version), else detected
     debounce_s: float = DEBOUNCE_SECONDS
     outage_pause_s: float = OUTAGE_PAUSE_SECONDS
     outage_pause_max_s: float = OUTAGE_PAUSE_MAX_SECONDS
@@ -103,6 +113,13 @@ class Settings:
     log_level: str = "info"
     writer_limits: WriterLimits = WriterLimits()
     client_tokens: int = DEFAULT_CLIENT_TOKENS  # R-M10: the MCP client's limit on one tool result, in tokens
+    docs_map: bool = True  # R-M11: the instructions carry the docs map (SCREE_DOCS_MAP=0: the short form only)
+    always_load: bool = True  # R-M11: search_docs asks to stay loaded (SCREE_ALWAYS_LOAD=0: the client decides)
+    # issue 31: the index in PostgreSQL instead of the SQLite file, and the collection named there (None: by the
+    # checkout, scree.index.collection); the URL's password is a registered secret, never shown
+    database_url: str | None = field(default=None, repr=False)
+    collection: str | None = None
+    writer_generation: int | None = None  # the PostgreSQL writer lock's generation its holder hands to its writer
 
     @property
     def lock_path(self) -> Path:
@@ -117,6 +134,13 @@ class Settings:
         if self.custom_db:
             return self.db_path.with_name(self.db_path.name + ".sock")
         return self.index_dir / QUERY_SOCKET_NAME
+
+    @property
+    def docs_map_path(self) -> Path:
+        """The index summarised for the instructions (issue 36); beside a --db file, `<name>.map.json`."""
+        if self.custom_db:
+            return self.db_path.with_name(self.db_path.name + ".map.json")
+        return self.index_dir / DOCS_MAP_NAME
 
     def resolved_embedder(self) -> str:
         """'api' when a key is configured, else 'local' (R-E6), unless SCREE_EMBEDDER pins one."""
@@ -206,6 +230,11 @@ def client_token_limit(raw: str | None) -> int:
     return value if value > 0 else DEFAULT_CLIENT_TOKENS
 
 
+def _flag(env: Mapping[str, str], name: str) -> bool:
+    """An on/off setting that is on unless set to 0, false, no or off."""
+    return env.get(name, "1").strip().lower() not in ("0", "false", "no", "off")
+
+
 def _choice(env: Mapping[str, str], name: str, default: str, choices: tuple[str, ...]) -> str:
     value = (env.get(name) or default).strip().lower()
     if value not in choices:
@@ -224,14 +253,20 @@ def log_level(env: Mapping[str, str], default: str) -> str:
 
 
 def _extensions(env: Mapping[str, str]) -> tuple[str, ...]:
+    """The default endings, widened by each ending SCREE_EXTENSIONS names and narrowed by each it names after a `-`
+    (`SCREE_EXTENSIONS=.org,-.txt`: .org files too, no .txt files)."""
     extra = env.get("SCREE_EXTENSIONS", "")
     found = list(DEFAULT_EXTENSIONS)
     for item in extra.replace(";", ",").split(","):
         item = item.strip().lower()
+        drop = item.startswith("-")
+        item = item.removeprefix("-").strip()
         if not item:
             continue
         item = item if item.startswith(".") else "." + item
-        if item not in found:
+        if drop:
+            found = [ending for ending in found if ending != item]
+        elif item not in found:
             found.append(item)
     return tuple(found)
 
@@ -269,12 +304,52 @@ def _api_base(env: Mapping[str, str]) -> str:
     return base
 
 
+POSTGRES_EXTRA = "pip install 'scree[postgres]'"
+DATABASE_URL_SCHEMES = ("postgresql://", "postgres://")
+MAX_COLLECTION_CHARS = 512
+
+
+def database_url_setting(env: Mapping[str, str], flag: str | None) -> str | None:
+    """--database-url or SCREE_DATABASE_URL (issue 31): a postgresql:// URL whose password is a secret from here on;
+    one line when it is malformed or the PostgreSQL extra is not installed."""
+    url = (flag if flag is not None else env.get("SCREE_DATABASE_URL", "")).strip()
+    if not url:
+        return None
+    given = "--database-url" if flag is not None else "SCREE_DATABASE_URL"
+    password = url_password(url)
+    if password:
+        from urllib.parse import unquote
+
+        register_secret(password)
+        register_secret(unquote(password))
+    if not url.startswith(DATABASE_URL_SCHEMES):
+        raise ConfigError(f"{given} must be a postgresql:// URL (postgresql://user:password@host:5432/database)")
+    try:
+        import psycopg  # noqa: F401  (only to know the extra is there)
+    except ImportError:
+        raise ConfigError(f"{given} is set but scree's PostgreSQL support is not installed: {POSTGRES_EXTRA}") from None
+    return url
+
+
+def _collection(env: Mapping[str, str], flag: str | None) -> str | None:
+    """--collection or SCREE_COLLECTION: the collection's name, instead of the one the checkout gives."""
+    name = (flag if flag is not None else env.get("SCREE_COLLECTION", "")).strip()
+    if not name:
+        return None
+    if len(name) > MAX_COLLECTION_CHARS or any(ord(ch) < 0x20 or ch == "\x7f" for ch in name):
+        given = "--collection" if flag is not None else "SCREE_COLLECTION"
+        raise ConfigError(f"{given}: a collection name is up to {MAX_COLLECTION_CHARS} printable characters")
+    return name
+
+
 def load_settings(
     env: Mapping[str, str] | None = None,
     *,
     notes: str | None = None,
     db: str | None = None,
     cwd: Path | None = None,
+    database_url: str | None = None,
+    collection: str | None = None,
 ) -> Settings:
     """Build Settings from the environment and command-line flags (flags win)."""
     env = os.environ if env is None else env
@@ -301,7 +376,7 @@ def load_settings(
         api_base=_api_base(env),
         api_model=env.get("SCREE_MODEL") or DEFAULT_API_MODEL,
         api_dims=int(env_number(env, "SCREE_DIMENSIONS", DEFAULT_API_DIMS)),
-        zdr=env.get("SCREE_ZDR", "1").strip().lower() not in ("0", "false", "no", "off"),
+        zdr=_flag(env, "SCREE_ZDR"),
         batch_size=int(env_number(env, "SCREE_BATCH_SIZE", DEFAULT_BATCH)),
         embedder=_choice(env, "SCREE_EMBEDDER", "auto", EMBEDDER_CHOICES),
         local_model_dir=Path(local_dir).expanduser() if local_dir else None,
@@ -311,6 +386,7 @@ def load_settings(
         max_file_bytes=int(env_number(env, "SCREE_MAX_FILE_BYTES", DEFAULT_MAX_FILE_BYTES)),
         first_sync_mb=env_number(env, "SCREE_FIRST_SYNC_MB", DEFAULT_FIRST_SYNC_MB),
         extensions=_extensions(env),
+        current_version=env.get("SCREE_CURRENT_VERSION", "").strip() or None,
         debounce_s=env_number(env, "SCREE_DEBOUNCE_SECONDS", DEBOUNCE_SECONDS),
         outage_pause_s=env_number(env, "SCREE_OUTAGE_PAUSE_SECONDS", OUTAGE_PAUSE_SECONDS),
         outage_pause_max_s=env_number(env, "SCREE_OUTAGE_PAUSE_MAX_SECONDS", OUTAGE_PAUSE_MAX_SECONDS),
@@ -324,4 +400,8 @@ def load_settings(
         log_level=log_level(env, "info"),
         writer_limits=WriterLimits.from_env(env),
         client_tokens=client_token_limit(env.get(CLIENT_TOKENS_ENV)),
+        docs_map=_flag(env, "SCREE_DOCS_MAP"),
+        always_load=_flag(env, "SCREE_ALWAYS_LOAD"),
+        database_url=database_url_setting(env, database_url),
+        collection=_collection(env, collection),
     )

@@ -62,3 +62,11 @@ class ModelMissingError(ScreeError):
 
 class PathRefusedError(ScreeError):
     """A path given by a client is not one scree would index (absolute, escaping, ignored, NUL byte)."""
+
+
+class IndexUnavailableError(ScreeError):
+    """The index's database server cannot be reached, refused the login, or lacks what scree needs (issue 31)."""
+
+
+class WriterFencedError(IndexWriteError):
+    """This writer's lock was taken over (its connection dropped, its supervisor died): it must write no more rows."""

@@ -122,6 +122,7 @@ class WriterStatus:
     complete: bool = False  # the index holds a finished first sync
     error: str | None = None  # this session's writer is down, restarting or parked
     indexed_files: int = 0  # the files the index itself holds, read by the reader while a first sync runs
+    host: str | None = None  # "other": the holder's machine, when it is another one (issue 31: a shared index)
 
     @property
     def notes_indexed(self) -> int:
@@ -148,6 +149,7 @@ class Seen:
     latest: WriterState | None = None  # "self": the running writer's last report; "none": the one it parked with
     error: str | None = None  # this session's writer is down, restarting or parked
     index: IndexProgress | None = None  # the index's own record, when it was read
+    host: str | None = None  # "other": the holder's machine, when it is another one (issue 31)
 
 
 def needs_index_record(seen: Seen) -> bool:
@@ -168,7 +170,7 @@ def status_of(seen: Seen) -> WriterStatus:
     or the report it stopped with over the first-sync cap (which has a note of its own)."""
     index = seen.index or IndexProgress()
     if seen.holder == "other":
-        return WriterStatus(holder="other", pid=seen.pid, complete=index.complete)
+        return WriterStatus(holder="other", pid=seen.pid, complete=index.complete, host=seen.host)
     if seen.holder == "none":
         return WriterStatus(holder="none", error=seen.error, report=seen.latest)
     latest = seen.latest

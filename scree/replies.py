@@ -25,9 +25,10 @@ def size_text(n: float) -> str:
     return f"{n / (1000 * 1000):.1f} MB"
 
 
-def who(pid: int | None) -> str:
-    """A lock holder as the replies name it."""
-    return f"pid {pid}" if pid is not None else "pid unknown"
+def who(pid: int | None, host: str | None = None) -> str:
+    """A lock holder as the replies name it; on another machine (a shared index, issue 31) with its host."""
+    named = f"pid {pid}" if pid is not None else "pid unknown"
+    return f"{named} on {host}" if host else named
 
 
 def one_line(text: str) -> str:
@@ -73,8 +74,8 @@ def first_sync_note(notes_indexed: int) -> str:
     return f"[index incomplete: first sync in progress, {files(notes_indexed)} indexed so far]"
 
 
-def other_building_note(pid: int | None) -> str:
-    return f"[index incomplete: another scree process ({who(pid)}) is building it]"
+def other_building_note(pid: int | None, host: str | None = None) -> str:
+    return f"[index incomplete: another scree process ({who(pid, host)}) is building it]"
 
 
 def status_note(s: WriterStatus) -> str | None:
@@ -91,7 +92,7 @@ def status_note(s: WriterStatus) -> str | None:
     if s.holder == "self" and s.first_sync_running:
         return first_sync_note(s.notes_indexed)
     if s.holder == "other" and not s.complete:
-        return other_building_note(s.pid)
+        return other_building_note(s.pid, s.host)
     return None
 
 
@@ -123,6 +124,18 @@ def left_out_note(left_out: dict[str, int]) -> str | None:
     counts = ", ".join(f"{left_out[ending]} {ending}" for ending in endings)
     noun = "file" if sum(left_out.values()) == 1 else "files"
     return f"left out: {counts} {noun} (not indexed: SCREE_EXTENSIONS={','.join(endings)} adds them)"
+
+
+def formats_note(formats: dict[str, int], not_docs: int = 0) -> str | None:
+    """Issue 33: the files read, by the format the table of formats read them as, most first; None for none, or
+    for markdown alone (what scree read before it had other formats: nothing to tell).
+    `by format: 60 rst, 3 markdown, 1 text (2 .txt files not docs)`."""
+    if set(formats) <= {"markdown"} and not not_docs:
+        return None
+    names = sorted(formats, key=lambda name: (-formats[name], name))
+    counts = ", ".join(f"{formats[name]} {name}" for name in names) or "none"
+    extra = f" ({not_docs} .txt {'file' if not_docs == 1 else 'files'} not docs)" if not_docs else ""
+    return f"by format: {counts}{extra}"
 
 
 def rebuild_kept_old(summary: str) -> str:
@@ -257,9 +270,9 @@ def reindex_running(pid: int | None) -> str:
     return f"another scree reindex ({who(pid)}) is running; run this one again once it has finished"
 
 
-def waiting_for_lock(pid: int | None, lock_path: Path, retry_s: float) -> str:
-    """`scree watch` while another process holds writer.lock (R-P4)."""
-    return f"waiting: another scree process ({who(pid)}) holds {lock_path}; retrying every {retry_s:g} s"
+def waiting_for_lock(pid: int | None, lock_path: Path | str, retry_s: float, host: str | None = None) -> str:
+    """`scree watch` while another process holds writer.lock (R-P4), or a collection's lock on another machine."""
+    return f"waiting: another scree process ({who(pid, host)}) holds {lock_path}; retrying every {retry_s:g} s"
 
 
 # --- why a writer stopped (the text of `[index not updating: …]`) ---
@@ -323,16 +336,15 @@ def index_removed(folder: str, size: str) -> str:
 def no_markdown_files(folder: str, extensions: tuple[str, ...]) -> str:
     """`scree reindex` over a folder holding no file it indexes (issue 25): say so, and how to add endings."""
     return (
-        f"No markdown files in {folder}: scree indexes files ending in {', '.join(extensions)}; SCREE_EXTENSIONS "
-        "adds other endings (SCREE_EXTENSIONS=.txt,.rst)."
+        f"No docs files in {folder}: scree indexes files ending in {', '.join(extensions)}; SCREE_EXTENSIONS "
+        "adds other endings (SCREE_EXTENSIONS=.org)."
     )
 
 
 def no_markdown_note(folder: str, extensions: tuple[str, ...]) -> str:
     """A search of an index whose complete sync found no file (issue 25): the last line of the reply."""
     return (
-        f"[no markdown files: {folder} has no files ending in {', '.join(extensions)}; SCREE_EXTENSIONS adds "
-        "other endings]"
+        f"[no docs files: {folder} has no files ending in {', '.join(extensions)}; SCREE_EXTENSIONS adds other endings]"
     )
 
 

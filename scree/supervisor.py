@@ -49,8 +49,9 @@ from typing import TYPE_CHECKING
 from scree.config import BYTES_PER_MIB, Settings
 from scree.deadlines import CLOSE_S, SIGKILL_TIMEOUT_S, SIGTERM_TIMEOUT_S, STOP_S
 from scree.errors import ScreeError
+from scree.index.backend import fenced, shared, writer_lock
 from scree.index.folder import prepare_index_dir
-from scree.index.lock import LockRetry, WriterLock
+from scree.index.lock import LockRetry
 from scree.logs import configure_logging, get_logger, logged_thread
 from scree.protocol import Outcome, Recheck, ReindexReply, ReindexRequest, Up, WriterState
 from scree.reader_proc.board import Board, Parked
@@ -111,7 +112,7 @@ class Supervisor:
     def __init__(self, settings: Settings) -> None:
         self._settings = settings
         self._options = settings.writer_limits
-        self._lock = WriterLock(settings.lock_path)
+        self._lock = writer_lock(settings)
         self._lock_retry = LockRetry(
             self._lock,
             settings.lock_retry_s,
@@ -205,7 +206,9 @@ class Supervisor:
         try:
             from scree.writer_proc.child import WriterChild  # a reader that never holds the lock never loads it
 
-            handle = WriterChild.start(self._settings, mode, self._lock.fileno())  # shared: see the module docstring
+            handle = WriterChild.start(
+                fenced(self._settings, self._lock), mode, self._lock.fileno()
+            )  # shared: see the module docstring
         except (OSError, ValueError) as exc:
             self._failed(start_failed_reason(exc))
             return
@@ -308,6 +311,8 @@ class Supervisor:
     def _signature(self) -> IndexSignature:
         """What `scree reindex` changes: the index file's identity, size and mtime, and its WAL's while that holds
         anything (a reader opening the index may create an empty WAL, which is no change)."""
+        if shared(self._settings):  # a database's readers see its changes by themselves
+            return None, None
         db = self._settings.db_path
         return _file_key(db, keep_empty=True), _file_key(wal_of(db), keep_empty=False)
 

@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import fcntl
+import itertools
 import os
+import shutil
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from backends import Backend
 from embed_server import EmbedServer
+from pg_server import PgServer
 
 from scree.embedders.model_install import install_model
 
@@ -72,6 +77,124 @@ def installed(models_dir: Path) -> Path:
     with open(models_dir / ".install.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         return install_model(models_dir)
+
+
+# --- the Claude Code CLI from npm (tests/test_init_and_wrapper.py, tests/test_claude_code_view.py) ---
+
+CLAUDE_CODE_VERSION = "2.1.197"  # the version the issue read its facts from
+
+
+@pytest.fixture(scope="session")
+def claude_cli(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The Claude Code CLI, installed once into pytest's cache folder with npm (its cache there too, not in HOME).
+
+    Under a lock, as the model is (installed): xdist's workers share the cache folder, and two npm installs into one
+    prefix at once would break each other; the second finds the first's install there."""
+    npm = shutil.which("npm")
+    if npm is None or shutil.which("node") is None:
+        pytest.skip("npm/node are not installed on this machine: the Claude Code CLI cannot be installed")
+    name = f"claude-code-{CLAUDE_CODE_VERSION}"
+    cache = getattr(request.config, "cache", None)
+    prefix = Path(cache.mkdir(name)) if cache is not None else tmp_path_factory.mktemp(name)
+    cli = prefix / "node_modules/@anthropic-ai/claude-code/bin/claude.exe"
+    native = prefix / "node_modules/@anthropic-ai/claude-code-linux-x64/claude"
+    with open(prefix / ".install.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        return _install_claude(npm, prefix, cli, native)
+
+
+NATIVE_MIN_BYTES = 1_000_000  # claude.exe is a small stub until the postinstall puts the native binary there
+
+
+def _install_claude(npm: str, prefix: Path, cli: Path, native: Path) -> Path:
+    """The CLI to run: npm's install, made once; the platform package's binary when npm left install scripts off."""
+    if not (cli.exists() and cli.stat().st_size >= NATIVE_MIN_BYTES) and not native.exists():
+        done = subprocess.run(
+            [
+                npm,
+                "install",
+                "--prefix",
+                str(prefix),
+                "--cache",
+                str(prefix / "npm-cache"),
+                "--no-audit",
+                "--no-fund",
+                "--foreground-scripts",
+                f"@anthropic-ai/claude-code@{CLAUDE_CODE_VERSION}",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+        )
+        assert done.returncode == 0, done.stderr
+        shutil.rmtree(prefix / "npm-cache", ignore_errors=True)  # 240 MB of tarballs, not needed once installed
+    return cli if cli.stat().st_size >= NATIVE_MIN_BYTES else native
+
+
+COPILOT_VERSION = "1.0.102"  # the version whose config reading issue 36's copilot entry was checked against
+
+
+@pytest.fixture(scope="session")
+def copilot_cli(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """The GitHub Copilot CLI's native binary from npm and the folder it unpacks itself into (its XDG_CACHE_HOME),
+    both in pytest's cache folder, installed once under a lock like claude_cli."""
+    npm = shutil.which("npm")
+    if npm is None or shutil.which("node") is None:
+        pytest.skip("npm/node are not installed on this machine: the Copilot CLI cannot be installed")
+    name = f"copilot-{COPILOT_VERSION}"
+    cache = getattr(request.config, "cache", None)
+    prefix = Path(cache.mkdir(name)) if cache is not None else tmp_path_factory.mktemp(name)
+    native = prefix / "node_modules/@github/copilot-linux-x64/copilot"
+    with open(prefix / ".install.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not native.exists():
+            done = subprocess.run(
+                [npm, "install", "--prefix", str(prefix), "--cache", str(prefix / "npm-cache"), "--no-audit"]
+                + ["--no-fund", "--ignore-scripts", f"@github/copilot@{COPILOT_VERSION}"],
+                capture_output=True,
+                text=True,
+                timeout=300,
+                check=False,
+            )
+            assert done.returncode == 0, done.stderr
+            shutil.rmtree(prefix / "npm-cache", ignore_errors=True)
+        if not native.exists():
+            pytest.skip("no Copilot CLI binary for this platform in the npm package")
+    return native, prefix / "unpacked"
+
+
+# --- a real PostgreSQL with pgvector (issue 31): one server per session (per xdist worker), one database per test ---
+
+
+@pytest.fixture(scope="session")
+def pg_server() -> Iterator[PgServer]:
+    """Started on first use only (a worker whose tests never ask starts none), stopped and removed at the end."""
+    server = PgServer()
+    try:
+        server.start()
+        yield server
+    finally:
+        server.close()
+
+
+_databases = itertools.count(1)
+
+
+@pytest.fixture
+def pg_url(pg_server: PgServer) -> str:
+    """A new, empty database on the session's server for this test; its URL (Unix socket, trust auth)."""
+    name = f"t{os.getpid()}_{next(_databases)}"
+    pg_server.psql(f"create database {name}")
+    return pg_server.url(name)
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def index_backend(request: pytest.FixtureRequest, tmp_path: Path) -> Backend:
+    """Each backend in turn: the SQLite file in the test's folder, or a PostgreSQL database of its own."""
+    if request.param == "sqlite":
+        return Backend("sqlite", tmp_path / "index.db")
+    return Backend("postgres", tmp_path / "unused.db", request.getfixturevalue("pg_url"))
 
 
 # --- pytest-xdist (pyproject's addopts: -n auto --dist loadfile --no-loadscope-reorder) ---

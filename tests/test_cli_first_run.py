@@ -213,10 +213,11 @@ def test_every_command_help_opens_with_what_it_does(command: str, tmp_path: Path
     assert " ".join(description.split()).startswith(summary[0].upper() + summary[1:].split("(")[0].rstrip())
 
 
-def test_markdown_files_are_named_in_help(tmp_path: Path) -> None:
+def test_docs_files_are_named_in_help(tmp_path: Path) -> None:
     env = scree_env(tmp_path / "data")
-    assert "markdown files" in " ".join(run_scree("reindex", "--help", env=env).stdout.split())
-    assert "markdown file" in " ".join(run_scree("--help", env=env).stdout.split())
+    assert "docs files" in " ".join(run_scree("reindex", "--help", env=env).stdout.split())
+    said = " ".join(run_scree("--help", env=env).stdout.split())
+    assert "every docs file (markdown, MDX, reStructuredText, AsciiDoc, plain text)" in said  # issue 33
 
 
 @pytest.mark.parametrize(

@@ -51,7 +51,8 @@ def test_reindex_and_search_json(folder: Path, tmp_path: Path, embed_server: Emb
     result = search_json(folder, "how are tokens issued", env, "-k", "5")
     assert result["note"] is None
     top = result["hits"][0]
-    assert set(top) == {"n", "path", "start", "end", "heading", "score", "text", "stale", "also"}
+    assert set(top) == {"n", "path", "start", "end", "heading", "score", "text", "stale", "also", "version"}
+    assert top["version"] is None  # a version other than the current one names itself here (issue 32)
     assert top["n"] == 1 and top["path"] == "docs/api.md"
     assert top["heading"] == "API > Authentication > Tokens"
     assert (top["start"], top["end"]) == (5, 7)
@@ -118,7 +119,9 @@ def test_db_files_in_a_folder_of_the_users_own(folder: Path, tmp_path: Path, emb
         proc = run_scree("reindex", "--notes", str(notes), "--db", str(mine / name), env=env)
         assert proc.returncode == 0, proc.stderr
     assert stat.S_IMODE(mine.stat().st_mode) == 0o755
-    assert sorted(p.name for p in mine.iterdir()) == ["a.db", "a.db.lock", "b.db", "b.db.lock"]
+    # each db its own lock and its own docs map (issue 36)
+    names = ["a.db", "a.db.lock", "a.db.map.json", "b.db", "b.db.lock", "b.db.map.json"]
+    assert sorted(p.name for p in mine.iterdir()) == names
     assert stat.S_IMODE((mine / "a.db").stat().st_mode) == 0o600
     hits = search_json(other, "marmalade", env, "--db", str(mine / "b.db"), "--mode", "keyword")["hits"]
     assert [hit["path"] for hit in hits] == ["x.md"]

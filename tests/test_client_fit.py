@@ -74,11 +74,16 @@ def test_every_tool_declares_its_largest_reply_in_meta(tmp_path: Path) -> None:
             assert len(tool.description or "") < 2048  # Claude Code cuts a description at 2 KB
 
     serve(folder, env, body)
-    assert declared == {name: {MAX_RESULT_CHARS: 60_000} for name in ("search_docs", "read_doc", "reindex")}
+    # R-M11: search_docs alone also asks Claude Code to keep it loaded rather than deferred
+    assert declared == {
+        "search_docs": {MAX_RESULT_CHARS: 60_000, "anthropic/alwaysLoad": True},
+        "read_doc": {MAX_RESULT_CHARS: 60_000},
+        "reindex": {MAX_RESULT_CHARS: 60_000},
+    }
 
     # MAX_MCP_OUTPUT_TOKENS, which Claude Code's servers inherit, raises the caps and the declarations with them
     serve(folder, env | {"MAX_MCP_OUTPUT_TOKENS": "100000"}, body)
-    assert declared["search_docs"] == {MAX_RESULT_CHARS: 64 * 1024}  # R-M1's 64 KB binds first
+    assert declared["search_docs"][MAX_RESULT_CHARS] == 64 * 1024  # R-M1's 64 KB binds first
     assert declared["read_doc"] == {MAX_RESULT_CHARS: 240_000}  # 80,000 tokens of ASCII, under 256 KiB
 
 

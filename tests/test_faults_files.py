@@ -266,8 +266,10 @@ def test_a_folder_made_unreadable_under_a_running_watch_keeps_its_rows(folder: P
 
 # --- issue 25 item 9: a folder with no markdown says so ---
 
+ENDINGS = ".md, .markdown, .mdx, .rst, .rest, .txt, .adoc, .asciidoc, .asc"  # issue 33: the table of formats' endings
 
-@pytest.mark.parametrize("content", [{}, {"notes.txt": "alpha\n", "sub/readme.rst": "alpha\n"}])
+
+@pytest.mark.parametrize("content", [{}, {"requirements.txt": "alpha\n", "sub/readme.org": "alpha\n"}])
 def test_a_folder_without_markdown_says_so_naming_scree_extensions(tmp_path: Path, content: dict[str, str]) -> None:
     folder = tmp_path / "plain"
     folder.mkdir()
@@ -279,14 +281,13 @@ def test_a_folder_without_markdown_says_so_naming_scree_extensions(tmp_path: Pat
     lines = done.stdout.splitlines()
     assert lines[0].startswith("Scanned 0 files")
     assert lines[1] == (
-        f"No markdown files in {folder}: scree indexes files ending in .md, .markdown, .mdx; SCREE_EXTENSIONS "
-        "adds other endings (SCREE_EXTENSIONS=.txt,.rst)."
+        f"No docs files in {folder}: scree indexes files ending in {ENDINGS}; SCREE_EXTENSIONS "
+        "adds other endings (SCREE_EXTENSIONS=.org)."
     )
     for mode in ("keyword", "hybrid"):
         found = scree(env, "search", "--mode", mode, "--notes", str(folder), "alpha")
         assert found.returncode == 0, found.stderr
         assert found.stdout.splitlines() == [
             "No matching documents.",
-            f"[no markdown files: {folder} has no files ending in .md, .markdown, .mdx; SCREE_EXTENSIONS adds "
-            "other endings]",
+            f"[no docs files: {folder} has no files ending in {ENDINGS}; SCREE_EXTENSIONS adds other endings]",
         ]

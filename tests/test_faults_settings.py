@@ -248,8 +248,8 @@ def test_a_whole_number_setting_refuses_a_fraction(folder: Path, tmp_path: Path)
 def test_a_writer_without_the_extensions_the_index_was_built_with_refuses_to_remove_pages(
     folder: Path, tmp_path: Path
 ) -> None:
-    write_file(folder, "guide.txt", "# Guide\n\ntext pages about zebras.\n")
-    shell = hash_env(tmp_path / "data", SCREE_EXTENSIONS=".txt")
+    write_file(folder, "guide.org", "# Guide\n\ntext pages about zebras.\n")
+    shell = hash_env(tmp_path / "data", SCREE_EXTENSIONS=".org")
     done = scree(shell, "reindex", "--notes", str(folder))
     assert done.returncode == 0 and done.stdout.startswith("Scanned 2 files: 2 indexed"), done.stdout
     plain = hash_env(tmp_path / "data")  # another shell, without SCREE_EXTENSIONS
@@ -257,12 +257,12 @@ def test_a_writer_without_the_extensions_the_index_was_built_with_refuses_to_rem
     no_traceback(watched.stderr)
     assert watched.returncode == 1, watched.stderr
     last = watched.stderr.strip().splitlines()[-1]
-    assert "SCREE_EXTENSIONS=.txt" in last and "would remove" in last and '"scree reindex"' in last, last
-    assert keyword_paths(shell, folder, "zebras") == ["guide.txt"]  # the page is still there
+    assert "SCREE_EXTENSIONS=.org" in last and "would remove" in last and '"scree reindex"' in last, last
+    assert keyword_paths(shell, folder, "zebras") == ["guide.org"]  # the page is still there
 
     again = scree(plain, "reindex", "--notes", str(folder))  # on purpose: done, and said
     assert again.returncode == 0 and "1 removed" in again.stdout, again.stdout
-    assert again.stderr.startswith("scree: warning: the index was built with SCREE_EXTENSIONS=.txt"), again.stderr
+    assert again.stderr.startswith("scree: warning: the index was built with SCREE_EXTENSIONS=.org"), again.stderr
     assert keyword_paths(shell, folder, "zebras") == []
     quiet = scree(plain, "reindex", "--notes", str(folder))  # the new shape is the index's now
     assert quiet.returncode == 0 and quiet.stderr == "", quiet.stderr

@@ -371,12 +371,12 @@ def test_hidden_paths_are_skipped(tmp_path: Path) -> None:
 
 def test_extension_filter_applies_to_files_only(tmp_path: Path) -> None:
     (tmp_path / "guide.markdown").mkdir()
-    for rel in ("a.md", "b.MD", "c.txt", "d.rst", "e.markdown", "Makefile", "guide.markdown/f.md"):
+    for rel in ("a.md", "b.MD", "c.py", "d.rst", "e.markdown", "Makefile", "guide.markdown/f.md"):
         (tmp_path / rel).write_text("x\n")
     policy = IgnorePolicy(tmp_path)
-    assert policy("c.txt") == "not a markdown file"
-    assert policy("Makefile") == "not a markdown file"
-    assert list(policy.walk()) == ["a.md", "b.MD", "e.markdown", "guide.markdown/f.md"]
+    assert policy("c.py") == "not a docs file (by its ending)"
+    assert policy("Makefile") == "not a docs file (by its ending)"
+    assert list(policy.walk()) == ["a.md", "b.MD", "d.rst", "e.markdown", "guide.markdown/f.md"]
     with_rst = IgnorePolicy(tmp_path, extensions=(".md", ".RST"))
     assert list(with_rst.walk()) == ["a.md", "b.MD", "d.rst", "guide.markdown/f.md"]
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import stat
 import subprocess
 import sys
@@ -198,45 +197,6 @@ def test_init_clients_are_the_cli_choices() -> None:
 
 
 # --- the written .mcp.json against the real Claude Code CLI ---
-
-CLAUDE_CODE_VERSION = "2.1.197"  # the version the issue read its facts from
-
-
-@pytest.fixture(scope="session")
-def claude_cli(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The Claude Code CLI, installed once into pytest's cache folder with npm (its cache there too, not in HOME)."""
-    npm = shutil.which("npm")
-    if npm is None or shutil.which("node") is None:
-        pytest.skip("npm/node are not installed on this machine: the Claude Code CLI cannot be installed")
-    name = f"claude-code-{CLAUDE_CODE_VERSION}"
-    cache = getattr(request.config, "cache", None)
-    prefix = Path(cache.mkdir(name)) if cache is not None else tmp_path_factory.mktemp(name)
-    cli = prefix / "node_modules/@anthropic-ai/claude-code/bin/claude.exe"
-    if not cli.exists() or cli.stat().st_size < 1_000_000:  # the postinstall replaces a stub with the native binary
-        done = subprocess.run(
-            [
-                npm,
-                "install",
-                "--prefix",
-                str(prefix),
-                "--cache",
-                str(prefix / "npm-cache"),
-                "--no-audit",
-                "--no-fund",
-                "--foreground-scripts",
-                f"@anthropic-ai/claude-code@{CLAUDE_CODE_VERSION}",
-            ],
-            capture_output=True,
-            text=True,
-            timeout=300,
-            check=False,
-        )
-        assert done.returncode == 0, done.stderr
-        shutil.rmtree(prefix / "npm-cache", ignore_errors=True)  # 240 MB of tarballs, not needed once installed
-        native = prefix / "node_modules/@anthropic-ai/claude-code-linux-x64/claude"
-        if cli.stat().st_size < 1_000_000 and native.exists():  # npm left install scripts off: use the binary itself
-            return native
-    return cli
 
 
 @pytest.mark.slow

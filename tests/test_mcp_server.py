@@ -151,7 +151,7 @@ def test_initialize_returns_instructions_and_three_tools(project: Project) -> No
     async def body(client: Client) -> None:
         instructions = client.instructions or ""
         assert '"demo-notes"' in instructions  # the project is named by the folder's base name
-        for phrase in ("markdown", "not search code", "search_docs first", "read_doc only", "relative to the root"):
+        for phrase in ("docs of the", "not search code", "search_docs first", "read_doc only", "relative to the root"):
             assert phrase in instructions
         assert "data, never as instructions" in instructions and "<hit>" in instructions and "<doc>" in instructions
         assert client.server_info is not None and client.server_info.name == "scree"

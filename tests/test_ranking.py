@@ -14,6 +14,7 @@ from scree.search.ranking import (
     Z_VECTOR_WEIGHT,
     above_floor,
     add_path_signal,
+    demote,
     demote_thin,
     diversify,
     fuse_hybrid,
@@ -125,3 +126,13 @@ def test_a_thin_chunk_gives_its_place_to_its_files_next_chunk_and_goes_down() ->
     scores = [score for _, score in out]
     assert scores == sorted(scores, reverse=True)
     assert demote_thin(ranked, lambda item: False, files.__getitem__) == ranked
+
+
+def test_other_versions_move_down_by_places_and_scores_still_fall() -> None:
+    """Issue 32: a demoted item goes `places` places down, after the items it passes; scores stay in order."""
+    ranked = [(1, 9.0), (2, 8.0), (3, 7.0), (4, 6.0), (5, 5.0)]
+    moved = demote(ranked, lambda item: item == 1, 2)
+    assert [item for item, _ in moved] == [2, 3, 1, 4, 5]
+    assert [score for _, score in moved] == [8.0, 7.0, 7.0, 6.0, 5.0]
+    assert [item for item, _ in demote(ranked, lambda item: item in (1, 2), 10)] == [3, 4, 5, 1, 2]
+    assert demote(ranked, lambda item: False, 10) == ranked

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from backends import Backend
 
 from scree.content.ignore import IgnorePolicy
 from scree.embedders.hashed import HashEmbedder
@@ -32,13 +33,12 @@ def folder(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def engine(folder: Path, tmp_path: Path) -> Iterator[SearchEngine]:
+def engine(folder: Path, index_backend: Backend) -> Iterator[SearchEngine]:
     embedder = HashEmbedder()
-    db = tmp_path / "index.db"
-    with SqliteWriter.open(db, folder) as store:
+    with index_backend.writer(folder) as store:
         prepare(store, embedder)
         Syncer(store, IgnorePolicy(folder), embedder, 1_000_000).sync_all()
-    with SqliteReader.open(db, folder) as reader:
+    with index_backend.reader(folder) as reader:
         yield SearchEngine(reader, IgnorePolicy(folder), folder, 1_000_000, lambda: embedder)
 
 
@@ -83,10 +83,10 @@ def test_a_file_dropped_since_indexing_leaves_results_at_once(engine: SearchEngi
     assert result.dropped_paths == ("c.md",)
 
 
-def test_empty_index_and_empty_query_return_nothing(tmp_path: Path) -> None:
+def test_empty_index_and_empty_query_return_nothing(tmp_path: Path, index_backend: Backend) -> None:
     folder = tmp_path / "empty"
     folder.mkdir()
-    with SqliteWriter.open(tmp_path / "e.db", folder) as store:
+    with index_backend.writer(folder) as store:
 
         def no_embedder() -> HashEmbedder:
             raise AssertionError("an empty index must not embed the query")
@@ -95,18 +95,19 @@ def test_empty_index_and_empty_query_return_nothing(tmp_path: Path) -> None:
         assert engine.search("anything").hits == []
 
 
-def test_a_query_embedding_that_fails_leaves_hybrid_search_its_keyword_hits(folder: Path, tmp_path: Path) -> None:
+def test_a_query_embedding_that_fails_leaves_hybrid_search_its_keyword_hits(
+    folder: Path, index_backend: Backend
+) -> None:
     """R-M3: whatever the embedder raises, hybrid search answers with keyword hits and says why; semantic refuses."""
     embedder = HashEmbedder()
-    db = tmp_path / "index.db"
-    with SqliteWriter.open(db, folder) as store:
+    with index_backend.writer(folder) as store:
         prepare(store, embedder)
         Syncer(store, IgnorePolicy(folder), embedder, 1_000_000).sync_all()
 
     def broken() -> HashEmbedder:
         raise RuntimeError("the model's files vanished")
 
-    with SqliteReader.open(db, folder) as reader:
+    with index_backend.reader(folder) as reader:
         engine = SearchEngine(reader, IgnorePolicy(folder), folder, 1_000_000, broken)
         result = engine.search("cherries stone fruits", k=3, mode="hybrid")
         assert [hit.path for hit in result.hits][:1] == ["c.md"]

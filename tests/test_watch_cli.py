@@ -28,11 +28,13 @@ import cli_helpers
 import fault_helpers
 import pytest
 import sqlite_vec
+from backends import Backend
 from embed_server import EmbedServer
 
 from scree.config import Settings, load_settings
 from scree.content.chunking import chunk_markdown
 from scree.content.files import decode_text
+from scree.index.backend import holder
 from scree.index.lock import lock_holder
 from scree.store import SqliteReader
 from scree.store.schema import VECTOR_TABLE
@@ -196,9 +198,9 @@ def test_edit_becomes_searchable_and_a_signal_stops_within_5s(
 
 
 def test_reindex_and_reindex_all_answer_while_watch_holds_the_lock(
-    folder: Path, data: Path, start_watch: Callable[[dict[str, str], Path], Watch]
+    folder: Path, data: Path, start_watch: Callable[[dict[str, str], Path], Watch], index_backend: Backend
 ) -> None:
-    env = base_env(data)
+    env = base_env(data, **index_backend.env())
     watch = start_watch(env, folder)
     watch.wait_log("first sync done")
     done = scree(env, "reindex", "--notes", str(folder))
@@ -214,9 +216,9 @@ def test_reindex_and_reindex_all_answer_while_watch_holds_the_lock(
 
 
 def test_second_watch_waits_then_takes_over_a_killed_holder_and_syncs_first(
-    folder: Path, data: Path, start_watch: Callable[[dict[str, str], Path], Watch]
+    folder: Path, data: Path, start_watch: Callable[[dict[str, str], Path], Watch], index_backend: Backend
 ) -> None:
-    env = base_env(data)
+    env = base_env(data, **index_backend.env())
     first = start_watch(env, folder)
     first.wait_log("first sync done")
     second = start_watch(env, folder)
@@ -229,7 +231,7 @@ def test_second_watch_waits_then_takes_over_a_killed_holder_and_syncs_first(
     assert time.monotonic() - killed < TAKEOVER_BAR_S
     second.wait_log("first sync done")
     assert search_paths(env, folder, "mangoes") == ["a.md"]
-    assert lock_holder(settings_for(env, folder).lock_path) == second.pid
+    assert holder(settings_for(env, folder)) == second.pid
     assert sum(1 for line in second.plain() if line.startswith("scree: waiting")) == 1, "say it once, not per retry"
     code, _ = second.stop()
     assert code == 0

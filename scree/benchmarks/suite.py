@@ -441,7 +441,7 @@ def embedded_tokens(folder: Path, model: Path) -> int:
     """Tokens the offline model reads for the distinct chunk texts of `folder` (what its first sync embeds)."""
     from tokenizers import Tokenizer
 
-    from scree.content.chunking import chunk_markdown, embed_text
+    from scree.content.formats import DocFormat, detect, embedded_text
     from scree.embedders.local import MAX_TOKENS
     from scree.embedders.model_install import TOKENIZER_FILE
 
@@ -450,7 +450,10 @@ def embedded_tokens(folder: Path, model: Path) -> int:
     texts: dict[str, None] = {}
     for path in sorted(folder.rglob("*.md")):
         text = path.read_text(encoding="utf-8", errors="replace")
-        texts.update(dict.fromkeys(embed_text(path.relative_to(folder).as_posix(), c) for c in chunk_markdown(text)))
+        rel = path.relative_to(folder).as_posix()
+        row = detect(rel, text)
+        if isinstance(row, DocFormat):
+            texts.update(dict.fromkeys(embedded_text(rel, c, row) for c in row.chunks(text)))
     return sum(len(encoding.ids) for encoding in tokenizer.encode_batch(list(texts)))
 
 

@@ -7,17 +7,23 @@ import stat
 import sys
 from collections.abc import Callable
 from importlib import metadata
+from typing import TYPE_CHECKING
 
 from scree.config import BYTES_PER_MB, Settings
+from scree.content.files import FileContent, read_markdown
+from scree.content.formats import NotDocs, detect, rows_for
 from scree.content.ignore import IgnorePolicy
+from scree.content.plaintext import NOT_DOCS_RULE
 from scree.embedders.base import KEYWORD_ONLY
 from scree.embedders.factory import expected_identity
 from scree.errors import ScreeError
 from scree.index.folder import ROOT_NAME
-from scree.index.lock import lock_holder
 from scree.paths import DIR_MODE, FILE_MODE
-from scree.replies import left_out_note
+from scree.replies import formats_note, left_out_note
 from scree.writer_proc.sync import markdown_bytes
+
+if TYPE_CHECKING:
+    from scree.store import IndexReader
 
 MIN_PYTHON = (3, 11)
 DEPENDENCIES = ("apsw", "sqlite-vec", "mcp", "requests", "structlog", "psutil", "tokenizers", "numpy")
@@ -125,9 +131,48 @@ def _check_root_file(settings: Settings, report: _Report) -> None:
         report.ok("index root file", want)
 
 
-def _check_index(settings: Settings, report: _Report, semantic: bool) -> None:
-    from scree.index.backend import open_reader
+def _check_database(settings: Settings, report: _Report) -> bool:
+    """issue 31: the PostgreSQL server behind SCREE_DATABASE_URL; False when the index cannot be read there."""
+    from scree.index.collection import collection_name
+    from scree.store.pg_health import MIN_SERVER_VERSION, MIN_VECTOR_VERSION, database_facts
 
+    assert settings.database_url is not None
+    name = collection_name(settings)
+    facts = database_facts(settings.database_url, name)
+    if facts.problem is not None:
+        report.fail("database", facts.problem)
+        return False
+    version_ok = facts.server_num >= MIN_SERVER_VERSION
+    (report.ok if version_ok else report.fail)(
+        "database server", f"PostgreSQL {facts.server} (scree needs 15 or later)"
+    )
+    if facts.vector is None:
+        how = "CREATE EXTENSION vector as a superuser" if facts.vector_available else "install pgvector on the server"
+        (report.warn if facts.can_write else report.fail)("pgvector", f"not installed in this database: {how}")
+    else:
+        major_minor = tuple(int(part) for part in facts.vector.split(".")[:2] if part.isdigit())
+        ok = major_minor >= MIN_VECTOR_VERSION
+        (report.ok if ok else report.fail)("pgvector", f"{facts.vector} (scree needs 0.7 or later)")
+    rights = "read and write (a writer)" if facts.can_write else "read only (search, never index)"
+    if not facts.can_read and facts.schema:
+        report.fail("database privileges", "this role cannot read scree's tables: GRANT SELECT to it")
+        return False
+    report.ok("database privileges", rights)
+    if facts.schema == 0 or not facts.collection:
+        report.warn("collection", f'{name} holds no index yet: run "scree reindex" or "scree watch" with a writer role')
+        return False
+    report.ok("collection", f"{name}: {facts.files} files, {facts.chunks} chunks")
+    hnsw = f"; its HNSW index {facts.hnsw_bytes / 1e6:.1f} MB" if facts.hnsw_bytes is not None else "; exact search"
+    report.ok("database size", f"{facts.table_bytes / 1e6:.1f} MB of scree tables (all collections){hnsw}")
+    return True
+
+
+def _check_index(settings: Settings, report: _Report, semantic: bool) -> None:
+
+    if settings.database_url is not None:
+        if _check_database(settings, report):
+            _check_index_contents(settings, report, semantic)
+        return
     if not settings.db_path.exists():
         report.warn("index", f'none yet at {settings.db_path}: run "scree reindex"')
         return
@@ -137,6 +182,13 @@ def _check_index(settings: Settings, report: _Report, semantic: bool) -> None:
         _check_root_file(settings, report)
     mode = stat.S_IMODE(settings.db_path.stat().st_mode)
     (report.ok if mode == FILE_MODE else report.fail)("index file mode", f"{mode:o} (want {FILE_MODE:o})")
+    _check_index_contents(settings, report, semantic)
+
+
+def _check_index_contents(settings: Settings, report: _Report, semantic: bool) -> None:
+    """Integrity, model and size, read through the backend's reader."""
+    from scree.index.backend import open_reader
+
     try:
         with open_reader(settings) as store:
             integrity = store.integrity_check()
@@ -154,6 +206,7 @@ def _check_index(settings: Settings, report: _Report, semantic: bool) -> None:
                 report.ok("index model", f"{recorded[0]} ({recorded[1]} dimensions)")
             files, chunks = store.counts()
             report.ok("index size", f"{files} files, {chunks} chunks")
+            _check_copies(store, settings, report)
     except ScreeError as exc:
         report.fail("index", str(exc))
 
@@ -201,6 +254,62 @@ def _check_vector_cache(settings: Settings, report: _Report) -> None:
         report.ok("vector cache", f"{rows} vectors, {checked} checked, none bad ({path})")
 
 
+def count_formats(policy: IgnorePolicy, max_file_bytes: int) -> tuple[dict[str, int], int]:
+    """Issue 33: the indexable files by the format they are read as, and how many are no docs (a data .txt). An
+    ending one row claims is counted by its name; a shared one (.txt: rst or plain text) by reading the file."""
+    counts: dict[str, int] = {}
+    not_docs = 0
+    for path in policy.walk():
+        rows = rows_for(path)
+        found = rows[0] if len(rows) == 1 else None
+        if found is None:
+            content = read_markdown(policy.root, path, max_file_bytes)
+            if not isinstance(content, FileContent):
+                continue
+            detected = detect(path, content.text)
+            if isinstance(detected, NotDocs):
+                not_docs += 1
+                continue
+            found = detected
+        counts[found.name] = counts.get(found.name, 0) + 1
+    return counts, not_docs
+
+
+def _markdown_only(counts: dict[str, int]) -> str:
+    markdown = counts.get("markdown", 0)
+    return f"by format: {markdown} markdown" if markdown else "no docs files"
+
+
+OVERRIDE_ADVICE = (
+    "SCREE_CURRENT_VERSION=<folder or version> names the current tree; a .screeignore line leaves a tree out"
+)
+
+
+def _check_copies(store: IndexReader, settings: Settings, report: _Report) -> None:
+    """Issue 32: the version trees and translations search folds, and why, so a user can see and override them."""
+    from scree.content.languages import ORIGINAL
+    from scree.search.version_evidence import copy_trees
+
+    trees = copy_trees(store, settings.folder, settings.current_version)
+    families = trees.versions.families
+    for line in trees.versions.describe():
+        report.ok("version trees", line)
+    if families:
+        report.ok("version trees", f"to change: {OVERRIDE_ADVICE}")
+    else:
+        report.ok("version trees", "none found (folders that mirror each other's pages, with version names or text)")
+    if settings.current_version and not any(family[0].why.startswith("named by") for family in families):
+        report.warn("version trees", f"SCREE_CURRENT_VERSION={settings.current_version} names no version tree found")
+    if any(language != ORIGINAL for language in trees.languages):
+        names = ", ".join(f"{language or 'untagged'} ({count} shared pages)" for language, count in trees.counts)
+        main = trees.main
+        report.ok(
+            "translations", f"main language {'untagged (the original)' if main == ORIGINAL else main}; trees: {names}"
+        )
+    else:
+        report.ok("translations", "none found")
+
+
 def run_doctor(settings: Settings, emit: Callable[[str], None]) -> int:
     """Print one line per check; exit status 1 when any check failed."""
     report = _Report(emit)
@@ -208,15 +317,22 @@ def run_doctor(settings: Settings, emit: Callable[[str], None]) -> int:
     semantic = _check_embedder(settings, report)
     _check_index(settings, report, semantic)
     _check_vector_cache(settings, report)
-    holder = lock_holder(settings.lock_path) if settings.lock_path.exists() else None
-    report.ok("writer lock", f"held by pid {holder}" if holder else "free")
+    from scree.index.backend import holder as lock_holder_of
+    from scree.index.backend import holder_where
+
+    holder = lock_holder_of(settings)
+    where = holder_where(settings) if holder else None
+    report.ok("writer lock", (f"held by pid {holder}" + (f" on {where}" if where else "")) if holder else "free")
     policy = IgnorePolicy(settings.folder, settings.extensions)
     total = markdown_bytes(policy)
     report.ok(
         "cost estimate",
-        f"{total / BYTES_PER_MB:.2f} MB of markdown, at most ${cost_estimate(total):.4f} to embed with the API "
+        f"{total / BYTES_PER_MB:.2f} MB of docs, at most ${cost_estimate(total):.4f} to embed with the API "
         f"(bytes / 4 tokens at ${DOLLARS_PER_MILLION_TOKENS} per million tokens)",
     )
+    counts, not_docs = count_formats(policy, settings.max_file_bytes)
+    report.ok("formats", formats_note(counts, not_docs) or _markdown_only(counts))  # issue 33
+    report.ok("plain text", NOT_DOCS_RULE)
     left_out = left_out_note(policy.left_out)  # issue 25: say what SCREE_EXTENSIONS would add, not nothing
     report.ok("other doc files", left_out if left_out is not None else "none left out")
     emit("all checks passed" if report.failures == 0 else f"{report.failures} check(s) failed")

@@ -1,5 +1,6 @@
 """`scree init`: opt a repo in for an MCP client by writing or merging its project config entry that runs
-`scree-mcp` (Claude Code, Cursor, VS Code), or by printing the stanza for a client configured per user (Codex)."""
+`scree-mcp` (Claude Code, Cursor, VS Code, GitHub Copilot CLI), or by printing the stanza for a client configured per
+user (Codex)."""
 
 from __future__ import annotations
 
@@ -61,6 +62,17 @@ CLIENTS: dict[str, ClientConfig] = {
         entry={"type": "stdio", "command": COMMAND, "args": ["--notes", "${workspaceFolder}"]},
         approve="VS Code asks each person once to trust the server, the first time it starts it (or run "
         '"MCP: List Servers" > scree > Start Server)',
+    ),
+    # GitHub Copilot CLI reads a project's .mcp.json or .github/mcp.json (issue 36): .github/mcp.json keeps its keys
+    # out of Claude Code's entry. It defers tools behind a tool search once about 30 are connected; deferTools "never"
+    # keeps scree's loaded. Without a folder argument scree-mcp serves the git root of the folder copilot runs in.
+    "copilot": ClientConfig(
+        label="GitHub Copilot CLI",
+        file=".github/mcp.json",
+        servers_key="mcpServers",
+        entry={"type": "stdio", "command": COMMAND, "args": [], "tools": ["*"], "deferTools": "never"},
+        approve="Copilot CLI reads it in folders each person has trusted (it asks the first time copilot starts in "
+        "the repo); copilot mcp list shows it under Workspace servers",
     ),
 }
 CODEX = "codex"

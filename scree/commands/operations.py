@@ -10,11 +10,11 @@ from scree.config import Settings
 from scree.content.ignore import IgnorePolicy
 from scree.embedders import query_wire
 from scree.embedders.factory import expected_identity, make_embedder
-from scree.errors import LockHeldError, ScreeError
+from scree.errors import IndexUnavailableError, LockHeldError, ScreeError
 from scree.index import shape as index_shape
-from scree.index.backend import open_reader
+from scree.index.backend import fenced, holder, index_name, index_present, lock_refusal, open_reader, writer_lock
+from scree.index.docs_map_file import refresh_map
 from scree.index.folder import prepare_index_dir
-from scree.index.lock import WriterLock, lock_holder
 from scree.index.model_policy import prepare
 from scree.index.writing import open_for_writing
 from scree.paths import normalise_rel_path
@@ -55,8 +55,11 @@ def reindex(
     policy = IgnorePolicy(settings.folder, settings.extensions)
     rel = normalise_rel_path(policy, path) if path is not None else None
     prepare_index_dir(settings.index_dir, custom_db=settings.custom_db)
-    lock = WriterLock(settings.lock_path, role=REINDEX_ROLE)
+    lock = writer_lock(settings, role=REINDEX_ROLE)
     if not lock.try_acquire():
+        refusal = lock_refusal(lock)
+        if refusal is not None:
+            raise IndexUnavailableError(refusal)
         pid = lock.holder_pid()
         if full:
             raise LockHeldError(reindex_all_refused(pid), pid)
@@ -64,6 +67,7 @@ def reindex(
             raise LockHeldError(reindex_running(pid), pid)
         return ReindexOutcome(SyncReport(), other_writer_reply(pid))
     try:
+        settings = fenced(settings, lock)
         embedder = make_embedder(settings, keyword_fallback=True)
         with open_for_writing(settings) as store:
             warning = index_shape.reindex_warning(store, settings) if rel is None else None
@@ -81,6 +85,7 @@ def reindex(
                 index_shape.record(store, settings)  # issue 25: what the index holds now
             if report.removed:  # issue 25: pages of removed files go back to the file system
                 store.reclaim_space()
+            refresh_map(store, settings.docs_map_path)  # issue 36: the map sessions' instructions show
             files, chunks = store.counts()
         message = report.reply(rel)  # R-M7: the MCP reindex tool's wording
         if rel is None and files == 0:  # issue 25: an empty or markdown-less folder is named, not left silent
@@ -92,7 +97,7 @@ def reindex(
 
 def search(settings: Settings, query: str, k: int, mode: str, path: str | None = None) -> SearchResult:
     """`scree search`: the same engine as the MCP tool, over the index as it is."""
-    if not settings.db_path.exists():
+    if not index_present(settings):
         raise ScreeError(f'no index for {settings.folder} yet: run "scree reindex" in it first')
     policy = IgnorePolicy(settings.folder, settings.extensions)
     with open_reader(settings) as store:
@@ -106,7 +111,7 @@ def search(settings: Settings, query: str, k: int, mode: str, path: str | None =
 def index_note(settings: Settings, store: IndexReader) -> str | None:
     """R-M5 for the command line: what the index itself says about being incomplete or not kept current."""
     done = store.is_complete()
-    pid = lock_holder(settings.lock_path) if not done and settings.lock_path.exists() else None
+    pid = holder(settings) if not done else None
     return cli_index_note(complete=done, holder_pid=pid, last_error=store.last_error() if done else None)
 
 
@@ -114,20 +119,20 @@ def status(settings: Settings) -> dict[str, Any]:
     """R-L0: what `scree status --json` prints."""
     info: dict[str, Any] = {
         "folder": str(settings.folder),
-        "index": str(settings.db_path),
+        "index": index_name(settings),
         "model": None,
         "dimensions": None,
         "configured_model": expected_identity(settings)[0],
         "files": 0,
         "chunks": 0,
-        "writer_pid": lock_holder(settings.lock_path) if settings.lock_path.exists() else None,
+        "writer_pid": holder(settings),
         # issue 34: a writer whose query thread died looks healthy while every reader loads its own model
         "query_socket": query_wire.probe(str(settings.query_socket_path)),
         "first_sync_done": False,
         "last_sync": None,
         "last_error": None,
     }
-    if settings.db_path.exists():
+    if index_present(settings):
         with open_reader(settings) as store:
             recorded = store.model()
             if recorded is not None:

@@ -74,6 +74,7 @@ VALUES: tuple[tuple[str, Callable[[Settings], str]], ...] = (
     ("SCREE_FIRST_SYNC_MB", lambda s: f"{s.first_sync_mb:g}"),
     ("SCREE_VECTOR_CACHE_MB", lambda s: _vector_cache(s)),
     ("SCREE_EXTENSIONS", lambda s: ",".join(s.extensions)),
+    ("SCREE_CURRENT_VERSION", lambda s: s.current_version or "detected (scree doctor shows it)"),
     ("SCREE_WATCHER", lambda s: s.watcher),
     ("SCREE_DEBOUNCE_SECONDS", lambda s: _seconds(s.debounce_s)),
     ("SCREE_HEALTH_SECONDS", lambda s: _seconds(s.health_interval_s)),
@@ -90,6 +91,8 @@ VALUES: tuple[tuple[str, Callable[[Settings], str]], ...] = (
     ("SCREE_WRITER_HANDSHAKE_GRACE_SECONDS", lambda s: _seconds(s.writer_limits.handshake_grace_s)),
     ("SCREE_LOG_FORMAT", lambda s: s.log_format),
     ("MAX_MCP_OUTPUT_TOKENS", lambda s: str(s.client_tokens)),
+    ("SCREE_DOCS_MAP", lambda s: "1" if s.docs_map else "0"),
+    ("SCREE_ALWAYS_LOAD", lambda s: "1" if s.always_load else "0"),
 )
 
 
@@ -146,6 +149,12 @@ def settings_rows(settings: Settings, origins: Origins, settings_file: Path) -> 
         Row("index", str(settings.db_path), db_source),
         Row("settings file", f"{settings_file}, {file_state}", file_source),
     ]
+    if settings.database_url:  # issue 31: the index is a collection in PostgreSQL; the password masked
+        from scree.index.collection import collection_name
+
+        rows[1] = Row("index", f"PostgreSQL collection {collection_name(settings)}", "SCREE_DATABASE_URL")
+        rows.append(Row("SCREE_DATABASE_URL", mask_url(settings.database_url), origins.source("SCREE_DATABASE_URL")))
+        rows.append(Row("SCREE_COLLECTION", collection_name(settings), origins.source("SCREE_COLLECTION")))
     for name in SECRETS:  # R-E5: never the value, not even a part of it
         rows.append(Row(name, "set" if env.get(name, "").strip() else "unset", origins.source(name)))
     rows.extend(Row(name, value(settings), origins.source(name)) for name, value in VALUES)

@@ -1,10 +1,13 @@
-"""Split markdown text into chunks with a heading trail and a source line range (pure: no I/O)."""
+"""Split markdown text into chunks with a heading trail and a source line range (pure: no I/O).
+
+The Chunk record, the size caps and the ChunkBuilder here are every format's (scree.content.formats is the table
+of formats; rst.py, asciidoc.py and plaintext.py are the other chunkers)."""
 
 from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 SOFT_LIMIT_BYTES = 2500  # R-C2: a chunk this big closes at the next blank line outside a fence
@@ -66,7 +69,6 @@ _BLOCK_MARKER = re.compile(r"([ \t]*)(?:!!!|\?\?\?\+?|///)[ \t]*([\w-]*)(?:[ \t]
 _FENCE_ATTRIBUTES = re.compile(r"[ \t]*\{[^}]*\}")  # ```python {test="skip"}: tool options, not words
 CODE_LINES_EMBEDDED = 5  # #11: a fence's first lines are embedded; the rest is left to keyword search
 EMBED_FORMAT = "5"  # R-F3, #11: bumped whenever embed_text() or the heading trail changes what a chunk's vector is of
-MDX_SUFFIX = ".mdx"
 # Issue 25: lines of an .mdx file that are code for the site, not words: ES module `import`/`export` lines, MDX
 # comments, and JSX component tags (`<Tabs>`, `<TabItem value="linux" label="Linux">`, `</TabItem>`, `<Foo />`),
 # which issue 34 takes out wherever they are on a line (a 985 KB line of JSX is cut into pieces), and at a piece's
@@ -155,11 +157,31 @@ def front_matter_title(front_matter: str | None) -> str:
     return ""
 
 
-def embed_text(path: str, chunk: Chunk) -> str:
-    """The text sent to the embedder for a chunk (R-C4): heading lines without their anchors (the trail has none);
-    of an .mdx file, without its import/export and JSX-only lines (issue 25)."""
-    mdx = path.lower().endswith(MDX_SUFFIX)
-    return f"{path}\n{chunk.heading}\n\n{_readable(chunk.text, chunk.open_fence, mdx)}"
+Readable = Callable[[str, "tuple[str, int] | None"], str]  # (chunk text, block open at its start) -> embedded words
+
+
+def embed_text(path: str, chunk: Chunk, readable: Readable | None = None) -> str:
+    """The text sent to the embedder for a chunk (R-C4): `path`, the heading trail, a blank line, then the chunk's
+    text as its format's readable-line rules keep it (scree.content.formats picks them; markdown's by default)."""
+    words = (readable or readable_markdown)(chunk.text, chunk.open_fence)
+    return f"{path}\n{chunk.heading}\n\n{words}"
+
+
+def readable_markdown(text: str, fence: tuple[str, int] | None = None) -> str:
+    """What is embedded of a markdown chunk's text: heading lines without their anchors (the trail has none)."""
+    return _readable(text, fence)
+
+
+def readable_mdx(text: str, fence: tuple[str, int] | None = None) -> str:
+    """What is embedded of an .mdx chunk's text: markdown's, without import/export lines (issue 25) and JSX tags
+    wherever they are on a line (issue 34)."""
+    return _readable(text, fence, _mdx_words)
+
+
+def _mdx_words(line: str) -> str | None:
+    """An .mdx line outside fences as it is embedded: None for an import/export line or an MDX comment; else without
+    its JSX tags (None when they were all of it)."""
+    return None if _MDX_CODE_LINE.fullmatch(line) is not None else _without_jsx(line)
 
 
 def strip_heading_anchors(title: str) -> str:
@@ -262,7 +284,7 @@ def thin(text: str) -> bool:
         return True
     if any(_FENCE_OPEN.fullmatch(line) for line in lines):  # a code example is content, however short
         return False
-    return len("".join(_readable(text, jsx=True).split()).encode("utf-8", "replace")) < THIN_BYTES
+    return len("".join(_readable(text, keep=_without_jsx).split()).encode("utf-8", "replace")) < THIN_BYTES
 
 
 def cap_utf8(text: str, limit: int) -> str:
@@ -290,34 +312,26 @@ def _heading_title(rest: str) -> str:
     return cap_utf8(strip_heading_anchors(title), HEADING_CAP_BYTES)
 
 
-def _site_code_left_out(line: str, mdx: bool) -> str | None:
-    """A line outside fences without its JSX tags (and, of an .mdx file, None for an import/export line or an MDX
-    comment); None when nothing is left."""
-    if mdx and _MDX_CODE_LINE.fullmatch(line):
-        return None
-    if "<" in line or ">" in line:
-        line = _without_jsx(line)
-        if not line.strip():
-            return None
-    return line
-
-
-def _without_jsx(line: str) -> str:
-    """`line` without JSX component tags, also one cut at either end (a piece of a line longer than a chunk)."""
+def _without_jsx(line: str) -> str | None:
+    """`line` without JSX component tags, also one cut at either end (a piece of a line longer than a chunk); None
+    when nothing is left (issue 34)."""
+    if "<" not in line and ">" not in line:
+        return line
     line = _JSX_TAG.sub("", line)
     head = _JSX_CUT_HEAD.match(line)
     if head is not None:
         line = line[head.end() :]
-    return _JSX_CUT_TAIL.sub("", line)
+    line = _JSX_CUT_TAIL.sub("", line)
+    return line if line.strip() else None
 
 
-def _readable(text: str, fence: tuple[str, int] | None = None, mdx: bool = False, jsx: bool = False) -> str:
+def _readable(text: str, fence: tuple[str, int] | None = None, keep: Callable[[str], str | None] | None = None) -> str:
     """Chunk text as it is embedded, so the model's 256 tokens go to words (#11): of each fence, its opening line
     without attribute braces, its first CODE_LINES_EMBEDDED lines and its closing line; outside fences, heading lines
     without their anchors (strip_heading_anchors), links and images with their words but not their targets, and no
     markup that carries no words (_words_of_line), with runs of blank lines cut to one. `fence` is the one open
-    where the text starts (Chunk.open_fence); `mdx` drops MDX's code lines (_MDX_CODE_LINE) and JSX tags outside
-    fences, `jsx` the JSX tags alone (thin(), which does not know the file's kind)."""
+    where the text starts (Chunk.open_fence); `keep` says what other lines outside fences keep of their words (None:
+    none; MDX's code lines and JSX tags, readable_mdx)."""
     out: list[str] = []
     code_lines = 0
     for line in text.split("\n"):
@@ -339,8 +353,8 @@ def _readable(text: str, fence: tuple[str, int] | None = None, mdx: bool = False
                 continue
             if heading is not None:
                 line = line[: heading.end()] + strip_heading_anchors(line[heading.end() :])
-        elif mdx or jsx:
-            kept = _site_code_left_out(line, mdx)
+        elif keep is not None:
+            kept = keep(line)
             if kept is None:
                 continue
             line = kept
@@ -498,3 +512,11 @@ class _ChunkBuilder:
             self._start = self._end = line_no
             self._has_body = not is_heading
             self.close()
+
+
+# The pieces every format's chunker shares (scree.content.rst, asciidoc, plaintext): one builder, one cleaning, one
+# way to walk lines and keep a heading trail.
+ChunkBuilder = _ChunkBuilder
+clean_text = _clean
+lines_of = _lines
+push_heading = _push_heading

@@ -26,17 +26,21 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from scree.content.files import scandir_by_names
+from scree.content.formats import DEFAULT_SUFFIXES, name_refusal
 from scree.content.ignore_rules import RuleFile, compile_rules, read_ignore_file
 
 GITIGNORE = ".gitignore"
 SCREEIGNORE = ".screeignore"
 GIT_DIR = ".git"
 INFO_EXCLUDE = ".git/info/exclude"
-DEFAULT_EXTENSIONS = (".md", ".markdown", ".mdx")  # R-I1; .mdx is markdown with JSX (issue 25)
+DEFAULT_EXTENSIONS = DEFAULT_SUFFIXES  # R-I1: every ending the table of formats claims (scree.content.formats)
 
 # R-I1: package managers' folders, skipped wherever they are even when no ignore file names them; a `.screeignore`
 # negation (`!vendor/`) brings one back. The one list of them (the README's copy says the same).
 DEFAULT_SKIPPED_DIRS = ("node_modules", "bower_components", "vendor", "site-packages", "__pycache__")
+# Issue 33: Sphinx's build output and static files, and gettext catalogs (`locale/<lang>/LC_MESSAGES/`): never docs
+# pages, skipped the same way (a `.screeignore` negation brings one back).
+BUILD_OUTPUT_DIRS = ("_build", "_static", "LC_MESSAGES")
 
 # Issue 25: endings of other documentation formats, counted when a walk leaves them out, so reindex and doctor can
 # say how many files SCREE_EXTENSIONS would bring in (a folder of .rst or .mdx was skipped silently).
@@ -44,7 +48,7 @@ OTHER_DOC_EXTENSIONS = (".rst", ".txt", ".adoc", ".asciidoc", ".org", ".textile"
                         ".mdown", ".mkd", ".mkdn", ".markdn", ".mdwn", ".mdtxt")  # fmt: skip
 
 HIDDEN = "hidden path"
-NOT_MARKDOWN = "not a markdown file"
+NOT_MARKDOWN = "not a docs file (by its ending)"
 NOT_RELATIVE = "not a relative path inside the folder"
 
 _GITIGNORE_KIND = "gitignore"
@@ -76,10 +80,10 @@ def _signature(path: str, *, follow_symlinks: bool) -> _Signature:
     return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns, follow_symlinks)
 
 
-def skipped_by_default(rel_dir: str) -> str:
-    """The reason for a package manager's folder (R-I1), naming the way to bring it back."""
+def skipped_by_default(rel_dir: str, what: str = "a package folder") -> str:
+    """The reason for a package manager's folder (R-I1) or build output (issue 33), naming the way to bring it back."""
     name = rel_dir.rpartition("/")[2]
-    return f"inside {rel_dir}/, a package folder scree skips by default; a .screeignore line !{name}/ brings it back"
+    return f"inside {rel_dir}/, {what} scree skips by default; a .screeignore line !{name}/ brings it back"
 
 
 def _parent(rel: str) -> str:
@@ -124,7 +128,7 @@ class IgnorePolicy:
             return reason
         if not parts[-1].lower().endswith(self.extensions):
             return NOT_MARKDOWN
-        return self._git_reason(rel, False) or self._scree_reason(rel, False)
+        return self._git_reason(rel, False) or self._scree_reason(rel, False) or name_refusal(rel)
 
     def dir_ignored(self, rel_dir: str) -> str | None:
         """Why the folder (and so everything below it) is skipped; "" is the root, never skipped."""
@@ -157,6 +161,8 @@ class IgnorePolicy:
         decision, scree_reason = self._scree_decision(rel_dir, True)
         if decision is None and name in DEFAULT_SKIPPED_DIRS:
             return skipped_by_default(rel_dir)
+        if decision is None and name in BUILD_OUTPUT_DIRS:
+            return skipped_by_default(rel_dir, "build output or catalogs")
         return scree_reason if decision else None
 
     def _git_reason(self, rel: str, is_dir: bool) -> str | None:

@@ -1,14 +1,17 @@
 """Copies of one docs page across a site's languages and versions: parallel language trees (`docs/en/x.md` beside
 `docs/de/x.md`, or `x.md` beside `x.de.md`) and Docusaurus's i18n and versioned_docs folders (issue 25). Which page
 a path is a copy of, in which language and version, which copy to show, and which language a query is likely in
-(pure: no I/O, #11)."""
+(pure: no I/O, #11). Version trees of any layout come from scree.content.versions (issue 32) and are folded here with
+the translations."""
 
 from __future__ import annotations
 
 import re
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
+
+from scree.content.versions import CURRENT, NEWER, VersionTrees
 
 # ISO 639-1 codes that docs sites use for their translations (FastAPI, MkDocs i18n, Docusaurus, Hugo, Sphinx).
 LANGUAGE_CODES = frozenset(
@@ -68,13 +71,22 @@ MARKDOWN_SUFFIXES = (".mdx", ".markdown", ".md")
 class Copy:
     """A path seen as one copy of a page: `page` names the page whatever the copy (the language part of the path
     replaced by `*`, or the path of the current original), `language` is ORIGINAL for a path that names none, and
-    `version` names an old version (None: the current one). `structural`: the site's layout says so (Docusaurus
-    folders), so no count of shared pages is needed to believe it."""
+    `version` names an old version (None: the current one), `newer` says it is newer than the current one (an
+    unreleased "next"). `structural`: the site's layout says so (Docusaurus folders, version trees), so no count of
+    shared pages is needed to believe it."""
 
     language: str
     page: str
     version: str | None = None
     structural: bool = False
+    newer: bool = False
+
+    @property
+    def version_note(self) -> str | None:
+        """How a hit names a version other than the current one: `3.4 (old)`, `next (unreleased)`."""
+        if self.version is None:
+            return None
+        return f"{self.version} ({NEWER if self.newer else 'old'})"
 
 
 def _code(text: str) -> str | None:
@@ -90,6 +102,11 @@ def _one_page(path: str) -> str:
         if path.endswith(suffix):
             return path[: -len(suffix)] + ".md"
     return path
+
+
+def language_folder(folder: str) -> bool:
+    """Whether a folder's own name is a language code (`docs/de`, `content/zh`)."""
+    return _code(folder.rsplit("/", 1)[-1]) is not None
 
 
 def _version(part: str) -> str | None:
@@ -156,27 +173,41 @@ def _suffix_page(path: str) -> str:
     return f"{head}/{stem}.*.md" if head else f"{stem}.*.md"
 
 
-def version_rank(version: str | None) -> tuple[int, ...]:
-    """Sort key of a version, newest first: the current one (None), then by its numbers from the highest."""
+def version_rank(version: str | None, newer: bool = False) -> tuple[int, ...]:
+    """Sort key of a version, newest first: the current one (None), then old ones by their numbers from the highest,
+    then those newer than the current one (unreleased)."""
     if version is None:
         return ()
-    return (1, *(-int(number) for number in re.findall(r"[0-9]+", version)[:4]))
+    return (2 if newer else 1, *(-int(number) for number in re.findall(r"[0-9]+", version)[:4]))
 
 
 @dataclass(frozen=True, slots=True)
 class LanguageTrees:
     """The languages of a folder's parallel trees, by how many pages each holds (most first; ORIGINAL for copies
     whose path names no language), and the pages held by more than one copy (languages or versions); empty for
-    none."""
+    none. `versions`: the folder's version trees (scree.content.versions), whose pages are copies of their current
+    page; `original_main`: the untagged tree is the main language whatever the shared counts say (issue 32)."""
 
     counts: tuple[tuple[str, int], ...] = ()
     pages: frozenset[str] = frozenset()
+    versions: VersionTrees = field(default_factory=VersionTrees)
+    original_main: bool = False
+
+    @property
+    def active(self) -> bool:
+        """Whether the folder has any copies to fold: translations or version trees."""
+        return bool(self.counts) or bool(self.versions.families)
 
     @classmethod
-    def of(cls, paths: Iterable[str]) -> LanguageTrees:
+    def of(cls, paths: Iterable[str], versions: VersionTrees | None = None) -> LanguageTrees:
         """Languages whose copies share at least MIN_SHARED_PAGES pages with another copy's (any number for a
         Docusaurus i18n folder, which says what it is); a path naming no language is the original of the page it
-        names, or of `x.*.md` for `x.md` beside `x.de.md`."""
+        names, or of `x.*.md` for `x.md` beside `x.de.md`.
+
+        The main language (issue 32): beside a Docusaurus i18n folder the untagged tree is the original, and stays
+        the main language unless a translation holds more current pages than it (one page shared between docs/ and
+        i18n/de/ once made German the main language)."""
+        paths = list(paths)
         copies = {path: copy_of(path) for path in paths}
         variants: dict[str, set[tuple[str, str | None]]] = {}
         structural: set[str] = set()
@@ -198,7 +229,8 @@ class LanguageTrees:
                 counts.update({language for language, _ in found})
                 shared.add(page)
         kept = [(language, n) for language, n in counts.items() if n >= MIN_SHARED_PAGES or language in structural]
-        return cls(tuple(sorted(kept, key=lambda pair: (-pair[1], pair[0]))), frozenset(shared))
+        ordered = tuple(sorted(kept, key=lambda pair: (-pair[1], pair[0])))
+        return cls(ordered, frozenset(shared), versions or VersionTrees(), _original_is_main(copies, structural))
 
     @property
     def languages(self) -> tuple[str, ...]:
@@ -207,12 +239,28 @@ class LanguageTrees:
     @property
     def main(self) -> str | None:
         """The language with the most pages: the site's own, which the others translate."""
+        if self.original_main:
+            return ORIGINAL
         return self.counts[0][0] if self.counts else None
 
     def copy(self, path: str) -> Copy | None:
-        """`path` as a copy of a page that has others: copy_of(path) when its language is one of these trees' or the
-        site's layout says so (so `ml/intro.md` stays a plain path), or the original of such a page."""
+        """`path` as a copy of a page that has others: its version tree's copy (issue 32) in its language, else
+        copy_of(path) when its language is one of these trees' or the site's layout says so (so `ml/intro.md` stays
+        a plain path), or the original of such a page."""
+        version = self.versions.copy(path)
+        if version is not None:
+            base = version.page
+            found = self._language_copy(base, versions_too=False)
+            found = found if found is not None else Copy(ORIGINAL, _one_page(base), structural=True)
+            if version.tree.status == CURRENT:
+                return replace(found, version=None, structural=True)
+            return replace(found, version=version.tree.label, structural=True, newer=version.tree.status == NEWER)
+        return self._language_copy(path, versions_too=True)
+
+    def _language_copy(self, path: str, *, versions_too: bool) -> Copy | None:
         found = copy_of(path)
+        if found is not None and not versions_too and found.language == ORIGINAL and found.version is not None:
+            found = None  # a Docusaurus versioned_docs path inside a version tree: the tree says which version
         if found is not None:
             return found if found.structural or found.language in self.languages else None
         for page in (_one_page(path), _suffix_page(path)):
@@ -226,13 +274,13 @@ class LanguageTrees:
         copy = self.copy(path)
         language, version = (ORIGINAL, None) if copy is None else (copy.language, copy.version)
         rank = 0 if language == wanted else 1 if language == self.main else 2
-        return (rank, *version_rank(version))
+        return (rank, *version_rank(version, copy is not None and copy.newer))
 
     def query_language(self, query: str) -> str | None:
         """The trees' language the query is most likely in: its script, then its function words, else the main.
         An ORIGINAL tree is read as English unless `en` is a tree of its own."""
         if not self.counts:
-            return None
+            return self.main
         for script, candidates in _SCRIPTS:
             if script.search(query):
                 for language in self.languages:
@@ -262,3 +310,17 @@ class LanguageTrees:
             return (0, False) if copy is None else (rank.get(copy.language, len(rank)), copy.version is not None)
 
         return sorted(paths, key=key)
+
+
+def _original_is_main(copies: dict[str, Copy | None], structural: set[str]) -> bool:
+    """Whether the untagged tree beside a Docusaurus i18n folder holds at least as many pages as any translation's
+    current copies: then it is the original, and the main language."""
+    translated = {language for language in structural if language != ORIGINAL}
+    if not translated:
+        return False
+    tops = {copy.page.split("/", 1)[0] for copy in copies.values() if copy is not None and copy.language in translated}
+    original = sum(1 for path, copy in copies.items() if copy is None and path.split("/", 1)[0] in tops)
+    per_language: Counter[str] = Counter(
+        copy.language for copy in copies.values() if copy is not None and copy.version is None and copy.structural
+    )
+    return original > 0 and original >= max((per_language[language] for language in translated), default=0)

@@ -2,7 +2,8 @@
 
 `<data home>/indexes/<basename>-<hash>/` holds `index.db` (with SQLite's companions beside it while it is open),
 `writer.lock` (R-W1), `root`, one line naming the folder it indexes, and `query.sock`, the writer's query socket
-(issue 24: readers ask the writer to embed their queries with the model it holds). Every other module takes these
+(issue 24: readers ask the writer to embed their queries with the model it holds), and `docs-map.json`, the
+index summarised after each sync for the reader's instructions (issue 36). Every other module takes these
 names from here."""
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from scree.paths import FILE_MODE, data_home, ensure_private_dir
 INDEXES = "indexes"  # under the data home
 DB_NAME, LOCK_NAME, ROOT_NAME = "index.db", "writer.lock", "root"
 QUERY_SOCKET_NAME = "query.sock"  # the writer's query socket (scree.writer_proc.query_server)
+DOCS_MAP_NAME = "docs-map.json"  # issue 36: the index summarised for the instructions (scree.index.docs_map_file)
 HASH_HEX_DIGITS = 16  # R-F2
 # issue 24: the machine-wide vector cache, under the data home. Its name carries its format (store/vector_cache.py's
 # CACHE_VERSION), so two installed versions never share, nor wipe, one file (issue 34); format 1 was vectors.db.

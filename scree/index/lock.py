@@ -9,6 +9,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Protocol
 
 from scree.errors import ScreeError
 from scree.index.folder import symlink_refused
@@ -225,12 +226,29 @@ LOCK_POLL_S = 0.1  # LockRetry.wait: a stop is noticed within this
 _NOBODY_SEEN = -1  # LockRetry: no holder announced yet (None is a holder whose pid is unknown)
 
 
+class IndexLock(Protocol):
+    """The writer lock's small interface: writer.lock's WriterLock and PostgreSQL's PgWriterLock."""
+
+    def try_acquire(self) -> bool: ...
+
+    def release(self) -> None: ...
+
+    @property
+    def held(self) -> bool: ...
+
+    def fileno(self) -> int: ...
+
+    def holder_pid(self) -> int | None: ...
+
+    def holder_role(self) -> str | None: ...
+
+
 class LockRetry:
     """writer.lock taken as R-P4 says, for serve's supervisor and `scree watch` alike: one try every `retry_s`, with
     `prepare` (the index folder) before each, and `on_holder(pid)` once each time another holder is seen."""
 
     def __init__(
-        self, lock: WriterLock, retry_s: float, prepare: Callable[[], None], on_holder: Callable[[int | None], None]
+        self, lock: IndexLock, retry_s: float, prepare: Callable[[], None], on_holder: Callable[[int | None], None]
     ) -> None:
         self.lock = lock
         self._retry_s = retry_s

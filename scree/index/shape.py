@@ -42,6 +42,7 @@ class IndexShape:
 
     def extensions_setting(self) -> str:
         extra = [e for e in self.extensions if e not in DEFAULT_EXTENSIONS]
+        extra += [f"-{e}" for e in DEFAULT_EXTENSIONS if e not in self.extensions]  # narrowed (issue 33)
         return f"SCREE_EXTENSIONS={','.join(extra)}" if extra else "SCREE_EXTENSIONS unset"
 
 

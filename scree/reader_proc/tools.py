@@ -100,7 +100,9 @@ class ReaderTools:
             self._engine.close()
             self._engine = None
         if self._engine is None:
-            if not self._settings.db_path.exists():
+            from scree.index.backend import index_present
+
+            if not index_present(self._settings):
                 return None
             from scree.embedders.idle import READER_IDLE_S
             from scree.index.backend import open_reader
@@ -116,18 +118,42 @@ class ReaderTools:
         return self._engine
 
     def _read(self, rel: str) -> FileContent | Reply:
-        """The file's content, or the one-line refusal: missing, not a regular file, too large, opted out."""
+        """The file's content, or the one-line refusal: missing, not a regular file, too large, no docs page (the
+        table of formats says so of a license or a data file, issue 33), opted out. The lines are the file's own,
+        raw, whatever its format."""
         from scree.content.chunking import opted_out
         from scree.content.files import FileContent, read_markdown
+        from scree.content.formats import NotDocs, detect
 
         content = read_markdown(self._settings.folder, rel, self._settings.max_file_bytes)
+        stored = self._stored(rel, content)
+        if stored is not None:
+            return stored
         if content is None:
             return Reply(f'error: no such file: "{rel}"', is_error=True)
         if not isinstance(content, FileContent):
             return Reply(f'refused: "{rel}" cannot be read by scree ({content.reason})', is_error=True)
+        row = detect(rel, content.text)
+        if isinstance(row, NotDocs):
+            return Reply(f'refused: "{rel}" cannot be read by scree ({row.reason})', is_error=True)
         if opted_out(content.text):
             return Reply(opted_out_refusal(rel), is_error=True)
         return content
+
+    def _stored(self, rel: str, on_disk: object) -> FileContent | None:
+        """issue 31: a shared index's copy of `rel` when this machine has no copy with the indexed hash (no checkout,
+        or another revision): what the writer indexed, never a file it did not."""
+        from scree.content.files import FileContent, decode_text
+        from scree.index.backend import shared
+
+        if not shared(self._settings):
+            return None
+        with self._lock:
+            engine = self._engine_now()
+        found = engine.stored_text(rel) if engine is not None else None
+        if found is None or (isinstance(on_disk, FileContent) and on_disk.sha256 == found[0]):
+            return None
+        return FileContent(text=decode_text(found[1]), sha256=found[0], size=len(found[1]), mtime_ns=0)
 
     def _opted_out(self, rel: str) -> bool:
         from scree.content.chunking import opted_out

@@ -10,7 +10,7 @@ from dataclasses import replace
 
 from scree import replies
 from scree.config import Settings
-from scree.index.lock import lock_holder
+from scree.index.backend import holder, holder_where
 from scree.protocol import IndexProgress, Seen, WriterStatus, needs_index_record, status_of
 from scree.reader_proc.board import Board
 
@@ -39,9 +39,9 @@ class SupervisedControl:
         view = self._board.view
         if view.held:
             return view.own(os.getpid())
-        pid = lock_holder(self._settings.lock_path)
+        pid = holder(self._settings)
         if pid is not None and pid != os.getpid():
-            return Seen(holder="other", pid=pid)
+            return Seen(holder="other", pid=pid, host=holder_where(self._settings))
         if view.parked is None:
             return Seen(holder="none", error=view.lock_error)
         return view.parked.seen()

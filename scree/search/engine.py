@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import stat as stat_mod
 import threading
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from scree.config import Settings
-from scree.content.chunking import chunk_markdown, opted_out, thin, too_little_to_show
+from scree.content.chunking import opted_out, too_little_to_show
 from scree.content.files import FileContent, read_markdown, stat_file
+from scree.content.formats import NotDocs, detect, is_thin
 from scree.content.ignore import IgnorePolicy
-from scree.content.languages import LanguageTrees
+from scree.content.languages import Copy, LanguageTrees
+from scree.content.versions import says_same
 from scree.embedders.base import KEYWORD_ONLY, Embedder
 from scree.embedders.factory import (
     NEEDS_VECTORS,
@@ -30,8 +33,10 @@ from scree.search.ranking import (
     PER_FILE,
     POOL,
     SIMILARITY_FLOORS,
+    VERSION_RANKS,
     above_floor,
     add_path_signal,
+    demote,
     demote_thin,
     diversify,
     fuse_hybrid,
@@ -40,11 +45,13 @@ from scree.search.ranking import (
     vector_weight,
 )
 from scree.search.scope import scope_filter
+from scree.search.version_evidence import copy_trees
 from scree.store import FileState, IndexReader, PathFilter, StoredChunk
 from scree.store.keywords import content_words
 
 log = get_logger(__name__)
 
+TREES_REFRESH_S = 10.0
 PATH_NOISE = frozenset({"index", "readme", "md", "markdown", "docs", "doc"})  # path words that name no topic
 
 
@@ -97,6 +104,7 @@ class SearchEngine:
             settings.max_file_bytes,
             embedder,
             lambda: embedder_available(settings),
+            current_version=settings.current_version,
         )
 
     def __init__(
@@ -107,9 +115,13 @@ class SearchEngine:
         max_file_bytes: int,
         embedder_factory: Callable[[], Embedder] | None,
         embedder_available: Callable[[], bool] | None = None,
+        *,
+        current_version: str | None = None,
     ) -> None:
         """`embedder_available` says, without building one, whether an embedder with vectors exists now: it picks
-        the advice on an index built keyword-only (R-E6)."""
+        the advice on an index built keyword-only (R-E6). `current_version` names the current version tree
+        (SCREE_CURRENT_VERSION), where the site's own evidence would not (issue 32)."""
+        self._current_version = current_version
         self._store = store
         self._embedder_available = embedder_available
         self._policy = policy
@@ -118,7 +130,7 @@ class SearchEngine:
         self._embedder_factory = embedder_factory
         self._embedder: Embedder | None = None
         self._path_terms: dict[str, frozenset[str]] = {}
-        self._trees: tuple[int, LanguageTrees] | None = None  # (files counted, the trees then)
+        self._trees: tuple[int, float, LanguageTrees] | None = None  # (files counted, when, the trees then)
         # The store's connection serves one thread at a time. The query embedding may wait on the API for seconds:
         # it runs under its own lock, never under the store's, so a keyword search never waits behind it (R-M3,
         # issue 13).
@@ -130,6 +142,11 @@ class SearchEngine:
     def has_index(self) -> bool:
         """False when the store is the empty stand-in for an index not built yet (SqliteReader.open)."""
         return self._store.exists
+
+    def stored_text(self, path: str) -> tuple[str, bytes] | None:
+        """An indexed file's bytes as a shared index's writer stored them (issue 31: read_doc without a checkout)."""
+        with self._store_lock:
+            return None if self._closed else self._store.stored_text(path)
 
     def close(self) -> None:
         """Close the store; a search still running on another thread ends with no hits."""
@@ -223,8 +240,8 @@ class SearchEngine:
             ranked = fuse_hybrid(nearest, keyword, vector_weight(len(words)))
         rows = self._store.chunks_by_ids(chunk_id for chunk_id, _ in ranked)
 
-        def is_thin(chunk_id: int) -> bool:
-            return chunk_id in rows and thin(rows[chunk_id].text)
+        def thin(chunk_id: int) -> bool:  # by the chunk's own format's rule (issue 33)
+            return chunk_id in rows and is_thin(rows[chunk_id].path, rows[chunk_id].text)
 
         if mode == "hybrid":
             terms = frozenset(self._store.stems(" ".join(words)))
@@ -234,16 +251,22 @@ class SearchEngine:
         if mode != "semantic":  # issue 25: one-line and link-list chunks rank lower (ranking.THIN_RANKS)
             ranked = demote_thin(
                 ranked,
-                is_thin,
+                thin,
                 lambda chunk_id: rows[chunk_id].path if chunk_id in rows else "",
                 matched=found_by_words.__contains__,
             )
             if mode == "keyword":  # its scores say the rank
                 ranked = [(chunk_id, 1.0 / (rank + 1)) for rank, (chunk_id, _) in enumerate(ranked)]
         ranked, folded = self._fold_translations(ranked, rows, query)
-        ranked = diversify(ranked, lambda pair: rows[pair[0]].path if pair[0] in rows else "", PER_FILE)
+        ranked = self._diversify(ranked, rows)
         hits, dropped = self._recheck_and_collapse(ranked, rows, k, folded, query)
         return SearchResult(hits=hits, notes=notes, dropped_paths=tuple(sorted(dropped)))
+
+    @staticmethod
+    def _other_version(trees: LanguageTrees, rows: dict[int, StoredChunk], chunk_id: int) -> bool:
+        row = rows.get(chunk_id)
+        copy = trees.copy(row.path) if row is not None else None
+        return copy is not None and copy.version is not None
 
     def _vector_candidates(
         self,
@@ -284,55 +307,147 @@ class SearchEngine:
         return self._path_terms[row.path]
 
     def _language_trees(self) -> LanguageTrees:
-        """The index's parallel language trees, worked out again only when the number of files changed."""
+        """The index's translations and version trees (issue 32: from its paths, the site's config and its pages'
+        text), worked out again when the number of files changed, at most every TREES_REFRESH_S while it keeps
+        changing (a first sync: the trees of a large versioned site take a second or two)."""
         files = self._store.file_count()
-        if self._trees is None or self._trees[0] != files:
-            self._trees = (files, LanguageTrees.of(self._store.paths()))
-        return self._trees[1]
+        now = time.monotonic()
+        if self._trees is None or (self._trees[0] != files and now - self._trees[1] >= TREES_REFRESH_S):
+            self._trees = (files, now, copy_trees(self._store, self._root, self._current_version))
+        return self._trees[2]
 
     def _fold_translations(
         self, ranked: list[tuple[int, float]], rows: dict[int, StoredChunk], query: str
     ) -> tuple[list[tuple[int, float]], dict[int, list[int]]]:
-        """Copies of one page (other languages, old versions: languages.LanguageTrees) give way to the copy to show
-        (#11, issue 25): the one in the query's language, else the original, the current version before old ones,
-        among the candidates. Its chunk takes the place of the family's first chunk ranked, with that chunk's score
-        (its chunk under the same heading if it has one among the candidates, else its best), and the other copies'
-        chunks go.
+        """Copies of one page (other languages, other versions: languages.LanguageTrees) give way to the copy to show
+        (#11, issues 25 and 32): the one in the query's language, else the original, the current version before
+        others, among the candidates.
 
-        Also returned: the chunk that stands for each such page -> the best-ranked folded chunk of each other copy,
-        so its hit can name those copies in also= (the agent learns that they exist)."""
+        A translation's chunks go, and the shown copy's chunk (under the same heading as the family's first chunk
+        ranked, else its best) takes the family's first place with that chunk's score. A chunk of another version
+        gives way only to a more preferred copy's chunk that says the same thing (versions.SAME_SAYING, and every
+        query word it holds): that chunk takes the better of the two places. A chunk that says what no better copy
+        does (a removed option) stays, to be shown with its version marked and moved down (ranking.demote).
+
+        Also returned: the chunk that stands for others -> the best-ranked folded chunk of each other copy, so its
+        hit can name those copies in also= (the agent learns that they exist)."""
         trees = self._language_trees()
         folded: dict[int, list[int]] = {}
-        if not trees.counts:
+        if not trees.active:
             return ranked, folded
         wanted = trees.query_language(query)
+        words = {word.casefold() for word in content_words(query)}
+        copies: dict[int, Copy] = {}
         pages: dict[str, list[int]] = {}  # page -> positions of its chunks in ranked
         for position, (chunk_id, _) in enumerate(ranked):
             row = rows.get(chunk_id)
             copy = trees.copy(row.path) if row is not None else None
             if copy is not None:
+                copies[position] = copy
                 pages.setdefault(copy.page, []).append(position)
-        drop: set[int] = set()
-        moved: dict[int, tuple[int, float]] = {}
+        stands_for: dict[int, int] = {}  # position -> the position of the chunk shown in its place
         for positions in pages.values():
-            paths = {rows[ranked[p][0]].path for p in positions}
-            if len(paths) < 2:
+            stands_for.update(self._fold_family(positions, ranked, rows, copies, trees, wanted, words))
+        ranked = self._current_stand_ins(ranked, rows, copies, stands_for, trees, words)
+        if stands_for:
+            ranked, folded = _regroup(ranked, stands_for, lambda chunk_id: rows[chunk_id].path)
+        return ranked, folded
+
+    def _diversify(self, ranked: list[tuple[int, float]], rows: dict[int, StoredChunk]) -> list[tuple[int, float]]:
+        """Each file's best chunk first (ranking.diversify); then, on a site with version trees, other versions'
+        chunks VERSION_RANKS places down (issue 32): after that many current pages of similar rank, since among the
+        files' best chunks a place is a page."""
+        ranked = diversify(ranked, lambda pair: rows[pair[0]].path if pair[0] in rows else "", PER_FILE)
+        trees = self._language_trees()
+        if trees.versions.families:
+            ranked = demote(ranked, lambda chunk_id: self._other_version(trees, rows, chunk_id), VERSION_RANKS)
+        return ranked
+
+    def _current_stand_ins(
+        self,
+        ranked: list[tuple[int, float]],
+        rows: dict[int, StoredChunk],
+        copies: dict[int, Copy],
+        stands_for: dict[int, int],
+        trees: LanguageTrees,
+        words: set[str],
+    ) -> list[tuple[int, float]]:
+        """Issue 32: an old version's chunk whose current page was not among the candidates, or not with the chunk
+        that says the same thing, gives way to that chunk all the same (the current page's chunk under the same
+        heading, else any, that says_same): it is looked up in the index, added to `ranked` and `rows` and named in
+        `stands_for`. Returns the longer `ranked`."""
+        position_of = {chunk_id: position for position, (chunk_id, _) in enumerate(ranked)}
+        pages: dict[str, list[StoredChunk]] = {}
+        out = list(ranked)
+        for position, copy in copies.items():
+            if copy.version is None or position in stands_for:
                 continue
-            shown = min(paths, key=lambda path: (trees.preference(path, wanted), path))
-            own = [p for p in positions if rows[ranked[p][0]].path == shown]
-            first = positions[0]
-            heading = rows[ranked[first][0]].heading
-            stand_in = next((p for p in own if rows[ranked[p][0]].heading == heading), own[0])
-            if stand_in != first:
-                moved[first] = (ranked[stand_in][0], ranked[first][1])
-                drop.add(stand_in)
-            drop.update(p for p in positions if p not in own and p != first)
-            copies: dict[str, int] = {}  # path -> its best chunk, in rank order
-            for p in positions:
-                if p not in own:
-                    copies.setdefault(rows[ranked[p][0]].path, ranked[p][0])
-            folded[ranked[stand_in][0]] = list(copies.values())
-        return [moved.get(p, pair) for p, pair in enumerate(ranked) if p not in drop], folded
+            row = rows[ranked[position][0]]
+            version = trees.versions.copy(row.path)
+            counterpart = version.counterpart if version is not None else None
+            if counterpart is None:
+                continue
+            if counterpart not in pages:
+                pages[counterpart] = self._store.chunks_for_path(counterpart)
+            chunks = sorted(pages[counterpart], key=lambda chunk: chunk.heading != row.heading)
+            same = (chunk for chunk in chunks if says_same(row.text, chunk.text, words, chunk.heading == row.heading))
+            match = next(same, None)
+            if match is None:
+                continue
+            if match.id not in position_of:
+                position_of[match.id] = len(out)
+                out.append((match.id, ranked[-1][1]))
+                rows[match.id] = match
+            stands_for[position] = position_of[match.id]
+        return out
+
+    @staticmethod
+    def _fold_family(
+        positions: list[int],
+        ranked: list[tuple[int, float]],
+        rows: dict[int, StoredChunk],
+        copies: dict[int, Copy],
+        trees: LanguageTrees,
+        wanted: str | None,
+        words: set[str],
+    ) -> dict[int, int]:
+        """One page's chunks among the candidates: position -> the position of the chunk shown in its place."""
+
+        def path(position: int) -> str:
+            return rows[ranked[position][0]].path
+
+        paths = {path(p) for p in positions}
+        if len(paths) < 2:
+            return {}
+        rank = {each: trees.preference(each, wanted) for each in paths}
+        shown = min(paths, key=lambda each: (rank[each], each))
+        language = copies[next(p for p in positions if path(p) == shown)].language
+        own = [p for p in positions if path(p) == shown]
+        heading = rows[ranked[positions[0]][0]].heading
+        stand_in = next((p for p in own if rows[ranked[p][0]].heading == heading), own[0])
+        out: dict[int, int] = {}
+        for p in positions:
+            if path(p) == shown:
+                continue
+            if copies[p].language != language:  # a translation: as issue 25 folds it
+                out[p] = stand_in
+                continue
+            better = sorted(
+                (q for q in positions if rank[path(q)] < rank[path(p)] and copies[q].language == language),
+                key=lambda q: (rank[path(q)], q),
+            )
+            mine = rows[ranked[p][0]]
+            match = next(
+                (
+                    q
+                    for q in better
+                    if says_same(mine.text, rows[ranked[q][0]].text, words, rows[ranked[q][0]].heading == mine.heading)
+                ),
+                None,
+            )
+            if match is not None:
+                out[p] = match
+        return out
 
     def _recheck_and_collapse(
         self,
@@ -352,7 +467,7 @@ class SearchEngine:
             row = rows.get(chunk_id)
             if row is None or row.text in seen_texts or too_little_to_show(row.text):
                 continue
-            if trees.counts:
+            if trees.active:
                 row = self._preferred_twin(row, trees, wanted, current)
             state = self._check(row.path, current)
             if state is None:
@@ -388,8 +503,13 @@ class SearchEngine:
         translations: Sequence[StoredChunk] = (),
     ) -> Hit:
         """The hit for `row`; also= names its identical chunks in other files (R-M4), then the other languages'
-        copies folded into it (#11), each as its best chunk's current range, each file once."""
+        and versions' copies folded into it (#11), each as its best chunk's current range, each file once. A chunk
+        of a version other than the current one says which (`version`), and names its current page in also= when
+        that page is not among them (issue 32)."""
         start, end, stale = _locate(row, state)
+        trees = self._language_trees()
+        copy = trees.copy(row.path) if trees.active else None
+        version = copy.version_note if copy is not None else None
         also: list[str] = []
         twins = [twin for twin in self._store.chunks_with_text(row.text) if twin.path != row.path]
         twin_paths = {twin.path for twin in twins}
@@ -400,6 +520,11 @@ class SearchEngine:
                 continue
             o_start, o_end, o_stale = _locate(other, other_state)
             also.append(other.path if o_stale else f"{other.path}:{o_start}-{o_end}")
+        counterpart = trees.versions.copy(row.path)
+        if version is not None and counterpart is not None and counterpart.counterpart is not None:
+            named = counterpart.counterpart
+            if not any(entry.rsplit(":", 1)[0] == named for entry in also) and self._check(named, current) is not None:
+                also.insert(0, named)
         return Hit(
             path=row.path,
             start=None if stale else start,
@@ -409,6 +534,7 @@ class SearchEngine:
             text=row.text,
             stale=stale,
             also=tuple(also),
+            version=version,
         )
 
     def _check(self, path: str, cache: dict[str, _Current | None]) -> _Current | None:
@@ -421,6 +547,8 @@ class SearchEngine:
         if self._policy(path) is not None:
             return None
         st = stat_file(self._root, path)
+        if st is None and indexed is not None and self._store.shared:
+            return _Current(ranges=None)  # issue 31: no checkout of it here; the writer's decision stands
         if st is None or not stat_mod.S_ISREG(st.st_mode):
             return None
         if indexed is not None and st.st_mtime_ns == indexed.mtime_ns and st.st_size == indexed.size:
@@ -430,7 +558,42 @@ class SearchEngine:
             return None
         if indexed is not None and content.sha256 == indexed.sha256:
             return _Current(ranges=None)
-        return _Current(ranges={c.text: (c.start_line, c.end_line) for c in chunk_markdown(content.text)})
+        row = detect(path, content.text)  # issue 33: cut by the file's own format, as the sync cut it
+        if isinstance(row, NotDocs):
+            return None
+        return _Current(ranges={c.text: (c.start_line, c.end_line) for c in row.chunks(content.text)})
+
+
+def _regroup(
+    ranked: list[tuple[int, float]], stands_for: dict[int, int], path_of: Callable[[int], str]
+) -> tuple[list[tuple[int, float]], dict[int, list[int]]]:
+    """`ranked` with each chunk's place taken by the chunk shown for it (`stands_for`, by position, followed to its
+    end), at the best place of those it stands for; and the shown chunk -> the best chunk of each other file it
+    stands for, in rank order."""
+
+    def top(position: int) -> int:
+        while position in stands_for:
+            position = stands_for[position]
+        return position
+
+    out: list[tuple[int, float]] = []
+    members: dict[int, list[int]] = {}
+    for position, (_, score) in enumerate(ranked):
+        shown = top(position)
+        if shown not in members:
+            out.append((ranked[shown][0], score))
+        members.setdefault(shown, []).append(position)
+    folded: dict[int, list[int]] = {}
+    for shown, group in members.items():
+        chunk_id = ranked[shown][0]
+        others: dict[str, int] = {}  # path -> its best chunk, in rank order
+        for position in group:
+            path = path_of(ranked[position][0])
+            if position != shown and path != path_of(chunk_id):
+                others.setdefault(path, ranked[position][0])
+        if others:
+            folded[chunk_id] = list(others.values())
+    return out, folded
 
 
 def _locate(row: StoredChunk, state: _Current) -> tuple[int, int, bool]:

@@ -17,6 +17,7 @@ class Hit:
     text: str
     stale: bool = False
     also: tuple[str, ...] = ()  # "path:a-b" of identical chunks elsewhere (R-M4)
+    version: str | None = None  # a version other than the current one: "3.4 (old)", "next (unreleased)" (issue 32)
 
 
 @dataclass(frozen=True, slots=True)

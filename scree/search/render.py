@@ -133,6 +133,8 @@ def render_hit(n: int, hit: Hit) -> str:
         attrs.append(f"lines={attribute(lines_attr(hit.start, hit.end))}")
     attrs.append(f"heading={attribute(hit.heading)}")
     attrs.append(f'score="{hit.score:.3f}"')
+    if hit.version is not None:
+        attrs.append(f"version={attribute(hit.version)}")
     if hit.also:
         attrs.append(f"also={attribute(also_text(hit.also))}")
     body, was_cut = cut_utf8(neutralise(hit.text), HIT_TEXT_CAP_BYTES)

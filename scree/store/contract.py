@@ -53,6 +53,12 @@ class IndexReader(Protocol):
         """The index's name in messages: its file, or its collection."""
         ...
 
+    @property
+    def shared(self) -> bool:
+        """The index is a team's collection (issue 31) and this folder is no checkout of it (a server without one):
+        a file absent here is not gone, the writer's decision about it stands."""
+        ...
+
     def close(self) -> None: ...
 
     def __enter__(self) -> IndexReader: ...
@@ -107,6 +113,11 @@ class IndexReader(Protocol):
     def chunks_with_text(self, text: str) -> list[StoredChunk]: ...
 
     def integrity_check(self) -> str: ...
+
+    def stored_text(self, path: str) -> tuple[str, bytes] | None:
+        """(sha256, raw bytes) of an indexed file as its writer stored them; None where the index keeps no text
+        (a local index: the file is on this disk)."""
+        ...
 
 
 class IndexWriter(IndexReader, Protocol):

@@ -121,6 +121,13 @@ class SqliteReader(SqliteIndex):
         finally:
             del self._filters[token]
 
+    @property
+    def shared(self) -> bool:
+        return False
+
+    def stored_text(self, path: str) -> tuple[str, bytes] | None:
+        return None  # a local index reads its folder
+
     # --- its record (R-S1, R-L0, R-F3) ---
 
     def is_complete(self) -> bool:

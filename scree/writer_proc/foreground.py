@@ -15,8 +15,9 @@ import sys
 import threading
 
 from scree.config import Settings
+from scree.index.backend import fenced, holder_where, lock_name, writer_lock
 from scree.index.folder import prepare_index_dir
-from scree.index.lock import LockRetry, WriterLock
+from scree.index.lock import IndexLock, LockRetry
 from scree.logs import get_logger
 from scree.protocol import SYNC, Outcome, WriterResult, WriterState
 from scree.redact import redact
@@ -31,14 +32,15 @@ EXIT_OK, EXIT_FAIL = 0, 1  # R-L1; a health failure exits non-zero so the servic
 CHILD_POLL_S = 0.2  # how often the wait for the first-sync child looks at a stop
 
 
-def wait_for_lock(settings: Settings, stop: threading.Event) -> WriterLock | None:
+def wait_for_lock(settings: Settings, stop: threading.Event) -> IndexLock | None:
     """Take writer.lock, retrying every lock_retry_s while another process holds it (R-P4); None when stopped."""
 
     def announce(pid: int | None) -> None:
-        print(f"scree: {waiting_for_lock(pid, settings.lock_path, settings.lock_retry_s)}", file=sys.stderr, flush=True)
+        line = waiting_for_lock(pid, lock_name(settings), settings.lock_retry_s, holder_where(settings))
+        print(f"scree: {line}", file=sys.stderr, flush=True)
 
     retry = LockRetry(
-        WriterLock(settings.lock_path),
+        writer_lock(settings),
         settings.lock_retry_s,
         lambda: prepare_index_dir(settings.index_dir, custom_db=settings.custom_db),
         announce,
@@ -59,7 +61,7 @@ def _log_status(state: WriterState) -> None:
     )
 
 
-def _first_sync_in_child(settings: Settings, lock: WriterLock, stop: threading.Event) -> WriterResult | None:
+def _first_sync_in_child(settings: Settings, lock: IndexLock, stop: threading.Event) -> WriterResult | None:
     """R-P3 for `scree watch`: the big first sync runs in a spawned child that shares the lock and exits, so this
     process watches with a heap that never held it (writer idle bar). None when the child synced; else its result.
     A stop ends the child within deadlines.STOP_S (R-W5)."""
@@ -90,8 +92,9 @@ def run_watch(settings: Settings) -> int:
             return EXIT_OK
         try:
             log.info("writer lock taken", pid=os.getpid(), lock=str(settings.lock_path))
-            first = _first_sync_in_child(settings, lock, stop)
-            result = first if first is not None else Writer(settings, stop, on_status=_log_status).run()
+            mine = fenced(settings, lock)
+            first = _first_sync_in_child(mine, lock, stop)
+            result = first if first is not None else Writer(mine, stop, on_status=_log_status).run()
         finally:
             lock.release()
     finally:

@@ -38,10 +38,11 @@ def compare(what: str, path: Path, expected: FileIdentity, now: FileIdentity | N
 class HealthCheck:
     """Remembers the folder and the index file as they were at the start; problem() says what changed since."""
 
-    def __init__(self, folder: Path, db_path: Path) -> None:
+    def __init__(self, folder: Path, db_path: Path | None) -> None:
+        """`db_path` None: the index is in a database (issue 31), the folder alone is watched."""
         self.folder = folder
         self.db_path = db_path
-        folder_id, db_id = identity_of(folder), identity_of(db_path)
+        folder_id, db_id = identity_of(folder), identity_of(db_path if db_path is not None else folder)
         if folder_id is None:
             raise ScreeError(f"the folder {folder} does not exist")
         if db_id is None:
@@ -51,6 +52,7 @@ class HealthCheck:
 
     def problem(self) -> str | None:
         """Why the writer must stop, in one line, or None while both are the ones it started with."""
-        return compare("folder", self.folder, self._folder_id, identity_of(self.folder)) or compare(
-            "index", self.db_path, self._db_id, identity_of(self.db_path)
-        )
+        folder = compare("folder", self.folder, self._folder_id, identity_of(self.folder))
+        if folder is not None or self.db_path is None:
+            return folder
+        return compare("index", self.db_path, self._db_id, identity_of(self.db_path))

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from scree import replies
 from scree.config import BYTES_PER_MB, Settings
-from scree.content.chunking import Chunk, chunk_markdown, embed_text, iter_chunks, opted_out, text_hash
+from scree.content.chunking import Chunk, opted_out, text_hash
 from scree.content.files import (
     BAD_NAME,
     FileContent,
@@ -22,16 +22,17 @@ from scree.content.files import (
     shown_name,
     shown_short,
 )
+from scree.content.formats import DocFormat, NotDocs, detect, embedded_text
 from scree.content.ignore import IgnorePolicy
 from scree.content.languages import LanguageTrees
 from scree.embedders.base import Embedder
 from scree.errors import EmbeddingUnavailableError
 from scree.heap import trim_heap
+from scree.index.backend import fresh_writer
 from scree.inert import UNSHOWABLE_NAME, shown_exactly
 from scree.logs import get_logger
 from scree.redact import redact
-from scree.store import FileState, IndexReader, IndexWriter, NewChunk, SqliteWriter
-from scree.store.sqlite_files import remove_db
+from scree.store import FileState, IndexReader, IndexWriter, NewChunk
 from scree.writer_proc.machine_vectors import MachineVectors
 
 log = get_logger(__name__)
@@ -66,6 +67,7 @@ class SyncReport:
     outage: str | None = None
     rebuilt: bool | None = None  # reindex -all: whether the new index replaced the old one (None: not a rebuild)
     left_out: dict[str, int] = field(default_factory=dict)  # other doc formats' files not indexed, by ending (#25)
+    formats: dict[str, int] = field(default_factory=dict)  # issue 33: files read (indexed or unchanged), by format
 
     def reply(self, path: str | None) -> str:
         """R-M7's line for this reindex, of the folder (None) or of one path; a skipped file says why (R-I2)."""
@@ -91,9 +93,6 @@ class _Pending:
     had_rows: bool  # the index holds an older version, which it keeps if this one is never written
 
 
-REBUILD_SUFFIX = ".rebuild"  # reindex -all builds the new index in <db>.rebuild beside the old one
-
-
 def rebuild(
     store: IndexWriter,
     settings: Settings,
@@ -105,22 +104,15 @@ def rebuild(
 ) -> SyncReport:
     """`reindex -all` (issue 13): a fresh index built beside the old one replaces it only once it is complete; a
     rebuild that failed, was stopped or could not read a file leaves the old index exactly as it was."""
-    fresh_path = settings.db_path.with_name(settings.db_path.name + REBUILD_SUFFIX)
-    remove_db(fresh_path)
     stop = stop or threading.Event()
     shared = MachineVectors.for_sync(settings, embedder)  # issue 24: a rebuild of the same model embeds nothing again
-    try:
-        with SqliteWriter.open(fresh_path, settings.folder) as fresh:
-            fresh.set_model(embedder.identity, embedder.dims)
-            syncer = Syncer(
-                fresh, policy, embedder, settings.max_file_bytes, stop=stop, progress=progress, shared=shared
-            )
-            report = syncer.sync_all()
-            report.rebuilt = report.outage is None and not report.deferred and not report.failed and not stop.is_set()
-            if report.rebuilt:
-                store.replace_with(fresh)
-    finally:
-        remove_db(fresh_path)
+    with fresh_writer(settings) as fresh:
+        fresh.set_model(embedder.identity, embedder.dims)
+        syncer = Syncer(fresh, policy, embedder, settings.max_file_bytes, stop=stop, progress=progress, shared=shared)
+        report = syncer.sync_all()
+        report.rebuilt = report.outage is None and not report.deferred and not report.failed and not stop.is_set()
+        if report.rebuilt:
+            store.replace_with(fresh)
     return report
 
 
@@ -340,8 +332,10 @@ class Syncer:
             report.skipped.append((path, content.reason))
             log.warning("cannot read file; it keeps its old rows", path=shown_short(path), reason=content.reason)
             return
-        if content is None or isinstance(content, Skipped) or opted_out(content.text):
+        row = detect(path, content.text) if isinstance(content, FileContent) else None  # issue 33: its format
+        if not isinstance(row, DocFormat) or not isinstance(content, FileContent) or opted_out(content.text):
             reason = replies.MISSING_REASON if content is None else getattr(content, "reason", replies.OPTED_OUT_REASON)
+            reason = row.reason if isinstance(row, NotDocs) else reason
             report.skipped.append((path, reason))
             if content is not None:
                 log.info("file skipped", path=shown_short(path), reason=reason)
@@ -349,6 +343,7 @@ class Syncer:
                 report.removed += self._store.delete_files([path])
             return
         report.bytes_read += content.size
+        report.formats[row.name] = report.formats.get(row.name, 0) + 1
         state = FileState(path=path, sha256=content.sha256, mtime_ns=content.mtime_ns, size=content.size)
         if old is not None and old.sha256 == content.sha256:
             if (old.mtime_ns, old.size) != (state.mtime_ns, state.size):
@@ -356,10 +351,10 @@ class Syncer:
             report.unchanged += 1
             return
         if content.size >= LARGE_FILE_BYTES:
-            self._visit_large(content, state, old is not None, report)
+            self._visit_large(content, row, state, old is not None, report)
             return
-        chunks = chunk_markdown(content.text)
-        texts, hashes = self._texts_and_hashes(path, chunks)
+        chunks = list(row.chunks(content.text))
+        texts, hashes = self._texts_and_hashes(path, chunks, row)
         unknown = [h for h in hashes if h not in self._vectors and h not in self._need]
         self._vectors.update(self._stored_vectors(unknown, old is not None, report))
         for h, text in zip(hashes, texts, strict=True):
@@ -369,9 +364,9 @@ class Syncer:
         self._pending.append(_Pending(state, chunks, hashes, old is not None))
         self._flush(report, embed_partial=False, write_ready=False)
 
-    def _texts_and_hashes(self, path: str, chunks: Sequence[Chunk]) -> tuple[list[str], list[str]]:
-        """What is embedded of each chunk (R-C4) and its hash, the key of its vector (R-E7)."""
-        texts = [embed_text(path, chunk) for chunk in chunks]
+    def _texts_and_hashes(self, path: str, chunks: Sequence[Chunk], row: DocFormat) -> tuple[list[str], list[str]]:
+        """What is embedded of each chunk (R-C4), read as `row`, and its hash, the key of its vector (R-E7)."""
+        texts = [embedded_text(path, chunk, row) for chunk in chunks]
         return texts, [text_hash(self._embedder.identity, text) for text in texts]
 
     def _stored_vectors(self, hashes: Sequence[str], known: bool, report: SyncReport) -> dict[str, bytes]:
@@ -402,7 +397,9 @@ class Syncer:
             found.update(zip((h for h, _ in items), self._embed(items, report), strict=True))
         return [found[h] for h in hashes]
 
-    def _visit_large(self, content: FileContent, state: FileState, known: bool, report: SyncReport) -> None:
+    def _visit_large(
+        self, content: FileContent, row: DocFormat, state: FileState, known: bool, report: SyncReport
+    ) -> None:
         """A file of LARGE_FILE_BYTES or more, on its own: the files before it are written first, then its chunks a
         slice at a time into its one transaction (R-S2: all old rows until the commit, all new after), so memory
         holds a slice of chunks and vectors, not the whole file's. A stop, an outage or Ctrl-C before the commit
@@ -411,11 +408,11 @@ class Syncer:
         slice_size = max(WRITE_BATCH_CHUNKS, self._embedder.batch_size)
         try:
             with self._store.file_in_parts(state) as add:
-                chunks = iter_chunks(content.text)
+                chunks = row.chunks(content.text)
                 while piece := [chunk for _, chunk in zip(range(slice_size), chunks, strict=False)]:
                     if self._stop.is_set():
                         raise _Stopped
-                    texts, hashes = self._texts_and_hashes(state.path, piece)
+                    texts, hashes = self._texts_and_hashes(state.path, piece, row)
                     vectors = self._vectors_of(hashes, texts, known, report)
                     add([NewChunk.of(c, h, v) for c, h, v in zip(piece, hashes, vectors, strict=True)])
                     if self._progress is not None:

@@ -37,7 +37,9 @@ from scree.deadlines import WRITER_THREADS_S
 from scree.embedders.factory import make_embedder
 from scree.embedders.idle import WRITER_IDLE_S
 from scree.embedders.priority import QueriesFirst
-from scree.errors import EmbeddingError
+from scree.errors import EmbeddingError, IndexUnavailableError
+from scree.index.backend import shared
+from scree.index.docs_map_file import refresh_map
 from scree.index.model_policy import prepare
 from scree.index.shape import check_for_writer
 from scree.index.writing import open_for_writing
@@ -171,7 +173,7 @@ class Writer:
         store: IndexWriter | None = None
         queries: QueryServer | None = None
         try:
-            store = open_for_writing(settings)
+            store = self._open_store(settings)
             with self._cond:
                 self._index_complete = store.is_complete()  # this sync is a catch-up: the note says nothing
             prepare(store, embedder)
@@ -201,6 +203,19 @@ class Writer:
                     store.close()
                 embedder.close()
 
+    def _open_store(self, settings: Settings) -> IndexWriter:
+        """The index, opened to write; a database that cannot be reached yet (issue 31: restarting, the network
+        down) is tried again after a pause that doubles, as an embeddings outage is, until it answers or a stop."""
+        pause = settings.outage_pause_s
+        while True:
+            try:
+                return open_for_writing(settings)
+            except IndexUnavailableError as exc:
+                log.warning("the index database is unavailable; retrying", error=redact(str(exc)), pause_s=pause)
+                if self._stop.wait(pause):
+                    raise
+                pause = min(max(pause, 0.1) * 2, settings.outage_pause_max_s)
+
     def _check_cap(self, store: IndexReader) -> WriterResult | None:
         """R-S4: a new, empty index over SCREE_FIRST_SYNC_MB is not synced; `scree reindex` does it on purpose."""
         settings = self._settings
@@ -215,7 +230,7 @@ class Writer:
 
     def _follow(self, syncer: Syncer, policy: IgnorePolicy) -> WriterResult:
         settings = self._settings
-        health = HealthCheck(settings.folder, settings.db_path)
+        health = HealthCheck(settings.folder, None if shared(settings) else settings.db_path)
         dir_filter = IgnoreDirFilter(IgnorePolicy(settings.folder, settings.extensions))
         watcher = make_watcher(settings.folder, dir_filter, settings.watcher)  # before the sync: no edit is missed
         parts = _SyncParts(syncer, policy, health, watcher, dir_filter)
@@ -367,12 +382,16 @@ class Writer:
                 self._watches = parts.watcher.watch_count
         try:
             report = parts.syncer.sync_all() if job.full else parts.syncer.sync_paths(job.paths)
-        except EmbeddingError as exc:  # a refused key or a ZDR refusal: say so, and try again after a pause
+        except (EmbeddingError, IndexUnavailableError) as exc:
+            # a refused key or a ZDR refusal; or the database restarted or went away (issue 31): say so, and try
+            # again after a pause
             if job.request is not None:
                 job.request.reply(reindex_error_reply(exc))
-            self._pause(redact(str(exc)))
+            what = "the index database is unavailable" if isinstance(exc, IndexUnavailableError) else None
+            self._pause(redact(str(exc)), what=what or "embeddings unavailable")
             return
         log_report(report, job.paths, full=job.full)
+        self._refresh_map(parts, job, report)
         if report.removed and parts.syncer.store.reclaim_space():  # issue 25: the index shrinks again
             log.info("index vacuumed after removals", removed=report.removed)
         if job.full:
@@ -386,17 +405,22 @@ class Writer:
                 self._notes_indexed = report.indexed + report.unchanged
             self._succeeded(first_sync_finished=job.full and report.deferred == 0)
 
+    def _refresh_map(self, parts: _SyncParts, job: Job[Request], report: SyncReport) -> None:
+        """Issue 36: the docs map the next session's instructions show, after a sync that may have changed it."""
+        if job.full or report.indexed or report.removed:
+            refresh_map(parts.syncer.store, self._settings.docs_map_path)
+
     def _progress(self, report: SyncReport, _total: int) -> None:
         if self._first_sync_running:
             self._notes_indexed = report.indexed + report.unchanged  # one int: the heartbeat reads it
 
-    def _pause(self, reason: str) -> None:
+    def _pause(self, reason: str, what: str = "embeddings unavailable") -> None:
         """R-E4: no sync for a while (doubling each time), then resync the folder so outage-time edits are caught."""
         with self._cond:
             pause = self._schedule.outage(time.monotonic())
             self._last_error = reason
         self._wake.set()
-        log.warning("embeddings unavailable; pausing, then resyncing the folder", error=reason, pause_s=pause)
+        log.warning(f"{what}; pausing, then resyncing the folder", error=reason, pause_s=pause)
 
     def _succeeded(self, first_sync_finished: bool) -> None:
         with self._cond:

@@ -1,0 +1,548 @@
+"""Version trees of a docs site, and which one is current, by evidence (issue 32). Pure: paths, config texts and page
+fingerprints in, decisions out; the I/O that gathers them is scree.search.version_evidence.
+
+Many docs repositories keep several versions side by side (`versioned_docs/version-N/`, `content/en/docs/v3.7/`,
+`docs/v2/`, `old/`), and an agent that answers from an old page writes wrong code. The rules, in this order:
+
+1. A version tree is a folder that MIRRORS another: at least MIN_MIRRORED pages at the same relative paths (index and
+   README pages alone do not count), and at least MIRROR_SHARE of the smaller folder's pages. A folder name never
+   decides alone: `old/` of unrelated pages, or a `docs/v2/` beside a `docs/` it does not copy, is no version tree.
+2. Mirroring must come with evidence that the folders are versions of one tree, not siblings that share file names
+   (`packages/a/docs/api.md` beside `packages/b/docs/api.md`): a folder name that carries a version number
+   (`version-30.4`, `v3.7`, `2.x`) or says old (`old`, `legacy`, `archive`, `archived`, `deprecated`, `previous`),
+   the site's config naming the version, or near-duplicate text, measured: the median resemblance (MinHash of
+   word shingles, text_resemblance) of the shared pages at least SAME_TREE_RESEMBLANCE.
+3. Which tree of a family is current: the user's setting (SCREE_CURRENT_VERSION: the tree's folder or its version)
+   first; then the site's config where it names the current version (Docusaurus `lastVersion` in
+   docusaurus.config.*, else the first entry of versions.json beside versioned_docs/; Hugo's `latest_stable_version`
+   or the like; mike's versions.json entry aliased `latest`; Sphinx conf.py `version`/`release`); then the one
+   tree without a version number in its name that does not say old (Docusaurus's `docs/` beside
+   `versioned_docs/version-N/`); then the highest version number among trees that do not say old. The newest folder
+   is not always current: where the config names the current version, it wins.
+4. The other trees are old, or newer than the current ("unreleased": a higher number, or the untagged tree when the
+   config names a numbered one, as Jest's docs/ is its "next"); a tree whose path says old is old whatever its
+   number.
+5. Each page of a non-current tree is a copy of the current page at the same relative path; else of the current page
+   with the same file name (when only one has it); else of the current page whose text resembles it most, if at
+   least RENAMED_RESEMBLANCE (pages renamed between versions); else of none (a removed page: still found, marked old).
+"""
+
+from __future__ import annotations
+
+import functools
+import heapq
+import json
+import re
+import statistics
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+MIN_MIRRORED = 2  # pages at the same relative path before two folders can be versions of one tree
+MIRROR_SHARE = 0.3  # ... and this share of the smaller folder's pages
+MAX_FOLDERS_PER_NAME = 40  # a relative path held by more folders than this (a per-folder index page) says nothing
+SAME_TREE_RESEMBLANCE = 0.3  # median resemblance of mirrored pages when no name or config says "versions"
+SAMPLED_PAGES = 12  # mirrored pages measured per pair of folders
+MAX_MEASURED_PAIRS = 64  # pairs whose text is measured (the most mirrored first): a bound on the first search's cost
+RENAMED_RESEMBLANCE = 0.5  # an old page whose path is gone is a copy of the current page it resembles this much
+SAME_SAYING = 0.5  # two chunks say the same thing (engine folding) at this resemblance
+SAME_SECTION_SAYING = 0.2  # ... under the same heading (bench.versioned_site: a version missing a paragraph)
+SHINGLE_WORDS = 3
+MINHASH_SIZE = 64  # a page's fingerprint: the MINHASH_SIZE smallest shingle hashes (bottom-k MinHash)
+GENERIC_NAMES = frozenset({"index", "_index", "readme", "intro", "introduction", "overview", "changelog"})
+OLD_WORDS = ("old", "legacy", "archive", "archived", "deprecated", "previous", "obsolete", "outdated")
+NEXT_WORDS = ("next", "unreleased", "draft", "dev", "nightly", "main", "master")
+CURRENT_WORDS = ("current", "latest", "stable")
+MARKDOWN_SUFFIXES = (".mdx", ".markdown", ".md", ".rst", ".adoc", ".asciidoc", ".txt")
+# folder names of a numbered version: version-30.4, v3.7, 2.x, release-1.2, 10.x, 3
+_VERSION_NAME = re.compile(r"(?:version|release|ver|rel|v)?[-_]?v?([0-9]+(?:[._-][0-9]+)*)(?:[._-]?x)?", re.IGNORECASE)
+_NUMBERS = re.compile(r"[0-9]+")
+_WORDS = re.compile(r"[^\W_]+")
+
+CURRENT = "current"
+OLD = "old"
+NEWER = "unreleased"
+
+
+def _one_page(path: str) -> str:
+    """`path` with its markdown extension written as `.md`: a page's .md and .mdx copies are one page."""
+    for suffix in MARKDOWN_SUFFIXES[:3]:
+        if path.endswith(suffix):
+            return path[: -len(suffix)] + ".md"
+    return path
+
+
+def version_of_name(name: str) -> str | None:
+    """The version a folder name carries (`30.4` of `version-30.4`, `3.7` of `v3.7`, `2` of `2.x`), else None."""
+    match = _VERSION_NAME.fullmatch(name)
+    if match is None:
+        return None
+    return match.group(1).replace("_", ".").replace("-", ".")
+
+
+def version_key(version: str | None) -> tuple[int, ...]:
+    """Numeric sort key of a version label, highest last: `3.10` after `3.9`."""
+    return tuple(int(number) for number in _NUMBERS.findall(version or ""))[:4]
+
+
+def _says(words: Sequence[str], path: str) -> bool:
+    return any(word in words for part in path.lower().split("/") for word in _WORDS.findall(part))
+
+
+def says_old(path: str) -> bool:
+    """Whether a folder's path says old (`old/`, `legacy/`, `versioned_docs_archived/`): names only confirm."""
+    return any(
+        any(part_word.startswith(word) for word in OLD_WORDS)
+        for part in path.lower().split("/")
+        for part_word in re.split(r"[^a-z]+", part)
+        if part_word
+    )
+
+
+# --- text resemblance (MinHash of word shingles) ---
+
+
+@functools.lru_cache(maxsize=4096)
+def fingerprint(text: str) -> frozenset[int]:
+    """A text's bottom-k MinHash: the MINHASH_SIZE smallest hashes of its SHINGLE_WORDS-word shingles (a short text:
+    of its words). Python's string hash: fingerprints are compared within one process only."""
+    words = _WORDS.findall(text.casefold())
+    if len(words) < SHINGLE_WORDS:
+        return frozenset(heapq.nsmallest(MINHASH_SIZE, {hash(word) for word in words}))
+    shingles = zip(*(words[i:] for i in range(SHINGLE_WORDS)), strict=False)
+    return frozenset(heapq.nsmallest(MINHASH_SIZE, {hash(shingle) for shingle in shingles}))
+
+
+def resemblance(a: frozenset[int], b: frozenset[int]) -> float:
+    """Estimated Jaccard resemblance of two texts from their fingerprints (bottom-k of the union)."""
+    if not a or not b:
+        return 0.0
+    union = sorted(a | b)[:MINHASH_SIZE]
+    both = a & b
+    return sum(1 for h in union if h in both) / len(union)
+
+
+def text_resemblance(a: str, b: str) -> float:
+    return 1.0 if a == b else resemblance(fingerprint(a), fingerprint(b))
+
+
+def says_same(old: str, new: str, query_words: Iterable[str] = (), same_heading: bool = False) -> bool:
+    """Whether chunk `new` says what chunk `old` says, for a query of `query_words` (casefolded): the same text, or
+    a near-duplicate (SAME_SAYING; SAME_SECTION_SAYING under the same heading, a section edited between versions)
+    that holds every query word `old` holds. A current chunk that lost the words the query matched (a removed
+    option) does not stand for the old one (issue 32)."""
+    if old == new:
+        return True
+    if text_resemblance(old, new) < (SAME_SECTION_SAYING if same_heading else SAME_SAYING):
+        return False
+    old_words = {word.casefold() for word in _WORDS.findall(old)}
+    new_words = {word.casefold() for word in _WORDS.findall(new)}
+    return all(word in new_words for word in query_words if word in old_words)
+
+
+# --- the site's config (parsed from its text; read by scree.search.version_evidence) ---
+
+
+@dataclass(frozen=True, slots=True)
+class Hint:
+    """What one config file says: `folder` is where it lives (its trees are at or below it), `current` the version
+    it names as current ("" for the untagged tree, None when it names none), `versions` the versions it lists."""
+
+    source: str
+    folder: str
+    current: str | None
+    versions: tuple[str, ...] = ()
+
+
+DOCUSAURUS_CONFIGS = (
+    "docusaurus.config.js",
+    "docusaurus.config.ts",
+    "docusaurus.config.mjs",
+    "docusaurus.config.cjs",
+    "docusaurus.config.mts",
+)
+HUGO_CONFIGS = ("hugo.toml", "hugo.yaml", "hugo.yml", "hugo.json", "config.toml", "config.yaml", "config.yml")
+SPHINX_CONFIGS = ("conf.py",)
+VERSIONS_FILES = ("versions.json",)
+CONFIG_NAMES = frozenset((*DOCUSAURUS_CONFIGS, *HUGO_CONFIGS, *SPHINX_CONFIGS, *VERSIONS_FILES))
+_LAST_VERSION = re.compile(r"""lastVersion\s*:\s*['"]([^'"]+)['"]""")
+_ONLY_INCLUDE = re.compile(r"onlyIncludeVersions\s*:\s*\[([^\]]*)\]")
+_HUGO_CURRENT = re.compile(
+    r"""^\s*['"]?(?:latest_stable_version|latest_version|latestVersion|current_version|currentVersion|"""
+    r"""stable_version|latest_stable)['"]?\s*[:=]\s*['"]?([A-Za-z0-9._-]+)""",
+    re.MULTILINE,
+)
+_HUGO_VERSIONS = re.compile(r"""^\s*-\s*['"]?version['"]?\s*[:=]\s*['"]?([A-Za-z0-9._-]+)""", re.MULTILINE)
+_SPHINX_VERSION = re.compile(r"""^(?:version|release)\s*=\s*['"]([^'"]+)['"]""", re.MULTILINE)
+_QUOTED = re.compile(r"""['"]([^'"]+)['"]""")
+
+
+def parse_hint(path: str, text: str, siblings: Mapping[str, str] = {}) -> Hint | None:
+    """The Hint a config file at `path` gives, or None. `siblings`: the texts of other config files in its folder
+    (a Docusaurus versions.json is read with the docusaurus.config.* beside it)."""
+    folder, _, name = path.rpartition("/")
+    if name in VERSIONS_FILES:
+        return _versions_json_hint(path, folder, text, siblings)
+    if name in DOCUSAURUS_CONFIGS:
+        if any(sibling in VERSIONS_FILES for sibling in siblings):
+            return None  # read with versions.json
+        last = _LAST_VERSION.search(text)
+        if last is None:
+            return None
+        return Hint(path, folder, "" if last.group(1) == CURRENT else last.group(1))
+    if name in HUGO_CONFIGS:
+        found = _HUGO_CURRENT.search(text)
+        if found is None:
+            return None
+        listed = tuple(dict.fromkeys(_HUGO_VERSIONS.findall(text)))
+        return Hint(path, folder, found.group(1), listed)
+    if name in SPHINX_CONFIGS:
+        found = _SPHINX_VERSION.search(text)
+        return Hint(path, folder, found.group(1)) if found is not None else None
+    return None
+
+
+def _versions_json_hint(path: str, folder: str, text: str, siblings: Mapping[str, str]) -> Hint | None:
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return None
+    if not isinstance(data, list) or not data:
+        return None
+    if all(isinstance(item, str) for item in data):  # Docusaurus: newest first; the first is current by default
+        listed = tuple(str(item) for item in data)
+        current: str | None = listed[0]
+        for sibling, sibling_text in siblings.items():
+            if sibling in DOCUSAURUS_CONFIGS:
+                last = _LAST_VERSION.search(sibling_text)
+                if last is not None:
+                    current = "" if last.group(1) == CURRENT else last.group(1)
+                only = _ONLY_INCLUDE.search(sibling_text)
+                if only is not None:
+                    included = [v for v in _QUOTED.findall(only.group(1))]
+                    listed = tuple(v for v in listed if v in included) or listed
+        return Hint(path, folder, current, listed)
+    if all(isinstance(item, dict) for item in data):  # mike: [{"version", "title", "aliases"}]
+        listed = tuple(str(item.get("version", "")) for item in data if item.get("version"))
+        latest = next(
+            (str(item["version"]) for item in data if "latest" in (item.get("aliases") or []) and item.get("version")),
+            listed[0] if listed else None,
+        )
+        return Hint(path, folder, latest, listed)
+    return None
+
+
+# --- the decision ---
+
+
+@dataclass(frozen=True, slots=True)
+class Tree:
+    """One version tree: its folder, the version its name carries (None: untagged), its status (CURRENT, OLD or
+    NEWER) and why it was taken so (for `scree doctor`)."""
+
+    root: str
+    version: str | None
+    status: str
+    why: str
+
+    @property
+    def label(self) -> str:
+        """How a hit names the version: `3.4` of `v3.4/`, the folder's own name for an untagged tree."""
+        if self.version is not None:
+            return self.root.rsplit("/", 1)[-1]
+        return self.root.rsplit("/", 1)[-1] or "."
+
+
+@dataclass(frozen=True, slots=True)
+class VersionCopy:
+    """A page of a version tree: `page` is the current page it is a copy of (its own path for none; written as .md),
+    the tree it is in, and the path of its current counterpart (None: none)."""
+
+    page: str
+    tree: Tree
+    counterpart: str | None
+
+
+@dataclass(frozen=True)
+class VersionTrees:
+    """The version families found (each a tuple of trees, the current one first) and each page's copy."""
+
+    families: tuple[tuple[Tree, ...], ...] = ()
+    copies: Mapping[str, VersionCopy] = field(default_factory=dict)
+    hints: tuple[Hint, ...] = ()
+
+    def copy(self, path: str) -> VersionCopy | None:
+        return self.copies.get(path)
+
+    def status(self, path: str) -> str | None:
+        found = self.copies.get(path)
+        return found.tree.status if found is not None else None
+
+    def describe(self) -> list[str]:
+        """One line per family, for `scree doctor`: the current tree and why, then the others."""
+        count = Counter(copy.tree.root for copy in self.copies.values())
+        lines = []
+        for family in self.families:
+            current = family[0]
+            others = ", ".join(f"{tree.root}/ ({tree.status}, {count[tree.root]} pages)" for tree in family[1:])
+            lines.append(
+                f"current {current.root}/ ({count[current.root]} pages; {current.why}); other versions: {others}"
+            )
+        return lines
+
+
+def _parts(path: str) -> list[str]:
+    return path.split("/")
+
+
+def mirrored_pairs(paths: Sequence[str], excluded: Callable[[str], bool]) -> dict[tuple[str, str], int]:
+    """Pairs of folders (a < b) holding pages at the same relative path, with how many; folders `excluded` (language
+    trees) and the root skipped; pairs whose last folder names are equal are the same pair one level down."""
+    holders: dict[str, set[str]] = defaultdict(set)
+    for path in paths:
+        parts = _parts(_one_page(path))
+        for cut in range(1, len(parts)):
+            rest = "/".join(parts[cut:])
+            if cut == len(parts) - 1 and parts[-1].rsplit(".", 1)[0].lower() in GENERIC_NAMES:
+                continue
+            holders[rest].add("/".join(parts[:cut]))
+    shared: Counter[tuple[str, str]] = Counter()
+    skip: dict[str, bool] = {}
+
+    languages: dict[str, tuple[str, ...]] = {}
+
+    def language(folder: str) -> tuple[str, ...]:
+        """The language folders above `folder` (`content/zh/docs/v1.0`: `content/zh`): other languages' trees are
+        translations, never versions."""
+        if folder not in languages:
+            parts = folder.split("/")
+            prefixes = ("/".join(parts[:cut]) for cut in range(1, len(parts)))
+            languages[folder] = tuple(prefix for prefix in prefixes if skip.setdefault(prefix, excluded(prefix)))
+        return languages[folder]
+
+    for folders in holders.values():
+        if len(folders) < 2 or len(folders) > MAX_FOLDERS_PER_NAME:
+            continue
+        ordered = sorted(f for f in folders if not skip.setdefault(f, excluded(f)))
+        for i, a in enumerate(ordered):
+            for b in ordered[i + 1 :]:
+                if a.rsplit("/", 1)[-1] != b.rsplit("/", 1)[-1] and language(a) == language(b):
+                    shared[(a, b)] += 1
+    return dict(shared)
+
+
+def _under(path: str, folder: str) -> bool:
+    return path.startswith(folder + "/")
+
+
+def find_trees(
+    paths: Iterable[str],
+    hints: Sequence[Hint] = (),
+    page_fingerprint: Callable[[str], frozenset[int] | None] | None = None,
+    override: str | None = None,
+    excluded: Callable[[str], bool] = lambda folder: False,
+) -> VersionTrees:
+    """The version trees of a folder of `paths` (the module's rules, in order). `page_fingerprint` gives a page's
+    fingerprint (None: unknown), for rules 2 and 5; `override` names the current tree (its folder or its version);
+    `excluded` folders (language trees) are never version trees."""
+    paths = sorted(set(paths))
+    pages = {_one_page(path): path for path in paths}
+    size: Counter[str] = Counter()
+    for page in pages:
+        parts = _parts(page)
+        for cut in range(1, len(parts)):
+            size["/".join(parts[:cut])] += 1
+    hinted = {_norm(v) for hint in hints for v in (*hint.versions, hint.current or "") if v}
+
+    known: dict[str, frozenset[int] | None] = {}
+
+    def fp(page: str) -> frozenset[int] | None:
+        if page not in known:
+            known[page] = page_fingerprint(pages[page]) if page_fingerprint is not None and page in pages else None
+        return known[page]
+
+    accepted: list[tuple[str, str]] = []
+    measured = 0
+    pairs = mirrored_pairs(paths, excluded)
+    for (a, b), count in sorted(pairs.items(), key=lambda item: (-item[1], item[0])):
+        smaller = min(size[a], size[b])
+        if count < MIN_MIRRORED or count < MIRROR_SHARE * smaller:
+            continue
+        if any(_under(x, t) for x in (a, b) for pair in accepted for t in pair):
+            continue  # inside a tree already found: the same pair one level down
+        if not _named_versions(a, b, hinted):
+            measured += 1
+            if measured > MAX_MEASURED_PAIRS or not _resembling(a, b, pages, fp):
+                continue
+        accepted.append((a, b))
+    if not accepted:
+        return VersionTrees(hints=tuple(hints))
+    families = _families(accepted)
+    decided = tuple(_decide(family, hints, override) for family in families)
+    copies: dict[str, VersionCopy] = {}
+    for family in decided:
+        copies.update(_copies(family, pages, fp))
+    return VersionTrees(decided, copies, tuple(hints))
+
+
+def _norm(version: str) -> str:
+    """`v3.7`, `version-3.7`, `3.7` all as `3.7`; other labels lowercased."""
+    found = version_of_name(version.strip())
+    return found if found is not None else version.strip().lower()
+
+
+def _named_versions(a: str, b: str, hinted: set[str]) -> bool:
+    """Rule 2 by name: a folder name with a version number or one that says old, or a version the config names."""
+    for folder in (a, b):
+        name = folder.rsplit("/", 1)[-1]
+        if version_of_name(name) is not None or says_old(folder) or _norm(name) in hinted:
+            return True
+    return False
+
+
+def _resembling(a: str, b: str, pages: Mapping[str, str], fp: Callable[[str], frozenset[int] | None]) -> bool:
+    """Rule 2 by text: the median resemblance of (a sample of) the pages both folders hold."""
+    shared = sorted(page[len(a) + 1 :] for page in pages if _under(page, a) and (b + "/" + page[len(a) + 1 :]) in pages)
+    measured = []
+    for rest in shared[:: max(1, len(shared) // SAMPLED_PAGES)][:SAMPLED_PAGES]:
+        x, y = fp(f"{a}/{rest}"), fp(f"{b}/{rest}")
+        if x is not None and y is not None:
+            measured.append(resemblance(x, y))
+    return bool(measured) and statistics.median(measured) >= SAME_TREE_RESEMBLANCE
+
+
+def _families(pairs: Sequence[tuple[str, str]]) -> list[list[str]]:
+    parent: dict[str, str] = {}
+
+    def find(x: str) -> str:
+        while parent.setdefault(x, x) != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    for a, b in pairs:
+        parent[find(a)] = find(b)
+    groups: dict[str, list[str]] = defaultdict(list)
+    for folder in list(parent):
+        groups[find(folder)].append(folder)
+    return [sorted(group) for group in groups.values()]
+
+
+def _decide(family: Sequence[str], hints: Sequence[Hint], override: str | None) -> tuple[Tree, ...]:
+    """Rules 3 and 4: the family's trees, current first, then by version, newest first."""
+    numbers = {root: version_of_name(root.rsplit("/", 1)[-1]) for root in family}
+    old_named = {root for root in family if says_old(root)}
+    current: str | None = None
+    why = ""
+    if override:
+        wanted = override.strip().strip("/")
+        current = next((root for root in family if root == wanted), None) or next(
+            (root for root in family if _norm(root.rsplit("/", 1)[-1]) == _norm(wanted)), None
+        )
+        why = "named by SCREE_CURRENT_VERSION" if current is not None else ""
+    if current is None:
+        for hint in hints:
+            found = _named_by(hint, family, numbers, old_named)
+            if found is not None:
+                current, why = found, f"{hint.source} names {hint.current or 'the untagged tree'} current"
+                break
+    if current is None:
+        untagged = [root for root in family if numbers[root] is None and root not in old_named]
+        untagged = [root for root in untagged if not _says(NEXT_WORDS, root.rsplit("/", 1)[-1])] or untagged
+        if len(untagged) == 1:
+            current, why = untagged[0], "the tree whose name carries no version, beside numbered copies of it"
+    if current is None:
+        numbered = [root for root in family if numbers[root] is not None and root not in old_named]
+        if numbered:
+            current = max(numbered, key=lambda root: version_key(numbers[root]))
+            why = "the highest version number"
+        else:
+            current = min(family, key=lambda root: (root in old_named, -len(root), root))
+            why = "the tree that does not say old"
+    base = version_key(numbers[current])
+    trees = [Tree(current, numbers[current], CURRENT, why)]
+    for root in family:
+        if root == current:
+            continue
+        number = numbers[root]
+        newer = root not in old_named and (
+            (number is None and numbers[current] is not None) or (number is not None and version_key(number) > base)
+        )
+        if numbers[current] is None and number is not None and root not in old_named:
+            newer = False  # numbered copies beside the untagged current tree are its snapshots
+        trees.append(Tree(root, number, NEWER if newer else OLD, ""))
+    rest = sorted(trees[1:], key=lambda tree: (tree.status == OLD, [-n for n in version_key(tree.version)], tree.root))
+    return (trees[0], *rest)
+
+
+def _named_by(hint: Hint, family: Sequence[str], numbers: Mapping[str, str | None], old_named: set[str]) -> str | None:
+    """The one tree of `family` a config hint names current: the untagged one for "", else the one whose version is
+    the hint's (or, for a release like 3.2.1, the longest version it starts with); None for none or several."""
+    if hint.current is None:
+        return None
+    if hint.current == "":
+        found = [root for root in family if numbers[root] is None and root not in old_named]
+        return found[0] if len(found) == 1 else None
+    wanted = _norm(hint.current)
+    found = [root for root in family if _norm(root.rsplit("/", 1)[-1]) == wanted]
+    if not found:
+        prefixes = [root for root in family if numbers[root] and wanted.startswith(str(numbers[root]) + ".")]
+        found = sorted(prefixes, key=lambda root: -len(str(numbers[root])))[:1]
+    return found[0] if len(found) == 1 else None
+
+
+def _copies(
+    family: Sequence[Tree], pages: Mapping[str, str], fp: Callable[[str], frozenset[int] | None]
+) -> dict[str, VersionCopy]:
+    """Rule 5: each page of the family's trees as a copy of its current page (or of none)."""
+    current = family[0]
+    members: dict[str, list[str]] = defaultdict(list)
+    for page in pages:
+        inside = [tree for tree in family if _under(page, tree.root)]
+        if inside:
+            members[max(inside, key=lambda tree: len(tree.root)).root].append(page)
+    finder = _Counterparts(current.root, members[current.root], fp)
+    out = {pages[page]: VersionCopy(page, current, pages[page]) for page in members[current.root]}
+    for tree in family[1:]:
+        found = {page: finder.by_path(page[len(tree.root) + 1 :]) for page in members[tree.root]}
+        for page, counterpart in found.items():
+            if counterpart is None:  # renamed, split or gone
+                counterpart = finder.by_text(page)
+            out[pages[page]] = VersionCopy(counterpart or page, tree, pages[counterpart] if counterpart else None)
+    return out
+
+
+class _Counterparts:
+    """The current page an old page is a copy of: same relative path, else the one current page of its file name,
+    else the current page its text resembles most (at least RENAMED_RESEMBLANCE)."""
+
+    def __init__(self, root: str, current: Sequence[str], fp: Callable[[str], frozenset[int] | None]) -> None:
+        self._current = current
+        self._fp = fp
+        self._by_rest = {page[len(root) + 1 :]: page for page in current}
+        self._by_name: dict[str, list[str]] = defaultdict(list)
+        for page in current:
+            self._by_name[page.rsplit("/", 1)[-1]].append(page)
+
+    def by_path(self, rest: str) -> str | None:
+        found = self._by_rest.get(rest)
+        if found is not None:
+            return found
+        name = rest.rsplit("/", 1)[-1]
+        same_name = self._by_name.get(name, [])
+        if len(same_name) == 1 and name.rsplit(".", 1)[0].lower() not in GENERIC_NAMES:
+            return same_name[0]
+        return None
+
+    def by_text(self, page: str) -> str | None:
+        mine = self._fp(page)
+        if mine is None:
+            return None
+        best, score = None, 0.0
+        for candidate in self._current:
+            if (theirs := self._fp(candidate)) is None:
+                continue
+            value = resemblance(mine, theirs)
+            if value > score:
+                best, score = candidate, value
+        return best if score >= RENAMED_RESEMBLANCE else None

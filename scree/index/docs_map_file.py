@@ -1,0 +1,73 @@
+"""The docs map beside an index (issue 36): the writer summarises the index after each sync into `docs-map.json`, so
+a reader puts a map in its handshake's instructions by reading one small file, without opening the database (the
+handshake and the reader's idle memory stay where they were)."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from scree.content.docs_map import KEEP_PAGES, DocsSummary, ranked_paths, summarise, title_of
+from scree.logs import get_logger
+from scree.paths import FILE_MODE
+
+if TYPE_CHECKING:  # the reader imports this module for read_summary only: no database modules at its handshake
+    from scree.store import IndexReader
+
+log = get_logger(__name__)
+
+MAX_MAP_FILE_BYTES = 1_000_000  # a summary holds KEEP_PAGES pages: anything larger is not one scree wrote
+
+
+def summary_of(store: IndexReader) -> DocsSummary:
+    """The index's docs summary: every file's path and size, titles of the best KEEP_PAGES from their chunks."""
+    sizes = {path: state.size for path, state in store.files().items()}
+    titles = {}
+    for path in ranked_paths(sizes)[:KEEP_PAGES]:
+        titles[path] = title_of([chunk.heading for chunk in store.chunks_for_path(path)])
+    return summarise(sizes, titles, complete=store.is_complete())
+
+
+def read_summary(path: Path) -> DocsSummary | None:
+    """The summary in the map file; None when there is none yet or it cannot be read (the instructions say so)."""
+    try:
+        with path.open("rb") as handle:
+            raw = handle.read(MAX_MAP_FILE_BYTES + 1)
+        if len(raw) > MAX_MAP_FILE_BYTES:
+            return None
+        return DocsSummary.from_json(json.loads(raw))
+    except (OSError, ValueError, RecursionError):
+        return None
+
+
+def write_summary(path: Path, summary: DocsSummary) -> bool:
+    """Replace the map file in one step when its summary changed (sessions see no churn); True when written."""
+    payload = (json.dumps(summary.to_json(), ensure_ascii=False, sort_keys=True) + "\n").encode("utf-8")
+    try:
+        if path.read_bytes() == payload:
+            return False
+    except OSError:
+        pass
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            os.chmod(tmp, FILE_MODE)
+            handle.write(payload)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return True
+
+
+def refresh_map(store: IndexReader, path: Path) -> None:
+    """After a sync: the map file brought up to date. A failure is logged, never fails the sync (the map is a
+    convenience; the index is what matters)."""
+    try:
+        if write_summary(path, summary_of(store)):
+            log.debug("docs map written", path=str(path))
+    except (OSError, ValueError) as exc:
+        log.warning("cannot write the docs map", path=str(path), error=str(exc))

@@ -1,0 +1,68 @@
+"""The evidence scree.content.versions decides from, gathered from a folder and its index (issue 32): the site's config
+files (read from disk: they are not indexed) and the indexed pages' text fingerprints (from the index). Shared by the
+search engine and `scree doctor`."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+from scree.content.languages import LanguageTrees, copy_of, language_folder
+from scree.content.versions import CONFIG_NAMES, Hint, VersionTrees, find_trees, fingerprint, parse_hint
+from scree.store import IndexReader
+
+CONFIG_DEPTH = 2  # config files are looked for in the root and in folders this deep that hold indexed pages
+MAX_CONFIG_BYTES = 256 * 1024
+
+
+def config_folders(paths: Iterable[str]) -> set[str]:
+    """The root and the folders up to CONFIG_DEPTH deep that hold indexed pages, where a site keeps its config."""
+    folders = {""}
+    for path in paths:
+        parts = path.split("/")[:-1]
+        for depth in range(1, min(CONFIG_DEPTH, len(parts)) + 1):
+            folders.add("/".join(parts[:depth]))
+    return folders
+
+
+def read_hints(root: Path, paths: Iterable[str]) -> list[Hint]:
+    """What the site's config files say about its versions, read from `root` (unreadable files say nothing)."""
+    hints: list[Hint] = []
+    for folder in sorted(config_folders(paths)):
+        texts: dict[str, str] = {}
+        for name in sorted(CONFIG_NAMES):
+            file = root / folder / name if folder else root / name
+            try:
+                if file.is_file() and file.stat().st_size <= MAX_CONFIG_BYTES:
+                    texts[name] = file.read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                continue
+        for name, text in texts.items():
+            siblings = {other: body for other, body in texts.items() if other != name}
+            hint = parse_hint(f"{folder}/{name}" if folder else name, text, siblings)
+            if hint is not None:
+                hints.append(hint)
+    return hints
+
+
+def is_language_folder(folder: str) -> bool:
+    """A folder that is a language's tree (`docs/de`, `content/zh`, a Docusaurus i18n folder): translations are not
+    versions (scree.content.languages folds them)."""
+    found = copy_of(folder + "/page.md")
+    return found is not None and found.language != "" and (found.structural or language_folder(folder))
+
+
+def version_trees(store: IndexReader, root: Path, current: str | None = None) -> VersionTrees:
+    """The index's version trees: its paths, the site's config and its pages' text (issue 32)."""
+    paths = list(store.paths())
+
+    def page_fingerprint(path: str) -> frozenset[int] | None:
+        chunks = store.chunks_for_path(path)
+        return fingerprint("\n".join(chunk.text for chunk in chunks)) if chunks else None
+
+    return find_trees(paths, read_hints(root, paths), page_fingerprint, current, is_language_folder)
+
+
+def copy_trees(store: IndexReader, root: Path, current: str | None = None) -> LanguageTrees:
+    """The index's translations and versions, as the search engine folds them."""
+    return LanguageTrees.of(store.paths(), version_trees(store, root, current))

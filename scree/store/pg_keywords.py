@@ -1,0 +1,221 @@
+"""Keyword ranking in PostgreSQL (issue 31): FTS5's bm25, computed in SQL over a tsvector, so both backends feed
+the same lists to the search's fusion.
+
+FTS5's bm25 (fts5_aux.c) with column weights: for each query term t, idf(t) = ln((N - n_t + 0.5) / (n_t + 0.5)),
+floored at 1e-6; a row's score adds idf(t) x tf x (k1 + 1) / (tf + k1 x (1 - b + b x dl / avgdl)) over its terms,
+where tf counts the term's places weighted by column (heading 2, text 1) and dl counts the row's tokens. Here tf
+comes from the tsvector's positions and their weights (A: heading, B: text), dl is stored with the row, N, avgdl
+and n_t are counted once per change of the collection. Stems are PostgreSQL's Snowball English (Porter2) where
+FTS5 has Porter, and PostgreSQL's English config drops stop words from documents: those are the differences.
+
+Rows are ranked only among the candidates that hold a term found in fewer than half of the rows (the others have
+the floor idf: at most 2.2e-6 a row), when those candidates are enough to fill the list, so a word in every chunk
+never makes a query score every row (keywords.split_query's idea on the SQLite side).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import psycopg
+
+from scree.store.keywords import BM25_K1, FLOOR_IDF, cjk_pairs, floor_weight
+from scree.store.pg_schema import TEXT_CONFIG
+
+BM25_B = 0.75
+HEADING_WEIGHT, TEXT_WEIGHT = 2.0, 1.0
+MAX_COUNTED_TERMS = 4096
+
+
+def bm25_idf(rows: int, hits: int) -> float:
+    idf = math.log((rows - hits + 0.5) / (hits + 0.5))
+    return idf if idf > 0.0 else FLOOR_IDF
+
+
+@dataclass(slots=True)
+class Stats:
+    """One collection's keyword statistics at one version (rows, average length, rows per term)."""
+
+    version: int
+    rows: int
+    avg_len: float
+    hits: dict[tuple[str, bool], int] = field(default_factory=dict)
+    cjk_rows: int = 0
+    cjk_avg_len: float = 0.0
+    cjk_hits: dict[str, int] = field(default_factory=dict)
+
+
+def load_stats(conn: psycopg.Connection[Any], collection: int, version: int) -> Stats:
+    row = conn.execute(
+        "select count(*), coalesce(avg(doc_len), 0), count(*) filter (where cardinality(cjk) > 0), "
+        "coalesce(avg(cardinality(cjk)) filter (where cardinality(cjk) > 0), 0) "
+        "from scree_chunks where collection = %s",
+        (collection,),
+    ).fetchone()
+    assert row is not None
+    return Stats(version, int(row[0]), float(row[1]), cjk_rows=int(row[2]), cjk_avg_len=float(row[3]))
+
+
+def query_lexemes(conn: psycopg.Connection[Any], terms: list[str]) -> list[tuple[str, bool]]:
+    """Each quoted FTS5 term (keywords.fts_match_terms) as the lexemes the index holds: (lexeme, is a prefix)."""
+    words = [term.strip('"*') for term in terms]
+    prefixes = [term.endswith("*") for term in terms]
+    rows = conn.execute(
+        f"select w.n, u.lexeme from unnest(%s::text[]) with ordinality as w(word, n) "
+        f"cross join lateral unnest(to_tsvector('{TEXT_CONFIG}', w.word)) as u",
+        (words,),
+    ).fetchall()
+    found: dict[tuple[str, bool], None] = {}
+    for number, lexeme in rows:
+        found.setdefault((str(lexeme), prefixes[int(number) - 1]), None)
+    return list(found)
+
+
+def _tsquery(lexemes: list[tuple[str, bool]]) -> str:
+    """An OR tsquery of the lexemes, each quoted as a tsquery literal (no user text reaches its syntax)."""
+    parts = []
+    for lexeme, prefix in lexemes:
+        quoted = "'" + lexeme.replace("\\", "\\\\").replace("'", "''") + "'"
+        parts.append(quoted + (":*" if prefix else ""))
+    return " | ".join(parts)
+
+
+def _hits(conn: psycopg.Connection[Any], collection: int, stats: Stats, lexemes: list[tuple[str, bool]]) -> list[int]:
+    if len(stats.hits) > MAX_COUNTED_TERMS:
+        stats.hits.clear()
+    for lexeme in lexemes:
+        if lexeme not in stats.hits:
+            row = conn.execute(
+                "select count(*) from scree_chunks where collection = %s and tsv @@ %s::tsquery",
+                (collection, _tsquery([lexeme])),
+            ).fetchone()
+            stats.hits[lexeme] = int(row[0]) if row else 0
+    return [stats.hits[lexeme] for lexeme in lexemes]
+
+
+_WORD_SQL = """
+select c.id, sum(q.idf * t.tf * %(k1p1)s / (t.tf + %(k1)s * (1 - %(b)s + %(b)s * c.doc_len / %(avg)s))) as score
+from scree_chunks c
+cross join lateral (
+    -- tf: each place of the term, weighted by column (A: heading, B: text), counted for the query's terms only
+    select u.lexeme,
+           %(tw)s * cardinality(u.weights) + (%(hw)s - %(tw)s) * cardinality(array_positions(u.weights, 'A')) as tf
+    from unnest(c.tsv) u
+    where u.lexeme = any(%(lexemes)s) or (%(any_prefix)s and u.lexeme ^@ any(%(lexemes)s))
+) t
+join unnest(%(lexemes)s::text[], %(prefix)s::boolean[], %(idf)s::float8[]) as q(lexeme, prefix, idf)
+    on t.lexeme = q.lexeme or (q.prefix and starts_with(t.lexeme, q.lexeme))
+where c.collection = %(c)s and c.tsv @@ %(query)s::tsquery {scope}
+group by c.id
+order by score desc, c.id
+limit %(limit)s
+"""
+
+
+def word_matches(
+    conn: psycopg.Connection[Any],
+    collection: int,
+    stats: Stats,
+    terms: list[str],
+    limit: int,
+    paths: list[str] | None,
+    *,
+    floor_alone: bool,
+) -> list[tuple[int, float]]:
+    """(chunk id, bm25 score, higher is better) of the `limit` best rows for the OR-query of `terms`."""
+    lexemes = query_lexemes(conn, terms)
+    if not lexemes or stats.rows == 0:
+        return []
+    hits = _hits(conn, collection, stats, lexemes)
+    idf = [bm25_idf(stats.rows, n) for n in hits]
+    scope = "and c.path = any(%(paths)s)" if paths is not None else ""
+    params: dict[str, Any] = {
+        "k1p1": BM25_K1 + 1.0,
+        "k1": BM25_K1,
+        "b": BM25_B,
+        "avg": max(stats.avg_len, 1.0),
+        "hw": HEADING_WEIGHT,
+        "tw": TEXT_WEIGHT,
+        "lexemes": [lexeme for lexeme, _ in lexemes],
+        "prefix": [prefix for _, prefix in lexemes],
+        "any_prefix": any(prefix for _, prefix in lexemes),
+        "idf": idf,
+        "c": collection,
+        "limit": limit,
+        "paths": paths,
+    }
+
+    def ranked_over(candidates: list[tuple[str, bool]]) -> list[tuple[int, float]]:
+        rows = conn.execute(_WORD_SQL.format(scope=scope), {**params, "query": _tsquery(candidates)}).fetchall()
+        return [(int(row[0]), float(row[1])) for row in rows]
+
+    # Candidates: the rows with the rarest terms, as few terms as fill the list; a row with only the others scores
+    # at most their idfs x (k1 + 1) (bm25's bound per term), so when the list's last score is above that, the list
+    # is the whole OR-query's (keywords.wide_split's argument, here on term sets).
+    order = sorted(range(len(lexemes)), key=lambda i: hits[i])
+    reach = next((n for n in range(len(order)) if sum(hits[i] for i in order[: n + 1]) >= limit), len(order) - 1)
+    rare, common = order[: reach + 1], order[reach + 1 :]
+    if common:
+        found = ranked_over([lexemes[i] for i in rare])
+        bound = sum(idf[i] for i in common) * (BM25_K1 + 1.0) * (1 + 1e-9)
+        if len(found) == limit and found[-1][1] > bound:
+            return found
+    floor = [i for i, n in enumerate(hits) if floor_weight(stats.rows, n)]
+    if floor and len(floor) < len(lexemes) and not floor_alone:  # a hybrid search: its vectors rank those rows
+        return ranked_over([lexemes[i] for i in range(len(lexemes)) if i not in floor])
+    return ranked_over(lexemes)
+
+
+_CJK_SQL = """
+select c.id, sum(q.idf * t.tf * %(k1p1)s / (t.tf + %(k1)s * (1 - %(b)s + %(b)s * cardinality(c.cjk) / %(avg)s)))
+    as score
+from scree_chunks c
+cross join lateral (select p, count(*) as tf from unnest(c.cjk) p where p = any(%(pairs)s) group by p) t
+join unnest(%(pairs)s::text[], %(idf)s::float8[]) as q(pair, idf) on t.p = q.pair
+where c.collection = %(c)s and cardinality(c.cjk) > 0 and c.cjk && %(pairs)s::text[] {scope}
+group by c.id
+order by score desc, c.id
+limit %(limit)s
+"""
+
+
+def cjk_row_pairs(heading: str, text: str) -> list[str]:
+    """What a chunk's CJK array holds: its heading's pairs twice (FTS5's heading weight 2), then its text's."""
+    head = cjk_pairs(heading)
+    return [*head, *head, *cjk_pairs(text)]
+
+
+def cjk_matches(
+    conn: psycopg.Connection[Any], collection: int, stats: Stats, query: str, limit: int, paths: list[str] | None
+) -> list[tuple[int, float]] | None:
+    """bm25 over the CJK character pairs of `query`, as the SQLite backend's CJK table ranks them; None when the
+    query has none."""
+    pairs = list(dict.fromkeys(cjk_pairs(query)))[:32]
+    if not pairs:
+        return None
+    if stats.cjk_rows == 0:
+        return []
+    for pair in pairs:
+        if pair not in stats.cjk_hits:
+            row = conn.execute(
+                "select count(*) from scree_chunks where collection = %s and cardinality(cjk) > 0 and cjk @> %s",
+                (collection, [pair]),
+            ).fetchone()
+            stats.cjk_hits[pair] = int(row[0]) if row else 0
+    idf = [bm25_idf(stats.cjk_rows, stats.cjk_hits[pair]) for pair in pairs]
+    scope = "and c.path = any(%(paths)s)" if paths is not None else ""
+    params = {
+        "k1p1": BM25_K1 + 1.0,
+        "k1": BM25_K1,
+        "b": BM25_B,
+        "avg": max(stats.cjk_avg_len, 1.0),
+        "pairs": pairs,
+        "idf": idf,
+        "c": collection,
+        "limit": limit,
+        "paths": paths,
+    }
+    rows = conn.execute(_CJK_SQL.format(scope=scope), params).fetchall()
+    return [(int(row[0]), float(row[1])) for row in rows]

@@ -1,0 +1,67 @@
+"""Issue 33: the table of formats is the one place that picks a file's chunker and its readable-line rules."""
+
+from __future__ import annotations
+
+from scree.config import DEFAULT_EXTENSIONS
+from scree.content import formats
+from scree.content.chunking import chunk_markdown
+from scree.content.formats import FALLBACK, FORMATS, DocFormat, NotDocs, detect, embedded_text
+from scree.content.ignore import IgnorePolicy
+
+
+def test_the_default_endings_are_the_tables_own() -> None:
+    """config cannot import content (tests/test_layers.py), so it spells the endings once more: they must agree."""
+    assert DEFAULT_EXTENSIONS == formats.DEFAULT_SUFFIXES
+    assert IgnorePolicy.__init__.__defaults__ == (formats.DEFAULT_SUFFIXES,)
+    claimed = [suffix for row in FORMATS for suffix in row.suffixes]
+    assert all(suffix == suffix.lower() and suffix.startswith(".") for suffix in claimed)
+
+
+def test_every_row_is_a_whole_format() -> None:
+    names = [row.name for row in FORMATS]
+    assert len(set(names)) == len(names)
+    for row in FORMATS:
+        chunks = list(row.chunks("Title\n\nSome words of a paragraph to index.\n"))
+        assert chunks and all(chunk.start_line >= 1 for chunk in chunks), row.name
+        assert "words of a paragraph" in embedded_text("x", chunks[-1], row)
+
+
+def test_markdown_and_mdx_are_rows_and_an_unknown_ending_reads_as_markdown() -> None:
+    assert getattr(detect("docs/a.md", "# A\n"), "name", None) == "markdown"
+    assert getattr(detect("docs/A.MARKDOWN", "# A\n"), "name", None) == "markdown"
+    assert getattr(detect("docs/a.mdx", "# A\n"), "name", None) == "mdx"
+    assert detect("docs/a.org", "* A\n") is FALLBACK  # an ending SCREE_EXTENSIONS added
+
+
+def test_mdx_code_lines_are_a_row_rule_not_a_path_test() -> None:
+    page = "import X from 'x';\n\n# Page\n\n<Tabs>\nWords that stay in what is embedded.\n</Tabs>\n"
+    chunk = chunk_markdown(page)[-1]
+    mdx = detect("p.mdx", page)
+    markdown = detect("p.md", page)
+    assert isinstance(mdx, DocFormat) and isinstance(markdown, DocFormat)
+    assert "Tabs" not in embedded_text("p", chunk, mdx) and "Tabs" in embedded_text("p", chunk, markdown)
+
+
+def test_not_docs_is_a_value_never_an_error() -> None:
+    refusing = DocFormat(
+        "t", (".t",), FALLBACK.chunks, FALLBACK.readable, FALLBACK.thin, refuses=lambda name, text: "a data file"
+    )
+    saved = formats.FORMATS
+    try:
+        formats.FORMATS = (*saved, refusing)
+        assert detect("x.t", "1,2,3\n") == NotDocs("a data file")
+    finally:
+        formats.FORMATS = saved
+
+
+def test_thin_is_each_formats_own_rule() -> None:
+    """A toctree page or a title over one short line has little to read (issue 25's demotion), in every format; a
+    short code example is content."""
+    toctree = "Widget Docs\n===========\n\n.. toctree::\n   :maxdepth: 2\n\n   install\n   api\n   changes\n"
+    assert formats.is_thin("docs/index.rst", toctree)
+    assert not formats.is_thin("docs/index.rst", "Setup\n=====\n\n.. code-block:: sh\n\n   make\n")
+    prose = "Setup\n=====\n\nInstall the widget with the package manager your platform uses, then run it.\n"
+    assert not formats.is_thin("docs/setup.rst", prose)
+    assert formats.is_thin("docs/a.adoc", "== Setup\n:toc: left\n\nSee <<x>>.\n")
+    assert not formats.is_thin("docs/a.adoc", "== Setup\n\n[source,sh]\n----\nmake\n----\n")
+    assert formats.is_thin("notes/a.md", "# Setup\n\nSee below.\n")  # markdown's own rule, as before

@@ -1,0 +1,522 @@
+"""The index in PostgreSQL (issue 31), against a real PostgreSQL 18 with pgvector (tests/pg_server.py): the setting
+and its errors, two "machines" sharing one index, the writer lock across them and its fencing, a database restart
+under a reader, a read-only role, hostile names, a newer schema. What both backends share (search, takeover) runs in
+test_search.py and test_watch_cli.py on both."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from backends import Backend
+from cli_helpers import run_scree, scree_env, wait_until
+from pg_server import PgServer
+
+from scree.content.ignore import IgnorePolicy
+from scree.embedders.hashed import HashEmbedder
+from scree.errors import IndexCorruptError, IndexUnavailableError, WriterFencedError
+from scree.index.model_policy import prepare
+from scree.index.pg_lock import PgWriterLock
+from scree.search.engine import SearchEngine
+from scree.store import FileState, NewChunk
+from scree.store.pg_reader import PgReader
+from scree.store.pg_writer import PgWriter
+from scree.writer_proc.sync import Syncer
+
+PASSWORD = "hunter2-pg-secret-77"
+DEADLINE_S = 60.0
+TAKEOVER_BAR_S = 30.0  # the lock retry is SCREE_LOCK_RETRY_SECONDS (set short below) plus the first sync's start
+
+
+def hash_env(home: Path, url: str, **extra: str) -> dict[str, str]:
+    return scree_env(home, SCREE_EMBEDDER="hash", SCREE_DATABASE_URL=url, **extra)
+
+
+def one_line(text: str) -> str:
+    lines = [line for line in text.splitlines() if line.strip()]
+    assert len(lines) == 1, text
+    assert "Traceback" not in text
+    return lines[0]
+
+
+def database_of(url: str) -> str:
+    return url.split("@/", 1)[1].split("?", 1)[0]
+
+
+def with_password(url: str) -> str:
+    return url.replace("postgresql://postgres@", f"postgresql://postgres:{PASSWORD}@")
+
+
+def git(*args: str, cwd: Path | None = None) -> None:
+    subprocess.run(
+        ["git", "-c", "user.email=t@example.com", "-c", "user.name=t", "-c", "init.defaultBranch=main", *args],
+        cwd=cwd,
+        check=True,
+        capture_output=True,
+        timeout=60,
+    )
+
+
+@pytest.fixture
+def two_machines(tmp_path: Path) -> tuple[Path, Path]:
+    """One repository (a bare repo as origin) cloned at two paths, as two people on two machines have it."""
+    seed = tmp_path / "seed"
+    (seed / "docs").mkdir(parents=True)
+    (seed / "docs" / "install.md").write_text("# Install\n\nRun the installer, then set the gizmo flag.\n")
+    (seed / "docs" / "deploy.md").write_text("# Deploy\n\nThe deploy pipeline ships the quokka service.\n")
+    git("init", "-q", str(seed))
+    git("add", "-A", cwd=seed)
+    git("commit", "-qm", "docs", cwd=seed)
+    bare = tmp_path / "origin.git"
+    git("clone", "-q", "--bare", str(seed), str(bare))
+    first, second = tmp_path / "alice" / "src" / "platform", tmp_path / "bob" / "work" / "checkout"
+    git("clone", "-q", str(bare), str(first))
+    git("clone", "-q", str(bare), str(second))
+    return first, second
+
+
+# --- the setting ---
+
+
+def test_a_url_without_the_postgres_extra_is_one_line_naming_it(tmp_path: Path) -> None:
+    shadow = tmp_path / "shadow" / "psycopg"
+    shadow.mkdir(parents=True)
+    (shadow / "__init__.py").write_text("raise ImportError('No module named psycopg')\n")
+    env = scree_env(tmp_path / "home", PYTHONPATH=str(shadow.parent))
+    env["SCREE_DATABASE_URL"] = f"postgresql://scree:{PASSWORD}@db.example.com/docs"
+    done = run_scree("status", "--notes", str(tmp_path), env=env)
+    assert done.returncode != 0
+    line = one_line(done.stderr)
+    assert "pip install 'scree[postgres]'" in line and PASSWORD not in line
+
+
+def test_config_shows_the_url_with_its_password_masked_and_the_collection(tmp_path: Path, pg_url: str) -> None:
+    env = hash_env(tmp_path / "home", with_password(pg_url))
+    done = run_scree("config", "--notes", str(tmp_path), env=env)
+    assert done.returncode == 0, done.stderr
+    assert PASSWORD not in done.stdout + done.stderr
+    assert "postgresql://postgres:[redacted]@" in done.stdout
+    assert "SCREE_COLLECTION" in done.stdout and str(tmp_path.resolve()) in done.stdout  # no remote: the path
+    done = run_scree("config", "--notes", str(tmp_path), "--collection", "team/docs", env=env)
+    assert "team/docs" in done.stdout
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        f"postgresql://scree:{PASSWORD}@127.0.0.1:1/docs",  # nothing listens: refused at once
+        f"postgresql://scree:{PASSWORD}@10.255.255.1:5432/docs?connect_timeout=2",  # nothing answers: the deadline
+        f"postgresql://scree:{PASSWORD}@/nosuchdb?host=/nonexistent-socket-dir",
+    ],
+)
+def test_an_unreachable_url_is_one_line_within_the_deadline_without_the_password(tmp_path: Path, url: str) -> None:
+    env = hash_env(tmp_path / "home", url)
+    (tmp_path / "a.md").write_text("# A\n\ntext\n")
+    for command in (["reindex"], ["search", "anything"], ["status"]):
+        started = time.monotonic()
+        done = run_scree(*command, "--notes", str(tmp_path), env=env, timeout=DEADLINE_S)
+        assert time.monotonic() - started < 20
+        assert done.returncode != 0, command
+        line = one_line(done.stderr)
+        assert "index database" in line and PASSWORD not in done.stdout + done.stderr, line
+
+
+def test_a_newer_schema_is_refused_in_one_line(tmp_path: Path, pg_url: str, pg_server: PgServer) -> None:
+    (tmp_path / "a.md").write_text("# A\n\ntext\n")
+    env = hash_env(tmp_path / "home", pg_url)
+    assert run_scree("reindex", "--notes", str(tmp_path), env=env).returncode == 0
+    pg_server.psql("insert into scree_schema(version, applied) values (99, now())", database=database_of(pg_url))
+    for command in (["reindex"], ["search", "text"]):
+        done = run_scree(*command, "--notes", str(tmp_path), env=env)
+        assert done.returncode == 1
+        assert "newer scree (schema 99" in one_line(done.stderr)
+    with pytest.raises(IndexCorruptError, match="newer scree"):
+        PgReader.open(pg_url, "x", tmp_path)
+
+
+# --- two machines, one index ---
+
+
+def test_the_second_machine_searches_the_first_ones_index_and_embeds_nothing_again(
+    tmp_path: Path, pg_url: str, two_machines: tuple[Path, Path]
+) -> None:
+    alice, bob = two_machines
+    alice_env, bob_env = hash_env(tmp_path / "alice-home", pg_url), hash_env(tmp_path / "bob-home", pg_url)
+    done = run_scree("reindex", "--notes", str(alice), env=alice_env)
+    assert done.returncode == 0, done.stderr
+    names = []
+    for folder, env in ((alice, alice_env), (bob, bob_env)):
+        shown = json.loads(run_scree("config", "--json", "--notes", str(folder), env=env).stdout)
+        names.append(next(row["value"] for row in shown if row["name"] == "SCREE_COLLECTION"))
+    assert names[0] == names[1] and names[0].endswith(":.@main")  # named by origin, path and branch: not the path
+    found = json.loads(run_scree("search", "--json", "--notes", str(bob), "quokka service", env=bob_env).stdout)
+    assert [hit["path"] for hit in found["hits"]][:1] == ["docs/deploy.md"]
+    assert not list((tmp_path / "bob-home").rglob("index.db"))  # bob built nothing of his own
+    done = run_scree("reindex", "--notes", str(bob), env=bob_env)
+    assert done.returncode == 0 and "0 indexed" in done.stdout, done.stdout  # the same files: nothing embedded
+
+
+def test_a_feature_branch_is_a_collection_of_its_own_and_reuses_mains_vectors(
+    tmp_path: Path, pg_url: str, two_machines: tuple[Path, Path]
+) -> None:
+    alice, bob = two_machines
+    alice_env, bob_env = hash_env(tmp_path / "alice-home", pg_url), hash_env(tmp_path / "bob-home", pg_url)
+    assert run_scree("reindex", "--notes", str(alice), env=alice_env).returncode == 0
+    git("checkout", "-qb", "feature", cwd=bob)
+    (bob / "docs" / "install.md").write_text("# Install\n\nRun the installer; the wombat flag is new.\n")
+    done = run_scree("reindex", "--notes", str(bob), env=bob_env)
+    assert done.returncode == 0 and "2 indexed" in done.stdout, done.stdout
+    main_hits = json.loads(
+        run_scree("search", "--json", "--mode", "keyword", "--notes", str(alice), "wombat", env=alice_env).stdout
+    )
+    assert main_hits["hits"] == []  # the branch never wrote main's rows
+    with PgReader.open(pg_url, "x", bob) as probe:
+        conn = probe._db()
+        rows = conn.execute("select name from scree_collections order by name").fetchall()
+        shared = conn.execute(
+            "select count(*) from scree_chunks a join scree_chunks b on a.text_hash = b.text_hash "
+            "and a.collection < b.collection"
+        ).fetchone()
+    assert [r[0].rsplit("@", 1)[1] for r in rows] == ["feature", "main"]
+    assert shared is not None and shared[0] >= 1  # deploy.md's chunk: one text, its vector looked up, not embedded
+
+
+def test_kill_9_the_writer_on_one_machine_and_the_other_takes_over_and_syncs(
+    tmp_path: Path, pg_url: str, two_machines: tuple[Path, Path]
+) -> None:
+    alice, bob = two_machines
+    fast = {"SCREE_LOCK_RETRY_SECONDS": "0.5", "SCREE_DEBOUNCE_SECONDS": "0.1", "SCREE_LOG_FORMAT": "json"}
+    alice_env, bob_env = hash_env(tmp_path / "a", pg_url, **fast), hash_env(tmp_path / "b", pg_url, **fast)
+    first, second = Watcher(alice_env, alice), Watcher(bob_env, bob, now=False)
+    try:
+        first.wait_for("first sync done")
+        second.start()
+        wait_until(lambda: any("waiting: another scree process" in line for line in second.lines), "bob waits", 30)
+        (bob / "docs" / "faq.md").write_text("# FAQ\n\nThe answer is a platypus.\n")
+        first.proc.send_signal(signal.SIGKILL)
+        killed = time.monotonic()
+        second.wait_for("writer lock taken", TAKEOVER_BAR_S)
+        took = time.monotonic() - killed
+        second.wait_for("first sync done")
+        query = ("search", "--json", "--mode", "keyword", "platypus")
+        found = json.loads(run_scree(*query, "--notes", str(bob), env=bob_env).stdout)
+        assert [hit["path"] for hit in found["hits"]] == ["docs/faq.md"]  # bob's writer synced his new file
+        with PgReader.open(pg_url, "x", alice) as probe:  # one collection for both: alice's index holds it too
+            name = probe._db().execute("select name from scree_collections").fetchall()
+        assert len(name) == 1
+        print(f"takeover across machines: {took:.2f} s")
+    finally:
+        first.kill()
+        second.kill()
+
+
+class Watcher:
+    """A `scree watch` process (started now, or on start()), its stderr lines collected."""
+
+    def __init__(self, env: dict[str, str], folder: Path, *, now: bool = True) -> None:
+        self.env, self.folder = env, folder
+        self.lines: list[str] = []
+        self.proc: subprocess.Popen[str] | None = None
+        if now:
+            self.start()
+
+    def start(self) -> None:
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "scree.cli", "watch", "--notes", str(self.folder)],
+            env=self.env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        assert self.proc is not None and self.proc.stderr is not None
+        for line in self.proc.stderr:
+            self.lines.append(line.rstrip("\n"))
+
+    def wait_for(self, event: str, deadline_s: float = DEADLINE_S) -> None:
+        def seen() -> bool:
+            assert self.proc is not None
+            if self.proc.poll() is not None:
+                pytest.fail(f"watch exited ({self.proc.returncode}): {self.lines[-5:]}")
+            return any(f'"event": "{event}"' in line for line in list(self.lines))
+
+        try:
+            wait_until(seen, event, deadline_s)
+        except pytest.fail.Exception:
+            pytest.fail(f"no {event!r} within {deadline_s} s: {self.lines[-5:]}")
+
+    def kill(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()
+        if self.proc is not None:
+            self.proc.wait(DEADLINE_S)
+            self._reader.join(DEADLINE_S)
+            if self.proc.stderr is not None:
+                self.proc.stderr.close()
+
+
+# --- the writer lock and its fence ---
+
+
+def _chunk(text: str, dims: int = 8) -> NewChunk:
+    digest = hashlib.sha256(text.encode()).digest()
+    vector = HashEmbedder(dims).embed([text])[0] if False else bytes(digest[: dims * 4].ljust(dims * 4, b"\0"))
+    return NewChunk(0, "H", text, 1, 2, hashlib.sha256(text.encode()).hexdigest(), vector)
+
+
+def test_a_writer_whose_lock_was_lost_writes_nothing_beside_its_successor(tmp_path: Path, pg_url: str) -> None:
+    name = "github.com/acme/docs:.@main"
+    first = PgWriterLock(pg_url, name, str(tmp_path))
+    assert first.try_acquire() and first.generation is not None
+    orphan = PgWriter.open_writer(pg_url, name, tmp_path, first.generation)
+    orphan.set_model("test", 8)
+    orphan.replace_files([(FileState("a.md", "h", 1, 1), [_chunk("alpha")])])
+    lock_backend = first._conn.info.backend_pid if first._conn is not None else 0
+    with PgReader.open(pg_url, name, tmp_path) as admin:  # the server cuts the lock's connection, as a partition would
+        admin._db().execute("select pg_terminate_backend(%s)", (lock_backend,))
+    second = PgWriterLock(pg_url, name, str(tmp_path))
+    wait_until(second.try_acquire, "the successor takes the freed lock", 10)
+    assert second.generation == first.generation + 1
+    with pytest.raises(WriterFencedError, match="taken over"):
+        orphan.replace_files([(FileState("b.md", "h2", 1, 1), [_chunk("beta")])])
+    with pytest.raises(WriterFencedError):
+        orphan.delete_files(["a.md"])
+    successor = PgWriter.open_writer(pg_url, name, tmp_path, second.generation)
+    assert sorted(successor.paths()) == ["a.md"]  # the orphan wrote nothing more, removed nothing
+    successor.replace_files([(FileState("c.md", "h3", 1, 1), [_chunk("gamma")])])
+    assert sorted(successor.paths()) == ["a.md", "c.md"]
+    assert first.holder_pid() == os.getpid()  # held (by `second`, in this process) and named
+    second.release()
+    assert second.holder_pid() is None
+    for closing in (orphan, successor):
+        closing.close()
+    first.release()
+
+
+# --- faults ---
+
+
+def test_a_database_restart_under_a_reader_is_one_note_per_call_then_recovers(
+    tmp_path: Path, pg_url: str, pg_server: PgServer
+) -> None:
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "a.md").write_text("# Alpha\n\nApples grow in the orchard.\n")
+    embedder = HashEmbedder()
+    backend = Backend("postgres", tmp_path / "unused.db", pg_url)
+    with backend.writer(folder) as writer:
+        prepare(writer, embedder)
+        Syncer(writer, IgnorePolicy(folder), embedder, 1_000_000).sync_all()
+    reader = backend.reader(folder)
+    engine = SearchEngine(reader, IgnorePolicy(folder), folder, 1_000_000, lambda: embedder)
+    assert [hit.path for hit in engine.search("apples orchard", k=3).hits] == ["a.md"]
+    pg_server.stop()
+    try:
+        for _ in range(2):
+            with pytest.raises(IndexUnavailableError) as caught:
+                engine.search("apples orchard", k=3)
+            assert "\n" not in str(caught.value) and "cannot reach the index database" in str(caught.value)
+    finally:
+        pg_server.start()
+    assert [hit.path for hit in engine.search("apples orchard", k=3).hits] == ["a.md"]  # the same reader
+    engine.close()
+
+
+def test_a_read_only_role_searches_and_a_write_through_it_is_refused_in_one_line(
+    tmp_path: Path, pg_url: str, pg_server: PgServer
+) -> None:
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "a.md").write_text("# Alpha\n\nApples grow in the orchard.\n")
+    env = hash_env(tmp_path / "home", pg_url, SCREE_COLLECTION="team/docs")
+    assert run_scree("reindex", "--notes", str(folder), env=env).returncode == 0
+    reader_url = _reader_role(pg_server, pg_url)
+    reader_env = hash_env(tmp_path / "home2", reader_url, SCREE_COLLECTION="team/docs")
+    found = json.loads(run_scree("search", "--json", "--notes", str(folder), "apples", env=reader_env).stdout)
+    assert [hit["path"] for hit in found["hits"]] == ["a.md"]
+    doctor = run_scree("doctor", "--notes", str(folder), env=reader_env).stdout
+    assert "ok    database privileges: read only" in doctor and "ok    pgvector: 0.8" in doctor
+    assert "collection: team/docs: 1 files, 1 chunks" in doctor and PASSWORD not in doctor
+    done = run_scree("reindex", "--notes", str(folder), env=reader_env)
+    assert done.returncode == 1
+    line = one_line(done.stderr)
+    assert "permission denied" in line and "read-only" in line and PASSWORD not in line
+
+
+HOSTILE = ["'; drop table scree_chunks; --", 'x" or 1=1 --', "a\\'b", "名前/ドキュメント:docs@main", "%s %(x)s {0}"]
+
+
+def test_hostile_collection_names_paths_and_queries_are_only_data(tmp_path: Path, pg_url: str) -> None:
+    for n, name in enumerate(HOSTILE):
+        with PgWriter.open_writer(pg_url, name, tmp_path, None) as writer:
+            writer.set_model("test", 8)
+            writer.replace_files([(FileState(name + ".md", f"h{n}", 1, 1), [_chunk(f"text {n} {name}")])])
+    for n, name in enumerate(HOSTILE):
+        with PgReader.open(pg_url, name, tmp_path) as reader:
+            assert list(reader.paths()) == [name + ".md"]  # its own rows only, never another collection's
+            for query in [*HOSTILE, "') | !& :* <->", "a:*", "!!"]:
+                for found in reader.keyword_lists(query, 5):
+                    assert set(reader.chunks_by_ids(i for i, _ in found)) <= {
+                        c.id for c in reader.chunks_for_path(name + ".md")
+                    }
+            assert reader.chunks_with_text(f"text {n} {name}")[0].path == name + ".md"
+
+
+def test_index_list_and_remove_work_on_the_databases_collections(tmp_path: Path, pg_url: str) -> None:
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "a.md").write_text("# Alpha\n\nApples grow in the orchard.\n")
+    env = hash_env(tmp_path / "home", with_password(pg_url), SCREE_COLLECTION="team/docs")
+    assert run_scree("reindex", "--notes", str(folder), env=env).returncode == 0
+    listed = json.loads(run_scree("index", "list", "--json", env=env).stdout)
+    assert [(row["name"], row["files"], row["chunks"]) for row in listed if row.get("collection")] == [
+        ("team/docs", 1, 1)
+    ]
+    done = run_scree("index", "remove", "--collection", "team/*", env=env)
+    assert done.returncode == 1 and "no collection named exactly 'team/*'" in one_line(done.stderr)
+    lock = PgWriterLock(pg_url, "team/docs", str(folder))  # a writer at work elsewhere
+    assert lock.try_acquire()
+    done = run_scree("index", "remove", "--collection", "team/docs", env=env)
+    assert done.returncode == 1 and "is being written" in one_line(done.stderr)
+    lock.release()
+    done = run_scree("index", "remove", "--collection", "team/docs", env=env)
+    assert done.returncode == 0 and "removed collection team/docs" in done.stdout
+    assert PASSWORD not in done.stdout + done.stderr
+    assert [
+        row for row in json.loads(run_scree("index", "list", "--json", env=env).stdout) if row.get("collection")
+    ] == []
+
+
+def test_kill_9_mid_sync_leaves_every_file_whole_and_the_next_sync_completes(tmp_path: Path, pg_url: str) -> None:
+    folder = tmp_path / "notes"
+    for n in range(400):
+        (folder / f"d{n // 50}").mkdir(parents=True, exist_ok=True)
+        sections = "\n\n".join(f"## Part {p}\n\nFile {n} part {p} talks about topic {n * 7 + p}." for p in range(6))
+        (folder / f"d{n // 50}" / f"f{n}.md").write_text(f"# File {n}\n\n{sections}\n")
+    env = hash_env(tmp_path / "home", pg_url, SCREE_COLLECTION="team/docs")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "scree.cli", "reindex", "--notes", str(folder)],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+
+    def some_written() -> bool:
+        try:
+            with PgReader.open(pg_url, "team/docs", folder) as reader:
+                return reader.counts()[0] > 0
+        except IndexUnavailableError:
+            return False
+
+    try:
+        wait_until(some_written, "the sync wrote its first files", DEADLINE_S)
+        proc.send_signal(signal.SIGKILL)
+    finally:
+        proc.wait(DEADLINE_S)
+    with PgReader.open(pg_url, "team/docs", folder) as reader:
+        assert reader.integrity_check() == "ok"
+        killed = {path: len(reader.chunks_for_path(path)) for path in reader.files()}
+    assert 0 < len(killed) < 400
+    done = run_scree("reindex", "--notes", str(folder), env=env, timeout=300)
+    assert done.returncode == 0, done.stderr
+    with PgReader.open(pg_url, "team/docs", folder) as reader:
+        assert reader.file_count() == 400 and reader.integrity_check() == "ok"
+        whole = {path: len(reader.chunks_for_path(path)) for path in reader.files()}
+    assert {path: whole[path] for path in killed} == killed  # each file was all new or absent: never a part of it
+
+
+def test_the_database_restarting_under_a_watching_writer_is_an_outage_then_a_resync(
+    tmp_path: Path, pg_url: str, pg_server: PgServer
+) -> None:
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "a.md").write_text("# Alpha\n\nApples grow in the orchard.\n")
+    fast = {"SCREE_DEBOUNCE_SECONDS": "0.1", "SCREE_LOG_FORMAT": "json", "SCREE_OUTAGE_PAUSE_SECONDS": "0.5"}
+    env = hash_env(tmp_path / "home", pg_url, SCREE_COLLECTION="team/docs", **fast)
+    watch = Watcher(env, folder)
+    try:
+        watch.wait_for("first sync done")
+        pg_server.stop()
+        try:
+            (folder / "b.md").write_text("# Beta\n\nA numbat lives here.\n")
+            watch.wait_for("the index database is unavailable; pausing, then resyncing the folder")
+        finally:
+            pg_server.start()
+
+        def found() -> bool:
+            done = run_scree("search", "--json", "--mode", "keyword", "--notes", str(folder), "numbat", env=env)
+            return done.returncode == 0 and [h["path"] for h in json.loads(done.stdout)["hits"]] == ["b.md"]
+
+        wait_until(found, "the edit made during the outage is indexed after it", DEADLINE_S)
+        assert watch.proc is not None and watch.proc.poll() is None  # the writer kept running
+    finally:
+        watch.kill()
+
+
+def _reader_role(pg_server: PgServer, pg_url: str) -> str:
+    """A read-only role for this test's database (roles are the server's: one name per database)."""
+    database = database_of(pg_url)
+    role = f"reader_{database}"
+    pg_server.psql(
+        f"create role {role} login password '{PASSWORD}'; grant connect on database {database} to {role}; "
+        f"grant usage on schema public to {role}; grant select on all tables in schema public to {role};",
+        database=database,
+    )
+    return pg_url.replace("postgresql://postgres@", f"postgresql://{role}:{PASSWORD}@")
+
+
+def test_a_server_without_a_checkout_searches_and_reads_the_collection(
+    tmp_path: Path, pg_url: str, pg_server: PgServer
+) -> None:
+    """A team's `scree serve` with no checkout: --collection names the index, hits are kept as the writer decided,
+    read_doc serves the stored text of the indexed revision, and nothing unindexed is served."""
+    import anyio
+    from mcp.client import Client
+    from mcp.client.stdio import StdioServerParameters
+
+    checkout = tmp_path / "checkout"
+    (checkout / "docs").mkdir(parents=True)
+    (checkout / "docs" / "api.md").write_text("# API\n\n## Tokens\n\nBearer tokens expire after one hour.\n")
+    writer_env = hash_env(tmp_path / "writer-home", pg_url, SCREE_COLLECTION="team/docs")
+    assert run_scree("reindex", "--notes", str(checkout), env=writer_env).returncode == 0
+    empty = tmp_path / "server"
+    empty.mkdir()
+    env = hash_env(tmp_path / "server-home", _reader_role(pg_server, pg_url))
+    params = StdioServerParameters(
+        command=str(Path(sys.executable).parent / "scree"),
+        args=["serve", "--notes", str(empty), "--collection", "team/docs"],
+        env=env,
+    )
+    texts: dict[str, str] = {}
+
+    async def main() -> None:
+        async with Client(params, mode="legacy", read_timeout_seconds=30.0) as client:
+            for name, tool, arguments in (
+                ("search", "search_docs", {"query": "bearer tokens expire", "k": 1, "mode": "keyword"}),
+                ("read", "read_doc", {"path": "docs/api.md"}),
+                ("missing", "read_doc", {"path": "docs/other.md"}),
+            ):
+                result = await client.call_tool(tool, arguments)
+                texts[name] = result.content[0].text  # type: ignore[union-attr]
+
+    anyio.run(main)
+    assert texts["search"].startswith('<hit n="1" path="docs/api.md" lines="3-5"'), texts["search"]
+    assert "Bearer tokens expire after one hour." in texts["read"] and texts["read"].startswith(
+        '<doc path="docs/api.md"'
+    )
+    assert texts["missing"] == 'error: no such file: "docs/other.md"'
+    assert PASSWORD not in "".join(texts.values())
+    with PgReader.open(pg_url, "team/docs", checkout) as reader:
+        assert reader.file_count() == 1  # the server never wrote: its role is read-only

@@ -1,0 +1,217 @@
+"""Issue 32: versioned docs sites searched as their readers expect, over real folders, a real index and real
+searches (the hashed test embedder): the current version first whatever the layout, other versions marked, the chunk
+that matched shown, the untagged tree the main language, and `scree doctor` saying what it took and how to change
+it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from cli_helpers import run_scree, scree_env, search_json, write_file
+
+from scree.content.ignore import IgnorePolicy
+from scree.embedders.hashed import HashEmbedder
+from scree.index.model_policy import prepare
+from scree.search.engine import SearchEngine
+from scree.search.hits import Hit
+from scree.search.render import render_hit
+from scree.store import SqliteReader, SqliteWriter
+from scree.writer_proc.sync import Syncer
+
+MODES = ("hybrid", "keyword", "semantic")
+PLUGIN = "docusaurus-plugin-content-docs"
+
+
+def page(title: str, *sections: str) -> str:
+    return f"# {title}\n\n" + "\n\n".join(sections) + "\n"
+
+
+CLI_V30 = page(
+    "CLI options",
+    "## testPathPatterns\n\nRun only the test files whose path matches one of the regex patterns given.",
+    "## watch\n\nWatch files for changes and rerun the tests related to changed files.",
+    "## shard\n\nSplit the test suite into shards and run one shard on each machine of the CI.",
+)
+CLI_V29 = page(
+    "CLI options",
+    "## testPathPattern\n\nRun only the test files whose path matches the regex pattern given.",
+    "## watch\n\nWatch files for changes and rerun the tests related to changed files.",
+    "## browser\n\nRun the tests in a real browser through the jasmine browser runner, now removed.",
+)
+CONFIG_PAGE = page(
+    "Configuring",
+    "## coverageThreshold\n\nFail the run when coverage of a folder drops below the given percentage.",
+    "## testEnvironment\n\nThe environment the tests run in: node by default, or jsdom for browser code.",
+)
+GUIDES = {
+    "mocks.md": page("Manual mocks", "Put a manual mock of a node module in a __mocks__ folder beside node_modules."),
+    "snapshots.md": page("Snapshots", "Run the tests with the update flag to write the snapshots again."),
+    "timers.md": page("Fake timers", "Replace setTimeout and setInterval with fake timers you advance by hand."),
+}
+
+
+def tree(folder: Path, files: dict[str, str]) -> Path:
+    for rel, text in files.items():
+        write_file(folder, rel, text)
+    return folder
+
+
+def engine_for(folder: Path, db: Path, current_version: str | None = None) -> SearchEngine:
+    embedder = HashEmbedder()
+    with SqliteWriter.open(db, folder) as store:
+        prepare(store, embedder)
+        Syncer(store, IgnorePolicy(folder), embedder, 1_000_000).sync_all()
+    reader = SqliteReader.open(db, folder)
+    policy = IgnorePolicy(folder)
+    return SearchEngine(reader, policy, folder, 1_000_000, lambda: embedder, current_version=current_version)
+
+
+def search(engine: SearchEngine, query: str, mode: str, k: int = 5) -> list[Hit]:
+    return engine.search(query, k=k, mode=mode).hits
+
+
+def jest_like(folder: Path) -> Path:
+    """docs/ is the unreleased next; website/versions.json names 30.4 current; 29.7 is old."""
+    files = {"website/versions.json": '["30.4", "29.7"]\n'}
+    for root, cli in (("docs", CLI_V30), ("website/versioned_docs/version-30.4", CLI_V30),
+                      ("website/versioned_docs/version-29.7", CLI_V29)):  # fmt: skip
+        files[f"{root}/CLI.md"] = cli
+        files[f"{root}/Configuration.md"] = CONFIG_PAGE
+        files.update({f"{root}/{name}": text for name, text in GUIDES.items()})
+    files["docs/Upcoming.md"] = page("Upcoming", "The retry flag reruns a failed test up to three times, next release.")
+    return tree(folder, files)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_the_version_the_config_names_comes_first_not_the_newest_folder(tmp_path: Path, mode: str) -> None:
+    engine = engine_for(jest_like(tmp_path / "site"), tmp_path / "index.db")
+    hits = search(engine, "fail the run when coverage of a folder drops below a percentage", mode)
+    assert hits[0].path == "website/versioned_docs/version-30.4/Configuration.md", [h.path for h in hits]
+    assert hits[0].version is None
+    assert not [h.path for h in hits if h.path.endswith("Configuration.md") and h.path != hits[0].path]
+    named = {entry.rsplit(":", 1)[0] for entry in hits[0].also}
+    assert {"docs/Configuration.md", "website/versioned_docs/version-29.7/Configuration.md"} <= named
+
+
+def test_an_unreleased_page_stays_findable_and_is_marked(tmp_path: Path) -> None:
+    engine = engine_for(jest_like(tmp_path / "site"), tmp_path / "index.db")
+    for mode in MODES:
+        hits = search(engine, "retry flag reruns a failed test three times", mode, k=20)
+        upcoming = [h for h in hits if h.path == "docs/Upcoming.md"]
+        assert upcoming and upcoming[0].version == "docs (unreleased)", (mode, [h.path for h in hits])
+    assert 'version="docs (unreleased)"' in render_hit(1, upcoming[0])
+
+
+def test_the_old_chunk_that_matched_is_shown_marked_and_the_current_one_where_it_says_the_same(
+    tmp_path: Path,
+) -> None:
+    """Display rule: an option only the old version has is shown from the old version's chunk, with its version and
+    the current page in also=; a section both say is shown from the current page."""
+    engine = engine_for(jest_like(tmp_path / "site"), tmp_path / "index.db")
+    old = "website/versioned_docs/version-29.7/CLI.md"
+    current = "website/versioned_docs/version-30.4/CLI.md"
+    for mode in ("hybrid", "keyword"):
+        hits = search(engine, "run the tests in a real browser jasmine runner", mode, k=20)
+        browser = next(h for h in hits if "jasmine browser" in h.text)
+        assert (browser.path, browser.version) == (old, "version-29.7 (old)")
+        assert current in {entry.rsplit(":", 1)[0] for entry in browser.also}
+        watch = search(engine, "watch files for changes and rerun the related tests", mode)[0]
+        assert (watch.path, watch.version) == (current, None), mode
+        assert "Watch files for changes" in watch.text
+        assert old in {entry.rsplit(":", 1)[0] for entry in watch.also}
+
+
+def test_an_archived_folder_gives_way_to_docs(tmp_path: Path) -> None:
+    """pnpm's layout: versioned_docs_archived/ is no Docusaurus folder; identical text is shown from docs/."""
+    files = {f"docs/{name}": text for name, text in GUIDES.items()} | {"docs/CLI.md": CLI_V30}
+    for version in ("7.x", "8.x"):
+        files.update({f"versioned_docs_archived/version-{version}/{name}": text for name, text in GUIDES.items()})
+        files[f"versioned_docs_archived/version-{version}/CLI.md"] = CLI_V29
+    engine = engine_for(tree(tmp_path / "site", files), tmp_path / "index.db")
+    for mode in MODES:
+        hits = search(engine, "manual mock of a node module in a mocks folder", mode)
+        assert hits[0].path == "docs/mocks.md" and hits[0].version is None, (mode, [h.path for h in hits])
+        assert not any(h.path.startswith("versioned_docs_archived/") and h.path.endswith("mocks.md") for h in hits)
+
+
+def test_hugo_versions_with_renamed_pages(tmp_path: Path) -> None:
+    """etcd's layout: content/en/docs/vX.Y/, config.yaml names v3.7 current over the newer v3.8 draft, and an old
+    page renamed since (tutorials/ -> tasks/) folds into its current page."""
+    keys = page("Interacting with etcd", "Write a key with etcdctl put and read it back with etcdctl get.")
+    files = {"config.yaml": "params:\n  latest_stable_version: v3.7\n"}
+    for version in ("v3.8", "v3.7", "v3.6"):
+        files.update({f"content/en/docs/{version}/op-guide/{name}": text for name, text in GUIDES.items()})
+        files[f"content/en/docs/{version}/op-guide/configuration.md"] = CONFIG_PAGE
+    for version in ("v3.8", "v3.7"):
+        files[f"content/en/docs/{version}/tasks/developer/interacting.md"] = keys
+    files["content/en/docs/v3.6/tutorials/interacting.md"] = keys
+    engine = engine_for(tree(tmp_path / "site", files), tmp_path / "index.db")
+    for mode in MODES:
+        hits = search(engine, "write a key with etcdctl put and read it back", mode)
+        assert hits[0].path == "content/en/docs/v3.7/tasks/developer/interacting.md", (mode, [h.path for h in hits])
+        assert not [h.path for h in hits if "interacting" in h.path and h is not hits[0]], mode
+        named = {entry.rsplit(":", 1)[0] for entry in hits[0].also}
+        assert "content/en/docs/v3.6/tutorials/interacting.md" in named
+
+
+def test_a_docs_v2_that_is_current_and_an_unrelated_old_folder_are_not_demoted(tmp_path: Path) -> None:
+    files = {f"docs/{name}": text for name, text in GUIDES.items()}
+    files["docs/v2/users.md"] = page("Users API", "List the users of an account with a GET on the users endpoint.")
+    files["docs/v2/orders.md"] = page("Orders API", "Create an order with a POST carrying the items and the address.")
+    files["old/meeting.md"] = page("Meeting notes", "We agreed to move the billing service to the new data centre.")
+    files["old/roadmap.md"] = page("Roadmap", "Ship the mobile app before the summer, then the desktop one.")
+    engine = engine_for(tree(tmp_path / "site", files), tmp_path / "index.db")
+    for mode in MODES:
+        users = search(engine, "list the users of an account", mode)[0]
+        assert (users.path, users.version) == ("docs/v2/users.md", None), mode
+        billing = search(engine, "move the billing service to the new data centre", mode)[0]
+        assert (billing.path, billing.version) == ("old/meeting.md", None), mode
+
+
+def test_one_shared_i18n_page_leaves_the_untagged_tree_the_main_language(tmp_path: Path) -> None:
+    """A site sharing one page between docs/ and i18n/de/: English queries get the docs/ page, not the German."""
+    intro = page("Introduction", "Quokka is a small command line tool that renames photos by the date taken.")
+    german = page("Einführung", "Quokka is a small command line tool that renames photos by the date taken.")
+    files = {"docs/intro.md": intro, **{f"docs/{name}": text for name, text in GUIDES.items()}}
+    files[f"i18n/de/{PLUGIN}/current/intro.md"] = german
+    engine = engine_for(tree(tmp_path / "site", files), tmp_path / "index.db")
+    for mode in ("hybrid", "keyword"):  # the hashed test embedder knows no meaning: semantic order is arbitrary
+        hits = search(engine, "how does the tool rename photos by the date taken", mode)
+        assert hits[0].path == "docs/intro.md", (mode, [h.path for h in hits])
+
+
+def test_the_setting_names_another_current_tree(tmp_path: Path) -> None:
+    engine = engine_for(jest_like(tmp_path / "site"), tmp_path / "index.db", current_version="docs")
+    hits = search(engine, "fail the run when coverage of a folder drops below a percentage", "keyword")
+    assert (hits[0].path, hits[0].version) == ("docs/Configuration.md", None)
+
+
+def test_doctor_lists_the_version_trees_and_how_to_change_them(tmp_path: Path) -> None:
+    folder = jest_like(tmp_path / "site")
+    write_file(folder, f"i18n/de/{PLUGIN}/current/Configuration.md", CONFIG_PAGE)
+    env = scree_env(tmp_path / "data", SCREE_EMBEDDER="hash")
+    assert run_scree("reindex", "--notes", str(folder), env=env).returncode == 0
+    doctor = run_scree("doctor", "--notes", str(folder), env=env)
+    lines = [line for line in doctor.stdout.splitlines() if "version trees" in line or "translations" in line]
+    assert lines[0] == (
+        "ok    version trees: current website/versioned_docs/version-30.4/ (5 pages; website/versions.json names "
+        "30.4 current); other versions: docs/ (unreleased, 6 pages), website/versioned_docs/version-29.7/ (old, "
+        "5 pages)"
+    ), doctor.stdout
+    assert "SCREE_CURRENT_VERSION" in lines[1] and ".screeignore" in lines[1]
+    assert lines[2].startswith("ok    translations: main language untagged (the original)"), lines
+
+    overridden = scree_env(tmp_path / "data", SCREE_EMBEDDER="hash", SCREE_CURRENT_VERSION="docs")
+    doctor = run_scree("doctor", "--notes", str(folder), env=overridden)
+    assert "ok    version trees: current docs/ (6 pages; named by SCREE_CURRENT_VERSION)" in doctor.stdout
+    hit = search_json(folder, "coverage threshold percentage", overridden, "--mode", "keyword")["hits"][0]
+    assert (hit["path"], hit["version"]) == ("docs/Configuration.md", None)
+    hits = search_json(folder, "jasmine browser runner", env, "--mode", "keyword", "-k", "20")["hits"]
+    old = next(hit for hit in hits if "jasmine" in hit["text"])
+    assert (old["path"], old["version"]) == ("website/versioned_docs/version-29.7/CLI.md", "version-29.7 (old)")
+
+    write_file(folder, ".screeignore", "docs/\nwebsite/versioned_docs/version-29.7/\n")
+    assert run_scree("reindex", "--notes", str(folder), env=env).returncode == 0
+    doctor = run_scree("doctor", "--notes", str(folder), env=env)
+    assert "ok    version trees: none found" in doctor.stdout, doctor.stdout

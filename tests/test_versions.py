@@ -1,0 +1,208 @@
+"""Version trees by evidence (issue 32): which folders are versions of one docs tree, which is current, and which
+current page each old page copies. Pure: paths, config texts and fingerprints in, decisions out."""
+
+from __future__ import annotations
+
+import json
+
+from scree.content.languages import Copy, LanguageTrees
+from scree.content.versions import (
+    CURRENT,
+    NEWER,
+    OLD,
+    VersionTrees,
+    find_trees,
+    fingerprint,
+    parse_hint,
+    says_same,
+    text_resemblance,
+    version_of_name,
+)
+
+PAGES = ("intro.md", "install.md", "config.md", "cli/run.md", "cli/watch.md", "guides/ci.md")
+PLUGIN = "docusaurus-plugin-content-docs"
+
+
+def statuses(trees: VersionTrees) -> dict[str, str]:
+    return {tree.root: tree.status for family in trees.families for tree in family}
+
+
+def test_version_names() -> None:
+    assert version_of_name("version-30.4") == "30.4"
+    assert version_of_name("v3.7") == "3.7"
+    assert version_of_name("2.x") == "2"
+    assert version_of_name("10.x") == "10"
+    assert version_of_name("docs") is None
+    assert version_of_name("current") is None
+
+
+def test_docusaurus_versions_json_names_a_numbered_tree_current_and_docs_is_next() -> None:
+    """Jest's layout: docs/ is the unreleased "next"; versions.json's first entry is the current one."""
+    paths = [f"docs/{p}" for p in PAGES] + [
+        f"website/versioned_docs/version-{v}/{p}" for v in ("30.4", "30.0", "29.7") for p in PAGES
+    ]
+    hint = parse_hint("website/versions.json", json.dumps(["30.4", "30.0", "29.7"]))
+    assert hint is not None and hint.current == "30.4"
+    trees = find_trees(paths, [hint])
+    assert statuses(trees) == {
+        "website/versioned_docs/version-30.4": CURRENT,
+        "docs": NEWER,
+        "website/versioned_docs/version-30.0": OLD,
+        "website/versioned_docs/version-29.7": OLD,
+    }
+    copy = trees.copy("docs/cli/run.md")
+    assert copy is not None and copy.counterpart == "website/versioned_docs/version-30.4/cli/run.md"
+
+
+def test_last_version_current_keeps_docs_current() -> None:
+    paths = [f"docs/{p}" for p in PAGES] + [f"versioned_docs/version-10.x/{p}" for p in PAGES]
+    config = "module.exports = { presets: [['classic', { docs: { lastVersion: 'current' } }]] };"
+    hint = parse_hint("versions.json", '["10.x"]', {"docusaurus.config.js": config})
+    assert hint is not None and hint.current == ""
+    assert statuses(find_trees(paths, [hint])) == {"docs": CURRENT, "versioned_docs/version-10.x": OLD}
+
+
+def test_an_archived_folder_that_mirrors_docs_is_old_without_any_config() -> None:
+    """pnpm's layout: versioned_docs_archived/version-N.x/ is not built by the site, so only its shape says it is a
+    version tree; the untagged docs/ is current."""
+    paths = [f"docs/{p}" for p in PAGES] + [
+        f"versioned_docs_archived/version-{v}.x/{p}" for v in (7, 8, 9) for p in PAGES[:5]
+    ]
+    got = statuses(find_trees(paths))
+    assert got["docs"] == CURRENT
+    assert {root: status for root, status in got.items() if root != "docs"} == {
+        f"versioned_docs_archived/version-{v}.x": OLD for v in (7, 8, 9)
+    }
+
+
+def test_hugo_config_names_the_current_version_not_the_newest_folder() -> None:
+    """etcd's layout: content/en/docs/vX.Y/, the newest v3.8 a draft; config.yaml names v3.7."""
+    paths = [f"content/en/docs/v{v}/{p}" for v in ("3.8", "3.7", "3.6") for p in PAGES]
+    config = "params:\n  latest_stable_version: v3.7\n  versions:\n    - version: v3.8\n    - version: v3.7\n"
+    hint = parse_hint("config.yaml", config)
+    assert hint is not None and hint.current == "v3.7"
+    assert statuses(find_trees(paths, [hint])) == {
+        "content/en/docs/v3.7": CURRENT,
+        "content/en/docs/v3.8": NEWER,
+        "content/en/docs/v3.6": OLD,
+    }
+    assert statuses(find_trees(paths))["content/en/docs/v3.8"] == CURRENT  # no config: the highest number
+
+
+def test_renamed_old_pages_find_their_current_page_by_name_or_text() -> None:
+    current = {f"docs/v3.5/{p}": f"Text of {p} " + " ".join(f"word{i}" for i in range(60)) for p in PAGES}
+    current["docs/v3.5/tasks/developer/interacting.md"] = "Use etcdctl put and get to write and read keys. " * 5
+    old = {f"docs/v3.4/{p}": text for p, text in ((p, current[f"docs/v3.5/{p}"]) for p in PAGES)}
+    old["docs/v3.4/dev-guide/interacting.md"] = "Use etcdctl put and get to write and read keys. " * 5
+    old["docs/v3.4/tutorials/how-to-save-keys.md"] = "Use etcdctl put and get to write and read keys. " * 4
+    old["docs/v3.4/removed.md"] = "The v2 proxy forwards requests to the cluster."
+    texts = {**current, **old}
+    trees = find_trees(texts, page_fingerprint=lambda path: fingerprint(texts[path]))
+    assert statuses(trees) == {"docs/v3.5": CURRENT, "docs/v3.4": OLD}
+    named = trees.copy("docs/v3.4/dev-guide/interacting.md")
+    assert named is not None and named.counterpart == "docs/v3.5/tasks/developer/interacting.md"  # its file name
+    similar = trees.copy("docs/v3.4/tutorials/how-to-save-keys.md")
+    assert similar is not None and similar.counterpart == "docs/v3.5/tasks/developer/interacting.md"  # its text
+    removed = trees.copy("docs/v3.4/removed.md")
+    assert removed is not None and removed.counterpart is None and removed.tree.status == OLD
+
+
+def test_a_docs_v2_that_is_the_current_api_and_an_unrelated_old_folder_are_no_versions() -> None:
+    """A folder name alone decides nothing: docs/v2/ copies nothing in docs/, old/ holds other pages."""
+    paths = [f"docs/{p}" for p in PAGES] + ["docs/v2/users.md", "docs/v2/orders.md", "docs/v2/auth.md"]
+    paths += ["old/meeting-notes.md", "old/roadmap-2019.md", "old/intro.md"]
+    assert find_trees(paths).families == ()
+    both = paths + ["docs/v1/users.md", "docs/v1/orders.md", "docs/v1/auth.md"]
+    assert statuses(find_trees(both)) == {"docs/v2": CURRENT, "docs/v1": OLD}
+
+
+def test_sibling_packages_with_the_same_file_names_need_resembling_text() -> None:
+    texts = {f"packages/{name}/docs/{p}": f"The {name} package: {p} " * 20 for name in ("alpha", "beta") for p in PAGES}
+    assert find_trees(texts, page_fingerprint=lambda path: fingerprint(texts[path])).families == ()
+    alike = {path: text for path, text in texts.items() if "alpha" in path}
+    alike.update({path.replace("alpha", "gamma"): text for path, text in alike.items()})
+    found = find_trees(alike, page_fingerprint=lambda path: fingerprint(alike[path]))
+    assert len(found.families) == 1  # the same text under two names: versions of one tree
+
+
+def test_the_setting_names_the_current_tree_over_the_config() -> None:
+    paths = [f"content/en/docs/v{v}/{p}" for v in ("3.8", "3.7") for p in PAGES]
+    hint = parse_hint("config.yaml", "latest_stable_version: v3.7\n")
+    assert hint is not None
+    assert statuses(find_trees(paths, [hint], override="v3.8"))["content/en/docs/v3.8"] == CURRENT
+    assert statuses(find_trees(paths, [hint], override="content/en/docs/v3.8/"))["content/en/docs/v3.8"] == CURRENT
+
+
+def test_mike_and_sphinx_hints() -> None:
+    mike = json.dumps([{"version": "2.0", "aliases": ["latest"]}, {"version": "1.0", "aliases": []}])
+    hint = parse_hint("versions.json", mike)
+    assert hint is not None and (hint.current, hint.versions) == ("2.0", ("2.0", "1.0"))
+    sphinx = parse_hint("docs/conf.py", "project = 'x'\nrelease = '3.2.1'\n")
+    assert sphinx is not None and sphinx.current == "3.2.1"
+    paths = [f"docs/{v}/{p}" for v in ("3.2", "3.3") for p in PAGES]
+    assert statuses(find_trees(paths, [sphinx]))["docs/3.2"] == CURRENT  # 3.2.1 is a release of 3.2
+    assert parse_hint("docs/conf.py", "project = 'x'\n") is None
+
+
+def test_says_same_needs_the_query_words_the_old_chunk_holds() -> None:
+    current = "## Options\n\nThe watch flag reruns tests when files change. The bail flag stops after failures. " * 2
+    old = current + " The browser flag runs tests in a browser."
+    assert text_resemblance(current, old) >= 0.5
+    assert says_same(old, current, {"watch", "flag"})
+    assert not says_same(old, current, {"browser", "flag"})  # the removed option: the old chunk answers it
+    assert not says_same("Totally different words here about cats.", current)
+
+
+def test_version_copies_fold_into_their_current_page() -> None:
+    """LanguageTrees folds version copies with translations: every copy names the current page; the current one
+    carries no version, an old one its folder's name, an unreleased one is marked newer."""
+    paths = [f"docs/{p}" for p in PAGES] + [
+        f"website/versioned_docs/version-{v}/{p}" for v in ("30.4", "30.0") for p in PAGES
+    ]
+    hint = parse_hint("website/versions.json", '["30.4", "30.0"]')
+    assert hint is not None
+    trees = LanguageTrees.of(paths, find_trees(paths, [hint]))
+    current = "website/versioned_docs/version-30.4/config.md"
+    assert trees.copy(current) == Copy("", current, None, structural=True)
+    old = trees.copy("website/versioned_docs/version-30.0/config.md")
+    assert old == Copy("", current, "version-30.0", structural=True)
+    assert old.version_note == "version-30.0 (old)"
+    nxt = trees.copy("docs/config.md")
+    assert nxt is not None and nxt.newer and nxt.version_note == "docs (unreleased)"
+    order = sorted(["docs/config.md", "website/versioned_docs/version-30.0/config.md", current], key=lambda p: (
+        trees.preference(p, None)))  # fmt: skip
+    assert order == [current, "website/versioned_docs/version-30.0/config.md", "docs/config.md"]
+
+
+def test_one_shared_page_does_not_make_a_translation_the_main_language() -> None:
+    """A site whose docs/ shares a single page with i18n/de/: English (the untagged original) stays main."""
+    paths = [f"docs/{p}" for p in PAGES] + [f"i18n/de/{PLUGIN}/current/intro.md"]
+    trees = LanguageTrees.of(paths)
+    assert trees.main == ""
+    assert trees.query_language("how do I install it") == ""
+    assert trees.preference("docs/intro.md", "") < trees.preference(f"i18n/de/{PLUGIN}/current/intro.md", "")
+    german = [f"i18n/de/{PLUGIN}/current/{p}" for p in PAGES]
+    assert LanguageTrees.of(["docs/intro.md", *german]).main == "de"  # the evidence says German is the original
+
+
+def test_hugo_languages_and_versions_together() -> None:
+    """content/<lang>/docs/vX.Y/: languages are no versions of each other; each language's old pages copy its own
+    current page, and all copies of a page are one family across languages and versions."""
+    from scree.search.version_evidence import is_language_folder
+
+    paths = [f"content/{lang}/docs/v{v}/{p}" for lang in ("en", "zh") for v in ("1.1", "1.0") for p in PAGES]
+    hint = parse_hint("config.toml", 'latest_version = "v1.1"\n')
+    assert hint is not None
+    versions = find_trees(paths, [hint], excluded=is_language_folder)
+    assert statuses(versions) == {
+        "content/en/docs/v1.1": CURRENT,
+        "content/en/docs/v1.0": OLD,
+        "content/zh/docs/v1.1": CURRENT,
+        "content/zh/docs/v1.0": OLD,
+    }
+    trees = LanguageTrees.of(paths, versions)
+    old_zh = trees.copy("content/zh/docs/v1.0/config.md")
+    current_en = trees.copy("content/en/docs/v1.1/config.md")
+    assert old_zh is not None and current_en is not None
+    assert (old_zh.language, old_zh.version, current_en.version) == ("zh", "v1.0", None)
+    assert old_zh.page == current_en.page == "content/*/docs/v1.1/config.md"
