@@ -10,7 +10,8 @@ from pathlib import Path
 from cli_helpers import search_json
 from fault_helpers import hash_env, scree
 
-from scree.content.chunking import chunk_markdown, embed_text, thin
+from scree.content.chunking import chunk_markdown, thin
+from scree.content.formats import MDX, embedded_text
 
 CARD = '<Card title="Install the rotating key guide" href="/keys/rotate"><Icon name="key" size={16} /></Card>'
 JSX_LINE = "<Cards>" + CARD * (985_000 // len(CARD)) + "</Cards>"
@@ -26,7 +27,7 @@ def test_a_long_jsx_line_stays_out_of_what_is_embedded_and_ranks_under_the_prose
     jsx = [c for c in chunks if "<Card" in c.text]
     assert len(jsx) > 100  # a line longer than a chunk is cut in pieces
     for chunk in jsx[:50]:
-        embedded = embed_text("docs/keys.mdx", chunk)
+        embedded = embedded_text("docs/keys.mdx", chunk, MDX)
         assert "<Card" not in embedded and "href=" not in embedded, embedded[:300]
         assert thin(chunk.text), chunk.text[:200]
     prose = next(c for c in chunks if "To rotate the key" in c.text)
