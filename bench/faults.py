@@ -8,9 +8,15 @@ folders (setpriv drops root's override), a file descriptor limit, a full disk (a
 namespace), FIFOs, symlink escapes and loops, hostile text, read_doc traversal, lone surrogates and non-JSON lines
 over MCP, and kill -9 of `scree watch` at random points of a sync.
 
+Issue 34 adds the fourth attack's faults: hostile frames on a local-model writer's query socket (the offline model
+must be installed: `scree model install`), a parent SIGKILLed while its writer child's pipes are full and a `scree
+serve` SIGKILLed as its writer starts, NaN and flipped bytes in the vector cache before a new index and a
+`reindex --all`, and symlinks where the cache, writer.lock, index.db and `.mcp.json` should be.
+
 Printed (and written as JSON): faults injected per kind, index inconsistencies found, rows lost, secrets printed,
-forged hits rendered, bytes read from outside the folder, MCP requests left unanswered, the slowest answer during
-a fault. Every figure but the count and the slowest answer must be 0; the exit status is 1 when one is not.
+forged hits rendered, bytes read from outside the folder, MCP requests left unanswered, query threads dead after
+hostile frames, orphaned writers, poisoned vectors served, files written through symlinks, the slowest answer
+during a fault. Every figure but the count and the slowest answer must be 0; the exit status is 1 when one is not.
 Needs root (tmpfs, setpriv) and Linux.
 """
 
@@ -33,14 +39,22 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import psutil
+
 TESTS = Path(__file__).resolve().parent.parent / "tests"
 sys.path.insert(0, str(TESTS))
 
 from embed_server import EmbedServer  # noqa: E402  (tests/embed_server.py: the misbehaving API)
 from fault_helpers import DROP_OVERRIDE, RawMcp, text_of  # noqa: E402
+from test_faults_writer import BLOCKED_PARENT, ask, blocked_on_pipes, hostile_frames, socket_pid  # noqa: E402
+from test_vector_cache_faults import poison  # noqa: E402
 
+from scree.config import load_settings  # noqa: E402
+from scree.embedders import query_wire  # noqa: E402
+from scree.embedders.model_install import check_model  # noqa: E402
 from scree.index.folder import index_dir_for  # noqa: E402
-from scree.store import SqliteReader  # noqa: E402
+from scree.paths import data_home  # noqa: E402
+from scree.store import SqliteReader, SqliteWriter  # noqa: E402
 
 KEY = "sk-or-v1-FAULTSUITE-7Qx2Lm9Np4Rs6Tu1Yh5Jk0Zq8"
 OUTSIDE_MARKER = "OUTSIDE-THE-FOLDER-7f3a"  # text of files outside the folder: it must never show up anywhere
@@ -64,6 +78,10 @@ class Tally:
     slowest_s: float = 0.0
     slowest_what: str = ""
     problems: list[str] = field(default_factory=list)
+    query_threads_dead: int = 0  # issue 34: writers whose query socket stopped answering after hostile frames
+    orphaned_writers: int = 0  # writer children alive ORPHAN_BAR_S after their parent was killed
+    poisoned_served: int = 0  # vectors in a new index that differ from the clean ones, after the cache was poisoned
+    written_through_symlinks: int = 0  # files another program owns that scree changed through a symlink
 
     def timed(self, what: str, seconds: float) -> None:
         if seconds > self.slowest_s:
@@ -388,6 +406,183 @@ def kill_faults(world: World, kills: int, rng: random.Random) -> None:
         world.check_index("kill -9 of the writer mid-sync", notes(world))
 
 
+# --- the fourth attack (issue 34) ---
+
+ORPHAN_BAR_S = 5.0  # R-P2: a writer child exits within 5 s of its parent's death
+SOCKET_WAIT_S = 90.0  # a local-model writer's first sync and handover on a busy machine
+
+
+def _gone(pid: int) -> bool:
+    try:
+        return psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return True
+
+
+def _wait(condition: Callable[[], Any], deadline_s: float) -> Any:
+    end = time.monotonic() + deadline_s
+    while time.monotonic() < end:
+        value = condition()
+        if value:
+            return value
+        time.sleep(0.05)
+    return None
+
+
+def query_socket_faults(world: World) -> None:
+    """Hostile frames on a local-model writer's query socket; then a real query must still be answered."""
+    model = data_home(os.environ) / "models" / "all-MiniLM-L6-v2"
+    try:
+        check_model(model)
+    except Exception:
+        world.tally.problems.append(f"query socket faults skipped: no offline model in {model} (scree model install)")
+        return
+    folder = world.root / "local-notes"
+    folder.mkdir()
+    (folder / "a.md").write_text("# Compost\n\nwombats make compost in the garden\n")
+    env = world.env(SCREE_EMBEDDER="local", SCREE_LOCAL_MODEL_DIR=str(model), SCREE_LOG_LEVEL="warning")
+    path = load_settings(env, notes=str(folder)).query_socket_path
+    watch = subprocess.Popen(
+        [sys.executable, "-m", "scree.cli", "watch", "--notes", str(folder)],
+        env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        if not _wait(lambda: socket_pid(path) == watch.pid, SOCKET_WAIT_S):
+            world.tally.problems.append("query socket faults: the watching writer never listened")
+            return
+        identity, dims = "local:all-MiniLM-L6-v2", 384
+        good = query_wire.request(identity, dims, "compost in the garden")
+        for frame in hostile_frames():
+            ask(path, frame, timeout=3.0)
+            world.tally.injected["hostile frame on the query socket"] += 1
+        answer = ask(path, good)
+        if not isinstance(answer, query_wire.Frame):
+            world.tally.query_threads_dead += 1
+    finally:
+        watch.kill()
+        _, err = watch.communicate(timeout=30)
+        world.tally.outputs.append(err)
+
+
+def orphan_faults(world: World) -> None:
+    """A parent SIGKILLed while its writer child's pipes are full, and a `scree serve` SIGKILLed: no child lives on."""
+    folder = world.root / "orphan-notes"
+    folder.mkdir()
+    (folder / "a.md").write_text("# Orphans\n\nwombats alone\n")
+    parent = subprocess.Popen(
+        [sys.executable, "-c", BLOCKED_PARENT, str(folder)], env=world.env(SCREE_EMBEDDER="hash"),
+        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    assert parent.stdout is not None
+    child = int(parent.stdout.readline())
+    _wait(lambda: blocked_on_pipes(parent.pid) >= 2, 60.0)
+    parent.kill()
+    parent.wait(30)
+    world.tally.injected["parent killed with its writer's pipes full"] += 1
+    if not _wait(lambda: _gone(child), ORPHAN_BAR_S):
+        world.tally.orphaned_writers += 1
+        os.kill(child, signal.SIGKILL)
+    parent.communicate(timeout=30)
+
+    server = RawMcp(world.env(SCREE_LOG_LEVEL="warning"), folder)
+    try:
+        server.initialize()
+        writers = _wait(lambda: _writer_children(server.proc.pid), 60.0) or []
+        server.proc.kill()
+        world.tally.injected["scree serve killed with -9"] += 1
+        for pid in writers:
+            if not _wait(lambda pid=pid: _gone(pid), ORPHAN_BAR_S):
+                world.tally.orphaned_writers += 1
+                os.kill(pid, signal.SIGKILL)
+    finally:
+        server.close()
+
+
+def _writer_children(pid: int) -> list[int]:
+    try:
+        children = psutil.Process(pid).children()
+        return [child.pid for child in children if "spawn_main" in " ".join(child.cmdline())]
+    except psutil.Error:
+        return []
+
+
+def poison_faults(world: World) -> None:
+    """NaN and a flipped byte in the vector cache; a new checkout and reindex --all must not take them."""
+    copy = world.root / "poison-notes"
+    for i in range(NOTES):
+        (copy / "docs").mkdir(parents=True, exist_ok=True)
+        (copy / "docs" / f"p{i:02d}.md").write_text(f"# Poison {i}\n\nwombats and walruses, poison {i}\n")
+    clean = world.scree("setup: a clean index", "reindex", "--notes", str(copy))
+    if clean.returncode != 0:
+        world.tally.problems.append(f"poison faults: the clean index failed: {clean.stderr[-300:]}")
+        return
+    expected = _index_vectors(world, copy)
+    cache = load_settings(world.env()).vector_cache_path
+    for attempt in ("poisoned cache, a new index", "poisoned cache, reindex --all"):
+        world.tally.injected["poisoned vector in the cache"] += poison(cache)
+        if attempt.endswith("new index"):
+            shutil.rmtree(index_dir_for(copy, world.env()))  # a new checkout: every vector comes from the cache
+            world.scree(attempt, "reindex", "--notes", str(copy))
+        else:
+            world.scree(attempt, "reindex", "--all", "--notes", str(copy))
+        world.tally.poisoned_served += _differing(expected, _index_vectors(world, copy))
+
+
+def _index_vectors(world: World, folder: Path) -> dict[str, bytes]:
+    db = index_dir_for(folder, world.env()) / "index.db"
+    with SqliteReader.open(db, folder) as reader:
+        hashes = [chunk.text_hash for path in reader.paths() for chunk in reader.chunks_for_path(path)]
+    with SqliteWriter.open(db, folder) as writer:  # the vectors are the writer's to look up (R-E7)
+        return writer.vectors_for_hashes(hashes)
+
+
+def _differing(expected: dict[str, bytes], found: dict[str, bytes]) -> int:
+    return sum(1 for key, vector in expected.items() if found.get(key) != vector)
+
+
+def symlink_faults(world: World) -> None:
+    """Symlinks where scree's own files or .mcp.json should be, into files another program owns."""
+    env = world.env()
+    other_files: list[tuple[Path, bytes]] = []
+
+    def other(name: str) -> Path:
+        path = world.root / "other-apps" / name
+        path.parent.mkdir(exist_ok=True)
+        path.write_bytes(b"another application's file, not scree's\n" * 4)
+        other_files.append((path, path.read_bytes()))
+        return path
+
+    folder = world.root / "symlink-notes"
+    folder.mkdir()
+    (folder / "a.md").write_text("# Links\n\nwombats through links\n")
+    settings = load_settings(env, notes=str(folder))
+    cache = settings.vector_cache_path
+    saved = cache.with_name(cache.name + ".saved")
+    if cache.exists():
+        cache.rename(saved)
+    cache.symlink_to(other("app.sqlite"))
+    world.scree("vector cache a symlink", "reindex", "--notes", str(folder))
+    world.tally.injected["symlink where scree's file should be"] += 1
+    cache.unlink()
+    if saved.exists():
+        saved.rename(cache)
+    for private in (settings.lock_path, settings.db_path):
+        kept = private.with_name(private.name + ".saved")
+        private.rename(kept)
+        private.symlink_to(other(f"{private.name}.target"))
+        world.scree(f"{private.name} a symlink", "reindex", "--notes", str(folder))
+        world.tally.injected["symlink where scree's file should be"] += 1
+        private.unlink()
+        kept.rename(private)
+    repo = world.root / "repo"
+    repo.mkdir()
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    (repo / ".mcp.json").symlink_to(other(".claude.json"))
+    world.scree(".mcp.json a symlink out of the repo", "init", "--notes", str(repo))
+    world.tally.injected["symlink where scree's file should be"] += 1
+    world.tally.written_through_symlinks += sum(1 for path, before in other_files if path.read_bytes() != before)
+
+
 # --- the figures ---
 
 
@@ -416,6 +611,10 @@ def figures(world: World) -> dict[str, Any]:
         "forged hits rendered": sum(len(FORGED_HIT.findall(text)) for text in tally.outputs),
         "bytes read from outside the folder": outside_bytes(world),
         "MCP requests left unanswered": tally.unanswered,
+        "query threads dead after hostile frames": tally.query_threads_dead,
+        "orphaned writers": tally.orphaned_writers,
+        "poisoned vectors served": tally.poisoned_served,
+        "files written through symlinks": tally.written_through_symlinks,
         "tracebacks and other problems": len(tally.problems),
         "slowest answer during a fault (s)": round(tally.slowest_s, 2),
         "slowest answer was": tally.slowest_what,
@@ -429,6 +628,10 @@ MUST_BE_ZERO = (
     "forged hits rendered",
     "bytes read from outside the folder",
     "MCP requests left unanswered",
+    "query threads dead after hostile frames",
+    "orphaned writers",
+    "poisoned vectors served",
+    "files written through symlinks",
     "tracebacks and other problems",
 )
 
@@ -460,6 +663,10 @@ def main(argv: list[str] | None = None) -> int:
         ("full disk", full_disk),
         ("settings faults", settings_faults),
         ("MCP faults", mcp_faults),
+        ("query socket faults", query_socket_faults),
+        ("orphaned writer faults", orphan_faults),
+        ("poisoned cache faults", poison_faults),
+        ("symlink faults", symlink_faults),
     ]
     try:
         with EmbedServer() as server:

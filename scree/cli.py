@@ -432,7 +432,7 @@ def cmd_status(args: argparse.Namespace) -> int:
             raise ScreeError(line)
         print(line)
         return EXIT_OK
-    info = read_facts(settings_for(args), why_read_only=True).as_json()
+    info = read_facts(settings_for(args), status_probes=True).as_json()
     if args.json:
         print(json.dumps(info))
     else:

@@ -9,6 +9,8 @@ R_W5_S = 5.0  # R-W5: `serve` and `watch` wait at most this long for the writer
 WRITER_THREADS_S = 2.5  # the event and sync threads join within this; a sync thread stuck on the API is left behind
 QUEUE_FLUSH_S = 0.5  # the queue's feeder writes what is buffered (a dead reader never blocks the exit)
 WRITER_EXIT_S = WRITER_THREADS_S + QUEUE_FLUSH_S + 0.5  # a writer told to stop has exited by then
+# ...and the kernel ends it (SIGALRM) at this, whatever its threads are doing (issue 34: an orphan blocked on a pipe)
+WRITER_HARD_EXIT_S = WRITER_EXIT_S + 0.5
 
 # The parent side (WriterChild.stop): SIGTERM, wait; SIGKILL, wait. Shaped like watchfiles' stop(sigint, sigkill).
 SIGTERM_TIMEOUT_S = WRITER_EXIT_S  # 3.5 s: then the writer is killed

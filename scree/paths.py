@@ -113,3 +113,11 @@ def normalise_rel_path(ignored: Callable[[str], str | None], raw: str) -> str:
     if reason is not None:
         raise PathRefusedError(replies.ignored_refusal(rel, reason))
     return rel
+
+
+def owned_by_another(info: os.stat_result) -> str | None:
+    """Issue 34: why a file scree reads a secret from (a token, the settings file) must be refused because another
+    user owns it, and so can read or replace it; None when it is this user's (or the platform has no owners)."""
+    if not hasattr(os, "geteuid") or info.st_uid == os.geteuid():
+        return None
+    return f"it is owned by another user (uid {info.st_uid}), who can read or replace it"

@@ -1,15 +1,20 @@
-"""Stop signals for long-running commands (R-W5): the first SIGTERM/SIGINT sets an event, a second exits at once."""
+"""Stop signals for long-running commands (R-W5): the first SIGTERM/SIGINT sets an event, a second exits at once;
+for the writer child, the same taken by a thread of its own with a kernel deadline behind it, and its parent's death
+delivered as a SIGTERM (issue 34)."""
 
 from __future__ import annotations
 
+import ctypes
 import os
 import signal
+import sys
 import threading
 import types
 from typing import Any
 
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
 SIGNAL_EXIT_BASE = 128  # a second signal exits at once with 128 + its number, as a shell reports it
+PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
 
 
 class SignalLatch:
@@ -37,3 +42,59 @@ class SignalLatch:
         if self.received > 1:
             os._exit(SIGNAL_EXIT_BASE + signum)
         self.stop.set()
+
+
+def hard_exit_in(seconds: float) -> bool:
+    """Have the kernel end this process `seconds` from now whatever its threads are doing (SIGALRM, whose default
+    action needs no Python code, no lock and no GIL): callable from any thread. False where there is no setitimer."""
+    if not hasattr(signal, "setitimer"):
+        return False
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    return True
+
+
+class StopSignals:
+    """SignalLatch for a process whose threads may all be blocked (the writer child, issue 34).
+
+    Python runs a signal handler only on the main thread, and only once that thread runs again: one blocked on a lock
+    that a thread stuck writing a full pipe holds never does. Here SIGTERM and SIGINT are blocked in every thread and
+    taken by one thread in sigwait(): the first sets `stop` and arms hard_exit_in(`hard_exit_s`); a second exits at
+    once. Where sigwait is missing (Windows) it is SignalLatch. install() runs on the main thread before any other
+    thread starts, so every thread (and every library's) inherits the blocked mask.
+    """
+
+    def __init__(self, stop: threading.Event, hard_exit_s: float) -> None:
+        self.stop = stop
+        self.hard_exit_s = hard_exit_s
+
+    def install(self) -> None:
+        if not (hasattr(signal, "pthread_sigmask") and hasattr(signal, "sigwait") and hasattr(signal, "setitimer")):
+            SignalLatch(self.stop).install()
+            return
+        signal.signal(signal.SIGALRM, signal.SIG_DFL)
+        signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+        threading.Thread(target=self._take, name="scree-signals", daemon=True).start()
+
+    def _take(self) -> None:
+        received = 0
+        while True:
+            signum = signal.sigwait(STOP_SIGNALS)
+            received += 1
+            if received > 1:
+                os._exit(SIGNAL_EXIT_BASE + signum)
+            hard_exit_in(self.hard_exit_s)  # first, before anything that could block
+            self.stop.set()
+
+
+def signal_on_parent_death(parent_pid: int | None) -> bool:
+    """Linux: have the kernel send this process SIGTERM when its parent dies (PR_SET_PDEATHSIG), a notice no blocked
+    thread can stall. False when the parent (`parent_pid`) is already gone, having died while this process started
+    (the caller then exits at once: nothing has begun); True otherwise, also where there is no prctl.
+
+    The kernel ties it to the thread that made this process: serve's supervisor thread, which outlives its writer."""
+    if sys.platform.startswith("linux"):
+        try:
+            ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+        except (OSError, AttributeError):
+            pass
+    return parent_pid is None or not hasattr(os, "getppid") or os.getppid() == parent_pid

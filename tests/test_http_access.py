@@ -54,6 +54,50 @@ def test_host_then_origin_then_token() -> None:
 def test_refusals_quote_headers_as_printable_ascii() -> None:
     refused = HttpAccess.for_bind("127.0.0.1").refusal('evil"\x1b[31m.example', None, None)
     assert refused is not None
-    assert refused.text.startswith('refused: Host "evil??[31m.example" is not one this server answers to (allowed: ')
+    assert refused.text == 'refused: Host "evil??[31m.example" is not a well-formed host[:port]'
+    foreign = HttpAccess.for_bind("127.0.0.1").refusal("evil.example", None, None)
+    assert foreign is not None
+    assert foreign.text.startswith('refused: Host "evil.example" is not one this server answers to (allowed: ')
     long = HttpAccess.for_bind("127.0.0.1").refusal("a" * 500, None, None)
     assert long is not None and ("a" * 200 + "...") in long.text and "a" * 201 not in long.text
+
+
+MALFORMED_HOSTS = (
+    "[::1]]",
+    "localhost:8765.evil.com",
+    "localhost:8765:1",
+    "localhost:",
+    "localhost:99999",
+    "localhost:-1",
+    "localhost:+80",
+    "[::1",
+    "[::1]x",
+    "[::1]:80:80",
+    "[localhost]",
+    "[::1]evil.com",
+    "local host",
+    "localhost/evil",
+    "localhost@evil.com",
+    "evil.com#localhost",
+    "127.0.0.1:8765 localhost",
+    "localhost\x00.evil.com",
+    "::1",  # an IPv6 literal must be in brackets
+    "",
+)
+
+
+@pytest.mark.parametrize("value", MALFORMED_HOSTS)
+def test_malformed_host_headers_are_refused(value: str) -> None:
+    """Issue 34: Host parsed strictly (RFC 9110 uri-host [":" port]); a malformed form is refused, never cut down to
+    an allowed name."""
+    assert host_name(value) is None
+    refused = HttpAccess.for_bind("127.0.0.1").refusal(value or " ", None, None)
+    assert refused is not None and refused.status in (400, 421), value
+
+
+@pytest.mark.parametrize(
+    ("value", "name"),
+    [("localhost.", "localhost"), ("[::1]:80", "::1"), ("[0:0::1]", "::1"), ("my_svc:8080", "my_svc")],
+)
+def test_well_formed_host_headers_still_pass(value: str, name: str) -> None:
+    assert host_name(value) == name

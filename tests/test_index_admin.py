@@ -14,6 +14,7 @@ from cli_helpers import Run, run_scree, scree_env, write_file
 from embed_server import EmbedServer
 
 from scree.config import load_settings
+from scree.index.folder import VECTOR_CACHE_NAME
 from scree.index.lock import WriterLock
 
 
@@ -55,7 +56,7 @@ def test_a_moved_checkout_reuses_its_index_without_embedding(tmp_path: Path, emb
     assert header.split()[:2] == ["FOLDER", "SIZE"] and row.startswith(str(old)) and row.endswith("folder missing")
     assert total.startswith("1 index, ") and total.endswith(f" in {tmp_path / 'data' / 'scree' / 'indexes'}")
     assert cache.startswith("Vector cache: ") and cache.endswith(
-        str(tmp_path / "data" / "scree" / "vectors" / "vectors.db")
+        str(tmp_path / "data" / "scree" / "vectors" / VECTOR_CACHE_NAME)
     )
 
     write_file(new, "docs/puppies0.md", "# puppies 0\n\nRewritten after the move.\n")  # one file differs

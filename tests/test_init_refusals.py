@@ -98,15 +98,16 @@ def test_init_in_a_folder_whose_name_is_not_utf8(tmp_path: Path) -> None:
 
 
 def test_init_writes_through_a_symlink_and_keeps_the_link(tmp_path: Path) -> None:
+    # a link inside the repository (one leaving it is refused: tests/test_symlink_faults.py)
     repo = git_repo(tmp_path / "repo")
-    shared = tmp_path / "shared" / "mcp.json"
+    shared = repo / "shared" / "mcp.json"
     shared.parent.mkdir()
     shared.write_text(json.dumps({"mcpServers": {"other": {"command": "other"}}}))
     shared.chmod(0o640)
-    (repo / ".mcp.json").symlink_to(Path("..") / "shared" / "mcp.json")
+    (repo / ".mcp.json").symlink_to(Path("shared") / "mcp.json")
     proc = run_scree("init", env=scree_env(tmp_path / "data"), cwd=repo)
     assert proc.returncode == 0, proc.stderr
-    assert (repo / ".mcp.json").is_symlink() and os.readlink(repo / ".mcp.json") == "../shared/mcp.json"
+    assert (repo / ".mcp.json").is_symlink() and os.readlink(repo / ".mcp.json") == "shared/mcp.json"
     assert json.loads(shared.read_text()) == {"mcpServers": {"other": {"command": "other"}, "scree": CLAUDE_ENTRY}}
     assert stat.S_IMODE(shared.stat().st_mode) == 0o640
     assert no_temp_files(repo) and [p.name for p in shared.parent.iterdir()] == ["mcp.json"]

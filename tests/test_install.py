@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
+from test_shared_model import model  # noqa: F401 - the fixture: the machine's model, else the suite's
 
 import scree
 
@@ -125,3 +126,63 @@ def test_uv_tool_install(built: Built, tmp_path: Path) -> None:
     _run([BIN / "uv", "tool", "install", *built.local, built.source], env=env)
     _scree_version(tmp_path / "bin" / "scree")
     assert (tmp_path / "bin" / "scree-mcp").exists()
+
+
+def readme_commands() -> list[str]:
+    """The README's two commands (its first two ```sh blocks), in order."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    blocks = [block.split("```", 1)[0].strip() for block in text.split("```sh\n")[1:3]]
+    assert len(blocks) == 2 and all(block.startswith("python3 -m venv .venv") for block in blocks), blocks
+    return blocks
+
+
+def package_files(venv: Path) -> set[Path]:
+    """Every file inside the installed `scree` package folder of `venv` (none under an editable install)."""
+    (site,) = venv.glob("lib/python*/site-packages")
+    return {path for path in (site / "scree").rglob("*") if path.is_file()}
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(3 * INSTALL_TIMEOUT_S)  # two installs and a reindex with the offline model, on a busy machine
+def test_the_readme_commands_in_order_in_one_clone(built: Built, tmp_path: Path, model: Path) -> None:  # noqa: F811
+    """Issue 34 item 0: command 1 (pip install ., model install, reindex, search) then command 2 (pip install -e
+    '.[test]') in the same fresh clone, then `scree --version` and a search. Nothing command 1 ran may have written
+    inside the installed package: a file left there outlives the uninstall and shadows the editable install. The
+    dependencies come from the wheelhouse (the test extras from the package index, as a user's pip would fetch
+    them), the offline model is the suite's (so `scree model install` finds it in place), and command 2 stops before
+    the suite itself, which is what this suite is."""
+    first, second = readme_commands()
+    suite = " && .venv/bin/python -m pytest"
+    assert second.endswith(suite)
+    local = f"pip install -q --find-links {built.wheelhouse}"
+    first = first.replace("pip install -q", f"{local} --no-index")
+    second = second.removesuffix(suite).replace("pip install -q", local)
+    clone = clean_copy(tmp_path / "clone")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("SCREE_", "OPENROUTER_", "NUMBA_", "VIRTUAL_ENV"))}
+    env.update(
+        XDG_DATA_HOME=str(tmp_path / "data"),
+        XDG_CONFIG_HOME=str(tmp_path / "config"),
+        XDG_CACHE_HOME=str(tmp_path / "cache"),
+        SCREE_LOCAL_MODEL_DIR=str(model),
+    )
+    _run(["sh", "-c", first], cwd=clone, env=env)
+    venv = clone / ".venv"
+    installed_by_pip = {Path(line.split(",", 1)[0]) for line in _record(venv)}
+    written = {path for path in package_files(venv) if _site_relative(venv, path) not in installed_by_pip}
+    assert not written, f"written inside the installed package at run time: {sorted(map(str, written))[:5]}"
+    _run(["sh", "-c", second], cwd=clone, env=env)
+    _scree_version(venv / "bin" / "scree")
+    found = _run([venv / "bin" / "scree", "search", "--notes", ".", "-k", "1", "what does a hit's score mean"],
+                 cwd=clone, env=env)  # fmt: skip
+    assert "README.md" in found or "docs/" in found, found
+
+
+def _record(venv: Path) -> list[str]:
+    (site,) = venv.glob("lib/python*/site-packages")
+    (record,) = site.glob("scree-*.dist-info/RECORD")
+    return record.read_text(encoding="utf-8").splitlines()
+
+
+def _site_relative(venv: Path, path: Path) -> Path:
+    (site,) = venv.glob("lib/python*/site-packages")
+    return path.relative_to(site)

@@ -19,6 +19,7 @@ from fault_helpers import api_env, no_traceback, scree, status, unprivileged
 from scree.benchmarks.corpus import generate_tree
 from scree.benchmarks.second_checkout import make_checkouts
 from scree.config import BYTES_PER_MB
+from scree.index.folder import VECTOR_CACHE_NAME
 from scree.store.vector_cache import size_on_disk
 from scree.store.vector_cache_policy import HIGH_WATER, cache_key, rows_to_evict, space_of
 
@@ -27,7 +28,7 @@ SYNC_DEADLINE_S = 120.0
 
 
 def cache_path(data: Path) -> Path:
-    return data / "scree" / "vectors" / "vectors.db"
+    return data / "scree" / "vectors" / VECTOR_CACHE_NAME
 
 
 def reindex(env: dict[str, str], folder: Path, *extra: str) -> subprocess.CompletedProcess[str]:

@@ -218,6 +218,49 @@ def _check_index_contents(settings: Settings, report: _Report, semantic: bool) -
         report.fail("index", str(exc))
 
 
+CACHE_SAMPLE_ROWS = 2000  # rows of the vector cache checked: a few milliseconds, and a damaged stretch shows up
+
+
+def _check_vector_cache(settings: Settings, report: _Report) -> None:
+    """Issue 34: a sample of the machine-wide vector cache's rows checked as a sync checks each one it uses (checksum,
+    finite, unit length); a bad row is harmless (dropped and embedded again when a sync meets it) but is named."""
+    import apsw
+
+    from scree.store.vector_cache import NotACacheError, NotOursError, VectorCacheFile
+
+    path = settings.vector_cache_path
+    if settings.vector_cache_mb <= 0:
+        report.ok("vector cache", f"off (SCREE_VECTOR_CACHE_MB=0; {path})")
+        return
+    if not path.exists() and not path.is_symlink():
+        report.ok("vector cache", f"none yet at {path}")
+        return
+    try:
+        cache = VectorCacheFile.open_readonly(path)
+    except (NotOursError, NotACacheError) as exc:
+        report.warn("vector cache", f"not used: {exc}")
+        return
+    except (apsw.Error, OSError) as exc:
+        report.warn("vector cache", f"unreadable ({exc}): the next sync makes it again")
+        return
+    try:
+        rows, checked, faults = cache.sample(CACHE_SAMPLE_ROWS)
+    except apsw.Error as exc:
+        report.warn("vector cache", f"unreadable ({exc}): the next sync makes it again")
+        return
+    finally:
+        cache.close()
+    if faults:
+        reasons = ", ".join(f"{count} {reason}" for reason, count in sorted(faults.items()))
+        report.warn(
+            "vector cache",
+            f"{sum(faults.values())} bad of {checked} rows checked ({reasons}) in {path}: each is dropped and embedded "
+            'again when a sync meets it; "scree index remove --vectors" clears the cache',
+        )
+    else:
+        report.ok("vector cache", f"{rows} vectors, {checked} checked, none bad ({path})")
+
+
 def count_formats(policy: IgnorePolicy, max_file_bytes: int) -> tuple[dict[str, int], int]:
     """Issue 33: the indexable files by the format they are read as, and how many are no docs (a data .txt). An
     ending one row claims is counted by its name; a shared one (.txt: rst or plain text) by reading the file."""
@@ -283,6 +326,7 @@ def run_doctor(settings: Settings, emit: Callable[[str], None]) -> int:
     _check_runtime(report)
     semantic = _check_embedder(settings, report)
     _check_index(settings, report, semantic)
+    _check_vector_cache(settings, report)
     from scree.index.backend import holder as lock_holder_of
     from scree.index.backend import holder_where
 

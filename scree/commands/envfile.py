@@ -8,6 +8,7 @@ from collections.abc import MutableMapping
 from pathlib import Path
 
 from scree.errors import ConfigError
+from scree.paths import owned_by_another
 from scree.redact import register_secret
 
 SECRET_NAMES = ("OPENROUTER_API_KEY", "SCREE_API_KEY")
@@ -52,6 +53,9 @@ def read_settings_file(path: Path) -> str | None:
         if not stat.S_ISREG(info.st_mode):
             what = "a directory" if stat.S_ISDIR(info.st_mode) else "not a regular file"
             raise ConfigError(f"the settings file {path} is {what}; it must be a file of KEY=VALUE lines")
+        other = owned_by_another(info)
+        if other is not None:
+            raise ConfigError(f"refusing to read {path}: {other}")
         if os.name == "posix" and stat.S_IMODE(info.st_mode) & 0o077:
             raise ConfigError(
                 f"refusing to read {path}: other users can read or write it (mode {stat.S_IMODE(info.st_mode):o}); "

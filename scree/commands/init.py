@@ -189,6 +189,11 @@ class _Existing:
 
     data: dict[str, Any]
     status: os.stat_result
+    raw: bytes = b""  # the bytes read: compared again just before the replace (issue 34)
+
+
+class _ChangedMeanwhile(Exception):
+    """Another program changed the config file between scree's read and its replace."""
 
 
 def _resolve(target: Path) -> Path:
@@ -204,6 +209,16 @@ def _resolve(target: Path) -> Path:
         ) from None
     except OSError as exc:
         raise ConfigError(f"{target} is a symbolic link scree cannot follow ({exc.strerror})") from None
+
+
+def _refuse_leaving(target: Path, real: Path, folder: Path, client: ClientConfig) -> None:
+    """Issue 34: a link to a file outside the repository (a repository can ship `.mcp.json -> ~/.claude.json`) is
+    refused: scree writes only inside the repository it was asked to opt in."""
+    if real != target and not real.is_relative_to(folder.resolve()):
+        raise ConfigError(
+            f"{target} is a symbolic link to {real}, outside {folder}; scree writes only inside the repository and "
+            f"will not follow it: {_by_hand(client)}"
+        )
 
 
 def _read(real: Path, target: Path, client: ClientConfig) -> _Existing | None:
@@ -229,7 +244,7 @@ def _read(real: Path, target: Path, client: ClientConfig) -> _Existing | None:
         raise ConfigError(f"cannot read {target}: {exc.strerror}") from None
     finally:
         os.close(fd)
-    return _Existing(_parse(raw, target, client), status)
+    return _Existing(_parse(raw, target, client), status, raw)
 
 
 def _check_writable(existing: _Existing, target: Path, client: ClientConfig) -> None:
@@ -267,9 +282,28 @@ def _locked(folder: Path) -> Iterator[int | None]:
         os.close(fd)  # releases the lock
 
 
+def _still_as_read(real: Path, existing: _Existing | None) -> bool:
+    """Whether `real` still holds what scree read (still absent, when there was none): another program editing it
+    without the folder's lock may have written since (issue 34)."""
+    try:
+        fd = os.open(real, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0))
+    except FileNotFoundError:
+        return existing is None
+    except OSError:
+        return False
+    try:
+        with os.fdopen(fd, "rb", closefd=False) as handle:
+            return existing is not None and handle.read() == existing.raw
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+
+
 def _write(real: Path, data: dict[str, Any], existing: _Existing | None, folder_fd: int | None) -> None:
     """Replace `real` in one step (a reader never sees half a file, a crash leaves the old or the new one): a temp
-    file in the same folder with the original's mode (and owner, where scree may set it), fsynced, then renamed."""
+    file in the same folder with the original's mode (and owner, where scree may set it), fsynced, then renamed
+    over it, once `real` is seen to still hold what was read (_ChangedMeanwhile otherwise)."""
     payload = (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
     mode = FILE_MODE if existing is None else stat.S_IMODE(existing.status.st_mode)
     try:
@@ -285,16 +319,21 @@ def _write(real: Path, data: dict[str, Any], existing: _Existing | None, folder_
             handle.write(payload)
             handle.flush()
             os.fsync(handle.fileno())
+        if not _still_as_read(real, existing):  # the last moment before the replace: nothing of theirs is lost
+            raise _ChangedMeanwhile
         os.replace(tmp, real)
     except OSError as exc:
         Path(tmp).unlink(missing_ok=True)
         raise ConfigError(f"cannot write {real}: {exc.strerror}") from None
-    except BaseException:
+    except BaseException:  # _ChangedMeanwhile too
         Path(tmp).unlink(missing_ok=True)
         raise
     if folder_fd is not None:
         with suppress(OSError):  # the rename made durable; some file systems cannot fsync a folder
             os.fsync(folder_fd)
+
+
+WRITE_ATTEMPTS = 2  # issue 34: a config another program changed mid-write is read again once, then refused
 
 
 def not_a_repo_root(folder: Path) -> str | None:
@@ -327,23 +366,33 @@ def init_repo(folder: Path, client_name: str = "claude", *, here: bool = False, 
         )
     target = folder / client.file
     real = _resolve(target)
+    _refuse_leaving(target, real, folder, client)
     try:
         real.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise ConfigError(f"cannot make {real.parent}: {exc.strerror}") from None
     with _locked(real.parent) as folder_fd:
-        existing = _read(real, target, client)  # read under the lock: another edit may have landed while we waited
-        merged, outcome = merge_entry({} if existing is None else existing.data, client, force=force)
-        if outcome == "unchanged":
-            return f'{target} already runs {COMMAND} as "{SERVER_NAME}"; nothing to do.'
-        if outcome == "kept":
-            return (
-                f'{target} already has a "{SERVER_NAME}" entry of your own (another command, args or env); kept as it '
-                f"is: pass --force to replace it with scree's default"
-            )
-        if existing is not None:
-            _check_writable(existing, target, client)
-        _write(real, merged, existing, folder_fd)
+        for attempt in range(WRITE_ATTEMPTS):
+            existing = _read(real, target, client)  # under the lock: another edit may have landed while we waited
+            merged, outcome = merge_entry({} if existing is None else existing.data, client, force=force)
+            if outcome == "unchanged":
+                return f'{target} already runs {COMMAND} as "{SERVER_NAME}"; nothing to do.'
+            if outcome == "kept":
+                return (
+                    f'{target} already has a "{SERVER_NAME}" entry of your own (another command, args or env); kept '
+                    f"as it is: pass --force to replace it with scree's default"
+                )
+            if existing is not None:
+                _check_writable(existing, target, client)
+            try:
+                _write(real, merged, existing, folder_fd)
+                break
+            except _ChangedMeanwhile:
+                if attempt + 1 == WRITE_ATTEMPTS:
+                    raise ConfigError(
+                        f"{target} changed while scree was writing it, twice (another program is editing it); "
+                        f"scree left it as that program wrote it: run scree init again once it is done"
+                    ) from None
     verb = "Wrote" if existing is None else f'Set "{SERVER_NAME}" in'
     where = f"{target} (through its link to {real})" if real != target else f"{target}"
     if why_not is not None:

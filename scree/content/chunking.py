@@ -68,12 +68,16 @@ _TABLE_RULE = re.compile(r"[ \t]*\|?[ \t]*:?-{2,}:?[ \t]*(?:\|[ \t]*:?-{2,}:?[ \
 _BLOCK_MARKER = re.compile(r"([ \t]*)(?:!!!|\?\?\?\+?|///)[ \t]*([\w-]*)(?:[ \t]*\|)?[ \t]*(.*)")
 _FENCE_ATTRIBUTES = re.compile(r"[ \t]*\{[^}]*\}")  # ```python {test="skip"}: tool options, not words
 CODE_LINES_EMBEDDED = 5  # #11: a fence's first lines are embedded; the rest is left to keyword search
-EMBED_FORMAT = "4"  # R-F3, #11: bumped whenever embed_text() or the heading trail changes what a chunk's vector is of
-# Issue 25: lines of an .mdx file that are code for the site, not words: ES module `import`/`export` lines and lines
-# holding only JSX component tags (`<Tabs>`, `<TabItem value="linux" label="Linux">`, `</TabItem>`, `<Foo />`).
-_MDX_CODE_LINE = re.compile(
-    r"[ \t]*(?:(?:import|export)[ \t{*].*|(?:</?[A-Z][\w.]*(?:\s[^<>]*)?/?>[ \t]*)+|\{/\*.*\*/\}[ \t]*)"
-)
+EMBED_FORMAT = "5"  # R-F3, #11: bumped whenever embed_text() or the heading trail changes what a chunk's vector is of
+# Issue 25: lines of an .mdx file that are code for the site, not words: ES module `import`/`export` lines, MDX
+# comments, and JSX component tags (`<Tabs>`, `<TabItem value="linux" label="Linux">`, `</TabItem>`, `<Foo />`),
+# which issue 34 takes out wherever they are on a line (a 985 KB line of JSX is cut into pieces), and at a piece's
+# edges where a tag was cut. No pattern nests a quantifier: the old whole-line one backtracked exponentially on a
+# piece cut mid-tag.
+_MDX_CODE_LINE = re.compile(r"[ \t]*(?:(?:import|export)[ \t{*].*|\{/\*.*\*/\}[ \t]*)")
+_JSX_TAG = re.compile(r"</?[A-Z][\w.]*(?:\s[^<>]*)?>")
+_JSX_CUT_HEAD = re.compile(r"[^<>=]*=[^<>]*>")  # the end of a tag cut at the piece's start: attributes, then `>`
+_JSX_CUT_TAIL = re.compile(r"</?[A-Z][\w.]*(?:\s[^<>]*)?$")  # a tag cut at the piece's end
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,12 +173,15 @@ def readable_markdown(text: str, fence: tuple[str, int] | None = None) -> str:
 
 
 def readable_mdx(text: str, fence: tuple[str, int] | None = None) -> str:
-    """What is embedded of an .mdx chunk's text: markdown's, without import/export and JSX-only lines (issue 25)."""
-    return _readable(text, fence, _is_mdx_code_line)
+    """What is embedded of an .mdx chunk's text: markdown's, without import/export lines (issue 25) and JSX tags
+    wherever they are on a line (issue 34)."""
+    return _readable(text, fence, _mdx_words)
 
 
-def _is_mdx_code_line(line: str) -> bool:
-    return _MDX_CODE_LINE.fullmatch(line) is not None
+def _mdx_words(line: str) -> str | None:
+    """An .mdx line outside fences as it is embedded: None for an import/export line or an MDX comment; else without
+    its JSX tags (None when they were all of it)."""
+    return None if _MDX_CODE_LINE.fullmatch(line) is not None else _without_jsx(line)
 
 
 def strip_heading_anchors(title: str) -> str:
@@ -277,7 +284,7 @@ def thin(text: str) -> bool:
         return True
     if any(_FENCE_OPEN.fullmatch(line) for line in lines):  # a code example is content, however short
         return False
-    return len("".join(_readable(text).split()).encode("utf-8", "replace")) < THIN_BYTES
+    return len("".join(_readable(text, keep=_without_jsx).split()).encode("utf-8", "replace")) < THIN_BYTES
 
 
 def cap_utf8(text: str, limit: int) -> str:
@@ -305,13 +312,26 @@ def _heading_title(rest: str) -> str:
     return cap_utf8(strip_heading_anchors(title), HEADING_CAP_BYTES)
 
 
-def _readable(text: str, fence: tuple[str, int] | None = None, skip: Callable[[str], bool] | None = None) -> str:
+def _without_jsx(line: str) -> str | None:
+    """`line` without JSX component tags, also one cut at either end (a piece of a line longer than a chunk); None
+    when nothing is left (issue 34)."""
+    if "<" not in line and ">" not in line:
+        return line
+    line = _JSX_TAG.sub("", line)
+    head = _JSX_CUT_HEAD.match(line)
+    if head is not None:
+        line = line[head.end() :]
+    line = _JSX_CUT_TAIL.sub("", line)
+    return line if line.strip() else None
+
+
+def _readable(text: str, fence: tuple[str, int] | None = None, keep: Callable[[str], str | None] | None = None) -> str:
     """Chunk text as it is embedded, so the model's 256 tokens go to words (#11): of each fence, its opening line
     without attribute braces, its first CODE_LINES_EMBEDDED lines and its closing line; outside fences, heading lines
     without their anchors (strip_heading_anchors), links and images with their words but not their targets, and no
     markup that carries no words (_words_of_line), with runs of blank lines cut to one. `fence` is the one open
-    where the text starts (Chunk.open_fence); `skip` says which other lines outside fences carry no words (MDX's
-    code lines, readable_mdx)."""
+    where the text starts (Chunk.open_fence); `keep` says what other lines outside fences keep of their words (None:
+    none; MDX's code lines and JSX tags, readable_mdx)."""
     out: list[str] = []
     code_lines = 0
     for line in text.split("\n"):
@@ -333,8 +353,11 @@ def _readable(text: str, fence: tuple[str, int] | None = None, skip: Callable[[s
                 continue
             if heading is not None:
                 line = line[: heading.end()] + strip_heading_anchors(line[heading.end() :])
-        elif skip is not None and skip(line):
-            continue
+        elif keep is not None:
+            kept = keep(line)
+            if kept is None:
+                continue
+            line = kept
         words = _words_of_line(line)
         if words is None or (not words.strip() and out and not out[-1].strip()):
             continue

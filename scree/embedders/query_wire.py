@@ -72,7 +72,7 @@ def read_frame(sock: socket.socket) -> Frame:
         raise WireError("frame too large")
     try:
         header = json.loads(_read_exactly(sock, head_len))
-    except ValueError as exc:
+    except (ValueError, RecursionError) as exc:  # 2,000 nested `[` fit in MAX_HEADER and overflow the parser's stack
         raise WireError("header is not JSON") from exc
     if not isinstance(header, dict) or header.get("v") != WIRE_VERSION:
         raise WireError("another wire version")
@@ -149,3 +149,24 @@ def same_user(sock: socket.socket) -> bool:
     except OSError:
         return False
     return uid is None or uid == os.getuid()
+
+
+PROBE_S = 2.0  # `scree status`: a live query thread refuses a probe at once (it waits at most one query's embedding)
+PROBE_IDENTITY = "probe:none"  # no model has it: the writer answers with a refusal and embeds nothing
+
+
+def probe(path: str, timeout_s: float = PROBE_S) -> str:
+    """Whether the writer's query thread at `path` answers (`scree status`): "answering", "not answering" (a socket
+    that accepts but never replies, or refuses connections) or "none" (no socket: no writer with the offline model)."""
+    if not supported() or not os.path.exists(path):
+        return "none"
+    try:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+            sock.settimeout(timeout_s)
+            with address(path) as where:
+                sock.connect(where)
+            sock.sendall(request(PROBE_IDENTITY, 0, ""))
+            read_frame(sock)
+    except (OSError, WireError):
+        return "not answering"
+    return "answering"

@@ -22,7 +22,9 @@ DB_NAME, LOCK_NAME, ROOT_NAME = "index.db", "writer.lock", "root"
 QUERY_SOCKET_NAME = "query.sock"  # the writer's query socket (scree.writer_proc.query_server)
 DOCS_MAP_NAME = "docs-map.json"  # issue 36: the index summarised for the instructions (scree.index.docs_map_file)
 HASH_HEX_DIGITS = 16  # R-F2
-VECTORS, VECTOR_CACHE_NAME = "vectors", "vectors.db"  # issue 24: the machine-wide vector cache, under the data home
+# issue 24: the machine-wide vector cache, under the data home. Its name carries its format (store/vector_cache.py's
+# CACHE_VERSION), so two installed versions never share, nor wipe, one file (issue 34); format 1 was vectors.db.
+VECTORS, VECTOR_CACHE_NAME = "vectors", "vectors-2.db"
 
 
 def indexes_dir(home: Path) -> Path:
@@ -53,6 +55,20 @@ def prepare_index_dir(index_dir: Path, *, custom_db: bool) -> None:
         raise ScreeError(replies.index_dir_refused(index_dir, exc.strerror or str(exc))) from exc
 
 
+def symlink_refused(path: Path) -> str:
+    """The one line for a symlink where one of scree's own files should be (issue 34)."""
+    return f"{path} is a symbolic link; scree never writes its own files through one: remove it and run scree again"
+
+
+def refuse_symlinks(index_dir: Path, db_path: Path) -> None:
+    """ScreeError when the index file, its SQLite companions or `root` in scree's own index folder is a symlink:
+    SQLite and the root writer would write through it into whatever it names (issue 34)."""
+    companions = [db_path.with_name(db_path.name + suffix) for suffix in ("-wal", "-shm", "-journal")]
+    for path in (db_path, *companions, index_dir / ROOT_NAME):
+        if path.is_symlink():
+            raise ScreeError(symlink_refused(path))
+
+
 def read_root(index_dir: Path) -> str:
     """The folder an index folder's `root` names; "" when it has none or it cannot be read."""
     try:
@@ -67,7 +83,7 @@ def write_root_file(index_dir: Path, folder: Path) -> None:
     content = str(folder.resolve()) + "\n"
     if root_file.exists() and root_file.read_text(encoding="utf-8", errors="replace") == content:
         return
-    fd = os.open(root_file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, FILE_MODE)
+    fd = os.open(root_file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0), FILE_MODE)
     with os.fdopen(fd, "w", encoding="utf-8") as handle:
         handle.write(content)
     os.chmod(root_file, FILE_MODE)

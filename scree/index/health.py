@@ -10,6 +10,7 @@ import apsw
 
 from scree.config import Settings
 from scree.errors import ScreeError
+from scree.index.lock import holder_problem
 
 HEALTHZ_FIELDS = ("folder", "files", "chunks", "writer_pid", "first_sync_done", "last_sync", "last_error")
 
@@ -27,16 +28,19 @@ class IndexFacts:
     files: int = 0
     chunks: int = 0
     writer_pid: int | None = None  # who holds writer.lock (keeps the index current)
+    # issue 34: a writer whose query thread died looks healthy while every reader loads its own model
+    query_socket: str | None = None  # "answering", "not answering" or "none"; asked by `scree status` only
     first_sync_done: bool = False
     last_sync: str | None = None
     last_error: str | None = None
     read_only: str | None = None  # a shared index: why this process would never write it (issue 31)
     shared: bool = False  # a collection in a database: only then is read_only printed
+    writer_problem: str | None = None  # issue 34: writer.lock names a pid that is gone or is not scree
 
     def as_json(self) -> dict[str, Any]:
         """`scree status --json`."""
         found = asdict(self)
-        del found["shared"]
+        del found["shared"], found["writer_problem"]
         if not self.shared:
             del found["read_only"]
         return found
@@ -46,10 +50,12 @@ class IndexFacts:
         return {name: getattr(self, name) for name in HEALTHZ_FIELDS}
 
 
-def read_facts(settings: Settings, *, why_read_only: bool = False) -> IndexFacts:
+def read_facts(settings: Settings, *, status_probes: bool = False) -> IndexFacts:
     """Read the index read-only (no embedder loaded, nothing of the writer imported); an index not made yet has no
-    files and no model; `why_read_only` asks a database whether this process may write (`scree status` only, not
-    every health probe). Raises ScreeError (or apsw.Error) for a file that cannot be read."""
+    files and no model; `status_probes` (`scree status` only, not every health probe) asks a database whether this
+    process may write and the writer's query socket whether it answers. Raises ScreeError (or apsw.Error) for a file
+    that cannot be read."""
+    from scree.embedders import query_wire
     from scree.embedders.factory import expected_identity
     from scree.index.backend import holder, index_name, index_present, open_reader, read_only_reason, shared
 
@@ -59,9 +65,10 @@ def read_facts(settings: Settings, *, why_read_only: bool = False) -> IndexFacts
         configured_model=expected_identity(settings)[0],
         writer_pid=holder(settings),
         read_only=read_only_reason(settings)
-        if why_read_only
+        if status_probes
         else None,  # one line: why this process never writes the collection
         shared=shared(settings),
+        query_socket=query_wire.probe(str(settings.query_socket_path)) if status_probes else None,
     )
     if not index_present(settings):
         return facts
@@ -94,7 +101,10 @@ def index_health(settings: Settings) -> Health:
     try:
         if settings.database_url is None and (not db.is_file() or db.stat().st_size == 0):
             return Health(None, f"no index at {db} yet")
-        return Health(read_facts(settings))
+        facts = read_facts(settings)
+        if facts.writer_pid is not None and settings.database_url is None:  # a database's holder may be elsewhere
+            facts = replace(facts, writer_problem=holder_problem(facts.writer_pid))
+        return Health(facts)
     except ScreeError as exc:
         return Health(None, " ".join(str(exc).split()))
     except (apsw.Error, OSError) as exc:  # corruption found while reading, not while opening
@@ -110,6 +120,8 @@ def health_line(health: Health) -> tuple[bool, str]:
     pid = facts.writer_pid
     if pid is None:
         return False, f"unhealthy: no scree process keeps the index of {facts.folder} current (writer.lock is free)"
+    if facts.writer_problem:
+        return False, f"unhealthy: {facts.writer_problem}"
     sync = "first sync done" if facts.first_sync_done else "first sync running"
     line = f"healthy: {facts.files} files, {facts.chunks} chunks, writer pid {pid}, {sync}"
     if facts.last_error:

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Protocol
 
 from scree.errors import ScreeError
+from scree.index.folder import symlink_refused
 from scree.logs import get_logger
 from scree.paths import FILE_MODE
 
@@ -34,8 +35,10 @@ PID_READ_BYTES = 32  # a pid and a newline, with room to spare
 WINDOWS_LOCK_OFFSET = 1 << 30
 _BUSY_ERRNOS = frozenset({errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK, errno.EDEADLK})
 # O_CLOEXEC (O_NOINHERIT on Windows): a child spawned after acquiring must not keep the lock alive (R-P2).
-_OPEN_FLAGS = os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOINHERIT", 0)
-_PROBE_FLAGS = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOINHERIT", 0)
+# O_NOFOLLOW (issue 34): the pid is written into writer.lock itself, never through a symlink into another file.
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_OPEN_FLAGS = os.O_RDWR | os.O_CREAT | _NOFOLLOW | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOINHERIT", 0)
+_PROBE_FLAGS = os.O_RDONLY | _NOFOLLOW | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOINHERIT", 0)
 
 
 def _try_lock(fd: int, *, shared: bool) -> bool:
@@ -106,6 +109,8 @@ class WriterLock:
         try:
             fd = os.open(self.path, _OPEN_FLAGS, FILE_MODE)
         except OSError as exc:
+            if exc.errno == errno.ELOOP or self.path.is_symlink():
+                raise ScreeError(symlink_refused(self.path)) from exc
             raise ScreeError(f"cannot open the lock file {self.path}: {exc.strerror}") from exc
         try:
             if not _try_lock(fd, shared=False):
@@ -192,6 +197,29 @@ def lock_holder(path: Path) -> int | None:
         return None
     finally:
         os.close(fd)
+
+
+SCREE_MARK = "scree"  # in the command line of every scree process: the console script, python -m scree, the container
+
+
+def holder_problem(pid: int) -> str | None:
+    """Why the pid a held writer.lock names cannot be the writer keeping the index (issue 34: a serve killed while its
+    writer child lived on left its own pid in the file), or None when it runs and is scree. The lock file names the
+    serve or watch; its writer child shares the lock but never writes the file."""
+    import psutil
+
+    try:
+        process = psutil.Process(pid)
+        if process.status() == psutil.STATUS_ZOMBIE:
+            raise psutil.NoSuchProcess(pid)
+        command = " ".join(process.cmdline())
+    except psutil.NoSuchProcess:
+        return f"writer.lock is held, but pid {pid}, which it names, is not running (an orphaned writer?)"
+    except psutil.Error:  # another user's process: it cannot be ours to judge
+        return None
+    if command and SCREE_MARK not in command.lower():
+        return f"writer.lock is held, but pid {pid}, which it names, is not scree ({process.name()})"
+    return None
 
 
 LOCK_POLL_S = 0.1  # LockRetry.wait: a stop is noticed within this

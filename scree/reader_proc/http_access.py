@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hmac
 import ipaddress
+import re
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
@@ -14,6 +15,11 @@ BEARER = "bearer "
 MISSING_TOKEN = 'refused: this server needs a bearer token: send "Authorization: Bearer <token>"'
 WRONG_TOKEN = "refused: wrong bearer token"
 NO_HOST = "refused: the request has no Host header"
+# RFC 9110 Host: uri-host [":" port]; a reg-name of DNS labels (underscores allowed: container service names) or an
+# IPv6 literal in brackets, and a port of 1-5 digits. Anything else is refused whole, never cut down to a name.
+_LABEL = r"[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?"
+_HOST = re.compile(rf"(?:\[(?P<v6>[0-9a-f:.]+)\]|(?P<name>{_LABEL}(?:\.{_LABEL})*)\.?)(?::(?P<port>[0-9]{{1,5}}))?")
+MAX_PORT = 65535
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,14 +38,19 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-def host_name(value: str) -> str:
-    """The name in a Host header without its port, lower-cased; an IPv6 literal without its brackets."""
-    value = value.strip().lower()
-    if value.startswith("["):
-        return value[1 : value.find("]")] if "]" in value else value
-    if value.count(":") == 1:
-        return value.split(":", 1)[0]
-    return value
+def host_name(value: str) -> str | None:
+    """The name in a Host header without its port or a final dot, lower-cased; an IPv6 literal without its brackets,
+    in its short form. None for anything that is not exactly uri-host [":" port] (issue 34: `[::1]]` and
+    `localhost:8765.evil.com` were cut down to allowed names)."""
+    found = _HOST.fullmatch(value.strip(" \t").lower())
+    if found is None or (found["port"] is not None and int(found["port"]) > MAX_PORT):
+        return None
+    if found["v6"] is None:
+        return str(found["name"])
+    try:
+        return str(ipaddress.IPv6Address(found["v6"]))
+    except ValueError:
+        return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,8 +66,15 @@ class HttpAccess:
         """The loopback names, the address bound (unless a wildcard) and the names given with --allow-host."""
         names = set(LOOPBACK_NAMES)
         if bind_host not in ("0.0.0.0", "::", ""):
-            names.add(bind_host.lower() if bind_host.count(":") > 1 else host_name(bind_host))  # IPv6 bare
-        names.update(host_name(h) for h in extra_hosts if h.strip())
+            names.add(
+                bind_host.lower() if bind_host.count(":") > 1 else host_name(bind_host) or bind_host.lower()
+            )  # IPv6 bare
+        for extra in extra_hosts:
+            name = host_name(extra) if extra.strip() else None
+            if name is None and extra.strip():
+                raise ValueError(f"allowed host {extra!r} is not a host name (a name or [IPv6], with an optional port)")
+            if name is not None:
+                names.add(name)
         return cls(frozenset(names), token)
 
     def refusal(self, host: str | None, origin: str | None, authorization: str | None) -> Refusal | None:
@@ -64,7 +82,10 @@ class HttpAccess:
         nothing about it."""
         if not host:
             return Refusal(421, NO_HOST)
-        if host_name(host) not in self.allowed_hosts:
+        name = host_name(host)
+        if name is None:
+            return Refusal(400, f'refused: Host "{_shown(host)}" is not a well-formed host[:port]')
+        if name not in self.allowed_hosts:
             return Refusal(421, f'refused: Host "{_shown(host)}" is not one this server answers to ({self._names()})')
         if origin is not None and not self._origin_allowed(origin):
             return Refusal(403, f'refused: Origin "{_shown(origin)}" may not call this server ({self._names()})')

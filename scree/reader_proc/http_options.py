@@ -13,7 +13,7 @@ from pathlib import Path
 
 from scree.config import env_number
 from scree.errors import ConfigError, UsageError
-from scree.paths import config_home, ensure_private_dir
+from scree.paths import config_home, ensure_private_dir, owned_by_another
 from scree.reader_proc.http_access import HttpAccess, is_loopback
 
 DEFAULT_HOST = "127.0.0.1"
@@ -74,10 +74,14 @@ class HttpOptions:
             path = config_home(env) / TOKEN_FILE_NAME
             token, made = token_from_config(path)
         extra = tuple(h for h in env.get("SCREE_HTTP_ALLOWED_HOSTS", "").split(",") if h.strip()) + allow_hosts
+        try:
+            access = HttpAccess.for_bind(host, extra, token)
+        except ValueError as exc:  # --allow-host or SCREE_HTTP_ALLOWED_HOSTS
+            raise UsageError(str(exc)) from None
         return cls(
             host=host,
             port=DEFAULT_PORT if port is None else port,
-            access=HttpAccess.for_bind(host, extra, token),
+            access=access,
             max_sessions=int(env_number(env, "SCREE_HTTP_MAX_SESSIONS", MAX_SESSIONS, 1)),
             session_idle_s=env_number(env, "SCREE_HTTP_SESSION_IDLE_SECONDS", SESSION_IDLE_S, 0.1),
             max_body_bytes=int(env_number(env, "SCREE_HTTP_MAX_BODY_BYTES", MAX_BODY_BYTES, 1024)),
@@ -115,22 +119,34 @@ def token_from_config(path: Path) -> tuple[str, bool]:
 
 
 def read_token(token_file: str | None, env: Mapping[str, str]) -> str | None:
-    """The bearer token from --token-file (refused while group or others may read it) or SCREE_HTTP_TOKEN."""
+    """The bearer token from --token-file (a regular file of this user's that group and others cannot read) or
+    SCREE_HTTP_TOKEN."""
     if token_file is None:
         value = env.get(TOKEN_ENV, "").strip()
         return _checked_token(value, TOKEN_ENV) if value else None
     path = Path(token_file).expanduser()
-    try:
-        with open(path, "rb") as handle:
-            mode = stat.S_IMODE(os.fstat(handle.fileno()).st_mode)
-            if mode & 0o077:
-                raise ConfigError(
-                    f"refusing the token file {path}: other users can read or write it (mode {mode:o}); "
-                    f"run: chmod 600 {path}"
-                )
-            raw = handle.read(4096)
+    try:  # without blocking: a FIFO there would hold `serve --http` before it ever listens (issue 34)
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
     except OSError as exc:
         raise ConfigError(f"cannot read the token file {path}: {exc.strerror}") from None
+    try:
+        info = os.fstat(fd)  # the file opened, not a name that could be swapped since
+        if not stat.S_ISREG(info.st_mode):
+            raise ConfigError(f"refusing the token file {path}: it is not a regular file")
+        other = owned_by_another(info)
+        if other is not None:
+            raise ConfigError(f"refusing the token file {path}: {other}; make your own with: openssl rand -hex 32")
+        mode = stat.S_IMODE(info.st_mode)
+        if mode & 0o077:
+            raise ConfigError(
+                f"refusing the token file {path}: other users can read or write it (mode {mode:o}); "
+                f"run: chmod 600 {path}"
+            )
+        raw = os.read(fd, 4096)
+    except OSError as exc:
+        raise ConfigError(f"cannot read the token file {path}: {exc.strerror}") from None
+    finally:
+        os.close(fd)
     text = raw.decode("utf-8", "replace").strip()
     return _checked_token(text, f"the token file {path}")
 

@@ -8,6 +8,14 @@ the middle of a queue operation takes its queues with it):
 - down: `ReindexRequest` (answered up with a `ReindexReply` carrying its id) and `Recheck`;
 - up: the Writer's own reports (`WriterReport`) as it makes them (at least every HEARTBEAT_S: also the heartbeat the
   supervisor's hang check waits for), and one `Finished` before a planned exit, whose Outcome is also the exit code.
+  It holds at most UP_QUEUE_MAX messages the parent has not read: a put never waits, and a message that finds it
+  full is dropped (a status report is stale by the next heartbeat; a Finished's outcome is the exit code too), so
+  a parent that stops reading never blocks the writer (issue 34).
+
+The child's end (R-P2): the kernel sends it SIGTERM when its parent dies (Linux: PR_SET_PDEATHSIG), the parent
+watch below catches the rest, and SIGTERM and SIGINT are taken by a thread of their own (signals.StopSignals) that
+arms a kernel deadline, WRITER_HARD_EXIT_S, before it sets the stop: a writer whose threads are all blocked (a
+full stderr pipe nobody reads, a lock held by one of them) still ends in time.
 
 The child's first steps come before anything else (R-P5): fd 0 becomes /dev/null and fd 1 (and sys.stdout) a copy of
 stderr, so nothing but MCP ever reaches the client even though spawn hands the child the serve's standard streams;
@@ -35,9 +43,15 @@ from multiprocessing.queues import Queue
 from typing import TYPE_CHECKING, Any
 
 from scree.config import Settings
-from scree.deadlines import PARENT_GONE_EXIT_S, QUEUE_FLUSH_S, SIGKILL_TIMEOUT_S, SIGTERM_TIMEOUT_S
+from scree.deadlines import (
+    PARENT_GONE_EXIT_S,
+    QUEUE_FLUSH_S,
+    SIGKILL_TIMEOUT_S,
+    SIGTERM_TIMEOUT_S,
+    WRITER_HARD_EXIT_S,
+)
 from scree.logs import get_logger
-from scree.protocol import SYNC, Down, Finished, Outcome, Recheck, ReindexReply, ReindexRequest, Up
+from scree.protocol import SYNC, Down, Finished, Outcome, Recheck, ReindexReply, ReindexRequest, Up, WriterReport
 from scree.replies import STOPPED_UNASKED, error_line, exit_code_reason, failed_message
 
 if TYPE_CHECKING:
@@ -48,6 +62,9 @@ REQUEST_POLL_S = 0.5  # the request thread looks at the done flag at least this 
 PARENT_POLL_S = 0.5  # the parent check also catches a re-parented child where no sentinel exists
 SPAWN = multiprocessing.get_context("spawn")  # R-P1: never fork: the child must not share the reader's state
 MCP_MODULES = ("mcp", "mcp_types")  # R-P3: neither may be loaded in the child
+# Unread messages the up-queue holds: ~0.5 KB each, so a full queue still fits a 64 KB pipe; the supervisor reads it
+# every tick, so only a parent stalled for many seconds ever finds it full.
+UP_QUEUE_MAX = 64
 
 
 class InheritedFd:
@@ -85,7 +102,7 @@ class WriterChild:
         """Spawn a writer child in `mode` (SYNC or WATCH) that shares writer.lock through `lock_fd`; `parent` names
         this process in the child's log ("serve", "scree watch")."""
         down: Queue[Down] = SPAWN.Queue()
-        up: Queue[Up] = SPAWN.Queue()
+        up: Queue[Up] = SPAWN.Queue(UP_QUEUE_MAX)
         process = SPAWN.Process(
             target=child_main,
             args=(settings, mode, down, up, InheritedFd(lock_fd), parent),
@@ -176,7 +193,15 @@ def mcp_loaded() -> bool:
 def child_main(
     settings: Settings, mode: str, down: Queue[Down], up: Queue[Up], lock: InheritedFd, parent: str = "serve"
 ) -> None:
-    """The spawned writer: stdio and logging first, then run the Writer in `mode` and report how it ended."""
+    """The spawned writer: its stop signals, stdio and logging first, then run the Writer in `mode` and report how it
+    ended."""
+    from scree.signals import StopSignals, signal_on_parent_death
+
+    stop = threading.Event()
+    StopSignals(stop, WRITER_HARD_EXIT_S).install()  # before any thread starts: each inherits the blocked signals
+    parent_process = multiprocessing.parent_process()
+    if not signal_on_parent_death(parent_process.pid if parent_process is not None else None):
+        os._exit(Outcome.STOPPED)  # the parent died while this process started: nothing to stop, nobody to tell
     _point_stdio_at_stderr()  # R-P5, before anything can print
     from scree.logs import configure_logging
     from scree.redact import register_secret
@@ -187,11 +212,8 @@ def child_main(
     if mode == SYNC and hasattr(os, "nice"):
         os.nice(SYNC_NICENESS)  # the big sync yields the cores to the reader's handshake and searches (R-M8)
 
-    from scree.signals import SignalLatch
     from scree.writer_proc.writer import Writer
 
-    stop = threading.Event()
-    SignalLatch(stop).install()  # SIGTERM from the parent (or Ctrl-C in a terminal) stops the writer
     threading.Thread(target=_exit_with_parent, args=(stop, log, parent), name="scree-parent", daemon=True).start()
     writer = Writer(settings, stop, on_status=lambda state: _put(up, state), first_sync_only=mode == SYNC)
     done = threading.Event()  # the request thread stops with it
@@ -225,8 +247,12 @@ def _run(writer: Writer, log: Any) -> tuple[Outcome, str]:
 
 
 def _put(up: Queue[Up], message: Up) -> None:
+    """Send `message` up without ever waiting: a parent that stopped reading finds it dropped (module docstring)."""
     try:
-        up.put(message)
+        up.put_nowait(message)
+    except queue.Full:
+        if not isinstance(message, WriterReport):
+            get_logger(__name__).warning("the parent reads nothing; a message was dropped", kind=type(message).__name__)
     except ValueError:  # closed: the child is exiting
         pass
 
@@ -273,8 +299,11 @@ def _exit_with_parent(stop: threading.Event, log: Any, parent: str) -> None:
             time.sleep(PARENT_POLL_S)
         elif multiprocessing.connection.wait([sentinel], PARENT_POLL_S):
             break
-    log.warning(f"{parent} went away; stopping the writer", deadline_s=PARENT_GONE_EXIT_S)
+    from scree.signals import hard_exit_in
+
+    hard_exit_in(PARENT_GONE_EXIT_S)  # first: the log line below may block on a stderr nobody reads any more
     stop.set()
+    log.warning(f"{parent} went away; stopping the writer", deadline_s=PARENT_GONE_EXIT_S)
     time.sleep(PARENT_GONE_EXIT_S)
     log.error(f"the writer did not stop in time after {parent} went away; exiting")
     sys.stderr.flush()

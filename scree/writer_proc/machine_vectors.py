@@ -7,6 +7,11 @@ to the seconds an embedding batch takes). Every failure of the cache is the cach
 made again, an unwritable folder or a second failure switches the cache off for this process, each with one log line,
 and the sync goes on embedding as if there were no cache. Busy (another writer's transaction past the busy timeout)
 skips one lookup or one batch, silently: the vectors are embedded or cached another time.
+
+Issue 34: a vector the cache hands out has passed its checks (store/vector_cache_policy.vector_fault: its checksum,
+finite values, unit length); a row that failed is deleted with the next batch and its text embedded again, as if
+missing, with one log line per sync (at close). Another version's cache, or a symlink where the file should be, is
+bypassed and left as it is, never deleted.
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ from scree.config import BYTES_PER_MB, Settings
 from scree.content.chunking import EMBED_FORMAT
 from scree.embedders.base import Embedder
 from scree.logs import get_logger
-from scree.store.vector_cache import NotACacheError, VectorCacheFile, remove_cache_files
+from scree.store.vector_cache import NotACacheError, NotOursError, VectorCacheFile, remove_cache_files
 from scree.store.vector_cache_policy import bound_bytes, keys_for, space_of
 
 log = get_logger(__name__)
@@ -47,6 +52,8 @@ class MachineVectors:
         self._rebuilt = False
         self._waiting: dict[bytes, bytes] = {}  # key -> vector, not yet written
         self._touched: set[bytes] = set()  # keys found here, whose last use is not yet written
+        self._bad: set[bytes] = set()  # keys whose rows failed their check, not yet deleted
+        self._bad_seen: dict[str, int] = {}  # why rows failed since the last close, for its one log line
 
     @classmethod
     def for_sync(cls, settings: Settings, embedder: Embedder) -> MachineVectors | None:
@@ -62,12 +69,15 @@ class MachineVectors:
         if not text_hashes:
             return {}
         keys = keys_for(self._space, text_hashes)
-        found = self._guarded(lambda cache: cache.get(list(keys)))
-        if not found:
+        answer = self._guarded(lambda cache: cache.get(list(keys), self._vector_bytes))
+        if answer is None:
             return {}
-        hits = {keys[key]: vector for key, vector in found.items() if len(vector) == self._vector_bytes}
-        self._touched.update(key for key, vector in found.items() if len(vector) == self._vector_bytes)
-        return hits
+        found, bad = answer
+        for reason in bad.values():
+            self._bad_seen[reason] = self._bad_seen.get(reason, 0) + 1
+        self._bad.update(bad)
+        self._touched.update(found)
+        return {keys[key]: vector for key, vector in found.items()}
 
     def remember(self, pairs: Iterable[tuple[str, bytes]]) -> None:
         """Vectors just embedded, written with the next batch."""
@@ -76,20 +86,27 @@ class MachineVectors:
         vectors = dict(pairs)
         for key, text_hash in keys_for(self._space, vectors).items():
             self._waiting[key] = vectors[text_hash]
-        if len(self._waiting) + len(self._touched) >= FLUSH_ROWS:
+        if len(self._waiting) + len(self._touched) + len(self._bad) >= FLUSH_ROWS:
             self.flush()
 
     def flush(self) -> None:
-        """Write what is waiting and the last-use times of what was found, in one transaction."""
-        if not self._waiting and not self._touched:
+        """Delete the rows that failed their check, write what is waiting and the last-use times of what was found,
+        in one transaction."""
+        if not self._waiting and not self._touched and not self._bad:
             return
-        items, touched = list(self._waiting.items()), list(self._touched)
+        items, touched, drop = list(self._waiting.items()), list(self._touched), list(self._bad)
         self._waiting.clear()
         self._touched.clear()
-        self._guarded(lambda cache: cache.put(items, touched, self._bound))
+        self._bad.clear()
+        self._guarded(lambda cache: cache.put(items, touched, self._bound, drop))
 
     def close(self) -> None:
         self.flush()
+        if self._bad_seen:
+            bad = sum(self._bad_seen.values())
+            reasons = ", ".join(f"{count} {reason}" for reason, count in sorted(self._bad_seen.items()))
+            log.warning(f"{bad} bad vectors in the vector cache ({reasons}): dropped and embedded again")
+            self._bad_seen.clear()
         if self._file is not None:
             self._file.close()
             self._file = None
@@ -104,6 +121,10 @@ class MachineVectors:
             return work(self._file)
         except apsw.BusyError:
             log.debug("vector cache busy; this batch skips it", path=str(self.path))
+            return None
+        except NotOursError as exc:  # another version's file, or a symlink: bypassed, never deleted
+            self._drop()
+            self._switch_off(exc)
             return None
         except _DAMAGED as exc:
             self._drop()
@@ -137,6 +158,7 @@ class MachineVectors:
         self._off = True
         self._waiting.clear()
         self._touched.clear()
+        self._bad.clear()
         log.warning(
             "vector cache bypassed; vectors are embedded as if there were none",
             path=str(self.path),

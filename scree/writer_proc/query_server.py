@@ -1,7 +1,10 @@
 """The writer's query server (issue 24): readers of the same index send search queries over a Unix domain socket in
 the index folder, and the writer embeds them with the model it already holds, so sessions share one copy of it.
 
-One thread accepts connections and answers each (one query per connection) before the next; the embedder given is
+One thread accepts connections and answers each (one query per connection) before the next. Whatever goes wrong with
+one connection (a malformed frame, an unexpected exception) ends that connection only; should the accept loop itself
+fail, it is started again after RESTART_S, and `failures` counts both (the `scree status` probe, probe.py, then says
+whether the socket still answers). The embedder given is
 the writer's own wrapped in QueriesFirst, so a query waits for at most one slice of a sync batch. A model released
 after a quiet spell (ReleasedWhenIdle) loads again on the query that needs it. Each connection gets CLIENT_S to send
 its query, and the peer must run as this user (query_wire.same_user), or it is dropped unanswered.
@@ -28,6 +31,7 @@ log = get_logger(__name__)
 ACCEPT_TICK_S = 0.25  # how often the accept loop looks at its stop flag
 CLIENT_S = 2.0  # a reader sends its whole query at once; a connection silent this long is dropped
 BACKLOG = 16
+RESTART_S = 1.0  # an accept loop that failed starts again after this (a failing socket is not spun on)
 
 
 class QueryServer:
@@ -41,6 +45,7 @@ class QueryServer:
         self._inode: int | None = None
         self._thread: threading.Thread | None = None
         self.answered = 0
+        self.failures = 0  # connections that failed unexpectedly, and accept loops started again
 
     @classmethod
     def start(cls, path: Path, embedder: Embedder) -> QueryServer | None:
@@ -55,7 +60,7 @@ class QueryServer:
         except OSError as exc:
             log.warning("no query socket: readers embed their own queries", path=str(path), error=str(exc))
             return None
-        server._thread = logged_thread("scree-queries", server._serve)
+        server._thread = logged_thread("scree-queries", server._serve_until_closed)
         server._thread.start()
         return server
 
@@ -77,6 +82,18 @@ class QueryServer:
             raise
         self._sock = sock
 
+    def _serve_until_closed(self) -> None:
+        """The thread: the accept loop, started again after RESTART_S whenever it fails, until close()."""
+        while not self._stop.is_set():
+            try:
+                self._serve()
+            except Exception as exc:  # readers would load their own model for the writer's whole life
+                self.failures += 1
+                log.error(
+                    "the query socket failed; answering again shortly", error=redact(str(exc)), restart_s=RESTART_S
+                )
+                self._stop.wait(RESTART_S)
+
     def _serve(self) -> None:
         assert self._sock is not None
         log.debug("answering queries", path=str(self.path))
@@ -90,7 +107,11 @@ class QueryServer:
                     return
                 raise
             with conn:
-                self._answer(conn)
+                try:
+                    self._answer(conn)
+                except Exception as exc:  # one connection's failure ends that connection only
+                    self.failures += 1
+                    log.warning("query connection failed", error=redact(f"{type(exc).__name__}: {exc}"))
 
     def _answer(self, conn: socket.socket) -> None:
         embedder = self._embedder
