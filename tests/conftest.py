@@ -34,7 +34,7 @@ def empty_config_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path
 
 # --- tool caches (uv, npm, pip) inside the run's temporary folder, never in the user's HOME ---
 
-CACHE_VARIABLES = ("XDG_CACHE_HOME", "UV_CACHE_DIR", "npm_config_cache", "PIP_CACHE_DIR", "NUMBA_CACHE_DIR")
+CACHE_VARIABLES = ("XDG_CACHE_HOME", "UV_CACHE_DIR", "npm_config_cache", "PIP_CACHE_DIR")
 
 
 @pytest.fixture(scope="session", autouse=True)
