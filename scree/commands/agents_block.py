@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import os
 import stat
-import sys
 import tempfile
 from collections.abc import Iterator
-from contextlib import contextmanager, suppress
+from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
 
+from scree.commands.file_edit import locked_folder
 from scree.config import Settings
 from scree.content.chunking import opted_out
 from scree.content.docs_map import (
@@ -220,25 +220,6 @@ def _check_writable(current: _Current, target: Path) -> None:
         raise _refuse(target, f"has {current.status.st_nlink - 1} other hard link(s), which replacing it would cut off")
 
 
-@contextmanager
-def _locked(folder: Path) -> Iterator[int | None]:
-    """An exclusive flock on the file's folder while scree reads and replaces it (as `scree init` takes one)."""
-    if sys.platform == "win32":
-        yield None
-        return
-    import fcntl
-
-    try:
-        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
-    except OSError as exc:
-        raise ConfigError(f"cannot open {folder} to lock it: {exc.strerror}") from None
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield fd
-    finally:
-        os.close(fd)
-
-
 def _replace(real: Path, text: str, current: _Current | None, folder_fd: int | None) -> None:
     """Replace `real` in one step with the original's mode (and owner where scree may set it), fsynced."""
     mode = NEW_FILE_MODE if current is None else stat.S_IMODE(current.status.st_mode)
@@ -294,7 +275,7 @@ def update_block(
             return BlockOutcome(f'{target}: the scree block is stale: run "scree init --{flag}" to update it', 1)
         return BlockOutcome(f"{target}: the scree block is up to date.")
     block = "" if remove else block_text(flag, walk_summary(settings))
-    with _locked(real.parent) as folder_fd:
+    with locked_folder(real.parent) as folder_fd:
         current = _read(real, target)  # under the lock: another edit may have landed while we waited
         if remove:
             text = None if current is None else without_block(current.text, target)

@@ -8,15 +8,14 @@ import json
 import math
 import os
 import stat
-import sys
 import tempfile
-from collections.abc import Iterator
-from contextlib import contextmanager, suppress
+from contextlib import suppress
 from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+from scree.commands.file_edit import locked_folder
 from scree.errors import ConfigError, UsageError
 from scree.paths import git_root
 
@@ -260,28 +259,6 @@ def _check_writable(existing: _Existing, target: Path, client: ClientConfig) -> 
         )
 
 
-@contextmanager
-def _locked(folder: Path) -> Iterator[int | None]:
-    """An exclusive flock on `folder` (the config file's own), held while scree reads, merges and replaces the file,
-    so concurrent inits, or editors taking the same lock, each see the others' edits; yields the folder's descriptor
-    (to fsync the rename), or None on Windows, where scree takes no lock. The folder, not a lock file: no file is
-    left beside a config that is committed."""
-    if sys.platform == "win32":
-        yield None
-        return
-    import fcntl
-
-    try:
-        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
-    except OSError as exc:
-        raise ConfigError(f"cannot open {folder} to lock it: {exc.strerror}") from None
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield fd
-    finally:
-        os.close(fd)  # releases the lock
-
-
 def _still_as_read(real: Path, existing: _Existing | None) -> bool:
     """Whether `real` still holds what scree read (still absent, when there was none): another program editing it
     without the folder's lock may have written since (issue 34)."""
@@ -371,7 +348,7 @@ def init_repo(folder: Path, client_name: str = "claude", *, here: bool = False, 
         real.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise ConfigError(f"cannot make {real.parent}: {exc.strerror}") from None
-    with _locked(real.parent) as folder_fd:
+    with locked_folder(real.parent) as folder_fd:
         for attempt in range(WRITE_ATTEMPTS):
             existing = _read(real, target, client)  # under the lock: another edit may have landed while we waited
             merged, outcome = merge_entry({} if existing is None else existing.data, client, force=force)
