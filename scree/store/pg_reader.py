@@ -23,27 +23,13 @@ from scree.store.contract import FIRST_EMBED_FORMAT, REINDEX_HINT, IndexRecord, 
 from scree.store.keywords import fts_match_terms
 from scree.store.pg_connect import PgVector, connect, failure_line, where
 from scree.store.pg_schema import SCHEMA_VERSION, TEXT_CONFIG, current_version, refuse_newer
-from scree.store.records import FileState, StoredChunk
+from scree.store.records import CHUNK_COLUMNS, FileState, StoredChunk
 
 T = TypeVar("T")
 
 HNSW_MIN_CHUNKS = 20_000  # from this many chunks a collection gets an HNSW index (pg_writer), searched through it
 HNSW_EF_SEARCH = 200  # candidates HNSW keeps per query; recall against exact in bench.pg_store
 MAX_KNN = 4096
-_CHUNK_COLUMNS = "id, path, ordinal, heading, text, start_line, end_line, text_hash"
-
-
-def _chunk(row: Any) -> StoredChunk:
-    return StoredChunk(
-        id=int(row[0]),
-        path=str(row[1]),
-        ordinal=int(row[2]),
-        heading=str(row[3]),
-        text=str(row[4]),
-        start_line=int(row[5]),
-        end_line=int(row[6]),
-        text_hash=str(row[7]),
-    )
 
 
 def hnsw_name(collection: int) -> str:
@@ -408,11 +394,11 @@ class PgReader:
             return {}
         rows = self._call(
             lambda conn: conn.execute(
-                f"select {_CHUNK_COLUMNS} from scree_chunks where collection = %s and id = any(%s)",
+                f"select {CHUNK_COLUMNS} from scree_chunks where collection = %s and id = any(%s)",
                 (collection, wanted),
             ).fetchall()
         )
-        return {chunk.id: chunk for chunk in map(_chunk, rows)}
+        return {chunk.id: chunk for chunk in map(StoredChunk.of_row, rows)}
 
     def chunks_for_path(self, path: str) -> list[StoredChunk]:
         collection = self._id()
@@ -420,11 +406,11 @@ class PgReader:
             return []
         rows = self._call(
             lambda conn: conn.execute(
-                f"select {_CHUNK_COLUMNS} from scree_chunks where collection = %s and path = %s order by ordinal",
+                f"select {CHUNK_COLUMNS} from scree_chunks where collection = %s and path = %s order by ordinal",
                 (collection, path),
             ).fetchall()
         )
-        return [_chunk(r) for r in rows]
+        return [StoredChunk.of_row(r) for r in rows]
 
     def chunks_with_text(self, text: str) -> list[StoredChunk]:
         collection = self._id()
@@ -432,12 +418,12 @@ class PgReader:
             return []
         rows = self._call(
             lambda conn: conn.execute(
-                f"select {_CHUNK_COLUMNS} from scree_chunks where collection = %s and left(text, 64) = left(%s, 64) "
+                f"select {CHUNK_COLUMNS} from scree_chunks where collection = %s and left(text, 64) = left(%s, 64) "
                 "and text = %s order by path, ordinal",
                 (collection, text, text),
             ).fetchall()
         )
-        return [_chunk(r) for r in rows]
+        return [StoredChunk.of_row(r) for r in rows]
 
 
 def _distances(rows: list[Any]) -> list[tuple[int, float]]:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from scree.content.chunking import Span
 
@@ -30,6 +32,10 @@ class NewChunk(Span):
         return cls(chunk.ordinal, chunk.heading, chunk.text, chunk.start_line, chunk.end_line, text_hash, vector)
 
 
+# The columns both backends select a stored chunk by, in the order StoredChunk.of_row reads them.
+CHUNK_COLUMNS = "id, path, ordinal, heading, text, start_line, end_line, text_hash"
+
+
 @dataclass(frozen=True, slots=True)
 class StoredChunk(Span):
     """A chunk as the index holds it; `id` is never reused for another chunk (AUTOINCREMENT)."""
@@ -37,3 +43,17 @@ class StoredChunk(Span):
     text_hash: str
     id: int = field(kw_only=True)
     path: str = field(kw_only=True)
+
+    @classmethod
+    def of_row(cls, row: Sequence[Any]) -> StoredChunk:
+        """A row of CHUNK_COLUMNS, from either backend."""
+        return cls(
+            id=int(row[0]),
+            path=str(row[1]),
+            ordinal=int(row[2]),
+            heading=str(row[3]),
+            text=str(row[4]),
+            start_line=int(row[5]),
+            end_line=int(row[6]),
+            text_hash=str(row[7]),
+        )

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -22,7 +22,7 @@ from scree.store.contract import (
 )
 from scree.store.integrity import check_integrity
 from scree.store.keywords import SplitQuery, cjk_match_expression, fts_match_terms, split_query, wide_split
-from scree.store.records import FileState, StoredChunk
+from scree.store.records import CHUNK_COLUMNS, FileState, StoredChunk
 from scree.store.schema import (
     CJK_TABLE,
     FTS_TOKENIZER_ARGS,
@@ -39,21 +39,6 @@ log = get_logger(__name__)
 
 SQL_BATCH = 500  # ids or hashes per `in (...)` list
 MAX_COUNTED_TERMS = 4096  # terms whose matches a reader remembers between two changes of the index
-
-_CHUNK_COLUMNS = "id, path, ordinal, heading, text, start_line, end_line, text_hash"
-
-
-def _chunk(row: Sequence[Any]) -> StoredChunk:
-    return StoredChunk(
-        id=int(row[0]),
-        path=str(row[1]),
-        ordinal=int(row[2]),
-        heading=str(row[3]),
-        text=str(row[4]),
-        start_line=int(row[5]),
-        end_line=int(row[6]),
-        text_hash=str(row[7]),
-    )
 
 
 def batches(values: Iterable[Any]) -> Iterator[list[Any]]:
@@ -339,20 +324,20 @@ class SqliteReader(SqliteIndex):
         found: dict[int, StoredChunk] = {}
         for batch in batches(dict.fromkeys(ids)):
             rows = self._conn.execute(
-                f"select {_CHUNK_COLUMNS} from chunks where id in ({placeholders(len(batch))})", batch
+                f"select {CHUNK_COLUMNS} from chunks where id in ({placeholders(len(batch))})", batch
             )
-            found.update((chunk.id, chunk) for chunk in map(_chunk, rows))
+            found.update((chunk.id, chunk) for chunk in map(StoredChunk.of_row, rows))
         return found
 
     def chunks_for_path(self, path: str) -> list[StoredChunk]:
-        rows = self._conn.execute(f"select {_CHUNK_COLUMNS} from chunks where path = ? order by ordinal", (path,))
-        return [_chunk(row) for row in rows]
+        rows = self._conn.execute(f"select {CHUNK_COLUMNS} from chunks where path = ? order by ordinal", (path,))
+        return [StoredChunk.of_row(row) for row in rows]
 
     def chunks_with_text(self, text: str) -> list[StoredChunk]:
         """R-M4: every chunk whose text is exactly `text` (in any file), by path then ordinal."""
         rows = self._conn.execute(
-            f"select {_CHUNK_COLUMNS} from chunks where {TEXT_START_EXPR} = substr(?1, 1, 64) and text = ?1 "
+            f"select {CHUNK_COLUMNS} from chunks where {TEXT_START_EXPR} = substr(?1, 1, 64) and text = ?1 "
             "order by path, ordinal",
             (text,),
         )
-        return list(map(_chunk, rows))
+        return list(map(StoredChunk.of_row, rows))
