@@ -11,13 +11,11 @@ from __future__ import annotations
 
 import os
 import stat
-import tempfile
 from collections.abc import Iterator
-from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
 
-from scree.commands.file_edit import locked_folder
+from scree.commands.file_edit import locked_folder, replace_file
 from scree.config import Settings
 from scree.content.chunking import opted_out
 from scree.content.docs_map import (
@@ -40,7 +38,6 @@ BEGIN = "<!-- BEGIN scree docs map"
 BEGIN_LINE = BEGIN + ' (written by "scree init --{flag}"; run it again to update, not edited by hand) -->'
 END_LINE = "<!-- END scree docs map -->"
 MAX_BLOCK_BYTES = 8192  # the issue's "a docs map of at most 8 KB", markers included
-NEW_FILE_MODE = 0o644  # committed, like the MCP configs
 
 
 @dataclass(frozen=True, slots=True)
@@ -222,30 +219,7 @@ def _check_writable(current: _Current, target: Path) -> None:
 
 def _replace(real: Path, text: str, current: _Current | None, folder_fd: int | None) -> None:
     """Replace `real` in one step with the original's mode (and owner where scree may set it), fsynced."""
-    mode = NEW_FILE_MODE if current is None else stat.S_IMODE(current.status.st_mode)
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{real.name}.", dir=real.parent)
-    except OSError as exc:
-        raise ConfigError(f"cannot write in {real.parent}: {exc.strerror}") from None
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            if current is not None and hasattr(os, "fchown") and current.status.st_uid != os.geteuid():
-                with suppress(OSError):
-                    os.fchown(handle.fileno(), current.status.st_uid, current.status.st_gid)
-            os.chmod(tmp, mode)
-            handle.write(text.encode("utf-8"))
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, real)
-    except OSError as exc:
-        Path(tmp).unlink(missing_ok=True)
-        raise ConfigError(f"cannot write {real}: {exc.strerror}") from None
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    if folder_fd is not None:
-        with suppress(OSError):
-            os.fsync(folder_fd)
+    replace_file(real, text.encode("utf-8"), None if current is None else current.status, folder_fd)
 
 
 def update_block(

@@ -8,20 +8,17 @@ import json
 import math
 import os
 import stat
-import tempfile
-from contextlib import suppress
 from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from scree.commands.file_edit import locked_folder
+from scree.commands.file_edit import locked_folder, replace_file
 from scree.errors import ConfigError, UsageError
 from scree.paths import git_root
 
 SERVER_NAME = "scree"
 COMMAND = "scree-mcp"
-FILE_MODE = 0o644  # a committed file, readable by all: it names no path and holds no secret
 
 
 @dataclass(frozen=True, slots=True)
@@ -278,36 +275,15 @@ def _still_as_read(real: Path, existing: _Existing | None) -> bool:
 
 
 def _write(real: Path, data: dict[str, Any], existing: _Existing | None, folder_fd: int | None) -> None:
-    """Replace `real` in one step (a reader never sees half a file, a crash leaves the old or the new one): a temp
-    file in the same folder with the original's mode (and owner, where scree may set it), fsynced, then renamed
-    over it, once `real` is seen to still hold what was read (_ChangedMeanwhile otherwise)."""
-    payload = (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
-    mode = FILE_MODE if existing is None else stat.S_IMODE(existing.status.st_mode)
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{real.name}.", dir=real.parent)
-    except OSError as exc:
-        raise ConfigError(f"cannot write in {real.parent}: {exc.strerror}") from None
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            if existing is not None and hasattr(os, "fchown") and existing.status.st_uid != os.geteuid():
-                with suppress(OSError):  # only root may give a file away; otherwise it becomes the user's
-                    os.fchown(handle.fileno(), existing.status.st_uid, existing.status.st_gid)
-            os.chmod(tmp, mode)
-            handle.write(payload)
-            handle.flush()
-            os.fsync(handle.fileno())
+    """Replace `real` in one step (file_edit.replace_file), once `real` is seen to still hold what was read
+    (_ChangedMeanwhile otherwise)."""
+
+    def still_as_read() -> None:
         if not _still_as_read(real, existing):  # the last moment before the replace: nothing of theirs is lost
             raise _ChangedMeanwhile
-        os.replace(tmp, real)
-    except OSError as exc:
-        Path(tmp).unlink(missing_ok=True)
-        raise ConfigError(f"cannot write {real}: {exc.strerror}") from None
-    except BaseException:  # _ChangedMeanwhile too
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    if folder_fd is not None:
-        with suppress(OSError):  # the rename made durable; some file systems cannot fsync a folder
-            os.fsync(folder_fd)
+
+    payload = (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+    replace_file(real, payload, None if existing is None else existing.status, folder_fd, still_as_read)
 
 
 WRITE_ATTEMPTS = 2  # issue 34: a config another program changed mid-write is read again once, then refused
