@@ -26,22 +26,19 @@ import numpy as np
 from scree.benchmarks import RESULTS
 from scree.benchmarks.corpus import generate_tree
 from scree.benchmarks.store_search import (
-    CHUNKS_PER_FILE,
     CHUNKS_PER_TOPIC,
-    DIMS,
-    FILES_PER_TRANSACTION,
-    WORDS_PER_CHUNK,
     K,
     Vectors,
     _time_ms,
     _vocabulary,
     _zipf_words,
+    fill,
 )
 from scree.content.ignore import IgnorePolicy
 from scree.embedders.hashed import HashEmbedder
 from scree.index.model_policy import prepare
 from scree.search.engine import keyword_ranking
-from scree.store import FileState, IndexReader, IndexWriter, NewChunk, SqliteReader, SqliteWriter
+from scree.store import IndexReader, IndexWriter, SqliteReader, SqliteWriter
 
 DEFAULT_SIZES = (10_000, 100_000)
 QUERIES = 60
@@ -57,23 +54,7 @@ def _build(
     writer: IndexWriter, size: int, rng: np.random.Generator, vocabulary: Sequence[str], vectors: Vectors
 ) -> float:
     started = time.perf_counter()
-    writer.set_model(f"bench:{vectors.kind}", DIMS)
-    batch: list[tuple[FileState, list[NewChunk]]] = []
-    for file_number in range(size // CHUNKS_PER_FILE):
-        drawn = vectors.draw(CHUNKS_PER_FILE)
-        chunks = []
-        for ordinal in range(CHUNKS_PER_FILE):
-            words = _zipf_words(rng, vocabulary, WORDS_PER_CHUNK + 3)
-            chunks.append(
-                NewChunk(ordinal, " > ".join(words[:3]), " ".join(words[3:]), ordinal, ordinal,
-                         f"{file_number}-{ordinal}", drawn[ordinal].tobytes())
-            )  # fmt: skip
-        batch.append((FileState(f"docs/{file_number}.md", f"sha-{file_number}", 0, 0), chunks))
-        if len(batch) == FILES_PER_TRANSACTION:
-            writer.replace_files(batch)
-            batch = []
-    if batch:
-        writer.replace_files(batch)
+    fill(writer, size, rng, vocabulary, vectors)
     writer.record_full_sync(complete=True)  # PostgreSQL builds its HNSW index here, above HNSW_MIN_CHUNKS
     return time.perf_counter() - started
 

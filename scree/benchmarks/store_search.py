@@ -32,7 +32,7 @@ from scree.benchmarks import RESULTS
 from scree.search.engine import keyword_ranking
 from scree.search.ranking import POOL
 from scree.search.scope import scope_filter
-from scree.store import FileState, NewChunk, SqliteReader, SqliteWriter
+from scree.store import FileState, IndexWriter, NewChunk, SqliteReader, SqliteWriter
 from scree.store.searches import OVERSAMPLE
 
 DIMS = 512  # R-E2: the default API model's dimensions
@@ -125,25 +125,29 @@ def build(
     """Fill a new index with `size` chunks in files of 100, 20 files per transaction; return seconds taken."""
     started = time.perf_counter()
     with SqliteWriter.open(db_path, folder) as store:
-        store.set_model(f"bench:{vectors.kind}", DIMS)
-        batch: list[tuple[FileState, list[NewChunk]]] = []
-        for file_number in range(size // CHUNKS_PER_FILE):
-            drawn = vectors.draw(CHUNKS_PER_FILE)
-            chunks = []
-            for ordinal in range(CHUNKS_PER_FILE):
-                words = _zipf_words(rng, vocabulary, WORDS_PER_CHUNK + 3)
-                text = " ".join(words[3:])
-                chunks.append(
-                    NewChunk(ordinal, " > ".join(words[:3]), text, ordinal, ordinal, f"{file_number}-{ordinal}",
-                             drawn[ordinal].tobytes())
-                )  # fmt: skip
-            batch.append((FileState(f"docs/{file_number}.md", f"sha-{file_number}", 0, 0), chunks))
-            if len(batch) == FILES_PER_TRANSACTION:
-                store.replace_files(batch)
-                batch = []
-        if batch:
-            store.replace_files(batch)
+        fill(store, size, rng, vocabulary, vectors)
     return time.perf_counter() - started
+
+
+def fill(writer: IndexWriter, size: int, rng: np.random.Generator, vocabulary: Sequence[str], vectors: Vectors) -> None:
+    """Write `size` generated chunks into `writer` (either backend), in files of 100, 20 files per transaction."""
+    writer.set_model(f"bench:{vectors.kind}", DIMS)
+    batch: list[tuple[FileState, list[NewChunk]]] = []
+    for file_number in range(size // CHUNKS_PER_FILE):
+        drawn = vectors.draw(CHUNKS_PER_FILE)
+        chunks = []
+        for ordinal in range(CHUNKS_PER_FILE):
+            words = _zipf_words(rng, vocabulary, WORDS_PER_CHUNK + 3)
+            chunks.append(
+                NewChunk(ordinal, " > ".join(words[:3]), " ".join(words[3:]), ordinal, ordinal,
+                         f"{file_number}-{ordinal}", drawn[ordinal].tobytes())
+            )  # fmt: skip
+        batch.append((FileState(f"docs/{file_number}.md", f"sha-{file_number}", 0, 0), chunks))
+        if len(batch) == FILES_PER_TRANSACTION:
+            writer.replace_files(batch)
+            batch = []
+    if batch:
+        writer.replace_files(batch)
 
 
 def _time_ms(queries: Sequence[object], run: Callable[[object], object]) -> tuple[list[float], list[float]]:
