@@ -121,6 +121,7 @@ def register_vector(conn: psycopg.Connection[Any]) -> bool:
     if info is None:
         return False
     oid = info.oid
+    info.register(conn)  # by name too: the writer's binary COPY names its columns' types (pg_writer)
 
     class Dumper(_VectorDumper):
         pass

@@ -128,6 +128,8 @@ def word_matches(
     lexemes = query_lexemes(conn, terms)
     if not lexemes or stats.rows == 0:
         return []
+    if paths is None and not any(prefix for _, prefix in lexemes):
+        return _whole_words(conn, collection, stats, [lexeme for lexeme, _ in lexemes], limit, floor_alone=floor_alone)
     hits = _hits(conn, collection, stats, lexemes)
     idf = [bm25_idf(stats.rows, n) for n in hits]
     scope = "and c.path = any(%(paths)s)" if paths is not None else ""
@@ -166,6 +168,180 @@ def word_matches(
     if floor and len(floor) < len(lexemes) and not floor_alone:  # a hybrid search: its vectors rank those rows
         return ranked_over([lexemes[i] for i in range(len(lexemes)) if i not in floor])
     return ranked_over(lexemes)
+
+
+# --- postings (pg_schema.M002): the top rows of an OR-query of whole words without reading every matching chunk ---
+
+ALL_POSTINGS_MAX = 40_000  # a query whose terms have at most this many postings together scores them all
+TOP_DEPTH = 256  # else: postings read per term in the first round; each further round reads TOP_DEPTH_GROWTH x more
+TOP_DEPTH_GROWTH = 8
+
+_ALL_POSTINGS_SQL = """
+select p.chunk, sum(q.idf * p.tf * %(k1p1)s / (p.tf + %(k1)s * (1 - %(b)s + %(b)s * p.doc_len / %(avg)s))) as score
+from unnest(%(lexemes)s::text[], %(idf)s::float8[]) as q(lexeme, idf)
+join scree_postings p on p.collection = %(c)s and p.lexeme = q.lexeme
+group by p.chunk
+order by score desc, p.chunk
+limit %(limit)s
+"""
+
+_TOP_POSTINGS_SQL = """
+select q.n, p.chunk, p.tf, p.doc_len, p.impact
+from unnest(%(lexemes)s::text[]) with ordinality as q(lexeme, n)
+cross join lateral (
+    select chunk, tf, doc_len, impact from scree_postings
+    where collection = %(c)s and lexeme = q.lexeme
+    order by impact desc
+    limit %(depth)s
+) p
+"""
+
+_LOOKUP_SQL = """
+select i.chunk, p.lexeme, p.tf, p.doc_len
+from unnest(%(ids)s::bigint[]) as i(chunk)
+cross join lateral (
+    select p.lexeme, p.tf, p.doc_len from scree_postings p
+    where p.chunk = i.chunk and p.lexeme = any(%(lexemes)s::text[])
+    offset 0  -- a lookup per candidate on (chunk, lexeme): never a hash of every posting of a common term
+) p
+"""
+
+
+def posting_counts(conn: psycopg.Connection[Any], collection: int, stats: Stats, lexemes: list[str]) -> list[int]:
+    """How many rows hold each lexeme (bm25's n_t), counted on the postings' btree and kept per version."""
+    if len(stats.hits) > MAX_COUNTED_TERMS:
+        stats.hits.clear()
+    for lexeme in lexemes:
+        if (lexeme, False) not in stats.hits:
+            row = conn.execute(
+                "select count(*) from scree_postings where collection = %s and lexeme = %s", (collection, lexeme)
+            ).fetchone()
+            stats.hits[(lexeme, False)] = int(row[0]) if row else 0
+    return [stats.hits[(lexeme, False)] for lexeme in lexemes]
+
+
+def part_bound(impact: float, avg_len: float) -> float:
+    """The most a posting's bm25 tf part can be at the average length `avg_len` when its impact (the tf part at
+    IMPACT_AVG_LEN) is at most `impact`. With c = k1(1 - b), a posting of tf t and impact i has length term
+    k1 b dl / IMPACT_AVG_LEN = t (k1 + 1) / i - t - c, so at avg_len its tf part is t (k1 + 1) / (t + c + r (t (k1 + 1)
+    / i - t - c)), r = IMPACT_AVG_LEN / avg_len: a linear-fractional function of t, so highest at one end of the tfs
+    that i allows (t >= 1, dl >= 0: t >= c / ((k1 + 1) / i - 1)) or as t grows without end."""
+    from scree.store.pg_schema import IMPACT_AVG_LEN
+
+    top = BM25_K1 + 1.0
+    impact = impact * (1 + 1e-6) + 1e-9  # impacts are float4
+    if impact >= top:
+        return top
+    r = IMPACT_AVG_LEN / max(avg_len, 1e-9)
+    c = BM25_K1 * (1 - BM25_B)
+    slope = top / impact - 1.0
+
+    def part(t: float) -> float:
+        return t * top / (t + c + r * (t * top / impact - t - c))
+
+    limit = top / (1.0 + r * slope)  # t without end
+    return min(top, max(part(max(1.0, c / slope)), limit) * (1 + 1e-9))
+
+
+def _params(collection: int, stats: Stats, lexemes: list[str], idf: list[float], limit: int) -> dict[str, Any]:
+    return {
+        "k1p1": BM25_K1 + 1.0,
+        "k1": BM25_K1,
+        "b": BM25_B,
+        "avg": max(stats.avg_len, 1.0),
+        "lexemes": lexemes,
+        "idf": idf,
+        "c": collection,
+        "limit": limit,
+    }
+
+
+def all_postings_matches(
+    conn: psycopg.Connection[Any], collection: int, stats: Stats, lexemes: list[str], idf: list[float], limit: int
+) -> list[tuple[int, float]]:
+    """bm25 of every row holding one of `lexemes`, from their postings alone (tf and length stored there)."""
+    rows = conn.execute(_ALL_POSTINGS_SQL, _params(collection, stats, lexemes, idf, limit)).fetchall()
+    return [(int(row[0]), float(row[1])) for row in rows]
+
+
+def top_matches(
+    conn: psycopg.Connection[Any],
+    collection: int,
+    stats: Stats,
+    lexemes: list[str],
+    idf: list[float],
+    limit: int,
+    depth: int = TOP_DEPTH,
+) -> list[tuple[int, float]]:
+    """The same list as all_postings_matches, reading each term's postings best first (Fagin's threshold algorithm
+    on the impact-ordered btree, exact).
+
+    Each round reads every term's `depth` highest-impact postings (tf and length with them: each one's bm25 part is
+    exact). A row found under some terms may hold others whose lists were not read to their end: it is looked up
+    (on the postings' (chunk, lexeme) btree) unless even their most (part_bound of each list's last impact) could
+    not lift it to the list's last place. The round ends the search when the list is full and its last score is at
+    least what a row never read could score: the sum, over the lists not read to their end, of idf x part_bound.
+    Otherwise the next round reads TOP_DEPTH_GROWTH times deeper."""
+    avg = max(stats.avg_len, 1.0)
+    length = [BM25_K1 * (1 - BM25_B), BM25_K1 * BM25_B / avg]
+
+    def part(tf: int, doc_len: int) -> float:
+        return tf * (BM25_K1 + 1.0) / (tf + length[0] + length[1] * doc_len)
+
+    index = {lexeme: n for n, lexeme in enumerate(lexemes)}
+    while True:
+        rows = conn.execute(_TOP_POSTINGS_SQL, {"lexemes": lexemes, "c": collection, "depth": depth}).fetchall()
+        known: dict[int, float] = {}
+        seen: dict[int, set[int]] = {}
+        read = [0] * len(lexemes)
+        last = [0.0] * len(lexemes)
+        for number, chunk, tf, doc_len, impact in rows:
+            term = int(number) - 1
+            known[chunk] = known.get(chunk, 0.0) + idf[term] * part(tf, doc_len)
+            seen.setdefault(chunk, set()).add(term)
+            read[term] += 1
+            last[term] = float(impact)
+        if not known:
+            return []
+        open_terms = [t for t in range(len(lexemes)) if read[t] >= depth]  # not read to their end
+        room = {t: idf[t] * part_bound(last[t], stats.avg_len) for t in open_terms}
+        unread = sum(room.values())
+        lowest = sorted(known.values(), reverse=True)
+        floor = lowest[limit - 1] if len(lowest) >= limit else 0.0
+        wanted = [
+            chunk
+            for chunk, score in known.items()
+            if any(t not in seen[chunk] for t in open_terms)
+            and score + sum(room[t] for t in open_terms if t not in seen[chunk]) >= floor
+        ]
+        if wanted:
+            found = conn.execute(_LOOKUP_SQL, {"ids": wanted, "lexemes": [lexemes[t] for t in open_terms]})
+            for chunk, lexeme, tf, doc_len in found.fetchall():
+                term = index[str(lexeme)]
+                if term not in seen[chunk]:
+                    seen[chunk].add(term)
+                    known[chunk] += idf[term] * part(tf, doc_len)
+        ranked = sorted(known.items(), key=lambda item: (-item[1], item[0]))[:limit]
+        if not open_terms or (len(ranked) == limit and ranked[-1][1] >= unread):
+            return ranked
+        depth *= TOP_DEPTH_GROWTH
+
+
+def _whole_words(
+    conn: psycopg.Connection[Any], collection: int, stats: Stats, lexemes: list[str], limit: int, *, floor_alone: bool
+) -> list[tuple[int, float]]:
+    """An OR-query of whole words over the whole collection, through the postings: every posting of its terms when
+    they are few (ALL_POSTINGS_MAX), else each term's best ones first (top_matches). A hybrid search (floor_alone
+    False) leaves out the words in half of the rows or more when it has others, as word_matches does."""
+    hits = posting_counts(conn, collection, stats, lexemes)
+    floor = [floor_weight(stats.rows, n) for n in hits]
+    if not floor_alone and any(floor) and not all(floor):
+        kept = [i for i in range(len(lexemes)) if not floor[i]]
+        lexemes, hits = [lexemes[i] for i in kept], [hits[i] for i in kept]
+    idf = [bm25_idf(stats.rows, n) for n in hits]
+    if sum(hits) <= ALL_POSTINGS_MAX:
+        return all_postings_matches(conn, collection, stats, lexemes, idf, limit)
+    return top_matches(conn, collection, stats, lexemes, idf, limit)
 
 
 _CJK_SQL = """

@@ -24,20 +24,41 @@ from scree.store.contract import REINDEX_HINT, AddChunks, IndexWriter, model_mis
 from scree.store.pg_connect import PgVector, connect, failure_line, register_vector, where
 from scree.store.pg_keywords import cjk_row_pairs
 from scree.store.pg_reader import HNSW_MIN_CHUNKS, PgReader, hnsw_name
-from scree.store.pg_schema import TEXT_CONFIG, migrate
+from scree.store.pg_schema import POSTING_SQL, TEXT_CONFIG, migrate
 from scree.store.records import FileState, NewChunk
 
 MAX_STORED_FILE_BYTES = 8 << 20  # a file's text is stored (compressed) for read_doc up to this size
 
-_INSERT_CHUNK_SQL = f"""
-insert into scree_chunks(collection, path, ordinal, heading, text, start_line, end_line, text_hash, embedding, tsv,
-                         doc_len, cjk)
-select %(c)s, %(path)s, %(ordinal)s, %(heading)s, %(text)s, %(start)s, %(end)s, %(hash)s, %(vector)b, t.tsv,
-       (select coalesce(sum(cardinality(u.positions)), 0) from unnest(t.tsv) u), %(cjk)s
-from (
-    select setweight(to_tsvector('{TEXT_CONFIG}', %(heading)s), 'A')
-           || setweight(to_tsvector('{TEXT_CONFIG}', %(text)s), 'B') as tsv
-) t
+# A transaction's new chunks are COPYed into a temporary table, then made rows by one statement: each row's tsvector
+# and length by the server, and its keyword postings (pg_schema.M002) from that tsvector in the same statement.
+# Against an INSERT per row with the tsvector made in it (psycopg's pipelined executemany), this is one round trip
+# and one plan for a whole batch (first sync: see `scree bench --database-url`).
+_STAGE_SQL = """
+create temporary table if not exists scree_staged(
+    ordinal integer, path text, heading text, text text, start_line integer, end_line integer, text_hash text,
+    embedding vector, cjk text[]
+) on commit delete rows
+"""
+_COPY_SQL = (
+    "copy scree_staged(ordinal, path, heading, text, start_line, end_line, text_hash, embedding, cjk) "
+    "from stdin (format binary)"
+)
+_STAGED_TYPES = ["integer", "text", "text", "text", "integer", "integer", "text", "vector", "text[]"]
+_INSERT_STAGED_SQL = f"""
+with added as (
+    insert into scree_chunks(collection, path, ordinal, heading, text, start_line, end_line, text_hash, embedding,
+                             tsv, doc_len, cjk)
+    select %(c)s, s.path, s.ordinal, s.heading, s.text, s.start_line, s.end_line, s.text_hash, s.embedding, t.tsv,
+           (select coalesce(sum(cardinality(u.positions)), 0) from unnest(t.tsv) u), s.cjk
+    from scree_staged s
+    cross join lateral (
+        select setweight(to_tsvector('{TEXT_CONFIG}', s.heading), 'A')
+               || setweight(to_tsvector('{TEXT_CONFIG}', s.text), 'B') as tsv
+    ) t
+    returning id, collection, tsv, doc_len
+)
+insert into scree_postings(collection, lexeme, tf, doc_len, impact, chunk)
+{POSTING_SQL} from added c cross join lateral unnest(c.tsv) u
 """
 
 
@@ -195,6 +216,7 @@ class PgWriter(PgReader):
             conn.execute("delete from scree_files where collection = %s", (collection,))
             conn.execute(f"drop index if exists {hnsw_name(collection)}")
             conn.execute("update scree_files set collection = %s where collection = %s", (collection, source[0]))
+            conn.execute("update scree_postings set collection = %s where collection = %s", (collection, source[0]))
             conn.execute(
                 "update scree_collections set model = %s, dims = %s, embed_format = %s, first_sync_done = %s, "
                 "meta = %s where id = %s",
@@ -253,28 +275,21 @@ class PgWriter(PgReader):
     def _add_chunks(
         self, conn: psycopg.Connection[Any], collection: int, chunks: Sequence[tuple[str, NewChunk]], dims: int
     ) -> None:
-        """Insert the chunks, pipelined (psycopg's executemany): each row's tsvector and length made by the server."""
+        """Insert the chunks and their keyword postings: COPY into the staging table, then one INSERT ... SELECT
+        (_INSERT_STAGED_SQL). Runs inside the caller's fenced transaction; the staging table empties at commit."""
         if not chunks:
             return
+        conn.execute(_STAGE_SQL)
         with conn.cursor() as cursor:
-            cursor.executemany(
-                _INSERT_CHUNK_SQL,
-                [
-                    {
-                        "c": collection,
-                        "path": path,
-                        "ordinal": c.ordinal,
-                        "heading": c.heading,
-                        "text": c.text,
-                        "start": c.start_line,
-                        "end": c.end_line,
-                        "hash": c.text_hash,
-                        "vector": PgVector(c.vector) if dims else None,
-                        "cjk": cjk_row_pairs(c.heading, c.text),
-                    }
-                    for path, c in chunks
-                ],
-            )
+            with cursor.copy(_COPY_SQL) as copy:
+                copy.set_types(_STAGED_TYPES)
+                for path, c in chunks:
+                    copy.write_row(
+                        (c.ordinal, path, c.heading, c.text, c.start_line, c.end_line, c.text_hash,
+                         PgVector(c.vector) if dims else None, cjk_row_pairs(c.heading, c.text))
+                    )  # fmt: skip
+            cursor.execute(_INSERT_STAGED_SQL, {"c": collection})
+            cursor.execute("truncate scree_staged")  # file_in_parts adds more than once in one transaction
 
     def replace_files(self, items: Sequence[tuple[FileState, Sequence[NewChunk]]]) -> None:
         dims = self._check_vectors(items)

@@ -1,0 +1,122 @@
+"""PostgreSQL's keyword ranking through the postings (issue 31, speed): the same bm25 list as scoring every matching
+row, whichever way a query is read, and postings that follow every write."""
+
+from __future__ import annotations
+
+import random
+import struct
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("psycopg")
+
+from scree.store import pg_keywords  # noqa: E402
+from scree.store.pg_reader import PgReader  # noqa: E402
+from scree.store.pg_writer import PgWriter  # noqa: E402
+from scree.store.records import FileState, NewChunk  # noqa: E402
+
+WORDS = [f"w{n}x" for n in range(60)]  # plain tokens the English stemmer keeps as they are
+
+
+def _vector(rng: random.Random) -> bytes:
+    return struct.pack("<4f", *(rng.random() + 0.01 for _ in range(4)))
+
+
+def _corpus(writer: PgWriter, files: int, rng: random.Random) -> None:
+    """Zipf-like words, a heading on each chunk, lengths from 3 to 80 words: long and short rows, common and rare
+    terms, so bm25's length term and idf both matter."""
+    writer.set_model("test:ranking", 4)
+    weights = [1.0 / (rank + 1) for rank in range(len(WORDS))]
+    batch = []
+    for n in range(files):
+        chunks = []
+        for ordinal in range(10):
+            text = " ".join(rng.choices(WORDS, weights, k=rng.randint(3, 80)))
+            heading = " ".join(rng.choices(WORDS, weights, k=2))
+            chunks.append(NewChunk(ordinal, heading, text, ordinal, ordinal, f"{n}-{ordinal}", _vector(rng)))
+        batch.append((FileState(f"f{n}.md", f"sha{n}", 0, 0), chunks))
+    writer.replace_files(batch)
+
+
+def _exact(reader: PgReader, query: str, limit: int) -> list[tuple[int, float]]:
+    """The reference: bm25 over every matching row's tsvector (the scoped path scores every row it matches)."""
+    return reader.keyword_lists(query, limit, lambda _path: True)[0]
+
+
+def _same(got: list[tuple[int, float]], want: list[tuple[int, float]]) -> None:
+    """The same scores in the same order, and the same rows but where two rows tie (sums of the same terms in
+    another order may differ in the last bit, so a tie's order by id is not the test)."""
+    assert len(got) == len(want)
+    for (_, a), (_, b) in zip(got, want, strict=True):
+        assert a == pytest.approx(b, rel=1e-9)
+    rounded = [(round(score, 9), chunk) for chunk, score in want]
+    last = rounded[-1][0] if rounded else 0.0
+    assert {chunk for score, chunk in rounded if score > last} <= {chunk for chunk, _ in got}
+    assert sorted((round(score, 9), chunk) for chunk, score in got if round(score, 9) > last) == sorted(
+        entry for entry in rounded if entry[0] > last
+    )
+
+
+def test_keyword_lists_through_the_postings_are_the_exact_bm25_order(tmp_path: Path, pg_url: str) -> None:
+    rng = random.Random(7)
+    with PgWriter.open_writer(pg_url, "rank", tmp_path, None) as writer:
+        _corpus(writer, 40, rng)
+    with PgReader.open(pg_url, "rank", tmp_path) as reader:
+        row = reader._now()
+        assert row is not None
+        conn = reader._db()
+        stats = pg_keywords.load_stats(conn, row.id, row.version)
+        queries = [" ".join(rng.sample(WORDS[:40], rng.randint(1, 4))) for _ in range(25)]
+        queries += ["w0x", "w0x w1x w2x", "w59x w0x"]  # a term in most rows; a rare one beside a common one
+        for query in queries:
+            for limit in (1, 10, 100):
+                want = _exact(reader, query, limit)
+                assert want, query
+                _same(reader.keyword_lists(query, limit)[0], want)  # as a search reads it
+                lexemes = [lexeme for lexeme, _ in pg_keywords.query_lexemes(conn, query.split())]
+                hits = pg_keywords.posting_counts(conn, row.id, stats, lexemes)
+                idf = [pg_keywords.bm25_idf(stats.rows, n) for n in hits]
+                _same(pg_keywords.all_postings_matches(conn, row.id, stats, lexemes, idf, limit), want)
+                for depth in (1, 3, 16):  # shallow first rounds: the threshold test must send it deeper
+                    _same(pg_keywords.top_matches(conn, row.id, stats, lexemes, idf, limit, depth), want)
+
+
+def test_part_bound_is_never_below_a_postings_part_at_the_true_average_length() -> None:
+    from scree.store.pg_schema import IMPACT_AVG_LEN, IMPACT_B, IMPACT_K1
+
+    def part(tf: int, doc_len: int, avg: float) -> float:
+        return tf * (IMPACT_K1 + 1) / (tf + IMPACT_K1 * (1 - IMPACT_B + IMPACT_B * doc_len / avg))
+
+    for avg in (3.0, 20.0, IMPACT_AVG_LEN, 90.0, 400.0):
+        for tf in (1, 2, 3, 7, 40):
+            for doc_len in (tf, tf + 1, 30, 200, 5000):
+                impact = part(tf, doc_len, IMPACT_AVG_LEN)
+                assert pg_keywords.part_bound(impact, avg) >= part(tf, doc_len, avg)
+
+
+def test_postings_follow_replaced_and_deleted_files(tmp_path: Path, pg_url: str) -> None:
+    rng = random.Random(3)
+    with PgWriter.open_writer(pg_url, "follow", tmp_path, None) as writer:
+        writer.set_model("test:ranking", 4)
+        writer.replace_files(
+            [(FileState("a.md", "1", 0, 0), [NewChunk(0, "Wombat", "burrows dig", 1, 2, "h1", _vector(rng))])]
+        )
+        writer.replace_files(
+            [(FileState("b.md", "2", 0, 0), [NewChunk(0, "Numbat", "termites eat", 1, 2, "h2", _vector(rng))])]
+        )
+        assert writer.keyword_lists("wombat", 5)[0]
+        writer.replace_files(
+            [(FileState("a.md", "3", 0, 0), [NewChunk(0, "Quokka", "smiles", 1, 2, "h3", _vector(rng))])]
+        )
+        assert writer.keyword_lists("wombat", 5) == [[]]
+        assert [len(found) for found in writer.keyword_lists("quokka numbat", 5)] == [2]
+        with writer.file_in_parts(FileState("b.md", "4", 0, 0)) as add:
+            add([NewChunk(0, "Echidna", "spines", 1, 2, "h4", _vector(rng))])
+        assert writer.keyword_lists("numbat", 5) == [[]]
+        writer.delete_files(["a.md"])
+        assert writer.keyword_lists("quokka", 5) == [[]]
+        conn = writer._db()
+        left = conn.execute("select count(*), count(distinct chunk) from scree_postings").fetchone()
+        chunks = conn.execute("select coalesce(sum(length(tsv)), 0), count(*) from scree_chunks").fetchone()
+        assert left == (chunks[0], chunks[1]) == (2, 1)  # "echidna" and "spine", of b.md's one chunk
