@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 import struct
+import time
 from pathlib import Path
 
 import pytest
@@ -120,3 +121,61 @@ def test_postings_follow_replaced_and_deleted_files(tmp_path: Path, pg_url: str)
         left = conn.execute("select count(*), count(distinct chunk) from scree_postings").fetchone()
         chunks = conn.execute("select coalesce(sum(length(tsv)), 0), count(*) from scree_chunks").fetchone()
         assert left == (chunks[0], chunks[1]) == (2, 1)  # "echidna" and "spine", of b.md's one chunk
+
+
+def _vectors_corpus(writer: PgWriter, chunks: int, rng: random.Random) -> None:
+    writer.set_model("test:hnsw", 8)
+    batch = []
+    for n in range(chunks // 10):
+        batch.append(
+            (
+                FileState(f"v{n}.md", f"s{n}", 0, 0),
+                [
+                    NewChunk(
+                        o, "h", f"t{n}x{o}", o, o, f"v{n}-{o}", struct.pack("<8f", *(rng.gauss(0, 1) for _ in range(8)))
+                    )
+                    for o in range(10)
+                ],
+            )
+        )
+    writer.replace_files(batch)
+
+
+@pytest.mark.parametrize("above", [True, False])
+def test_vector_search_goes_through_hnsw_above_the_threshold_with_its_recall_checked(
+    tmp_path: Path, pg_url: str, above: bool
+) -> None:
+    from scree.store.pg_reader import hnsw_name
+
+    rng = random.Random(11)
+    with PgWriter.open_writer(pg_url, "vectors", tmp_path, None) as writer:
+        writer.hnsw_min_chunks = 500 if above else 5000
+        _vectors_corpus(writer, 600, rng)
+        writer.record_full_sync(complete=True)
+    with PgReader.open(pg_url, "vectors", tmp_path) as reader:
+        row = reader._now()
+        assert row is not None
+        assert reader._has_hnsw(row) is above
+        queries = [struct.pack("<8f", *(rng.gauss(0, 1) for _ in range(8))) for _ in range(20)]
+        watch = reader._db()
+
+        def scans() -> int:
+            watch.execute("select pg_stat_force_next_flush()")
+            found = watch.execute(
+                "select coalesce(sum(idx_scan), 0) from pg_stat_user_indexes where indexrelname = %s",
+                (hnsw_name(row.id),),
+            ).fetchone()
+            return int(found[0]) if found else 0
+
+        before = scans()
+        recall = []
+        for query in queries:
+            found = {chunk for chunk, _ in reader.vector_search(query, 10)}
+            exact = {chunk for chunk, _ in reader.exact_vector_search(query, 10)}
+            assert len(found) == 10
+            recall.append(len(found & exact) / 10)
+        assert sum(recall) / len(recall) >= (0.95 if above else 1.0)
+        deadline = time.monotonic() + 10
+        while above and scans() < before + len(queries) and time.monotonic() < deadline:
+            time.sleep(0.1)  # the server's statistics reach other sessions a moment later
+        assert (scans() >= before + len(queries)) is above

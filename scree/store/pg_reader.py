@@ -449,6 +449,10 @@ def _approximate(
     collection and dimensions written in, both integers of our own)."""
     with conn.transaction():
         conn.execute(f"set local hnsw.ef_search = {max(HNSW_EF_SEARCH, min(limit, 1000))}")
+        # the reader chose HNSW by measurement (HNSW_MIN_CHUNKS): the planner's guess, a sort of the collection's
+        # rows when its cost model prices HNSW high, is not taken
+        conn.execute("set local enable_seqscan = off")
+        conn.execute("set local enable_sort = off")
         rows = conn.execute(
             f"select id, embedding::vector({int(dims)}) <=> %b::vector({int(dims)}) as d from scree_chunks "
             f"where collection = {int(collection)} order by d limit %s",

@@ -71,6 +71,7 @@ class PgWriter(PgReader):
     ) -> None:
         super().__init__(url, name, folder, conn)
         self.generation = generation
+        self.hnsw_min_chunks = HNSW_MIN_CHUNKS  # the benches and tests lower it to build the index on small ones
 
     @classmethod
     def open_writer(cls, url: str, name: str, folder: Path, generation: int | None) -> Self:
@@ -159,11 +160,11 @@ class PgWriter(PgReader):
             pass
 
     def _ensure_hnsw(self) -> None:
-        """An HNSW index for a collection of HNSW_MIN_CHUNKS chunks or more (built once, after a full sync)."""
+        """An HNSW index for a collection of `hnsw_min_chunks` chunks or more (built once, after a full sync)."""
         row = self._now()
         if row is None or row.model is None or row.model[1] == 0 or self._has_hnsw(row):
             return
-        if self.counts()[1] < HNSW_MIN_CHUNKS:
+        if self.counts()[1] < self.hnsw_min_chunks:
             return
         dims = int(row.model[1])
         with self._write() as (conn, collection):
