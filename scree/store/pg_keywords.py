@@ -179,7 +179,11 @@ TOP_DEPTH_GROWTH = 8
 _ALL_POSTINGS_SQL = """
 select p.chunk, sum(q.idf * p.tf * %(k1p1)s / (p.tf + %(k1)s * (1 - %(b)s + %(b)s * p.doc_len / %(avg)s))) as score
 from unnest(%(lexemes)s::text[], %(idf)s::float8[]) as q(lexeme, idf)
-join scree_postings p on p.collection = %(c)s and p.lexeme = q.lexeme
+cross join lateral (
+    select chunk, tf, doc_len from scree_postings
+    where collection = %(c)s and lexeme = q.lexeme
+    offset 0  -- each term's postings from the btree, whatever the planner's statistics say
+) p
 group by p.chunk
 order by score desc, p.chunk
 limit %(limit)s

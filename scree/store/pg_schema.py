@@ -94,12 +94,23 @@ create table scree_postings(
     tf smallint not null,
     doc_len integer not null,
     impact real not null,
-    chunk bigint not null references scree_chunks(id) on delete cascade
+    chunk bigint not null
 );
 insert into scree_postings(collection, lexeme, tf, doc_len, impact, chunk)
     {POSTING_SQL} from scree_chunks c cross join lateral unnest(c.tsv) u;
 create index scree_postings_top on scree_postings(collection, lexeme, impact desc) include (chunk, tf, doc_len);
 create index scree_postings_chunk on scree_postings(chunk, lexeme) include (tf, doc_len);
+-- a chunk's postings go with it, however it goes (a replaced file, a cascade from scree_files, a dropped collection):
+-- one statement per deleting statement, where a foreign key checked each of a sync's postings as it was inserted
+-- (a third of the insert's time)
+create function scree_drop_postings() returns trigger language plpgsql as $$
+begin
+    delete from scree_postings p using scree_gone_chunks g where p.chunk = g.id;
+    return null;
+end
+$$;
+create trigger scree_chunks_drop_postings after delete on scree_chunks
+    referencing old table as scree_gone_chunks for each statement execute function scree_drop_postings();
 """
 
 MIGRATIONS: tuple[str, ...] = (M001, M002)  # append only; a released migration is never edited

@@ -153,7 +153,8 @@ class PgWriter(PgReader):
 
     def _analyze(self) -> None:
         """Fresh planner statistics after a full sync (autovacuum gets there too, later); a role that may not is
-        left to it. The connection is in autocommit: ANALYZE runs outside any transaction."""
+        left to it. The connection is in autocommit: ANALYZE runs outside any transaction. Not the postings: the
+        keyword search reads them by a plan fixed in its SQL (pg_keywords), and sampling them took seconds."""
         try:
             self._db().execute("analyze scree_chunks, scree_files")
         except psycopg.Error:
