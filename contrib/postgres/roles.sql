@@ -4,7 +4,7 @@
 -- install them; or install them once as a superuser).
 create role scree_writer login password 'change-me-writer';
 create role scree_reader login password 'change-me-reader';
-grant connect, create on database scree to scree_writer;
+grant connect, create, temporary on database scree to scree_writer;  -- temporary: a sync stages its rows
 grant usage, create on schema public to scree_writer;
 grant connect on database scree to scree_reader;
 grant usage on schema public to scree_reader;

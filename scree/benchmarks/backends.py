@@ -161,6 +161,8 @@ def _built_reader(
     record = PgReader.record_of(url, name, folder)
     if kept and record.complete and record.files == size // CHUNKS_PER_FILE:
         build_s = None
+        with PgWriter.open_writer(url, name, folder, None) as pg_writer:
+            pg_writer.ensure_hnsw()  # kept from a run with another HNSW_MIN_CHUNKS
     else:
         drop_collection(url, name)
         with PgWriter.open_writer(url, name, folder, None) as pg_writer:

@@ -149,7 +149,7 @@ class PgWriter(PgReader):
                 (complete, time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), collection),
             )
         self._analyze()
-        self._ensure_hnsw()
+        self.ensure_hnsw()
 
     def _analyze(self) -> None:
         """Fresh planner statistics after a full sync (autovacuum gets there too, later); a role that may not is
@@ -160,8 +160,9 @@ class PgWriter(PgReader):
         except psycopg.Error:
             pass
 
-    def _ensure_hnsw(self) -> None:
-        """An HNSW index for a collection of `hnsw_min_chunks` chunks or more (built once, after a full sync)."""
+    def ensure_hnsw(self) -> None:
+        """An HNSW index for a collection of `hnsw_min_chunks` chunks or more (built once, after a full sync; the
+        bench calls it on a collection it kept from an earlier run)."""
         row = self._now()
         if row is None or row.model is None or row.model[1] == 0 or self._has_hnsw(row):
             return
@@ -225,7 +226,7 @@ class PgWriter(PgReader):
                 (source[1], source[2], source[3], source[4], json.dumps(source[5]), collection),
             )
         self._hnsw = None
-        self._ensure_hnsw()
+        self.ensure_hnsw()
 
     # --- files ---
 
