@@ -65,7 +65,7 @@ def database_facts(url: str, name: str) -> DatabaseFacts:
             coll = conn.execute("select id from scree_collections where name = %s", (name,)).fetchone()
             sizes = conn.execute(
                 "select coalesce(sum(pg_total_relation_size(c.oid)), 0) from pg_class c "
-                "where c.relname in ('scree_chunks', 'scree_files', 'scree_collections')"
+                "where c.relname in ('scree_chunks', 'scree_files', 'scree_collections', 'scree_postings')"
             ).fetchone()
             facts.table_bytes = int(sizes[0]) if sizes else 0
             if coll is None:
