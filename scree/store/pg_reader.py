@@ -71,6 +71,7 @@ class PgReader:
         self._hnsw: tuple[int, bool] | None = None  # (version, the collection has its HNSW index)
         self._counts: tuple[tuple[int, int], tuple[int, int]] | None = None  # ((id, version), (files, chunks))
         self._stems: dict[str, list[str]] = {}
+        self._stems_of_paths = False  # the indexed paths' stems were fetched at once (_prefetch_path_stems)
 
     @classmethod
     def open(cls, url: str, name: str, folder: Path, *, checkout: bool = True) -> Self:
@@ -401,10 +402,34 @@ class PgReader:
         (STEMS_KEPT): a search asks for its hits' path words, a round trip each."""
         found = self._stems.get(text)
         if found is None:
+            if not self._stems_of_paths:
+                self._stems_of_paths = True
+                self._prefetch_path_stems()
+                found = self._stems.get(text)
+        if found is None:
             if len(self._stems) >= STEMS_KEPT:
                 self._stems.clear()
             found = self._stems[text] = self._stems_now(text)
         return list(found)
+
+    def _prefetch_path_stems(self) -> None:
+        """The stems of every indexed path as the search asks for them (SearchEngine._terms_of_path: the path
+        without its extension), in one round trip, where a new reader's first searches made one per hit."""
+        paths = list(self.paths())
+        if not paths or len(paths) > STEMS_KEPT // 2:
+            return
+        texts = list(dict.fromkeys(p.rsplit(".", 1)[0] if "." in p.rsplit("/", 1)[-1] else p for p in paths))
+        rows = self._call(
+            lambda conn: conn.execute(
+                "select t, coalesce((select array_agg(u.lexeme order by p) from "
+                f"unnest(to_tsvector('{TEXT_CONFIG}', t)) u, unnest(u.positions) p), '{{}}') "
+                "from unnest(%s::text[]) t",
+                (texts,),
+            ).fetchall()
+        )
+        if len(self._stems) + len(rows) >= STEMS_KEPT:
+            self._stems.clear()
+        self._stems.update({str(r[0]): [str(x) for x in r[1]] for r in rows})
 
     def _stems_now(self, text: str) -> list[str]:
         rows = self._call(
@@ -475,7 +500,7 @@ def _approximate(
 ) -> list[tuple[int, float]]:
     """Through the collection's HNSW index: its partial expression index matches only this very SQL (the
     collection and dimensions written in, both integers of our own)."""
-    with conn.transaction():
+    with conn.pipeline(), conn.transaction():  # one round trip for the transaction, its settings and the query
         conn.execute(f"set local hnsw.ef_search = {max(HNSW_EF_SEARCH, min(limit, 1000))}")
         # the reader chose HNSW by measurement (HNSW_MIN_CHUNKS): the planner's guess, a sort of the collection's
         # rows when its cost model prices HNSW high, is not taken
