@@ -179,3 +179,30 @@ def test_vector_search_goes_through_hnsw_above_the_threshold_with_its_recall_che
         while above and scans() < before + len(queries) and time.monotonic() < deadline:
             time.sleep(0.1)  # the server's statistics reach other sessions a moment later
         assert (scans() >= before + len(queries)) is above
+
+
+@pytest.mark.packaging  # runs `scree bench`'s backends part: the packaging tier, as tests/test_bench_cli.py
+def test_the_backends_bench_runs_end_to_end_on_small_indexes(tmp_path: Path, pg_url: str) -> None:
+    """`scree bench --database-url`'s figures on tiny sizes: every part runs and reports; kept indexes are used
+    again."""
+    import json
+    import subprocess
+    import sys
+
+    out = tmp_path / "backends.json"
+    kept = str(tmp_path / "kept")
+    command = [sys.executable, "-m", "scree.benchmarks.backends", "--database-url", pg_url, "--sizes", "300",
+               "--crossover", "300", "--sync-mb", "0.05", "--reuse", kept, "--json", str(out)]  # fmt: skip
+    for run in range(2):
+        done = subprocess.run(command, capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stderr
+        results = json.loads(out.read_text())
+        size = results["sizes"][0]
+        for backend in ("sqlite", "postgres"):
+            assert size[backend]["e2e_p50_ms"] > 0 and size[backend]["keyword_p50_ms"] > 0
+            assert (size[backend]["build_s"] is None) is (run == 1)  # the second run used the kept indexes
+        assert 0.9 <= size["postgres"]["recall_at_10"] <= 1.0
+        assert results["crossover"][0]["chunks"] == 300 and results["crossover"][0]["recall_at_10"] >= 0.9
+        assert results["sync"]["postgres"]["files"] == results["sync"]["sqlite"]["files"] > 0
+        assert results["sync"]["postgres"]["chunks"] == results["sync"]["sqlite"]["chunks"] > 0
+        assert "300 HNSW recall@10" in done.stdout.replace("0k", "") or "recall@10" in done.stdout
