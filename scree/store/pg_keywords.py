@@ -8,9 +8,13 @@ comes from the tsvector's positions and their weights (A: heading, B: text), dl 
 and n_t are counted once per change of the collection. Stems are PostgreSQL's Snowball English (Porter2) where
 FTS5 has Porter, and PostgreSQL's English config drops stop words from documents: those are the differences.
 
-Rows are ranked only among the candidates that hold a term found in fewer than half of the rows (the others have
-the floor idf: at most 2.2e-6 a row), when those candidates are enough to fill the list, so a word in every chunk
-never makes a query score every row (keywords.split_query's idea on the SQLite side).
+An OR-query of whole words over a whole collection (every search but a scoped one or one with a `tok*` prefix)
+reads the postings table (pg_schema.M002: a row per word and chunk with the word's tf, the chunk's length and an
+impact) and never a chunk's row: all postings of its words when they are few (ALL_POSTINGS_MAX), else each word's
+best postings first until no unread row can reach the list (top_matches, Fagin's threshold algorithm). Both give
+exactly the list that scoring every matching row gives (tests/test_pg_ranking.py). The scoped and prefix queries
+score the matching rows' tsvectors (word_matches' SQL below), ranked first only among the candidates that hold a
+term found in fewer than half of the rows when those are enough to fill the list (keywords.split_query's idea).
 """
 
 from __future__ import annotations
