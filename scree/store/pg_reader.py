@@ -9,6 +9,7 @@ collection row's `version`.
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,6 +36,7 @@ T = TypeVar("T")
 HNSW_MIN_CHUNKS = 5_000
 HNSW_EF_SEARCH = 200  # candidates HNSW keeps per query; recall against exact: scree.benchmarks.backends
 MAX_KNN = 4096
+FILE_COUNT_FRESH_S = 1.0  # file_count() may answer at a version read this recently (counts() reads it again)
 STEMS_KEPT = 4096  # texts whose stems a reader keeps (the text search config is fixed by the schema)
 
 
@@ -70,6 +72,7 @@ class PgReader:
         self._stats: pg_keywords.Stats | None = None
         self._hnsw: tuple[int, bool] | None = None  # (version, the collection has its HNSW index)
         self._counts: tuple[tuple[int, int], tuple[int, int]] | None = None  # ((id, version), (files, chunks))
+        self._checked_at = 0.0  # time.monotonic() when the collection's version was last read
         self._stems: dict[str, list[str]] = {}
         self._stems_of_paths = False  # the indexed paths' stems were fetched at once (_prefetch_path_stems)
 
@@ -158,6 +161,7 @@ class PgReader:
             )
 
         self._row = self._call(read)
+        self._checked_at = time.monotonic()
         return self._row
 
     def _now(self) -> Row | None:
@@ -168,6 +172,7 @@ class PgReader:
         version = self._call(
             lambda conn: conn.execute("select version from scree_collections where id = %s", (row.id,)).fetchone()
         )
+        self._checked_at = time.monotonic()
         if version is None or int(version[0]) != row.version:
             return self._read_row()
         return row
@@ -300,6 +305,17 @@ class PgReader:
         return counts
 
     def file_count(self) -> int:
+        """How many files the collection holds: counts() at the version this reader read last when it read it within
+        FILE_COUNT_FRESH_S (every search reads it first, through model() or is_complete()), so the once-per-hit asks
+        of a search cost no round trip each."""
+        row = self._row
+        if (
+            row is not None
+            and self._counts is not None
+            and self._counts[0] == (row.id, row.version)
+            and time.monotonic() - self._checked_at < FILE_COUNT_FRESH_S
+        ):
+            return self._counts[1][0]  # counted at the version this reader saw last, and saw within the second
         return self.counts()[0]
 
     def is_empty(self) -> bool:

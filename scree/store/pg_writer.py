@@ -120,6 +120,7 @@ class PgWriter(PgReader):
         finally:
             self._row = None
             self._stats = None
+            self._counts = None  # this writer's own writes count at once
 
     # --- meta ---
 
