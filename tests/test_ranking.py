@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import math
 
+from scree.embedders.kinds import similarity_floor
 from scree.search.ranking import (
     LONG_QUERY_VECTOR_WEIGHT,
     LONG_QUERY_WORDS,
     PER_FILE,
     RRF_K,
-    SIMILARITY_FLOORS,
     Z_VECTOR_WEIGHT,
     above_floor,
     add_path_signal,
@@ -91,7 +91,7 @@ def test_the_floor_drops_weak_vector_only_candidates() -> None:
     assert above_floor(vector, set(), 0.25) == [(1, 0.6)]
     assert above_floor(vector, {3}, 0.25) == [(1, 0.6), (3, 0.1)]  # the keyword search found it too
     assert above_floor(vector, set(), None) == vector
-    assert above_floor([(4, 0.14)], set(), SIMILARITY_FLOORS["local:all-MiniLM-L6-v2"]) == []
+    assert above_floor([(4, 0.14)], set(), similarity_floor("local:all-MiniLM-L6-v2")) == []
 
 
 def test_hybrid_fusion_squares_keyword_scores_so_a_lists_best_matches_stand_out() -> None:

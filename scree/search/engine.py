@@ -18,13 +18,8 @@ from scree.content.languages import Copy, LanguageTrees
 from scree.content.posts import Posts
 from scree.content.versions import says_same
 from scree.embedders.base import KEYWORD_ONLY, Embedder
-from scree.embedders.factory import (
-    NEEDS_VECTORS,
-    SEMANTIC_OFF,
-    embedder_available,
-    make_embedder,
-    make_query_embedder,
-)
+from scree.embedders.factory import NEEDS_VECTORS, SEMANTIC_OFF, make_embedder, make_query_embedder
+from scree.embedders.kinds import embedder_available, similarity_floor
 from scree.errors import ScreeError
 from scree.logs import get_logger
 from scree.replies import no_markdown_note
@@ -35,7 +30,6 @@ from scree.search.ranking import (
     PER_FILE,
     POOL,
     POST_RANKS,
-    SIMILARITY_FLOORS,
     VERSION_RANKS,
     above_floor,
     add_path_signal,
@@ -232,7 +226,7 @@ class SearchEngine:
         keyword: list[tuple[int, float]] = []
         if mode in ("hybrid", "keyword"):  # beside vectors, words in half of a large index add nothing alone (#17)
             keyword = keyword_ranking(self._store, query, limit, scope, floor_alone=mode == "keyword" or not nearest)
-        floor = SIMILARITY_FLOORS.get(recorded[0]) if recorded is not None else None
+        floor = similarity_floor(recorded[0]) if recorded is not None else None
         found_by_words = {chunk_id for chunk_id, _ in keyword}
         nearest = above_floor(nearest, found_by_words, floor)
         words = content_words(query)

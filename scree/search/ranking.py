@@ -33,11 +33,6 @@ LONG_QUERY_VECTOR_WEIGHT = 1.1
 # Hit@1 0.850 -> 0.867 (2.0: the same, 2.5: 0.899); SciFact's paths are document ids and name no query word.
 PATH_WEIGHT = 1.5
 PER_FILE = 1  # chunks of one file before every other candidate file's best chunk has been shown
-# Lowest cosine similarity a chunk found only by the vector search may have, per model: below it nothing is a real
-# match ("kittens" in a repository about puppies). all-MiniLM-L6-v2 on the docs trees: the best relevant chunk of
-# every query scored >= 0.258 (5th percentile 0.294); 316 unrelated queries (SciFact claims, everyday questions)
-# had a best chunk of median 0.165, 95th percentile 0.247. Models not measured get no floor.
-SIMILARITY_FLOORS = {"local:all-MiniLM-L6-v2": 0.25}
 
 
 # Issue 25: one-line chunks and "SEE ALSO" link lists (chunking.thin) won hits over the page that explains, since a
