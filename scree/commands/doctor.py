@@ -15,7 +15,7 @@ from scree.content.formats import NotDocs, detect, rows_for
 from scree.content.ignore import IgnorePolicy
 from scree.content.plaintext import NOT_DOCS_RULE
 from scree.embedders.base import KEYWORD_ONLY
-from scree.embedders.kinds import chosen, expected_identity
+from scree.embedders.kinds import Check, chosen, expected_identity
 from scree.errors import ScreeError
 from scree.index.folder import ROOT_NAME
 from scree.paths import DIR_MODE, FILE_MODE
@@ -50,6 +50,10 @@ class _Report:
     def fail(self, what: str, detail: str) -> None:
         self.failures += 1
         self.emit(f"FAIL  {what}: {detail}")
+
+    def check(self, check: Check) -> None:
+        """A line an embedder kind's row asked for (scree.embedders.kinds)."""
+        {"ok": self.ok, "warn": self.warn, "fail": self.fail}[check.level](check.what, check.detail)
 
 
 def _check_runtime(report: _Report) -> None:
@@ -87,7 +91,7 @@ def _check_embedder(settings: Settings, report: _Report) -> bool:
     report.ok("embedder", f"{identity} ({dims} dimensions)")
     checks = kind.checks(settings)  # the kind's own: the offline model's files and precision
     for check in checks:
-        {"ok": report.ok, "warn": report.warn, "fail": report.fail}[check.level](check.what, check.detail)
+        report.check(check)
     return all(check.level == "ok" for check in checks)
 
 

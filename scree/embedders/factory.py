@@ -60,10 +60,11 @@ def make_embedder(
 def make_query_embedder(
     settings: Settings, writer_running: Callable[[], bool], release_idle_s: float | None = None
 ) -> Embedder:
-    """The embedder a reader embeds search queries with (issue 24). With the offline model, the index's writer embeds
-    them with the copy it already holds (scree.embedders.remote_query), and this reader loads its own (released
-    `release_idle_s` after its last use) only when no writer answers; every other kind is make_embedder's.
-    `writer_running` says whether a process holds the index's writer.lock (one is starting: worth waiting for)."""
+    """The embedder a reader embeds search queries with (issue 24). With a kind whose row shares queries (the offline
+    model), the index's writer embeds them with the copy it already holds (scree.embedders.remote_query), and this
+    reader loads its own (released `release_idle_s` after its last use) only when no writer answers; every other kind
+    is make_embedder's. `writer_running` says whether a process holds the index's writer.lock (one is starting: worth
+    waiting for)."""
     if not chosen(settings).shares_queries:
         return make_embedder(settings, release_idle_s=release_idle_s)
     from scree.embedders import query_wire
