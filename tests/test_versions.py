@@ -13,6 +13,7 @@ from scree.content.versions import (
     VersionTrees,
     find_trees,
     fingerprint,
+    names_version,
     parse_hint,
     query_versions,
     says_same,
@@ -219,6 +220,8 @@ def test_version_in_a_page_name_needs_a_version_shape() -> None:
         assert version_in_name(plain) is None, plain
     assert query_versions("We need to roll back from 3.7 to 3.6") == {"3.7", "3.6"}
     assert query_versions("after upgrading, http2 fails") == set()
+    assert names_version(query_versions("upgrading from 3.6.2"), "3.6")
+    assert not names_version(query_versions("etcd 3 on Kubernetes"), "3.6")
 
 
 def test_current_pages_named_for_an_older_version_are_superseded() -> None:

@@ -454,6 +454,13 @@ def query_versions(query: str) -> set[str]:
     return {".".join(_NUMBERS.findall(found)) for found in _QUERY_VERSION.findall(query)}
 
 
+def names_version(named: Iterable[str], version: str) -> bool:
+    """Whether one of the query's versions (query_versions) is `version`, read at `version`'s precision: "3.6.2" names
+    the 3.6 upgrade notes; "3" alone names no 3.x page."""
+    wanted = version_key(version)
+    return any(version_key(found)[: len(wanted)] == wanted for found in named if len(version_key(found)) >= len(wanted))
+
+
 def _norm(version: str) -> str:
     """`v3.7`, `version-3.7`, `3.7` all as `3.7`; other labels lowercased."""
     found = version_of_name(version.strip())

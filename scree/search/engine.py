@@ -16,7 +16,7 @@ from scree.content.formats import NotDocs, detect, is_thin
 from scree.content.ignore import IgnorePolicy
 from scree.content.languages import Copy, LanguageTrees
 from scree.content.posts import Posts
-from scree.content.versions import query_versions, says_same
+from scree.content.versions import names_version, query_versions, says_same
 from scree.embedders.base import KEYWORD_ONLY, Embedder
 from scree.embedders.factory import (
     NEEDS_VECTORS,
@@ -275,7 +275,7 @@ class SearchEngine:
         if copy is not None and copy.version is not None:
             return True
         superseded = trees.versions.superseded.get(row.path)
-        return superseded is not None and superseded not in named
+        return superseded is not None and not names_version(named, superseded)
 
     def _candidates(
         self,
