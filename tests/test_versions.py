@@ -214,6 +214,7 @@ def test_hugo_languages_and_versions_together() -> None:
 def test_version_in_a_page_name_needs_a_version_shape() -> None:
     assert version_in_name("upgrades/upgrade_3_6.md") == "3.6"
     assert version_in_name("guides/migrating-to-v4.md") == "4"
+    assert version_in_name("guides/upgrading-from-v2-to-v3.md") == "3"  # about moving to 3: current in a 3.x tree
     assert version_in_name("upgrade-guide-2.md") == "2"  # a lone number beside a word that speaks of versions
     assert version_in_name("benchmarks/etcd-2-2-0-rc-memory-benchmarks.md") == "2.2.0"
     for plain in ("http2.md", "ipv6.md", "01-intro.md", "etcd-3-watch-memory-benchmark.md", "UpgradingToJest30.md"):

@@ -409,17 +409,19 @@ def find_trees(
 
 def version_in_name(path: str) -> str | None:
     """The version a page's file name is named for (`3.6` of `upgrade_3_6.md`, `4` of `migrating-to-v4.md`, `2.2.0`
-    of `etcd-2-2-0-benchmarks.md`), else None: a number standing apart in the name (between separators) that has
+    of `etcd-2-2-0-benchmarks.md`; the highest of several: `3` of `upgrading-from-v2-to-v3.md`, a page about moving
+    to 3), else None: a number standing apart in the name (between separators) that has
     parts (`3_6`), a `v` before it, or a name that speaks of versions (upgrade, migration, release...) around it.
     A number glued to letters (`http2`, `ipv6`, `Jest30`) or alone in a plain name (`01-intro`, `etcd-3-watch`) is
     not taken for one."""
     stem = path.rsplit("/", 1)[-1].rsplit(".", 1)[0] if "." in path.rsplit("/", 1)[-1] else path.rsplit("/", 1)[-1]
     speaks = any(word in stem.lower() for word in VERSION_NAME_WORDS)
-    for match in _NAMED_VERSION.finditer(stem):
-        prefix, number, separator = match.group(1), match.group(2), match.group(3)
-        if prefix or separator or speaks:
-            return ".".join(_NUMBERS.findall(number))
-    return None
+    found = [
+        ".".join(_NUMBERS.findall(match.group(2)))
+        for match in _NAMED_VERSION.finditer(stem)
+        if match.group(1) or match.group(3) or speaks
+    ]
+    return max(found, key=version_key) if found else None
 
 
 def older_than(named: str, current: str, inclusive: bool = False) -> bool:
