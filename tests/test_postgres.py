@@ -306,6 +306,46 @@ def test_a_writer_whose_lock_was_lost_writes_nothing_beside_its_successor(tmp_pa
     first.release()
 
 
+def test_a_writer_whose_lock_went_with_a_restarted_server_writes_nothing_until_it_is_taken_again(
+    tmp_path: Path, pg_url: str, pg_server: PgServer
+) -> None:
+    """Nobody took the lock over, so the generation in the collection's row is still the writer's: the fence must
+    also see that no session holds the lock any more (it went with the old connection)."""
+    name = "github.com/acme/docs:.@main"
+    (tmp_path / "a.md").write_text("# Alpha\n")
+    lock = PgWriterLock(pg_url, name, str(tmp_path))
+    assert lock.try_acquire() and lock.generation is not None
+    writer = PgWriter.open_writer(pg_url, name, tmp_path, lock.generation)
+    writer.set_model("test", 8)
+    writer.replace_files([(FileState("a.md", "h", 1, 1), [_chunk("alpha")])])
+    pg_server.stop()
+    pg_server.start()
+    assert _generation(pg_url, name) == lock.generation
+
+    def fenced() -> bool:
+        try:
+            writer.replace_files([(FileState("b.md", "h2", 1, 1), [_chunk("beta")])])
+        except IndexUnavailableError:  # its own connection went too: the next call reconnects
+            return False
+        except WriterFencedError as exc:
+            assert "went with its database connection" in str(exc)
+            return True
+        pytest.fail("a writer whose lock is gone wrote a file")
+
+    wait_until(fenced, "the orphan's write refused", 10)
+    assert lock.lost() and not lock.held
+    assert lock.try_acquire() and lock.generation == _generation(pg_url, name)
+    with pytest.raises(WriterFencedError, match="taken over"):  # the old writer's generation is stale now
+        writer.delete_files(["a.md"])
+    successor = PgWriter.open_writer(pg_url, name, tmp_path, lock.generation)
+    assert sorted(successor.paths()) == ["a.md"]
+    successor.replace_files([(FileState("c.md", "h3", 1, 1), [_chunk("gamma")])])
+    assert sorted(successor.paths()) == ["a.md", "c.md"]
+    for closing in (writer, successor):
+        closing.close()
+    lock.release()
+
+
 # --- faults ---
 
 
@@ -438,21 +478,29 @@ def test_kill_9_mid_sync_leaves_every_file_whole_and_the_next_sync_completes(tmp
     assert {path: whole[path] for path in killed} == killed  # each file was all new or absent: never a part of it
 
 
-def test_the_database_restarting_under_a_watching_writer_is_an_outage_then_a_resync(
+def test_the_database_restarting_under_a_watching_writer_is_an_outage_then_the_lock_retaken_and_a_resync(
     tmp_path: Path, pg_url: str, pg_server: PgServer
 ) -> None:
+    """`scree watch`'s session lock goes with the restarted server's connections: watch notices, stops its writer
+    (fenced meanwhile), backs off while the server is down, takes the lock again (generation bumped) and resyncs."""
     folder = tmp_path / "notes"
     folder.mkdir()
     (folder / "a.md").write_text("# Alpha\n\nApples grow in the orchard.\n")
-    fast = {"SCREE_DEBOUNCE_SECONDS": "0.1", "SCREE_LOG_FORMAT": "json", "SCREE_OUTAGE_PAUSE_SECONDS": "0.5"}
+    fast = {
+        "SCREE_DEBOUNCE_SECONDS": "0.1",
+        "SCREE_LOG_FORMAT": "json",
+        "SCREE_OUTAGE_PAUSE_SECONDS": "0.5",
+        "SCREE_LOCK_RETRY_SECONDS": "0.5",
+    }
     env = hash_env(tmp_path / "home", pg_url, SCREE_COLLECTION="team/docs", **fast)
     watch = Watcher(env, folder)
     try:
         watch.wait_for("first sync done")
+        before = _generation(pg_url, "team/docs")
         pg_server.stop()
         try:
             (folder / "b.md").write_text("# Beta\n\nA numbat lives here.\n")
-            watch.wait_for("the index database is unavailable; pausing, then resyncing the folder")
+            watch.wait_for("writer lock lost with its database connection; stopped the writer, taking the lock again")
         finally:
             pg_server.start()
 
@@ -462,6 +510,10 @@ def test_the_database_restarting_under_a_watching_writer_is_an_outage_then_a_res
 
         wait_until(found, "the edit made during the outage is indexed after it", DEADLINE_S)
         assert watch.proc is not None and watch.proc.poll() is None  # the writer kept running
+        taken = [line for line in list(watch.lines) if '"event": "writer lock taken"' in line]
+        assert len(taken) == 2, watch.lines
+        assert _generation(pg_url, "team/docs") == before + 1  # re-taken once, by this watch
+        assert not any("Traceback" in line for line in watch.lines), watch.lines
     finally:
         watch.kill()
 

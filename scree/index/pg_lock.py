@@ -20,12 +20,12 @@ import psycopg
 
 from scree.errors import IndexUnavailableError, ScreeError
 from scree.logs import get_logger
-from scree.store.pg_connect import connect, failure_line, where
+from scree.store.pg_connect import WRITER_LOCK_KEY_SQL, connect, failure_line, where
 from scree.store.pg_schema import migrate
 
 log = get_logger(__name__)
 
-_KEY_SQL = "select hashtextextended('scree writer ' || %s, 0)"
+_KEY_SQL = WRITER_LOCK_KEY_SQL
 HOLDER_TTL_S = 2.0  # a reader's status asks who holds the lock on every call: one probe per this long is enough
 _holders: dict[tuple[str, str], tuple[float, tuple[str | None, int | None, str | None]]] = {}
 
