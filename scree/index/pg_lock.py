@@ -59,9 +59,18 @@ def not_a_checkout(conn: psycopg.Connection[Any], collection: str, folder: str) 
     if not rows:
         return None
     root = Path(folder)
-    if any((root / row[0]).is_file() for row in rows):
+    if any(_in_folder(root / row[0]) for row in rows):
         return None
     return read_only_reason(collection, folder)
+
+
+def _in_folder(path: Path) -> bool:
+    """Whether the file is there. A folder on its way that cannot be read counts as holding it: a sync keeps the
+    rows of what it cannot read, so it never empties the collection from there (is_file raises on EACCES)."""
+    try:
+        return path.is_file()
+    except OSError:
+        return True
 
 
 def read_only_reason(collection: str, folder: str) -> str:
