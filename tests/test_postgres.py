@@ -164,6 +164,57 @@ def test_the_second_machine_searches_the_first_ones_index_and_embeds_nothing_aga
     assert done.returncode == 0 and "0 indexed" in done.stdout, done.stdout  # the same files: nothing embedded
 
 
+def _instructions(folder: Path, env: dict[str, str]) -> tuple[str, float]:
+    """The instructions a real MCP client gets from `scree serve` on `folder`, and the seconds its handshake took."""
+    import anyio
+    from mcp.client import Client
+    from mcp.client.stdio import StdioServerParameters
+
+    params = StdioServerParameters(
+        command=str(Path(sys.executable).parent / "scree"), args=["serve", "--notes", str(folder)], env=env
+    )
+    got: list[tuple[str, float]] = []
+
+    async def main() -> None:
+        started = time.monotonic()
+        async with Client(params, mode="legacy", read_timeout_seconds=30.0) as client:
+            got.append((client.instructions or "", time.monotonic() - started))
+
+    anyio.run(main)
+    return got[0]
+
+
+def test_the_second_machine_shows_the_docs_map_the_first_ones_writer_made(
+    tmp_path: Path, pg_url: str, two_machines: tuple[Path, Path]
+) -> None:
+    """Issue 36's docs map is written beside the writer's local index; a reader on another machine has no such file
+    and reads the map kept with the collection at its handshake, without opening the index."""
+    alice, bob = two_machines
+    alice_env, bob_env = hash_env(tmp_path / "alice-home", pg_url), hash_env(tmp_path / "bob-home", pg_url)
+    assert run_scree("reindex", "--notes", str(alice), env=alice_env).returncode == 0
+    assert list((tmp_path / "alice-home").rglob("docs-map.json"))  # the writer's own file, on its machine
+    shown, took = _instructions(bob, bob_env)
+    assert not list((tmp_path / "bob-home").rglob("docs-map.json"))
+    assert "Docs map (2 files" in shown and "not made yet" not in shown, shown
+    assert "docs/deploy.md" in shown and "Deploy" in shown, shown
+    print(f"bob's handshake with the map read from the database: {took:.2f} s")
+    (alice / "docs" / "faq.md").write_text("# FAQ\n\nAnswers about the quokka service.\n")
+    assert run_scree("reindex", "--notes", str(alice), env=alice_env).returncode == 0
+    shown, _ = _instructions(bob, bob_env)
+    assert "Docs map (3 files" in shown and "docs/faq.md" in shown, shown  # the map follows the writer's syncs
+
+
+def test_a_reader_whose_database_is_down_says_the_map_is_not_made_yet_within_the_deadline(
+    tmp_path: Path, pg_url: str, pg_server: PgServer, two_machines: tuple[Path, Path]
+) -> None:
+    alice, bob = two_machines
+    assert run_scree("reindex", "--notes", str(alice), env=hash_env(tmp_path / "alice-home", pg_url)).returncode == 0
+    unreachable = f"postgresql://scree:{PASSWORD}@10.255.255.1:5432/docs?connect_timeout=10"
+    shown, took = _instructions(bob, hash_env(tmp_path / "bob-home", unreachable))
+    assert "Docs map: not made yet" in shown and PASSWORD not in shown
+    assert took < 10  # the deadline (1 s) cut the wait short: connect_timeout alone would have taken 10 s
+
+
 def test_a_feature_branch_is_a_collection_of_its_own_and_reuses_mains_vectors(
     tmp_path: Path, pg_url: str, two_machines: tuple[Path, Path]
 ) -> None:

@@ -122,6 +122,26 @@ class PgWriter(PgReader):
                 (key, value, collection),
             )
 
+    def record_docs_map(self, summary: str) -> None:
+        """Keep the docs map (its JSON, as the map file holds it) with the collection, for readers on machines
+        without the file; written only when it changed, so an unchanged map bumps no version."""
+        collection = self._id()
+        if collection is None:
+            return
+        stored = self._call(
+            lambda conn: conn.execute(
+                "select summary from scree_docs_maps where collection = %s", (collection,)
+            ).fetchone()
+        )
+        if stored is not None and stored[0] == summary:
+            return
+        with self._write() as (conn, collection):
+            conn.execute(
+                "insert into scree_docs_maps(collection, summary) values (%s, %s) on conflict (collection) do "
+                "update set summary = excluded.summary, updated = now()",
+                (collection, summary),
+            )
+
     def record_last_error(self, error: str) -> None:
         if (self.get_meta("last_error") or "") != error:
             self.set_meta("last_error", error)
