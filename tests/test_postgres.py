@@ -21,13 +21,14 @@ from cli_helpers import run_scree, scree_env, wait_until
 from pg_server import PgServer
 
 from scree.content.ignore import IgnorePolicy
-from scree.embedders.hashed import HashEmbedder
+from scree.embedders.hashed import HashEmbedder, hash_vector_values
 from scree.errors import IndexCorruptError, IndexUnavailableError, WriterFencedError
 from scree.index.model_policy import prepare
 from scree.index.pg_lock import PgWriterLock
 from scree.search.engine import SearchEngine
 from scree.store import FileState, NewChunk
 from scree.store.pg_reader import PgReader
+from scree.store.pg_schema import SCHEMA_VERSION
 from scree.store.pg_writer import PgWriter
 from scree.writer_proc.sync import Syncer
 
@@ -140,6 +141,92 @@ def test_a_newer_schema_is_refused_in_one_line(tmp_path: Path, pg_url: str, pg_s
         assert "newer scree (schema 99" in one_line(done.stderr)
     with pytest.raises(IndexCorruptError, match="newer scree"):
         PgReader.open(pg_url, "x", tmp_path)
+
+
+def _schema_1_collection(url: str, name: str, folder: Path) -> None:
+    """A collection as scree wrote it at schema 1 (the first released one): migration 1's DDL, kept in the code,
+    and rows as that version's writer wrote them, for a file of `folder` (its real hash: the next sync finds it
+    unchanged)."""
+    import psycopg
+
+    from scree.content.chunking import EMBED_FORMAT
+    from scree.store.pg_schema import MIGRATIONS
+
+    path = folder / "a.md"
+    path.write_text("# Alpha\n\nThe wombat burrow is under the orchard.\n")
+    info = path.stat()
+    text = "The wombat burrow is under the orchard."
+    embedder = HashEmbedder()
+    vector = "[" + ",".join(str(v) for v in hash_vector_values(text, embedder.dims)) + "]"
+    with psycopg.connect(url, autocommit=True) as conn, conn.transaction():
+        conn.execute("create table scree_schema(version integer primary key, applied timestamptz)")
+        conn.execute(MIGRATIONS[0])
+        conn.execute("insert into scree_schema(version, applied) values (1, now())")
+        row = conn.execute(
+            "insert into scree_collections(name, model, dims, embed_format, first_sync_done, meta) "
+            "values (%s, %s, %s, %s, true, %s) returning id",
+            (name, embedder.identity, embedder.dims, EMBED_FORMAT, json.dumps({"folder": str(folder)})),
+        ).fetchone()
+        assert row is not None
+        conn.execute(
+            "insert into scree_files(collection, path, sha256, mtime_ns, size) values (%s, 'a.md', %s, %s, %s)",
+            (row[0], hashlib.sha256(path.read_bytes()).hexdigest(), info.st_mtime_ns, info.st_size),
+        )
+        conn.execute(
+            "insert into scree_chunks(collection, path, ordinal, heading, text, start_line, end_line, text_hash, "
+            "embedding, tsv, doc_len) select %(c)s, 'a.md', 0, 'Alpha', %(t)s, 1, 3, %(h)s, %(v)s::vector, t.tsv, "
+            "(select coalesce(sum(cardinality(u.positions)), 0) from unnest(t.tsv) u) from (select "
+            "setweight(to_tsvector('scree_text', 'Alpha'), 'A') || setweight(to_tsvector('scree_text', %(t)s), 'B') "
+            "as tsv) t",
+            {"c": row[0], "t": text, "h": hashlib.sha256(text.encode()).hexdigest(), "v": vector},
+        )
+
+
+def _schema(url: str) -> list[int]:
+    import psycopg
+
+    with psycopg.connect(url) as conn:
+        return [int(r[0]) for r in conn.execute("select version from scree_schema order by version").fetchall()]
+
+
+def test_a_schema_1_collection_is_read_then_migrated_by_its_writer_in_one_transaction_keeping_its_rows(
+    tmp_path: Path, pg_url: str
+) -> None:
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    _schema_1_collection(pg_url, "team/docs", folder)
+    env = hash_env(tmp_path / "home", pg_url, SCREE_COLLECTION="team/docs")
+    query = ("search", "--json", "--mode", "keyword", "--notes", str(folder), "wombat burrow")
+    found = run_scree(*query, env=env)  # a reader upgraded before the writer still reads it (M002 only adds)
+    assert found.returncode == 0, found.stderr
+    assert [hit["path"] for hit in json.loads(found.stdout)["hits"]] == ["a.md"]
+    assert _schema(pg_url) == [1]  # readers never migrate
+    done = run_scree("reindex", "--notes", str(folder), env=env)
+    assert done.returncode == 0, done.stderr
+    assert "0 indexed" in done.stdout, done.stdout  # the rows were kept: nothing embedded again
+    assert _schema(pg_url) == list(range(1, SCHEMA_VERSION + 1))
+    for mode in ("keyword", "semantic", "hybrid"):
+        shown = run_scree("search", "--json", "--mode", mode, "--notes", str(folder), "wombat burrow", env=env)
+        assert [hit["path"] for hit in json.loads(shown.stdout)["hits"]][:1] == ["a.md"], (mode, shown.stdout)
+    with PgReader.open(pg_url, "team/docs", folder) as reader:
+        assert reader.integrity_check() == "ok" and reader.counts() == (1, 1)
+
+
+def test_a_migration_that_fails_part_way_applies_none_of_the_pending_ones(
+    tmp_path: Path, pg_url: str, pg_server: PgServer
+) -> None:
+    """Every pending migration runs in one transaction: here the first (the tables) succeeds and the second meets a
+    table of that name made by someone else, so the database is left exactly as it was, and the error is one line."""
+    database = database_of(pg_url)
+    pg_server.psql("create table scree_docs_maps(x integer)", database=database)
+    (tmp_path / "a.md").write_text("# A\n\ntext\n")
+    env = hash_env(tmp_path / "home", with_password(pg_url), SCREE_COLLECTION="team/docs")
+    done = run_scree("reindex", "--notes", str(tmp_path), env=env)
+    assert done.returncode == 1
+    line = one_line(done.stderr)
+    assert "scree_docs_maps" in line and PASSWORD not in line, line
+    tables = pg_server.psql("select string_agg(tablename, ',') from pg_tables where schemaname = 'public'", database)
+    assert tables.strip() == "scree_docs_maps"  # no scree_schema, no scree_collections: all or none
 
 
 # --- two machines, one index ---

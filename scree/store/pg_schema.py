@@ -85,6 +85,9 @@ create table scree_docs_maps(
 
 MIGRATIONS: tuple[str, ...] = (M001, M002)  # append only; a released migration is never edited
 SCHEMA_VERSION = len(MIGRATIONS)
+# The oldest schema a reader of this version reads as it is, before a writer has migrated it: raise it to the new
+# version when a migration changes what readers query. M002 only adds a table, which a reader does without.
+READABLE_FROM = 1
 
 
 def current_version(conn: psycopg.Connection[Any]) -> int:
