@@ -74,6 +74,11 @@ def failure_line(url: str, exc: BaseException, doing: str = "reach") -> str:
     first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
     if isinstance(exc, pg_errors.InsufficientPrivilege):
         advice = "this role may not do that (a read-only reader cannot write: run the writer with the writer role)"
+    elif isinstance(exc, psycopg.OperationalError) and ("SSL error" in first or "certificate" in first):
+        advice = (
+            "check the TLS options in SCREE_DATABASE_URL (sslmode, sslrootcert: the CA that signed the server's "
+            "certificate) and the host name it was issued for"
+        )
     elif isinstance(exc, psycopg.OperationalError):
         advice = "check SCREE_DATABASE_URL and that the server is up; scree retries"
     else:
