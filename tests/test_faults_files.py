@@ -234,11 +234,11 @@ def test_a_full_disk_is_one_line_exit_1_and_the_index_stays_consistent(folder: P
 
 
 def test_an_outage_part_way_counts_every_listed_file_once(
-    folder: Path, tmp_path: Path, embed_server: EmbedServer
+    folder: Path, tmp_path: Path, embed_server: EmbedServer, index_backend: Backend
 ) -> None:
     """Scanned N adds up: files never visited because the API failed part way are deferred and counted as scanned
     (it once said 'Scanned 18 files: ... 20 deferred')."""
-    env = api_env(tmp_path / "data", embed_server.url, SCREE_BATCH_SIZE="1")
+    env = api_env(tmp_path / "data", embed_server.url, SCREE_BATCH_SIZE="1", **index_backend.env())
     assert scree(env, "reindex", "--notes", str(folder)).returncode == 0
     for rel in ("good.md", "docs/d0.md", "docs/d1.md", "docs/d2.md"):
         write_file(folder, rel, f"# Changed\n\nchanged {rel}\n")
@@ -250,8 +250,10 @@ def test_an_outage_part_way_counts_every_listed_file_once(
 
 
 @pytest.mark.usefixtures("restore_modes")
-def test_a_folder_made_unreadable_under_a_running_watch_keeps_its_rows(folder: Path, tmp_path: Path) -> None:
-    env = hash_env(tmp_path / "data", SCREE_LOG_FORMAT="json")
+def test_a_folder_made_unreadable_under_a_running_watch_keeps_its_rows(
+    folder: Path, tmp_path: Path, index_backend: Backend
+) -> None:
+    env = hash_env(tmp_path / "data", SCREE_LOG_FORMAT="json", **index_backend.env())
     assert scree(env, "reindex", "--notes", str(folder)).returncode == 0
     watch = start_watch(env, folder, unprivileged())
     try:
