@@ -183,7 +183,7 @@ def run_watch(settings: Settings) -> int:
 def _write_while_held(settings: Settings, lock: IndexLock, stop: threading.Event) -> tuple[Finished, bool]:
     """The first sync (in a child) and then the writer, under `lock`, until a stop or the lock is lost (True)."""
     try:
-        log.info("writer lock taken", pid=os.getpid(), lock=str(settings.lock_path))
+        log.info("writer lock taken", pid=os.getpid(), lock=lock_name(settings))  # the collection's, in a database
         mine = fenced(settings, lock)
         with LockWatch(lock, stop, settings.lock_retry_s) as watch:
             first = _first_sync_in_child(mine, lock, watch.writing_stop)
