@@ -250,10 +250,8 @@ def test_an_outage_part_way_counts_every_listed_file_once(
 
 
 @pytest.mark.usefixtures("restore_modes")
-def test_a_folder_made_unreadable_under_a_running_watch_keeps_its_rows(
-    folder: Path, tmp_path: Path, index_backend: Backend
-) -> None:
-    env = hash_env(tmp_path / "data", SCREE_LOG_FORMAT="json", **index_backend.env())
+def test_a_folder_made_unreadable_under_a_running_watch_keeps_its_rows(folder: Path, tmp_path: Path) -> None:
+    env = hash_env(tmp_path / "data", SCREE_LOG_FORMAT="json")
     assert scree(env, "reindex", "--notes", str(folder)).returncode == 0
     watch = start_watch(env, folder, unprivileged())
     try:
