@@ -12,7 +12,6 @@ import pytest
 
 pytest.importorskip("psycopg")
 
-from scree.errors import IndexCorruptError  # noqa: E402
 from scree.store import pg_keywords  # noqa: E402
 from scree.store.pg_reader import PgReader  # noqa: E402
 from scree.store.pg_writer import PgWriter  # noqa: E402
@@ -209,23 +208,27 @@ def test_the_backends_bench_runs_end_to_end_on_small_indexes(tmp_path: Path, pg_
         assert "300 HNSW recall@10" in done.stdout.replace("0k", "") or "recall@10" in done.stdout
 
 
-def test_a_schema_1_database_gets_its_postings_from_the_chunks_it_holds(tmp_path: Path, pg_url: str) -> None:
-    """Migration 2 in one transaction: a collection written before the postings existed ranks as one written after."""
+def test_a_schema_2_database_is_read_by_scoring_rows_then_gets_its_postings_from_its_chunks(
+    tmp_path: Path, pg_url: str
+) -> None:
+    """Migration 3 in one transaction: a collection written before the postings existed is read as it is (rows
+    scored), then, migrated by its writer, ranks through the postings exactly as before."""
     rng = random.Random(5)
     with PgWriter.open_writer(pg_url, "old", tmp_path, None) as writer:
         _corpus(writer, 8, rng)
         expected = {query: writer.keyword_lists(query, 20)[0] for query in ("w0x w3x", "w7x", "w11x w2x w30x")}
         conn = writer._db()
-        with conn.transaction():  # back to schema 1: what a scree before the postings wrote
+        with conn.transaction():  # back to schema 2: what a scree before the postings wrote
             conn.execute("drop trigger scree_chunks_drop_postings on scree_chunks")
             conn.execute("drop function scree_drop_postings()")
             conn.execute("drop table scree_postings")
-            conn.execute("delete from scree_schema where version = 2")
-    with pytest.raises(IndexCorruptError, match="schema 1, this scree needs 2"):
-        PgReader.open(pg_url, "old", tmp_path)
+            conn.execute("delete from scree_schema where version = 3")
+    with PgReader.open(pg_url, "old", tmp_path) as reader:  # a reader upgraded before the writer
+        for query, found in expected.items():
+            _same(reader.keyword_lists(query, 20)[0], found)
     with PgWriter.open_writer(pg_url, "old", tmp_path, None) as writer:
         conn = writer._db()
-        assert conn.execute("select max(version) from scree_schema").fetchone() == (2,)
+        assert conn.execute("select max(version) from scree_schema").fetchone() == (3,)
         for query, found in expected.items():
             _same(writer.keyword_lists(query, 20)[0], found)
             _same(found, _exact(writer, query, 20))

@@ -127,12 +127,14 @@ def word_matches(
     paths: list[str] | None,
     *,
     floor_alone: bool,
+    postings: bool = True,
 ) -> list[tuple[int, float]]:
-    """(chunk id, bm25 score, higher is better) of the `limit` best rows for the OR-query of `terms`."""
+    """(chunk id, bm25 score, higher is better) of the `limit` best rows for the OR-query of `terms`; `postings`
+    False: the schema has none yet (a reader before its writer migrated), every query scores rows."""
     lexemes = query_lexemes(conn, terms)
     if not lexemes or stats.rows == 0:
         return []
-    if paths is None and not any(prefix for _, prefix in lexemes):
+    if postings and paths is None and not any(prefix for _, prefix in lexemes):
         return _whole_words(conn, collection, stats, [lexeme for lexeme, _ in lexemes], limit, floor_alone=floor_alone)
     hits = _hits(conn, collection, stats, lexemes)
     idf = [bm25_idf(stats.rows, n) for n in hits]

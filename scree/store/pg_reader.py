@@ -23,7 +23,14 @@ from scree.store import pg_keywords
 from scree.store.contract import FIRST_EMBED_FORMAT, REINDEX_HINT, IndexRecord, PathFilter
 from scree.store.keywords import fts_match_terms
 from scree.store.pg_connect import PgVector, connect, failure_line, where
-from scree.store.pg_schema import SCHEMA_VERSION, TEXT_CONFIG, current_version, refuse_newer
+from scree.store.pg_schema import (
+    POSTINGS_SCHEMA,
+    READABLE_FROM,
+    SCHEMA_VERSION,
+    TEXT_CONFIG,
+    current_version,
+    refuse_newer,
+)
 from scree.store.records import CHUNK_COLUMNS, FileState, StoredChunk
 
 T = TypeVar("T")
@@ -71,6 +78,7 @@ class PgReader:
         self._row: Row | None = None
         self._stats: pg_keywords.Stats | None = None
         self._hnsw: tuple[int, bool] | None = None  # (version, the collection has its HNSW index)
+        self._postings = True  # the schema has the keyword postings (POSTINGS_SCHEMA): read with each row
         self._counts: tuple[tuple[int, int], tuple[int, int]] | None = None  # ((id, version), (files, chunks))
         self._checked_at = 0.0  # time.monotonic() when the collection's version was last read
         self._stems: dict[str, list[str]] = {}
@@ -90,7 +98,7 @@ class PgReader:
     def _check_schema(self) -> None:
         version = current_version(self._db())
         refuse_newer(version, where(self.url))
-        if 0 < version < SCHEMA_VERSION:
+        if 0 < version < READABLE_FROM:
             raise IndexCorruptError(
                 f"the index database {where(self.url)} has schema {version}, this scree needs {SCHEMA_VERSION}: "
                 "run the writer (`scree watch` or `scree reindex`) once to upgrade it"
@@ -146,7 +154,9 @@ class PgReader:
 
     def _read_row(self) -> Row | None:
         def read(conn: psycopg.Connection[Any]) -> Row | None:
-            if current_version(conn) == 0:
+            schema = current_version(conn)
+            self._postings = schema >= POSTINGS_SCHEMA
+            if schema == 0:
                 return None
             found = conn.execute(
                 "select id, version, model, dims, embed_format, first_sync_done, meta "
@@ -404,7 +414,7 @@ class PgReader:
             lists.append(
                 self._call(
                     lambda conn: pg_keywords.word_matches(
-                        conn, row.id, stats, terms, limit, paths, floor_alone=floor_alone
+                        conn, row.id, stats, terms, limit, paths, floor_alone=floor_alone, postings=self._postings
                     )
                 )
             )

@@ -73,6 +73,16 @@ create index scree_chunks_tsv on scree_chunks using gin(tsv);
 create index scree_chunks_cjk on scree_chunks using gin(cjk) where cardinality(cjk) > 0;
 """
 
+# Issue 31: the docs map (issue 36's docs-map.json) kept with its collection, so a reader on another machine, which
+# has no map file beside a local index, shows it at its handshake (scree.index.docs_map_file).
+M002 = """
+create table scree_docs_maps(
+    collection bigint primary key references scree_collections(id) on delete cascade,
+    summary text not null,
+    updated timestamptz not null default now()
+);
+"""
+
 # Keyword postings (speed, issue 31): one row per (chunk, lexeme) with the lexeme's bm25 tf in the chunk, the chunk's
 # length, and the tf part at a fixed reference length (`impact`), so a query reads its terms' postings from a narrow
 # btree instead of every matching chunk's row and tsvector: all of them for the rarer terms, each common term's best
@@ -87,7 +97,7 @@ POSTING_SQL = (
     f"select c.collection, u.lexeme, {_TF}, c.doc_len, ({_TF} * {IMPACT_K1 + 1.0} / ({_TF} + {IMPACT_K1} * {_LENGTH}))"
     "::real, c.id"
 )
-M002 = f"""
+M003 = f"""
 create table scree_postings(
     collection bigint not null,
     lexeme text collate "C" not null,
@@ -113,8 +123,14 @@ create trigger scree_chunks_drop_postings after delete on scree_chunks
     referencing old table as scree_gone_chunks for each statement execute function scree_drop_postings();
 """
 
-MIGRATIONS: tuple[str, ...] = (M001, M002)  # append only; a released migration is never edited
+MIGRATIONS: tuple[str, ...] = (M001, M002, M003)  # append only; a released migration is never edited
 SCHEMA_VERSION = len(MIGRATIONS)
+# The oldest schema a reader of this version reads as it is, before a writer has migrated it: raise it to the new
+# version when a migration changes what readers query. M002 only adds a table, which a reader does without; so does
+# M003 (the keyword postings): a reader of a schema before POSTINGS_SCHEMA ranks keywords by scoring the matching rows
+# (pg_keywords), as that schema's scree did, until a writer migrates it.
+READABLE_FROM = 1
+POSTINGS_SCHEMA = 3
 
 
 def current_version(conn: psycopg.Connection[Any]) -> int:
@@ -139,7 +155,7 @@ def migrate(conn: psycopg.Connection[Any], where: str) -> list[int]:
     writers starting at once apply each migration once. Returns the versions applied."""
     with conn.transaction():
         conn.execute("select pg_advisory_xact_lock(%s)", (MIGRATION_LOCK_KEY,))
-        conn.execute("set local statement_timeout = 0")  # M002 fills postings from every chunk: 30 s at 120k
+        conn.execute("set local statement_timeout = 0")  # M003 fills postings from every chunk: 30 s at 120k
         conn.execute("create table if not exists scree_schema(version integer primary key, applied timestamptz)")
         version = current_version(conn)
         refuse_newer(version, where)
