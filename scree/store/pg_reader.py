@@ -38,8 +38,10 @@ T = TypeVar("T")
 # From this many chunks a collection gets an HNSW index (pg_writer), searched through it. Measured (scree bench
 # --database-url, 512-d clustered vectors, top 100, 2 shared cores at load 8-10, one run): exact p50/p95 3.3/13.0 ms
 # at 2k chunks, 13.3/24.7 at 5k, 19.4/28.7 at 10k, 23.0/37.9 at 20k; HNSW 5.8/17.6, 8.3/13.5, 8.8/13.8, 5.2/9.6, its
-# recall@10 against exact 1.0 at each; at 100k exact 127 ms, HNSW 12-26 ms (recall 0.99). The lines cross between
-# 2k and 5k; the index is built from 5k, where HNSW was faster at p50 and p95 (its build: 4 s at 5k, 60-150 s at 100k).
+# recall@10 against exact 1.0 at each; at 100k exact 127 ms, HNSW 12-26 ms (recall 0.99). Another run at load 4:
+# exact p50 1.8 / 5.4 / 11.4 / 21.0 ms at 2k / 5k / 10k / 20k, HNSW 1.8 / 2.2 / 3.0 / 3.7, recall 1.0. The lines
+# cross at about 2k; the index is built from 5k, where HNSW was faster at p50 and p95 in every run (its build: 1-4 s at
+# 5k, 60-150 s at 100k).
 HNSW_MIN_CHUNKS = 5_000
 HNSW_EF_SEARCH = 200  # candidates HNSW keeps per query; recall against exact: scree.benchmarks.backends
 MAX_KNN = 4096
