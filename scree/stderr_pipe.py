@@ -26,6 +26,9 @@ class NonBlockingStderr(io.TextIOBase):
     when lines were dropped and the pipe takes lines again, to log how many (scree.logs, in the log's own format);
     by default a plain line says so."""
 
+    encoding = "utf-8"  # what libraries that print to sys.stderr ask of it
+    errors = "backslashreplace"
+
     def __init__(self, fd: int = 2, on_dropped: Callable[[int], None] | None = None) -> None:
         super().__init__()
         self._fd = fd

@@ -21,6 +21,7 @@ from test_faults_writer import blocked_on_pipes
 from test_supervisor import kill_tree, make_folder, writer_pids
 
 from scree.config import load_settings
+from scree.stderr_pipe import MAX_PENDING_BYTES, NonBlockingStderr
 from scree.store import SqliteReader
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc: a pipe reopened, wchan")
@@ -105,3 +106,33 @@ def test_a_writer_whose_stderr_is_never_read_goes_on_indexing(tmp_path: Path) ->
     assert not found.problem, found.problem
     assert found.blocked_threads == 0, f"{found.blocked_threads} writer threads blocked writing the full stderr pipe"
     assert found.indexed_after_full, "an edit made after stderr filled was never indexed"
+
+
+def test_lines_a_full_pipe_cannot_take_are_counted_and_said_once_it_drains() -> None:
+    """NonBlockingStderr over a real pipe that is full: write() returns at once, what the buffer cannot hold is
+    counted, and once the pipe is read the lines it kept come out whole, then one line says how many were dropped."""
+    read_end, write_end = os.pipe()
+    try:
+        stream = NonBlockingStderr(write_end)
+        fill(read_end)
+        line = "a log line of one hundred bytes " + "." * 67 + "\n"
+        for _ in range(MAX_PENDING_BYTES // len(line) + 50):
+            stream.write(line)
+        dropped = stream.dropped
+        assert dropped >= 49
+        os.set_blocking(read_end, False)
+        received = b""
+        end = time.monotonic() + 10.0
+        notice = f"{dropped} log lines dropped: stderr was not read".encode()
+        while notice not in received and time.monotonic() < end:
+            try:
+                received += os.read(read_end, 1 << 16)
+            except BlockingIOError:
+                time.sleep(0.01)
+        assert notice in received
+        kept = received.replace(b"x", b"").split(b"\n")
+        assert all(piece in (line.encode().rstrip(), notice, b"") for piece in kept)
+        assert stream.drain(5.0) and stream.dropped == 0
+    finally:
+        os.close(read_end)
+        os.close(write_end)
