@@ -16,7 +16,7 @@ from typing import Any
 import cli_helpers
 import pytest
 
-from scree.config import Settings, load_settings
+from scree.config import WATCHER_CHOICES, Settings, load_settings
 from scree.errors import IndexMismatchError
 from scree.index.lock import WriterLock
 from scree.paths import ensure_private_dir
@@ -27,7 +27,7 @@ from scree.writer_proc.health import FileIdentity, HealthCheck, compare, identit
 from scree.writer_proc.writer import Writer
 
 DEADLINE_S = 10.0
-BACKENDS = ["inotify", "watchdog"]
+BACKENDS = [choice for choice in WATCHER_CHOICES if choice != "auto"]  # each real backend
 FAST_ENV = {
     "SCREE_EMBEDDER": "hash",
     "SCREE_DEBOUNCE_SECONDS": "0.2",

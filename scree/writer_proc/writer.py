@@ -36,6 +36,7 @@ from scree.content.ignore import IgnorePolicy
 from scree.deadlines import WRITER_THREADS_S
 from scree.embedders.factory import make_embedder
 from scree.embedders.idle import WRITER_IDLE_S
+from scree.embedders.kinds import shares_queries
 from scree.embedders.priority import QueriesFirst
 from scree.errors import EmbeddingError, IndexUnavailableError
 from scree.index.backend import shared
@@ -68,7 +69,6 @@ log = get_logger(__name__)
 MAIN_TICK_S = 0.25  # how often the main loop looks at `stop`; R-W5 allows 5 s for the whole stop
 HEARTBEAT_S = 1.0  # R-P2: a status report at least this often, so a supervisor can tell a hung writer
 EVENT_READ_TIMEOUT_S = 0.5  # the event thread looks at the stop flag at least this often
-SHARED_KINDS = ("local",)  # embedders whose model readers share through the query socket; the API is called direct
 
 
 StatusCallback = Callable[[WriterReport], None]  # takes each report as the writer made it
@@ -178,7 +178,7 @@ class Writer:
                 self._index_complete = store.is_complete()  # this sync is a catch-up: the note says nothing
             prepare(store, embedder)
             check_for_writer(store, settings)  # issue 25: settings that would remove pages stop it here
-            if embedder.kind in SHARED_KINDS:  # the index is this model's: readers may use it (issue 24)
+            if shares_queries(embedder):  # the index is this model's: readers may use it (issue 24)
                 embedder = QueriesFirst(embedder)
                 queries = QueryServer.start(settings.query_socket_path, embedder)
             capped = self._check_cap(store)
