@@ -18,9 +18,9 @@ from typing import Any, Self, TypeVar
 import psycopg
 
 from scree.errors import IndexCorruptError, IndexMismatchError, IndexUnavailableError, ScreeError
-from scree.store import pg_keywords
+from scree.store import pg_keywords, pg_symbols
 from scree.store.contract import FIRST_EMBED_FORMAT, REINDEX_HINT, IndexRecord, PathFilter
-from scree.store.keywords import fts_match_terms
+from scree.store.keywords import fts_match_terms, symbol_terms
 from scree.store.pg_connect import PgVector, connect, failure_line, where
 from scree.store.pg_schema import READABLE_FROM, SCHEMA_VERSION, TEXT_CONFIG, current_version, refuse_newer
 from scree.store.records import CHUNK_COLUMNS, FileState, StoredChunk
@@ -375,6 +375,9 @@ class PgReader:
         cjk = self._call(lambda conn: pg_keywords.cjk_matches(conn, row.id, stats, query, limit, paths))
         if cjk is not None:
             lists.append(cjk)
+        symbols = symbol_terms(query)  # emoji and other symbols to_tsvector drops (issue 34)
+        if symbols:
+            lists.append(self._call(lambda conn: pg_symbols.symbol_matches(conn, row.id, symbols, limit, paths)))
         return lists
 
     def stems(self, text: str) -> list[str]:

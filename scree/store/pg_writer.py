@@ -19,6 +19,7 @@ from typing import Any, Self
 import psycopg
 
 from scree.content.chunking import EMBED_FORMAT
+from scree.content.formats import keyword_text
 from scree.errors import IndexMismatchError, IndexUnavailableError, WriterFencedError
 from scree.store.contract import REINDEX_HINT, AddChunks, IndexWriter, model_mismatch
 from scree.store.pg_connect import WRITER_LOCK_KEY_SQL, PgVector, connect, failure_line, register_vector, where
@@ -36,7 +37,7 @@ select %(c)s, %(path)s, %(ordinal)s, %(heading)s, %(text)s, %(start)s, %(end)s, 
        (select coalesce(sum(cardinality(u.positions)), 0) from unnest(t.tsv) u), %(cjk)s
 from (
     select setweight(to_tsvector('{TEXT_CONFIG}', %(heading)s), 'A')
-           || setweight(to_tsvector('{TEXT_CONFIG}', %(text)s), 'B') as tsv
+           || setweight(to_tsvector('{TEXT_CONFIG}', %(keywords)s), 'B') as tsv
 ) t
 """
 
@@ -305,6 +306,7 @@ class PgWriter(PgReader):
                         "hash": c.text_hash,
                         "vector": PgVector(c.vector) if dims else None,
                         "cjk": cjk_row_pairs(c.heading, c.text),
+                        "keywords": keyword_text(path, c.text),  # issue 34: an .mdx chunk's JSX tags weigh nothing
                     }
                     for path, c in chunks
                 ],
