@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 import os
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -132,7 +132,9 @@ class Runner:
         self._request = compiled.create_infer_request()
         self._lock = threading.Lock()  # one group at a time: the threads are shared out inside it
 
-    def run(self, groups: Sequence[tuple[Any, Any]]) -> list[Floats]:
+    def run(self, groups: Iterable[tuple[Any, Any]]) -> list[Floats]:
+        """The vectors of each (words, mask) group in turn; `groups` is consumed one group at a time, so a lazy
+        iterable holds only the group running."""
         out: list[Any] = []
         with self._lock:
             for words, mask in groups:
