@@ -211,6 +211,27 @@ def test_a_group_runs_at_a_width_of_few_buckets() -> None:
     assert len(widths) <= 256 // WIDTH_STEP
 
 
+def _resident_kb_of(path: Path) -> int:
+    """KiB of this process's memory that are pages of maps of `path` (Linux's /proc/self/smaps)."""
+    resident, inside = 0, False
+    for line in Path("/proc/self/smaps").read_text().splitlines():
+        fields = line.split()
+        if fields and "-" in fields[0] and not fields[0].endswith(":"):
+            inside = len(fields) > 5 and Path(fields[5]) == path
+        elif inside and fields[0] == "Rss:":
+            resident += int(fields[1])
+    return resident
+
+
+@pytest.mark.skipif(not Path("/proc/self/smaps").exists(), reason="reads the process's maps from Linux's /proc")
+def test_an_embed_leaves_no_page_of_the_model_file_resident(forced: LocalEmbedder, installed: Path) -> None:
+    # the word embeddings of every token seen (and fp32's weights, read in place) stayed resident, 13-30 MB by the
+    # end of a first sync; release_pages drops them after each run
+    texts = [" ".join(f"word{n} token{n * 7} alpha{n * 13}" for n in range(start, start + 60)) for start in range(40)]
+    forced.embed(texts)
+    assert _resident_kb_of((installed / MODEL_FILE).resolve()) == 0
+
+
 def test_close_then_embed_loads_again(installed: Path) -> None:
     local = LocalEmbedder(installed)
     first = local.embed_query("offline search")
