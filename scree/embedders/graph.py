@@ -9,7 +9,8 @@ BERT's encoder (six post-norm layers, 12 heads of 32), then sentence-transformer
 and L2 normalisation, so the compiled model's output is the finished vector. Inputs: the tokens' word embeddings
 (texts, tokens, 384) float32, looked up outside (see word_embeddings), and the attention mask (texts, tokens) int64,
 with dynamic sizes. The weights become constants that share the memory-mapped file
-(nothing is copied to build the graph); compiling copies what the CPU plugin keeps, after which the map is closed.
+(nothing is copied to build the graph); compiling copies what the CPU plugin keeps, and the map's pages are let go
+after compiling and after each run (release_pages).
 Only this module and scree.embedders.runtime import openvino.
 """
 
