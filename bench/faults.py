@@ -54,6 +54,7 @@ from scree.embedders import query_wire  # noqa: E402
 from scree.embedders.model_install import check_model  # noqa: E402
 from scree.index.folder import index_dir_for  # noqa: E402
 from scree.paths import data_home  # noqa: E402
+from scree.search import MAX_K  # noqa: E402
 from scree.store import SqliteReader, SqliteWriter  # noqa: E402
 
 KEY = "sk-or-v1-FAULTSUITE-7Qx2Lm9Np4Rs6Tu1Yh5Jk0Zq8"
@@ -360,7 +361,7 @@ def mcp_faults(world: World) -> None:
             server.call(n, "read_doc", {"path": path})
             sent.append(n)
             world.tally.injected["read_doc traversal attempt"] += 1
-        server.call(30, "search_docs", {"query": "wombats", "k": 50})
+        server.call(30, "search_docs", {"query": "wombats", "k": MAX_K})
         sent.append(30)
         world.tally.injected["forged </hit> in file text"] += 1
         world.server.set(delay_s=60.0)

@@ -36,12 +36,12 @@ from typing import Any
 
 import apsw
 
+from bench import add_modes_option
 from scree.embedders.base import Embedder
 from scree.store.sqlite_files import remove_db
 
 EVAL = Path(os.environ.get("SCREE_EVAL_DIR") or Path(__file__).resolve().parent.parent.parent / "shared" / "eval")
 CACHE = Path(__file__).resolve().parent / "results" / "quality-cache"
-MODES = ("keyword", "semantic", "hybrid")
 SCIFACT_BARS = {"hybrid": 0.74, "keyword": 0.69, "semantic": 0.65}  # nDCG@10, SPEC §10
 DOCS_BARS = {"mrr": 0.88, "hit3": 0.93}  # hybrid, SPEC §10
 SCIFACT_DEPTH = 100
@@ -467,7 +467,7 @@ def bars(scifact: dict[str, ModeResult] | None, docs: dict[str, ModeResult] | No
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sets", default="scifact,docs")
-    parser.add_argument("--modes", default=",".join(MODES))
+    add_modes_option(parser)
     parser.add_argument("--limit", type=int, default=0, help="SciFact: evaluate only the first N queries")
     parser.add_argument("--no-cold", action="store_true", help="skip the timed offline index of the docs trees")
     parser.add_argument("--no-latency", action="store_true", help="skip the end-to-end search timings")
@@ -478,7 +478,7 @@ def main() -> None:
     global DATABASE_URL
     DATABASE_URL = args.database_url
     sets = args.sets.split(",")
-    modes = args.modes.split(",")
+    modes: list[str] = list(args.modes)
 
     from scree.config import load_settings
     from scree.embedders.factory import make_embedder
@@ -488,7 +488,7 @@ def main() -> None:
     inner = make_embedder(settings)
     counter: Callable[[Sequence[str]], list[int]] = getattr(inner, "count_tokens", lambda texts: [0] * len(texts))
     tag = inner.identity.replace("/", "_").replace(":", "_")
-    if settings.resolved_embedder() == "local":  # each precision its own vectors (issue 35: SCREE_MODEL_PRECISION)
+    if inner.kind == "local":  # each precision its own vectors (issue 35: SCREE_MODEL_PRECISION)
         tag += f"_{settings.model_precision}"
     embedder = CachedEmbedder(inner, CACHE / f"vectors-{tag}.db", counter)
     result: dict[str, Any] = {"embedder": inner.identity, "precision": settings.model_precision}

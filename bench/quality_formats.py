@@ -21,7 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bench.quality import CACHE, EVAL, MODES, CachedEmbedder, build, docs_scores, engine_for
+from bench import add_modes_option
+from bench.quality import CACHE, EVAL, CachedEmbedder, build, docs_scores, engine_for
 
 SETS = {"flask": "flask", "asciidoctor": "asciidoctor"}  # set name -> file stem in eval/formats/
 K = 5
@@ -97,11 +98,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--eval", type=Path, default=EVAL, help="the shared eval folder (holds formats/)")
     parser.add_argument("--sets", default=",".join(SETS))
-    parser.add_argument("--modes", default=",".join(MODES))
+    add_modes_option(parser)
     parser.add_argument("--ranked", type=Path, help="write each question's ranked hit paths per mode here")
     parser.add_argument("--json", type=Path, default=Path("bench/results/quality_formats.json"))
     args = parser.parse_args()
-    modes = args.modes.split(",")
+    modes: list[str] = list(args.modes)
 
     import os
 

@@ -28,11 +28,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from bench import add_modes_option
 from bench.quality import CACHE, EVAL, Built, CachedEmbedder, engine_for
 from scree.embedders.base import Embedder
 
 K = 5
-MODES = ("keyword", "semantic", "hybrid")
 BARS = {"mrr5": 0.85, "other_version_share": 0.05}  # hybrid, on each site
 
 
@@ -161,7 +161,7 @@ def report(name: str, results: dict[str, dict[str, float]]) -> list[str]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sets", default=",".join(SITES))
-    parser.add_argument("--modes", default=",".join(MODES))
+    add_modes_option(parser)
     parser.add_argument("--json", type=Path, default=Path("bench/results/quality_versions.json"))
     parser.add_argument("--ranked", action="store_true", help="also print each question's top-5 files (hybrid)")
     args = parser.parse_args()
@@ -178,7 +178,7 @@ def main() -> None:
     result: dict[str, Any] = {"embedder": inner.identity, "sites": {}}
     lines: list[str] = []
     for name in args.sets.split(","):
-        got, ranked, chunks = run_site(SITES[name], embedder, args.modes.split(","))
+        got, ranked, chunks = run_site(SITES[name], embedder, args.modes)
         result["sites"][name] = {"modes": got, "chunks": chunks, "ranked": ranked}
         site_lines = report(name, got)
         print("\n".join(site_lines), flush=True)

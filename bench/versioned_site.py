@@ -32,10 +32,10 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from bench import add_modes_option
 from bench.quality import CACHE, EVAL, TRANSLATED, CachedEmbedder, unpack_docs
 
 K = 5
-MODES = ("keyword", "semantic", "hybrid")
 LANGS_ALL = ("ko",)  # a copy of every page
 LANGS_SOME = ("ja", "zh")  # a copy of every third page
 DOCS_PLUGIN = "docusaurus-plugin-content-docs"
@@ -226,7 +226,7 @@ def score(
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--modes", default=",".join(MODES))
+    add_modes_option(parser)
     parser.add_argument("--json", type=Path, default=Path("bench/results/versioned_site.json"))
     parser.add_argument("--keep", type=Path, help="write the site here and keep it (default: a temporary folder)")
     args = parser.parse_args()
@@ -264,7 +264,7 @@ def main() -> None:
         )
         results: dict[str, Any] = {"files": files, "chunks": chunks, "kinds": kinds, "modes": {}}
         try:
-            for mode in args.modes.split(","):
+            for mode in args.modes:
                 out = score(lambda q, m: [hit.path for hit in engine.search(q, k=K, mode=m).hits], queries, mode)
                 results["modes"][mode] = out
                 print(

@@ -317,6 +317,9 @@ def settings_for(args: argparse.Namespace) -> Settings:
         database_url=getattr(args, "database_url", None),
         collection=getattr(args, "collection", None),
     )
+    from scree.embedders.kinds import chosen
+
+    chosen(settings)  # an unknown SCREE_EMBEDDER fails here, before any work, as every other bad setting does
     warning = notes_overridden(os.environ, args.notes, settings.folder)
     if warning is not None:
         print(warning, file=sys.stderr)

@@ -47,7 +47,6 @@ DEFAULT_RESTART_S = 1.0  # R-P2: restart backoff, doubling ...
 DEFAULT_RESTART_MAX_S = 60.0  # ... up to this
 DEFAULT_HEARTBEAT_TIMEOUT_S = 10.0  # R-P2: the child reports every second; this long silent means hung
 DEFAULT_HANDSHAKE_GRACE_S = 2.0  # R-M8: the first child waits this long at most for the MCP handshake
-EMBEDDER_CHOICES = ("auto", "api", "local", "hash")
 WATCHER_CHOICES = ("auto", "inotify", "watchdog")
 PRECISION_CHOICES = ("auto", "bf16", "int8", "fp32")  # issue 35: the offline model's, auto picked from the CPU
 # R-M10: Claude Code's limit on one MCP tool result, in tokens: its own variable, which its MCP servers inherit.
@@ -92,7 +91,7 @@ class Settings:
     api_dims: int = DEFAULT_API_DIMS
     zdr: bool = True
     batch_size: int = DEFAULT_BATCH
-    embedder: str = "auto"
+    embedder: str = "auto"  # SCREE_EMBEDDER: a row of scree.embedders.kinds, which checks it (this layer is below it)
     local_model_dir: Path | None = None
     model_precision: str = "auto"  # SCREE_MODEL_PRECISION (scree.embedders.runtime)
     openvino_config: str = ""  # SCREE_OPENVINO_CONFIG: a JSON object of OpenVINO CPU properties for the offline model
@@ -144,12 +143,6 @@ class Settings:
         if self.custom_db:
             return self.db_path.with_name(self.db_path.name + ".map.json")
         return self.index_dir / DOCS_MAP_NAME
-
-    def resolved_embedder(self) -> str:
-        """'api' when a key is configured, else 'local' (R-E6), unless SCREE_EMBEDDER pins one."""
-        if self.embedder != "auto":
-            return self.embedder
-        return "api" if self.api_key else "local"
 
 
 @dataclass(frozen=True, slots=True)
@@ -386,7 +379,7 @@ def load_settings(
         api_dims=int(env_number(env, "SCREE_DIMENSIONS", DEFAULT_API_DIMS)),
         zdr=_flag(env, "SCREE_ZDR"),
         batch_size=int(env_number(env, "SCREE_BATCH_SIZE", DEFAULT_BATCH)),
-        embedder=_choice(env, "SCREE_EMBEDDER", "auto", EMBEDDER_CHOICES),
+        embedder=(env.get("SCREE_EMBEDDER") or "auto").strip().lower(),
         local_model_dir=Path(local_dir).expanduser() if local_dir else None,
         model_precision=model_precision(env),
         openvino_config=env.get("SCREE_OPENVINO_CONFIG", "").strip(),

@@ -152,13 +152,13 @@ def doctor_line(proc_stdout: str, check: str) -> str:
 
 
 def test_doctor_warns_about_a_keyword_only_index_and_a_plain_reindex_adds_vectors(
-    folder: Path, tmp_path: Path, embed_server: EmbedServer
+    cli: Run, folder: Path, tmp_path: Path, embed_server: EmbedServer
 ) -> None:
     no_model = tmp_path / "no-model"
     no_model.mkdir()
     env = scree_env(tmp_path / "data", SCREE_LOCAL_MODEL_DIR=str(no_model))
-    assert run_scree("reindex", "--notes", str(folder), env=env).returncode == 0
-    doctor = run_scree("doctor", "--notes", str(folder), env=env)
+    assert cli("reindex", "--notes", str(folder), env=env).returncode == 0
+    doctor = cli("doctor", "--notes", str(folder), env=env)
     assert doctor.returncode == 0, doctor.stdout  # a degraded mode, not a broken index
     index_model = doctor_line(doctor.stdout, "index model")
     assert index_model.startswith("warn  index model: keyword search only (built with no API key")
@@ -166,31 +166,31 @@ def test_doctor_warns_about_a_keyword_only_index_and_a_plain_reindex_adds_vector
     assert doctor_line(doctor.stdout, "offline model").startswith("warn  ")
 
     with_key = scree_env(tmp_path / "data", embed_server.url, SCREE_LOCAL_MODEL_DIR=str(no_model))
-    doctor = run_scree("doctor", "--notes", str(folder), env=with_key)
+    doctor = cli("doctor", "--notes", str(folder), env=with_key)
     assert doctor.returncode == 0, doctor.stdout
     assert doctor_line(doctor.stdout, "index model") == (
         'warn  index model: keyword search only: run "scree reindex" to add vectors with '
         "api:openai/text-embedding-3-small (serve or watch does it too)"
     )
-    assert run_scree("reindex", "--notes", str(folder), env=with_key).returncode == 0  # the advice works
+    assert cli("reindex", "--notes", str(folder), env=with_key).returncode == 0  # the advice works
     assert status_of(folder, with_key)["model"] == "api:openai/text-embedding-3-small"
-    doctor = run_scree("doctor", "--notes", str(folder), env=with_key)
+    doctor = cli("doctor", "--notes", str(folder), env=with_key)
     assert doctor.returncode == 0 and doctor_line(doctor.stdout, "index model").startswith("ok    ")
 
 
 @pytest.mark.parametrize("damage", ["not sqlite", "mode 0644"])
-def test_doctor_exits_non_zero_on_a_real_failure(folder: Path, tmp_path: Path, damage: str) -> None:
+def test_doctor_exits_non_zero_on_a_real_failure(cli: Run, folder: Path, tmp_path: Path, damage: str) -> None:
     env = scree_env(tmp_path / "data", SCREE_EMBEDDER="hash")
-    assert run_scree("reindex", "--notes", str(folder), env=env).returncode == 0
+    assert cli("reindex", "--notes", str(folder), env=env).returncode == 0
     db = Path(status_of(folder, env)["index"])
-    assert run_scree("doctor", "--notes", str(folder), env=env).returncode == 0
+    assert cli("doctor", "--notes", str(folder), env=env).returncode == 0
     if damage == "not sqlite":
         db.write_bytes(b"this is not a database\n" * 100)
         for extra in (db.with_name(db.name + "-wal"), db.with_name(db.name + "-shm")):
             extra.unlink(missing_ok=True)
     else:
         db.chmod(0o644)
-    doctor = run_scree("doctor", "--notes", str(folder), env=env)
+    doctor = cli("doctor", "--notes", str(folder), env=env)
     assert doctor.returncode == 1, doctor.stdout
     assert "FAIL  index" in doctor.stdout and doctor.stdout.rstrip().endswith("1 check(s) failed")
     assert "Traceback" not in doctor.stderr

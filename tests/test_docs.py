@@ -1,5 +1,6 @@
 """The shipped documentation: every link in the README and docs/ resolves (files and #anchors), `--help` names no
-file that is not there, the LICENSE is the one pyproject names, and the README's first command answers from docs/."""
+file that is not there, the LICENSE is the one pyproject names, the README's first command answers from docs/, and
+its layout names every module of the package."""
 
 from __future__ import annotations
 
@@ -78,6 +79,37 @@ def test_help_pages_name_no_missing_file(tmp_path: Path) -> None:
         assert "SPEC" not in proc.stdout and "§" not in proc.stdout, command
         for named in re.findall(r"\b[\w./-]+\.md\b", proc.stdout):
             assert named in (".mcp.json", "AGENTS.md", "CLAUDE.md") or (REPO / named).exists(), (command, named)
+
+
+LAYOUT_ENTRY = re.compile(r"^  (\S+/)", re.M)  # a folder's entry in the README's tree: "  content/   ..."
+LISTED_ELSEWHERE = {"benchmarks"}  # scree bench's modules, one per figure: its --help and suite.py name them
+
+
+def test_the_readmes_layout_names_every_module() -> None:
+    """Each module of scree/ is named in the README's tree, a package's under its folder's entry (issue 37: the tree
+    had drifted from the package, a whole backend missing)."""
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    tree = readme[readme.index("```\nscree/\n") : readme.index("```", readme.index("```\nscree/\n") + 3)]
+    entries = list(LAYOUT_ENTRY.finditer(tree))
+    sections = {
+        match.group(1).rstrip("/"): tree[match.end() : entries[i + 1].start() if i + 1 < len(entries) else len(tree)]
+        for i, match in enumerate(entries)
+    }
+    package = REPO / "scree"
+    missing = [
+        f"scree/{path.name}" for path in package.glob("*.py") if path.stem != "__init__" and path.name not in tree
+    ]
+    for folder in sorted(p for p in package.iterdir() if (p / "__init__.py").is_file()):
+        if folder.name in LISTED_ELSEWHERE:
+            assert folder.name in sections
+            continue
+        text = sections.get(folder.name, "")
+        missing += [
+            f"scree/{folder.name}/{path.name}"
+            for path in sorted(folder.glob("*.py"))
+            if path.stem != "__init__" and not re.search(rf"\b{re.escape(path.name)}", text)
+        ]
+    assert missing == []
 
 
 def test_license_is_the_mit_license_pyproject_names() -> None:

@@ -13,6 +13,7 @@ import apsw
 import psutil
 import pytest
 import sqlite_vec
+from backends import Backend
 from cli_helpers import write_file
 from embed_server import EmbedServer
 from fault_helpers import api_env, no_traceback, scree
@@ -167,17 +168,23 @@ def test_a_key_no_http_header_can_carry_is_refused_in_one_line(tmp_path: Path, k
 
 
 @pytest.fixture
-def indexed(tmp_path: Path, embed_server: EmbedServer) -> tuple[Path, dict[str, str]]:
+def indexed(tmp_path: Path, embed_server: EmbedServer, index_backend: Backend) -> tuple[Path, dict[str, str]]:
+    """Two files indexed through the API, on each backend in turn (index_backend)."""
     folder = tmp_path / "notes"
     write_file(folder, "a.md", "# Alpha\n\nalpha apples and apricots\n")
     write_file(folder, "b.md", "# Beta\n\nbeta bananas\n")
-    env = api_env(tmp_path / "data", embed_server.url, SCREE_QUERY_TIMEOUT_SECONDS=str(SHORT_S))
+    extra = {"SCREE_QUERY_TIMEOUT_SECONDS": str(SHORT_S), **index_backend.env()}
+    env = api_env(tmp_path / "data", embed_server.url, **extra)
     done = scree(env, "reindex", "--notes", str(folder))
     assert done.returncode == 0, done.stderr
     return folder, env
 
 
-@pytest.mark.parametrize("fault", ["trickle", "hang", "nested", "zero"])
+@pytest.mark.parametrize(
+    ("index_backend", "fault"),
+    [*(("sqlite", fault) for fault in ("trickle", "hang", "nested", "zero")), ("postgres", "hang")],
+    indirect=["index_backend"],  # the faults are the API's: one of them on PostgreSQL shows its fallback is the same
+)
 def test_hybrid_search_answers_with_keyword_hits_and_a_note_when_the_embedding_fails(
     embed_server: EmbedServer, indexed: tuple[Path, dict[str, str]], fault: str
 ) -> None:
@@ -209,16 +216,26 @@ def test_a_zero_vector_already_in_an_index_breaks_no_search(
 ) -> None:
     """An index written before zero vectors were refused: its NULL distances are skipped, hybrid still answers."""
     folder, env = indexed
-    db = next((tmp_path / "data").rglob("index.db"))
-    conn = apsw.Connection(str(db))
-    conn.enable_load_extension(True)
-    conn.load_extension(sqlite_vec.loadable_path())
-    dims = int(conn.execute("select value from meta where key = 'dims'").fetchone()[0])
-    conn.execute(
-        "update chunk_vectors set embedding = ? where chunk_id = (select min(chunk_id) from chunk_vectors)",
-        (bytes(4 * dims),),
-    )
-    conn.close()
+    url = env.get("SCREE_DATABASE_URL")
+    if url is not None:
+        import psycopg
+
+        with psycopg.connect(url) as pg:
+            pg.execute(
+                "update scree_chunks set embedding = array_fill(0, array[vector_dims(embedding)])::vector "
+                "where id = (select min(id) from scree_chunks)"
+            )
+    else:
+        db = next((tmp_path / "data").rglob("index.db"))
+        conn = apsw.Connection(str(db))
+        conn.enable_load_extension(True)
+        conn.load_extension(sqlite_vec.loadable_path())
+        dims = int(conn.execute("select value from meta where key = 'dims'").fetchone()[0])
+        conn.execute(
+            "update chunk_vectors set embedding = ? where chunk_id = (select min(chunk_id) from chunk_vectors)",
+            (bytes(4 * dims),),
+        )
+        conn.close()
     for mode in ("hybrid", "semantic"):
         done = scree(env, "search", "--notes", str(folder), "--json", "--mode", mode, "apples")
         no_traceback(done.stderr)

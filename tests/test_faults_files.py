@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from backends import Backend
 from cli_helpers import wait_until, write_file
 from embed_server import EmbedServer
 from fault_helpers import api_env, hash_env, keyword_paths, no_traceback, scree, status, unprivileged
@@ -91,8 +92,10 @@ def test_a_bad_name_created_while_watching_does_not_stop_indexing(folder: Path, 
 
 
 @pytest.mark.usefixtures("restore_modes")
-def test_an_unreadable_folder_keeps_its_rows_counts_as_failed_and_exits_1(folder: Path, tmp_path: Path) -> None:
-    env = hash_env(tmp_path / "data")
+def test_an_unreadable_folder_keeps_its_rows_counts_as_failed_and_exits_1(
+    folder: Path, tmp_path: Path, index_backend: Backend
+) -> None:
+    env = hash_env(tmp_path / "data", **index_backend.env())
     assert scree(env, "reindex", "--notes", str(folder)).returncode == 0
     os.chmod(folder / "docs", 0)
     done = scree(env, "reindex", "--notes", str(folder), prefix=unprivileged())
@@ -108,8 +111,10 @@ def test_an_unreadable_folder_keeps_its_rows_counts_as_failed_and_exits_1(folder
 
 
 @pytest.mark.usefixtures("restore_modes")
-def test_an_unreadable_file_keeps_its_rows_in_a_full_and_a_one_path_reindex(folder: Path, tmp_path: Path) -> None:
-    env = hash_env(tmp_path / "data")
+def test_an_unreadable_file_keeps_its_rows_in_a_full_and_a_one_path_reindex(
+    folder: Path, tmp_path: Path, index_backend: Backend
+) -> None:
+    env = hash_env(tmp_path / "data", **index_backend.env())
     assert scree(env, "reindex", "--notes", str(folder)).returncode == 0
     os.chmod(folder / "good.md", 0)
     done = scree(env, "reindex", "--notes", str(folder), prefix=unprivileged())
@@ -147,9 +152,9 @@ def test_too_few_file_descriptors_never_read_as_deleted(folder: Path, tmp_path: 
 
 
 def test_a_failed_reindex_all_keeps_the_old_index_and_says_so(
-    folder: Path, tmp_path: Path, embed_server: EmbedServer
+    folder: Path, tmp_path: Path, embed_server: EmbedServer, index_backend: Backend
 ) -> None:
-    env = api_env(tmp_path / "data", embed_server.url)
+    env = api_env(tmp_path / "data", embed_server.url, **index_backend.env())
     assert scree(env, "reindex", "--notes", str(folder)).returncode == 0
     write_file(folder, "new.md", "# New\n\nnectarines\n")
     embed_server.set(fail_status=500)
@@ -173,9 +178,9 @@ def test_a_failed_reindex_all_keeps_the_old_index_and_says_so(
 
 
 def test_outage_line_counts_new_files_apart_from_those_keeping_rows(
-    folder: Path, tmp_path: Path, embed_server: EmbedServer
+    folder: Path, tmp_path: Path, embed_server: EmbedServer, index_backend: Backend
 ) -> None:
-    env = api_env(tmp_path / "data", embed_server.url)
+    env = api_env(tmp_path / "data", embed_server.url, **index_backend.env())
     assert scree(env, "reindex", "--notes", str(folder)).returncode == 0
     write_file(folder, "new.md", "# New\n\nnectarines\n")
     write_file(folder, "good.md", "# Good\n\nchanged\n")
@@ -229,11 +234,11 @@ def test_a_full_disk_is_one_line_exit_1_and_the_index_stays_consistent(folder: P
 
 
 def test_an_outage_part_way_counts_every_listed_file_once(
-    folder: Path, tmp_path: Path, embed_server: EmbedServer
+    folder: Path, tmp_path: Path, embed_server: EmbedServer, index_backend: Backend
 ) -> None:
     """Scanned N adds up: files never visited because the API failed part way are deferred and counted as scanned
     (it once said 'Scanned 18 files: ... 20 deferred')."""
-    env = api_env(tmp_path / "data", embed_server.url, SCREE_BATCH_SIZE="1")
+    env = api_env(tmp_path / "data", embed_server.url, SCREE_BATCH_SIZE="1", **index_backend.env())
     assert scree(env, "reindex", "--notes", str(folder)).returncode == 0
     for rel in ("good.md", "docs/d0.md", "docs/d1.md", "docs/d2.md"):
         write_file(folder, rel, f"# Changed\n\nchanged {rel}\n")

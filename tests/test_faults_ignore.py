@@ -9,6 +9,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from backends import Backend
 from cli_helpers import write_file
 from fault_helpers import RawMcp, hash_env, scree, text_of
 
@@ -52,8 +53,8 @@ def test_refresh_recompiles_only_when_a_rule_source_changed(folder: Path) -> Non
     assert policy("a.md") == "excluded by .git/info/exclude"
 
 
-def test_read_doc_follows_a_gitignore_change_at_once(folder: Path, tmp_path: Path) -> None:
-    env = hash_env(tmp_path / "data", SCREE_LOG_LEVEL="warning")
+def test_read_doc_follows_a_gitignore_change_at_once(folder: Path, tmp_path: Path, index_backend: Backend) -> None:
+    env = hash_env(tmp_path / "data", SCREE_LOG_LEVEL="warning", **index_backend.env())
     assert scree(env, "reindex", "--notes", str(folder)).returncode == 0
     server = RawMcp(env, folder)
     try:

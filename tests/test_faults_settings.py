@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from backends import Backend
 from cli_helpers import write_file
 from fault_helpers import api_env, hash_env, keyword_paths, no_traceback, scree, status
 
@@ -246,13 +247,13 @@ def test_a_whole_number_setting_refuses_a_fraction(folder: Path, tmp_path: Path)
 
 
 def test_a_writer_without_the_extensions_the_index_was_built_with_refuses_to_remove_pages(
-    folder: Path, tmp_path: Path
+    folder: Path, tmp_path: Path, index_backend: Backend
 ) -> None:
     write_file(folder, "guide.org", "# Guide\n\ntext pages about zebras.\n")
-    shell = hash_env(tmp_path / "data", SCREE_EXTENSIONS=".org")
+    shell = hash_env(tmp_path / "data", SCREE_EXTENSIONS=".org", **index_backend.env())
     done = scree(shell, "reindex", "--notes", str(folder))
     assert done.returncode == 0 and done.stdout.startswith("Scanned 2 files: 2 indexed"), done.stdout
-    plain = hash_env(tmp_path / "data")  # another shell, without SCREE_EXTENSIONS
+    plain = hash_env(tmp_path / "data", **index_backend.env())  # another shell, without SCREE_EXTENSIONS
     watched = scree(plain, "watch", "--notes", str(folder), timeout=30)  # it synced and watched forever before
     no_traceback(watched.stderr)
     assert watched.returncode == 1, watched.stderr

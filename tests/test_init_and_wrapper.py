@@ -1,4 +1,7 @@
-"""`scree init` writes or merges .mcp.json; `scree-mcp` loads the private settings file and serves the git root."""
+"""`scree init` writes or merges .mcp.json; `scree-mcp` loads the private settings file and serves the git root.
+
+The installed `scree init` runs in the first test; the files of each client and init's refusals are tested through
+scree.__main__.main(argv) in this process (the cli fixture), where the files, not the process, are the subject."""
 
 from __future__ import annotations
 
@@ -13,7 +16,7 @@ from typing import Any
 
 import anyio
 import pytest
-from cli_helpers import run_scree, scree_env
+from cli_helpers import Run, run_scree, scree_env
 from mcp.client import Client
 from mcp.client.stdio import StdioServerParameters
 
@@ -49,10 +52,10 @@ def test_init_writes_then_merges_and_is_idempotent(tmp_path: Path) -> None:
     assert merged["mcpServers"]["scree"]["command"] == "scree-mcp"
 
 
-def test_init_refuses_to_overwrite_a_broken_file(tmp_path: Path) -> None:
+def test_init_refuses_to_overwrite_a_broken_file(cli: Run, tmp_path: Path) -> None:
     repo = git_repo(tmp_path / "repo")
     (repo / ".mcp.json").write_text("{not json")
-    proc = run_scree("init", env=scree_env(tmp_path / "data"), cwd=repo)
+    proc = cli("init", env=scree_env(tmp_path / "data"), cwd=repo)
     assert proc.returncode == 1 and "not plain JSON" in proc.stderr and "Traceback" not in proc.stderr
     assert (repo / ".mcp.json").read_text() == "{not json"
 
@@ -124,7 +127,7 @@ OTHER_SERVER = {"command": "other-server", "args": ["--port", "1"], "env": {"TOK
     ],
 )
 def test_init_for_each_client_merges_with_other_servers(
-    tmp_path: Path, client: str, rel: str, key: str, entry: dict[str, Any]
+    cli: Run, tmp_path: Path, client: str, rel: str, key: str, entry: dict[str, Any]
 ) -> None:
     repo = git_repo(tmp_path / "repo")
     env = scree_env(tmp_path / "data")
@@ -136,7 +139,7 @@ def test_init_for_each_client_merges_with_other_servers(
     target.write_text(json.dumps(existing))
     target.chmod(0o640)
 
-    proc = run_scree("init", "--client", client, env=env, cwd=repo)
+    proc = cli("init", "--client", client, env=env, cwd=repo)
     assert proc.returncode == 0, proc.stderr
     assert f"Commit {rel} " in proc.stdout and " once" in proc.stdout  # what to commit, and what to approve
     written = json.loads(target.read_text())
@@ -146,42 +149,42 @@ def test_init_for_each_client_merges_with_other_servers(
     assert stat.S_IMODE(target.stat().st_mode) == 0o640
     assert [p.name for p in target.parent.iterdir() if p.name.startswith(f".{target.name}.")] == []  # no temp file
 
-    again = run_scree("init", "--client", client, env=env, cwd=repo)
+    again = cli("init", "--client", client, env=env, cwd=repo)
     assert again.returncode == 0 and "nothing to do" in again.stdout
     assert json.loads(target.read_text()) == written
 
     fresh = git_repo(tmp_path / "fresh")
-    assert run_scree("init", "--client", client, env=env, cwd=fresh).returncode == 0
+    assert cli("init", "--client", client, env=env, cwd=fresh).returncode == 0
     assert json.loads((fresh / rel).read_text()) == {key: {"scree": entry}}
     assert stat.S_IMODE((fresh / rel).stat().st_mode) == 0o644
 
 
-def test_init_refuses_a_vscode_file_with_comments_and_says_what_to_add(tmp_path: Path) -> None:
+def test_init_refuses_a_vscode_file_with_comments_and_says_what_to_add(cli: Run, tmp_path: Path) -> None:
     repo = git_repo(tmp_path / "repo")
     text = '{\n  // my servers\n  "servers": {"other": {"command": "x"}}\n}\n'
     (repo / ".vscode").mkdir()
     (repo / ".vscode" / "mcp.json").write_text(text)
-    proc = run_scree("init", "--client", "vscode", env=scree_env(tmp_path / "data"), cwd=repo)
+    proc = cli("init", "--client", "vscode", env=scree_env(tmp_path / "data"), cwd=repo)
     assert proc.returncode == 1 and "Traceback" not in proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1
     assert "not plain JSON" in proc.stderr and '"scree": {"type": "stdio", "command": "scree-mcp"' in proc.stderr
     assert (repo / ".vscode" / "mcp.json").read_text() == text
 
 
-def test_init_refuses_a_servers_key_that_is_not_an_object(tmp_path: Path) -> None:
+def test_init_refuses_a_servers_key_that_is_not_an_object(cli: Run, tmp_path: Path) -> None:
     repo = git_repo(tmp_path / "repo")
     (repo / ".mcp.json").write_text('{"mcpServers": ["other"]}')
-    proc = run_scree("init", env=scree_env(tmp_path / "data"), cwd=repo)
+    proc = cli("init", env=scree_env(tmp_path / "data"), cwd=repo)
     assert proc.returncode == 1 and '"mcpServers" is not an object' in proc.stderr
     assert (repo / ".mcp.json").read_text() == '{"mcpServers": ["other"]}'
 
 
-def test_init_for_codex_prints_the_stanza_and_writes_nothing(tmp_path: Path) -> None:
+def test_init_for_codex_prints_the_stanza_and_writes_nothing(cli: Run, tmp_path: Path) -> None:
     repo = git_repo(tmp_path / "repo")
     home = tmp_path / "home"
     home.mkdir()
     before = sorted(p.name for p in repo.iterdir())
-    proc = run_scree("init", "--client", "codex", env=scree_env(tmp_path / "data", HOME=str(home)), cwd=repo)
+    proc = cli("init", "--client", "codex", env=scree_env(tmp_path / "data", HOME=str(home)), cwd=repo)
     assert proc.returncode == 0, proc.stderr
     assert "~/.codex/config.toml" in proc.stdout and "writes nothing outside the repo" in proc.stdout
     stanza = proc.stdout.split("\n\n")[1]

@@ -1,6 +1,8 @@
 """`scree init` against hostile or unusual config files (issue 25 item 8): what it cannot write back exactly, or
 safely, it refuses in one line and leaves byte for byte as it was; a symlink is written through, a custom entry
-kept, and concurrent edits are serialised under a lock so none is lost."""
+kept, and concurrent edits are serialised under a lock so none is lost. What a file is and holds is tested through
+`scree.__main__.main(argv)` in this process (the `cli` fixture); a folder name that is not UTF-8, a FIFO that would
+block, the lock and concurrent inits run the installed `scree`."""
 
 from __future__ import annotations
 
@@ -15,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cli_helpers import SCREE, run_scree, scree_env, wait_until
+from cli_helpers import SCREE, Run, run_scree, scree_env, wait_until
 
 from scree.commands.init import CLIENTS
 
@@ -56,19 +58,19 @@ def no_temp_files(folder: Path) -> bool:
         ('{"mcpServers": {}, "ratio": 0.10000000000000000000001}\n', "0.10000000000000000000001"),  # read as 0.1
     ],
 )
-def test_init_refuses_numbers_json_cannot_write_back(tmp_path: Path, text: str, why: str) -> None:
+def test_init_refuses_numbers_json_cannot_write_back(cli: Run, tmp_path: Path, text: str, why: str) -> None:
     repo = git_repo(tmp_path / "repo")
     (repo / ".mcp.json").write_text(text)
-    proc = run_scree("init", env=scree_env(tmp_path / "data"), cwd=repo)
+    proc = cli("init", env=scree_env(tmp_path / "data"), cwd=repo)
     assert_refused(proc, why, "by hand")
     assert (repo / ".mcp.json").read_text() == text
 
 
-def test_init_refuses_duplicate_keys(tmp_path: Path) -> None:
+def test_init_refuses_duplicate_keys(cli: Run, tmp_path: Path) -> None:
     repo = git_repo(tmp_path / "repo")
     text = '{"mcpServers": {"a": {"command": "a"}}, "mcpServers": {"b": {"command": "b"}}}'
     (repo / ".mcp.json").write_text(text)
-    proc = run_scree("init", env=scree_env(tmp_path / "data"), cwd=repo)
+    proc = cli("init", env=scree_env(tmp_path / "data"), cwd=repo)
     assert_refused(proc, 'duplicate key "mcpServers"')
     assert (repo / ".mcp.json").read_text() == text
 
@@ -77,10 +79,10 @@ def test_init_refuses_duplicate_keys(tmp_path: Path) -> None:
     "text",
     ['{"mcpServers": {}, "note": "\\ud800"}', '{"mcpServers": {"\\udfff": {"command": "x"}}}'],
 )
-def test_init_refuses_a_lone_surrogate_in_the_file(tmp_path: Path, text: str) -> None:
+def test_init_refuses_a_lone_surrogate_in_the_file(cli: Run, tmp_path: Path, text: str) -> None:
     repo = git_repo(tmp_path / "repo")
     (repo / ".mcp.json").write_text(text)
-    proc = run_scree("init", env=scree_env(tmp_path / "data"), cwd=repo)
+    proc = cli("init", env=scree_env(tmp_path / "data"), cwd=repo)
     assert_refused(proc, "lone surrogate")
     assert (repo / ".mcp.json").read_text() == text
     assert no_temp_files(repo)
@@ -97,7 +99,7 @@ def test_init_in_a_folder_whose_name_is_not_utf8(tmp_path: Path) -> None:
 # --- what the file is ---
 
 
-def test_init_writes_through_a_symlink_and_keeps_the_link(tmp_path: Path) -> None:
+def test_init_writes_through_a_symlink_and_keeps_the_link(cli: Run, tmp_path: Path) -> None:
     # a link inside the repository (one leaving it is refused: tests/test_symlink_faults.py)
     repo = git_repo(tmp_path / "repo")
     shared = repo / "shared" / "mcp.json"
@@ -105,7 +107,7 @@ def test_init_writes_through_a_symlink_and_keeps_the_link(tmp_path: Path) -> Non
     shared.write_text(json.dumps({"mcpServers": {"other": {"command": "other"}}}))
     shared.chmod(0o640)
     (repo / ".mcp.json").symlink_to(Path("shared") / "mcp.json")
-    proc = run_scree("init", env=scree_env(tmp_path / "data"), cwd=repo)
+    proc = cli("init", env=scree_env(tmp_path / "data"), cwd=repo)
     assert proc.returncode == 0, proc.stderr
     assert (repo / ".mcp.json").is_symlink() and os.readlink(repo / ".mcp.json") == "shared/mcp.json"
     assert json.loads(shared.read_text()) == {"mcpServers": {"other": {"command": "other"}, "scree": CLAUDE_ENTRY}}
@@ -113,30 +115,30 @@ def test_init_writes_through_a_symlink_and_keeps_the_link(tmp_path: Path) -> Non
     assert no_temp_files(repo) and [p.name for p in shared.parent.iterdir()] == ["mcp.json"]
 
 
-def test_init_refuses_a_dangling_symlink(tmp_path: Path) -> None:
+def test_init_refuses_a_dangling_symlink(cli: Run, tmp_path: Path) -> None:
     repo = git_repo(tmp_path / "repo")
     (repo / ".mcp.json").symlink_to(tmp_path / "nowhere" / "mcp.json")
-    assert_refused(run_scree("init", env=scree_env(tmp_path / "data"), cwd=repo), "does not exist")
+    assert_refused(cli("init", env=scree_env(tmp_path / "data"), cwd=repo), "does not exist")
     assert (repo / ".mcp.json").is_symlink() and not (tmp_path / "nowhere").exists()
 
 
 @pytest.mark.parametrize("mode", [0o444, 0o400])
-def test_init_refuses_a_read_only_file(tmp_path: Path, mode: int) -> None:
+def test_init_refuses_a_read_only_file(cli: Run, tmp_path: Path, mode: int) -> None:
     repo = git_repo(tmp_path / "repo")
     text = '{"mcpServers": {}}'
     (repo / ".mcp.json").write_text(text)
     (repo / ".mcp.json").chmod(mode)
-    assert_refused(run_scree("init", env=scree_env(tmp_path / "data"), cwd=repo), "read-only")
+    assert_refused(cli("init", env=scree_env(tmp_path / "data"), cwd=repo), "read-only")
     assert (repo / ".mcp.json").read_text() == text
     assert stat.S_IMODE((repo / ".mcp.json").stat().st_mode) == mode
 
 
-def test_init_refuses_a_file_with_another_hard_link(tmp_path: Path) -> None:
+def test_init_refuses_a_file_with_another_hard_link(cli: Run, tmp_path: Path) -> None:
     repo = git_repo(tmp_path / "repo")
     text = '{"mcpServers": {}}'
     (repo / ".mcp.json").write_text(text)
     os.link(repo / ".mcp.json", tmp_path / "twin.json")
-    assert_refused(run_scree("init", env=scree_env(tmp_path / "data"), cwd=repo), "hard link")
+    assert_refused(cli("init", env=scree_env(tmp_path / "data"), cwd=repo), "hard link")
     assert (repo / ".mcp.json").read_text() == text
     assert os.stat(repo / ".mcp.json").st_ino == os.stat(tmp_path / "twin.json").st_ino
 
@@ -175,31 +177,31 @@ def test_init_refuses_what_is_not_a_regular_file_without_blocking(tmp_path: Path
         "not an object",
     ],
 )
-def test_init_keeps_a_custom_scree_entry_unless_forced(tmp_path: Path, custom: Any) -> None:
+def test_init_keeps_a_custom_scree_entry_unless_forced(cli: Run, tmp_path: Path, custom: Any) -> None:
     repo = git_repo(tmp_path / "repo")
     env = scree_env(tmp_path / "data")
     text = json.dumps({"mcpServers": {"scree": custom, "other": {"command": "x"}}})
     (repo / ".mcp.json").write_text(text)
-    kept = run_scree("init", env=env, cwd=repo)
+    kept = cli("init", env=env, cwd=repo)
     assert kept.returncode == 0 and kept.stderr == "", kept.stderr
     assert len(kept.stdout.splitlines()) == 1 and "kept" in kept.stdout and "--force" in kept.stdout
     assert (repo / ".mcp.json").read_text() == text
 
-    forced = run_scree("init", "--force", env=env, cwd=repo)
+    forced = cli("init", "--force", env=env, cwd=repo)
     assert forced.returncode == 0, forced.stderr
     assert json.loads((repo / ".mcp.json").read_text()) == {
         "mcpServers": {"scree": CLAUDE_ENTRY, "other": {"command": "x"}}
     }
 
 
-def test_init_brings_an_older_default_entry_up_to_date(tmp_path: Path) -> None:
+def test_init_brings_an_older_default_entry_up_to_date(cli: Run, tmp_path: Path) -> None:
     """An entry an earlier scree wrote (same command, args and env, without alwaysLoad) is scree's, not custom: the
     keys scree sets are brought up to date, a key of the user's (timeout) is kept."""
     repo = git_repo(tmp_path / "repo")
     (repo / ".mcp.json").write_text(
         json.dumps({"mcpServers": {"scree": {"type": "stdio", "command": "scree-mcp", "args": [], "timeout": 30}}})
     )
-    proc = run_scree("init", env=scree_env(tmp_path / "data"), cwd=repo)
+    proc = cli("init", env=scree_env(tmp_path / "data"), cwd=repo)
     assert proc.returncode == 0 and "kept" not in proc.stdout, proc.stdout + proc.stderr
     assert json.loads((repo / ".mcp.json").read_text()) == {"mcpServers": {"scree": {**CLAUDE_ENTRY, "timeout": 30}}}
 

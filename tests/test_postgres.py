@@ -21,13 +21,14 @@ from cli_helpers import run_scree, scree_env, wait_until
 from pg_server import PgServer
 
 from scree.content.ignore import IgnorePolicy
-from scree.embedders.hashed import HashEmbedder
+from scree.embedders.hashed import HashEmbedder, hash_vector_values
 from scree.errors import IndexCorruptError, IndexUnavailableError, WriterFencedError
 from scree.index.model_policy import prepare
 from scree.index.pg_lock import PgWriterLock
 from scree.search.engine import SearchEngine
 from scree.store import FileState, NewChunk
 from scree.store.pg_reader import PgReader
+from scree.store.pg_schema import SCHEMA_VERSION
 from scree.store.pg_writer import PgWriter
 from scree.writer_proc.sync import Syncer
 
@@ -142,6 +143,92 @@ def test_a_newer_schema_is_refused_in_one_line(tmp_path: Path, pg_url: str, pg_s
         PgReader.open(pg_url, "x", tmp_path)
 
 
+def _schema_1_collection(url: str, name: str, folder: Path) -> None:
+    """A collection as scree wrote it at schema 1 (the first released one): migration 1's DDL, kept in the code,
+    and rows as that version's writer wrote them, for a file of `folder` (its real hash: the next sync finds it
+    unchanged)."""
+    import psycopg
+
+    from scree.content.chunking import EMBED_FORMAT
+    from scree.store.pg_schema import MIGRATIONS
+
+    path = folder / "a.md"
+    path.write_text("# Alpha\n\nThe wombat burrow is under the orchard.\n")
+    info = path.stat()
+    text = "The wombat burrow is under the orchard."
+    embedder = HashEmbedder()
+    vector = "[" + ",".join(str(v) for v in hash_vector_values(text, embedder.dims)) + "]"
+    with psycopg.connect(url, autocommit=True) as conn, conn.transaction():
+        conn.execute("create table scree_schema(version integer primary key, applied timestamptz)")
+        conn.execute(MIGRATIONS[0])
+        conn.execute("insert into scree_schema(version, applied) values (1, now())")
+        row = conn.execute(
+            "insert into scree_collections(name, model, dims, embed_format, first_sync_done, meta) "
+            "values (%s, %s, %s, %s, true, %s) returning id",
+            (name, embedder.identity, embedder.dims, EMBED_FORMAT, json.dumps({"folder": str(folder)})),
+        ).fetchone()
+        assert row is not None
+        conn.execute(
+            "insert into scree_files(collection, path, sha256, mtime_ns, size) values (%s, 'a.md', %s, %s, %s)",
+            (row[0], hashlib.sha256(path.read_bytes()).hexdigest(), info.st_mtime_ns, info.st_size),
+        )
+        conn.execute(
+            "insert into scree_chunks(collection, path, ordinal, heading, text, start_line, end_line, text_hash, "
+            "embedding, tsv, doc_len) select %(c)s, 'a.md', 0, 'Alpha', %(t)s, 1, 3, %(h)s, %(v)s::vector, t.tsv, "
+            "(select coalesce(sum(cardinality(u.positions)), 0) from unnest(t.tsv) u) from (select "
+            "setweight(to_tsvector('scree_text', 'Alpha'), 'A') || setweight(to_tsvector('scree_text', %(t)s), 'B') "
+            "as tsv) t",
+            {"c": row[0], "t": text, "h": hashlib.sha256(text.encode()).hexdigest(), "v": vector},
+        )
+
+
+def _schema(url: str) -> list[int]:
+    import psycopg
+
+    with psycopg.connect(url) as conn:
+        return [int(r[0]) for r in conn.execute("select version from scree_schema order by version").fetchall()]
+
+
+def test_a_schema_1_collection_is_read_then_migrated_by_its_writer_in_one_transaction_keeping_its_rows(
+    tmp_path: Path, pg_url: str
+) -> None:
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    _schema_1_collection(pg_url, "team/docs", folder)
+    env = hash_env(tmp_path / "home", pg_url, SCREE_COLLECTION="team/docs")
+    query = ("search", "--json", "--mode", "keyword", "--notes", str(folder), "wombat burrow")
+    found = run_scree(*query, env=env)  # a reader upgraded before the writer still reads it (M002 only adds)
+    assert found.returncode == 0, found.stderr
+    assert [hit["path"] for hit in json.loads(found.stdout)["hits"]] == ["a.md"]
+    assert _schema(pg_url) == [1]  # readers never migrate
+    done = run_scree("reindex", "--notes", str(folder), env=env)
+    assert done.returncode == 0, done.stderr
+    assert "0 indexed" in done.stdout, done.stdout  # the rows were kept: nothing embedded again
+    assert _schema(pg_url) == list(range(1, SCHEMA_VERSION + 1))
+    for mode in ("keyword", "semantic", "hybrid"):
+        shown = run_scree("search", "--json", "--mode", mode, "--notes", str(folder), "wombat burrow", env=env)
+        assert [hit["path"] for hit in json.loads(shown.stdout)["hits"]][:1] == ["a.md"], (mode, shown.stdout)
+    with PgReader.open(pg_url, "team/docs", folder) as reader:
+        assert reader.integrity_check() == "ok" and reader.counts() == (1, 1)
+
+
+def test_a_migration_that_fails_part_way_applies_none_of_the_pending_ones(
+    tmp_path: Path, pg_url: str, pg_server: PgServer
+) -> None:
+    """Every pending migration runs in one transaction: here the first (the tables) succeeds and the second meets a
+    table of that name made by someone else, so the database is left exactly as it was, and the error is one line."""
+    database = database_of(pg_url)
+    pg_server.psql("create table scree_docs_maps(x integer)", database=database)
+    (tmp_path / "a.md").write_text("# A\n\ntext\n")
+    env = hash_env(tmp_path / "home", with_password(pg_url), SCREE_COLLECTION="team/docs")
+    done = run_scree("reindex", "--notes", str(tmp_path), env=env)
+    assert done.returncode == 1
+    line = one_line(done.stderr)
+    assert "scree_docs_maps" in line and PASSWORD not in line, line
+    tables = pg_server.psql("select string_agg(tablename, ',') from pg_tables where schemaname = 'public'", database)
+    assert tables.strip() == "scree_docs_maps"  # no scree_schema, no scree_collections: all or none
+
+
 # --- two machines, one index ---
 
 
@@ -162,6 +249,57 @@ def test_the_second_machine_searches_the_first_ones_index_and_embeds_nothing_aga
     assert not list((tmp_path / "bob-home").rglob("index.db"))  # bob built nothing of his own
     done = run_scree("reindex", "--notes", str(bob), env=bob_env)
     assert done.returncode == 0 and "0 indexed" in done.stdout, done.stdout  # the same files: nothing embedded
+
+
+def _instructions(folder: Path, env: dict[str, str]) -> tuple[str, float]:
+    """The instructions a real MCP client gets from `scree serve` on `folder`, and the seconds its handshake took."""
+    import anyio
+    from mcp.client import Client
+    from mcp.client.stdio import StdioServerParameters
+
+    params = StdioServerParameters(
+        command=str(Path(sys.executable).parent / "scree"), args=["serve", "--notes", str(folder)], env=env
+    )
+    got: list[tuple[str, float]] = []
+
+    async def main() -> None:
+        started = time.monotonic()
+        async with Client(params, mode="legacy", read_timeout_seconds=30.0) as client:
+            got.append((client.instructions or "", time.monotonic() - started))
+
+    anyio.run(main)
+    return got[0]
+
+
+def test_the_second_machine_shows_the_docs_map_the_first_ones_writer_made(
+    tmp_path: Path, pg_url: str, two_machines: tuple[Path, Path]
+) -> None:
+    """Issue 36's docs map is written beside the writer's local index; a reader on another machine has no such file
+    and reads the map kept with the collection at its handshake, without opening the index."""
+    alice, bob = two_machines
+    alice_env, bob_env = hash_env(tmp_path / "alice-home", pg_url), hash_env(tmp_path / "bob-home", pg_url)
+    assert run_scree("reindex", "--notes", str(alice), env=alice_env).returncode == 0
+    assert list((tmp_path / "alice-home").rglob("docs-map.json"))  # the writer's own file, on its machine
+    shown, took = _instructions(bob, bob_env)
+    assert not list((tmp_path / "bob-home").rglob("docs-map.json"))
+    assert "Docs map (2 files" in shown and "not made yet" not in shown, shown
+    assert "docs/deploy.md" in shown and "Deploy" in shown, shown
+    print(f"bob's handshake with the map read from the database: {took:.2f} s")
+    (alice / "docs" / "faq.md").write_text("# FAQ\n\nAnswers about the quokka service.\n")
+    assert run_scree("reindex", "--notes", str(alice), env=alice_env).returncode == 0
+    shown, _ = _instructions(bob, bob_env)
+    assert "Docs map (3 files" in shown and "docs/faq.md" in shown, shown  # the map follows the writer's syncs
+
+
+def test_a_reader_whose_database_is_down_says_the_map_is_not_made_yet_within_the_deadline(
+    tmp_path: Path, pg_url: str, pg_server: PgServer, two_machines: tuple[Path, Path]
+) -> None:
+    alice, bob = two_machines
+    assert run_scree("reindex", "--notes", str(alice), env=hash_env(tmp_path / "alice-home", pg_url)).returncode == 0
+    unreachable = f"postgresql://scree:{PASSWORD}@10.255.255.1:5432/docs?connect_timeout=10"
+    shown, took = _instructions(bob, hash_env(tmp_path / "bob-home", unreachable))
+    assert "Docs map: not made yet" in shown and PASSWORD not in shown
+    assert took < 10  # the deadline (1 s) cut the wait short: connect_timeout alone would have taken 10 s
 
 
 def test_a_feature_branch_is_a_collection_of_its_own_and_reuses_mains_vectors(
@@ -306,6 +444,46 @@ def test_a_writer_whose_lock_was_lost_writes_nothing_beside_its_successor(tmp_pa
     first.release()
 
 
+def test_a_writer_whose_lock_went_with_a_restarted_server_writes_nothing_until_it_is_taken_again(
+    tmp_path: Path, pg_url: str, pg_server: PgServer
+) -> None:
+    """Nobody took the lock over, so the generation in the collection's row is still the writer's: the fence must
+    also see that no session holds the lock any more (it went with the old connection)."""
+    name = "github.com/acme/docs:.@main"
+    (tmp_path / "a.md").write_text("# Alpha\n")
+    lock = PgWriterLock(pg_url, name, str(tmp_path))
+    assert lock.try_acquire() and lock.generation is not None
+    writer = PgWriter.open_writer(pg_url, name, tmp_path, lock.generation)
+    writer.set_model("test", 8)
+    writer.replace_files([(FileState("a.md", "h", 1, 1), [_chunk("alpha")])])
+    pg_server.stop()
+    pg_server.start()
+    assert _generation(pg_url, name) == lock.generation
+
+    def fenced() -> bool:
+        try:
+            writer.replace_files([(FileState("b.md", "h2", 1, 1), [_chunk("beta")])])
+        except IndexUnavailableError:  # its own connection went too: the next call reconnects
+            return False
+        except WriterFencedError as exc:
+            assert "went with its database connection" in str(exc)
+            return True
+        pytest.fail("a writer whose lock is gone wrote a file")
+
+    wait_until(fenced, "the orphan's write refused", 10)
+    assert lock.lost() and not lock.held
+    assert lock.try_acquire() and lock.generation == _generation(pg_url, name)
+    with pytest.raises(WriterFencedError, match="taken over"):  # the old writer's generation is stale now
+        writer.delete_files(["a.md"])
+    successor = PgWriter.open_writer(pg_url, name, tmp_path, lock.generation)
+    assert sorted(successor.paths()) == ["a.md"]
+    successor.replace_files([(FileState("c.md", "h3", 1, 1), [_chunk("gamma")])])
+    assert sorted(successor.paths()) == ["a.md", "c.md"]
+    for closing in (writer, successor):
+        closing.close()
+    lock.release()
+
+
 # --- faults ---
 
 
@@ -438,21 +616,29 @@ def test_kill_9_mid_sync_leaves_every_file_whole_and_the_next_sync_completes(tmp
     assert {path: whole[path] for path in killed} == killed  # each file was all new or absent: never a part of it
 
 
-def test_the_database_restarting_under_a_watching_writer_is_an_outage_then_a_resync(
+def test_the_database_restarting_under_a_watching_writer_is_an_outage_then_the_lock_retaken_and_a_resync(
     tmp_path: Path, pg_url: str, pg_server: PgServer
 ) -> None:
+    """`scree watch`'s session lock goes with the restarted server's connections: watch notices, stops its writer
+    (fenced meanwhile), backs off while the server is down, takes the lock again (generation bumped) and resyncs."""
     folder = tmp_path / "notes"
     folder.mkdir()
     (folder / "a.md").write_text("# Alpha\n\nApples grow in the orchard.\n")
-    fast = {"SCREE_DEBOUNCE_SECONDS": "0.1", "SCREE_LOG_FORMAT": "json", "SCREE_OUTAGE_PAUSE_SECONDS": "0.5"}
+    fast = {
+        "SCREE_DEBOUNCE_SECONDS": "0.1",
+        "SCREE_LOG_FORMAT": "json",
+        "SCREE_OUTAGE_PAUSE_SECONDS": "0.5",
+        "SCREE_LOCK_RETRY_SECONDS": "0.5",
+    }
     env = hash_env(tmp_path / "home", pg_url, SCREE_COLLECTION="team/docs", **fast)
     watch = Watcher(env, folder)
     try:
         watch.wait_for("first sync done")
+        before = _generation(pg_url, "team/docs")
         pg_server.stop()
         try:
             (folder / "b.md").write_text("# Beta\n\nA numbat lives here.\n")
-            watch.wait_for("the index database is unavailable; pausing, then resyncing the folder")
+            watch.wait_for("writer lock lost with its database connection; stopped the writer, taking the lock again")
         finally:
             pg_server.start()
 
@@ -462,6 +648,10 @@ def test_the_database_restarting_under_a_watching_writer_is_an_outage_then_a_res
 
         wait_until(found, "the edit made during the outage is indexed after it", DEADLINE_S)
         assert watch.proc is not None and watch.proc.poll() is None  # the writer kept running
+        taken = [line for line in list(watch.lines) if '"event": "writer lock taken"' in line]
+        assert len(taken) == 2, watch.lines
+        assert _generation(pg_url, "team/docs") == before + 1  # re-taken once, by this watch
+        assert not any("Traceback" in line for line in watch.lines), watch.lines
     finally:
         watch.kill()
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import math
 
+from scree.embedders.kinds import similarity_floor
 from scree.search.ranking import (
     LONG_QUERY_VECTOR_WEIGHT,
     LONG_QUERY_WORDS,
     PER_FILE,
     RRF_K,
-    SIMILARITY_FLOORS,
     Z_VECTOR_WEIGHT,
     above_floor,
     add_path_signal,
@@ -20,6 +20,7 @@ from scree.search.ranking import (
     fuse_hybrid,
     fuse_rrf,
     fuse_zscores,
+    one_of_identical,
     path_match,
     vector_weight,
 )
@@ -91,7 +92,7 @@ def test_the_floor_drops_weak_vector_only_candidates() -> None:
     assert above_floor(vector, set(), 0.25) == [(1, 0.6)]
     assert above_floor(vector, {3}, 0.25) == [(1, 0.6), (3, 0.1)]  # the keyword search found it too
     assert above_floor(vector, set(), None) == vector
-    assert above_floor([(4, 0.14)], set(), SIMILARITY_FLOORS["local:all-MiniLM-L6-v2"]) == []
+    assert above_floor([(4, 0.14)], set(), similarity_floor("local:all-MiniLM-L6-v2")) == []
 
 
 def test_hybrid_fusion_squares_keyword_scores_so_a_lists_best_matches_stand_out() -> None:
@@ -146,3 +147,15 @@ def test_posts_move_down_only_past_items_the_words_found() -> None:
     assert [item for item, _ in demote(ranked, lambda item: item == 1, 3, words)] == [2, 3, 4, 1, 5, 6]
     assert [item for item, _ in demote(ranked, lambda item: item == 1, 3, {2}.__contains__)] == [2, 1, 3, 4, 5, 6]
     assert [item for item, _ in demote(ranked, lambda item: item == 1, 3, lambda item: False)] == [1, 2, 3, 4, 5, 6]
+
+
+def test_identical_copies_count_once_as_the_copy_to_show() -> None:
+    """Issue 32: a page copied unchanged into old versions fills a candidate list with one text repeated; the copies
+    are one candidate, the current one (lowest preference), at their best place and score, and `pool` counts texts."""
+    text = {1: "watch keys", 2: "watch keys", 3: "put a key", 4: "watch keys", 5: "get a key", 6: "put a key"}
+    path = {1: "v3.6/a.md", 2: "v3.7/a.md", 3: "v3.6/b.md", 4: "v3.5/a.md", 5: "v3.7/c.md", 6: "v3.7/b.md"}
+    preference = {"v3.7": (0,), "v3.6": (1,), "v3.5": (2,)}
+    ranked = [(1, 0.9), (2, 0.8), (3, 0.7), (4, 0.6), (5, 0.5), (6, 0.4)]
+    got = one_of_identical(ranked, text.__getitem__, lambda item: preference[path[item].split("/")[0]], pool=10)
+    assert got == [(2, 0.9), (6, 0.7), (5, 0.5)]
+    assert one_of_identical(ranked, text.__getitem__, lambda item: (0,), pool=2) == [(1, 0.9), (3, 0.7)]

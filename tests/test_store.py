@@ -21,16 +21,18 @@ import apsw
 import numpy as np
 import pytest
 import sqlite_vec
+from backends import Backend
 
 from scree.content.chunking import EMBED_FORMAT
 from scree.embedders.base import pack_vector
-from scree.errors import IndexCorruptError, IndexMismatchError
+from scree.errors import IndexCorruptError, IndexMismatchError, IndexUnavailableError
 from scree.index.model_policy import check_model
 from scree.search.engine import keyword_ranking
 from scree.store import (
     SCHEMA_VERSION,
     FileState,
     IndexRecord,
+    IndexWriter,
     NewChunk,
     SqliteReader,
     SqliteWriter,
@@ -135,6 +137,31 @@ def store(db_path: Path, folder: Path) -> Iterator[SqliteWriter]:
         yield opened
 
 
+@pytest.fixture
+def any_store(index_backend: Backend, folder: Path) -> Iterator[IndexWriter]:
+    """The store on each backend in turn (tests/backends.py): what the IndexWriter contract promises on both."""
+    with index_backend.writer(folder) as opened:
+        opened.set_model(MODEL, DIMS)
+        yield opened
+
+
+def stored_rows(backend: Backend, store: IndexWriter) -> tuple[int, int, int]:
+    """(chunks, vectors, keyword rows) as the backend's own tables hold them: row_counts for SQLite; PostgreSQL
+    keeps each chunk's vector and tsvector in its row, so its check is that none is missing."""
+    if backend.url is None:
+        return row_counts(backend.db_path)
+    import psycopg
+
+    with psycopg.connect(backend.url) as conn:
+        found = conn.execute(
+            "select count(*), count(c.embedding), count(c.tsv) from scree_chunks c "
+            "join scree_collections k on k.id = c.collection where k.name = %s",
+            (backend.collection,),
+        ).fetchone()
+    assert found is not None and store.integrity_check() == "ok"
+    return int(found[0]), int(found[1]), int(found[2])
+
+
 # --- opening, modes, folder (R-F2, R-F3) ---
 
 
@@ -175,9 +202,10 @@ def test_readonly_missing_index_is_empty(db_path: Path, folder: Path) -> None:
     assert not db_path.exists()
 
 
-def test_readonly_sees_writes_and_refuses_writing(store: SqliteWriter, db_path: Path, folder: Path) -> None:
+def test_readonly_sees_writes_and_refuses_writing(any_store: IndexWriter, index_backend: Backend, folder: Path) -> None:
+    store = any_store
     store.replace_files([(state("a.md"), [chunk(0, "alpha beta")])])
-    with SqliteReader.open(db_path, folder) as reader:
+    with index_backend.reader(folder) as reader:
         assert reader.exists
         assert reader.counts() == (1, 1)
         assert reader.integrity_check() == "ok"
@@ -202,7 +230,8 @@ def test_foreign_and_garbage_files_are_refused(tmp_path: Path, folder: Path) -> 
 # --- model (R-F3) ---
 
 
-def test_model_mismatch_names_reindex_all(store: SqliteWriter, db_path: Path, folder: Path) -> None:
+def test_model_mismatch_names_reindex_all(any_store: IndexWriter) -> None:
+    store = any_store
     store.set_model(MODEL, DIMS)  # the same model again is a no-op
     check_model(store, MODEL, DIMS)
     for identity, dims in (("api:other", DIMS), (MODEL, DIMS * 2)):
@@ -238,7 +267,8 @@ def test_an_index_of_an_older_embedded_text_format_is_refused_until_rebuilt(stor
     assert store.embed_format() == EMBED_FORMAT and store.counts() == (0, 0)
 
 
-def test_reset_rebuilds_with_new_model(store: SqliteWriter, db_path: Path) -> None:
+def test_reset_rebuilds_with_new_model(any_store: IndexWriter, index_backend: Backend) -> None:
+    store = any_store
     store.replace_files([(state("a.md"), [chunk(0, "alpha"), chunk(1, "beta")])])
     store.record_full_sync(complete=True)
     assert store.is_complete() and store.last_sync()
@@ -248,7 +278,7 @@ def test_reset_rebuilds_with_new_model(store: SqliteWriter, db_path: Path) -> No
     assert store.files() == {}
     assert not store.is_complete() and store.last_sync() is None
     assert store.get_meta("folder") is not None
-    assert row_counts(db_path) == (0, 0, 0)
+    assert stored_rows(index_backend, store) == (0, 0, 0)
     store.replace_files([(state("a.md"), [chunk(0, "alpha", dims=16)])])
     assert [cid for cid, _ in store.vector_search(vector("alpha", 16), 3)] == [store.chunks_for_path("a.md")[0].id]
 
@@ -256,11 +286,12 @@ def test_reset_rebuilds_with_new_model(store: SqliteWriter, db_path: Path) -> No
 # --- writes (R-S2) ---
 
 
-def test_replace_and_delete_round_trip_leave_no_orphans(store: SqliteWriter, db_path: Path) -> None:
+def test_replace_and_delete_round_trip_leave_no_orphans(any_store: IndexWriter, index_backend: Backend) -> None:
+    store = any_store
     store.replace_files([(state("a.md"), [chunk(i, f"alpha part {i}") for i in range(4)])])
     store.replace_files([(state("b.md"), [chunk(0, "beta only")])])
     assert store.counts() == (2, 5)
-    assert row_counts(db_path) == (5, 5, 5)
+    assert stored_rows(index_backend, store) == (5, 5, 5)
     assert store.file_state("a.md") == state("a.md")
     assert [c.text for c in store.chunks_for_path("a.md")] == [f"alpha part {i}" for i in range(4)]
     old_ids = {c.id for c in store.chunks_for_path("a.md")}
@@ -271,22 +302,23 @@ def test_replace_and_delete_round_trip_leave_no_orphans(store: SqliteWriter, db_
     assert [(c.ordinal, c.text, c.start_line, c.end_line) for c in new] == [(0, "alpha rewritten", 1, 5)]
     assert not old_ids & {new[0].id}, "a chunk id is never reused"
     assert store.chunks_by_ids(old_ids) == {}
-    assert row_counts(db_path) == (2, 2, 2)
+    assert stored_rows(index_backend, store) == (2, 2, 2)
     assert keyword_ranking(store, "part", 5) == []
 
     store.replace_files([(state("empty.md"), [])])
     assert store.counts() == (3, 2) and store.file_count() == 3
     assert store.delete_files(["a.md", "missing.md", "empty.md", "a.md"]) == 2
     assert set(store.files()) == {"b.md"}
-    assert row_counts(db_path) == (1, 1, 1)
+    assert stored_rows(index_backend, store) == (1, 1, 1)
     assert store.delete_files(["b.md"]) == 1
-    assert row_counts(db_path) == (0, 0, 0)
+    assert stored_rows(index_backend, store) == (0, 0, 0)
     assert store.integrity_check() == "ok"
 
 
-def test_one_call_replacing_many_files_writes_each_as_if_alone(store: SqliteWriter, db_path: Path) -> None:
+def test_one_call_replacing_many_files_writes_each_as_if_alone(any_store: IndexWriter, index_backend: Backend) -> None:
     """replace_files writes a batch's chunk rows in one statement with ids it picks itself: each file's rows, keyword
     rows and vectors still match, and no id is ever given twice, even after the newest chunks were deleted."""
+    store = any_store
     store.replace_files([(state("old.md"), [chunk(0, "old apple"), chunk(1, "old pear")]), (state("z.md"), [])])
     old_ids = {c.id for c in store.chunks_for_path("old.md")}
     assert store.delete_files(["old.md"]) == 1  # the newest ids are gone; AUTOINCREMENT still never reuses them
@@ -315,11 +347,12 @@ def test_one_call_replacing_many_files_writes_each_as_if_alone(store: SqliteWrit
     assert keyword_ranking(store, "apple", 5) == [] and len(keyword_ranking(store, "apricot", 5)) == 3
     assert [store.chunks_by_ids([i])[i].path for i, _ in keyword_ranking(store, "搜索", 5)] == ["c.md"]
     assert {store.chunks_by_ids([i])[i].path for i, _ in keyword_ranking(store, "zucchini fig", 5)} == {"z.md", "b.md"}
-    assert row_counts(db_path) == (12 + ROWS_PER_INSERT, 12 + ROWS_PER_INSERT, 12 + ROWS_PER_INSERT)
+    assert stored_rows(index_backend, store) == (12 + ROWS_PER_INSERT, 12 + ROWS_PER_INSERT, 12 + ROWS_PER_INSERT)
     assert store.integrity_check() == "ok"
 
 
-def test_replace_files_batches_and_touch_and_meta(store: SqliteWriter) -> None:
+def test_replace_files_batches_and_touch_and_meta(any_store: IndexWriter) -> None:
+    store = any_store
     store.replace_files([(state(f"{n}.md"), [chunk(0, f"note {n}")]) for n in range(5)])
     assert store.counts() == (5, 5)
     touched = FileState("3.md", state("3.md").sha256, 42, 7)
@@ -363,10 +396,13 @@ def test_a_sync_that_only_reads_frees_the_pages_it_read(store: SqliteWriter, db_
         assert apsw.memory_used() < before + (filled - before) / 4
 
 
-def test_failed_write_rolls_back_whole_call(store: SqliteWriter) -> None:
+def test_failed_write_rolls_back_whole_call(any_store: IndexWriter) -> None:
+    store = any_store
     store.replace_files([(state("a.md"), [chunk(0, "original")])])
     no_heading = NewChunk(1, None, "x", 1, 1, "h", vector("x"))  # type: ignore[arg-type]  # NOT NULL fails mid-write
-    with pytest.raises(apsw.ConstraintError):
+    # SQLite's NOT NULL fails in the statement; PostgreSQL's writer fails on it earlier, building the row's CJK
+    # pairs, inside the same transaction: either way, nothing of the call is kept
+    with pytest.raises((apsw.ConstraintError, IndexUnavailableError, TypeError)):
         store.replace_files([(state("b.md"), [chunk(0, "fine")]), (state("a.md", "v2"), [chunk(0, "x"), no_heading])])
     assert store.files() == {"a.md": state("a.md")}
     assert [c.text for c in store.chunks_for_path("a.md")] == ["original"]
@@ -374,7 +410,8 @@ def test_failed_write_rolls_back_whole_call(store: SqliteWriter) -> None:
     assert store.counts() == (2, 2)
 
 
-def test_lookup_by_hash_and_id(store: SqliteWriter) -> None:
+def test_lookup_by_hash_and_id(any_store: IndexWriter) -> None:
+    store = any_store
     store.replace_files([(state("a.md"), [chunk(0, "shared text"), chunk(1, "unique a")])])
     store.replace_files([(state("b.md"), [chunk(0, "shared text")])])
     shared = hashlib.sha256(b"shared text").hexdigest()
@@ -391,12 +428,12 @@ def test_lookup_by_hash_and_id(store: SqliteWriter) -> None:
 # --- queries ---
 
 
-def test_knn_matches_brute_force_cosine(db_path: Path, folder: Path) -> None:
+def test_knn_matches_brute_force_cosine(index_backend: Backend, folder: Path) -> None:
     rng = np.random.default_rng(7)
     dims = 32
     matrix = rng.standard_normal((500, dims)).astype("<f4")
     matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)
-    with SqliteWriter.open(db_path, folder) as store:
+    with index_backend.writer(folder) as store:
         store.set_model(MODEL, dims)
         rows = [
             NewChunk(i, "", f"row {i}", 1, 1, f"h{i}", matrix[i].tobytes())
@@ -501,7 +538,8 @@ def test_integrity_check_finds_missing_and_orphan_sign_bits(store: SqliteWriter,
     assert store.integrity_check() == "sign bits: 1 without a chunk, 0 chunks without sign bits"
 
 
-def test_keyword_search_ranks_heading_and_stems(store: SqliteWriter) -> None:
+def test_keyword_search_ranks_heading_and_stems(any_store: IndexWriter) -> None:
+    store = any_store
     store.replace_files([(state("auth.md"), [chunk(0, "how the service works", heading="Authentication > Tokens")])])
     store.replace_files([(state("misc.md"), [chunk(0, "tokens are mentioned in passing here", heading="Misc")])])
     store.replace_files([(state("cafe.md"), [chunk(0, "Le café est ouvert", heading="Café")])])
@@ -570,7 +608,8 @@ HOSTILE_QUERIES = [
 
 
 @pytest.mark.parametrize("query", HOSTILE_QUERIES)
-def test_keyword_search_never_raises_on_hostile_input(store: SqliteWriter, query: str) -> None:
+def test_keyword_search_never_raises_on_hostile_input(any_store: IndexWriter, query: str) -> None:
+    store = any_store
     store.replace_files([(state("auth.md"), [chunk(0, "how tokens work in the service", heading="Tokens")])])
     results = keyword_ranking(store, query, 8)
     assert isinstance(results, list)
@@ -579,8 +618,8 @@ def test_keyword_search_never_raises_on_hostile_input(store: SqliteWriter, query
     assert store.counts() == (1, 1)
 
 
-def test_queries_before_the_model_is_set(db_path: Path, folder: Path) -> None:
-    with SqliteWriter.open(db_path, folder) as store:
+def test_queries_before_the_model_is_set(index_backend: Backend, folder: Path) -> None:
+    with index_backend.writer(folder) as store:
         assert store.vector_search(vector("q"), 5) == []
         assert store.vectors_for_hashes(["abc"]) == {}
         store.replace_files([(state("empty.md"), [])])

@@ -29,12 +29,14 @@ import apsw
 import cli_helpers
 import psutil
 import pytest
+from backends import Backend
 from embed_server import EmbedServer
 from mcp.client import Client
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp_types import CallToolResult, TextContent
 
 from scree.config import load_settings
+from scree.index.backend import holder
 from scree.index.lock import WriterLock, lock_holder
 
 SCREE = str(Path(sys.executable).with_name("scree"))
@@ -516,36 +518,42 @@ def test_a_search_that_met_a_blank_index_file_finds_the_index_once_built(
     assert serve.close() == 0
 
 
+def holder_of(folder: Path, env: dict[str, str]) -> Callable[[], int | None]:
+    """The pid holding the index's writer lock now, on either backend (writer.lock, or the collection's lock)."""
+    settings = load_settings(env, notes=str(folder))
+    return lambda: holder(settings)
+
+
 def test_a_killed_serve_takes_its_writer_and_the_lock_with_it(
-    tmp_path: Path, start_serve: Callable[[Path, dict[str, str]], Serve]
+    tmp_path: Path, start_serve: Callable[[Path, dict[str, str]], Serve], index_backend: Backend
 ) -> None:
     folder = make_folder(tmp_path)
-    env = scree_env(tmp_path / "data")
+    env = scree_env(tmp_path / "data", **index_backend.env())
     serve = start_serve(folder, env)
     serve.initialize()
     writer = serve.wait_watching()
-    lock = lock_path(folder, env)
-    assert lock_holder(lock) == serve.pid  # the lock file names the serve, whose writer shares its lock
+    lock_holder_now = holder_of(folder, env)
+    assert lock_holder_now() == serve.pid  # the lock names the serve, whose writer shares its lock (or session)
 
     serve.proc.kill()
     killed_at = time.monotonic()
     wait_until(lambda: gone(writer), "the orphaned writer exits", BAR_S)
-    wait_until(lambda: lock_holder(lock) is None, "writer.lock is free", BAR_S - (time.monotonic() - killed_at))
+    wait_until(lambda: lock_holder_now() is None, "the lock is free", BAR_S - (time.monotonic() - killed_at))
 
 
 # --- several sessions (R-P4) ---
 
 
 def test_three_serves_one_writer_and_a_takeover_syncs_an_edit_made_meanwhile(
-    tmp_path: Path, start_serve: Callable[[Path, dict[str, str]], Serve]
+    tmp_path: Path, start_serve: Callable[[Path, dict[str, str]], Serve], index_backend: Backend
 ) -> None:
     folder = make_folder(tmp_path)
-    env = scree_env(tmp_path / "data")
-    lock = lock_path(folder, env)
+    env = scree_env(tmp_path / "data", **index_backend.env())
+    lock_holder_now = holder_of(folder, env)
     serves = [start_serve(folder, env) for _ in range(3)]
     for serve in serves:
         serve.initialize()
-    holder_pid = wait_until(lambda: lock_holder(lock), "one serve holds writer.lock")
+    holder_pid = wait_until(lock_holder_now, "one serve holds the writer lock")
     holder = next(s for s in serves if s.pid == holder_pid)
     writer = holder.wait_watching()
     others = [s for s in serves if s is not holder]
@@ -560,7 +568,7 @@ def test_three_serves_one_writer_and_a_takeover_syncs_an_edit_made_meanwhile(
     holder.proc.kill()
     killed_at = time.monotonic()
     write(folder / "n5.md", "# Note 5\n\nplatypus notes written while nobody watched\n")
-    new_holder = wait_until(lambda: lock_holder(lock) in {s.pid for s in others}, "a takeover", BAR_S + MARGIN_S)
+    new_holder = wait_until(lambda: lock_holder_now() in {s.pid for s in others}, "a takeover", BAR_S + MARGIN_S)
     assert new_holder and time.monotonic() - killed_at <= BAR_S + MARGIN_S
     assert gone(writer)
     wait_until(lambda: others[0].search("platypus").startswith('<hit n="1" path="n5.md"'), "the edit synced")

@@ -215,3 +215,26 @@ def test_doctor_lists_the_version_trees_and_how_to_change_them(tmp_path: Path) -
     assert run_scree("reindex", "--notes", str(folder), env=env).returncode == 0
     doctor = run_scree("doctor", "--notes", str(folder), env=env)
     assert "ok    version trees: none found" in doctor.stdout, doctor.stdout
+
+
+def test_upgrade_notes_for_an_older_release_give_way_unless_the_query_names_it(tmp_path: Path) -> None:
+    """Versions rule 6, etcd's layout: v3.7/upgrades/upgrade_3_2.md (current tree, about the 3.2 release) said more
+    about the request size limit than the page that documents it, and came first."""
+    limit = page("System limits", "## Request size limit\n\nThe server accepts requests up to 1.5 MiB by default.")
+    notes = page(
+        "Upgrade etcd from 3.1 to 3.2",
+        "## Changed request size limit\n\nThe request size limit is 1.5 MiB; raise the request size limit with "
+        "--max-request-bytes when a request is too large.",
+    )
+    files = {"config.yaml": "params:\n  latest_stable_version: v3.7\n"}
+    for version in ("v3.7", "v3.6"):
+        files.update({f"content/en/docs/{version}/op-guide/{name}": text for name, text in GUIDES.items()})
+        files[f"content/en/docs/{version}/dev-guide/limit.md"] = limit
+        files[f"content/en/docs/{version}/upgrades/upgrade_3_2.md"] = notes
+    engine = engine_for(tree(tmp_path / "site", files), tmp_path / "index.db")
+    current = "content/en/docs/v3.7/"
+    for mode in ("hybrid", "keyword"):  # the hashed test embedder knows no meaning: semantic order is arbitrary
+        hits = search(engine, "request size limit is too large, how do I raise the request size limit", mode)
+        assert hits[0].path == current + "dev-guide/limit.md", (mode, [h.path for h in hits])
+        named = search(engine, "request size limit changed in 3.2, how do I raise it", mode)
+        assert named[0].path == current + "upgrades/upgrade_3_2.md", (mode, [h.path for h in named])

@@ -13,9 +13,12 @@ from scree.content.versions import (
     VersionTrees,
     find_trees,
     fingerprint,
+    names_version,
     parse_hint,
+    query_versions,
     says_same,
     text_resemblance,
+    version_in_name,
     version_of_name,
 )
 
@@ -206,3 +209,42 @@ def test_hugo_languages_and_versions_together() -> None:
     assert old_zh is not None and current_en is not None
     assert (old_zh.language, old_zh.version, current_en.version) == ("zh", "v1.0", None)
     assert old_zh.page == current_en.page == "content/*/docs/v1.1/config.md"
+
+
+def test_version_in_a_page_name_needs_a_version_shape() -> None:
+    assert version_in_name("upgrades/upgrade_3_6.md") == "3.6"
+    assert version_in_name("guides/migrating-to-v4.md") == "4"
+    assert version_in_name("guides/upgrading-from-v2-to-v3.md") == "3"  # about moving to 3: current in a 3.x tree
+    assert version_in_name("upgrade-guide-2.md") == "2"  # a lone number beside a word that speaks of versions
+    assert version_in_name("benchmarks/etcd-2-2-0-rc-memory-benchmarks.md") == "2.2.0"
+    for plain in ("http2.md", "ipv6.md", "01-intro.md", "etcd-3-watch-memory-benchmark.md", "UpgradingToJest30.md"):
+        assert version_in_name(plain) is None, plain
+    assert query_versions("We need to roll back from 3.7 to 3.6") == {"3.7", "3.6"}
+    assert query_versions("after upgrading, http2 fails") == set()
+    assert names_version(query_versions("upgrading from 3.6.2"), "3.6")
+    assert not names_version(query_versions("etcd 3 on Kubernetes"), "3.6")
+
+
+def test_current_pages_named_for_an_older_version_are_superseded() -> None:
+    """Rule 6, etcd's layout: v3.7/upgrades/upgrade_3_2.md is about an old release; upgrade_3_7.md is current; a
+    page named for the current major alone (UpgradingToJest30 beside 30.4) is not older."""
+    names = ("upgrades/upgrade_3_2.md", "upgrades/upgrade_3_6.md", "upgrades/upgrade_3_7.md", "api_reference_v3.md")
+    paths = [f"docs/v{v}/{p}" for v in ("3.7", "3.6") for p in (*PAGES, *names)]
+    config = "params:\n  latest_stable_version: v3.7\n"
+    hint = parse_hint("config.yaml", config)
+    assert hint is not None
+    trees = find_trees(paths, [hint])
+    assert dict(trees.superseded) == {
+        "docs/v3.7/upgrades/upgrade_3_2.md": "3.2",
+        "docs/v3.7/upgrades/upgrade_3_6.md": "3.6",
+    }
+    assert trees.describe()[-1] == (
+        "current pages named for an older version, ranked as old ones: docs/v3.7/upgrades/upgrade_3_2.md (3.2), "
+        "docs/v3.7/upgrades/upgrade_3_6.md (3.6)"
+    )
+    # beside an untagged current tree, a version up to the newest old tree's is older
+    untagged = [f"docs/{p}" for p in (*PAGES, "migrating-to-v9.md", "migrating-to-v11.md")]
+    untagged += [f"versioned_docs/version-10.x/{p}" for p in PAGES]
+    assert dict(find_trees(untagged).superseded) == {"docs/migrating-to-v9.md": "9"}
+    # no version trees: no current version to compare with, so nothing is superseded
+    assert dict(find_trees([f"docs/{p}" for p in (*PAGES, "upgrade_1_2.md")]).superseded) == {}

@@ -13,12 +13,13 @@ from pathlib import Path
 
 import pytest
 
+from scree.config import WATCHER_CHOICES
 from scree.errors import ConfigError, ScreeError
 from scree.writer_proc.watcher import Change, Event, Watcher
 from scree.writer_proc.watcher_watchdog import WatchdogWatcher
 from scree.writer_proc.watchers import make_watcher
 
-BACKENDS = ["inotify", "watchdog"]
+BACKENDS = [choice for choice in WATCHER_CHOICES if choice != "auto"]  # each real backend
 DEADLINE_S = 10.0
 POLL_S = 0.02
 READ_TIMEOUT_S = 0.1

@@ -15,19 +15,19 @@ from typing import Any
 
 import cli_helpers
 import pytest
+from backends import Backend
 
-from scree.config import Settings, load_settings
+from scree.config import WATCHER_CHOICES, Settings, load_settings
 from scree.errors import IndexMismatchError
-from scree.index.lock import WriterLock
+from scree.index.backend import fenced, open_reader, open_writer, shared, writer_lock
 from scree.paths import ensure_private_dir
 from scree.protocol import Finished, Outcome, WriterReport
-from scree.store import SqliteReader, SqliteWriter
 from scree.writer_proc.debounce import Debouncer, Job, Schedule
 from scree.writer_proc.health import FileIdentity, HealthCheck, compare, identity_of
 from scree.writer_proc.writer import Writer
 
 DEADLINE_S = 10.0
-BACKENDS = ["inotify", "watchdog"]
+BACKENDS = [choice for choice in WATCHER_CHOICES if choice != "auto"]  # each real backend
 FAST_ENV = {
     "SCREE_EMBEDDER": "hash",
     "SCREE_DEBOUNCE_SECONDS": "0.2",
@@ -61,9 +61,9 @@ class Running:
 
     def index(self) -> dict[str, str]:
         """path -> the file's chunk texts joined, as the index holds them now (read-only, like a reader)."""
-        if not self.settings.db_path.exists():
+        if not shared(self.settings) and not self.settings.db_path.exists():
             return {}
-        with SqliteReader.open(self.settings.db_path, self.settings.folder) as store:
+        with open_reader(self.settings) as store:
             return {path: "\n".join(c.text for c in store.chunks_for_path(path)) for path in store.files()}
 
     def wait_indexed(self, path: str, *words: str) -> None:
@@ -88,10 +88,12 @@ def make_settings(folder: Path, data: Path, **env: str) -> Settings:
 
 @contextmanager
 def running(settings: Settings, *, first_sync_only: bool = False) -> Iterator[Running]:
-    """Hold writer.lock like `scree watch` does, run the writer on a thread, stop it and release after."""
+    """Hold the writer lock like `scree watch` does (writer.lock, or the collection's lock in PostgreSQL, whose
+    generation fences the writer), run the writer on a thread, stop it and release after."""
     ensure_private_dir(settings.index_dir)
-    lock = WriterLock(settings.lock_path)
+    lock = writer_lock(settings)
     assert lock.try_acquire()
+    settings = fenced(settings, lock)
     stop = threading.Event()
     writer = Writer(settings, stop, lambda s: run.states.append(s), first_sync_only=first_sync_only)
     run = Running(settings, writer, stop)
@@ -115,7 +117,13 @@ def folder(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def settings(folder: Path, tmp_path: Path) -> Settings:
+def settings(folder: Path, tmp_path: Path, index_backend: Backend) -> Settings:
+    """On each backend in turn: the SQLite file, or a collection in PostgreSQL (index_backend)."""
+    return make_settings(folder, tmp_path / "data", **index_backend.env())
+
+
+@pytest.fixture
+def sqlite_settings(folder: Path, tmp_path: Path) -> Settings:
     return make_settings(folder, tmp_path / "data")
 
 
@@ -238,7 +246,7 @@ def test_first_sync_indexes_the_folder_and_reports_progress_and_heartbeats(setti
         wait_until(lambda: len(run.states) >= sent + 2, "heartbeats keep coming while idle")
         assert run.states[-1].heartbeat > done.heartbeat
     assert run.result().outcome is Outcome.STOPPED
-    with SqliteReader.open(settings.db_path, settings.folder) as store:
+    with open_reader(settings) as store:
         assert store.is_complete()
 
 
@@ -374,7 +382,7 @@ def test_cap_does_not_apply_to_an_index_that_has_notes(folder: Path, tmp_path: P
 
 def test_an_index_made_by_another_model_is_a_clear_error(folder: Path, settings: Settings) -> None:
     ensure_private_dir(settings.index_dir)
-    with SqliteWriter.open(settings.db_path, settings.folder) as store:
+    with open_writer(settings) as store:
         store.set_model("api:some/other-model", 512)
     writer = Writer(settings, threading.Event())
     with pytest.raises(IndexMismatchError, match="scree reindex --all"):
@@ -391,7 +399,8 @@ def test_removed_folder_stops_the_writer_and_keeps_the_index(folder: Path, setti
     assert set(run.index()) == {"a.md", "docs/b.md"}, "a vanished folder must not empty the index"
 
 
-def test_replaced_index_stops_the_writer(folder: Path, settings: Settings, tmp_path: Path) -> None:
+def test_replaced_index_stops_the_writer(folder: Path, sqlite_settings: Settings, tmp_path: Path) -> None:
+    settings = sqlite_settings  # a file replaced under the writer: SQLite's alone
     with running(settings) as run:
         run.wait_first_sync()
         copy = tmp_path / "copy.db"

@@ -26,13 +26,14 @@ from scree.config import DEFAULT_MAX_FILE_BYTES
 from scree.content.ignore import IgnorePolicy
 from scree.embedders.base import Embedder, pack_vector
 from scree.embedders.hashed import hash_vector_values
+from scree.search import DEFAULT_K, DEFAULT_MODE
 from scree.search.engine import SearchEngine
 from scree.search.ranking import POOL
 from scree.search.render import render_hits
 from scree.store import SqliteReader
 
-K = 8  # SPEC §8: search_docs' default k
-MODE = "hybrid"  # SPEC §8: the default mode, which runs both the vector and the keyword search
+K = DEFAULT_K  # SPEC §8: search_docs' default k
+MODE = DEFAULT_MODE  # SPEC §8: hybrid, which runs both the vector and the keyword search
 QUERY_WORDS = 4
 WARMUP_QUERIES = 5
 QUERY_SEED = 5

@@ -15,7 +15,7 @@ from scree.content.formats import NotDocs, detect, rows_for
 from scree.content.ignore import IgnorePolicy
 from scree.content.plaintext import NOT_DOCS_RULE
 from scree.embedders.base import KEYWORD_ONLY
-from scree.embedders.factory import expected_identity
+from scree.embedders.kinds import Check, chosen, expected_identity
 from scree.errors import ScreeError
 from scree.index.folder import ROOT_NAME
 from scree.paths import DIR_MODE, FILE_MODE
@@ -51,6 +51,10 @@ class _Report:
         self.failures += 1
         self.emit(f"FAIL  {what}: {detail}")
 
+    def check(self, check: Check) -> None:
+        """A line an embedder kind's row asked for (scree.embedders.kinds)."""
+        {"ok": self.ok, "warn": self.warn, "fail": self.fail}[check.level](check.what, check.detail)
+
 
 def _check_runtime(report: _Report) -> None:
     version = ".".join(map(str, sys.version_info[:3]))
@@ -77,36 +81,18 @@ def _check_runtime(report: _Report) -> None:
 
 def _check_embedder(settings: Settings, report: _Report) -> bool:
     """The key's presence and the embedder; returns whether a sync would now embed with vectors."""
-    identity, dims = expected_identity(settings)
+    kind = chosen(settings)
+    identity, dims = kind.identity(settings)
     if settings.api_key:
         source = "OPENROUTER_API_KEY" if os.environ.get("OPENROUTER_API_KEY") else "SCREE_API_KEY"
         report.ok("API key", f"set in {source} (value not shown)")
     else:
         report.ok("API key", "not set: the offline model is used")
     report.ok("embedder", f"{identity} ({dims} dimensions)")
-    if settings.resolved_embedder() != "local":
-        return True
-    from scree.embedders.model_install import PINNED_FILES, check_model, model_dir
-
-    folder = model_dir(settings)
-    try:
-        check_model(folder)
-    except ScreeError as exc:
-        # R-E6: no model at all is the keyword-only mode, not a fault; a model that fails its checks is broken
-        if any((folder / name).exists() for name in PINNED_FILES):
-            report.fail("offline model", str(exc))
-        else:
-            report.warn("offline model", f"{exc}; semantic search is off until then")
-        return False
-    report.ok("offline model", str(folder))
-    from scree.embedders.runtime import precision_choice
-
-    choice = precision_choice(settings.model_precision)  # asks OpenVINO's CPU plugin; compiles nothing
-    if isinstance(choice, str):
-        report.fail("offline model precision", choice)
-        return False
-    report.ok("offline model precision", str(choice))
-    return True
+    checks = kind.checks(settings)  # the kind's own: the offline model's files and precision
+    for check in checks:
+        report.check(check)
+    return all(check.level == "ok" for check in checks)
 
 
 def _keyword_only_advice(identity: str, semantic: bool) -> str:

@@ -43,7 +43,9 @@ def _seconds(value: float) -> str:
 
 
 def _embedder(s: Settings) -> str:
-    resolved = s.resolved_embedder()
+    from scree.embedders.kinds import chosen
+
+    resolved = chosen(s).name
     if s.embedder != "auto":
         return s.embedder
     return f"auto: {resolved} ({'an API key is set' if resolved == 'api' else 'no API key'})"

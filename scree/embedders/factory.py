@@ -1,4 +1,4 @@
-"""Pick and build the embedder the settings call for, importing its module only when it is needed (R-E1, R-E6)."""
+"""Build the embedder the settings call for from its row in scree.embedders.kinds (R-E1, R-E6)."""
 
 from __future__ import annotations
 
@@ -7,12 +7,12 @@ from collections.abc import Callable, Sequence
 from scree.config import Settings
 from scree.embedders.base import Embedder
 from scree.embedders.idle import ReleasedWhenIdle
-from scree.errors import ConfigError, ModelMissingError
+from scree.embedders.kinds import chosen, expected_identity
+from scree.errors import ModelMissingError
 from scree.logs import get_logger
 
 log = get_logger(__name__)
 
-HASH_DIMS = 64
 SEMANTIC_OFF = (
     'semantic search is off: no API key and no offline model; run "scree model install" '
     "(or set OPENROUTER_API_KEY) to search by meaning"
@@ -22,20 +22,6 @@ NEEDS_VECTORS = (
     "semantic search is off: this index was built for keyword search only, before an embeddings model was set up; "
     'run "scree reindex" to add its vectors (scree serve and watch do it when they next start)'
 )
-
-
-def embedder_available(settings: Settings) -> bool:
-    """Whether an embedder with vectors could be built now, without loading one: a key for the API, the test double,
-    or the offline model's files in place (their checksums are checked when it loads)."""
-    kind = settings.resolved_embedder()
-    if kind == "api":
-        return bool(settings.api_key)
-    if kind == "hash":
-        return True
-    from scree.embedders.model_install import PINNED_FILES, model_dir
-
-    folder = model_dir(settings)
-    return all((folder / name).is_file() for name in PINNED_FILES)
 
 
 class KeywordOnlyEmbedder(Embedder):
@@ -52,47 +38,34 @@ class KeywordOnlyEmbedder(Embedder):
 def make_embedder(
     settings: Settings, *, keyword_fallback: bool = False, release_idle_s: float | None = None
 ) -> Embedder:
-    """The API client when a key is configured, else the offline model; SCREE_EMBEDDER=hash selects the test double.
+    """The embedder of the row SCREE_EMBEDDER names (auto: the API when a key is configured, else the offline model).
 
     With `keyword_fallback` (writers), a missing offline model gives the keyword-only embedder instead of an error,
     so an index still gets built; the next sync after `scree model install` rebuilds it with vectors. With
     `release_idle_s` (long-lived processes), the offline model's memory goes back that long after its last use.
     """
-    kind = settings.resolved_embedder()
-    if kind == "api":
-        if not settings.api_key:
-            raise ConfigError("SCREE_EMBEDDER=api needs OPENROUTER_API_KEY or SCREE_API_KEY")
-        from scree.embedders.api import ApiEmbedder
-
-        return ApiEmbedder.from_settings(settings)
-    if kind == "hash":
-        from scree.embedders.hashed import HashEmbedder
-
-        return HashEmbedder(dims=HASH_DIMS)
-    from scree.embedders.local import LocalEmbedder
-    from scree.embedders.model_install import check_model, model_dir
-
-    if keyword_fallback:
+    kind = chosen(settings)
+    if keyword_fallback and kind.verify is not None:
         try:
-            check_model(model_dir(settings))
+            kind.verify(settings)
         except ModelMissingError as exc:
             log.warning("indexing for keyword search only", reason=str(exc))
             return KeywordOnlyEmbedder()
-    local = LocalEmbedder.from_settings(settings)
-    if release_idle_s is None:
-        return local
-    return ReleasedWhenIdle(local, release_idle_s)
+    embedder = kind.make(settings)
+    if release_idle_s is None or not kind.releases_idle:
+        return embedder
+    return ReleasedWhenIdle(embedder, release_idle_s)
 
 
 def make_query_embedder(
     settings: Settings, writer_running: Callable[[], bool], release_idle_s: float | None = None
 ) -> Embedder:
-    """The embedder a reader embeds search queries with (issue 24). With the offline model, the index's writer embeds
-    them with the copy it already holds (scree.embedders.remote_query), and this reader loads its own (released
-    `release_idle_s` after its last use) only when no writer answers; every other kind is make_embedder's.
-    `writer_running` says whether a process holds the index's writer.lock (one is starting: worth waiting for)."""
-    kind = settings.resolved_embedder()
-    if kind != "local":
+    """The embedder a reader embeds search queries with (issue 24). With a kind whose row shares queries (the offline
+    model), the index's writer embeds them with the copy it already holds (scree.embedders.remote_query), and this
+    reader loads its own (released `release_idle_s` after its last use) only when no writer answers; every other kind
+    is make_embedder's. `writer_running` says whether a process holds the index's writer.lock (one is starting: worth
+    waiting for)."""
+    if not chosen(settings).shares_queries:
         return make_embedder(settings, release_idle_s=release_idle_s)
     from scree.embedders import query_wire
 
@@ -102,20 +75,10 @@ def make_query_embedder(
     from scree.embedders.remote_query import RemoteQueryEmbedder
 
     identity, dims = expected_identity(settings)
-    kind, model_id = identity.split(":", 1)
+    name, model_id = identity.split(":", 1)
     return RemoteQueryEmbedder(
         path,
-        (kind, model_id, dims),
+        (name, model_id, dims),
         lambda: make_embedder(settings, release_idle_s=release_idle_s),
         writer_running,
     )
-
-
-def expected_identity(settings: Settings) -> tuple[str, int]:
-    """The (identity, dims) an index built with these settings records, without loading any model."""
-    kind = settings.resolved_embedder()
-    if kind == "api":
-        return f"api:{settings.api_model}", settings.api_dims
-    if kind == "hash":
-        return "hash:hash-v1", HASH_DIMS
-    return "local:all-MiniLM-L6-v2", 384

@@ -17,7 +17,7 @@ from pathlib import Path
 from scree.config import Settings
 from scree.content.files import FileContent, read_markdown
 from scree.content.ignore import IgnorePolicy
-from scree.embedders.factory import expected_identity
+from scree.embedders.kinds import expected_identity
 from scree.errors import ScreeError
 from scree.index.folder import DB_NAME, LOCK_NAME, read_root, write_root_file
 from scree.index.lock import WriterLock

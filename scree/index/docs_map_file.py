@@ -1,12 +1,16 @@
 """The docs map beside an index (issue 36): the writer summarises the index after each sync into `docs-map.json`, so
 a reader puts a map in its handshake's instructions by reading one small file, without opening the database (the
-handshake and the reader's idle memory stay where they were)."""
+handshake and the reader's idle memory stay where they were).
+
+Issue 31: a shared index (PostgreSQL) keeps the map with its collection too, so a reader on another machine, which
+has no map file, reads it from the database at its handshake, within SHARED_MAP_DEADLINE_S."""
 
 from __future__ import annotations
 
 import json
 import os
 import tempfile
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -15,11 +19,13 @@ from scree.logs import get_logger
 from scree.paths import FILE_MODE
 
 if TYPE_CHECKING:  # the reader imports this module for read_summary only: no database modules at its handshake
-    from scree.store import IndexReader
+    from scree.config import Settings
+    from scree.store import IndexReader, IndexWriter
 
 log = get_logger(__name__)
 
 MAX_MAP_FILE_BYTES = 1_000_000  # a summary holds KEEP_PAGES pages: anything larger is not one scree wrote
+SHARED_MAP_DEADLINE_S = 1.0  # a handshake waits at most this for a shared index's map, then says "not made yet"
 
 
 def summary_of(store: IndexReader) -> DocsSummary:
@@ -38,14 +44,41 @@ def read_summary(path: Path) -> DocsSummary | None:
             raw = handle.read(MAX_MAP_FILE_BYTES + 1)
         if len(raw) > MAX_MAP_FILE_BYTES:
             return None
-        return DocsSummary.from_json(json.loads(raw))
-    except (OSError, ValueError, RecursionError):
+        return _parsed(raw)
+    except OSError:
         return None
+
+
+def _parsed(raw: bytes | str) -> DocsSummary | None:
+    try:
+        return DocsSummary.from_json(json.loads(raw))
+    except (ValueError, RecursionError):
+        return None
+
+
+def read_shared_summary(settings: Settings, deadline_s: float = SHARED_MAP_DEADLINE_S) -> DocsSummary | None:
+    """Issue 31: the summary kept with a shared index's collection, for a reader without the map file; None for a
+    local index, or when the database has none or does not answer within `deadline_s`."""
+    if settings.database_url is None:
+        return None
+    from scree.index.collection import collection_name
+    from scree.store.pg_docs_map import stored_docs_map  # psycopg: only where a database is named
+
+    started = time.monotonic()
+    name = collection_name(settings)
+    text = stored_docs_map(settings.database_url, name, max(0.0, deadline_s - (time.monotonic() - started)))
+    if text is None or len(text) > MAX_MAP_FILE_BYTES:
+        return None
+    return _parsed(text)
+
+
+def _payload(summary: DocsSummary) -> bytes:
+    return (json.dumps(summary.to_json(), ensure_ascii=False, sort_keys=True) + "\n").encode("utf-8")
 
 
 def write_summary(path: Path, summary: DocsSummary) -> bool:
     """Replace the map file in one step when its summary changed (sessions see no churn); True when written."""
-    payload = (json.dumps(summary.to_json(), ensure_ascii=False, sort_keys=True) + "\n").encode("utf-8")
+    payload = _payload(summary)
     try:
         if path.read_bytes() == payload:
             return False
@@ -63,11 +96,15 @@ def write_summary(path: Path, summary: DocsSummary) -> bool:
     return True
 
 
-def refresh_map(store: IndexReader, path: Path) -> None:
-    """After a sync: the map file brought up to date. A failure is logged, never fails the sync (the map is a
-    convenience; the index is what matters)."""
+def refresh_map(store: IndexWriter, path: Path) -> None:
+    """After a sync: the map file brought up to date, and a shared index's copy of it (issue 31). A failure is
+    logged, never fails the sync (the map is a convenience; the index is what matters)."""
+    from scree.errors import IndexUnavailableError
+
     try:
-        if write_summary(path, summary_of(store)):
+        summary = summary_of(store)
+        if write_summary(path, summary):
             log.debug("docs map written", path=str(path))
-    except (OSError, ValueError) as exc:
+        store.record_docs_map(_payload(summary).decode("utf-8"))
+    except (OSError, ValueError, IndexUnavailableError) as exc:
         log.warning("cannot write the docs map", path=str(path), error=str(exc))

@@ -56,7 +56,7 @@ def read_facts(settings: Settings, *, status_probes: bool = False) -> IndexFacts
     process may write and the writer's query socket whether it answers. Raises ScreeError (or apsw.Error) for a file
     that cannot be read."""
     from scree.embedders import query_wire
-    from scree.embedders.factory import expected_identity
+    from scree.embedders.kinds import expected_identity
     from scree.index.backend import holder, index_name, index_present, open_reader, read_only_reason, shared
 
     facts = IndexFacts(

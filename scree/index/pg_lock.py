@@ -20,12 +20,12 @@ import psycopg
 
 from scree.errors import IndexUnavailableError, ScreeError
 from scree.logs import get_logger
-from scree.store.pg_connect import connect, failure_line, where
+from scree.store.pg_connect import WRITER_LOCK_KEY_SQL, connect, failure_line, where
 from scree.store.pg_schema import migrate
 
 log = get_logger(__name__)
 
-_KEY_SQL = "select hashtextextended('scree writer ' || %s, 0)"
+_KEY_SQL = WRITER_LOCK_KEY_SQL
 HOLDER_TTL_S = 2.0  # a reader's status asks who holds the lock on every call: one probe per this long is enough
 _holders: dict[tuple[str, str], tuple[float, tuple[str | None, int | None, str | None]]] = {}
 
@@ -59,9 +59,18 @@ def not_a_checkout(conn: psycopg.Connection[Any], collection: str, folder: str) 
     if not rows:
         return None
     root = Path(folder)
-    if any((root / row[0]).is_file() for row in rows):
+    if any(_in_folder(root / row[0]) for row in rows):
         return None
     return read_only_reason(collection, folder)
+
+
+def _in_folder(path: Path) -> bool:
+    """Whether the file is there. A folder on its way that cannot be read counts as holding it: a sync keeps the
+    rows of what it cannot read, so it never empties the collection from there (is_file raises on EACCES)."""
+    try:
+        return path.is_file()
+    except OSError:
+        return True
 
 
 def read_only_reason(collection: str, folder: str) -> str:

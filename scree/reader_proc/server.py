@@ -13,7 +13,7 @@ from pydantic import Field, ValidationError
 from scree import __version__
 from scree.config import Settings
 from scree.heap import TrimWhenQuiet
-from scree.index.docs_map_file import read_summary
+from scree.index.docs_map_file import read_shared_summary, read_summary
 from scree.logs import configure_logging, get_logger
 from scree.protocol import WriterControl
 from scree.reader_proc.instructions import instructions_text
@@ -95,10 +95,15 @@ WRITES_INDEX = ToolAnnotations(
 
 def instructions_for(settings: Settings) -> str:
     """The handshake's instructions (SPEC §8, R-M11), with the map of the docs the writer last summarised: one small
-    file read, no database opened, so the handshake waits for nothing (R-M8)."""
+    file read, no database opened, so the handshake waits for nothing (R-M8). A shared index's reader without that
+    file (issue 31: the writer runs on another machine) asks the database for the map kept with the collection, for
+    at most docs_map_file.SHARED_MAP_DEADLINE_S."""
     if not settings.docs_map:  # SCREE_DOCS_MAP=0
         return instructions_text(settings.folder, None, with_map=False)
-    return instructions_text(settings.folder, read_summary(settings.docs_map_path))
+    summary = read_summary(settings.docs_map_path)
+    if summary is None:
+        summary = read_shared_summary(settings)
+    return instructions_text(settings.folder, summary)
 
 
 SEARCH_DOCS_DESCRIPTION = (

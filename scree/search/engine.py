@@ -16,15 +16,10 @@ from scree.content.formats import NotDocs, detect, is_thin
 from scree.content.ignore import IgnorePolicy
 from scree.content.languages import Copy, LanguageTrees
 from scree.content.posts import Posts
-from scree.content.versions import says_same
+from scree.content.versions import names_version, query_versions, says_same
 from scree.embedders.base import KEYWORD_ONLY, Embedder
-from scree.embedders.factory import (
-    NEEDS_VECTORS,
-    SEMANTIC_OFF,
-    embedder_available,
-    make_embedder,
-    make_query_embedder,
-)
+from scree.embedders.factory import NEEDS_VECTORS, SEMANTIC_OFF, make_embedder, make_query_embedder
+from scree.embedders.kinds import embedder_available, similarity_floor
 from scree.errors import ScreeError
 from scree.logs import get_logger
 from scree.replies import no_markdown_note
@@ -32,10 +27,10 @@ from scree.search import DEFAULT_K, DEFAULT_MODE, MAX_K
 from scree.search.hits import Hit, SearchResult
 from scree.search.post_evidence import site_posts
 from scree.search.ranking import (
+    COPIES_POOL_FACTOR,
     PER_FILE,
     POOL,
     POST_RANKS,
-    SIMILARITY_FLOORS,
     VERSION_RANKS,
     above_floor,
     add_path_signal,
@@ -44,6 +39,7 @@ from scree.search.ranking import (
     diversify,
     fuse_hybrid,
     fuse_keyword_lists,
+    one_of_identical,
     path_match,
     vector_weight,
 )
@@ -219,7 +215,6 @@ class SearchEngine:
             if self._store.is_complete() and self._store.file_count() == 0:  # issue 25: not silence
                 notes.append(no_markdown_note(str(self._root), self._policy.extensions))
             return SearchResult(hits=[], notes=notes)
-        limit = max(POOL, k)
         recorded = self._store.model()
         if recorded is not None and recorded[0] == KEYWORD_ONLY:  # R-E6: built with no key and no offline model
             ready = self._embedder_available is not None and self._embedder_available()
@@ -228,11 +223,8 @@ class SearchEngine:
                 raise ScreeError(off)
             notes.append(f"[{off}]")
             mode = "keyword"
-        nearest = self._vector_candidates(query, vector, mode, limit, scope, notes) if mode != "keyword" else []
-        keyword: list[tuple[int, float]] = []
-        if mode in ("hybrid", "keyword"):  # beside vectors, words in half of a large index add nothing alone (#17)
-            keyword = keyword_ranking(self._store, query, limit, scope, floor_alone=mode == "keyword" or not nearest)
-        floor = SIMILARITY_FLOORS.get(recorded[0]) if recorded is not None else None
+        nearest, keyword = self._candidates(query, vector, mode, k, scope, notes)
+        floor = similarity_floor(recorded[0]) if recorded is not None else None
         found_by_words = {chunk_id for chunk_id, _ in keyword}
         nearest = above_floor(nearest, found_by_words, floor)
         words = content_words(query)
@@ -262,15 +254,44 @@ class SearchEngine:
             if mode == "keyword":  # its scores say the rank
                 ranked = [(chunk_id, 1.0 / (rank + 1)) for rank, (chunk_id, _) in enumerate(ranked)]
         ranked, folded = self._fold_translations(ranked, rows, query)
-        ranked = self._diversify(ranked, rows, found_by_words.__contains__ if mode == "hybrid" else None)
+        ranked = self._diversify(ranked, rows, found_by_words.__contains__ if mode == "hybrid" else None, query)
         hits, dropped = self._recheck_and_collapse(ranked, rows, k, folded, query)
         return SearchResult(hits=hits, notes=notes, dropped_paths=tuple(sorted(dropped)))
 
     @staticmethod
-    def _other_version(trees: LanguageTrees, rows: dict[int, StoredChunk], chunk_id: int) -> bool:
+    def _other_version(trees: LanguageTrees, rows: dict[int, StoredChunk], chunk_id: int, named: set[str]) -> bool:
+        """A chunk of a version other than the current one, or of a current page named for an older version
+        (versions rule 6: upgrade notes to an old release) unless the query names that version (`named`)."""
         row = rows.get(chunk_id)
-        copy = trees.copy(row.path) if row is not None else None
-        return copy is not None and copy.version is not None
+        if row is None:
+            return False
+        copy = trees.copy(row.path)
+        if copy is not None and copy.version is not None:
+            return True
+        superseded = trees.versions.superseded.get(row.path)
+        return superseded is not None and not names_version(named, superseded)
+
+    def _candidates(
+        self,
+        query: str,
+        vector: bytes | Exception | None,
+        mode: str,
+        k: int,
+        scope: PathFilter | None,
+        notes: list[str],
+    ) -> tuple[list[tuple[int, float]], list[tuple[int, float]]]:
+        """The vector and keyword candidates, max(POOL, k) of each: on a site with copies of its pages (versions,
+        translations) chunks of identical text count once (ranking.COPIES_POOL_FACTOR, issue 32)."""
+        pool = max(POOL, k)
+        copies = self._language_trees()
+        limit = max(POOL * COPIES_POOL_FACTOR, k) if copies.active else pool
+        nearest = self._vector_candidates(query, vector, mode, limit, scope, notes) if mode != "keyword" else []
+        keyword: list[tuple[int, float]] = []
+        if mode in ("hybrid", "keyword"):  # beside vectors, words in half of a large index add nothing alone (#17)
+            keyword = keyword_ranking(self._store, query, limit, scope, floor_alone=mode == "keyword" or not nearest)
+        if copies.active:
+            nearest, keyword = self._one_of_identical(nearest, keyword, copies, query, pool)
+        return nearest, keyword
 
     def _vector_candidates(
         self,
@@ -367,7 +388,11 @@ class SearchEngine:
         return ranked, folded
 
     def _diversify(
-        self, ranked: list[tuple[int, float]], rows: dict[int, StoredChunk], matched: Callable[[int], bool] | None
+        self,
+        ranked: list[tuple[int, float]],
+        rows: dict[int, StoredChunk],
+        matched: Callable[[int], bool] | None,
+        query: str = "",
     ) -> list[tuple[int, float]]:
         """Each file's best chunk first (ranking.diversify); then, on a site with version trees, other versions'
         chunks VERSION_RANKS places down (issue 32): after that many current pages of similar rank, since among the
@@ -377,11 +402,36 @@ class SearchEngine:
         ranked = diversify(ranked, lambda pair: rows[pair[0]].path if pair[0] in rows else "", PER_FILE)
         trees = self._language_trees()
         if trees.versions.families:
-            ranked = demote(ranked, lambda chunk_id: self._other_version(trees, rows, chunk_id), VERSION_RANKS)
+            named = query_versions(query)
+            ranked = demote(ranked, lambda chunk_id: self._other_version(trees, rows, chunk_id, named), VERSION_RANKS)
         posts = self._site_posts()
         if posts.folders:
             ranked = demote(ranked, lambda item: item in rows and posts.is_post(rows[item].path), POST_RANKS, matched)
         return ranked
+
+    def _one_of_identical(
+        self,
+        nearest: list[tuple[int, float]],
+        keyword: list[tuple[int, float]],
+        trees: LanguageTrees,
+        query: str,
+        pool: int,
+    ) -> tuple[list[tuple[int, float]], list[tuple[int, float]]]:
+        """Each list with chunks of identical text (a page copied unchanged into old versions or left untranslated)
+        as one candidate (ranking.one_of_identical): the copy to show, at the best place of them."""
+        rows = self._store.chunks_by_ids(chunk_id for chunk_id, _ in [*nearest, *keyword])
+        wanted = trees.query_language(query)
+
+        def text_of(chunk_id: int) -> str | int:
+            return rows[chunk_id].text if chunk_id in rows else chunk_id
+
+        def preference(chunk_id: int) -> tuple[int, ...]:
+            return trees.preference(rows[chunk_id].path, wanted) if chunk_id in rows else (9,)
+
+        return (
+            one_of_identical(nearest, text_of, preference, pool),
+            one_of_identical(keyword, text_of, preference, pool),
+        )
 
     def _current_stand_ins(
         self,

@@ -33,11 +33,6 @@ LONG_QUERY_VECTOR_WEIGHT = 1.1
 # Hit@1 0.850 -> 0.867 (2.0: the same, 2.5: 0.899); SciFact's paths are document ids and name no query word.
 PATH_WEIGHT = 1.5
 PER_FILE = 1  # chunks of one file before every other candidate file's best chunk has been shown
-# Lowest cosine similarity a chunk found only by the vector search may have, per model: below it nothing is a real
-# match ("kittens" in a repository about puppies). all-MiniLM-L6-v2 on the docs trees: the best relevant chunk of
-# every query scored >= 0.258 (5th percentile 0.294); 316 unrelated queries (SciFact claims, everyday questions)
-# had a best chunk of median 0.165, 95th percentile 0.247. Models not measured get no floor.
-SIMILARITY_FLOORS = {"local:all-MiniLM-L6-v2": 0.25}
 
 
 # Issue 25: one-line chunks and "SEE ALSO" link lists (chunking.thin) won hits over the page that explains, since a
@@ -109,6 +104,33 @@ VERSION_RANKS = 10
 # 10 places 0.823/0.747/0.789; etcd 0.698/0.629/0.617 -> 0.729/0.637/0.625 at both. 3, not 10: a post that alone
 # answers a question would go from the first hit to the eleventh on a large site, past the default k of 8.
 POST_RANKS = 3
+
+
+# Issue 32: on a site with version trees or translations, most pages are copied unchanged into every version (Jest: 4
+# copies, etcd: 12), so POOL candidates held 27-40 distinct texts, and the standardised scores were taken over a few
+# texts repeated. Chunks of identical text are one candidate (the copy to show, at their best place), and each list
+# takes COPIES_POOL_FACTOR x POOL chunks to keep up to POOL distinct texts. bench.quality_versions hybrid MRR@5
+# (with rule 6): Jest 0.816 -> 0.803 (Hit@3 0.850 -> 0.900), etcd 0.767 -> 0.800, other-version slots 0 and 2 -> 0
+# and 1; factors 2, 4 and 8 gave the same figures; the generated Docusaurus site (bench.versioned_site) unchanged.
+COPIES_POOL_FACTOR = 4
+
+
+def one_of_identical(
+    ranked: Sequence[tuple[int, float]],
+    key_of: Callable[[int], object],
+    preference: Callable[[int], tuple[int, ...]],
+    pool: int,
+) -> list[tuple[int, float]]:
+    """The ranked (item, score) list with the items of one `key_of` (identical text) as one: the one `preference`
+    puts first (lowest), at the group's first place with its score; at most `pool` items."""
+    groups: dict[object, list[tuple[int, float]]] = {}
+    for item, score in ranked:
+        groups.setdefault(key_of(item), []).append((item, score))
+    out = []
+    for group in list(groups.values())[:pool]:
+        chosen = min(group, key=lambda pair: preference(pair[0]))[0]
+        out.append((chosen, group[0][1]))
+    return out
 
 
 def demote(

@@ -136,6 +136,10 @@ class IndexWriter(IndexReader, Protocol):
 
     def record_last_error(self, error: str) -> None: ...
 
+    def record_docs_map(self, summary: str) -> None:
+        """Issue 31: the docs map kept in a shared index for readers without the map file; nothing locally."""
+        ...
+
     def move_to(self, folder: Path) -> None: ...
 
     def replace_with(self, other: IndexWriter) -> None:

@@ -23,6 +23,9 @@ CONNECT_TIMEOUT_S = 5  # a wrong or unreachable host is one line within this, ne
 KEEPALIVES = {"keepalives": "1", "keepalives_idle": "15", "keepalives_interval": "5", "keepalives_count": "4"}
 STATEMENT_TIMEOUT_MS = 60_000  # a query that runs longer than this is a fault, not a wait
 APPLICATION = "scree"
+# The writer lock's advisory key for a collection's name (%s): taken by scree.index.pg_lock, checked by every fenced
+# write transaction (store.pg_writer), so both spell it once, here.
+WRITER_LOCK_KEY_SQL = "select hashtextextended('scree writer ' || %s, 0)"
 _VECTOR_HEADER = struct.Struct(">HH")
 
 
@@ -71,6 +74,11 @@ def failure_line(url: str, exc: BaseException, doing: str = "reach") -> str:
     first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
     if isinstance(exc, pg_errors.InsufficientPrivilege):
         advice = "this role may not do that (a read-only reader cannot write: run the writer with the writer role)"
+    elif isinstance(exc, psycopg.OperationalError) and ("SSL error" in first or "certificate" in first):
+        advice = (
+            "check the TLS options in SCREE_DATABASE_URL (sslmode, sslrootcert: the CA that signed the server's "
+            "certificate) and the host name it was issued for"
+        )
     elif isinstance(exc, psycopg.OperationalError):
         advice = "check SCREE_DATABASE_URL and that the server is up; scree retries"
     else:

@@ -22,7 +22,7 @@ from scree.store import pg_keywords
 from scree.store.contract import FIRST_EMBED_FORMAT, REINDEX_HINT, IndexRecord, PathFilter
 from scree.store.keywords import fts_match_terms
 from scree.store.pg_connect import PgVector, connect, failure_line, where
-from scree.store.pg_schema import SCHEMA_VERSION, TEXT_CONFIG, current_version, refuse_newer
+from scree.store.pg_schema import READABLE_FROM, SCHEMA_VERSION, TEXT_CONFIG, current_version, refuse_newer
 from scree.store.records import CHUNK_COLUMNS, FileState, StoredChunk
 
 T = TypeVar("T")
@@ -78,7 +78,7 @@ class PgReader:
     def _check_schema(self) -> None:
         version = current_version(self._db())
         refuse_newer(version, where(self.url))
-        if 0 < version < SCHEMA_VERSION:
+        if 0 < version < READABLE_FROM:
             raise IndexCorruptError(
                 f"the index database {where(self.url)} has schema {version}, this scree needs {SCHEMA_VERSION}: "
                 "run the writer (`scree watch` or `scree reindex`) once to upgrade it"

@@ -73,8 +73,21 @@ create index scree_chunks_tsv on scree_chunks using gin(tsv);
 create index scree_chunks_cjk on scree_chunks using gin(cjk) where cardinality(cjk) > 0;
 """
 
-MIGRATIONS: tuple[str, ...] = (M001,)  # append only; a released migration is never edited
+# Issue 31: the docs map (issue 36's docs-map.json) kept with its collection, so a reader on another machine, which
+# has no map file beside a local index, shows it at its handshake (scree.index.docs_map_file).
+M002 = """
+create table scree_docs_maps(
+    collection bigint primary key references scree_collections(id) on delete cascade,
+    summary text not null,
+    updated timestamptz not null default now()
+);
+"""
+
+MIGRATIONS: tuple[str, ...] = (M001, M002)  # append only; a released migration is never edited
 SCHEMA_VERSION = len(MIGRATIONS)
+# The oldest schema a reader of this version reads as it is, before a writer has migrated it: raise it to the new
+# version when a migration changes what readers query. M002 only adds a table, which a reader does without.
+READABLE_FROM = 1
 
 
 def current_version(conn: psycopg.Connection[Any]) -> int:

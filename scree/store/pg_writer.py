@@ -21,7 +21,7 @@ import psycopg
 from scree.content.chunking import EMBED_FORMAT
 from scree.errors import IndexMismatchError, IndexUnavailableError, WriterFencedError
 from scree.store.contract import REINDEX_HINT, AddChunks, IndexWriter, model_mismatch
-from scree.store.pg_connect import PgVector, connect, failure_line, register_vector, where
+from scree.store.pg_connect import WRITER_LOCK_KEY_SQL, PgVector, connect, failure_line, register_vector, where
 from scree.store.pg_keywords import cjk_row_pairs
 from scree.store.pg_reader import HNSW_MIN_CHUNKS, PgReader, hnsw_name
 from scree.store.pg_schema import TEXT_CONFIG, migrate
@@ -89,6 +89,11 @@ class PgWriter(PgReader):
                         f"the writer lock of {self.where} was taken over by another scree process: this writer "
                         "stops without writing"
                     )
+                if self.generation is not None and not self._lock_held(conn):  # the generation is still ours
+                    raise WriterFencedError(
+                        f"the writer lock of {self.where} went with its database connection (the server restarted "
+                        "or cut it): this writer stops without writing until the lock is taken again"
+                    )
                 yield conn, int(bumped[0])
         except psycopg.OperationalError as exc:
             self._drop()
@@ -99,6 +104,15 @@ class PgWriter(PgReader):
             self._row = None
             self._stats = None
 
+    def _lock_held(self, conn: psycopg.Connection[Any]) -> bool:
+        """Whether some session holds the collection's writer lock. With the generation still this writer's, that
+        session is its own lock holder's (a successor bumps the generation as it takes the lock); nobody holding it
+        means the lock went with its connection (the database restarted) and this writer is an orphan until its
+        holder takes the lock again. The shared try succeeds only when no session holds the lock (it is the
+        transaction's own, released at its end)."""
+        row = conn.execute(f"select pg_try_advisory_xact_lock_shared(({WRITER_LOCK_KEY_SQL}))", (self.name,)).fetchone()
+        return not (row and row[0])
+
     # --- meta ---
 
     def set_meta(self, key: str, value: str) -> None:
@@ -106,6 +120,26 @@ class PgWriter(PgReader):
             conn.execute(
                 "update scree_collections set meta = meta || jsonb_build_object(%s::text, %s::text) where id = %s",
                 (key, value, collection),
+            )
+
+    def record_docs_map(self, summary: str) -> None:
+        """Keep the docs map (its JSON, as the map file holds it) with the collection, for readers on machines
+        without the file; written only when it changed, so an unchanged map bumps no version."""
+        collection = self._id()
+        if collection is None:
+            return
+        stored = self._call(
+            lambda conn: conn.execute(
+                "select summary from scree_docs_maps where collection = %s", (collection,)
+            ).fetchone()
+        )
+        if stored is not None and stored[0] == summary:
+            return
+        with self._write() as (conn, collection):
+            conn.execute(
+                "insert into scree_docs_maps(collection, summary) values (%s, %s) on conflict (collection) do "
+                "update set summary = excluded.summary, updated = now()",
+                (collection, summary),
             )
 
     def record_last_error(self, error: str) -> None:

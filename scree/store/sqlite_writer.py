@@ -43,6 +43,9 @@ class SqliteWriter(SqliteReader):
 
     # --- meta (R-S1, R-L0) ---
 
+    def record_docs_map(self, summary: str) -> None:
+        """Nothing to do: a local index's docs map is the file beside it (scree.index.docs_map_file)."""
+
     def set_meta(self, key: str, value: str) -> None:
         with self._transaction():
             self._conn.execute("insert or replace into meta(key, value) values (?, ?)", (key, value))

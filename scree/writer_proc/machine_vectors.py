@@ -25,6 +25,7 @@ import apsw
 from scree.config import BYTES_PER_MB, Settings
 from scree.content.chunking import EMBED_FORMAT
 from scree.embedders.base import Embedder
+from scree.embedders.kinds import worth_caching
 from scree.logs import get_logger
 from scree.store.vector_cache import NotACacheError, NotOursError, VectorCacheFile, remove_cache_files
 from scree.store.vector_cache_policy import bound_bytes, keys_for, space_of
@@ -32,7 +33,6 @@ from scree.store.vector_cache_policy import bound_bytes, keys_for, space_of
 log = get_logger(__name__)
 T = TypeVar("T")
 
-CACHED_KINDS = ("api", "local")  # embedders that cost time or money; the hash and keyword-only ones cost nothing
 FLUSH_ROWS = 256  # vectors written per transaction
 _DAMAGED = (apsw.CorruptError, apsw.NotADBError, NotACacheError, apsw.SQLError)  # rebuilt once, then bypassed
 
@@ -59,7 +59,7 @@ class MachineVectors:
     def for_sync(cls, settings: Settings, embedder: Embedder) -> MachineVectors | None:
         """The cache for this embedder, or None when SCREE_VECTOR_CACHE_MB is 0 or embedding costs nothing."""
         bound = bound_bytes(settings.vector_cache_mb, BYTES_PER_MB)
-        if bound == 0 or embedder.kind not in CACHED_KINDS or embedder.dims <= 0:
+        if bound == 0 or not worth_caching(embedder) or embedder.dims <= 0:
             return None
         space = space_of(embedder.identity, embedder.dims, EMBED_FORMAT)
         return cls(settings.vector_cache_path, bound, space, embedder.dims)

@@ -36,8 +36,9 @@ from scree.content.ignore import IgnorePolicy
 from scree.deadlines import WRITER_THREADS_S
 from scree.embedders.factory import make_embedder
 from scree.embedders.idle import WRITER_IDLE_S
+from scree.embedders.kinds import shares_queries
 from scree.embedders.priority import QueriesFirst
-from scree.errors import EmbeddingError, IndexUnavailableError
+from scree.errors import EmbeddingError, IndexUnavailableError, WriterFencedError
 from scree.index.backend import shared
 from scree.index.docs_map_file import refresh_map
 from scree.index.model_policy import prepare
@@ -68,7 +69,6 @@ log = get_logger(__name__)
 MAIN_TICK_S = 0.25  # how often the main loop looks at `stop`; R-W5 allows 5 s for the whole stop
 HEARTBEAT_S = 1.0  # R-P2: a status report at least this often, so a supervisor can tell a hung writer
 EVENT_READ_TIMEOUT_S = 0.5  # the event thread looks at the stop flag at least this often
-SHARED_KINDS = ("local",)  # embedders whose model readers share through the query socket; the API is called direct
 
 
 StatusCallback = Callable[[WriterReport], None]  # takes each report as the writer made it
@@ -178,7 +178,7 @@ class Writer:
                 self._index_complete = store.is_complete()  # this sync is a catch-up: the note says nothing
             prepare(store, embedder)
             check_for_writer(store, settings)  # issue 25: settings that would remove pages stop it here
-            if embedder.kind in SHARED_KINDS:  # the index is this model's: readers may use it (issue 24)
+            if shares_queries(embedder):  # the index is this model's: readers may use it (issue 24)
                 embedder = QueriesFirst(embedder)
                 queries = QueryServer.start(settings.query_socket_path, embedder)
             capped = self._check_cap(store)
@@ -380,15 +380,8 @@ class Writer:
             parts.watcher.rebuild()
             with self._cond:
                 self._watches = parts.watcher.watch_count
-        try:
-            report = parts.syncer.sync_all() if job.full else parts.syncer.sync_paths(job.paths)
-        except (EmbeddingError, IndexUnavailableError) as exc:
-            # a refused key or a ZDR refusal; or the database restarted or went away (issue 31): say so, and try
-            # again after a pause
-            if job.request is not None:
-                job.request.reply(reindex_error_reply(exc))
-            what = "the index database is unavailable" if isinstance(exc, IndexUnavailableError) else None
-            self._pause(redact(str(exc)), what=what or "embeddings unavailable")
+        report = self._sync(parts, job)
+        if report is None:
             return
         log_report(report, job.paths, full=job.full)
         self._refresh_map(parts, job, report)
@@ -404,6 +397,23 @@ class Writer:
             if job.full and self._first_sync_running:
                 self._notes_indexed = report.indexed + report.unchanged
             self._succeeded(first_sync_finished=job.full and report.deferred == 0)
+
+    def _sync(self, parts: _SyncParts, job: Job[Request]) -> SyncReport | None:
+        """The job's sync; None when it failed, the failure answered and handled (a pause, or the writer stopped)."""
+        try:
+            return parts.syncer.sync_all() if job.full else parts.syncer.sync_paths(job.paths)
+        except WriterFencedError as exc:  # issue 31: the lock is gone or another holder's; not a crash to log
+            if job.request is not None:
+                job.request.reply(reindex_error_reply(exc))
+            self._stop_with(Finished(Outcome.FAILED, str(exc)))
+        except (EmbeddingError, IndexUnavailableError) as exc:
+            # a refused key or a ZDR refusal; or the database restarted or went away (issue 31): say so, and try
+            # again after a pause
+            if job.request is not None:
+                job.request.reply(reindex_error_reply(exc))
+            what = "the index database is unavailable" if isinstance(exc, IndexUnavailableError) else None
+            self._pause(redact(str(exc)), what=what or "embeddings unavailable")
+        return None
 
     def _refresh_map(self, parts: _SyncParts, job: Job[Request], report: SyncReport) -> None:
         """Issue 36: the docs map the next session's instructions show, after a sync that may have changed it."""
