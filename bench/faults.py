@@ -11,11 +11,14 @@ over MCP, and kill -9 of `scree watch` at random points of a sync.
 Issue 34 adds the fourth attack's faults: hostile frames on a local-model writer's query socket (the offline model
 must be installed: `scree model install`), a parent SIGKILLed while its writer child's pipes are full and a `scree
 serve` SIGKILLed as its writer starts, NaN and flipped bytes in the vector cache before a new index and a
-`reindex --all`, and symlinks where the cache, writer.lock, index.db and `.mcp.json` should be.
+`reindex --all`, and symlinks where the cache, writer.lock, index.db and `.mcp.json` should be; then lone-emoji
+queries, an .mdx page with a 985 KB line of JSX whose tags hold the query's words, and a `scree serve` whose stderr
+pipe is full and never read (the writer must go on indexing edits it logs at debug level).
 
 Printed (and written as JSON): faults injected per kind, index inconsistencies found, rows lost, secrets printed,
 forged hits rendered, bytes read from outside the folder, MCP requests left unanswered, query threads dead after
-hostile frames, orphaned writers, poisoned vectors served, files written through symlinks, the slowest answer
+hostile frames, orphaned writers, poisoned vectors served, files written through symlinks, emoji keyword hits
+missing, MDX tag-only pieces outranking prose, writer threads blocked by an undrained stderr pipe, the slowest answer
 during a fault. Every figure but the count and the slowest answer must be 0; the exit status is 1 when one is not.
 Needs root (tmpfs, setpriv) and Linux.
 """
@@ -47,6 +50,8 @@ sys.path.insert(0, str(TESTS))
 from embed_server import EmbedServer  # noqa: E402  (tests/embed_server.py: the misbehaving API)
 from fault_helpers import DROP_OVERRIDE, RawMcp, text_of  # noqa: E402
 from test_faults_writer import BLOCKED_PARENT, ask, blocked_on_pipes, hostile_frames, socket_pid  # noqa: E402
+from test_mdx_jsx_line import PAGE as JSX_PAGE  # noqa: E402
+from test_undrained_stderr import run_undrained  # noqa: E402
 from test_vector_cache_faults import poison  # noqa: E402
 
 from scree.config import load_settings  # noqa: E402
@@ -83,6 +88,9 @@ class Tally:
     orphaned_writers: int = 0  # writer children alive ORPHAN_BAR_S after their parent was killed
     poisoned_served: int = 0  # vectors in a new index that differ from the clean ones, after the cache was poisoned
     written_through_symlinks: int = 0  # files another program owns that scree changed through a symlink
+    emoji_hits_missing: int = 0  # lone-emoji queries whose chunk was not the first hit (keyword and hybrid)
+    tag_pieces_above_prose: int = 0  # JSX-only pieces of an .mdx page ranked above the prose holding the words
+    writer_threads_blocked: int = 0  # writer threads asleep writing a stderr pipe nobody reads
 
     def timed(self, what: str, seconds: float) -> None:
         if seconds > self.slowest_s:
@@ -584,6 +592,48 @@ def symlink_faults(world: World) -> None:
     world.tally.written_through_symlinks += sum(1 for path, before in other_files if path.read_bytes() != before)
 
 
+def search_faults(world: World) -> None:
+    """Issue 34's smaller faults: a lone emoji as the query, and an .mdx page with a 985 KB line of JSX whose tags
+    hold the query's words, in keyword and hybrid modes."""
+    folder = world.root / "symbol-notes"
+    (folder / "docs").mkdir(parents=True)
+    (folder / "launch.md").write_text("# Launch\n\nOn release day the team posts 🚀 once the build is green.\n")
+    (folder / "checks.md").write_text("# Checks\n\nA passing check shows ✅ beside its name, a failing one ❌.\n")
+    (folder / "docs" / "keys.mdx").write_text(JSX_PAGE)
+    built = world.scree("setup: emoji and JSX pages", "reindex", "--notes", str(folder))
+    if built.returncode != 0:
+        world.tally.problems.append(f"search faults: the index failed: {built.stderr[-300:]}")
+        return
+
+    def hits(query: str, mode: str) -> list[dict[str, Any]]:
+        done = world.scree(
+            f"{mode} search", "search", "--notes", str(folder), "--json", "--mode", mode, "-k", "5", query
+        )
+        found: list[dict[str, Any]] = json.loads(done.stdout)["hits"] if done.returncode == 0 else []
+        return found
+
+    for mode in ("keyword", "hybrid"):
+        for query, page in (("🚀", "launch.md"), ("❌", "checks.md"), ("✅", "checks.md")):
+            world.tally.injected["a lone emoji as the query"] += 1
+            found = hits(query, mode)
+            world.tally.emoji_hits_missing += not found or found[0]["path"] != page
+        world.tally.injected["an .mdx page with a 985 KB line of JSX"] += 1
+        found = hits("rotate the key install guide", mode)
+        prose = next((n for n, hit in enumerate(found) if "To rotate the key" in hit["text"]), len(found))
+        world.tally.tag_pieces_above_prose += prose
+
+
+def stderr_faults(world: World) -> None:
+    """`scree serve` whose stderr pipe is full and never read, at debug level: the writer must go on indexing."""
+    root = world.root / "undrained"
+    root.mkdir()
+    found = run_undrained(root, world.env(SCREE_EMBEDDER="hash", SCREE_LOG_LEVEL="debug"))
+    world.tally.injected["serve's stderr pipe full and never read"] += 1
+    world.tally.writer_threads_blocked += found.blocked_threads
+    if found.problem:
+        world.tally.problems.append(f"undrained stderr: {found.problem}")
+
+
 # --- the figures ---
 
 
@@ -616,6 +666,9 @@ def figures(world: World) -> dict[str, Any]:
         "orphaned writers": tally.orphaned_writers,
         "poisoned vectors served": tally.poisoned_served,
         "files written through symlinks": tally.written_through_symlinks,
+        "emoji keyword hits missing": tally.emoji_hits_missing,
+        "MDX tag-only pieces outranking prose": tally.tag_pieces_above_prose,
+        "writer threads blocked by an undrained stderr pipe": tally.writer_threads_blocked,
         "tracebacks and other problems": len(tally.problems),
         "slowest answer during a fault (s)": round(tally.slowest_s, 2),
         "slowest answer was": tally.slowest_what,
@@ -633,6 +686,9 @@ MUST_BE_ZERO = (
     "orphaned writers",
     "poisoned vectors served",
     "files written through symlinks",
+    "emoji keyword hits missing",
+    "MDX tag-only pieces outranking prose",
+    "writer threads blocked by an undrained stderr pipe",
     "tracebacks and other problems",
 )
 
@@ -644,7 +700,7 @@ def render(result: dict[str, Any]) -> str:
     lines.append("")
     for name in (*MUST_BE_ZERO, "slowest answer during a fault (s)"):
         bar = "   (must be 0)" if name in MUST_BE_ZERO else f"   ({result['slowest answer was']})"
-        lines.append(f"{name:<50}{result[name]:>6}{bar}")
+        lines.append(f"{name:<52}{result[name]:>6}{bar}")
     return "\n".join(lines)
 
 
@@ -668,6 +724,8 @@ def main(argv: list[str] | None = None) -> int:
         ("orphaned writer faults", orphan_faults),
         ("poisoned cache faults", poison_faults),
         ("symlink faults", symlink_faults),
+        ("emoji and JSX search faults", search_faults),
+        ("undrained stderr faults", stderr_faults),
     ]
     try:
         with EmbedServer() as server:

@@ -418,6 +418,7 @@ def cmd_search(args: argparse.Namespace) -> int:
                 "stale": h.stale,
                 "also": list(h.also),
                 "version": h.version,
+                "part": list(h.part) if h.part is not None else None,
             }
             for n, h in enumerate(result.hits, start=1)
         ]

@@ -14,6 +14,7 @@ from typing import Any, TextIO
 
 from scree.inert import inert
 from scree.redact import redact
+from scree.stderr_pipe import NonBlockingStderr
 
 
 class _ImportedOnUse(types.ModuleType):
@@ -125,9 +126,18 @@ def _route_stdlib_records() -> None:
     logging.captureWarnings(True)  # a library's warnings.warn() too, which Python prints as two plain lines
 
 
-def configure_logging(role: str, log_format: str = "console", level: str = "info") -> None:
+def configure_logging(
+    role: str, log_format: str = "console", level: str = "info", *, never_block: bool = False
+) -> None:
     """Send every log line of this process to stderr, tagged with `role` (cli, reader, writer, watch): structlog's
-    and, through StdlibToStructlog, the stdlib loggers' too."""
+    and, through StdlibToStructlog, the stdlib loggers' too. `never_block` (serve's writer child): sys.stderr (and a
+    sys.stdout pointed at it) becomes a NonBlockingStderr, whose lines a full pipe drops and counts rather than
+    stopping the thread that logs (issue 34)."""
+    if never_block and not isinstance(sys.stderr, NonBlockingStderr):
+        stream = NonBlockingStderr(2, _log_dropped)
+        if sys.stdout is sys.stderr:
+            sys.stdout = stream
+        sys.stderr = stream
     processors: list[Any] = [
         structlog.contextvars.merge_contextvars,
         structlog.processors.add_log_level,
@@ -148,6 +158,18 @@ def configure_logging(role: str, log_format: str = "console", level: str = "info
     structlog.contextvars.clear_contextvars()
     structlog.contextvars.bind_contextvars(role=role)
     _route_stdlib_records()
+
+
+def _log_dropped(count: int) -> None:
+    get_logger(__name__).warning("log lines dropped: stderr was not read", lines=count)
+
+
+def drain_stderr(timeout: float) -> None:
+    """Before exiting: let a NonBlockingStderr write what it holds, for at most `timeout` seconds; else flush."""
+    if isinstance(sys.stderr, NonBlockingStderr):
+        sys.stderr.drain(timeout)
+    else:
+        sys.stderr.flush()
 
 
 def get_logger(name: str) -> Any:

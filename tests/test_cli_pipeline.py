@@ -51,8 +51,9 @@ def test_reindex_and_search_json(folder: Path, tmp_path: Path, embed_server: Emb
     result = search_json(folder, "how are tokens issued", env, "-k", "5")
     assert result["note"] is None
     top = result["hits"][0]
-    assert set(top) == {"n", "path", "start", "end", "heading", "score", "text", "stale", "also", "version"}
+    assert set(top) == {"n", "path", "start", "end", "heading", "score", "text", "stale", "also", "version", "part"}
     assert top["version"] is None  # a version other than the current one names itself here (issue 32)
+    assert top["part"] is None  # [n, m] for a part of a line too long for one chunk (issue 34)
     assert top["n"] == 1 and top["path"] == "docs/api.md"
     assert top["heading"] == "API > Authentication > Tokens"
     assert (top["start"], top["end"]) == (5, 7)

@@ -18,7 +18,7 @@ import pytest
 from scree.config import load_settings
 from scree.embedders.base import unpack_vector
 from scree.embedders.graph import INT8_GROUP, INT8_MAX, int8_groups
-from scree.embedders.local import GROUP_TOKENS, PAD_SLACK, LocalEmbedder, length_groups
+from scree.embedders.local import GROUP_TOKENS, PAD_SLACK, WIDTH_STEP, LocalEmbedder, bucket, length_groups
 from scree.embedders.model_install import (
     MODEL_FILE,
     MODEL_NAME,
@@ -189,13 +189,47 @@ def test_texts_are_grouped_by_length_so_little_padding_is_computed() -> None:
     groups = length_groups(lengths)
     assert sorted(i for group in groups for i in group) == list(range(len(lengths)))  # each text once
     for group in groups:
-        longest = max(lengths[i] for i in group)
-        padded = longest * len(group)
-        real = sum(lengths[i] for i in group)
+        padded = bucket(max(lengths[i] for i in group)) * len(group)
+        buckets = sum(bucket(lengths[i]) for i in group)
         assert padded <= GROUP_TOKENS or len(group) == 1
-        assert padded <= real * (1 + PAD_SLACK)
+        assert padded <= buckets * (1 + PAD_SLACK)
     assert len([g for g in groups if lengths[g[0]] == 256]) == 5  # 4 texts of 256 fill a group of 1,024
     assert length_groups([25]) == [[0]] and length_groups([]) == []
+
+
+def test_a_group_runs_at_a_width_of_few_buckets() -> None:
+    # the CPU plugin keeps memory for every input shape it has run: widths come in steps of WIDTH_STEP
+    assert [bucket(n) for n in (1, WIDTH_STEP, WIDTH_STEP + 1, 255, 256)] == [
+        WIDTH_STEP,
+        WIDTH_STEP,
+        2 * WIDTH_STEP,
+        256,
+        256,
+    ]
+    lengths = list(range(2, 257))
+    widths = {bucket(max(lengths[i] for i in group)) for group in length_groups(lengths)}
+    assert len(widths) <= 256 // WIDTH_STEP
+
+
+def _resident_kb_of(path: Path) -> int:
+    """KiB of this process's memory that are pages of maps of `path` (Linux's /proc/self/smaps)."""
+    resident, inside = 0, False
+    for line in Path("/proc/self/smaps").read_text().splitlines():
+        fields = line.split()
+        if fields and "-" in fields[0] and not fields[0].endswith(":"):
+            inside = len(fields) > 5 and Path(fields[5]) == path
+        elif inside and fields[0] == "Rss:":
+            resident += int(fields[1])
+    return resident
+
+
+@pytest.mark.skipif(not Path("/proc/self/smaps").exists(), reason="reads the process's maps from Linux's /proc")
+def test_an_embed_leaves_no_page_of_the_model_file_resident(forced: LocalEmbedder, installed: Path) -> None:
+    # the word embeddings of every token seen (and fp32's weights, read in place) stayed resident, 13-30 MB by the
+    # end of a first sync; release_pages drops them after each run
+    texts = [" ".join(f"word{n} token{n * 7} alpha{n * 13}" for n in range(start, start + 60)) for start in range(40)]
+    forced.embed(texts)
+    assert _resident_kb_of((installed / MODEL_FILE).resolve()) == 0
 
 
 def test_close_then_embed_loads_again(installed: Path) -> None:

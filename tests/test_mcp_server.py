@@ -178,7 +178,7 @@ def test_initialize_returns_instructions_and_three_tools(project: Project) -> No
 
         read = tools["read_doc"].input_schema
         assert read["required"] == ["path"]
-        for arg in ("start", "end"):
+        for arg in ("start", "end", "part"):
             branches = read["properties"][arg]["anyOf"]
             assert {"type": "integer", "minimum": 1} in branches and {"type": "null"} in branches
         assert "required" not in tools["reindex"].input_schema

@@ -7,11 +7,21 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import apsw
+import sqlite_vec
+from backends import Backend
 from cli_helpers import search_json
 from fault_helpers import hash_env, scree
 
 from scree.content.chunking import chunk_markdown, thin
-from scree.content.formats import MDX, embedded_text
+from scree.content.formats import MDX, embedded_text, keyword_text
+from scree.content.ignore import IgnorePolicy
+from scree.embedders.hashed import HashEmbedder
+from scree.index.model_policy import prepare
+from scree.search.engine import SearchEngine
+from scree.store import SqliteWriter
+from scree.store.schema import SCHEMA_VERSION, migrate
+from scree.writer_proc.sync import Syncer
 
 CARD = '<Card title="Install the rotating key guide" href="/keys/rotate"><Icon name="key" size={16} /></Card>'
 JSX_LINE = "<Cards>" + CARD * (985_000 // len(CARD)) + "</Cards>"
@@ -39,7 +49,76 @@ def test_a_long_jsx_line_stays_out_of_what_is_embedded_and_ranks_under_the_prose
     env = hash_env(tmp_path / "data")
     built = scree(env, "reindex", "--notes", str(folder), timeout=300)
     assert built.returncode == 0, built.stderr
-    # the default mode; keyword mode alone still weighs the tags' attribute values (the keyword index holds the
-    # chunk's text as written: issue 34's report)
-    hits = search_json(folder, "rotate the key install guide", env, "-k", "3")["hits"]
-    assert hits and "To rotate the key" in hits[0]["text"], [h["text"][:80] for h in hits]
+    for mode in ("hybrid", "keyword"):  # keyword search weighs no JSX either: the attribute values are no words
+        hits = search_json(folder, "rotate the key install guide", env, "-k", "3", "--mode", mode)["hits"]
+        assert hits and "To rotate the key" in hits[0]["text"], (mode, [h["text"][:80] for h in hits])
+
+
+def test_keyword_text_of_an_mdx_chunk_keeps_its_prose_and_code_and_drops_its_tags() -> None:
+    text = (
+        "import Tabs from '@theme/Tabs'\n\n"
+        '<Tabs><TabItem value="linux" label="Linux">Run the installer.</TabItem>\n'
+        '```jsx\n<Tabs groupId="os" />\n```\n'
+        'rotate the key" href="/keys/rotate"><Icon name="key" /></Card><Card title="Install'
+    )
+    assert keyword_text("docs/a.mdx", text).split("\n") == [
+        "",
+        "",
+        "Run the installer.",
+        "```jsx",
+        '<Tabs groupId="os" />',  # a code example keeps its tags
+        "```",
+        "",  # a piece cut mid-tag: attribute values only
+    ]
+    assert keyword_text("docs/a.md", text) == text  # markdown's JSX-looking text is the page's own
+
+
+def test_an_index_of_the_old_schema_is_upgraded_to_weigh_no_jsx(tmp_path: Path) -> None:
+    """Migration 6 rebuilds the word index from each chunk's keyword text: an .mdx chunk indexed before it (its
+    tags weighed) ranks under the prose afterwards, with nothing re-embedded and FTS5's own check passing."""
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    db_path = tmp_path / "index.db"
+    conn = apsw.Connection(str(db_path))
+    conn.enable_load_extension(True)
+    conn.load_extension(str(sqlite_vec.loadable_path()))
+    conn.create_scalar_function("scree_cjk_pairs", lambda text: "", 1)  # migration 5's triggers call it
+    assert migrate(conn, upto=5) == [1, 2, 3, 4, 5]
+    conn.execute("insert into meta(key, value) values ('folder', ?)", (str(folder.resolve()),))
+    conn.execute("insert into files values ('docs/keys.mdx', 'abc', 1, 2)")
+    prose = "## Rotating a key\n\nTo rotate the key, install the new key first, then remove the old one."
+    for ordinal, text in enumerate((CARD * 30, prose)):
+        conn.execute(
+            "insert into chunks(path, ordinal, heading, text, start_line, end_line, text_hash) "
+            "values ('docs/keys.mdx', ?, 'Keys', ?, ?, ?, ?)",
+            (ordinal, text, ordinal + 1, ordinal + 1, f"hash-{ordinal}"),
+        )
+    before = [row[0] for row in conn.execute(QUERY_SQL)]
+    conn.close()
+    assert before[:1] == [1]  # the tags' "Install ... rotating key guide" outranked the prose
+
+    with SqliteWriter.open(db_path, folder) as upgraded:
+        assert upgraded.get_meta("schema_version") == str(SCHEMA_VERSION)
+        assert upgraded.integrity_check() == "ok"
+        ranked = [chunk_id for chunk_id, _ in upgraded.keyword_lists("rotate the key install guide", 5)[0]]
+        assert ranked == [2, 1]  # the tags' piece now matches by its heading alone
+
+
+QUERY_SQL = (
+    'select rowid from chunks_fts where chunks_fts match \'"rotate" OR "key" OR "install" OR "guide"\' '
+    "order by bm25(chunks_fts, 2.0, 1.0)"
+)
+
+
+def test_keyword_search_ranks_the_prose_over_the_tags_on_both_backends(tmp_path: Path, index_backend: Backend) -> None:
+    folder = tmp_path / "notes"
+    (folder / "docs").mkdir(parents=True)
+    (folder / "docs" / "keys.mdx").write_text(PAGE, encoding="utf-8")
+    embedder = HashEmbedder()
+    with index_backend.writer(folder) as store:
+        prepare(store, embedder)
+        Syncer(store, IgnorePolicy(folder), embedder, 1_000_000).sync_all()
+    with index_backend.reader(folder) as reader:
+        engine = SearchEngine(reader, IgnorePolicy(folder), folder, 1_000_000, lambda: embedder)
+        hits = engine.search("rotate the key install guide", k=3, mode="keyword").hits
+    assert hits and "To rotate the key" in hits[0].text, [hit.text[:60] for hit in hits]

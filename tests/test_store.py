@@ -39,6 +39,7 @@ from scree.store import (
     fts_match_expression,
     searches,
 )
+from scree.store.connection import register_functions
 from scree.store.schema import migrate
 from scree.store.searches import EXACT_SEARCH_MAX_CHUNKS, OVERSAMPLE
 from scree.store.sign_bits import nearest_positions, popcount, popcount_by_bytes
@@ -71,6 +72,7 @@ def raw(db_path: Path) -> apsw.Connection:
     conn = apsw.Connection(str(db_path))
     conn.enable_load_extension(True)
     conn.load_extension(str(sqlite_vec.loadable_path()))
+    register_functions(conn)  # the word index reads chunks through scree_keyword_text (issue 34)
     return conn
 
 

@@ -1,7 +1,8 @@
 """The store's part of search: vector (k=16) and keyword query latency at 10k and 100k chunks of 512-dim vectors.
 
 Run: python -m bench.store_search [--sizes 10000,100000] [--queries 200] [--vectors clustered|random] [--json PATH]
-Bars (SPEC §10): vector search median ≤ 10 ms at 10k chunks, ≤ 50 ms at 100k. Keyword search is reported beside it.
+Bars (SPEC §10): vector search median ≤ 10 ms at 10k chunks, ≤ 50 ms at 100k. Keyword search is reported beside it,
+and a query of emoji alone ("sym kw"), found by substring in chunk text (issue 34), where no chunk holds them.
 Each size is built in a fresh temporary index, then queried through a new SqliteReader, as a reader would.
 
 Vector search is exact up to EXACT_SEARCH_MAX_CHUNKS and two-stage above it, so each size also times both ways:
@@ -67,12 +68,14 @@ COLUMNS = [  # (table heading, result key without its size suffix)
     ("kw p50", "keyword_p50_ms"),
     ("kw p95", "keyword_p95_ms"),
     ("kw cpu", "keyword_p50_cpu_ms"),
+    ("sym kw", "symbol_keyword_p50_ms"),
     ("scope v", "scoped_vector_p50_ms"),
     ("scope kw", "scoped_keyword_p50_ms"),
     ("load 1m", "load_average_1min"),
 ]
 WIDTH = 8
 SCOPE = "docs/1*"  # the files docs/1.md, docs/10.md ... docs/199.md ...: a ninth of them
+SYMBOL_QUERIES = ("🚀", "✅ →", "👩‍💻")  # in no generated chunk
 DEFAULT_JSON = RESULTS / "store_search.json"
 Hits = Sequence[tuple[int, float]]
 
@@ -195,6 +198,9 @@ def measure_size(
             stage1_ms, _ = _time_ms(vector_queries, lambda q: store.binary_candidates(q, K * OVERSAMPLE))  # type: ignore[arg-type]
             two_stage_ms, two_stage_cpu = _time_ms(vector_queries, lambda q: store.two_stage_vector_search(q, K))  # type: ignore[arg-type]
             keyword_ms, keyword_cpu = _time_ms(keyword_queries, lambda q: keyword_ranking(store, q, K))  # type: ignore[arg-type]
+            # issue 34: a lone emoji no chunk holds, found by substring: its worst case, a read of every chunk's text
+            symbol_queries = SYMBOL_QUERIES * (queries // len(SYMBOL_QUERIES) + 1)
+            symbol_ms, symbol_cpu = _time_ms(symbol_queries, lambda q: keyword_ranking(store, str(q), K))
             # R-M10: a search_docs `path` scope over about a ninth of the files (docs/1*), applied in the SQL
             scope = scope_filter(SCOPE)
             scoped_vector_ms, _ = _time_ms(vector_queries, lambda q: store.vector_search(q, K, scope))  # type: ignore[arg-type]
@@ -218,6 +224,9 @@ def measure_size(
         f"keyword_p50_ms_{label}": round(statistics.median(keyword_ms), 2),
         f"keyword_p95_ms_{label}": round(_p95(keyword_ms), 2),
         f"keyword_p50_cpu_ms_{label}": round(statistics.median(keyword_cpu), 2),
+        f"symbol_keyword_p50_ms_{label}": round(statistics.median(symbol_ms), 2),
+        f"symbol_keyword_p95_ms_{label}": round(_p95(symbol_ms), 2),
+        f"symbol_keyword_p50_cpu_ms_{label}": round(statistics.median(symbol_cpu), 2),
         f"scoped_vector_p50_ms_{label}": round(statistics.median(scoped_vector_ms), 2),
         f"scoped_keyword_p50_ms_{label}": round(statistics.median(scoped_keyword_ms), 2),
         f"load_average_1min_{label}": round(os.getloadavg()[0], 2),

@@ -178,6 +178,26 @@ def readable_mdx(text: str, fence: tuple[str, int] | None = None) -> str:
     return _readable(text, fence, _mdx_words)
 
 
+def keyword_mdx(text: str) -> str:
+    """What keyword search weighs of an .mdx chunk's text (issue 34): its lines as written, but outside fences
+    import/export lines and MDX comments emptied and JSX tags taken out wherever they are on a line, so a page of
+    component tags never outranks the prose that holds the query's words. Line for line, from the chunk's text
+    alone: the index computes it again to delete what it added (scree.store.schema)."""
+    if "<" not in text and ">" not in text and "import" not in text and "export" not in text and "{/*" not in text:
+        return text
+    out: list[str] = []
+    fence: tuple[str, int] | None = None
+    for line in text.split("\n"):
+        if fence is not None:
+            if _closes_fence(line, fence):
+                fence = None
+            out.append(line)
+            continue
+        fence = _opens_fence(line) if _MARKER.match(line) is not None else None
+        out.append(line if fence is not None else (_mdx_words(line) or ""))
+    return "\n".join(out)
+
+
 def _mdx_words(line: str) -> str | None:
     """An .mdx line outside fences as it is embedded: None for an import/export line or an MDX comment; else without
     its JSX tags (None when they were all of it)."""
@@ -426,6 +446,15 @@ def _utf8_pieces(line: str, limit: int) -> Iterator[str]:
         start = end
 
 
+def line_parts(line: str) -> list[str]:
+    """The parts a line longer than HARD_LIMIT_BYTES is cut into, each a chunk of its own (R-C2), blank ones left
+    out: part n of a long line is the n-th of these, as search hits number them and read_doc shows them (issue 34).
+    [line] for a line that fits."""
+    if len(line) * 4 <= HARD_LIMIT_BYTES or len(line.encode("utf-8")) <= HARD_LIMIT_BYTES:
+        return [line]
+    return [piece for piece in _utf8_pieces(line, HARD_LIMIT_BYTES) if not _is_blank(piece)]
+
+
 class _ChunkBuilder:
     """Collects the lines of the current chunk and keeps its UTF-8 size without re-joining."""
 
@@ -504,9 +533,7 @@ class _ChunkBuilder:
     def _add_long_line(self, line: str, line_no: int, is_heading: bool, inside: tuple[str, int] | None) -> None:
         """A line over the hard cap becomes chunks of its own, one per piece (R-C2)."""
         self.close()
-        for piece in _utf8_pieces(line, HARD_LIMIT_BYTES):
-            if _is_blank(piece):
-                continue
+        for piece in line_parts(line):
             self._parts = [piece]
             self._open_fence = inside
             self._start = self._end = line_no

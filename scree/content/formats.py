@@ -14,7 +14,16 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from scree.content import asciidoc, plaintext, rst
-from scree.content.chunking import Chunk, Readable, embed_text, iter_chunks, readable_markdown, readable_mdx, thin
+from scree.content.chunking import (
+    Chunk,
+    Readable,
+    embed_text,
+    iter_chunks,
+    keyword_mdx,
+    readable_markdown,
+    readable_mdx,
+    thin,
+)
 
 Chunker = Callable[[str], Iterator[Chunk]]  # LF-normalised or raw text -> its chunks in order, as each closes
 
@@ -37,10 +46,12 @@ class DocFormat:
     # names (lowercase fnmatch patterns) of files its endings claim that are never docs, refused before any read
     # (the ignore policy asks name_refusal): `requirements.txt`
     not_docs_names: tuple[str, ...] = ()
+    # chunk text -> what keyword search weighs of it (issue 34: MDX's JSX tags are no words); None: the text as is
+    keywords: Callable[[str], str] | None = None
 
 
 MARKDOWN = DocFormat("markdown", (".md", ".markdown"), iter_chunks, readable_markdown, thin)
-MDX = DocFormat("mdx", (".mdx",), iter_chunks, readable_mdx, thin)  # markdown with JSX (issue 25)
+MDX = DocFormat("mdx", (".mdx",), iter_chunks, readable_mdx, thin, keywords=keyword_mdx)  # markdown with JSX (#25)
 # Sphinx and docutils; Django names its rst sources .txt, so a .txt file whose content is rst is read as rst.
 RST = DocFormat("rst", (".rst", ".rest", ".txt"), rst.iter_chunks, rst.readable, rst.thin, claims=rst.looks_like_rst)
 ASCIIDOC = DocFormat("asciidoc", (".adoc", ".asciidoc", ".asc"), asciidoc.iter_chunks, asciidoc.readable, asciidoc.thin)
@@ -110,6 +121,13 @@ def is_thin(path: str, text: str) -> bool:
     """Does a stored chunk of `path` have little to read? Asked of the first row its ending names (a .txt chunk is
     judged as rst's: without the file's text, that is the closer guess for what scree indexes as .txt)."""
     return rows_for(path)[0].thin(text)
+
+
+def keyword_text(path: str, text: str) -> str:
+    """What keyword search weighs of a stored chunk of `path`: its text, as the first row its ending names keeps it
+    (both backends index this; the SQLite one computes it again, by path and text alone, to delete a row)."""
+    keywords = rows_for(path)[0].keywords
+    return keywords(text) if keywords is not None else text
 
 
 def embedded_text(path: str, chunk: Chunk, row: DocFormat) -> str:

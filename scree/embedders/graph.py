@@ -9,7 +9,8 @@ BERT's encoder (six post-norm layers, 12 heads of 32), then sentence-transformer
 and L2 normalisation, so the compiled model's output is the finished vector. Inputs: the tokens' word embeddings
 (texts, tokens, 384) float32, looked up outside (see word_embeddings), and the attention mask (texts, tokens) int64,
 with dynamic sizes. The weights become constants that share the memory-mapped file
-(nothing is copied to build the graph); compiling copies what the CPU plugin keeps, after which the map is closed.
+(nothing is copied to build the graph); compiling copies what the CPU plugin keeps, and the map's pages are let go
+after compiling and after each run (release_pages).
 Only this module and scree.embedders.runtime import openvino.
 """
 
@@ -17,7 +18,7 @@ from __future__ import annotations
 
 import json
 import mmap
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -35,9 +36,20 @@ INT8_GROUP = 64  # inputs sharing one int8 scale (384 and 1,536 are multiples of
 MASKED = -1e4  # added to the scores of padding tokens: exp() of it is 0 in float32 and in bfloat16
 
 
+def release_pages(regions: Iterable[mmap.mmap]) -> None:
+    """Drop the pages of these file maps from this process's memory: they stay in the OS's page cache, and the next
+    read maps them back (a minor fault), so only what one group of texts reads is resident at a time. The word
+    embeddings of every token seen, and (fp32) the weights the plugin reads in place, held 13-30 MB by the end of a
+    first sync otherwise."""
+    for region in regions:
+        if hasattr(mmap, "MADV_DONTNEED"):  # not on Windows
+            region.madvise(mmap.MADV_DONTNEED)
+
+
 @contextmanager
-def safetensors_arrays(path: Path) -> Iterator[dict[str, Any]]:
-    """The float32 tensors of a safetensors file as read-only numpy views of a memory map, valid inside the block.
+def safetensors_arrays(path: Path, regions: list[mmap.mmap] | None = None) -> Iterator[dict[str, Any]]:
+    """The float32 tensors of a safetensors file as read-only numpy views of a memory map, valid inside the block;
+    the map is appended to `regions` when given (see release_pages).
 
     The format: an 8-byte little-endian header length, a JSON header of name -> dtype, shape and [start, end) byte
     offsets after the header, then the raw little-endian data.
@@ -50,6 +62,8 @@ def safetensors_arrays(path: Path) -> Iterator[dict[str, Any]]:
             header: dict[str, Any] = json.loads(handle.read(header_size))
             # copy-on-write: shared constants want writable arrays; nothing writes, so nothing is copied
             region = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_COPY)
+        if regions is not None:
+            regions.append(region)
         base = 8 + header_size
         tensors: dict[str, Any] = {}
         for name, info in header.items():
@@ -68,11 +82,11 @@ def safetensors_arrays(path: Path) -> Iterator[dict[str, Any]]:
         tensors.clear()
         # The compiled model may still read constants it did not repack (the word embeddings' Gather) from the map,
         # so it stays mapped; its pages are dropped now, and the few such reads fault back in from the file.
-        region.madvise(mmap.MADV_DONTNEED)
+        release_pages([region])
 
 
-def word_embeddings(path: Path) -> Any:
-    """The (vocabulary, DIMS) word embedding table as a read-only view of a memory map of the file.
+def word_embeddings(path: Path) -> tuple[Any, mmap.mmap]:
+    """The (vocabulary, DIMS) word embedding table as a read-only view of a memory map of the file, and the map.
 
     It stays out of the graph: looked up in numpy, only the rows of tokens seen are ever read into memory, where a
     constant in the graph would be read whole when compiling (47 MB, most of the tokens never used).
@@ -89,7 +103,8 @@ def word_embeddings(path: Path) -> Any:
         count = (end - start) // 4
         if count != int(np.prod(info["shape"])) or len(info["shape"]) != 2 or info["shape"][1] != DIMS:
             raise ValueError(f"tensor {WORD_EMBEDDINGS} does not fit its offsets")
-        return np.frombuffer(region, dtype="<f4", count=count, offset=start - aligned).reshape(info["shape"])
+        table = np.frombuffer(region, dtype="<f4", count=count, offset=start - aligned).reshape(info["shape"])
+        return table, region
     except (ValueError, KeyError, TypeError, OSError) as exc:
         raise ModelMissingError(f"{path} is not a safetensors file scree can read ({exc})") from None
 
@@ -172,9 +187,10 @@ def build_model(tensors: dict[str, Any], int8: bool = False) -> Any:
     return ov.Model([vectors], [words, mask], "all-MiniLM-L6-v2")
 
 
-def with_model(path: Path, int8: bool, use: Callable[[Any], Any]) -> Any:
-    """use(model) on the graph of the safetensors file at `path`; the file's map is released when use returns."""
-    with safetensors_arrays(path) as tensors:
+def with_model(path: Path, int8: bool, use: Callable[[Any], Any], regions: list[mmap.mmap] | None = None) -> Any:
+    """use(model) on the graph of the safetensors file at `path`; the file's map is released when use returns (and
+    appended to `regions` when given)."""
+    with safetensors_arrays(path, regions) as tensors:
         model = build_model(tensors, int8)
         try:
             return use(model)

@@ -8,7 +8,10 @@ or talks to the API never pays for them.
 
 Texts are grouped by length before they run, so the padding a group carries is at most PAD_SLACK of its tokens
 (texts of one length need none): the runtime then computes almost nothing on padding, which a batch padded to
-its longest text would (a 128-chunk batch mixes 20- and 256-token texts).
+its longest text would (a 128-chunk batch mixes 20- and 256-token texts). A group's width is its longest text
+rounded up to a multiple of WIDTH_STEP: OpenVINO's CPU plugin keeps ~1 MB of kernels and buffers for every input
+shape it has run, so a first sync's hundreds of distinct widths grew the writer by 40-70 MB; buckets keep the
+shapes few.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from scree.config import Settings
 from scree.embedders.base import Embedder
-from scree.embedders.graph import DIMS
+from scree.embedders.graph import DIMS, release_pages
 from scree.embedders.model_install import MODEL_FILE, MODEL_NAME, TOKENIZER_FILE, check_model, model_dir
 from scree.heap import big_blocks_mapped, trim_heap
 
@@ -34,7 +37,8 @@ MAX_TOKENS = 256  # R-E6: truncation measured better than averaging windows on S
 BATCH_SIZE = 128  # texts per embed_batch call
 TOKENIZE_TEXTS = 32  # texts the tokenizer encodes at once (an Encoding is large: see token_ids)
 GROUP_TOKENS = 1024  # padded tokens per inference request: enough for the GEMMs; 2,048 took 21% more CPU
-PAD_SLACK = 0.05  # a group's padding may be at most this share of its real tokens
+PAD_SLACK = 0.05  # a group's padding beyond its texts' buckets may be at most this share of them
+WIDTH_STEP = 32  # a group's width is a multiple of this (see the module's docstring)
 
 
 class _MiniLM:
@@ -49,7 +53,7 @@ class _MiniLM:
         self.tokenizer = Tokenizer.from_file(str(directory / TOKENIZER_FILE))
         self.tokenizer.enable_truncation(max_length=MAX_TOKENS)
         self.tokenizer.no_padding()  # the file asks for padding to 128; grouping by length needs none
-        self.words = word_embeddings(directory / MODEL_FILE)
+        self.words, self._words_map = word_embeddings(directory / MODEL_FILE)
         self.runner = compile_model(directory / MODEL_FILE, workers, precision, config)
 
     def token_ids(self, texts: Sequence[str]) -> list[list[int]]:
@@ -68,18 +72,19 @@ class _MiniLM:
 
         ids = self.token_ids(texts)
         groups = length_groups([len(row) for row in ids])
-        arrays = [self._inputs([ids[i] for i in group]) for group in groups]
-        parts = self.runner.run(arrays)
+        # one group's inputs at a time: a batch's all at once (128 texts of 256 tokens) held 50 MB of word embeddings
+        arrays = (self._inputs([ids[i] for i in group]) for group in groups)
         vectors = np.empty((len(ids), DIMS), dtype=np.float32)
-        for group, part in zip(groups, parts, strict=True):
+        for group, part in zip(groups, self.runner.run(arrays), strict=True):
             vectors[group] = part
+        release_pages([self._words_map])
         return vectors
 
     def _inputs(self, rows: list[list[int]]) -> tuple[Any, Any]:
         """The rows' word embeddings padded with zeros to the longest row, and the mask of real tokens (1)."""
         import numpy as np
 
-        width = max(len(row) for row in rows)
+        width = bucket(max(len(row) for row in rows))
         ids = np.zeros((len(rows), width), dtype=np.int64)
         mask = np.zeros((len(rows), width), dtype=np.int64)
         for n, row in enumerate(rows):
@@ -93,14 +98,20 @@ class _MiniLM:
         self.runner.close()
 
 
+def bucket(tokens: int) -> int:
+    """The width a text of `tokens` tokens runs at: the next multiple of WIDTH_STEP."""
+    return -(-tokens // WIDTH_STEP) * WIDTH_STEP
+
+
 def length_groups(lengths: Sequence[int]) -> list[list[int]]:
-    """Text indices grouped by length, longest first: each group pads to its first (longest) text, its padding is
-    at most PAD_SLACK of its real tokens, and its padded size at most GROUP_TOKENS (or one text)."""
+    """Text indices grouped by length, longest first: each group pads to the bucket of its first (longest) text,
+    its padding beyond its texts' own buckets is at most PAD_SLACK of them, and its padded size at most GROUP_TOKENS
+    (or one text)."""
     order = sorted(range(len(lengths)), key=lambda i: -lengths[i])
     groups: list[list[int]] = []
     longest = real = 0
     for index in order:
-        n = lengths[index]
+        n = bucket(lengths[index])
         count = len(groups[-1]) + 1 if groups else 0
         if groups and longest * count <= GROUP_TOKENS and longest * count <= (real + n) * (1 + PAD_SLACK):
             groups[-1].append(index)

@@ -18,11 +18,12 @@ from __future__ import annotations
 import json
 import os
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from scree.embedders.graph import release_pages
 from scree.errors import ModelMissingError
 
 if TYPE_CHECKING:
@@ -125,25 +126,30 @@ class Runner:
     one group at a time, not one per stream.
     """
 
-    def __init__(self, compiled: Any, precision: str, choice: Choice) -> None:
+    def __init__(self, compiled: Any, precision: str, choice: Choice, regions: Sequence[Any] = ()) -> None:
         self.compiled = compiled
         self.precision = precision
         self.choice = choice
+        self._regions = list(regions)  # the weights' file map, which the plugin may read in place (release_pages)
         self._request = compiled.create_infer_request()
         self._lock = threading.Lock()  # one group at a time: the threads are shared out inside it
 
-    def run(self, groups: Sequence[tuple[Any, Any]]) -> list[Floats]:
+    def run(self, groups: Iterable[tuple[Any, Any]]) -> list[Floats]:
+        """The vectors of each (words, mask) group in turn; `groups` is consumed one group at a time, so a lazy
+        iterable holds only the group running."""
         out: list[Any] = []
         with self._lock:
             for words, mask in groups:
                 result = self._request.infer([words, mask], share_inputs=True, share_outputs=False)
                 out.append(result[0])
+            release_pages(self._regions)
         return out
 
     def close(self) -> None:
         with self._lock:
             self._request = None
             self.compiled = None
+            self._regions = []
 
 
 def _warmed(compiled: Any) -> Any:
@@ -186,8 +192,9 @@ def compile_model(path: Path, threads: int | None, asked: str = "auto", config: 
         def compiled_for(model: Any, asked: dict[str, Any] = properties) -> Any:
             return _warmed(core.compile_model(model, DEVICE, asked))
 
+        regions: list[Any] = []
         try:
-            compiled = with_model(path, INT8_WEIGHTS[precision], compiled_for)
+            compiled = with_model(path, INT8_WEIGHTS[precision], compiled_for, regions)
         except RuntimeError as exc:
             if precision == steps[-1]:
                 raise ModelMissingError(f"the offline model cannot be compiled ({_reason(exc)})") from None
@@ -195,5 +202,5 @@ def compile_model(path: Path, threads: int | None, asked: str = "auto", config: 
                         next=steps[number + 1], error=_reason(exc))  # fmt: skip
             continue
         log.info("offline model compiled", precision=precision, why=choice.why, threads=base["INFERENCE_NUM_THREADS"])
-        return Runner(compiled, precision, choice)
+        return Runner(compiled, precision, choice, regions)
     raise AssertionError("unreachable: the last step returns or raises")

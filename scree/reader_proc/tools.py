@@ -191,9 +191,10 @@ class ReaderTools:
             return SearchResult(hits=[])
         return engine.search(query, k=k, mode=mode, path=path)  # it serialises its store; a closed one finds nothing
 
-    def read_doc(self, path: str, start: int | None = None, end: int | None = None) -> Reply:
-        """R-M6: one <doc> element for lines start..end of a file scree would index."""
-        from scree.content.chunking import normalise_newlines
+    def read_doc(self, path: str, start: int | None = None, end: int | None = None, part: int | None = None) -> Reply:
+        """R-M6: one <doc> element for lines start..end of a file scree would index; with `part`, that part of line
+        `start`, a line too long for one chunk cut as the chunker cuts it (issue 34: search hits name it)."""
+        from scree.content.chunking import line_parts, normalise_newlines
         from scree.search.render import render_doc
 
         try:
@@ -204,11 +205,24 @@ class ReaderTools:
         if isinstance(read, Reply):
             return read
         content, note = read
+        if part is not None:
+            if start is None or end not in (None, start):
+                return Reply("error: part needs start, the line it is a part of, and no other end", is_error=True)
+            end = start
         lines = split_lines(normalise_newlines(content.text))
         chosen = select_range(len(lines), start, end)
         if isinstance(chosen, str):
             return Reply(chosen, is_error=True)
         first, last = chosen
+        if part is not None:
+            parts = line_parts(lines[first - 1])
+            if part > len(parts):
+                return Reply(f"error: line {first} has {len(parts)} part{'s' * (len(parts) != 1)}", is_error=True)
+            shown = render_doc(rel, [parts[part - 1]], first, first, self.caps.doc, note, (part, len(parts)))
+            return Reply(shown)
+        if first == last and len(parts := line_parts(lines[first - 1])) > 1:
+            advice = f"[line {first} is long: read it in {len(parts)} parts, start={first} with part=1 to {len(parts)}]"
+            note = f"{note}\n{advice}" if note else advice
         return Reply(render_doc(rel, lines[first - 1 : last], first, last, self.caps.doc, note))
 
     def reindex(self, path: str | None = None) -> Reply:

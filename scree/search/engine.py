@@ -6,7 +6,7 @@ import stat as stat_mod
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from scree.config import Settings
@@ -532,6 +532,7 @@ class SearchEngine:
         current: dict[str, _Current | None] = {}
         dropped: set[str] = set()
         seen_texts: set[str] = set()
+        line_chunks: dict[str, dict[int, list[int]]] = {}  # path -> line -> ids of its single-line chunks
         hits: list[Hit] = []
         for chunk_id, score in ranked:
             row = rows.get(chunk_id)
@@ -545,7 +546,10 @@ class SearchEngine:
                 continue
             seen_texts.add(row.text)
             translations = [rows[t] for t in folded.get(chunk_id, ())]
-            hits.append(self._hit(row, score, state, current, translations))
+            hit = self._hit(row, score, state, current, translations)
+            if not hit.stale and row.start_line == row.end_line:
+                hit = replace(hit, part=self._part(row, line_chunks))
+            hits.append(hit)
             if len(hits) == k:
                 break
         return hits, dropped
@@ -606,6 +610,21 @@ class SearchEngine:
             also=tuple(also),
             version=version,
         )
+
+    def _part(self, row: StoredChunk, line_chunks: dict[str, dict[int, list[int]]]) -> tuple[int, int] | None:
+        """Issue 34: (n, of) when `row` is one of the parts of a line too long for one chunk, which all share its
+        line number: the n-th of its line's chunks, as chunking.line_parts numbers them. Each file's chunks are
+        read once per search (`line_chunks`)."""
+        if row.path not in line_chunks:
+            lines: dict[int, list[int]] = {}
+            for chunk in self._store.chunks_for_path(row.path):
+                if chunk.start_line == chunk.end_line:
+                    lines.setdefault(chunk.start_line, []).append(chunk.id)
+            line_chunks[row.path] = lines
+        same_line = line_chunks[row.path].get(row.start_line, [])
+        if len(same_line) < 2 or row.id not in same_line:
+            return None
+        return same_line.index(row.id) + 1, len(same_line)
 
     def _check(self, path: str, cache: dict[str, _Current | None]) -> _Current | None:
         """R-M2: is `path` still indexable, and has it changed since it was indexed? Cached per query."""

@@ -18,6 +18,8 @@ class Hit:
     stale: bool = False
     also: tuple[str, ...] = ()  # "path:a-b" of identical chunks elsewhere (R-M4)
     version: str | None = None  # a version other than the current one: "3.4 (old)", "next (unreleased)" (issue 32)
+    # issue 34: (n, of) for a part of a line too long for one chunk (chunking.line_parts), None for whole lines
+    part: tuple[int, int] | None = None
 
 
 @dataclass(frozen=True, slots=True)

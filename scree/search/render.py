@@ -131,6 +131,8 @@ def render_hit(n: int, hit: Hit) -> str:
         attrs.append('stale="true"')
     else:
         attrs.append(f"lines={attribute(lines_attr(hit.start, hit.end))}")
+        if hit.part is not None:  # issue 34: which part of one long line; read_doc(start=line, part=n) shows it
+            attrs.append(f'part="{hit.part[0]}/{hit.part[1]}"')
     attrs.append(f"heading={attribute(hit.heading)}")
     attrs.append(f'score="{hit.score:.3f}"')
     if hit.version is not None:
@@ -177,15 +179,22 @@ def truncated_line(next_line: int) -> str:
 
 
 def render_doc(
-    path: str, lines: Sequence[str], start: int, end: int, cap: ReplyCap = DOC_CAP, note: str | None = None
+    path: str,
+    lines: Sequence[str],
+    start: int,
+    end: int,
+    cap: ReplyCap = DOC_CAP,
+    note: str | None = None,
+    part: tuple[int, int] | None = None,
 ) -> str:
     """The read_doc reply for lines start..end (1-based, inclusive) already selected into `lines`.
 
     When the whole reply would not fit in `cap`, the text stops after the last whole line that fits, `lines=` names
     the lines shown and a last line says where to read on, so an agent misses nothing (R-M6); only a single line
-    over the cap is shown in part. A `note` (where the text came from) is the last line, after the element.
+    over the cap is shown in part. A `note` (where the text came from) is the last line, after the element. `part`
+    (n, of): `lines` holds part n of line `start`, a line too long for one chunk (issue 34), named part="n/of".
     """
-    head = f"<doc path={attribute(path)} lines="
+    head = f"<doc path={attribute(path)} " + (f'part="{part[0]}/{part[1]}" ' if part is not None else "") + "lines="
     close = "\n</doc>"
     # the frame at its largest: a range and a read-on line number are never longer than the requested range's
     frame = Size.of(f'{head}"{start}-{end}">\n') + Size.of(close) + NEWLINE + Size.of(truncated_line(end + 1))

@@ -8,11 +8,20 @@ from typing import Any
 
 import apsw
 
+from scree.content.formats import keyword_text
 from scree.errors import IndexCorruptError, IndexMismatchError
 from scree.paths import FILE_MODE, ensure_private_dir
 from scree.store.extension import vec0_path
 from scree.store.keywords import cjk_index_text
-from scree.store.schema import CJK_FUNCTION, META_FOLDER, SCHEMA_VERSION, NotAnIndexError, current_version, migrate
+from scree.store.schema import (
+    CJK_FUNCTION,
+    KEYWORD_FUNCTION,
+    META_FOLDER,
+    SCHEMA_VERSION,
+    NotAnIndexError,
+    current_version,
+    migrate,
+)
 from scree.store.sqlite_files import WAL, tighten_modes, wal_of
 
 BUSY_TIMEOUT_MS = 5000  # R-S1: wait this long for another process's write lock before failing
@@ -27,6 +36,18 @@ BULK_CACHE_KIB = 8192  # while a whole folder is synced (SqliteWriter.bulk_cache
 def _cjk_pairs(*args: Any) -> str:
     """SQL scree_cjk_pairs(text): what the CJK keyword table indexes for a chunk's text (its triggers call it)."""
     return cjk_index_text(args[0]) if isinstance(args[0], str) else ""
+
+
+def _keyword_text(*args: Any) -> str:
+    """SQL scree_keyword_text(path, text): what the word index weighs of a chunk (formats.keyword_text)."""
+    path, text = args
+    return keyword_text(path, text) if isinstance(path, str) and isinstance(text, str) else (text or "")
+
+
+def register_functions(conn: apsw.Connection) -> None:
+    """The SQL functions the index's triggers and views call: every connection to an index registers them."""
+    conn.create_scalar_function(CJK_FUNCTION, _cjk_pairs, 1, deterministic=True)
+    conn.create_scalar_function(KEYWORD_FUNCTION, _keyword_text, 2, deterministic=True)
 
 
 def connect(target: str, readonly: bool, *, immutable: bool = False) -> apsw.Connection:
@@ -44,7 +65,7 @@ def connect(target: str, readonly: bool, *, immutable: bool = False) -> apsw.Con
         conn.enable_load_extension(True)
         conn.load_extension(vec0_path())
         conn.enable_load_extension(False)
-        conn.create_scalar_function(CJK_FUNCTION, _cjk_pairs, 1, deterministic=True)
+        register_functions(conn)
         if not readonly:
             conn.execute("pragma journal_mode = wal").fetchall()
             conn.execute("pragma synchronous = normal").fetchall()

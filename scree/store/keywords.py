@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 import re
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -84,6 +85,47 @@ def fts_match_terms(query: str) -> list[str]:
         if len(content) >= MAX_QUERY_TERMS:
             break
     return list((content or common).values())
+
+
+# Issue 34: symbols the tokenizers drop (FTS5's unicode61 and PostgreSQL's to_tsvector both split on them), looked
+# for as substrings instead: at most MAX_SYMBOL_TERMS of a query, each a non-ASCII symbol (emoji, arrows, ©, ±) with
+# the marks that make it one emoji (variation selectors, skin tones, keycaps, tags, a ZWJ and the next symbol).
+MAX_SYMBOL_TERMS = 4
+_ZWJ = "\u200d"
+_VARIATION = "\ufe0e\ufe0f"  # text or emoji presentation of the symbol before
+_EMOJI_MARKS = frozenset(_VARIATION + "\u20e3") | frozenset(map(chr, range(0x1F3FB, 0x1F400)))
+_TAGS = range(0xE0020, 0xE0080)  # the letters of a subdivision flag (England's, Scotland's)
+_REGIONAL = range(0x1F1E6, 0x1F200)  # two of these are one country's flag
+
+
+def _is_symbol(character: str) -> bool:
+    return not character.isascii() and unicodedata.category(character)[0] == "S"
+
+
+def symbol_terms(query: str) -> list[str]:
+    """The distinct symbols of `query` no keyword index holds a token for ("🚀", "👩‍💻", "→"), first MAX_SYMBOL_TERMS
+    in order: what the search looks for as substrings of chunk text (SqliteReader, PgReader.keyword_lists)."""
+    found: dict[str, None] = {}
+    end = len(query)
+    at = 0
+    while at < end and len(found) < MAX_SYMBOL_TERMS:
+        if not _is_symbol(query[at]):
+            at += 1
+            continue
+        stop = at + 1
+        if ord(query[at]) in _REGIONAL and stop < end and ord(query[stop]) in _REGIONAL:
+            stop += 1
+        while stop < end:
+            character = query[stop]
+            if character in _EMOJI_MARKS or ord(character) in _TAGS:
+                stop += 1
+            elif character == _ZWJ and stop + 1 < end and _is_symbol(query[stop + 1]):
+                stop += 2
+            else:
+                break
+        found.setdefault(query[at:stop].rstrip(_VARIATION), None)  # "❤️" finds "❤" too, as "❤" finds "❤️"
+        at = stop
+    return list(found)
 
 
 def cjk_pairs(text: str) -> list[str]:

@@ -19,9 +19,9 @@ from typing import Any, Self, TypeVar
 import psycopg
 
 from scree.errors import IndexCorruptError, IndexMismatchError, IndexUnavailableError, ScreeError
-from scree.store import pg_keywords
+from scree.store import pg_keywords, pg_symbols
 from scree.store.contract import FIRST_EMBED_FORMAT, REINDEX_HINT, IndexRecord, PathFilter
-from scree.store.keywords import fts_match_terms
+from scree.store.keywords import fts_match_terms, symbol_terms
 from scree.store.pg_connect import PgVector, connect, failure_line, where
 from scree.store.pg_schema import (
     POSTINGS_SCHEMA,
@@ -423,6 +423,9 @@ class PgReader:
         cjk = self._call(lambda conn: pg_keywords.cjk_matches(conn, row.id, stats, query, limit, paths))
         if cjk is not None:
             lists.append(cjk)
+        symbols = symbol_terms(query)  # emoji and other symbols to_tsvector drops (issue 34)
+        if symbols:
+            lists.append(self._call(lambda conn: pg_symbols.symbol_matches(conn, row.id, symbols, limit, paths)))
         return lists
 
     def stems(self, text: str) -> list[str]:

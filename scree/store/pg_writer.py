@@ -19,6 +19,7 @@ from typing import Any, Self
 import psycopg
 
 from scree.content.chunking import EMBED_FORMAT
+from scree.content.formats import keyword_text
 from scree.errors import IndexMismatchError, IndexUnavailableError, WriterFencedError
 from scree.store.contract import REINDEX_HINT, AddChunks, IndexWriter, model_mismatch
 from scree.store.pg_connect import WRITER_LOCK_KEY_SQL, PgVector, connect, failure_line, register_vector, where
@@ -30,20 +31,20 @@ from scree.store.records import FileState, NewChunk
 MAX_STORED_FILE_BYTES = 8 << 20  # a file's text is stored (compressed) for read_doc up to this size
 
 # A transaction's new chunks are COPYed into a temporary table, then made rows by one statement: each row's tsvector
-# and length by the server, and its keyword postings (pg_schema.M002) from that tsvector in the same statement.
+# and length by the server, and its keyword postings (pg_schema.M003) from that tsvector in the same statement.
 # Against an INSERT per row with the tsvector made in it (psycopg's pipelined executemany), this is one round trip
 # and one plan for a whole batch (first sync: see `scree bench --database-url`).
 _STAGE_SQL = """
 create temporary table if not exists scree_staged(
     ordinal integer, path text, heading text, text text, start_line integer, end_line integer, text_hash text,
-    embedding vector, cjk text[]
+    embedding vector, cjk text[], keywords text
 ) on commit delete rows
 """
 _COPY_SQL = (
-    "copy scree_staged(ordinal, path, heading, text, start_line, end_line, text_hash, embedding, cjk) "
+    "copy scree_staged(ordinal, path, heading, text, start_line, end_line, text_hash, embedding, cjk, keywords) "
     "from stdin (format binary)"
 )
-_STAGED_TYPES = ["integer", "text", "text", "text", "integer", "integer", "text", "vector", "text[]"]
+_STAGED_TYPES = ["integer", "text", "text", "text", "integer", "integer", "text", "vector", "text[]", "text"]
 _INSERT_STAGED_SQL = f"""
 with added as (
     insert into scree_chunks(collection, path, ordinal, heading, text, start_line, end_line, text_hash, embedding,
@@ -53,7 +54,7 @@ with added as (
     from scree_staged s
     cross join lateral (
         select setweight(to_tsvector('{TEXT_CONFIG}', s.heading), 'A')
-               || setweight(to_tsvector('{TEXT_CONFIG}', s.text), 'B') as tsv
+               || setweight(to_tsvector('{TEXT_CONFIG}', s.keywords), 'B') as tsv
     ) t
     returning id, collection, tsv, doc_len
 )
@@ -324,7 +325,8 @@ class PgWriter(PgReader):
                 for path, c in chunks:
                     copy.write_row(
                         (c.ordinal, path, c.heading, c.text, c.start_line, c.end_line, c.text_hash,
-                         PgVector(c.vector) if dims else None, cjk_row_pairs(c.heading, c.text))
+                         PgVector(c.vector) if dims else None, cjk_row_pairs(c.heading, c.text),
+                         keyword_text(path, c.text))  # issue 34: an .mdx chunk's JSX tags weigh nothing
                     )  # fmt: skip
             cursor.execute(_INSERT_STAGED_SQL, {"c": collection})
             cursor.execute("truncate scree_staged")  # file_in_parts adds more than once in one transaction

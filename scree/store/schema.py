@@ -151,6 +151,45 @@ def m005_cjk_pairs_table(conn: apsw.Connection) -> None:
     )
 
 
+# Issue 34: the word index weighs what formats.keyword_text keeps of a chunk (an .mdx chunk's text without its JSX
+# tags), read through a view, so FTS5's own rebuild and integrity check compute what the triggers wrote. Every
+# connection registers the function (scree.store.connection); changing what it returns needs a migration that
+# rebuilds the word index, as this one does.
+KEYWORD_FUNCTION = "scree_keyword_text"
+KEYWORD_VIEW = "chunks_keywords"
+
+
+def m006_keyword_text(conn: apsw.Connection) -> None:
+    """Migration 6: the word index over chunks_keywords (each chunk's keyword text) instead of the chunks' text,
+    rebuilt once from it (nothing re-embedded)."""
+    text = f"{KEYWORD_FUNCTION}(new.path, new.text)"
+    old = f"{KEYWORD_FUNCTION}(old.path, old.text)"
+    conn.execute(
+        f"""
+        drop trigger chunks_fts_insert;
+        drop trigger chunks_fts_delete;
+        drop trigger chunks_fts_update;
+        drop table chunks_fts;
+        create view {KEYWORD_VIEW}(id, heading, text) as
+            select id, heading, {KEYWORD_FUNCTION}(path, text) from chunks;
+        create virtual table chunks_fts using fts5(
+            heading, text, content='{KEYWORD_VIEW}', content_rowid='id', tokenize='{FTS_TOKENIZER}'
+        );
+        create trigger chunks_fts_insert after insert on chunks begin
+            insert into chunks_fts(rowid, heading, text) values (new.id, new.heading, {text});
+        end;
+        create trigger chunks_fts_delete after delete on chunks begin
+            insert into chunks_fts(chunks_fts, rowid, heading, text) values ('delete', old.id, old.heading, {old});
+        end;
+        create trigger chunks_fts_update after update on chunks begin
+            insert into chunks_fts(chunks_fts, rowid, heading, text) values ('delete', old.id, old.heading, {old});
+            insert into chunks_fts(rowid, heading, text) values (new.id, new.heading, {text});
+        end;
+        insert into chunks_fts(chunks_fts) values ('rebuild');
+        """
+    )
+
+
 # Append only: a migration, once released, is never edited; mNNN_ is its version, the list index + 1.
 MIGRATIONS: tuple[Callable[[apsw.Connection], None], ...] = (
     m001_initial_schema,
@@ -158,6 +197,7 @@ MIGRATIONS: tuple[Callable[[apsw.Connection], None], ...] = (
     m003_binary_vectors,
     m004_text_start_index,
     m005_cjk_pairs_table,
+    m006_keyword_text,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import apsw
@@ -177,6 +178,57 @@ def keyword_matches(
         sql = _KEYWORD_SQL.format(table=table, scope=f"and +rowid {_IN_SCOPE}")
         rows = conn.execute(sql, (expression, limit, scope))
     return [(int(row[0]), -float(row[1])) for row in rows]
+
+
+# Issue 34: symbols no tokenizer keeps (keywords.symbol_terms) are found as substrings of chunk text, by a scan that
+# stops at MAX_SYMBOL_MATCHES matching chunks (a symbol in every chunk ranks no more than these); a symbol in no chunk
+# reads every chunk once (bench.store_search's "sym kw" column: its cost at 10k and 100k chunks).
+MAX_SYMBOL_MATCHES = 1000
+SYMBOL_OCCURRENCES_COUNTED = 3  # like bm25's saturation: a chunk of nothing but rockets is no better a hit
+
+
+@dataclass(frozen=True, slots=True)
+class Dialect:
+    """What symbol_sql needs to know of a backend's SQL."""
+
+    placeholder: str  # a parameter, numbered by {n}: "?{n}", "%(s{n})s"
+    find: str  # the position of a substring: instr(haystack, needle), strpos(haystack, needle)
+    least: str  # the smaller of two values: min(a, b), least(a, b)
+
+
+SQLITE_DIALECT = Dialect("?{n}", "instr", "min")
+
+
+def symbol_sql(terms: int, first: int, dialect: Dialect, scope: str) -> str:
+    """Both backends' substring search for `terms` symbols bound from parameter `first` on, `scope` a condition on
+    path or "", with {table} and {limit} left to fill: (id, score) of the best, higher
+    first, among the first MAX_SYMBOL_MATCHES chunks holding one; score: a symbol in the heading counts
+    HEADING_WEIGHT, each place in the text 1, up to SYMBOL_OCCURRENCES_COUNTED."""
+    find, least = dialect.find, dialect.least
+    names = [dialect.placeholder.format(n=first + n) for n in range(terms)]
+    found = " or ".join(f"{find}(text, {name}) > 0 or {find}(heading, {name}) > 0" for name in names)
+    score = " + ".join(
+        f"(case when {find}(heading, {name}) > 0 then {HEADING_WEIGHT} else 0 end) + "
+        f"{least}({SYMBOL_OCCURRENCES_COUNTED}, (length(text) - length(replace(text, {name}, ''))) / length({name}))"
+        for name in names
+    )
+    return (
+        f"select id, {score} as score from (select id, heading, text from {{table}} where ({found}) {scope} "
+        f"limit {MAX_SYMBOL_MATCHES}) as m order by score desc, id limit {{limit}}"
+    )
+
+
+def symbol_matches(
+    conn: apsw.Connection, terms: Sequence[str], limit: int, scope: str | None = None
+) -> list[tuple[int, float]]:
+    """(chunk id, score) of the `limit` best chunks holding one of the symbols `terms`, best first (symbol_sql); with
+    `scope`, of the chunks inside it."""
+    if not terms or limit <= 0:
+        return []
+    where = f"and path in (select path from files where {SCOPE_FUNCTION}(?2, path))" if scope is not None else ""
+    sql = symbol_sql(len(terms), 3, SQLITE_DIALECT, where).format(table="chunks", limit="?1")
+    rows = conn.execute(sql, (limit, scope, *terms))
+    return [(int(row[0]), float(row[1])) for row in rows]
 
 
 def keyword_rows(conn: apsw.Connection) -> int:

@@ -21,7 +21,14 @@ from scree.store.contract import (
     PathFilter,
 )
 from scree.store.integrity import check_integrity
-from scree.store.keywords import SplitQuery, cjk_match_expression, fts_match_terms, split_query, wide_split
+from scree.store.keywords import (
+    SplitQuery,
+    cjk_match_expression,
+    fts_match_terms,
+    split_query,
+    symbol_terms,
+    wide_split,
+)
 from scree.store.records import CHUNK_COLUMNS, FileState, StoredChunk
 from scree.store.schema import (
     CJK_TABLE,
@@ -264,15 +271,18 @@ class SqliteReader(SqliteIndex):
         to rank them; ranking them all cost 70-100 ms at 100k chunks (keywords.split_query).
 
         The word index's list when the query has words; with CJK text in it, the CJK table's list of its character
-        pairs after it (scree.store.keywords); none for a query with neither. Fusing them is the search's decision
+        pairs after it (scree.store.keywords); with symbols no tokenizer keeps (emoji), the chunks holding them
+        (searches.symbol_matches) last; none for a query with none of these. Fusing them is the search's decision
         (scree.search.ranking)."""
         if limit <= 0:
             return []
-        terms, pairs = fts_match_terms(query), cjk_match_expression(query)
+        terms, pairs, symbols = fts_match_terms(query), cjk_match_expression(query), symbol_terms(query)
         with self._filtered(within) as token:
             lists = [self._word_matches(terms, limit, token, floor_alone)] if terms else []
             if pairs is not None:
                 lists.append(searches.keyword_matches(self._conn, pairs, limit, token, table=CJK_TABLE))
+            if symbols:
+                lists.append(searches.symbol_matches(self._conn, symbols, limit, token))
             return lists
 
     def _word_matches(

@@ -50,7 +50,7 @@ from scree.deadlines import (
     SIGTERM_TIMEOUT_S,
     WRITER_HARD_EXIT_S,
 )
-from scree.logs import get_logger
+from scree.logs import drain_stderr, get_logger
 from scree.protocol import SYNC, Down, Finished, Outcome, Recheck, ReindexReply, ReindexRequest, Up, WriterReport
 from scree.replies import STOPPED_UNASKED, error_line, exit_code_reason, failed_message
 
@@ -206,7 +206,8 @@ def child_main(
     from scree.logs import configure_logging
     from scree.redact import register_secret
 
-    configure_logging("writer", settings.log_format, settings.log_level)
+    # serve's stderr is the MCP client's pipe: a client that stops reading it must not stop the writer (issue 34)
+    configure_logging("writer", settings.log_format, settings.log_level, never_block=True)
     register_secret(settings.api_key)
     log = get_logger(__name__)
     if mode == SYNC and hasattr(os, "nice"):
@@ -226,7 +227,7 @@ def child_main(
     _put(up, Finished(outcome, message))
     log.debug("writer child exiting", mode=mode, outcome=outcome.name.lower(), mcp_loaded=mcp_loaded())
     _flush(up)
-    sys.stderr.flush()
+    drain_stderr(QUEUE_FLUSH_S)
     os._exit(outcome)  # no interpreter teardown behind a thread the writer may have left busy
 
 
@@ -306,7 +307,7 @@ def _exit_with_parent(stop: threading.Event, log: Any, parent: str) -> None:
     log.warning(f"{parent} went away; stopping the writer", deadline_s=PARENT_GONE_EXIT_S)
     time.sleep(PARENT_GONE_EXIT_S)
     log.error(f"the writer did not stop in time after {parent} went away; exiting")
-    sys.stderr.flush()
+    drain_stderr(QUEUE_FLUSH_S)
     os._exit(Outcome.FAILED)
 
 
