@@ -236,3 +236,30 @@ def test_a_schema_2_database_is_read_by_scoring_rows_then_gets_its_postings_from
         left = conn.execute("select count(*) from scree_postings p left join scree_chunks c on c.id = p.chunk "
                             "where c.id is null").fetchone()  # fmt: skip
         assert left == (0,)
+
+
+def test_the_staged_insert_indexes_each_chunks_keyword_text(tmp_path: Path, pg_url: str) -> None:
+    """Issue 34 through the COPY path: a chunk's tsvector (and so its postings) is made of keyword_text(path, text)
+    (an .mdx chunk without its JSX), the heading weighted A."""
+    from scree.content.formats import keyword_text
+    from scree.store.pg_schema import TEXT_CONFIG
+
+    rng = random.Random(2)
+    text = '<Tabs items={["npm", "pnpm"]}>Wombats dig burrows with {props.claws}</Tabs>'
+    with PgWriter.open_writer(pg_url, "mdx", tmp_path, None) as writer:
+        writer.set_model("test:ranking", 4)
+        writer.replace_files(
+            [
+                (FileState("a.mdx", "1", 0, 0), [NewChunk(0, "Animals", text, 1, 1, "m1", _vector(rng))]),
+                (FileState("b.md", "2", 0, 0), [NewChunk(0, "Animals", text, 1, 1, "m2", _vector(rng))]),
+            ]
+        )
+        conn = writer._db()
+        for path in ("a.mdx", "b.md"):
+            same = conn.execute(
+                f"select tsv = setweight(to_tsvector('{TEXT_CONFIG}', 'Animals'), 'A') "
+                f"|| setweight(to_tsvector('{TEXT_CONFIG}', %s), 'B') from scree_chunks where path = %s",
+                (keyword_text(path, text), path),
+            ).fetchone()
+            assert same == (True,), path
+        assert keyword_text("a.mdx", text) != keyword_text("b.md", text)
