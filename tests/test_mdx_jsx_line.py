@@ -15,13 +15,8 @@ from fault_helpers import hash_env, scree
 
 from scree.content.chunking import chunk_markdown, thin
 from scree.content.formats import MDX, embedded_text, keyword_text
-from scree.content.ignore import IgnorePolicy
-from scree.embedders.hashed import HashEmbedder
-from scree.index.model_policy import prepare
-from scree.search.engine import SearchEngine
 from scree.store import SqliteWriter
 from scree.store.schema import SCHEMA_VERSION, migrate
-from scree.writer_proc.sync import Syncer
 
 CARD = '<Card title="Install the rotating key guide" href="/keys/rotate"><Icon name="key" size={16} /></Card>'
 JSX_LINE = "<Cards>" + CARD * (985_000 // len(CARD)) + "</Cards>"
@@ -114,11 +109,6 @@ def test_keyword_search_ranks_the_prose_over_the_tags_on_both_backends(tmp_path:
     folder = tmp_path / "notes"
     (folder / "docs").mkdir(parents=True)
     (folder / "docs" / "keys.mdx").write_text(PAGE, encoding="utf-8")
-    embedder = HashEmbedder()
-    with index_backend.writer(folder) as store:
-        prepare(store, embedder)
-        Syncer(store, IgnorePolicy(folder), embedder, 1_000_000).sync_all()
-    with index_backend.reader(folder) as reader:
-        engine = SearchEngine(reader, IgnorePolicy(folder), folder, 1_000_000, lambda: embedder)
+    with index_backend.engine(folder) as engine:
         hits = engine.search("rotate the key install guide", k=3, mode="keyword").hits
     assert hits and "To rotate the key" in hits[0].text, [hit.text[:60] for hit in hits]

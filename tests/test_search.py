@@ -34,12 +34,8 @@ def folder(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def engine(folder: Path, index_backend: Backend) -> Iterator[SearchEngine]:
-    embedder = HashEmbedder()
-    with index_backend.writer(folder) as store:
-        prepare(store, embedder)
-        Syncer(store, IgnorePolicy(folder), embedder, 1_000_000).sync_all()
-    with index_backend.reader(folder) as reader:
-        yield SearchEngine(reader, IgnorePolicy(folder), folder, 1_000_000, lambda: embedder)
+    with index_backend.engine(folder) as engine:
+        yield engine
 
 
 def paths(engine: SearchEngine, query: str, mode: str = "hybrid") -> list[str]:
@@ -99,16 +95,11 @@ def test_a_query_embedding_that_fails_leaves_hybrid_search_its_keyword_hits(
     folder: Path, index_backend: Backend
 ) -> None:
     """R-M3: whatever the embedder raises, hybrid search answers with keyword hits and says why; semantic refuses."""
-    embedder = HashEmbedder()
-    with index_backend.writer(folder) as store:
-        prepare(store, embedder)
-        Syncer(store, IgnorePolicy(folder), embedder, 1_000_000).sync_all()
 
     def broken() -> HashEmbedder:
         raise RuntimeError("the model's files vanished")
 
-    with index_backend.reader(folder) as reader:
-        engine = SearchEngine(reader, IgnorePolicy(folder), folder, 1_000_000, broken)
+    with index_backend.engine(folder, broken) as engine:
         result = engine.search("cherries stone fruits", k=3, mode="hybrid")
         assert [hit.path for hit in result.hits][:1] == ["c.md"]
         assert result.notes == ["[vector search failed (RuntimeError); showing keyword results]"]

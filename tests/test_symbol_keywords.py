@@ -9,11 +9,7 @@ from pathlib import Path
 import pytest
 from backends import Backend
 
-from scree.content.ignore import IgnorePolicy
-from scree.embedders.hashed import HashEmbedder
-from scree.index.model_policy import prepare
 from scree.search.engine import SearchEngine
-from scree.writer_proc.sync import Syncer
 
 PAGES = {
     "launch.md": "# Launch\n\nOn release day the team posts 🚀 in the channel once the build is green.\n",
@@ -29,12 +25,8 @@ def engine(tmp_path: Path, index_backend: Backend) -> Iterator[SearchEngine]:
     folder.mkdir()
     for name, text in PAGES.items():
         (folder / name).write_text(text, encoding="utf-8")
-    embedder = HashEmbedder()
-    with index_backend.writer(folder) as store:
-        prepare(store, embedder)
-        Syncer(store, IgnorePolicy(folder), embedder, 1_000_000).sync_all()
-    with index_backend.reader(folder) as reader:
-        yield SearchEngine(reader, IgnorePolicy(folder), folder, 1_000_000, lambda: embedder)
+    with index_backend.engine(folder) as engine:
+        yield engine
 
 
 @pytest.mark.parametrize("mode", ["keyword", "hybrid"])
