@@ -77,6 +77,14 @@ class ReaderTools:
         self._engine: SearchEngine | None = None
         self.caps = ToolCaps.for_client(settings.client_tokens)
 
+    def close(self) -> None:
+        """Close the store and the engine (a database connection, the SQLite file): the session ended. A tool
+        called after opens them again."""
+        with self._lock:
+            engine, self._engine = self._engine, None
+        if engine is not None:
+            engine.close()
+
     # --- shared pieces ---
 
     def policy(self) -> IgnorePolicy:
