@@ -20,6 +20,7 @@ import pytest
 from cli_helpers import run_scree, scree_env, write_file
 from mcp.client import Client
 from mcp_types import CallToolResult, TextContent
+from pg_server import PgServer
 
 from scree.config import Settings, load_settings
 from scree.protocol import IndexStatus, WriterReport
@@ -51,7 +52,8 @@ class FakeControl:
         self.rechecked.extend(paths)
 
 
-def make_folder(root: Path) -> tuple[Path, dict[str, str]]:
+def make_folder(root: Path, url: str | None = None) -> tuple[Path, dict[str, str]]:
+    """A git folder of docs indexed by `scree reindex`: into its SQLite file, or into a PostgreSQL database (`url`)."""
     folder = root / "notes"
     folder.mkdir()
     subprocess.run(["git", "init", "-q", str(folder)], check=True, timeout=30)
@@ -61,22 +63,39 @@ def make_folder(root: Path) -> tuple[Path, dict[str, str]]:
     write_file(folder, ".gitignore", "private/\n")
     write_file(folder, "private/plan.md", "# Plan\n")
     env = scree_env(root / "data", SCREE_EMBEDDER="hash", SCREE_LOG_LEVEL="warning")
+    if url is not None:
+        env["SCREE_DATABASE_URL"] = url
     done = run_scree("reindex", "--notes", str(folder), env=env)
     assert done.returncode == 0, done.stderr
     return folder, env
 
 
+@pytest.fixture(scope="module", params=["sqlite", "postgres"])
+def backend(request: pytest.FixtureRequest) -> str:
+    """Each index backend in turn (issue 31: the tools' replies are the same on both); module-scoped, so each
+    backend's folder is indexed once for the module."""
+    return str(request.param)
+
+
+def database_url(backend: str, request: pytest.FixtureRequest) -> str | None:
+    """A new database on the session's PostgreSQL server for the postgres backend; None (SQLite) otherwise."""
+    if backend == "sqlite":
+        return None
+    server: PgServer = request.getfixturevalue("pg_server")
+    return server.new_database()
+
+
 @pytest.fixture(scope="module")
-def indexed(tmp_path_factory: pytest.TempPathFactory) -> Settings:
-    """One indexed folder for the module: the tests that use it only read it (the one that deletes a file has its
-    own, `own_indexed`)."""
-    folder, env = make_folder(tmp_path_factory.mktemp("tools"))
+def indexed(backend: str, request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Settings:
+    """One indexed folder per backend for the module: the tests that use it only read it (the one that deletes a
+    file has its own, `own_indexed`)."""
+    folder, env = make_folder(tmp_path_factory.mktemp("tools"), database_url(backend, request))
     return load_settings(env, notes=str(folder))
 
 
 @pytest.fixture
-def own_indexed(tmp_path: Path) -> Settings:
-    folder, env = make_folder(tmp_path)
+def own_indexed(backend: str, request: pytest.FixtureRequest, tmp_path: Path) -> Settings:
+    folder, env = make_folder(tmp_path, database_url(backend, request))
     return load_settings(env, notes=str(folder))
 
 
@@ -225,8 +244,10 @@ READER_SCRIPT = textwrap.dedent(
 )
 
 
-def test_the_reader_loads_nothing_of_the_cli_layer_or_the_writers_sync(tmp_path: Path) -> None:
-    folder, env = make_folder(tmp_path)
+def test_the_reader_loads_nothing_of_the_cli_layer_or_the_writers_sync(
+    backend: str, request: pytest.FixtureRequest, tmp_path: Path
+) -> None:
+    folder, env = make_folder(tmp_path, database_url(backend, request))
     done = subprocess.run(
         [sys.executable, "-c", READER_SCRIPT, str(folder)], env=env, capture_output=True, text=True, timeout=60
     )
