@@ -52,7 +52,7 @@ class FakeControl:
         self.rechecked.extend(paths)
 
 
-def make_folder(root: Path, url: str | None = None) -> tuple[Path, dict[str, str]]:
+def make_folder(root: Path, url: str | None = None, **extra: str) -> tuple[Path, dict[str, str]]:
     """A git folder of docs indexed by `scree reindex`: into its SQLite file, or into a PostgreSQL database (`url`)."""
     folder = root / "notes"
     folder.mkdir()
@@ -62,7 +62,7 @@ def make_folder(root: Path, url: str | None = None) -> tuple[Path, dict[str, str
     write_file(folder, "optout.md", "---\nscree: ignore\n---\n# Private\n\nBearer tokens.\n")
     write_file(folder, ".gitignore", "private/\n")
     write_file(folder, "private/plan.md", "# Plan\n")
-    env = scree_env(root / "data", SCREE_EMBEDDER="hash", SCREE_LOG_LEVEL="warning")
+    env = scree_env(root / "data", SCREE_EMBEDDER="hash", SCREE_LOG_LEVEL="warning", **extra)
     if url is not None:
         env["SCREE_DATABASE_URL"] = url
     done = run_scree("reindex", "--notes", str(folder), env=env)
@@ -95,7 +95,10 @@ def indexed(backend: str, request: pytest.FixtureRequest, tmp_path_factory: pyte
 
 @pytest.fixture
 def own_indexed(backend: str, request: pytest.FixtureRequest, tmp_path: Path) -> Settings:
-    folder, env = make_folder(tmp_path, database_url(backend, request))
+    """A folder of the test's own; on PostgreSQL a checkout whose collection is named by SCREE_COLLECTION (not by the
+    folder), which must still be re-checked against its files as a local index is."""
+    url = database_url(backend, request)
+    folder, env = make_folder(tmp_path, url, **({"SCREE_COLLECTION": "team/notes"} if url else {}))
     return load_settings(env, notes=str(folder))
 
 
@@ -171,10 +174,19 @@ def test_a_search_error_still_carries_the_note(indexed: Settings) -> None:
 
 
 def test_a_file_gone_since_indexing_is_dropped_and_handed_to_the_writer(own_indexed: Settings) -> None:
+    # on both backends: a checkout's missing file is gone (only a server without a checkout keeps the writer's word)
+    before = text_of(call(own_indexed, FakeControl(), "search_docs", {"query": "bearer tokens", "k": 5}))
+    assert 'path="gone.md"' in before, before
     (own_indexed.folder / "gone.md").unlink()
     control = FakeControl()
-    text = text_of(call(own_indexed, control, "search_docs", {"query": "bearer tokens", "k": 5}))
-    assert 'path="gone.md"' not in text and 'path="docs/api.md"' in text
+
+    async def body(client: Client) -> None:
+        found = await client.call_tool("search_docs", {"query": "bearer tokens", "k": 5})
+        assert 'path="gone.md"' not in text_of(found) and 'path="docs/api.md"' in text_of(found)
+        read = await client.call_tool("read_doc", {"path": "gone.md"})  # nor read from a stored copy
+        assert read.is_error and text_of(read) == 'error: no such file: "gone.md"'
+
+    with_client(own_indexed, control, body)
     assert control.rechecked == ["gone.md"]  # R-M2
 
 

@@ -151,8 +151,8 @@ class ReaderTools:
         return content, None
 
     def _stored(self, rel: str, on_disk: object) -> FileContent | None:
-        """issue 31: a shared index's copy of `rel` when this machine has no copy with the indexed hash (no checkout,
-        or another revision): what the writer indexed, never a file it did not."""
+        """issue 31: a shared index's copy of `rel` when this folder is no checkout of the collection and has no copy
+        with the indexed hash: what the writer indexed, never a file it did not. A checkout reads its own files."""
         from scree.content.files import FileContent, decode_text
         from scree.index.backend import shared
 
