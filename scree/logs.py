@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import atexit
 import contextvars
 import importlib
 import logging
@@ -49,6 +50,7 @@ def _imported_on_use(*names: str) -> Iterator[None]:
 with _imported_on_use("asyncio", "uuid"):
     import structlog
 
+EXIT_DRAIN_S = 1.0  # at exit, how long queued stderr lines may wait for a pipe nobody reads before they are dropped
 _LEVELS = {"debug": logging.DEBUG, "info": logging.INFO, "warning": logging.WARNING, "error": logging.ERROR}
 _WRITE_LOCK = threading.Lock()  # one record at a time from this process's threads
 
@@ -130,14 +132,16 @@ def configure_logging(
     role: str, log_format: str = "console", level: str = "info", *, never_block: bool = False
 ) -> None:
     """Send every log line of this process to stderr, tagged with `role` (cli, reader, writer, watch): structlog's
-    and, through StdlibToStructlog, the stdlib loggers' too. `never_block` (serve's writer child): sys.stderr (and a
-    sys.stdout pointed at it) becomes a NonBlockingStderr, whose lines a full pipe drops and counts rather than
-    stopping the thread that logs (issue 34)."""
+    and, through StdlibToStructlog, the stdlib loggers' too. `never_block` (serve over stdio and its writer child,
+    whose stderr is the MCP client's pipe): sys.stderr (and a sys.stdout pointed at it) becomes a NonBlockingStderr,
+    whose lines a full pipe drops and counts rather than stopping the thread that logs (issue 34); what it holds at
+    a normal exit is written out first, for at most EXIT_DRAIN_S."""
     if never_block and not isinstance(sys.stderr, NonBlockingStderr):
         stream = NonBlockingStderr(2, _log_dropped)
         if sys.stdout is sys.stderr:
             sys.stdout = stream
         sys.stderr = stream
+        atexit.register(drain_stderr, EXIT_DRAIN_S)
     processors: list[Any] = [
         structlog.contextvars.merge_contextvars,
         structlog.processors.add_log_level,

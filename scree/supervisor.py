@@ -39,7 +39,6 @@ index file changes (`scree reindex`), or after the longest backoff (never for th
 from __future__ import annotations
 
 import os
-import sys
 import threading
 import time
 from dataclasses import dataclass, field
@@ -52,7 +51,7 @@ from scree.errors import ScreeError
 from scree.index.backend import fenced, lock_lost, lock_refusal, shared, writer_lock
 from scree.index.folder import prepare_index_dir
 from scree.index.lock import LockRetry
-from scree.logs import configure_logging, get_logger, logged_thread
+from scree.logs import EXIT_DRAIN_S, configure_logging, drain_stderr, get_logger, logged_thread
 from scree.protocol import Outcome, Recheck, ReindexReply, ReindexRequest, Up, WriterReport
 from scree.reader_proc.board import Board, Parked, SupervisedControl
 from scree.replies import SUPERVISOR_FAILED, memory_reason, restarting, silent_reason, start_failed_reason
@@ -378,7 +377,7 @@ def _exit_on_signal(signalled: threading.Event, supervisor: Supervisor) -> None:
     signalled.wait()
     log.info("signal received; stopping the writer", deadline_s=STOP_S)
     supervisor.close()
-    sys.stderr.flush()
+    drain_stderr(EXIT_DRAIN_S)  # the log lines still queued for a stderr pipe (a NonBlockingStderr), not forever
     os._exit(EXIT_OK)
 
 

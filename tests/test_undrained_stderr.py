@@ -9,6 +9,7 @@ user chasing a problem runs it, the writer logs every edit; at info, a warning (
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -106,6 +107,32 @@ def test_a_writer_whose_stderr_is_never_read_goes_on_indexing(tmp_path: Path) ->
     assert not found.problem, found.problem
     assert found.blocked_threads == 0, f"{found.blocked_threads} writer threads blocked writing the full stderr pipe"
     assert found.indexed_after_full, "an edit made after stderr filled was never indexed"
+
+
+def test_serve_whose_stderr_is_never_read_still_restarts_a_killed_writer(tmp_path: Path) -> None:
+    """serve's own threads log to the same pipe: its supervisor says "writer exited" and "restarting it" when the
+    writer dies. With the pipe full and nobody reading it, that line must not stop the supervisor: a SIGKILLed
+    writer is replaced by a new one."""
+    env = hash_env(tmp_path / "data", SCREE_LOG_LEVEL="debug")
+    folder = make_folder(tmp_path)
+    read_end, write_end = os.pipe()
+    serve = subprocess.Popen(
+        [sys.executable, "-m", "scree.cli", "serve", "--notes", str(folder)],
+        env=env, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=write_end,
+    )  # fmt: skip
+    os.close(write_end)
+    try:
+        assert wait(lambda: writer_pids(serve.pid), START_S), "serve never started its writer"
+        first = writer_pids(serve.pid)[0]
+        fill(read_end)
+        os.kill(first, signal.SIGKILL)
+        assert wait(lambda: any(pid != first for pid in writer_pids(serve.pid)), START_S), (
+            "serve's supervisor never replaced its killed writer while its stderr was full"
+        )
+    finally:
+        kill_tree(serve.pid)
+        serve.communicate(timeout=30)
+        os.close(read_end)
 
 
 def test_lines_a_full_pipe_cannot_take_are_counted_and_said_once_it_drains() -> None:

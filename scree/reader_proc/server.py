@@ -283,7 +283,7 @@ class _HandshakeWatch:
 def run_stdio(settings: Settings, control: WriterControl, on_handshake: Callable[[], None] | None = None) -> None:
     """Serve MCP on stdin/stdout until the client closes stdin; logs go to stderr only (R-P5). `on_handshake` is
     called once the client has finished the handshake (the supervisor starts the writer then)."""
-    configure_logging("reader", settings.log_format, settings.log_level)
+    configure_logging("reader", settings.log_format, settings.log_level, never_block=True)  # stderr: the client's
     register_secret(settings.api_key)
     server = build_server(settings, control)
     if on_handshake is not None:
