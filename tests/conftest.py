@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import fcntl
-import itertools
 import os
 import shutil
 import subprocess
@@ -189,15 +188,10 @@ def pg_server() -> Iterator[PgServer]:
         server.close()
 
 
-_databases = itertools.count(1)
-
-
 @pytest.fixture
 def pg_url(pg_server: PgServer) -> str:
     """A new, empty database on the session's server for this test; its URL (Unix socket, trust auth)."""
-    name = f"t{os.getpid()}_{next(_databases)}"
-    pg_server.psql(f"create database {name}")
-    return pg_server.url(name)
+    return pg_server.new_database()
 
 
 @pytest.fixture(params=["sqlite", "postgres"])

@@ -6,6 +6,7 @@ cannot stop and start the server mid-test): a test may stop() and start() it to 
 
 from __future__ import annotations
 
+import itertools
 import os
 import shutil
 import subprocess
@@ -15,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 START_TIMEOUT_S = 60
+_databases = itertools.count(1)  # unique within this process: the pid keeps xdist workers apart
 
 
 class PgServer:
@@ -71,6 +73,12 @@ class PgServer:
     def url(self, database: str = "postgres", user: str = "postgres", password: str | None = None) -> str:
         auth = f"{user}:{password}" if password else user
         return f"postgresql://{auth}@/{database}?host={self.socket_dir}"
+
+    def new_database(self) -> str:
+        """A new, empty database on this server; its URL (Unix socket, trust auth)."""
+        name = f"t{os.getpid()}_{next(_databases)}"
+        self.psql(f"create database {name}")
+        return self.url(name)
 
     def psql(self, sql: str, database: str = "postgres") -> str:
         done = subprocess.run(

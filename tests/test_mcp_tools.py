@@ -20,6 +20,7 @@ import pytest
 from cli_helpers import run_scree, scree_env, write_file
 from mcp.client import Client
 from mcp_types import CallToolResult, TextContent
+from pg_server import PgServer
 
 from scree.config import Settings, load_settings
 from scree.protocol import IndexStatus, WriterReport
@@ -51,7 +52,8 @@ class FakeControl:
         self.rechecked.extend(paths)
 
 
-def make_folder(root: Path) -> tuple[Path, dict[str, str]]:
+def make_folder(root: Path, url: str | None = None, **extra: str) -> tuple[Path, dict[str, str]]:
+    """A git folder of docs indexed by `scree reindex`: into its SQLite file, or into a PostgreSQL database (`url`)."""
     folder = root / "notes"
     folder.mkdir()
     subprocess.run(["git", "init", "-q", str(folder)], check=True, timeout=30)
@@ -60,23 +62,43 @@ def make_folder(root: Path) -> tuple[Path, dict[str, str]]:
     write_file(folder, "optout.md", "---\nscree: ignore\n---\n# Private\n\nBearer tokens.\n")
     write_file(folder, ".gitignore", "private/\n")
     write_file(folder, "private/plan.md", "# Plan\n")
-    env = scree_env(root / "data", SCREE_EMBEDDER="hash", SCREE_LOG_LEVEL="warning")
+    env = scree_env(root / "data", SCREE_EMBEDDER="hash", SCREE_LOG_LEVEL="warning", **extra)
+    if url is not None:
+        env["SCREE_DATABASE_URL"] = url
     done = run_scree("reindex", "--notes", str(folder), env=env)
     assert done.returncode == 0, done.stderr
     return folder, env
 
 
+@pytest.fixture(scope="module", params=["sqlite", "postgres"])
+def backend(request: pytest.FixtureRequest) -> str:
+    """Each index backend in turn (issue 31: the tools' replies are the same on both); module-scoped, so each
+    backend's folder is indexed once for the module."""
+    return str(request.param)
+
+
+def database_url(backend: str, request: pytest.FixtureRequest) -> str | None:
+    """A new database on the session's PostgreSQL server for the postgres backend; None (SQLite) otherwise."""
+    if backend == "sqlite":
+        return None
+    server: PgServer = request.getfixturevalue("pg_server")
+    return server.new_database()
+
+
 @pytest.fixture(scope="module")
-def indexed(tmp_path_factory: pytest.TempPathFactory) -> Settings:
-    """One indexed folder for the module: the tests that use it only read it (the one that deletes a file has its
-    own, `own_indexed`)."""
-    folder, env = make_folder(tmp_path_factory.mktemp("tools"))
+def indexed(backend: str, request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Settings:
+    """One indexed folder per backend for the module: the tests that use it only read it (the one that deletes a
+    file has its own, `own_indexed`)."""
+    folder, env = make_folder(tmp_path_factory.mktemp("tools"), database_url(backend, request))
     return load_settings(env, notes=str(folder))
 
 
 @pytest.fixture
-def own_indexed(tmp_path: Path) -> Settings:
-    folder, env = make_folder(tmp_path)
+def own_indexed(backend: str, request: pytest.FixtureRequest, tmp_path: Path) -> Settings:
+    """A folder of the test's own; on PostgreSQL a checkout whose collection is named by SCREE_COLLECTION (not by the
+    folder), which must still be re-checked against its files as a local index is."""
+    url = database_url(backend, request)
+    folder, env = make_folder(tmp_path, url, **({"SCREE_COLLECTION": "team/notes"} if url else {}))
     return load_settings(env, notes=str(folder))
 
 
@@ -152,10 +174,19 @@ def test_a_search_error_still_carries_the_note(indexed: Settings) -> None:
 
 
 def test_a_file_gone_since_indexing_is_dropped_and_handed_to_the_writer(own_indexed: Settings) -> None:
+    # on both backends: a checkout's missing file is gone (only a server without a checkout keeps the writer's word)
+    before = text_of(call(own_indexed, FakeControl(), "search_docs", {"query": "bearer tokens", "k": 5}))
+    assert 'path="gone.md"' in before, before
     (own_indexed.folder / "gone.md").unlink()
     control = FakeControl()
-    text = text_of(call(own_indexed, control, "search_docs", {"query": "bearer tokens", "k": 5}))
-    assert 'path="gone.md"' not in text and 'path="docs/api.md"' in text
+
+    async def body(client: Client) -> None:
+        found = await client.call_tool("search_docs", {"query": "bearer tokens", "k": 5})
+        assert 'path="gone.md"' not in text_of(found) and 'path="docs/api.md"' in text_of(found)
+        read = await client.call_tool("read_doc", {"path": "gone.md"})  # nor read from a stored copy
+        assert read.is_error and text_of(read) == 'error: no such file: "gone.md"'
+
+    with_client(own_indexed, control, body)
     assert control.rechecked == ["gone.md"]  # R-M2
 
 
@@ -225,8 +256,10 @@ READER_SCRIPT = textwrap.dedent(
 )
 
 
-def test_the_reader_loads_nothing_of_the_cli_layer_or_the_writers_sync(tmp_path: Path) -> None:
-    folder, env = make_folder(tmp_path)
+def test_the_reader_loads_nothing_of_the_cli_layer_or_the_writers_sync(
+    backend: str, request: pytest.FixtureRequest, tmp_path: Path
+) -> None:
+    folder, env = make_folder(tmp_path, database_url(backend, request))
     done = subprocess.run(
         [sys.executable, "-c", READER_SCRIPT, str(folder)], env=env, capture_output=True, text=True, timeout=60
     )

@@ -444,6 +444,35 @@ def test_a_writer_whose_lock_was_lost_writes_nothing_beside_its_successor(tmp_pa
     first.release()
 
 
+def test_a_folder_is_a_checkout_when_it_holds_any_of_the_collections_files_for_the_lock_and_the_reader_alike(
+    tmp_path: Path, pg_url: str
+) -> None:
+    """One definition (store.pg_checkout): the writer lock refuses a folder that is no checkout, and a reader there
+    keeps the writer's decision about missing files (`shared`); a checkout is re-checked as a local index is. The
+    reader decides once it can (a collection with no file yet decides nothing) and keeps its answer."""
+    name = "team/docs"
+    checkout, empty = tmp_path / "checkout", tmp_path / "empty"
+    checkout.mkdir()
+    empty.mkdir()
+    (checkout / "a.md").write_text("# Alpha\n")
+    early = PgReader.open(pg_url, name, empty)
+    assert not early.shared  # nothing to decide by yet: no collection, no file
+    lock = PgWriterLock(pg_url, name, str(checkout))
+    assert lock.try_acquire() and lock.generation is not None
+    with PgWriter.open_writer(pg_url, name, checkout, lock.generation) as writer:
+        writer.set_model("test", 8)
+        writer.replace_files([(FileState("a.md", "h", 1, 1), [_chunk("alpha")])])
+    lock.release()
+    assert early.shared  # asked again now that the collection holds a file: this folder holds none of them
+    early.close()
+    refused = PgWriterLock(pg_url, name, str(empty))
+    assert not refused.try_acquire() and refused.refusal is not None and "no checkout" in refused.refusal
+    with PgReader.open(pg_url, name, empty) as server, PgReader.open(pg_url, name, checkout) as member:
+        assert server.shared and not member.shared
+        (checkout / "a.md").unlink()  # decided once per reader: the file deleted here is gone, not "no checkout"
+        assert not member.shared
+
+
 def test_a_writer_whose_lock_went_with_a_restarted_server_writes_nothing_until_it_is_taken_again(
     tmp_path: Path, pg_url: str, pg_server: PgServer
 ) -> None:

@@ -23,15 +23,13 @@ def shared(settings: Settings) -> bool:
 
 
 def open_reader(settings: Settings) -> IndexReader:
-    """The index, opened to read; the empty stand-in (`exists` False) while none has been built. A collection named
-    by --collection on a folder that is no checkout of it is read as a server without a checkout reads it."""
+    """The index, opened to read; the empty stand-in (`exists` False) while none has been built. A collection whose
+    files the folder does not hold (a server without a checkout) is read as the writer decided (IndexReader.shared)."""
     if settings.database_url is not None:
-        from scree.index.collection import checkout_name, collection_name
+        from scree.index.collection import collection_name
         from scree.store.pg_reader import PgReader
 
-        name = collection_name(settings)
-        checkout = settings.collection is None or checkout_name(settings.folder) == name
-        return PgReader.open(settings.database_url, name, settings.folder, checkout=checkout)
+        return PgReader.open(settings.database_url, collection_name(settings), settings.folder)
     from scree.store.sqlite_reader import SqliteReader  # apsw, loaded once an index is opened (R-M8)
 
     return SqliteReader.open(settings.db_path, settings.folder)

@@ -13,13 +13,13 @@ import json
 import os
 import socket
 import time
-from pathlib import Path
 from typing import Any
 
 import psycopg
 
 from scree.errors import IndexUnavailableError, ScreeError
 from scree.logs import get_logger
+from scree.store.pg_checkout import not_a_checkout
 from scree.store.pg_connect import WRITER_LOCK_KEY_SQL, connect, failure_line, where
 from scree.store.pg_schema import migrate
 
@@ -39,45 +39,6 @@ def _may_write(conn: psycopg.Connection[Any]) -> bool:
         "end"
     ).fetchone()
     return bool(row and row[0])
-
-
-PATHS_CHECKED = 2000  # the collection's files looked for in the folder: one found there is enough
-
-
-def not_a_checkout(conn: psycopg.Connection[Any], collection: str, folder: str) -> str | None:
-    """Why the folder is no checkout of the collection, which this process must therefore never write: the
-    collection holds files and none of them (of the first PATHS_CHECKED) is in the folder. A sync from here would
-    remove them all: a replica's empty folder, another repository's folder named with --collection. None when the
-    collection is new or empty, or the folder holds any of its files."""
-    if conn.execute("select to_regclass('scree_files')").fetchone() in (None, (None,)):
-        return None
-    rows = conn.execute(
-        "select f.path from scree_files f join scree_collections k on k.id = f.collection where k.name = %s "
-        "order by f.path limit %s",
-        (collection, PATHS_CHECKED),
-    ).fetchall()
-    if not rows:
-        return None
-    root = Path(folder)
-    if any(_in_folder(root / row[0]) for row in rows):
-        return None
-    return read_only_reason(collection, folder)
-
-
-def _in_folder(path: Path) -> bool:
-    """Whether the file is there. A folder on its way that cannot be read counts as holding it: a sync keeps the
-    rows of what it cannot read, so it never empties the collection from there (is_file raises on EACCES)."""
-    try:
-        return path.is_file()
-    except OSError:
-        return True
-
-
-def read_only_reason(collection: str, folder: str) -> str:
-    return (
-        f"serving collection {collection} read-only: {folder} holds none of its files, so it is no checkout of it "
-        "and a sync from here would empty it; run the writer (`scree watch`) on a checkout of the collection"
-    )
 
 
 def why_read_only(url: str, collection: str, folder: str) -> str | None:

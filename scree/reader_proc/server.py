@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from typing import Annotated, Any
 
 from mcp.server.mcpserver import MCPServer
@@ -216,12 +217,23 @@ class _TrimAfterCalls:
 def build_server(settings: Settings, control: WriterControl) -> MCPServer:
     """The reader's MCP server; cheap to build: the store and any model open on the first tool call (R-M8)."""
     tools = ReaderTools(settings, control)
+
+    @asynccontextmanager
+    async def closing_the_store(_: MCPServer) -> AsyncIterator[None]:
+        """The server's life: one session over stdio or in process, the whole app over HTTP. The store opened by the
+        first tool call is closed at its end, so a database connection never outlives the session."""
+        try:
+            yield
+        finally:
+            tools.close()
+
     server: MCPServer = ScreeServer(
         name=SERVER_NAME,
         title=f"scree: {settings.folder.name}",
         version=__version__,
         instructions=instructions_for(settings),
         log_level="DEBUG" if settings.log_level == "debug" else "WARNING",
+        lifespan=closing_the_store,
     )
 
     def search_docs(

@@ -77,6 +77,14 @@ class ReaderTools:
         self._engine: SearchEngine | None = None
         self.caps = ToolCaps.for_client(settings.client_tokens)
 
+    def close(self) -> None:
+        """Close the store and the engine (a database connection, the SQLite file): the session ended. A tool
+        called after opens them again."""
+        with self._lock:
+            engine, self._engine = self._engine, None
+        if engine is not None:
+            engine.close()
+
     # --- shared pieces ---
 
     def policy(self) -> IgnorePolicy:
@@ -143,8 +151,8 @@ class ReaderTools:
         return content, None
 
     def _stored(self, rel: str, on_disk: object) -> FileContent | None:
-        """issue 31: a shared index's copy of `rel` when this machine has no copy with the indexed hash (no checkout,
-        or another revision): what the writer indexed, never a file it did not."""
+        """issue 31: a shared index's copy of `rel` when this folder is no checkout of the collection and has no copy
+        with the indexed hash: what the writer indexed, never a file it did not. A checkout reads its own files."""
         from scree.content.files import FileContent, decode_text
         from scree.index.backend import shared
 

@@ -144,9 +144,12 @@ class SearchEngine:
         return self._store.exists
 
     def stored_text(self, path: str) -> tuple[str, bytes, int] | None:
-        """An indexed file's bytes as a shared index's writer stored them (issue 31: read_doc without a checkout)."""
+        """An indexed file's bytes as a shared index's writer stored them (issue 31: read_doc without a checkout);
+        None in a checkout, which reads its own files as with a local index."""
         with self._store_lock:
-            return None if self._closed else self._store.stored_text(path)
+            if self._closed or not self._store.shared:
+                return None
+            return self._store.stored_text(path)
 
     def close(self) -> None:
         """Close the store; a search still running on another thread ends with no hits."""
@@ -637,7 +640,9 @@ class SearchEngine:
             return None
         st = stat_file(self._root, path)
         if st is None and indexed is not None and self._store.shared:
-            return _Current(ranges=None)  # issue 31: no checkout of it here; the writer's decision stands
+            # issue 31: this folder is no checkout of the collection (decided once per reader, as the writer lock
+            # decides it), so the file's absence says nothing: the writer's decision stands. In a checkout it is gone.
+            return _Current(ranges=None)
         if st is None or not stat_mod.S_ISREG(st.st_mode):
             return None
         if indexed is not None and st.st_mtime_ns == indexed.mtime_ns and st.st_size == indexed.size:

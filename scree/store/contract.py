@@ -55,8 +55,9 @@ class IndexReader(Protocol):
 
     @property
     def shared(self) -> bool:
-        """The index is a team's collection (issue 31) and this folder is no checkout of it (a server without one):
-        a file absent here is not gone, the writer's decision about it stands."""
+        """The index is a team's collection (issue 31) and this folder is no checkout of it (a server without one:
+        the folder holds none of its files, store.pg_checkout): a file absent here is not gone, the writer's decision
+        about it stands, and read_doc serves the stored text. In a checkout a file absent here is gone, as locally."""
         ...
 
     def close(self) -> None: ...

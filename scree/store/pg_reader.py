@@ -22,6 +22,7 @@ from scree.errors import IndexCorruptError, IndexMismatchError, IndexUnavailable
 from scree.store import pg_keywords, pg_symbols
 from scree.store.contract import FIRST_EMBED_FORMAT, REINDEX_HINT, IndexRecord, PathFilter
 from scree.store.keywords import fts_match_terms, symbol_terms
+from scree.store.pg_checkout import holds_files
 from scree.store.pg_connect import PgVector, connect, failure_line, where
 from scree.store.pg_schema import (
     POSTINGS_SCHEMA,
@@ -69,11 +70,9 @@ class PgReader:
     """A collection in a PostgreSQL database, opened to read (IndexReader). Open with PgReader.open(url, name,
     folder); `exists` is False while the database or the collection holds no index yet."""
 
-    def __init__(
-        self, url: str, name: str, folder: Path, conn: psycopg.Connection[Any] | None, *, checkout: bool = True
-    ) -> None:
+    def __init__(self, url: str, name: str, folder: Path, conn: psycopg.Connection[Any] | None) -> None:
         self.url = url
-        self.checkout = checkout  # `folder` is a checkout of the collection (False: a server without one)
+        self._checkout: bool | None = None  # `folder` holds the collection's files (pg_checkout); None: undecided
         self.name = name
         self.folder = str(folder.resolve())
         self._conn = conn
@@ -87,8 +86,8 @@ class PgReader:
         self._stems_of_paths = False  # the indexed paths' stems were fetched at once (_prefetch_path_stems)
 
     @classmethod
-    def open(cls, url: str, name: str, folder: Path, *, checkout: bool = True) -> Self:
-        reader = cls(url, name, folder, connect(url), checkout=checkout)
+    def open(cls, url: str, name: str, folder: Path) -> Self:
+        reader = cls(url, name, folder, connect(url))
         try:
             reader._check_schema()
             reader._read_row()
@@ -199,7 +198,11 @@ class PgReader:
 
     @property
     def shared(self) -> bool:
-        return not self.checkout
+        """Whether this folder is no checkout of the collection (pg_checkout's one definition, as the writer lock
+        decides it): asked once, when first needed, and kept; asked again while the collection holds no file."""
+        if self._checkout is None:
+            self._checkout = self._call(lambda conn: holds_files(conn, self.name, self.folder))
+        return self._checkout is False
 
     def get_meta(self, key: str) -> str | None:
         row = self._now()
