@@ -13,6 +13,8 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -72,10 +74,9 @@ def wait(condition: object, deadline_s: float) -> bool:
     return False
 
 
-def run_undrained(root: Path, env: dict[str, str]) -> Undrained:
-    """serve with its stderr a pipe nobody reads: fill it, make two edits, and see what the writer did."""
-    folder = make_folder(root)
-    db = load_settings(env, notes=str(folder)).db_path
+@contextmanager
+def serve_unread(folder: Path, env: dict[str, str]) -> Iterator[tuple[subprocess.Popen[bytes], int]]:
+    """`scree serve` over `folder` whose stderr is a pipe nobody reads (its read end, for the test to fill)."""
     read_end, write_end = os.pipe()
     serve = subprocess.Popen(
         [sys.executable, "-m", "scree.cli", "serve", "--notes", str(folder)],
@@ -83,6 +84,18 @@ def run_undrained(root: Path, env: dict[str, str]) -> Undrained:
     )  # fmt: skip
     os.close(write_end)
     try:
+        yield serve, read_end
+    finally:
+        kill_tree(serve.pid)
+        serve.communicate(timeout=30)
+        os.close(read_end)
+
+
+def run_undrained(root: Path, env: dict[str, str]) -> Undrained:
+    """serve with its stderr a pipe nobody reads: fill it, make two edits, and see what the writer did."""
+    folder = make_folder(root)
+    db = load_settings(env, notes=str(folder)).db_path
+    with serve_unread(folder, env) as (serve, read_end):
         if not wait(lambda: writer_pids(serve.pid) and indexed(db, folder, "n1.md"), START_S):
             return Undrained(False, 0, "serve's writer never indexed the folder")
         (folder / "zero.md").write_text("# Zero\n\nan edit before the pipe fills: the watching writer is up\n")
@@ -96,10 +109,6 @@ def run_undrained(root: Path, env: dict[str, str]) -> Undrained:
             if not wait(lambda name=name: indexed(db, folder, name), EDIT_S):  # type: ignore[misc]
                 return Undrained(False, blocked_on_pipes(writer), f"edit {number} after the pipe filled: not indexed")
         return Undrained(True, blocked_on_pipes(writer))
-    finally:
-        kill_tree(serve.pid)
-        serve.communicate(timeout=30)
-        os.close(read_end)
 
 
 def test_a_writer_whose_stderr_is_never_read_goes_on_indexing(tmp_path: Path) -> None:
@@ -114,14 +123,7 @@ def test_serve_whose_stderr_is_never_read_still_restarts_a_killed_writer(tmp_pat
     writer dies. With the pipe full and nobody reading it, that line must not stop the supervisor: a SIGKILLed
     writer is replaced by a new one."""
     env = hash_env(tmp_path / "data", SCREE_LOG_LEVEL="debug")
-    folder = make_folder(tmp_path)
-    read_end, write_end = os.pipe()
-    serve = subprocess.Popen(
-        [sys.executable, "-m", "scree.cli", "serve", "--notes", str(folder)],
-        env=env, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=write_end,
-    )  # fmt: skip
-    os.close(write_end)
-    try:
+    with serve_unread(make_folder(tmp_path), env) as (serve, read_end):
         assert wait(lambda: writer_pids(serve.pid), START_S), "serve never started its writer"
         first = writer_pids(serve.pid)[0]
         fill(read_end)
@@ -129,10 +131,6 @@ def test_serve_whose_stderr_is_never_read_still_restarts_a_killed_writer(tmp_pat
         assert wait(lambda: any(pid != first for pid in writer_pids(serve.pid)), START_S), (
             "serve's supervisor never replaced its killed writer while its stderr was full"
         )
-    finally:
-        kill_tree(serve.pid)
-        serve.communicate(timeout=30)
-        os.close(read_end)
 
 
 def test_lines_a_full_pipe_cannot_take_are_counted_and_said_once_it_drains() -> None:
