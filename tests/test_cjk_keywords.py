@@ -10,9 +10,10 @@ import apsw
 import pytest
 import sqlite_vec
 
+from scree.content.cjk import cjk_index_text, cjk_pairs
 from scree.search.engine import keyword_ranking
+from scree.search.query import cjk_match_expression, fts_match_expression
 from scree.store import SCHEMA_VERSION, FileState, NewChunk, SqliteReader, SqliteWriter
-from scree.store.keywords import cjk_index_text, cjk_match_expression, cjk_pairs, fts_match_expression
 from scree.store.schema import CJK_TABLE, migrate
 
 DIMS = 8

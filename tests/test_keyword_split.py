@@ -13,6 +13,7 @@ import pytest
 
 from scree.embedders.base import pack_vector
 from scree.search.engine import keyword_ranking
+from scree.search.query import fts_match_terms
 from scree.store import FileState, NewChunk, SqliteWriter, searches
 from scree.store.keywords import (
     BM25_K1,
@@ -20,7 +21,6 @@ from scree.store.keywords import (
     floor_weight,
     fts5_idf,
     fts5_varints,
-    fts_match_terms,
     split_query,
     wide_split,
 )

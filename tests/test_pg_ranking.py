@@ -12,6 +12,7 @@ import pytest
 
 pytest.importorskip("psycopg")
 
+from scree.search.query import keyword_match  # noqa: E402
 from scree.store import pg_keywords  # noqa: E402
 from scree.store.pg_reader import PgReader  # noqa: E402
 from scree.store.pg_writer import PgWriter  # noqa: E402
@@ -42,7 +43,7 @@ def _corpus(writer: PgWriter, files: int, rng: random.Random) -> None:
 
 def _exact(reader: PgReader, query: str, limit: int) -> list[tuple[int, float]]:
     """The reference: bm25 over every matching row's tsvector (the scoped path scores every row it matches)."""
-    return reader.keyword_lists(query, limit, lambda _path: True)[0]
+    return reader.keyword_lists(keyword_match(query), limit, lambda _path: True)[0]
 
 
 def _same(got: list[tuple[int, float]], want: list[tuple[int, float]]) -> None:
@@ -74,7 +75,7 @@ def test_keyword_lists_through_the_postings_are_the_exact_bm25_order(tmp_path: P
             for limit in (1, 10, 100):
                 want = _exact(reader, query, limit)
                 assert want, query
-                _same(reader.keyword_lists(query, limit)[0], want)  # as a search reads it
+                _same(reader.keyword_lists(keyword_match(query), limit)[0], want)  # as a search reads it
                 lexemes = [lexeme for lexeme, _ in pg_keywords.query_lexemes(conn, query.split())]
                 hits = pg_keywords.posting_counts(conn, row.id, stats, lexemes)
                 idf = [pg_keywords.bm25_idf(stats.rows, n) for n in hits]
@@ -106,17 +107,17 @@ def test_postings_follow_replaced_and_deleted_files(tmp_path: Path, pg_url: str)
         writer.replace_files(
             [(FileState("b.md", "2", 0, 0), [NewChunk(0, "Numbat", "termites eat", 1, 2, "h2", _vector(rng))])]
         )
-        assert writer.keyword_lists("wombat", 5)[0]
+        assert writer.keyword_lists(keyword_match("wombat"), 5)[0]
         writer.replace_files(
             [(FileState("a.md", "3", 0, 0), [NewChunk(0, "Quokka", "smiles", 1, 2, "h3", _vector(rng))])]
         )
-        assert writer.keyword_lists("wombat", 5) == [[]]
-        assert [len(found) for found in writer.keyword_lists("quokka numbat", 5)] == [2]
+        assert writer.keyword_lists(keyword_match("wombat"), 5) == [[]]
+        assert [len(found) for found in writer.keyword_lists(keyword_match("quokka numbat"), 5)] == [2]
         with writer.file_in_parts(FileState("b.md", "4", 0, 0)) as add:
             add([NewChunk(0, "Echidna", "spines", 1, 2, "h4", _vector(rng))])
-        assert writer.keyword_lists("numbat", 5) == [[]]
+        assert writer.keyword_lists(keyword_match("numbat"), 5) == [[]]
         writer.delete_files(["a.md"])
-        assert writer.keyword_lists("quokka", 5) == [[]]
+        assert writer.keyword_lists(keyword_match("quokka"), 5) == [[]]
         conn = writer._db()
         left = conn.execute("select count(*), count(distinct chunk) from scree_postings").fetchone()
         chunks = conn.execute("select coalesce(sum(length(tsv)), 0), count(*) from scree_chunks").fetchone()
@@ -216,7 +217,8 @@ def test_a_schema_2_database_is_read_by_scoring_rows_then_gets_its_postings_from
     rng = random.Random(5)
     with PgWriter.open_writer(pg_url, "old", tmp_path, None) as writer:
         _corpus(writer, 8, rng)
-        expected = {query: writer.keyword_lists(query, 20)[0] for query in ("w0x w3x", "w7x", "w11x w2x w30x")}
+        queries = ("w0x w3x", "w7x", "w11x w2x w30x")
+        expected = {query: writer.keyword_lists(keyword_match(query), 20)[0] for query in queries}
         conn = writer._db()
         with conn.transaction():  # back to schema 2: what a scree before the postings wrote
             conn.execute("drop trigger scree_chunks_drop_postings on scree_chunks")
@@ -225,12 +227,12 @@ def test_a_schema_2_database_is_read_by_scoring_rows_then_gets_its_postings_from
             conn.execute("delete from scree_schema where version = 3")
     with PgReader.open(pg_url, "old", tmp_path) as reader:  # a reader upgraded before the writer
         for query, found in expected.items():
-            _same(reader.keyword_lists(query, 20)[0], found)
+            _same(reader.keyword_lists(keyword_match(query), 20)[0], found)
     with PgWriter.open_writer(pg_url, "old", tmp_path, None) as writer:
         conn = writer._db()
         assert conn.execute("select max(version) from scree_schema").fetchone() == (3,)
         for query, found in expected.items():
-            _same(writer.keyword_lists(query, 20)[0], found)
+            _same(writer.keyword_lists(keyword_match(query), 20)[0], found)
             _same(found, _exact(writer, query, 20))
         writer.delete_files(["f0.md"])  # the migrated rows go with their chunks too
         left = conn.execute("select count(*) from scree_postings p left join scree_chunks c on c.id = p.chunk "

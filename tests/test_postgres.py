@@ -26,6 +26,7 @@ from scree.errors import IndexCorruptError, IndexUnavailableError, WriterFencedE
 from scree.index.model_policy import prepare
 from scree.index.pg_lock import PgWriterLock
 from scree.search.engine import SearchEngine
+from scree.search.query import keyword_match
 from scree.store import FileState, NewChunk
 from scree.store.pg_reader import PgReader
 from scree.store.pg_schema import SCHEMA_VERSION
@@ -575,7 +576,7 @@ def test_hostile_collection_names_paths_and_queries_are_only_data(tmp_path: Path
         with PgReader.open(pg_url, name, tmp_path) as reader:
             assert list(reader.paths()) == [name + ".md"]  # its own rows only, never another collection's
             for query in [*HOSTILE, "') | !& :* <->", "a:*", "!!"]:
-                for found in reader.keyword_lists(query, 5):
+                for found in reader.keyword_lists(keyword_match(query), 5):
                     assert set(reader.chunks_by_ids(i for i, _ in found)) <= {
                         c.id for c in reader.chunks_for_path(name + ".md")
                     }

@@ -28,6 +28,7 @@ from scree.embedders.base import pack_vector
 from scree.errors import IndexCorruptError, IndexMismatchError, IndexUnavailableError
 from scree.index.model_policy import check_model
 from scree.search.engine import keyword_ranking
+from scree.search.query import fts_match_expression
 from scree.store import (
     SCHEMA_VERSION,
     FileState,
@@ -36,7 +37,6 @@ from scree.store import (
     NewChunk,
     SqliteReader,
     SqliteWriter,
-    fts_match_expression,
     searches,
 )
 from scree.store.connection import register_functions

@@ -50,7 +50,7 @@ def test_a_symbol_query_scoped_to_other_files_finds_nothing(engine: SearchEngine
 
 
 def test_the_symbols_of_a_query_are_whole_emoji() -> None:
-    from scree.store.keywords import symbol_terms
+    from scree.search.query import symbol_terms
 
     assert symbol_terms("deploy 🚀 now") == ["🚀"]
     assert symbol_terms("👩‍💻 and 👍🏽 🇫🇷") == ["👩‍💻", "👍🏽", "🇫🇷"]

@@ -26,6 +26,7 @@ from scree.replies import no_markdown_note
 from scree.search import DEFAULT_K, DEFAULT_MODE, MAX_K
 from scree.search.hits import Hit, SearchResult
 from scree.search.post_evidence import site_posts
+from scree.search.query import Query, analyse, keyword_match
 from scree.search.ranking import (
     COPIES_POOL_FACTOR,
     PER_FILE,
@@ -45,8 +46,7 @@ from scree.search.ranking import (
 )
 from scree.search.scope import scope_filter
 from scree.search.version_evidence import copy_trees
-from scree.store import FileState, IndexReader, PathFilter, StoredChunk
-from scree.store.keywords import content_words
+from scree.store import FileState, IndexReader, KeywordMatch, PathFilter, StoredChunk
 
 log = get_logger(__name__)
 
@@ -62,11 +62,17 @@ class _Current:
 
 
 def keyword_ranking(
-    store: IndexReader, query: str, limit: int, within: PathFilter | None = None, *, floor_alone: bool = True
+    store: IndexReader,
+    query: str | KeywordMatch,
+    limit: int,
+    within: PathFilter | None = None,
+    *,
+    floor_alone: bool = True,
 ) -> list[tuple[int, float]]:
     """(chunk id, score) of the keyword search, best first: the store's lists of each keyword index the query
-    reaches, as ranking.fuse_keyword_lists makes them one."""
-    return fuse_keyword_lists(store.keyword_lists(query, limit, within, floor_alone=floor_alone), limit)
+    (or what it matches, query.keyword_match) reaches, as ranking.fuse_keyword_lists makes them one."""
+    match = keyword_match(query) if isinstance(query, str) else query
+    return fuse_keyword_lists(store.keyword_lists(match, limit, within, floor_alone=floor_alone), limit)
 
 
 class SearchEngine:
@@ -226,11 +232,12 @@ class SearchEngine:
                 raise ScreeError(off)
             notes.append(f"[{off}]")
             mode = "keyword"
-        nearest, keyword = self._candidates(query, vector, mode, k, scope, notes)
+        analysed = analyse(query, self._language_trees())  # the query's words, terms and language, once (#37)
+        nearest, keyword = self._candidates(analysed, vector, mode, k, scope, notes)
         floor = similarity_floor(recorded[0]) if recorded is not None else None
         found_by_words = {chunk_id for chunk_id, _ in keyword}
         nearest = above_floor(nearest, found_by_words, floor)
-        words = content_words(query)
+        words = analysed.words
         if mode == "semantic":
             ranked = nearest
         elif mode == "keyword":
@@ -256,9 +263,9 @@ class SearchEngine:
             )
             if mode == "keyword":  # its scores say the rank
                 ranked = [(chunk_id, 1.0 / (rank + 1)) for rank, (chunk_id, _) in enumerate(ranked)]
-        ranked, folded = self._fold_translations(ranked, rows, query)
+        ranked, folded = self._fold_translations(ranked, rows, analysed)
         ranked = self._diversify(ranked, rows, found_by_words.__contains__ if mode == "hybrid" else None, query)
-        hits, dropped = self._recheck_and_collapse(ranked, rows, k, folded, query)
+        hits, dropped = self._recheck_and_collapse(ranked, rows, k, folded, analysed)
         return SearchResult(hits=hits, notes=notes, dropped_paths=tuple(sorted(dropped)))
 
     @staticmethod
@@ -276,7 +283,7 @@ class SearchEngine:
 
     def _candidates(
         self,
-        query: str,
+        query: Query,
         vector: bytes | Exception | None,
         mode: str,
         k: int,
@@ -288,12 +295,14 @@ class SearchEngine:
         pool = max(POOL, k)
         copies = self._language_trees()
         limit = max(POOL * COPIES_POOL_FACTOR, k) if copies.active else pool
-        nearest = self._vector_candidates(query, vector, mode, limit, scope, notes) if mode != "keyword" else []
+        nearest = self._vector_candidates(query.text, vector, mode, limit, scope, notes) if mode != "keyword" else []
         keyword: list[tuple[int, float]] = []
         if mode in ("hybrid", "keyword"):  # beside vectors, words in half of a large index add nothing alone (#17)
-            keyword = keyword_ranking(self._store, query, limit, scope, floor_alone=mode == "keyword" or not nearest)
+            keyword = keyword_ranking(
+                self._store, query.match, limit, scope, floor_alone=mode == "keyword" or not nearest
+            )
         if copies.active:
-            nearest, keyword = self._one_of_identical(nearest, keyword, copies, query, pool)
+            nearest, keyword = self._one_of_identical(nearest, keyword, copies, query.language, pool)
         return nearest, keyword
 
     def _vector_candidates(
@@ -354,7 +363,7 @@ class SearchEngine:
         return self._posts[2]
 
     def _fold_translations(
-        self, ranked: list[tuple[int, float]], rows: dict[int, StoredChunk], query: str
+        self, ranked: list[tuple[int, float]], rows: dict[int, StoredChunk], query: Query
     ) -> tuple[list[tuple[int, float]], dict[int, list[int]]]:
         """Copies of one page (other languages, other versions: languages.LanguageTrees) give way to the copy to show
         (#11, issues 25 and 32): the one in the query's language, else the original, the current version before
@@ -372,8 +381,8 @@ class SearchEngine:
         folded: dict[int, list[int]] = {}
         if not trees.active:
             return ranked, folded
-        wanted = trees.query_language(query)
-        words = {word.casefold() for word in content_words(query)}
+        wanted = query.language
+        words = query.folded_words
         copies: dict[int, Copy] = {}
         pages: dict[str, list[int]] = {}  # page -> positions of its chunks in ranked
         for position, (chunk_id, _) in enumerate(ranked):
@@ -417,13 +426,12 @@ class SearchEngine:
         nearest: list[tuple[int, float]],
         keyword: list[tuple[int, float]],
         trees: LanguageTrees,
-        query: str,
+        wanted: str | None,
         pool: int,
     ) -> tuple[list[tuple[int, float]], list[tuple[int, float]]]:
         """Each list with chunks of identical text (a page copied unchanged into old versions or left untranslated)
         as one candidate (ranking.one_of_identical): the copy to show, at the best place of them."""
         rows = self._store.chunks_by_ids(chunk_id for chunk_id, _ in [*nearest, *keyword])
-        wanted = trees.query_language(query)
 
         def text_of(chunk_id: int) -> str | int:
             return rows[chunk_id].text if chunk_id in rows else chunk_id
@@ -528,10 +536,10 @@ class SearchEngine:
         rows: dict[int, StoredChunk],
         k: int,
         folded: dict[int, list[int]],
-        query: str,
+        query: Query,
     ) -> tuple[list[Hit], set[str]]:
         trees = self._language_trees()
-        wanted = trees.query_language(query)
+        wanted = query.language
         current: dict[str, _Current | None] = {}
         dropped: set[str] = set()
         seen_texts: set[str] = set()

@@ -10,11 +10,10 @@ from __future__ import annotations
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
-from scree.store.contract import IndexReader, IndexRecord, IndexWriter, PathFilter
+from scree.store.contract import IndexReader, IndexRecord, IndexWriter, KeywordMatch, PathFilter
 from scree.store.records import FileState, NewChunk, StoredChunk
 
 if TYPE_CHECKING:
-    from scree.store.keywords import fts_match_expression
     from scree.store.schema import SCHEMA_VERSION
     from scree.store.sqlite_reader import SqliteReader
     from scree.store.sqlite_writer import SqliteWriter
@@ -25,7 +24,6 @@ _LAZY = {
     "SCHEMA_VERSION": "scree.store.schema",
     "SqliteReader": "scree.store.sqlite_reader",
     "SqliteWriter": "scree.store.sqlite_writer",
-    "fts_match_expression": "scree.store.keywords",
 }
 
 
@@ -42,10 +40,10 @@ __all__ = [
     "IndexReader",
     "IndexRecord",
     "IndexWriter",
+    "KeywordMatch",
     "NewChunk",
     "PathFilter",
     "SqliteReader",
     "SqliteWriter",
     "StoredChunk",
-    "fts_match_expression",
 ]

@@ -8,11 +8,11 @@ from typing import Any
 
 import apsw
 
+from scree.content.cjk import cjk_index_text
 from scree.content.formats import keyword_text
 from scree.errors import IndexCorruptError, IndexMismatchError
 from scree.paths import FILE_MODE, ensure_private_dir
 from scree.store.extension import vec0_path
-from scree.store.keywords import cjk_index_text
 from scree.store.schema import (
     CJK_FUNCTION,
     KEYWORD_FUNCTION,

@@ -32,6 +32,21 @@ class IndexRecord:
     files: int = 0
 
 
+@dataclass(frozen=True, slots=True)
+class KeywordMatch:
+    """What a keyword search matches (scree.search.query.keyword_match makes it from a query): the store ranks
+    chunks by these and never reads the query itself."""
+
+    terms: tuple[str, ...] = ()  # quoted FTS5 terms ('"word"', '"tok"*' for a prefix), in the query's order
+    cjk_pairs: tuple[str, ...] = ()  # distinct CJK character pairs ("中文"), for the CJK pairs' index
+    symbols: tuple[str, ...] = ()  # symbols no tokenizer keeps ("🚀"), found as substrings of chunk text
+
+    @property
+    def cjk_expression(self) -> str | None:
+        """The FTS5 OR-query of the CJK pairs (`"中文" OR "文本"`); None when there are none."""
+        return " OR ".join(f'"{pair}"' for pair in self.cjk_pairs) if self.cjk_pairs else None
+
+
 def model_mismatch(where: str, recorded: tuple[str, int], identity: str, dims: int) -> IndexMismatchError:
     """The one line for an index built by another model than the one at hand (R-F3)."""
     return IndexMismatchError(
@@ -100,9 +115,9 @@ class IndexReader(Protocol):
         ...
 
     def keyword_lists(
-        self, query: str, limit: int, within: PathFilter | None = None, *, floor_alone: bool = True
+        self, match: KeywordMatch, limit: int, within: PathFilter | None = None, *, floor_alone: bool = True
     ) -> list[list[tuple[int, float]]]:
-        """One ranked list of (chunk id, score, higher is better) per keyword index the query reaches."""
+        """One ranked list of (chunk id, score, higher is better) per keyword index `match` reaches."""
         ...
 
     def stems(self, text: str) -> list[str]: ...

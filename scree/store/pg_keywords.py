@@ -20,12 +20,14 @@ term found in fewer than half of the rows when those are enough to fill the list
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import psycopg
 
-from scree.store.keywords import BM25_K1, FLOOR_IDF, cjk_pairs, floor_weight
+from scree.content.cjk import cjk_pairs
+from scree.store.keywords import BM25_K1, FLOOR_IDF, floor_weight
 from scree.store.pg_schema import TEXT_CONFIG
 
 BM25_B = 0.75
@@ -63,7 +65,7 @@ def load_stats(conn: psycopg.Connection[Any], collection: int, version: int) -> 
 
 
 def query_lexemes(conn: psycopg.Connection[Any], terms: list[str]) -> list[tuple[str, bool]]:
-    """Each quoted FTS5 term (keywords.fts_match_terms) as the lexemes the index holds: (lexeme, is a prefix)."""
+    """Each quoted FTS5 term (KeywordMatch.terms) as the lexemes the index holds: (lexeme, is a prefix)."""
     words = [term.strip('"*') for term in terms]
     prefixes = [term.endswith("*") for term in terms]
     rows = conn.execute(
@@ -374,11 +376,16 @@ def cjk_row_pairs(heading: str, text: str) -> list[str]:
 
 
 def cjk_matches(
-    conn: psycopg.Connection[Any], collection: int, stats: Stats, query: str, limit: int, paths: list[str] | None
+    conn: psycopg.Connection[Any],
+    collection: int,
+    stats: Stats,
+    query_pairs: Sequence[str],
+    limit: int,
+    paths: list[str] | None,
 ) -> list[tuple[int, float]] | None:
-    """bm25 over the CJK character pairs of `query`, as the SQLite backend's CJK table ranks them; None when the
-    query has none."""
-    pairs = list(dict.fromkeys(cjk_pairs(query)))[:32]
+    """bm25 over a query's distinct CJK character pairs (KeywordMatch.cjk_pairs), as the SQLite backend's CJK table
+    ranks them; None when there are none."""
+    pairs = list(query_pairs)
     if not pairs:
         return None
     if stats.cjk_rows == 0:

@@ -20,8 +20,7 @@ import psycopg
 
 from scree.errors import IndexCorruptError, IndexMismatchError, IndexUnavailableError, ScreeError
 from scree.store import pg_keywords, pg_symbols
-from scree.store.contract import FIRST_EMBED_FORMAT, REINDEX_HINT, IndexRecord, PathFilter
-from scree.store.keywords import fts_match_terms, symbol_terms
+from scree.store.contract import FIRST_EMBED_FORMAT, REINDEX_HINT, IndexRecord, KeywordMatch, PathFilter
 from scree.store.pg_checkout import holds_files
 from scree.store.pg_connect import PgVector, connect, failure_line, where
 from scree.store.pg_schema import (
@@ -402,9 +401,9 @@ class PgReader:
         return self._hnsw[1]
 
     def keyword_lists(
-        self, query: str, limit: int, within: PathFilter | None = None, *, floor_alone: bool = True
+        self, match: KeywordMatch, limit: int, within: PathFilter | None = None, *, floor_alone: bool = True
     ) -> list[list[tuple[int, float]]]:
-        """The word list (bm25 over the tsvector, pg_keywords) and, with CJK text in the query, the CJK pairs'
+        """The word list (bm25 over the tsvector, pg_keywords) and, with CJK pairs in `match`, the CJK pairs'
         list after it, as the SQLite backend gives them."""
         row = self._now()
         if limit <= 0 or row is None:
@@ -412,7 +411,7 @@ class PgReader:
         if self._stats is None or self._stats.version != row.version:
             self._stats = self._call(lambda conn: pg_keywords.load_stats(conn, row.id, row.version))
         stats = self._stats
-        terms = fts_match_terms(query)
+        terms = list(match.terms)
         paths = self._paths_within(within)
         lists: list[list[tuple[int, float]]] = []
         if terms:
@@ -423,10 +422,10 @@ class PgReader:
                     )
                 )
             )
-        cjk = self._call(lambda conn: pg_keywords.cjk_matches(conn, row.id, stats, query, limit, paths))
+        cjk = self._call(lambda conn: pg_keywords.cjk_matches(conn, row.id, stats, match.cjk_pairs, limit, paths))
         if cjk is not None:
             lists.append(cjk)
-        symbols = symbol_terms(query)  # emoji and other symbols to_tsvector drops (issue 34)
+        symbols = list(match.symbols)  # emoji and other symbols to_tsvector drops (issue 34)
         if symbols:
             lists.append(self._call(lambda conn: pg_symbols.symbol_matches(conn, row.id, symbols, limit, paths)))
         return lists

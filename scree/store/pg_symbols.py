@@ -1,4 +1,4 @@
-"""Symbols no keyword index keeps (emoji, arrows: keywords.symbol_terms) found in PostgreSQL as substrings of chunk
+"""Symbols no keyword index keeps (emoji, arrows: KeywordMatch.symbols) found in PostgreSQL as substrings of chunk
 text, by the same bounded scan and score as the SQLite backend's (searches.symbol_sql), so both feed the search's
 fusion the same list (issue 34)."""
 

@@ -111,7 +111,7 @@ def m004_text_start_index(conn: apsw.Connection) -> None:
     conn.execute(f"create index if not exists chunks_text_start on chunks({TEXT_START_EXPR})")
 
 
-# The CJK keyword table (scree.store.keywords): each chunk's CJK character pairs, written by trigger through the SQL
+# The CJK keyword table (scree.content.cjk): each chunk's CJK character pairs, written by trigger through the SQL
 # function every connection registers (scree.store.connection), contentless since the pairs are never shown.
 CJK_TABLE = "chunks_cjk"
 CJK_FUNCTION = "scree_cjk_pairs"

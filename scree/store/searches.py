@@ -180,7 +180,7 @@ def keyword_matches(
     return [(int(row[0]), -float(row[1])) for row in rows]
 
 
-# Issue 34: symbols no tokenizer keeps (keywords.symbol_terms) are found as substrings of chunk text, by a scan that
+# Issue 34: symbols no tokenizer keeps (KeywordMatch.symbols) are found as substrings of chunk text, by a scan that
 # stops at MAX_SYMBOL_MATCHES matching chunks (a symbol in every chunk ranks no more than these); a symbol in no chunk
 # reads every chunk once (bench.store_search's "sym kw" column: its cost at 10k and 100k chunks).
 MAX_SYMBOL_MATCHES = 1000

@@ -18,15 +18,13 @@ from scree.store.contract import (
     FIRST_EMBED_FORMAT,
     REINDEX_HINT,
     IndexRecord,
+    KeywordMatch,
     PathFilter,
 )
 from scree.store.integrity import check_integrity
 from scree.store.keywords import (
     SplitQuery,
-    cjk_match_expression,
-    fts_match_terms,
     split_query,
-    symbol_terms,
     wide_split,
 )
 from scree.store.records import CHUNK_COLUMNS, FileState, StoredChunk
@@ -261,22 +259,22 @@ class SqliteReader(SqliteIndex):
     # --- keyword search ---
 
     def keyword_lists(
-        self, query: str, limit: int, within: PathFilter | None = None, *, floor_alone: bool = True
+        self, match: KeywordMatch, limit: int, within: PathFilter | None = None, *, floor_alone: bool = True
     ) -> list[list[tuple[int, float]]]:
-        """One ranked list per keyword index the query reaches: (chunk id, score) by FTS5 bm25 over heading and
+        """One ranked list per keyword index `match` reaches: (chunk id, score) by FTS5 bm25 over heading and
         text, best first; score is -bm25 (higher is better). With `within`, only chunks of the files it keeps.
 
         `floor_alone` False: on an index of SPLIT_MIN_ROWS chunks or more, chunks that match only words found in
         half of the chunks or more (FTS5 weighs those 1e-6) are left out, as a hybrid search has its vector list
         to rank them; ranking them all cost 70-100 ms at 100k chunks (keywords.split_query).
 
-        The word index's list when the query has words; with CJK text in it, the CJK table's list of its character
-        pairs after it (scree.store.keywords); with symbols no tokenizer keeps (emoji), the chunks holding them
-        (searches.symbol_matches) last; none for a query with none of these. Fusing them is the search's decision
+        The word index's list when `match` has terms; with CJK pairs, the CJK table's list of them after it
+        (scree.content.cjk); with symbols no tokenizer keeps (emoji), the chunks holding them
+        (searches.symbol_matches) last; none for a match with none of these. Fusing them is the search's decision
         (scree.search.ranking)."""
         if limit <= 0:
             return []
-        terms, pairs, symbols = fts_match_terms(query), cjk_match_expression(query), symbol_terms(query)
+        terms, pairs, symbols = list(match.terms), match.cjk_expression, list(match.symbols)
         with self._filtered(within) as token:
             lists = [self._word_matches(terms, limit, token, floor_alone)] if terms else []
             if pairs is not None:

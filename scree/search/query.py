@@ -1,0 +1,150 @@
+"""A query's analysis, done once per search (Query, analyse): its words, the FTS5 terms and CJK pairs the keyword
+indexes match (the store takes them as a KeywordMatch and no longer reads the query), the symbols no tokenizer keeps,
+and the language it is most likely in. Pure: text in, records out."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+
+from scree.content.cjk import CJK_RUN, cjk_pairs
+from scree.content.languages import LanguageTrees
+from scree.store.contract import KeywordMatch
+
+# Letters and digits only: the same split unicode61 makes, and nothing FTS5 could read as syntax once quoted.
+_WORD = re.compile(r"[^\W_]+")
+MAX_QUERY_TERMS = 32  # a pasted page of text still makes a bounded query
+# English function words, left out of an OR-query that has other words: each matches most chunks, so it costs FTS5
+# a long posting list (bm25 over "the" is most of a 100 ms query at 100k chunks) and adds almost nothing to the rank.
+# Lucene's English stop set (EnglishAnalyzer.ENGLISH_STOP_WORDS_SET), lower case; a query of only these keeps them.
+# With them, the words a question or a comparison is phrased in (#11): rare in documentation, so bm25 weighs them
+# high ("versus" is in 8 lines of uv's docs), yet they name no topic. Docs train set, keyword mode: MRR 0.744 -> 0.769,
+# Hit@3 0.817 -> 0.833; SciFact train keyword nDCG@10 0.7077 -> 0.7082 (its claims are not questions).
+STOPWORDS = frozenset(
+    (
+        "a an and are as at be but by for if in into is it no not of on or such that the their then there these they "
+        "this to was will with "
+        "how what why when where which who whom do does did can could should would i me my we our you your vs versus"
+    ).split()
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Query:
+    """One search's query as analysed once (analyse): every step of the search reads it from here."""
+
+    text: str
+    words: tuple[str, ...]  # content_words: its distinct words that carry its meaning
+    match: KeywordMatch  # what the keyword indexes match
+    language: str | None  # the language trees' language it is most likely in (LanguageTrees.query_language)
+
+    @property
+    def folded_words(self) -> set[str]:
+        """Its words in case-folded form, as versions.says_same compares them."""
+        return {word.casefold() for word in self.words}
+
+
+def analyse(text: str, trees: LanguageTrees) -> Query:
+    """`text` analysed for a search over an index with the language trees `trees`."""
+    return Query(text, tuple(content_words(text)), keyword_match(text), trees.query_language(text))
+
+
+def keyword_match(text: str) -> KeywordMatch:
+    """What the keyword indexes match for `text`: its FTS5 terms, its distinct CJK pairs and its symbols."""
+    return KeywordMatch(tuple(fts_match_terms(text)), tuple(_distinct_pairs(text)), tuple(symbol_terms(text)))
+
+
+def content_words(query: str) -> list[str]:
+    """The distinct words of `query` that carry its meaning: STOPWORDS left out unless there is nothing else."""
+    content: dict[str, str] = {}
+    common: dict[str, str] = {}
+    for match in _WORD.finditer(query):
+        word = match.group(0)
+        key = word.casefold()
+        (common if key in STOPWORDS else content).setdefault(key, word)
+        if len(content) >= MAX_QUERY_TERMS:
+            break
+    return list((content or common).values())
+
+
+def fts_match_expression(query: str) -> str | None:
+    """`"word1" OR "word2" …` for the distinct words of `query` (first spelling kept); None when it has no words.
+    Its terms are fts_match_terms(query)."""
+    terms = fts_match_terms(query)
+    return " OR ".join(terms) if terms else None
+
+
+def fts_match_terms(query: str) -> list[str]:
+    """The quoted FTS5 terms of `query`'s distinct words, in order (first spelling kept); [] when it has none.
+
+    CJK runs are left out (cjk_match_expression covers them). STOPWORDS are dropped unless the query has nothing
+    else. A word written with a `*` right after it (`tok*`) is a prefix (`"tok"*`), as a searcher means it.
+    Quoting makes AND, NEAR, `-`, `^` and `:` plain words; the regex never passes a `"` through, so no quote can
+    close a term early. Lone surrogates and control characters are not words and are dropped.
+    """
+    content: dict[str, str] = {}
+    common: dict[str, str] = {}
+    text = CJK_RUN.sub(" ", query)  # CJK runs go to cjk_match_expression
+    for match in _WORD.finditer(text):
+        word = match.group(0)
+        key = word.casefold()
+        if key in STOPWORDS:
+            common.setdefault(key, f'"{word}"')
+            continue
+        prefix = text.startswith("*", match.end())
+        content.setdefault(key + "*" if prefix else key, f'"{word}"*' if prefix else f'"{word}"')
+        if len(content) >= MAX_QUERY_TERMS:
+            break
+    return list((content or common).values())
+
+
+def _distinct_pairs(query: str) -> list[str]:
+    """The distinct CJK pairs of `query`, in order, at most MAX_QUERY_TERMS."""
+    return list(dict.fromkeys(cjk_pairs(query)))[:MAX_QUERY_TERMS]
+
+
+def cjk_match_expression(query: str) -> str | None:
+    """`"中文" OR "文本" …` for the distinct CJK pairs of `query` (at most MAX_QUERY_TERMS); None when it has none."""
+    return KeywordMatch((), tuple(_distinct_pairs(query)), ()).cjk_expression
+
+
+# Issue 34: symbols the tokenizers drop (FTS5's unicode61 and PostgreSQL's to_tsvector both split on them), looked
+# for as substrings instead: at most MAX_SYMBOL_TERMS of a query, each a non-ASCII symbol (emoji, arrows, ©, ±) with
+# the marks that make it one emoji (variation selectors, skin tones, keycaps, tags, a ZWJ and the next symbol).
+MAX_SYMBOL_TERMS = 4
+_ZWJ = "\u200d"
+_VARIATION = "\ufe0e\ufe0f"  # text or emoji presentation of the symbol before
+_EMOJI_MARKS = frozenset(_VARIATION + "\u20e3") | frozenset(map(chr, range(0x1F3FB, 0x1F400)))
+_TAGS = range(0xE0020, 0xE0080)  # the letters of a subdivision flag (England's, Scotland's)
+_REGIONAL = range(0x1F1E6, 0x1F200)  # two of these are one country's flag
+
+
+def _is_symbol(character: str) -> bool:
+    return not character.isascii() and unicodedata.category(character)[0] == "S"
+
+
+def symbol_terms(query: str) -> list[str]:
+    """The distinct symbols of `query` no keyword index holds a token for ("🚀", "👩‍💻", "→"), first MAX_SYMBOL_TERMS
+    in order: what the search looks for as substrings of chunk text (KeywordMatch.symbols)."""
+    found: dict[str, None] = {}
+    end = len(query)
+    at = 0
+    while at < end and len(found) < MAX_SYMBOL_TERMS:
+        if not _is_symbol(query[at]):
+            at += 1
+            continue
+        stop = at + 1
+        if ord(query[at]) in _REGIONAL and stop < end and ord(query[stop]) in _REGIONAL:
+            stop += 1
+        while stop < end:
+            character = query[stop]
+            if character in _EMOJI_MARKS or ord(character) in _TAGS:
+                stop += 1
+            elif character == _ZWJ and stop + 1 < end and _is_symbol(query[stop + 1]):
+                stop += 2
+            else:
+                break
+        found.setdefault(query[at:stop].rstrip(_VARIATION), None)  # "❤️" finds "❤" too, as "❤" finds "❤️"
+        at = stop
+    return list(found)
