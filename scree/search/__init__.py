@@ -1,8 +1,8 @@
-"""The search engine (R-M2..R-M4, R-M10): engine.py runs a query over the store and folds twins and translations,
-ranking.py makes every fusion and ranking decision, scope.py reads the `path` argument, hits.py holds the hit
-records, render.py writes the exact reply text. The tool's argument bounds are here, where the reader can read them
-without loading the engine, and each is spelled only here: the CLI's flags, the MCP tool's schema and the engine read
-them."""
+"""The search engine (R-M2..R-M4, R-M10): engine.py runs a query over the store and orchestrates, query.py
+analyses the query once per search, ranking.py makes every fusion and ranking decision, scope.py reads the `path`
+argument, hits.py holds the hit records and folds twins and translations, render.py writes the exact reply text.
+The tool's argument bounds are here, where the reader can read them without loading the engine, and each is spelled
+only here: the CLI's flags, the MCP tool's schema and the engine read them."""
 
 from typing import Literal, get_args
 

@@ -14,9 +14,9 @@ from scree.content.chunking import opted_out, too_little_to_show
 from scree.content.files import FileContent, read_markdown, stat_file
 from scree.content.formats import NotDocs, detect, is_thin
 from scree.content.ignore import IgnorePolicy
-from scree.content.languages import Copy, LanguageTrees
+from scree.content.languages import LanguageTrees
 from scree.content.posts import Posts
-from scree.content.versions import names_version, query_versions, says_same
+from scree.content.versions import query_versions
 from scree.embedders.base import KEYWORD_ONLY, Embedder
 from scree.embedders.factory import NEEDS_VECTORS, SEMANTIC_OFF, make_embedder, make_query_embedder
 from scree.embedders.kinds import embedder_available, similarity_floor
@@ -24,7 +24,7 @@ from scree.errors import ScreeError
 from scree.logs import get_logger
 from scree.replies import no_markdown_note
 from scree.search import DEFAULT_K, DEFAULT_MODE, MAX_K
-from scree.search.hits import Hit, SearchResult
+from scree.search.hits import Hit, SearchResult, fold_translations, other_version, preferred_twin
 from scree.search.post_evidence import site_posts
 from scree.search.query import Query, analyse, keyword_match
 from scree.search.ranking import (
@@ -263,23 +263,11 @@ class SearchEngine:
             )
             if mode == "keyword":  # its scores say the rank
                 ranked = [(chunk_id, 1.0 / (rank + 1)) for rank, (chunk_id, _) in enumerate(ranked)]
-        ranked, folded = self._fold_translations(ranked, rows, analysed)
+        trees = self._language_trees()  # copies of one page give way to the copy to show (hits.fold_translations)
+        ranked, folded = fold_translations(ranked, rows, trees, analysed, self._store.chunks_for_path)
         ranked = self._diversify(ranked, rows, found_by_words.__contains__ if mode == "hybrid" else None, query)
         hits, dropped = self._recheck_and_collapse(ranked, rows, k, folded, analysed)
         return SearchResult(hits=hits, notes=notes, dropped_paths=tuple(sorted(dropped)))
-
-    @staticmethod
-    def _other_version(trees: LanguageTrees, rows: dict[int, StoredChunk], chunk_id: int, named: set[str]) -> bool:
-        """A chunk of a version other than the current one, or of a current page named for an older version
-        (versions rule 6: upgrade notes to an old release) unless the query names that version (`named`)."""
-        row = rows.get(chunk_id)
-        if row is None:
-            return False
-        copy = trees.copy(row.path)
-        if copy is not None and copy.version is not None:
-            return True
-        superseded = trees.versions.superseded.get(row.path)
-        return superseded is not None and not names_version(named, superseded)
 
     def _candidates(
         self,
@@ -362,43 +350,6 @@ class SearchEngine:
             self._posts = (files, now, site_posts(self._store, self._root))
         return self._posts[2]
 
-    def _fold_translations(
-        self, ranked: list[tuple[int, float]], rows: dict[int, StoredChunk], query: Query
-    ) -> tuple[list[tuple[int, float]], dict[int, list[int]]]:
-        """Copies of one page (other languages, other versions: languages.LanguageTrees) give way to the copy to show
-        (#11, issues 25 and 32): the one in the query's language, else the original, the current version before
-        others, among the candidates.
-
-        A translation's chunks go, and the shown copy's chunk (under the same heading as the family's first chunk
-        ranked, else its best) takes the family's first place with that chunk's score. A chunk of another version
-        gives way only to a more preferred copy's chunk that says the same thing (versions.SAME_SAYING, and every
-        query word it holds): that chunk takes the better of the two places. A chunk that says what no better copy
-        does (a removed option) stays, to be shown with its version marked and moved down (ranking.demote).
-
-        Also returned: the chunk that stands for others -> the best-ranked folded chunk of each other copy, so its
-        hit can name those copies in also= (the agent learns that they exist)."""
-        trees = self._language_trees()
-        folded: dict[int, list[int]] = {}
-        if not trees.active:
-            return ranked, folded
-        wanted = query.language
-        words = query.folded_words
-        copies: dict[int, Copy] = {}
-        pages: dict[str, list[int]] = {}  # page -> positions of its chunks in ranked
-        for position, (chunk_id, _) in enumerate(ranked):
-            row = rows.get(chunk_id)
-            copy = trees.copy(row.path) if row is not None else None
-            if copy is not None:
-                copies[position] = copy
-                pages.setdefault(copy.page, []).append(position)
-        stands_for: dict[int, int] = {}  # position -> the position of the chunk shown in its place
-        for positions in pages.values():
-            stands_for.update(self._fold_family(positions, ranked, rows, copies, trees, wanted, words))
-        ranked = self._current_stand_ins(ranked, rows, copies, stands_for, trees, words)
-        if stands_for:
-            ranked, folded = _regroup(ranked, stands_for, lambda chunk_id: rows[chunk_id].path)
-        return ranked, folded
-
     def _diversify(
         self,
         ranked: list[tuple[int, float]],
@@ -415,7 +366,7 @@ class SearchEngine:
         trees = self._language_trees()
         if trees.versions.families:
             named = query_versions(query)
-            ranked = demote(ranked, lambda chunk_id: self._other_version(trees, rows, chunk_id, named), VERSION_RANKS)
+            ranked = demote(ranked, lambda chunk_id: other_version(trees, rows, chunk_id, named), VERSION_RANKS)
         posts = self._site_posts()
         if posts.folders:
             ranked = demote(ranked, lambda item: item in rows and posts.is_post(rows[item].path), POST_RANKS, matched)
@@ -444,92 +395,6 @@ class SearchEngine:
             one_of_identical(keyword, text_of, preference, pool),
         )
 
-    def _current_stand_ins(
-        self,
-        ranked: list[tuple[int, float]],
-        rows: dict[int, StoredChunk],
-        copies: dict[int, Copy],
-        stands_for: dict[int, int],
-        trees: LanguageTrees,
-        words: set[str],
-    ) -> list[tuple[int, float]]:
-        """Issue 32: an old version's chunk whose current page was not among the candidates, or not with the chunk
-        that says the same thing, gives way to that chunk all the same (the current page's chunk under the same
-        heading, else any, that says_same): it is looked up in the index, added to `ranked` and `rows` and named in
-        `stands_for`. Returns the longer `ranked`."""
-        position_of = {chunk_id: position for position, (chunk_id, _) in enumerate(ranked)}
-        pages: dict[str, list[StoredChunk]] = {}
-        out = list(ranked)
-        for position, copy in copies.items():
-            if copy.version is None or position in stands_for:
-                continue
-            row = rows[ranked[position][0]]
-            version = trees.versions.copy(row.path)
-            counterpart = version.counterpart if version is not None else None
-            if counterpart is None:
-                continue
-            if counterpart not in pages:
-                pages[counterpart] = self._store.chunks_for_path(counterpart)
-            chunks = sorted(pages[counterpart], key=lambda chunk: chunk.heading != row.heading)
-            same = (chunk for chunk in chunks if says_same(row.text, chunk.text, words, chunk.heading == row.heading))
-            match = next(same, None)
-            if match is None:
-                continue
-            if match.id not in position_of:
-                position_of[match.id] = len(out)
-                out.append((match.id, ranked[-1][1]))
-                rows[match.id] = match
-            stands_for[position] = position_of[match.id]
-        return out
-
-    @staticmethod
-    def _fold_family(
-        positions: list[int],
-        ranked: list[tuple[int, float]],
-        rows: dict[int, StoredChunk],
-        copies: dict[int, Copy],
-        trees: LanguageTrees,
-        wanted: str | None,
-        words: set[str],
-    ) -> dict[int, int]:
-        """One page's chunks among the candidates: position -> the position of the chunk shown in its place."""
-
-        def path(position: int) -> str:
-            return rows[ranked[position][0]].path
-
-        paths = {path(p) for p in positions}
-        if len(paths) < 2:
-            return {}
-        rank = {each: trees.preference(each, wanted) for each in paths}
-        shown = min(paths, key=lambda each: (rank[each], each))
-        language = copies[next(p for p in positions if path(p) == shown)].language
-        own = [p for p in positions if path(p) == shown]
-        heading = rows[ranked[positions[0]][0]].heading
-        stand_in = next((p for p in own if rows[ranked[p][0]].heading == heading), own[0])
-        out: dict[int, int] = {}
-        for p in positions:
-            if path(p) == shown:
-                continue
-            if copies[p].language != language:  # a translation: as issue 25 folds it
-                out[p] = stand_in
-                continue
-            better = sorted(
-                (q for q in positions if rank[path(q)] < rank[path(p)] and copies[q].language == language),
-                key=lambda q: (rank[path(q)], q),
-            )
-            mine = rows[ranked[p][0]]
-            match = next(
-                (
-                    q
-                    for q in better
-                    if says_same(mine.text, rows[ranked[q][0]].text, words, rows[ranked[q][0]].heading == mine.heading)
-                ),
-                None,
-            )
-            if match is not None:
-                out[p] = match
-        return out
-
     def _recheck_and_collapse(
         self,
         ranked: list[tuple[int, float]],
@@ -550,7 +415,8 @@ class SearchEngine:
             if row is None or row.text in seen_texts or too_little_to_show(row.text):
                 continue
             if trees.active:
-                row = self._preferred_twin(row, trees, wanted, current)
+                twins = [twin for twin in self._store.chunks_with_text(row.text) if twin.path != row.path]
+                row = preferred_twin(row, twins, trees, wanted, lambda path: self._check(path, current) is not None)
             state = self._check(row.path, current)
             if state is None:
                 dropped.add(row.path)
@@ -564,20 +430,6 @@ class SearchEngine:
             if len(hits) == k:
                 break
         return hits, dropped
-
-    def _preferred_twin(
-        self, row: StoredChunk, trees: LanguageTrees, wanted: str | None, current: dict[str, _Current | None]
-    ) -> StoredChunk:
-        """Of `row` and its identical chunks in other files, the one in the copy to show (issue 25: an identical
-        old version or translation was shown and the current page named only in also=): the query's language, else
-        the original, the current version first; `row` itself on a tie or when the better one's file dropped out."""
-        twins = [twin for twin in self._store.chunks_with_text(row.text) if twin.path != row.path]
-        if not twins:
-            return row
-        best = min([row, *twins], key=lambda chunk: trees.preference(chunk.path, wanted))
-        if best is row or trees.preference(best.path, wanted) == trees.preference(row.path, wanted):
-            return row
-        return best if self._check(best.path, current) is not None else row
 
     def _hit(
         self,
@@ -664,38 +516,6 @@ class SearchEngine:
         if isinstance(row, NotDocs):
             return None
         return _Current(ranges={c.text: (c.start_line, c.end_line) for c in row.chunks(content.text)})
-
-
-def _regroup(
-    ranked: list[tuple[int, float]], stands_for: dict[int, int], path_of: Callable[[int], str]
-) -> tuple[list[tuple[int, float]], dict[int, list[int]]]:
-    """`ranked` with each chunk's place taken by the chunk shown for it (`stands_for`, by position, followed to its
-    end), at the best place of those it stands for; and the shown chunk -> the best chunk of each other file it
-    stands for, in rank order."""
-
-    def top(position: int) -> int:
-        while position in stands_for:
-            position = stands_for[position]
-        return position
-
-    out: list[tuple[int, float]] = []
-    members: dict[int, list[int]] = {}
-    for position, (_, score) in enumerate(ranked):
-        shown = top(position)
-        if shown not in members:
-            out.append((ranked[shown][0], score))
-        members.setdefault(shown, []).append(position)
-    folded: dict[int, list[int]] = {}
-    for shown, group in members.items():
-        chunk_id = ranked[shown][0]
-        others: dict[str, int] = {}  # path -> its best chunk, in rank order
-        for position in group:
-            path = path_of(ranked[position][0])
-            if position != shown and path != path_of(chunk_id):
-                others.setdefault(path, ranked[position][0])
-        if others:
-            folded[chunk_id] = list(others.values())
-    return out, folded
 
 
 def _locate(row: StoredChunk, state: _Current) -> tuple[int, int, bool]:

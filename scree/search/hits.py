@@ -1,8 +1,16 @@
-"""The records a search produces: its hits and the result with its notes. Pure data, shared by CLI and MCP."""
+"""The records a search produces (its hits and the result with its notes, shared by CLI and MCP), and how copies
+of one page fold into the hit shown for them (#11, issues 25 and 32): translations, other versions, identical
+twins. Pure: ranked ids and stored rows in, the ranking to show out; the engine reads the store and orchestrates."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+
+from scree.content.languages import Copy, LanguageTrees
+from scree.content.versions import names_version, says_same
+from scree.search.query import Query
+from scree.store.records import StoredChunk
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,3 +39,196 @@ class SearchResult:
     @property
     def note(self) -> str | None:
         return " ".join(self.notes) if self.notes else None
+
+
+def other_version(trees: LanguageTrees, rows: dict[int, StoredChunk], chunk_id: int, named: set[str]) -> bool:
+    """A chunk of a version other than the current one, or of a current page named for an older version
+    (versions rule 6: upgrade notes to an old release) unless the query names that version (`named`)."""
+    row = rows.get(chunk_id)
+    if row is None:
+        return False
+    copy = trees.copy(row.path)
+    if copy is not None and copy.version is not None:
+        return True
+    superseded = trees.versions.superseded.get(row.path)
+    return superseded is not None and not names_version(named, superseded)
+
+
+def fold_translations(
+    ranked: list[tuple[int, float]],
+    rows: dict[int, StoredChunk],
+    trees: LanguageTrees,
+    query: Query,
+    page_chunks: Callable[[str], list[StoredChunk]],
+) -> tuple[list[tuple[int, float]], dict[int, list[int]]]:
+    """Copies of one page (other languages, other versions: languages.LanguageTrees) give way to the copy to show
+    (#11, issues 25 and 32): the one in the query's language, else the original, the current version before
+    others, among the candidates.
+
+    A translation's chunks go, and the shown copy's chunk (under the same heading as the family's first chunk
+    ranked, else its best) takes the family's first place with that chunk's score. A chunk of another version
+    gives way only to a more preferred copy's chunk that says the same thing (versions.SAME_SAYING, and every
+    query word it holds): that chunk takes the better of the two places. A chunk that says what no better copy
+    does (a removed option) stays, to be shown with its version marked and moved down (ranking.demote).
+
+    Also returned: the chunk that stands for others -> the best-ranked folded chunk of each other copy, so its
+    hit can name those copies in also= (the agent learns that they exist). `page_chunks` reads a page's chunks from
+    the index (_current_stand_ins); `rows` gains those it adds."""
+    folded: dict[int, list[int]] = {}
+    if not trees.active:
+        return ranked, folded
+    wanted = query.language
+    words = query.folded_words
+    copies: dict[int, Copy] = {}
+    pages: dict[str, list[int]] = {}  # page -> positions of its chunks in ranked
+    for position, (chunk_id, _) in enumerate(ranked):
+        row = rows.get(chunk_id)
+        copy = trees.copy(row.path) if row is not None else None
+        if copy is not None:
+            copies[position] = copy
+            pages.setdefault(copy.page, []).append(position)
+    stands_for: dict[int, int] = {}  # position -> the position of the chunk shown in its place
+    for positions in pages.values():
+        stands_for.update(_fold_family(positions, ranked, rows, copies, trees, wanted, words))
+    ranked = _current_stand_ins(ranked, rows, copies, stands_for, trees, words, page_chunks)
+    if stands_for:
+        ranked, folded = _regroup(ranked, stands_for, lambda chunk_id: rows[chunk_id].path)
+    return ranked, folded
+
+
+def _current_stand_ins(
+    ranked: list[tuple[int, float]],
+    rows: dict[int, StoredChunk],
+    copies: dict[int, Copy],
+    stands_for: dict[int, int],
+    trees: LanguageTrees,
+    words: set[str],
+    page_chunks: Callable[[str], list[StoredChunk]],
+) -> list[tuple[int, float]]:
+    """Issue 32: an old version's chunk whose current page was not among the candidates, or not with the chunk
+    that says the same thing, gives way to that chunk all the same (the current page's chunk under the same
+    heading, else any, that says_same): it is looked up in the index, added to `ranked` and `rows` and named in
+    `stands_for`. Returns the longer `ranked`."""
+    position_of = {chunk_id: position for position, (chunk_id, _) in enumerate(ranked)}
+    pages: dict[str, list[StoredChunk]] = {}
+    out = list(ranked)
+    for position, copy in copies.items():
+        if copy.version is None or position in stands_for:
+            continue
+        row = rows[ranked[position][0]]
+        version = trees.versions.copy(row.path)
+        counterpart = version.counterpart if version is not None else None
+        if counterpart is None:
+            continue
+        if counterpart not in pages:
+            pages[counterpart] = page_chunks(counterpart)
+        chunks = sorted(pages[counterpart], key=lambda chunk: chunk.heading != row.heading)
+        same = (chunk for chunk in chunks if says_same(row.text, chunk.text, words, chunk.heading == row.heading))
+        match = next(same, None)
+        if match is None:
+            continue
+        if match.id not in position_of:
+            position_of[match.id] = len(out)
+            out.append((match.id, ranked[-1][1]))
+            rows[match.id] = match
+        stands_for[position] = position_of[match.id]
+    return out
+
+
+def _fold_family(
+    positions: list[int],
+    ranked: list[tuple[int, float]],
+    rows: dict[int, StoredChunk],
+    copies: dict[int, Copy],
+    trees: LanguageTrees,
+    wanted: str | None,
+    words: set[str],
+) -> dict[int, int]:
+    """One page's chunks among the candidates: position -> the position of the chunk shown in its place."""
+
+    def path(position: int) -> str:
+        return rows[ranked[position][0]].path
+
+    paths = {path(p) for p in positions}
+    if len(paths) < 2:
+        return {}
+    rank = {each: trees.preference(each, wanted) for each in paths}
+    shown = min(paths, key=lambda each: (rank[each], each))
+    language = copies[next(p for p in positions if path(p) == shown)].language
+    own = [p for p in positions if path(p) == shown]
+    heading = rows[ranked[positions[0]][0]].heading
+    stand_in = next((p for p in own if rows[ranked[p][0]].heading == heading), own[0])
+    out: dict[int, int] = {}
+    for p in positions:
+        if path(p) == shown:
+            continue
+        if copies[p].language != language:  # a translation: as issue 25 folds it
+            out[p] = stand_in
+            continue
+        better = sorted(
+            (q for q in positions if rank[path(q)] < rank[path(p)] and copies[q].language == language),
+            key=lambda q: (rank[path(q)], q),
+        )
+        mine = rows[ranked[p][0]]
+        match = next(
+            (
+                q
+                for q in better
+                if says_same(mine.text, rows[ranked[q][0]].text, words, rows[ranked[q][0]].heading == mine.heading)
+            ),
+            None,
+        )
+        if match is not None:
+            out[p] = match
+    return out
+
+
+def preferred_twin(
+    row: StoredChunk,
+    twins: Sequence[StoredChunk],
+    trees: LanguageTrees,
+    wanted: str | None,
+    kept: Callable[[str], bool],
+) -> StoredChunk:
+    """Of `row` and its identical chunks in other files, the one in the copy to show (issue 25: an identical
+    old version or translation was shown and the current page named only in also=): the query's language, else
+    the original, the current version first; `row` itself on a tie or when the better one's file dropped out (`kept`
+    says no). `twins`: the chunks of identical text in other files."""
+    if not twins:
+        return row
+    best = min([row, *twins], key=lambda chunk: trees.preference(chunk.path, wanted))
+    if best is row or trees.preference(best.path, wanted) == trees.preference(row.path, wanted):
+        return row
+    return best if kept(best.path) else row
+
+
+def _regroup(
+    ranked: list[tuple[int, float]], stands_for: dict[int, int], path_of: Callable[[int], str]
+) -> tuple[list[tuple[int, float]], dict[int, list[int]]]:
+    """`ranked` with each chunk's place taken by the chunk shown for it (`stands_for`, by position, followed to its
+    end), at the best place of those it stands for; and the shown chunk -> the best chunk of each other file it
+    stands for, in rank order."""
+
+    def top(position: int) -> int:
+        while position in stands_for:
+            position = stands_for[position]
+        return position
+
+    out: list[tuple[int, float]] = []
+    members: dict[int, list[int]] = {}
+    for position, (_, score) in enumerate(ranked):
+        shown = top(position)
+        if shown not in members:
+            out.append((ranked[shown][0], score))
+        members.setdefault(shown, []).append(position)
+    folded: dict[int, list[int]] = {}
+    for shown, group in members.items():
+        chunk_id = ranked[shown][0]
+        others: dict[str, int] = {}  # path -> its best chunk, in rank order
+        for position in group:
+            path = path_of(ranked[position][0])
+            if position != shown and path != path_of(chunk_id):
+                others.setdefault(path, ranked[position][0])
+        if others:
+            folded[chunk_id] = list(others.values())
+    return out, folded
