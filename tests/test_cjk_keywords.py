@@ -6,9 +6,8 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-import apsw
 import pytest
-import sqlite_vec
+from test_store import raw
 
 from scree.content.cjk import cjk_index_text, cjk_pairs
 from scree.search.engine import keyword_ranking
@@ -119,9 +118,7 @@ def test_a_schema_4_index_is_upgraded_in_place_with_its_cjk_rows(tmp_path: Path)
     folder = tmp_path / "notes"
     folder.mkdir()
     db_path = tmp_path / "index.db"
-    conn = apsw.Connection(str(db_path))
-    conn.enable_load_extension(True)
-    conn.load_extension(str(sqlite_vec.loadable_path()))
+    conn = raw(db_path)
     assert migrate(conn, upto=4) == [1, 2, 3, 4]
     conn.execute("insert into meta(key, value) values ('folder', ?)", (str(folder.resolve()),))
     conn.execute("insert into meta(key, value) values ('model', ?), ('dims', ?)", (MODEL, str(DIMS)))

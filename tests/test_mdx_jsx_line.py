@@ -7,11 +7,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import apsw
-import sqlite_vec
 from backends import Backend
 from cli_helpers import search_json
 from fault_helpers import hash_env, scree
+from test_store import raw
 
 from scree.content.chunking import chunk_markdown, thin
 from scree.content.formats import MDX, embedded_text, keyword_text
@@ -75,10 +74,7 @@ def test_an_index_of_the_old_schema_is_upgraded_to_weigh_no_jsx(tmp_path: Path) 
     folder = tmp_path / "notes"
     folder.mkdir()
     db_path = tmp_path / "index.db"
-    conn = apsw.Connection(str(db_path))
-    conn.enable_load_extension(True)
-    conn.load_extension(str(sqlite_vec.loadable_path()))
-    conn.create_scalar_function("scree_cjk_pairs", lambda text: "", 1)  # migration 5's triggers call it
+    conn = raw(db_path)  # with scree's SQL functions: migration 5's triggers call scree_cjk_pairs
     assert migrate(conn, upto=5) == [1, 2, 3, 4, 5]
     conn.execute("insert into meta(key, value) values ('folder', ?)", (str(folder.resolve()),))
     conn.execute("insert into files values ('docs/keys.mdx', 'abc', 1, 2)")
