@@ -16,6 +16,7 @@ import stat
 import threading
 from collections import deque
 from collections.abc import Callable
+from functools import partial
 
 MAX_PENDING_BYTES = 256 * 1024  # a few thousand log lines: a burst while the reader is slow, not a leak
 POLL_MS = 1000
@@ -38,6 +39,7 @@ class NonBlockingStderr(io.TextIOBase):
         self._size = 0
         self._dropped = 0
         self._busy = False  # the thread holds a line it has not written yet
+        self._lines_written = 0  # progress, for drain()
         self._changed = threading.Condition()
         self._thread = threading.Thread(target=self._drain, name="scree-stderr", daemon=True)
         self._thread.start()
@@ -72,9 +74,17 @@ class NonBlockingStderr(io.TextIOBase):
         """Never waits (structlog flushes after every line): drain() waits, with a deadline."""
 
     def drain(self, timeout: float) -> bool:
-        """Wait up to `timeout` seconds for every queued line to be written; whether they all were."""
+        """Wait for every queued line to be written while the pipe takes one at least every `timeout` seconds: a
+        reader that is slow but reading gets them all (the last line, often why the process ends, is behind the
+        others), a pipe nobody reads costs `timeout`. Whether they all were."""
         with self._changed:
-            return self._changed.wait_for(lambda: not self._pending and not self._busy, timeout)
+            while self._pending or self._busy:
+                if not self._changed.wait_for(partial(self._wrote_since, self._lines_written), timeout):
+                    return False
+            return True
+
+    def _wrote_since(self, lines: int) -> bool:
+        return self._lines_written != lines
 
     def _drain(self) -> None:
         while True:
@@ -90,6 +100,7 @@ class NonBlockingStderr(io.TextIOBase):
                 self._on_dropped(dropped)
             with self._changed:
                 self._busy = False
+                self._lines_written += 1
                 self._changed.notify_all()
 
     def _write(self, data: bytes) -> bool:

@@ -8,10 +8,12 @@ user chasing a problem runs it, the writer logs every edit; at info, a warning (
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -161,3 +163,37 @@ def test_lines_a_full_pipe_cannot_take_are_counted_and_said_once_it_drains() -> 
     finally:
         os.close(read_end)
         os.close(write_end)
+
+
+def test_drain_waits_for_a_slow_reader_as_long_as_it_reads() -> None:
+    """At exit a process drains its queued lines; the last one (often why it ends) is behind the rest. A reader that
+    is slow but reading gets every line, the last included, however long the backlog takes in all; only a pipe that
+    takes nothing for the whole `timeout` ends the wait."""
+    read_end, write_end = os.pipe()
+    received = bytearray()
+    stop = threading.Event()
+
+    def read_slowly() -> None:
+        while b"the last line" not in received and not stop.wait(0.02):
+            with contextlib.suppress(BlockingIOError):
+                received.extend(os.read(read_end, 4096))
+
+    reader = threading.Thread(target=read_slowly, daemon=True)
+    try:
+        stream = NonBlockingStderr(write_end)
+        fill(read_end)
+        line = "a queued log line of about sixty bytes, waiting its turn....\n"
+        for _ in range(MAX_PENDING_BYTES // len(line) - 10):
+            stream.write(line)
+        stream.write("the last line: why the process ends\n")
+        os.set_blocking(read_end, False)
+        reader.start()  # ~320 KB at 4 KB per 20 ms: well over a second, each read within the timeout
+        assert stream.drain(0.5), "drain gave up on a reader that was still reading"
+        reader.join(10.0)
+        assert b"the last line: why the process ends" in received
+    finally:
+        stop.set()
+        if reader.is_alive():
+            reader.join(5.0)
+        os.close(write_end)
+        os.close(read_end)

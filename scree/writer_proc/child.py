@@ -215,7 +215,9 @@ def child_main(
 
     from scree.writer_proc.writer import Writer
 
-    threading.Thread(target=_exit_with_parent, args=(stop, log, parent), name="scree-parent", daemon=True).start()
+    parent_gone_said = threading.Event()
+    watch_args = (stop, log, parent, parent_gone_said)
+    threading.Thread(target=_exit_with_parent, args=watch_args, name="scree-parent", daemon=True).start()
     writer = Writer(settings, stop, on_status=lambda state: _put(up, state), first_sync_only=mode == SYNC)
     done = threading.Event()  # the request thread stops with it
     requests = threading.Thread(target=_serve_requests, args=(down, up, writer, done), name="scree-requests")
@@ -223,6 +225,9 @@ def child_main(
     requests.start()
     log.debug("writer child started", mode=mode, pid=os.getpid(), lock_fd=lock.fd, mcp_loaded=mcp_loaded())
     outcome, message = _run(writer, log)
+    if parent_process is not None and not parent_process.is_alive():
+        # PDEATHSIG's SIGTERM can stop the writer before the parent watch has said why: let it say so first
+        parent_gone_said.wait(2 * PARENT_POLL_S)
     done.set()
     _put(up, Finished(outcome, message))
     log.debug("writer child exiting", mode=mode, outcome=outcome.name.lower(), mcp_loaded=mcp_loaded())
@@ -289,9 +294,9 @@ def _replier(up: Queue[Up], request_id: int) -> Callable[[str], None]:
     return reply
 
 
-def _exit_with_parent(stop: threading.Event, log: Any, parent: str) -> None:
-    """R-P2: when the parent (`parent`: serve, or scree watch) is gone, stop the writer; exit after
-    PARENT_GONE_EXIT_S even if it has not stopped."""
+def _exit_with_parent(stop: threading.Event, log: Any, parent: str, said: threading.Event) -> None:
+    """R-P2: when the parent (`parent`: serve, or scree watch) is gone, stop the writer and say why (`said` set
+    once the line is logged); exit after PARENT_GONE_EXIT_S even if it has not stopped."""
     process = multiprocessing.parent_process()
     sentinel = process.sentinel if process is not None else None  # the parent holds its other end: EOF when it dies
     ppid = os.getppid()
@@ -305,6 +310,7 @@ def _exit_with_parent(stop: threading.Event, log: Any, parent: str) -> None:
     hard_exit_in(PARENT_GONE_EXIT_S)  # first: the log line below may block on a stderr nobody reads any more
     stop.set()
     log.warning(f"{parent} went away; stopping the writer", deadline_s=PARENT_GONE_EXIT_S)
+    said.set()
     time.sleep(PARENT_GONE_EXIT_S)
     log.error(f"the writer did not stop in time after {parent} went away; exiting")
     drain_stderr(QUEUE_FLUSH_S)
