@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import atexit
+import contextlib
 import contextvars
 import importlib
 import logging
@@ -166,6 +167,14 @@ def configure_logging(
 
 def _log_dropped(count: int) -> None:
     get_logger(__name__).warning("log lines dropped: stderr was not read", lines=count)
+
+
+def direct_stderr() -> contextlib.AbstractContextManager[None]:
+    """Within: log lines are written by the logging thread itself, blocking (NonBlockingStderr.direct), for a
+    process's last words once a kernel deadline bounds its exit; a plain stderr already is."""
+    if isinstance(sys.stderr, NonBlockingStderr):
+        return sys.stderr.direct()
+    return contextlib.nullcontext()
 
 
 def drain_stderr(timeout: float) -> None:

@@ -15,7 +15,8 @@ import select
 import stat
 import threading
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from functools import partial
 
 MAX_PENDING_BYTES = 256 * 1024  # a few thousand log lines: a burst while the reader is slow, not a leak
@@ -40,6 +41,7 @@ class NonBlockingStderr(io.TextIOBase):
         self._dropped = 0
         self._busy = False  # the thread holds a line it has not written yet
         self._lines_written = 0  # progress, for drain()
+        self._direct = False  # direct(): write() writes itself
         self._changed = threading.Condition()
         self._thread = threading.Thread(target=self._drain, name="scree-stderr", daemon=True)
         self._thread.start()
@@ -59,8 +61,21 @@ class NonBlockingStderr(io.TextIOBase):
     def isatty(self) -> bool:
         return os.isatty(self._fd)
 
+    @contextmanager
+    def direct(self) -> Iterator[None]:
+        """Within: write() writes in the calling thread, blocking, as a plain stderr does; for the last lines of a
+        process whose exit a kernel deadline already bounds (signals.hard_exit_in), which must not wait on a thread."""
+        self._direct = True
+        try:
+            yield
+        finally:
+            self._direct = False
+
     def write(self, text: str) -> int:
         data = text.encode("utf-8", "backslashreplace")
+        if self._direct:
+            self._write_blocking(data)
+            return len(text)
         with self._changed:
             if self._size + len(data) > MAX_PENDING_BYTES:
                 self._dropped += max(1, text.count("\n"))
@@ -102,6 +117,16 @@ class NonBlockingStderr(io.TextIOBase):
                 self._busy = False
                 self._lines_written += 1
                 self._changed.notify_all()
+
+    def _write_blocking(self, data: bytes) -> None:
+        view = memoryview(data)
+        while view:
+            try:
+                view = view[os.write(self._fd, view) :]
+            except InterruptedError:
+                continue
+            except OSError:
+                return
 
     def _write(self, data: bytes) -> bool:
         """Write all of `data`, waiting in poll() for room; False when the pipe is gone (nothing left to read it)."""

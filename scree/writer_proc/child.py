@@ -50,7 +50,7 @@ from scree.deadlines import (
     SIGTERM_TIMEOUT_S,
     WRITER_HARD_EXIT_S,
 )
-from scree.logs import drain_stderr, get_logger
+from scree.logs import direct_stderr, drain_stderr, get_logger
 from scree.protocol import SYNC, Down, Finished, Outcome, Recheck, ReindexReply, ReindexRequest, Up, WriterReport
 from scree.replies import STOPPED_UNASKED, error_line, exit_code_reason, failed_message
 
@@ -309,7 +309,8 @@ def _exit_with_parent(stop: threading.Event, log: Any, parent: str, said: thread
 
     hard_exit_in(PARENT_GONE_EXIT_S)  # first: the log line below may block on a stderr nobody reads any more
     stop.set()
-    log.warning(f"{parent} went away; stopping the writer", deadline_s=PARENT_GONE_EXIT_S)
+    with direct_stderr():  # written now, not left to a thread a loaded machine may not run before the deadline
+        log.warning(f"{parent} went away; stopping the writer", deadline_s=PARENT_GONE_EXIT_S)
     said.set()
     time.sleep(PARENT_GONE_EXIT_S)
     log.error(f"the writer did not stop in time after {parent} went away; exiting")
