@@ -74,7 +74,7 @@ class NonBlockingStderr(io.TextIOBase):
     def write(self, text: str) -> int:
         data = text.encode("utf-8", "backslashreplace")
         if self._direct:
-            self._write_blocking(data)
+            self._write(data, self._fd)
             return len(text)
         with self._changed:
             if self._size + len(data) > MAX_PENDING_BYTES:
@@ -118,22 +118,13 @@ class NonBlockingStderr(io.TextIOBase):
                 self._lines_written += 1
                 self._changed.notify_all()
 
-    def _write_blocking(self, data: bytes) -> None:
+    def _write(self, data: bytes, out: int | None = None) -> bool:
+        """Write all of `data` to `out` (this stream's own non-blocking file unless given: direct() gives the blocking
+        fd), waiting in poll() for room; False when the pipe is gone (nothing left to read it)."""
         view = memoryview(data)
         while view:
             try:
-                view = view[os.write(self._fd, view) :]
-            except InterruptedError:
-                continue
-            except OSError:
-                return
-
-    def _write(self, data: bytes) -> bool:
-        """Write all of `data`, waiting in poll() for room; False when the pipe is gone (nothing left to read it)."""
-        view = memoryview(data)
-        while view:
-            try:
-                view = view[os.write(self._out, view) :]
+                view = view[os.write(self._out if out is None else out, view) :]
             except BlockingIOError:
                 self._waits.poll(POLL_MS)
             except InterruptedError:
