@@ -8,6 +8,7 @@ minutes on two cores; it is part of every whole-suite run, as CI runs it."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import subprocess
@@ -44,7 +45,8 @@ def clean_copy(into: Path) -> Path:
         source = ROOT / rel
         if source.is_file():
             (into / rel).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(source, into / rel)
+            with contextlib.suppress(FileNotFoundError):  # gone since listed: another process's scratch file
+                shutil.copy2(source, into / rel)
     return into
 
 
