@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +36,8 @@ def run_scree(
     return subprocess.run([SCREE, *args], env=env, cwd=cwd, capture_output=True, text=True, timeout=timeout)
 
 
-Run = Callable[..., subprocess.CompletedProcess[str]]  # run_scree, or run_main with its capsys: (*args, env=, cwd=)
+# run_scree, main_here, or run_main with its capsys: (*args, env=, cwd=)
+Run = Callable[..., subprocess.CompletedProcess[str]]
 
 
 def run_main(
@@ -47,6 +50,25 @@ def run_main(
     """`scree ARGS` run in this process through `scree.__main__.main(argv)`, what the installed command calls, with
     `env` as the whole environment and `cwd` as the working directory (both put back after), its output from capsys:
     for the wording of commands that start no process of their own. The logging main configures is put back too."""
+    capsys.readouterr()  # what came before is not this command's
+    code = _main_here(args, env, cwd)
+    out, err = capsys.readouterr()
+    return subprocess.CompletedProcess(["scree", *args], code, out, err)
+
+
+def main_here(
+    *args: str, env: dict[str, str], cwd: Path | None = None, timeout: float | None = None
+) -> subprocess.CompletedProcess[str]:
+    """run_main without a capsys: stdout and stderr caught by redirecting sys.stdout and sys.stderr, for helpers that
+    read the index's state (`status --json`, a keyword search) while a test waits on the process it is about, where
+    starting a `scree` per poll would only spend the CPU the processes under test need."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = _main_here(args, env, cwd)
+    return subprocess.CompletedProcess(["scree", *args], code, out.getvalue(), err.getvalue())
+
+
+def _main_here(args: Sequence[str], env: dict[str, str], cwd: Path | None) -> int:
     import logging
 
     import structlog
@@ -55,16 +77,15 @@ def run_main(
 
     saved_env, saved_cwd = dict(os.environ), Path.cwd()
     saved_log, saved_handlers = structlog.get_config(), list(logging.getLogger().handlers)
-    capsys.readouterr()  # what came before is not this command's
     os.environ.clear()
     os.environ.update({"COLUMNS": "80", **env})  # argparse wraps help as for a pipe, not the terminal pytest runs in
     try:
         if cwd is not None:
             os.chdir(cwd)
         try:
-            code = main(list(args))
+            return main(list(args))
         except SystemExit as exc:  # argparse: a usage error (2), or --help and --version (0)
-            code = exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 1
+            return exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 1
     finally:
         os.chdir(saved_cwd)
         os.environ.clear()
@@ -72,8 +93,6 @@ def run_main(
         structlog.configure(**saved_log)
         logging.getLogger().handlers[:] = saved_handlers
         logging.captureWarnings(False)
-    out, err = capsys.readouterr()
-    return subprocess.CompletedProcess(["scree", *args], code, out, err)
 
 
 def search_json(folder: Path, query: str, env: dict[str, str], *extra: str, run: Run = run_scree) -> dict[str, Any]:

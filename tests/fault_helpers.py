@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_helpers import main_here
 
 FAST_ENV = {
     "SCREE_DEBOUNCE_SECONDS": "0.2",
@@ -67,14 +68,16 @@ def scree(
 
 
 def status(env: dict[str, str], folder: Path) -> dict[str, Any]:
-    done = scree(env, "status", "--notes", str(folder), "--json")
+    """`scree status --json`, run in this process (main_here): it reads the index while a test waits on a process."""
+    done = main_here("status", "--notes", str(folder), "--json", env=env)
     assert done.returncode == 0, done.stderr
     info: dict[str, Any] = json.loads(done.stdout)
     return info
 
 
 def keyword_paths(env: dict[str, str], folder: Path, query: str) -> list[str]:
-    done = scree(env, "search", "--notes", str(folder), "--json", "--mode", "keyword", "-k", "50", query)
+    """The paths a keyword search finds, run in this process as `status` is."""
+    done = main_here("search", "--notes", str(folder), "--json", "--mode", "keyword", "-k", "50", query, env=env)
     assert done.returncode == 0, done.stderr
     return [hit["path"] for hit in json.loads(done.stdout)["hits"]]
 

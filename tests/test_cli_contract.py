@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cli_helpers import TEST_KEY, Run, run_scree, scree_env, write_file
+from cli_helpers import TEST_KEY, Run, main_here, run_scree, scree_env, write_file
 from embed_server import EmbedServer
 
 from scree.config import load_settings
@@ -28,7 +28,8 @@ def folder(tmp_path: Path) -> Path:
 
 
 def status_of(folder: Path, env: dict[str, str]) -> dict[str, Any]:
-    proc = run_scree("status", "--json", "--notes", str(folder), env=env)
+    """`scree status --json` in this process (main_here): what it reads, after the installed scree's reindex."""
+    proc = main_here("status", "--json", "--notes", str(folder), env=env)
     assert proc.returncode == 0, proc.stderr
     info: dict[str, Any] = json.loads(proc.stdout)
     return info
@@ -62,7 +63,8 @@ def test_last_error_is_set_by_an_outage_and_cleared_by_the_next_good_sync(
 
 
 def search_note(folder: Path, env: dict[str, str]) -> str | None:
-    proc = run_scree("search", "--notes", str(folder), "--json", "--mode", "keyword", "pip install", env=env)
+    """The note of a keyword search run in this process (main_here), as status_of."""
+    proc = main_here("search", "--notes", str(folder), "--json", "--mode", "keyword", "pip install", env=env)
     assert proc.returncode == 0, proc.stderr
     note: str | None = json.loads(proc.stdout)["note"]
     return note

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import psutil
 import pytest
-from cli_helpers import run_scree, wait_until
+from cli_helpers import main_here, wait_until
 from fault_helpers import hash_env, scree
 from test_shared_model import local_env, model  # noqa: F401 - the fixture
 from test_supervisor import gone, make_folder
@@ -97,7 +97,8 @@ def hostile_frames() -> list[bytes]:
 
 
 def status_json(folder: Path, env: dict[str, str]) -> dict[str, object]:
-    proc = run_scree("status", "--json", "--notes", str(folder), env=env)
+    """`scree status --json` run in this process (main_here): polled while the watch under test starts."""
+    proc = main_here("status", "--json", "--notes", str(folder), env=env)
     assert proc.returncode == 0, proc.stderr
     result: dict[str, object] = json.loads(proc.stdout)
     return result

@@ -72,7 +72,8 @@ def scree(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
 
 
 def search_paths(env: dict[str, str], folder: Path, query: str) -> list[str]:
-    done = scree(env, "search", "--notes", str(folder), "--json", "--mode", "keyword", query)
+    """A keyword search run in this process (cli_helpers.main_here): the tests poll it while watch indexes."""
+    done = cli_helpers.main_here("search", "--notes", str(folder), "--json", "--mode", "keyword", query, env=env)
     assert done.returncode == 0, done.stderr
     return [hit["path"] for hit in json.loads(done.stdout)["hits"]]
 
