@@ -18,7 +18,7 @@ from typing import Any
 
 import anyio
 import pytest
-from cli_helpers import run_scree, scree_env, wait_until, write_text
+from cli_helpers import main_here, run_scree, scree_env, wait_until, write_text
 from mcp.client import Client
 from mcp.client.stdio import StdioServerParameters
 
@@ -163,7 +163,7 @@ def run_claude(cli: Path, repo: Path, env: dict[str, str], server: MessagesStand
 
 def writer_started(repo: Path, env: dict[str, str]) -> bool:
     """Whether a scree serve in `repo` has finished an MCP handshake: its writer starts once the client confirms it."""
-    shown = run_scree("status", "--json", env=env, cwd=repo)
+    shown = main_here("status", "--json", env=env, cwd=repo)  # polled: in this process, not a scree per poll
     return shown.returncode == 0 and json.loads(shown.stdout)["writer_pid"] is not None
 
 

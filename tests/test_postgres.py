@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 from backends import Backend
-from cli_helpers import run_scree, scree_env, wait_until
+from cli_helpers import main_here, run_scree, scree_env, wait_until
 from pg_server import PgServer
 
 from scree.content.ignore import IgnorePolicy
@@ -673,7 +673,7 @@ def test_the_database_restarting_under_a_watching_writer_is_an_outage_then_the_l
             pg_server.start()
 
         def found() -> bool:
-            done = run_scree("search", "--json", "--mode", "keyword", "--notes", str(folder), "numbat", env=env)
+            done = main_here("search", "--json", "--mode", "keyword", "--notes", str(folder), "numbat", env=env)
             return done.returncode == 0 and [h["path"] for h in json.loads(done.stdout)["hits"]] == ["b.md"]
 
         wait_until(found, "the edit made during the outage is indexed after it", DEADLINE_S)
