@@ -17,6 +17,7 @@ from typing import Any
 
 import anyio
 import pytest
+from anyio.from_thread import BlockingPortal, start_blocking_portal
 from cli_helpers import write_file
 from mcp.client import Client
 from mcp.client.stdio import StdioServerParameters
@@ -119,6 +120,30 @@ def with_client(project: Project, body: Callable[[Client], Awaitable[None]], mod
     anyio.run(main)
 
 
+@dataclass(frozen=True, slots=True)
+class Session:
+    """A connected SDK client of one `scree serve`, its event loop in a thread of its own (anyio's blocking portal)."""
+
+    portal: BlockingPortal
+    client: Client
+    project: Project
+
+    def run(self, body: Callable[[Client], Awaitable[None]]) -> None:
+        self.portal.call(body, self.client)
+
+
+@pytest.fixture(scope="module")
+def session(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Session]:
+    """One `scree serve` over stdio for the tests whose subject is the replies to tool calls, which none of them
+    changes: a serve per test only started the same process again. Over a project of its own (made as `project`), so
+    the tests that start a serve on `project` find its writer lock as they did."""
+    project = make_project(tmp_path_factory.mktemp("mcp-shared"))
+    with start_blocking_portal() as portal:
+        client = Client(server_params(project), mode="legacy", read_timeout_seconds=CLIENT_TIMEOUT_S)
+        with portal.wrap_async_context_manager(client) as connected:
+            yield Session(portal, connected, project)
+
+
 def text_of(result: Any) -> str:
     assert isinstance(result, CallToolResult)
     assert result.structured_content is None  # R-M8: text only
@@ -148,7 +173,7 @@ def test_import_and_build_load_nothing_heavy(project: Project) -> None:
     assert done.stdout.strip() == "[]"
 
 
-def test_initialize_returns_instructions_and_three_tools(project: Project) -> None:
+def test_initialize_returns_instructions_and_three_tools(session: Session) -> None:
     async def body(client: Client) -> None:
         instructions = client.instructions or ""
         assert '"demo-notes"' in instructions  # the project is named by the folder's base name
@@ -183,7 +208,7 @@ def test_initialize_returns_instructions_and_three_tools(project: Project) -> No
             assert {"type": "integer", "minimum": 1} in branches and {"type": "null"} in branches
         assert "required" not in tools["reindex"].input_schema
 
-    with_client(project, body)
+    session.run(body)
 
 
 def test_auto_negotiation_also_works(project: Project) -> None:
@@ -198,7 +223,7 @@ def test_auto_negotiation_also_works(project: Project) -> None:
 # --- search_docs ---
 
 
-def test_search_docs_hit_format_and_hostile_text(project: Project) -> None:
+def test_search_docs_hit_format_and_hostile_text(session: Session) -> None:
     async def body(client: Client) -> None:
         result = await client.call_tool("search_docs", {"query": "Bearer tokens expire", "k": 1, "mode": "keyword"})
         assert result.is_error is False
@@ -234,7 +259,7 @@ def test_search_docs_hit_format_and_hostile_text(project: Project) -> None:
         result = await client.call_tool("search_docs", {"query": "still answering", "mode": "keyword"})
         assert result.is_error is False
 
-    with_client(project, body)
+    session.run(body)
 
 
 def test_search_errors_are_one_line_replies(project: Project) -> None:
@@ -352,7 +377,7 @@ def test_serve_comes_up_and_says_why_when_the_data_folder_cannot_be_made(tmp_pat
 # --- read_doc ---
 
 
-def test_read_doc_ranges_and_clamping(project: Project) -> None:
+def test_read_doc_ranges_and_clamping(session: Session) -> None:
     async def read(client: Client, **args: Any) -> tuple[str, bool]:
         result = await client.call_tool("read_doc", args)
         return text_of(result), bool(result.is_error)
@@ -393,10 +418,10 @@ def test_read_doc_ranges_and_clamping(project: Project) -> None:
         assert text.endswith(f"\n[truncated to fit the reply limit: read on from line {int(shown[1]) + 1}]\n</doc>")
         assert 50_000 <= len(text.encode()) <= 60_000  # 20,000 tokens by the estimate (R-M10), far under 256 KiB
 
-    with_client(project, body)
+    session.run(body)
 
 
-def test_read_doc_refusals(project: Project) -> None:
+def test_read_doc_refusals(session: Session) -> None:
     async def refused(client: Client, path: str) -> str:
         result = await client.call_tool("read_doc", {"path": path})
         assert result.is_error is True
@@ -417,7 +442,7 @@ def test_read_doc_refusals(project: Project) -> None:
         )
         assert await refused(client, "docs/missing.md") == 'error: no such file: "docs/missing.md"'
         assert (await refused(client, "/etc/passwd")).startswith('refused: "/etc/passwd" is an absolute path')
-        assert (await refused(client, str(project.folder / "README.md"))).startswith("refused: ")
+        assert (await refused(client, str(session.project.folder / "README.md"))).startswith("refused: ")
         assert await refused(client, "../x.md") == 'refused: "../x.md" is not a path inside the project'
         assert await refused(client, "docs/../../demo-notes/README.md") == (
             'refused: "docs/../../demo-notes/README.md" is not a path inside the project'
@@ -427,7 +452,7 @@ def test_read_doc_refusals(project: Project) -> None:
         huge = await refused(client, "huge.md")
         assert huge.startswith('refused: "huge.md" cannot be read by scree (') and huge.endswith(")")
 
-    with_client(project, body)
+    session.run(body)
 
 
 # --- reindex ---
@@ -632,7 +657,7 @@ BAD_ARGUMENTS = [
 ]
 
 
-def test_bad_arguments_are_one_readable_line(project: Project) -> None:
+def test_bad_arguments_are_one_readable_line(session: Session) -> None:
     async def body(client: Client) -> None:
         for tool, arguments, says in BAD_ARGUMENTS:
             result = await client.call_tool(tool, arguments)
@@ -642,4 +667,4 @@ def test_bad_arguments_are_one_readable_line(project: Project) -> None:
         two = await client.call_tool("search_docs", {"query": "", "k": 0})
         assert text_of(two).startswith("error: query must be") and "\n" not in text_of(two)
 
-    with_client(project, body)
+    session.run(body)
