@@ -11,8 +11,9 @@ from test_store import raw
 
 from scree.content.cjk import cjk_index_text, cjk_pairs
 from scree.search.engine import keyword_ranking
-from scree.search.query import cjk_match_expression, fts_match_expression
+from scree.search.query import cjk_terms, keyword_terms
 from scree.store import SCHEMA_VERSION, FileState, NewChunk, SqliteReader, SqliteWriter
+from scree.store.keywords import fts5_expression
 from scree.store.schema import CJK_TABLE, migrate
 
 DIMS = 8
@@ -67,6 +68,16 @@ def test_cjk_runs_become_overlapping_pairs() -> None:
     assert cjk_pairs("クロージャ") == ["クロ", "ロー", "ージ", "ジャ"]  # the long-vowel mark is part of the run
     assert cjk_pairs("텍스트는") == ["텍스", "스트", "트는"]
     assert cjk_index_text(EN) == "" and cjk_index_text("x 搜索 y") == "搜索"
+
+
+def fts_match_expression(query: str) -> str | None:
+    """The FTS5 OR-query the SQLite store runs over the word index for `query`."""
+    return fts5_expression(keyword_terms(query))
+
+
+def cjk_match_expression(query: str) -> str | None:
+    """The FTS5 OR-query the SQLite store runs over the CJK pairs' table for `query`."""
+    return fts5_expression(cjk_terms(query))
 
 
 def test_query_words_and_cjk_pairs_are_split_between_the_two_tables() -> None:

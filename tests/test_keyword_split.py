@@ -13,19 +13,25 @@ import pytest
 
 from scree.embedders.base import pack_vector
 from scree.search.engine import keyword_ranking
-from scree.search.query import fts_match_terms
+from scree.search.query import keyword_terms
 from scree.store import FileState, NewChunk, SqliteWriter, searches
 from scree.store.keywords import (
     BM25_K1,
     FLOOR_IDF,
     floor_weight,
     fts5_idf,
+    fts5_term,
     fts5_varints,
     split_query,
     wide_split,
 )
 
 DIMS = 8
+
+
+def fts_match_terms(query: str) -> list[str]:
+    """`query`'s terms as the FTS5 strings the SQLite store matches."""
+    return [fts5_term(term) for term in keyword_terms(query)]
 
 
 def test_a_term_in_half_of_the_rows_or_more_has_the_floor_weight() -> None:

@@ -14,6 +14,7 @@ pytest.importorskip("psycopg")
 
 from scree.search.query import keyword_match  # noqa: E402
 from scree.store import pg_keywords  # noqa: E402
+from scree.store.contract import KeywordTerm  # noqa: E402
 from scree.store.pg_reader import PgReader  # noqa: E402
 from scree.store.pg_writer import PgWriter  # noqa: E402
 from scree.store.records import FileState, NewChunk  # noqa: E402
@@ -76,7 +77,8 @@ def test_keyword_lists_through_the_postings_are_the_exact_bm25_order(tmp_path: P
                 want = _exact(reader, query, limit)
                 assert want, query
                 _same(reader.keyword_lists(keyword_match(query), limit)[0], want)  # as a search reads it
-                lexemes = [lexeme for lexeme, _ in pg_keywords.query_lexemes(conn, query.split())]
+                words = [KeywordTerm(word) for word in query.split()]
+                lexemes = [lexeme for lexeme, _ in pg_keywords.query_lexemes(conn, words)]
                 hits = pg_keywords.posting_counts(conn, row.id, stats, lexemes)
                 idf = [pg_keywords.bm25_idf(stats.rows, n) for n in hits]
                 _same(pg_keywords.all_postings_matches(conn, row.id, stats, lexemes, idf, limit), want)

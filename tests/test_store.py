@@ -28,18 +28,20 @@ from scree.embedders.base import pack_vector
 from scree.errors import IndexCorruptError, IndexMismatchError, IndexUnavailableError
 from scree.index.model_policy import check_model
 from scree.search.engine import keyword_ranking
-from scree.search.query import fts_match_expression
+from scree.search.query import keyword_terms
 from scree.store import (
     SCHEMA_VERSION,
     FileState,
     IndexRecord,
     IndexWriter,
+    KeywordTerm,
     NewChunk,
     SqliteReader,
     SqliteWriter,
     searches,
 )
 from scree.store.connection import register_functions
+from scree.store.keywords import fts5_expression, fts5_term
 from scree.store.schema import migrate
 from scree.store.searches import EXACT_SEARCH_MAX_CHUNKS, OVERSAMPLE
 from scree.store.sign_bits import nearest_positions, popcount, popcount_by_bytes
@@ -552,6 +554,18 @@ def test_keyword_search_ranks_heading_and_stems(any_store: IndexWriter) -> None:
     assert scores == sorted(scores, reverse=True)
     assert [cid for cid, _ in keyword_ranking(store, "CAFE", 5)] == [store.chunks_for_path("cafe.md")[0].id]
     assert keyword_ranking(store, "token", 1) == keyword_ranking(store, "token", 10)[:1]
+
+
+def fts_match_expression(query: str) -> str | None:
+    """The FTS5 OR-query the SQLite store runs for `query`'s terms."""
+    return fts5_expression(keyword_terms(query))
+
+
+def test_the_query_gives_plain_terms_and_the_sqlite_store_quotes_them_for_fts5() -> None:
+    plain = [KeywordTerm("tok", prefix=True), KeywordTerm("NEAR"), KeywordTerm("x"), KeywordTerm("y")]
+    assert keyword_terms('tok* NEAR "x-y"') == plain
+    assert [fts5_term(term) for term in keyword_terms("tok* NEAR")] == ['"tok"*', '"NEAR"']
+    assert fts5_term(KeywordTerm('a"b')) == '"a""b"'  # a quote in a term, from any caller, cannot end it early
 
 
 def test_keyword_or_query_skips_common_english_words_unless_it_has_nothing_else(store: SqliteWriter) -> None:

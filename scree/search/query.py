@@ -1,6 +1,6 @@
-"""A query's analysis, done once per search (Query, analyse): its words, the FTS5 terms and CJK pairs the keyword
-indexes match (the store takes them as a KeywordMatch and no longer reads the query), the symbols no tokenizer keeps,
-and the language it is most likely in. Pure: text in, records out."""
+"""A query's analysis, done once per search (Query, analyse): its words, the terms and CJK pairs the keyword indexes
+match (the store takes them as a KeywordMatch, plain words it quotes for its own engine, and never reads the query),
+the symbols no tokenizer keeps, and the language it is most likely in. Pure: text in, records out."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ from dataclasses import dataclass
 
 from scree.content.cjk import CJK_RUN, cjk_pairs
 from scree.content.languages import LanguageTrees
-from scree.store.contract import KeywordMatch
+from scree.store.contract import KeywordMatch, KeywordTerm
 
-# Letters and digits only: the same split unicode61 makes, and nothing FTS5 could read as syntax once quoted.
+# Letters and digits only: the same split unicode61 makes (and to_tsvector's), no query syntax of either engine.
 _WORD = re.compile(r"[^\W_]+")
 MAX_QUERY_TERMS = 32  # a pasted page of text still makes a bounded query
 # English function words, left out of an OR-query that has other words: each matches most chunks, so it costs FTS5
@@ -51,8 +51,8 @@ def analyse(text: str, trees: LanguageTrees) -> Query:
 
 
 def keyword_match(text: str) -> KeywordMatch:
-    """What the keyword indexes match for `text`: its FTS5 terms, its distinct CJK pairs and its symbols."""
-    return KeywordMatch(tuple(fts_match_terms(text)), tuple(_distinct_pairs(text)), tuple(symbol_terms(text)))
+    """What the keyword indexes match for `text`: its terms, its distinct CJK pairs and its symbols."""
+    return KeywordMatch(tuple(keyword_terms(text)), tuple(cjk_terms(text)), tuple(symbol_terms(text)))
 
 
 def content_words(query: str) -> list[str]:
@@ -68,45 +68,33 @@ def content_words(query: str) -> list[str]:
     return list((content or common).values())
 
 
-def fts_match_expression(query: str) -> str | None:
-    """`"word1" OR "word2" …` for the distinct words of `query` (first spelling kept); None when it has no words.
-    Its terms are fts_match_terms(query)."""
-    terms = fts_match_terms(query)
-    return " OR ".join(terms) if terms else None
+def keyword_terms(query: str) -> list[KeywordTerm]:
+    """The terms of `query`'s distinct words, in order (first spelling kept); [] when it has none.
 
-
-def fts_match_terms(query: str) -> list[str]:
-    """The quoted FTS5 terms of `query`'s distinct words, in order (first spelling kept); [] when it has none.
-
-    CJK runs are left out (cjk_match_expression covers them). STOPWORDS are dropped unless the query has nothing
-    else. A word written with a `*` right after it (`tok*`) is a prefix (`"tok"*`), as a searcher means it.
-    Quoting makes AND, NEAR, `-`, `^` and `:` plain words; the regex never passes a `"` through, so no quote can
-    close a term early. Lone surrogates and control characters are not words and are dropped.
+    CJK runs are left out (cjk_terms covers them). STOPWORDS are dropped unless the query has nothing else. A word
+    written with a `*` right after it (`tok*`) is a prefix, as a searcher means it. Only letters and digits make a
+    word, so AND, NEAR, `-`, `^`, `:` and quotes are never syntax to a store; lone surrogates and control characters
+    are not words and are dropped.
     """
-    content: dict[str, str] = {}
-    common: dict[str, str] = {}
-    text = CJK_RUN.sub(" ", query)  # CJK runs go to cjk_match_expression
+    content: dict[str, KeywordTerm] = {}
+    common: dict[str, KeywordTerm] = {}
+    text = CJK_RUN.sub(" ", query)  # CJK runs go to cjk_terms
     for match in _WORD.finditer(text):
         word = match.group(0)
         key = word.casefold()
         if key in STOPWORDS:
-            common.setdefault(key, f'"{word}"')
+            common.setdefault(key, KeywordTerm(word))
             continue
         prefix = text.startswith("*", match.end())
-        content.setdefault(key + "*" if prefix else key, f'"{word}"*' if prefix else f'"{word}"')
+        content.setdefault(key + "*" if prefix else key, KeywordTerm(word, prefix))
         if len(content) >= MAX_QUERY_TERMS:
             break
     return list((content or common).values())
 
 
-def _distinct_pairs(query: str) -> list[str]:
+def cjk_terms(query: str) -> list[str]:
     """The distinct CJK pairs of `query`, in order, at most MAX_QUERY_TERMS."""
     return list(dict.fromkeys(cjk_pairs(query)))[:MAX_QUERY_TERMS]
-
-
-def cjk_match_expression(query: str) -> str | None:
-    """`"中文" OR "文本" …` for the distinct CJK pairs of `query` (at most MAX_QUERY_TERMS); None when it has none."""
-    return KeywordMatch((), tuple(_distinct_pairs(query)), ()).cjk_expression
 
 
 # Issue 34: symbols the tokenizers drop (FTS5's unicode61 and PostgreSQL's to_tsvector both split on them), looked

@@ -10,7 +10,7 @@ from __future__ import annotations
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
-from scree.store.contract import IndexReader, IndexRecord, IndexWriter, KeywordMatch, PathFilter
+from scree.store.contract import IndexReader, IndexRecord, IndexWriter, KeywordMatch, KeywordTerm, PathFilter
 from scree.store.records import FileState, NewChunk, StoredChunk
 
 if TYPE_CHECKING:
@@ -41,6 +41,7 @@ __all__ = [
     "IndexRecord",
     "IndexWriter",
     "KeywordMatch",
+    "KeywordTerm",
     "NewChunk",
     "PathFilter",
     "SqliteReader",

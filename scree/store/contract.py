@@ -33,18 +33,22 @@ class IndexRecord:
 
 
 @dataclass(frozen=True, slots=True)
+class KeywordTerm:
+    """One word a keyword search matches, as the query wrote it (each store folds and quotes it for its own
+    engine: store.keywords.fts5_term for SQLite's FTS5, pg_keywords.query_lexemes for PostgreSQL)."""
+
+    word: str  # letters and digits only
+    prefix: bool = False  # written `word*`: every word that starts with it
+
+
+@dataclass(frozen=True, slots=True)
 class KeywordMatch:
     """What a keyword search matches (scree.search.query.keyword_match makes it from a query): the store ranks
     chunks by these and never reads the query itself."""
 
-    terms: tuple[str, ...] = ()  # quoted FTS5 terms ('"word"', '"tok"*' for a prefix), in the query's order
+    terms: tuple[KeywordTerm, ...] = ()  # the query's distinct words, in its order
     cjk_pairs: tuple[str, ...] = ()  # distinct CJK character pairs ("中文"), for the CJK pairs' index
     symbols: tuple[str, ...] = ()  # symbols no tokenizer keeps ("🚀"), found as substrings of chunk text
-
-    @property
-    def cjk_expression(self) -> str | None:
-        """The FTS5 OR-query of the CJK pairs (`"中文" OR "文本"`); None when there are none."""
-        return " OR ".join(f'"{pair}"' for pair in self.cjk_pairs) if self.cjk_pairs else None
 
 
 def model_mismatch(where: str, recorded: tuple[str, int], identity: str, dims: int) -> IndexMismatchError:

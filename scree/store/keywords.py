@@ -10,10 +10,26 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from scree.store.contract import KeywordTerm
+
 # FTS5's bm25 (fts5_aux.c): a term in at least half of the rows gets idf FLOOR_IDF, and no term adds more than
 # idf x (BM25_K1 + 1) to a row's score, however often the row has it.
 BM25_K1 = 1.2
 FLOOR_IDF = 1e-6
+
+
+def fts5_term(term: KeywordTerm) -> str:
+    """`term` as one FTS5 string: `"word"`, or `"tok"*` for a prefix. Quoted, AND, NEAR, `-`, `^` and `:` are plain
+    words, and a `"` inside is doubled, as FTS5 reads it, so no quote can close the string early."""
+    quoted = '"' + term.word.replace('"', '""') + '"'
+    return quoted + "*" if term.prefix else quoted
+
+
+def fts5_expression(terms: Sequence[KeywordTerm] | Sequence[str]) -> str | None:
+    """The FTS5 OR-query of `terms` (`"word1" OR "tok"*`; CJK pairs as `"中文" OR "文本"`); None when there are
+    none."""
+    quoted = [fts5_term(KeywordTerm(term) if isinstance(term, str) else term) for term in terms]
+    return " OR ".join(quoted) if quoted else None
 
 
 def floor_weight(rows: int, hits: int) -> bool:

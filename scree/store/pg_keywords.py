@@ -27,6 +27,7 @@ from typing import Any
 import psycopg
 
 from scree.content.cjk import cjk_pairs
+from scree.store.contract import KeywordTerm
 from scree.store.keywords import BM25_K1, FLOOR_IDF, floor_weight
 from scree.store.pg_schema import TEXT_CONFIG
 
@@ -64,10 +65,10 @@ def load_stats(conn: psycopg.Connection[Any], collection: int, version: int) -> 
     return Stats(version, int(row[0]), float(row[1]), cjk_rows=int(row[2]), cjk_avg_len=float(row[3]))
 
 
-def query_lexemes(conn: psycopg.Connection[Any], terms: list[str]) -> list[tuple[str, bool]]:
-    """Each quoted FTS5 term (KeywordMatch.terms) as the lexemes the index holds: (lexeme, is a prefix)."""
-    words = [term.strip('"*') for term in terms]
-    prefixes = [term.endswith("*") for term in terms]
+def query_lexemes(conn: psycopg.Connection[Any], terms: Sequence[KeywordTerm]) -> list[tuple[str, bool]]:
+    """Each term (KeywordMatch.terms) as the lexemes the index holds: (lexeme, is a prefix)."""
+    words = [term.word for term in terms]
+    prefixes = [term.prefix for term in terms]
     rows = conn.execute(
         f"select w.n, u.lexeme from unnest(%s::text[]) with ordinality as w(word, n) "
         f"cross join lateral unnest(to_tsvector('{TEXT_CONFIG}', w.word)) as u",
@@ -124,7 +125,7 @@ def word_matches(
     conn: psycopg.Connection[Any],
     collection: int,
     stats: Stats,
-    terms: list[str],
+    terms: Sequence[KeywordTerm],
     limit: int,
     paths: list[str] | None,
     *,

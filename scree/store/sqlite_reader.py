@@ -24,6 +24,8 @@ from scree.store.contract import (
 from scree.store.integrity import check_integrity
 from scree.store.keywords import (
     SplitQuery,
+    fts5_expression,
+    fts5_term,
     split_query,
     wide_split,
 )
@@ -274,7 +276,8 @@ class SqliteReader(SqliteIndex):
         (scree.search.ranking)."""
         if limit <= 0:
             return []
-        terms, pairs, symbols = list(match.terms), match.cjk_expression, list(match.symbols)
+        terms = [fts5_term(term) for term in match.terms]  # quoted here, for FTS5: the match holds plain words
+        pairs, symbols = fts5_expression(match.cjk_pairs), list(match.symbols)
         with self._filtered(within) as token:
             lists = [self._word_matches(terms, limit, token, floor_alone)] if terms else []
             if pairs is not None:
