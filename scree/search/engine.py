@@ -16,7 +16,6 @@ from scree.content.formats import NotDocs, detect, is_thin
 from scree.content.ignore import IgnorePolicy
 from scree.content.languages import LanguageTrees
 from scree.content.posts import Posts
-from scree.content.versions import query_versions
 from scree.embedders.base import KEYWORD_ONLY, Embedder
 from scree.embedders.factory import NEEDS_VECTORS, SEMANTIC_OFF, make_embedder, make_query_embedder
 from scree.embedders.kinds import embedder_available, similarity_floor
@@ -265,7 +264,7 @@ class SearchEngine:
                 ranked = [(chunk_id, 1.0 / (rank + 1)) for rank, (chunk_id, _) in enumerate(ranked)]
         trees = self._language_trees()  # copies of one page give way to the copy to show (hits.fold_translations)
         ranked, folded = fold_translations(ranked, rows, trees, analysed, self._store.chunks_for_path)
-        ranked = self._diversify(ranked, rows, found_by_words.__contains__ if mode == "hybrid" else None, query)
+        ranked = self._diversify(ranked, rows, found_by_words.__contains__ if mode == "hybrid" else None, analysed)
         hits, dropped = self._recheck_and_collapse(ranked, rows, k, folded, analysed)
         return SearchResult(hits=hits, notes=notes, dropped_paths=tuple(sorted(dropped)))
 
@@ -355,7 +354,7 @@ class SearchEngine:
         ranked: list[tuple[int, float]],
         rows: dict[int, StoredChunk],
         matched: Callable[[int], bool] | None,
-        query: str = "",
+        query: Query,
     ) -> list[tuple[int, float]]:
         """Each file's best chunk first (ranking.diversify); then, on a site with version trees, other versions'
         chunks VERSION_RANKS places down (issue 32): after that many current pages of similar rank, since among the
@@ -365,7 +364,7 @@ class SearchEngine:
         ranked = diversify(ranked, lambda pair: rows[pair[0]].path if pair[0] in rows else "", PER_FILE)
         trees = self._language_trees()
         if trees.versions.families:
-            named = query_versions(query)
+            named = query.versions
             ranked = demote(ranked, lambda chunk_id: other_version(trees, rows, chunk_id, named), VERSION_RANKS)
         posts = self._site_posts()
         if posts.folders:

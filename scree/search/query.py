@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from scree.content.cjk import CJK_RUN, cjk_pairs
 from scree.content.languages import LanguageTrees
+from scree.content.versions import query_versions
 from scree.store.contract import KeywordMatch, KeywordTerm
 
 # Letters and digits only: the same split unicode61 makes (and to_tsvector's), no query syntax of either engine.
@@ -38,6 +39,11 @@ class Query:
     words: tuple[str, ...]  # content_words: its distinct words that carry its meaning
     match: KeywordMatch  # what the keyword indexes match
     language: str | None  # the language trees' language it is most likely in (LanguageTrees.query_language)
+
+    @property
+    def versions(self) -> set[str]:
+        """The version numbers it names (versions.query_versions: `3.6` of "roll back from 3.7 to 3.6")."""
+        return query_versions(self.text)
 
     @property
     def folded_words(self) -> set[str]:
