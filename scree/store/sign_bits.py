@@ -1,9 +1,10 @@
 """Stage 1 of the two-stage vector search in memory: every chunk's sign bits in one numpy array, and the chunks
 nearest to a query's bits by Hamming distance, in the order SQL's `order by distance limit n` gives (ties by id).
 
-At 100k chunks of 512 dimensions the SQL scan (vec_distance_hamming over every row, then SQLite's sorter) took
-20 ms a query; XOR and popcount over the array take 2-5 ms. The array (dims / 8 bytes a chunk: 6.4 MB at 100k)
-is read once per change of the index, only where the two-stage search runs (above EXACT_SEARCH_MAX_CHUNKS).
+XOR and popcount over the array stand in for a SQL scan (vec_distance_hamming over every row, then SQLite's
+sorter); `python -m bench.store_search` times this stage alone and the two-stage search it starts. The array (dims / 8
+bytes a chunk) is read once per change of the index, only where the two-stage search runs (above
+EXACT_SEARCH_MAX_CHUNKS).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ if TYPE_CHECKING:
     import numpy as np
 
 # The whole table in one row: SQLite concatenates the blobs (group_concat of blobs keeps their bytes) and the ids,
-# both in rowid order, in one scan; 100k rows as Python tuples took 5x longer.
+# both in rowid order, in one scan, rather than a Python tuple per row.
 _LOAD_SQL = (
     f"select cast(group_concat(bits, '') as blob), group_concat(chunk_id, ' '), count(*), min(length(bits)), "
     f"max(length(bits)) from {VECTOR_BITS_TABLE}"
@@ -34,7 +35,7 @@ _PLACES_SQL = (
 @dataclass(frozen=True, slots=True)
 class SignBits:
     """The sign bits of every chunk: `ids` ascending; `words` one column of unsigned integers per id (the array
-    transposed, so popcounts add up row by row: 1 ms at 100k chunks, against 5 ms summing each chunk's words);
+    transposed, so popcounts add up row by row rather than each chunk's words being summed);
     `blocks` and `offsets`, where vec0 keeps each id's vector (-1: no vector, or not read); `located`: whether
     they were read."""
 
@@ -57,7 +58,7 @@ class SignBits:
             return cls(empty, np.zeros((1, 0), dtype=np.uint8), empty, empty, places)
         if shortest != longest:
             raise ValueError(f"{VECTOR_BITS_TABLE} holds rows of {shortest} and of {longest} bytes")
-        ids = np.fromstring(str(ids_text), dtype=np.int64, sep=" ")  # 2 ms for 100k, where split() took 20
+        ids = np.fromstring(str(ids_text), dtype=np.int64, sep=" ")  # parsed by numpy, not str.split()
         words = np.frombuffer(bytes(blob), dtype=word_type(int(longest))).reshape(int(count), -1)
         if len(ids) > 1 and not bool((ids[1:] > ids[:-1]).all()):  # a table scan is in rowid order; make sure
             order = np.argsort(ids, kind="stable")

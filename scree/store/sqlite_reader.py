@@ -268,7 +268,7 @@ class SqliteReader(SqliteIndex):
 
         `floor_alone` False: on an index of SPLIT_MIN_ROWS chunks or more, chunks that match only words found in
         half of the chunks or more (FTS5 weighs those 1e-6) are left out, as a hybrid search has its vector list
-        to rank them; ranking them all cost 70-100 ms at 100k chunks (keywords.split_query).
+        to rank them, where FTS5 would rank every row they match (keywords.split_query).
 
         The word index's list when `match` has terms; with CJK pairs, the CJK table's list of them after it
         (scree.content.cjk); with symbols no tokenizer keeps (emoji), the chunks holding them
@@ -299,7 +299,7 @@ class SqliteReader(SqliteIndex):
 
     def _splits(self, terms: list[str], limit: int) -> list[SplitQuery]:
         """The splits worth trying of a large index's OR-query of `terms`, widest first; what each term matches is
-        counted once per change of the index (a word in every chunk: 4 ms at 100k)."""
+        counted once per change of the index (a word in every chunk is a scan of its postings)."""
         version = self._now().version
         if self._term_hits is None or self._term_hits[0] != version:
             self._term_hits = (version, searches.keyword_rows(self._conn), {})
