@@ -13,7 +13,7 @@ import tomllib
 from pathlib import Path
 
 import pytest
-from cli_helpers import run_scree, scree_env
+from cli_helpers import Run, run_scree, scree_env
 
 REPO = Path(__file__).resolve().parents[1]
 TOP_PAGES = sorted(set(REPO.glob("*.md")) - {REPO / "README.md"})  # CHANGELOG.md and the like
@@ -54,7 +54,8 @@ def test_every_link_resolves(page: Path) -> None:
     assert "SPEC" not in text, f"{page.name} points at SPEC, which is not shipped"
 
 
-def test_help_pages_name_no_missing_file(tmp_path: Path) -> None:
+def test_help_pages_name_no_missing_file(tmp_path: Path, cli: Run) -> None:
+    """Every --help page, run in this process (the cli fixture): the subject is its words."""
     env = scree_env(tmp_path / "data")
     commands = [
         [],
@@ -74,7 +75,7 @@ def test_help_pages_name_no_missing_file(tmp_path: Path) -> None:
         ["completion"],
     ]
     for command in commands:
-        proc = run_scree(*command, "--help", env=env)
+        proc = cli(*command, "--help", env=env)
         assert proc.returncode == 0, (command, proc.stderr)
         assert "SPEC" not in proc.stdout and "§" not in proc.stdout, command
         for named in re.findall(r"\b[\w./-]+\.md\b", proc.stdout):
