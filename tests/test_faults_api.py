@@ -14,7 +14,7 @@ import psutil
 import pytest
 import sqlite_vec
 from backends import Backend
-from cli_helpers import write_file
+from cli_helpers import main_here, write_file
 from embed_server import EmbedServer
 from fault_helpers import api_env, no_traceback, scree
 
@@ -169,13 +169,14 @@ def test_a_key_no_http_header_can_carry_is_refused_in_one_line(tmp_path: Path, k
 
 @pytest.fixture
 def indexed(tmp_path: Path, embed_server: EmbedServer, index_backend: Backend) -> tuple[Path, dict[str, str]]:
-    """Two files indexed through the API, on each backend in turn (index_backend)."""
+    """Two files indexed through the API, on each backend in turn (index_backend): the reindex runs in this process
+    (main_here), as set-up; the tests' own commands run the installed scree."""
     folder = tmp_path / "notes"
     write_file(folder, "a.md", "# Alpha\n\nalpha apples and apricots\n")
     write_file(folder, "b.md", "# Beta\n\nbeta bananas\n")
     extra = {"SCREE_QUERY_TIMEOUT_SECONDS": str(SHORT_S), **index_backend.env()}
     env = api_env(tmp_path / "data", embed_server.url, **extra)
-    done = scree(env, "reindex", "--notes", str(folder))
+    done = main_here("reindex", "--notes", str(folder), env=env)
     assert done.returncode == 0, done.stderr
     return folder, env
 
