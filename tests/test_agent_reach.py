@@ -14,7 +14,7 @@ from typing import Any
 
 import anyio
 import pytest
-from cli_helpers import run_scree, scree_env, wait_until, write_text
+from cli_helpers import main_here, run_scree, scree_env, wait_until, write_text
 from embed_server import EmbedServer
 from mcp.client import Client
 from mcp.client.stdio import StdioServerParameters
@@ -68,7 +68,8 @@ def small_repo(root: Path) -> Path:
 
 
 def reindex(folder: Path, env: dict[str, str]) -> None:
-    done = run_scree("reindex", "--notes", str(folder), env=env, timeout=300)
+    """`scree reindex` in this process (main_here): the index each test's real serve sessions read."""
+    done = main_here("reindex", "--notes", str(folder), env=env)
     assert done.returncode == 0, done.stderr
 
 
