@@ -41,6 +41,31 @@ def locked_folder(folder: Path) -> Iterator[int | None]:
 NEW_FILE_MODE = 0o644  # a committed file, readable by all: it names no path and holds no secret
 
 
+def read_regular(real: Path, target: Path, not_regular: ConfigError) -> tuple[bytes, os.stat_result] | None:
+    """The bytes and status of the file at `real` (named `target` in messages); None when there is none; the
+    refusal `not_regular` for anything else than a regular file, checked on the opened file too (opened without
+    blocking and without following a link, so a FIFO or a swapped name cannot hold scree)."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
+    try:
+        if not stat.S_ISREG(os.stat(real).st_mode):
+            raise not_regular
+        fd = os.open(real, flags)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise ConfigError(f"cannot read {target}: {exc.strerror}") from None
+    try:
+        status = os.fstat(fd)  # what was opened, should the name have been swapped since the stat
+        if not stat.S_ISREG(status.st_mode):
+            raise not_regular
+        with os.fdopen(fd, "rb", closefd=False) as handle:
+            return handle.read(), status
+    except OSError as exc:
+        raise ConfigError(f"cannot read {target}: {exc.strerror}") from None
+    finally:
+        os.close(fd)
+
+
 class ChangedMeanwhile(Exception):
     """Another program replaced the file between scree's read and its replace; it is left as that program wrote it."""
 

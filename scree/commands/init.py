@@ -13,7 +13,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from scree.commands.file_edit import ChangedMeanwhile, locked_folder, replace_if_unchanged
+from scree.commands.file_edit import ChangedMeanwhile, locked_folder, read_regular, replace_if_unchanged
 from scree.errors import ConfigError, UsageError
 from scree.paths import git_root
 
@@ -216,26 +216,12 @@ def _refuse_leaving(target: Path, real: Path, folder: Path, client: ClientConfig
 def _read(real: Path, target: Path, client: ClientConfig) -> _Existing | None:
     """The config file's object and status; None when there is no file; a one-line refusal for anything that is
     not a regular file (opened without blocking, so a FIFO cannot hold scree) or that scree cannot parse."""
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
-    try:
-        status = os.stat(real)
-        if not stat.S_ISREG(status.st_mode):
-            raise ConfigError(f"{target} is not a regular file; scree will not touch it: {_by_hand(client)}")
-        fd = os.open(real, flags)
-    except FileNotFoundError:
+    read = read_regular(
+        real, target, ConfigError(f"{target} is not a regular file; scree will not touch it: {_by_hand(client)}")
+    )
+    if read is None:
         return None
-    except OSError as exc:
-        raise ConfigError(f"cannot read {target}: {exc.strerror}") from None
-    try:
-        status = os.fstat(fd)  # what was opened, should the name have been swapped since the stat
-        if not stat.S_ISREG(status.st_mode):
-            raise ConfigError(f"{target} is not a regular file; scree will not touch it: {_by_hand(client)}")
-        with os.fdopen(fd, "rb", closefd=False) as handle:
-            raw = handle.read()
-    except OSError as exc:
-        raise ConfigError(f"cannot read {target}: {exc.strerror}") from None
-    finally:
-        os.close(fd)
+    raw, status = read
     return _Existing(_parse(raw, target, client), status, raw)
 
 
