@@ -881,6 +881,10 @@ def test_after_a_database_restart_serve_steps_down_to_another_holder_then_retake
                 await until(client, "apples orchard", "a.md", "search answers as a reader")
                 other.release()
                 wait_until(lambda: events().count("writer lock taken") == 2, "the lock re-taken once free", 30)
+                taken = [
+                    json.loads(line) for line in errlog_path.read_text().splitlines() if "writer lock taken" in line
+                ]
+                assert all(line["lock"].startswith("the writer lock of collection") for line in taken), taken
                 assert _generation(pg_url, name) == before + 2
                 (folder / "b.md").write_text("# Beta\n\nA numbat lives in the burrow.\n")
                 await until(client, "numbat burrow", "b.md", "the edit indexed by the resumed writer")
