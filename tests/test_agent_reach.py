@@ -224,7 +224,7 @@ def test_empty_folder_and_no_index_yet_are_said_as_they_are(tmp_path: Path) -> N
 def test_an_index_whose_first_sync_has_not_finished_says_so(tmp_path: Path) -> None:
     folder = small_repo(tmp_path)
     with EmbedServer() as api:
-        api.set(fail_status=503)
+        api.set(fail_status=503, retry_after="0")
         env = scree_env(tmp_path / "data", api.url, SCREE_EMBEDDER="api", SCREE_LOG_LEVEL="warning")
         done = run_scree("reindex", "--notes", str(folder), env=env, timeout=300)
         assert "deferred" in done.stdout + done.stderr

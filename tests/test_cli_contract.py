@@ -51,7 +51,7 @@ def test_last_error_is_set_by_an_outage_and_cleared_by_the_next_good_sync(
     assert status_of(folder, env)["last_error"] is None
 
     write_file(folder, "README.md", "# Project\n\nRewritten intro about gardening.\n")  # one path, the same rule
-    embed_server.set(fail_status=503)
+    embed_server.set(fail_status=503, retry_after="0")
     assert run_scree("reindex", "--notes", str(folder), "README.md", env=env).returncode == 1
     assert "503" in status_of(folder, env)["last_error"]
     embed_server.set(fail_status=None)
@@ -91,7 +91,7 @@ def test_search_says_when_the_index_is_incomplete_or_behind(
     assert run_scree("reindex", "--notes", str(folder), env=env).returncode == 0
     assert search_note(folder, env) is None
     write_file(folder, "README.md", "# Project\n\nRun pip install, then configure.\n")
-    embed_server.set(fail_status=503)
+    embed_server.set(fail_status=503, retry_after="0")
     assert run_scree("reindex", "--notes", str(folder), env=env).returncode == 1
     note = search_note(folder, env)
     assert (

@@ -14,7 +14,7 @@ import pytest
 from backends import Backend
 from cli_helpers import wait_until, write_file
 from embed_server import EmbedServer
-from fault_helpers import api_env, hash_env, keyword_paths, no_traceback, scree, status, unprivileged
+from fault_helpers import api_env, hash_env, keyword_paths, no_traceback, reindex_here, scree, status, unprivileged
 
 BAD_NAME = b"bad\xff.md"
 
@@ -73,7 +73,7 @@ def test_a_file_name_that_is_not_utf8_is_skipped_and_the_rest_indexed(folder: Pa
 
 def test_a_bad_name_created_while_watching_does_not_stop_indexing(folder: Path, tmp_path: Path) -> None:
     env = hash_env(tmp_path / "data", SCREE_LOG_FORMAT="json")
-    assert scree(env, "reindex", "--notes", str(folder)).returncode == 0
+    reindex_here(env, folder)
     watch = start_watch(env, folder)
     try:
         wait_until(lambda: status(env, folder)["writer_pid"] == watch.pid, "watch holds the lock", 15)
@@ -96,7 +96,7 @@ def test_an_unreadable_folder_keeps_its_rows_counts_as_failed_and_exits_1(
     folder: Path, tmp_path: Path, index_backend: Backend
 ) -> None:
     env = hash_env(tmp_path / "data", **index_backend.env())
-    assert scree(env, "reindex", "--notes", str(folder)).returncode == 0
+    reindex_here(env, folder)
     os.chmod(folder / "docs", 0)
     done = scree(env, "reindex", "--notes", str(folder), prefix=unprivileged())
     no_traceback(done.stderr)
@@ -115,7 +115,7 @@ def test_an_unreadable_file_keeps_its_rows_in_a_full_and_a_one_path_reindex(
     folder: Path, tmp_path: Path, index_backend: Backend
 ) -> None:
     env = hash_env(tmp_path / "data", **index_backend.env())
-    assert scree(env, "reindex", "--notes", str(folder)).returncode == 0
+    reindex_here(env, folder)
     os.chmod(folder / "good.md", 0)
     done = scree(env, "reindex", "--notes", str(folder), prefix=unprivileged())
     assert done.returncode == 1, done.stdout
@@ -135,7 +135,7 @@ def test_too_few_file_descriptors_never_read_as_deleted(folder: Path, tmp_path: 
     env = hash_env(tmp_path / "data")
     for i in range(10):
         write_file(folder, f"deep/a/b/c/e/f{i}.md", f"# F{i}\n\nfigs {i}\n")
-    assert scree(env, "reindex", "--notes", str(folder)).returncode == 0
+    reindex_here(env, folder)
     before = status(env, folder)["files"]
     outcomes = set()
     for limit in (6, 7, 8, 10):
@@ -155,9 +155,9 @@ def test_a_failed_reindex_all_keeps_the_old_index_and_says_so(
     folder: Path, tmp_path: Path, embed_server: EmbedServer, index_backend: Backend
 ) -> None:
     env = api_env(tmp_path / "data", embed_server.url, **index_backend.env())
-    assert scree(env, "reindex", "--notes", str(folder)).returncode == 0
+    reindex_here(env, folder)
     write_file(folder, "new.md", "# New\n\nnectarines\n")
-    embed_server.set(fail_status=500)
+    embed_server.set(fail_status=500, retry_after="0")  # no backoff to sit through
     done = scree(env, "reindex", "--all", "--notes", str(folder))
     no_traceback(done.stderr)
     assert done.returncode == 1
@@ -181,10 +181,10 @@ def test_outage_line_counts_new_files_apart_from_those_keeping_rows(
     folder: Path, tmp_path: Path, embed_server: EmbedServer, index_backend: Backend
 ) -> None:
     env = api_env(tmp_path / "data", embed_server.url, **index_backend.env())
-    assert scree(env, "reindex", "--notes", str(folder)).returncode == 0
+    reindex_here(env, folder)
     write_file(folder, "new.md", "# New\n\nnectarines\n")
     write_file(folder, "good.md", "# Good\n\nchanged\n")
-    embed_server.set(fail_status=503)
+    embed_server.set(fail_status=503, retry_after="0")
     done = scree(env, "reindex", "--notes", str(folder))
     assert done.returncode == 1
     assert "Scanned 5 files: 0 indexed, 0 removed, 0 failed, 2 deferred." in done.stdout
@@ -239,10 +239,10 @@ def test_an_outage_part_way_counts_every_listed_file_once(
     """Scanned N adds up: files never visited because the API failed part way are deferred and counted as scanned
     (it once said 'Scanned 18 files: ... 20 deferred')."""
     env = api_env(tmp_path / "data", embed_server.url, SCREE_BATCH_SIZE="1", **index_backend.env())
-    assert scree(env, "reindex", "--notes", str(folder)).returncode == 0
+    reindex_here(env, folder)
     for rel in ("good.md", "docs/d0.md", "docs/d1.md", "docs/d2.md"):
         write_file(folder, rel, f"# Changed\n\nchanged {rel}\n")
-    embed_server.set(fail_status=503)
+    embed_server.set(fail_status=503, retry_after="0")
     done = scree(env, "reindex", "--notes", str(folder))
     assert done.returncode == 1
     assert "Scanned 4 files: 0 indexed, 0 removed, 0 failed, 4 deferred." in done.stdout
@@ -252,7 +252,7 @@ def test_an_outage_part_way_counts_every_listed_file_once(
 @pytest.mark.usefixtures("restore_modes")
 def test_a_folder_made_unreadable_under_a_running_watch_keeps_its_rows(folder: Path, tmp_path: Path) -> None:
     env = hash_env(tmp_path / "data", SCREE_LOG_FORMAT="json")
-    assert scree(env, "reindex", "--notes", str(folder)).returncode == 0
+    reindex_here(env, folder)
     watch = start_watch(env, folder, unprivileged())
     try:
         wait_until(lambda: status(env, folder)["writer_pid"] is not None, "watch holds the lock", 15)

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from backends import Backend
 from cli_helpers import write_file
-from fault_helpers import RawMcp, hash_env, scree, text_of
+from fault_helpers import RawMcp, hash_env, reindex_here, text_of
 
 from scree.content.ignore import IgnorePolicy
 
@@ -55,7 +55,7 @@ def test_refresh_recompiles_only_when_a_rule_source_changed(folder: Path) -> Non
 
 def test_read_doc_follows_a_gitignore_change_at_once(folder: Path, tmp_path: Path, index_backend: Backend) -> None:
     env = hash_env(tmp_path / "data", SCREE_LOG_LEVEL="warning", **index_backend.env())
-    assert scree(env, "reindex", "--notes", str(folder)).returncode == 0
+    reindex_here(env, folder)
     server = RawMcp(env, folder)
     try:
         server.initialize()

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from cli_helpers import write_file
 from embed_server import EmbedServer
-from fault_helpers import RawMcp, api_env, hash_env, scree, text_of
+from fault_helpers import RawMcp, api_env, hash_env, reindex_here, text_of
 
 HANG_S = 60.0  # the API's delay: far past every deadline below
 QUERY_TIMEOUT_S = "15"  # a stuck hybrid search holds its embedding this long
@@ -28,7 +28,7 @@ def folder(tmp_path: Path) -> Path:
 
 def test_lone_surrogates_and_lines_that_are_not_json_all_get_an_answer(folder: Path, tmp_path: Path) -> None:
     env = hash_env(tmp_path / "data", SCREE_LOG_LEVEL="warning")
-    assert scree(env, "reindex", "--notes", str(folder)).returncode == 0
+    reindex_here(env, folder)
     server = RawMcp(env, folder)
     try:
         server.initialize()
@@ -58,7 +58,7 @@ def test_a_keyword_search_is_answered_while_a_hybrid_one_waits_on_a_hung_api(
     folder: Path, tmp_path: Path, embed_server: EmbedServer
 ) -> None:
     env = api_env(tmp_path / "data", embed_server.url, SCREE_QUERY_TIMEOUT_SECONDS=QUERY_TIMEOUT_S)
-    assert scree(env, "reindex", "--notes", str(folder)).returncode == 0
+    reindex_here(env, folder)
     embed_server.set(delay_s=HANG_S)
     server = RawMcp(env, folder)
     try:

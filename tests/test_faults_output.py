@@ -13,7 +13,7 @@ import pytest
 from backends import Backend
 from cli_helpers import write_file
 from embed_server import EmbedServer
-from fault_helpers import RawMcp, api_env, hash_env, no_traceback, scree, text_of
+from fault_helpers import RawMcp, api_env, hash_env, no_traceback, reindex_here, scree, text_of
 
 from scree.inert import attribute, inert, json_inert
 from scree.search.hits import Hit
@@ -74,9 +74,9 @@ def test_an_api_error_body_with_escapes_is_inert_in_reindex_status_and_search(
     folder = tmp_path / "notes"
     write_file(folder, "a.md", "# A\n\nwombats\n")
     env = api_env(tmp_path / "data", embed_server.url)
-    assert scree(env, "reindex", "--notes", str(folder)).returncode == 0
+    reindex_here(env, folder)
     write_file(folder, "a.md", "# A\n\nwombats again\n")
-    embed_server.set(fail_status=503, error_message=f"upstream {TITLE}{CLEAR} broke {C1_CSI}")
+    embed_server.set(fail_status=503, retry_after="0", error_message=f"upstream {TITLE}{CLEAR} broke {C1_CSI}")
     failed = scree(env, "reindex", "--notes", str(folder))
     assert failed.returncode == 1
     assert_inert(failed.stdout + failed.stderr)
@@ -118,7 +118,7 @@ def test_thousands_of_identical_chunks_still_give_the_first_hit_with_also_capped
         write_file(folder, f"twins/t{i:04d}.md", "# Same\n\nthe very same paragraph about wombats\n")
     write_file(folder, "other.md", "# Other\n\nwombats elsewhere, differently\n")
     env = hash_env(tmp_path / "data")
-    assert scree(env, "reindex", "--notes", str(folder)).returncode == 0
+    reindex_here(env, folder)
     done = scree(env, "search", "--notes", str(folder), "-k", "50", "--mode", "keyword", "wombats")
     assert done.returncode == 0, done.stderr
     assert '<hit n="1"' in done.stdout and '<hit n="2"' in done.stdout

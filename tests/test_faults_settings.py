@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from backends import Backend
 from cli_helpers import write_file
-from fault_helpers import api_env, hash_env, keyword_paths, no_traceback, scree, status
+from fault_helpers import api_env, hash_env, keyword_paths, no_traceback, reindex_here, scree, status
 
 from scree.index.folder import index_dir_for
 
@@ -92,7 +92,7 @@ def test_umask_000_still_makes_private_folders(folder: Path, tmp_path: Path) -> 
 @pytest.mark.parametrize("root_text", [None, "/somewhere/else\n"])
 def test_doctor_fails_on_a_missing_or_wrong_root_file(folder: Path, tmp_path: Path, root_text: str | None) -> None:
     env = hash_env(tmp_path / "data")
-    assert scree(env, "reindex", "--notes", str(folder)).returncode == 0
+    reindex_here(env, folder)
     root_file = index_dir_for(folder, env) / "root"
     if root_text is None:
         root_file.unlink()
@@ -272,6 +272,6 @@ def test_a_writer_without_the_extensions_the_index_was_built_with_refuses_to_rem
 def test_a_lower_max_file_bytes_is_refused_by_the_writer_too(folder: Path, tmp_path: Path) -> None:
     write_file(folder, "big.md", "# Big\n\n" + "elephants roam. " * 200 + "\n")
     shell = hash_env(tmp_path / "data", SCREE_MAX_FILE_BYTES="2000000")
-    assert scree(shell, "reindex", "--notes", str(folder)).returncode == 0
+    reindex_here(shell, folder)
     watched = scree(hash_env(tmp_path / "data", SCREE_MAX_FILE_BYTES="1000"), "watch", "--notes", str(folder))
     assert watched.returncode == 1 and "SCREE_MAX_FILE_BYTES=2000000" in watched.stderr, watched.stderr
