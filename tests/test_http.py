@@ -472,7 +472,7 @@ def test_sessions_are_bounded(folder: Path, tmp_path: Path, started: list[HttpSe
 
 
 def test_healthz_present_missing_and_corrupted(folder: Path, tmp_path: Path, started: list[HttpServe]) -> None:
-    env = serve_env(tmp_path / "data")
+    env = serve_env(tmp_path / "data", SCREE_LOCK_RETRY_SECONDS="0.3")  # the takeover below: not 5 s of waiting
     settings = load_settings(env, notes=str(folder))
     prepare_index_dir(settings.index_dir, custom_db=False)
     holder = WriterLock(settings.lock_path)  # another process keeps the index: serve's writer waits
