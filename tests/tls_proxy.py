@@ -5,6 +5,7 @@ ask for TLS is refused: every session that reaches the server came over TLS (`se
 
 from __future__ import annotations
 
+import select
 import socket
 import ssl
 import struct
@@ -68,8 +69,7 @@ class TlsProxy:
         except OSError:
             tls.close()
             return
-        threading.Thread(target=_pump, args=(server, tls), daemon=True).start()
-        _pump(tls, server)
+        _relay(tls, server)
 
     @staticmethod
     def _request_code(client: socket.socket) -> int:
@@ -90,17 +90,24 @@ def _read_exactly(conn: socket.socket, count: int) -> bytes:
     return data
 
 
-def _pump(source: socket.socket, sink: socket.socket) -> None:
+def _relay(tls: ssl.SSLSocket, server: socket.socket) -> None:
+    """Both directions on this one thread, until either end closes: an SSLSocket read on one thread while another
+    writes to it is not safe (OpenSSL's state is shared), and the suite saw sessions end with "SSL error: unexpected
+    eof while reading" when each direction had a thread of its own."""
+    other = {tls: server, server: tls}
     try:
         while True:
-            data = source.recv(BUFFER)
-            if not data:
-                break
-            sink.sendall(data)
+            # bytes TLS has already decrypted are not seen by select: read them first
+            ready = [tls] if tls.pending() else select.select([tls, server], [], [])[0]
+            for source in ready:
+                data = source.recv(BUFFER)
+                if not data:
+                    return
+                other[source].sendall(data)
     except OSError:
         pass
     finally:
-        for end in (source, sink):
+        for end in (tls, server):
             try:
                 end.close()
             except OSError:
