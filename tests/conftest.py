@@ -208,10 +208,12 @@ MAX_WORKERS = 8  # each worker starts servers, writers and watchers of its own: 
 
 
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
-    """One worker more than the CPUs this process may use: most tests spend their time waiting on the `scree`
-    processes they start, so a third worker on two cores fills the waits; a fourth only adds contention (on the 2-core
-    build machine: 345-352 s with three workers, 386 s with four)."""
-    return min(len(os.sched_getaffinity(0)) + 1, MAX_WORKERS)
+    """Two workers per CPU this process may use, and one more: most tests spend their time waiting on the `scree`
+    processes they start (a debounce, a lock retry, a slowed embeddings server), and since the tests poll the index in
+    this process rather than through a `scree` per poll, three workers on two cores left a core idle. On the 2-core
+    build machine, shared with other jobs (load 4-5), `pytest -m "not packaging"`: 310 s with three workers (the
+    CPU 85% busy), 210 s with five (126%), 195 s with six (143%); five keeps a margin for the tests' 5 s bars."""
+    return min(2 * len(os.sched_getaffinity(0)) + 1, MAX_WORKERS)
 
 
 # The modules that take longest (pytest --durations=0, summed by file), longest first. xdist hands each worker a
@@ -221,13 +223,18 @@ LONGEST_FIRST = (
     "test_container.py",  # builds and runs the container image: two to three minutes
     "test_install.py",
     "test_bench_cli.py",
-    "test_supervisor.py",
+    "test_supervisor.py",  # about 100 s on its worker
     "test_watch_cli.py",
+    "test_postgres.py",
+    "test_shared_model.py",
+    "test_local_model.py",
+    "test_faults_ignore.py",
+    "test_http_limits.py",
+    "test_faults_files.py",
+    "test_writer.py",
+    "test_faults_mcp.py",
     "test_mcp_server.py",
     "test_http.py",
-    "test_http_limits.py",
-    "test_shared_model.py",
-    "test_faults_files.py",
 )
 
 
