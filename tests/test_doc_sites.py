@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from cli_helpers import run_scree, scree_env, search_json, write_file
+from cli_helpers import main_here, run_scree, scree_env, search_json, write_file
 
 from scree.content.chunking import chunk_markdown
 from scree.content.formats import detect, embedded_text
@@ -54,9 +54,9 @@ def test_mdx_pages_are_indexed_by_default_and_other_doc_files_are_counted(tmp_pa
     assert lines[0].startswith("Scanned 2 files: 2 indexed"), reindex.stdout
     assert "  left out: 2 .org, 1 .textile files (not indexed: SCREE_EXTENSIONS=.org,.textile adds them)" in lines
 
-    hits = search_json(folder, "homebrew install quokka", env, "--mode", "keyword")["hits"]
+    hits = search_json(folder, "homebrew install quokka", env, "--mode", "keyword", run=main_here)["hits"]
     assert hits[0]["path"] == "docs/install.mdx"
-    verifying = search_json(folder, "check the install worked", env, "--mode", "keyword")["hits"][0]
+    verifying = search_json(folder, "check the install worked", env, "--mode", "keyword", run=main_here)["hits"][0]
     assert (verifying["path"], verifying["start"], verifying["end"]) == ("docs/install.mdx", 20, 22)
 
     doctor = run_scree("doctor", "--notes", str(folder), env=env)

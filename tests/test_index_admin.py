@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cli_helpers import Run, run_scree, scree_env, write_file
+from cli_helpers import Run, main_here, run_scree, scree_env, write_file
 from embed_server import EmbedServer
 
 from scree.config import load_settings
@@ -42,8 +42,8 @@ def _status(folder: Path, env: dict[str, str], run: Run = run_scree) -> dict[str
 def test_a_moved_checkout_reuses_its_index_without_embedding(tmp_path: Path, embed_server: EmbedServer) -> None:
     env = scree_env(tmp_path / "data", embed_server.url)
     old = _make_notes(tmp_path / "src" / "project", "puppies")
-    assert run_scree("reindex", "--notes", str(old), env=env).returncode == 0
-    before = _status(old, env)
+    assert main_here("reindex", "--notes", str(old), env=env).returncode == 0  # set-up: the index to move
+    before = _status(old, env, main_here)
     embedded = embed_server.request_count()
     assert embedded > 0
 
@@ -66,7 +66,7 @@ def test_a_moved_checkout_reuses_its_index_without_embedding(tmp_path: Path, emb
     assert "reusing the index of a moved folder" in proc.stderr and str(old) in proc.stderr
     requests = embed_server.recorded()[embedded:]
     assert [len(r["json"]["input"]) for r in requests] == [1]  # only the rewritten file's one chunk was embedded
-    after = _status(new, env)
+    after = _status(new, env, main_here)
     assert (after["files"], after["chunks"], after["model"]) == (4, before["chunks"] - 1, before["model"])
     (only,) = _index_list(env)
     assert only["folder"] == str(new) and only["folder_exists"] is True and only["files"] == 4
