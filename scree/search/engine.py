@@ -25,6 +25,7 @@ from scree.logs import get_logger
 from scree.replies import no_markdown_note
 from scree.search import DEFAULT_K, DEFAULT_MODE, MAX_K
 from scree.search.hits import Hit, SearchResult, fold_translations, other_version, preferred_twin
+from scree.search.literals import literal_share, literals
 from scree.search.post_evidence import site_posts
 from scree.search.query import Query, analyse, keyword_match
 from scree.search.ranking import (
@@ -34,6 +35,7 @@ from scree.search.ranking import (
     POST_RANKS,
     VERSION_RANKS,
     above_floor,
+    add_literal_signal,
     add_path_signal,
     demote,
     demote_thin,
@@ -254,6 +256,16 @@ class SearchEngine:
             ranked = add_path_signal(
                 ranked, lambda chunk_id: path_match(terms, self._terms_of_path(rows, chunk_id)) if terms else 0.0
             )
+            wanted = literals(query)
+            if wanted:  # issue 32: the query's flags, names and quoted messages as written (ranking.LITERAL_WEIGHT)
+                ranked = add_literal_signal(
+                    ranked,
+                    lambda chunk_id: (
+                        literal_share(wanted, f"{rows[chunk_id].heading}\n{rows[chunk_id].text}")
+                        if chunk_id in rows
+                        else 0.0
+                    ),
+                )
         if mode != "semantic":  # issue 25: one-line and link-list chunks rank lower (ranking.THIN_RANKS)
             ranked = demote_thin(
                 ranked,
