@@ -24,12 +24,15 @@ from scree.errors import ScreeError
 from scree.logs import get_logger
 from scree.replies import no_markdown_note
 from scree.search import DEFAULT_K, DEFAULT_MODE, MAX_K
+from scree.search.faq import is_question_page
 from scree.search.hits import Hit, SearchResult, fold_translations, other_version, preferred_twin
 from scree.search.literals import literal_share, literals
 from scree.search.post_evidence import site_posts
 from scree.search.query import Query, analyse, keyword_match
 from scree.search.ranking import (
     COPIES_POOL_FACTOR,
+    FAQ_RANKS,
+    FAQ_WINDOW,
     PER_FILE,
     POOL,
     POST_RANKS,
@@ -137,6 +140,7 @@ class SearchEngine:
         self._embedder_factory = embedder_factory
         self._embedder: Embedder | None = None
         self._path_terms: dict[str, frozenset[str]] = {}
+        self._faq_pages: dict[str, tuple[str, bool]] = {}  # path -> (indexed sha256, a page of questions)
         self._trees: tuple[int, float, LanguageTrees] | None = None  # (files counted, when, the trees then)
         self._posts: tuple[int, float, Posts] | None = None  # (files counted, when, the posts folders then)
         # The store's connection serves one thread at a time. The query embedding may wait on the API for seconds:
@@ -382,7 +386,27 @@ class SearchEngine:
         posts = self._site_posts()
         if posts.folders:
             ranked = demote(ranked, lambda item: item in rows and posts.is_post(rows[item].path), POST_RANKS, matched)
+        questions = self._question_pages(ranked[:FAQ_WINDOW], rows)
+        if questions:
+            ranked = demote(ranked, questions.__contains__, FAQ_RANKS, matched)
         return ranked
+
+    def _question_pages(self, ranked: list[tuple[int, float]], rows: dict[int, StoredChunk]) -> set[int]:
+        """The items of `ranked` whose page is a page of questions (scree.search.faq), each page judged by all its
+        chunks' headings once per indexed version of the file."""
+        out: set[int] = set()
+        for chunk_id, _ in ranked:
+            row = rows.get(chunk_id)
+            state = self._store.file_state(row.path) if row is not None else None
+            if row is None or state is None:
+                continue
+            known = self._faq_pages.get(row.path)
+            if known is None or known[0] != state.sha256:
+                headings = [chunk.heading for chunk in self._store.chunks_for_path(row.path)]
+                known = self._faq_pages[row.path] = (state.sha256, is_question_page(headings))
+            if known[1]:
+                out.add(chunk_id)
+        return out
 
     def _one_of_identical(
         self,
