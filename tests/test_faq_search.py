@@ -6,12 +6,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from cli_helpers import run_scree, scree_env
 from test_version_search import engine_for, page, search, tree
 
 from scree.content.ignore import IgnorePolicy
 from scree.embedders.hashed import HashEmbedder
 from scree.search.engine import keyword_ranking
-from scree.search.faq import is_question_page
+from scree.search.faq import describe, is_question_page
 from scree.store import SqliteReader, SqliteWriter
 from scree.writer_proc.sync import Syncer
 
@@ -92,3 +93,25 @@ def test_which_pages_are_pages_of_questions() -> None:
     assert not is_question_page(entries[:3])  # three questions: a guide may have as many
     assert not is_question_page([*entries, *(f"Guide > Step {n}" for n in range(5))])  # under half
     assert not is_question_page([])
+
+
+def test_doctors_line_names_a_few_pages_and_says_what_it_checked() -> None:
+    pages = {f"docs/v{n}/faq.md": (9, 10) for n in range(7)}
+    line = describe(pages, checked=5000, total=6000)
+    assert line.startswith("docs/v0/faq.md (9 of 10 headings questions), docs/v1/faq.md")
+    assert "docs/v4/faq.md (9 of 10 headings questions) and 2 more: shown one place after" in line
+    assert "docs/v5" not in line and line.endswith("(the first 5000 of 6000 pages checked)")
+    assert describe({}, 3, 3) == "none found (pages whose headings are mostly questions)"
+
+
+def test_doctor_lists_the_pages_of_questions(tmp_path: Path) -> None:
+    env = scree_env(tmp_path / "data", SCREE_EMBEDDER="hash")
+    for name, faq, expected in (
+        ("faq", FAQ, "docs/faq.md (4 of 5 headings questions): shown one place after a page the query's words found"),
+        ("guide", GUIDE, "none found (pages whose headings are mostly questions)"),
+    ):
+        folder = site(tmp_path / name, faq=faq)
+        assert run_scree("reindex", "--notes", str(folder), env=env).returncode == 0
+        doctor = run_scree("doctor", "--notes", str(folder), env=env)
+        lines = [line for line in doctor.stdout.splitlines() if "pages of questions:" in line]
+        assert lines == [f"ok    pages of questions: {expected}"], doctor.stdout
