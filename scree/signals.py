@@ -17,7 +17,8 @@ SIGNAL_EXIT_BASE = 128  # a second signal exits at once with 128 + its number, a
 PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
 # The kernel's notice that the parent died (signal_on_parent_death): a real-time signal nobody else sends. Not
 # SIGTERM: the kernel sends it again for each thread of the dying parent the child passes through, and a second
-# SIGTERM means "exit at once", before the child has said why it stops.
+# SIGTERM means "exit at once", before the child has said why it stops. None where there is no PR_SET_PDEATHSIG
+# (macOS, Windows): there the writer's own watch on its parent (child._exit_with_parent) is the only notice.
 PARENT_DEATH_SIGNAL: int | None = signal.SIGRTMIN if sys.platform == "linux" else None
 _deadline_lock = threading.Lock()
 
