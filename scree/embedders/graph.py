@@ -11,13 +11,15 @@ and L2 normalisation, so the compiled model's output is the finished vector. Inp
 with dynamic sizes. The weights become constants that share the memory-mapped file
 (nothing is copied to build the graph); compiling copies what the CPU plugin keeps, and the map's pages are let go
 after compiling and after each run (release_pages).
-Only this module and scree.embedders.runtime import openvino.
+Only this module and scree.embedders.runtime import openvino, both through `openvino_module`.
 """
 
 from __future__ import annotations
 
+import importlib
 import json
 import mmap
+import sys
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -34,6 +36,26 @@ WORD_EMBEDDINGS = "embeddings.word_embeddings.weight"
 INT8_MAX = 127
 INT8_GROUP = 64  # inputs sharing one int8 scale (384 and 1,536 are multiples of it); see scree.embedders.runtime
 MASKED = -1e4  # added to the scores of padding tokens: exp() of it is 0 in float32 and in bfloat16
+
+
+# `import openvino` also imports its model converter (openvino.tools.ovc, with the TensorFlow frontend, telemetry,
+# urllib, email, argparse...) when it can; scree never converts a model, and that import held 7.8 MB of heap and 14 MB
+# of resident pages in every process that embeds offline. openvino's __init__ passes over an ImportError of it.
+CONVERTER = "openvino.tools.ovc"
+
+
+def openvino_module() -> Any:
+    """The openvino package, imported without its model converter (CONVERTER) when this process imports it first."""
+    if "openvino" in sys.modules:
+        return sys.modules["openvino"]
+    blocked = CONVERTER not in sys.modules
+    if blocked:
+        sys.modules[CONVERTER] = None  # type: ignore[assignment]  # the import system's "not importable"
+    try:
+        return importlib.import_module("openvino")
+    finally:
+        if blocked and CONVERTER in sys.modules and sys.modules[CONVERTER] is None:
+            del sys.modules[CONVERTER]  # an explicit import of the converter later still works
 
 
 def release_pages(regions: Iterable[mmap.mmap]) -> None:
@@ -126,7 +148,8 @@ def build_model(tensors: dict[str, Any], int8: bool = False) -> Any:
     """The openvino.Model of the whole pipeline over `tensors` (as safetensors_arrays gives them); int8 weights in
     its matrix products with `int8`."""
     import numpy as np
-    import openvino as ov
+
+    ov = openvino_module()
     import openvino.opset13 as op
 
     def weight(name: str) -> Any:

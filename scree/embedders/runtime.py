@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from scree.embedders.graph import release_pages
+from scree.embedders.graph import openvino_module, release_pages
 from scree.errors import ModelMissingError
 
 if TYPE_CHECKING:
@@ -98,8 +98,7 @@ def precision_choice(asked: str) -> Choice | str:
     """What the offline model would run in on this machine and why, or why OpenVINO cannot run here; asks the CPU
     plugin (imports openvino) but compiles nothing."""
     try:
-        import openvino as ov
-
+        ov = openvino_module()
         capabilities = list(ov.Core().get_property(DEVICE, "OPTIMIZATION_CAPABILITIES"))
     except (ImportError, RuntimeError) as exc:
         return f"unavailable (openvino: {' '.join(str(exc).split())[:200]})"
@@ -168,9 +167,9 @@ def _reason(exc: BaseException) -> str:
 
 def compile_model(path: Path, threads: int | None, asked: str = "auto", config: str = "") -> Runner:
     """Build the graph from the safetensors at `path` and compile it for this CPU (see the module's docstring)."""
-    import openvino as ov
-
     from scree.embedders.graph import with_model
+
+    ov = openvino_module()
     from scree.logs import get_logger
 
     log = get_logger(__name__)
