@@ -150,6 +150,9 @@ def run(
             finally:
                 for serve in serves:
                     serve.stop()
+                if database_url is not None:  # the bench's collection goes with its folder
+                    subprocess.run([SCREE, "index", "remove", "--collection", env["SCREE_COLLECTION"]], env=env,
+                                   capture_output=True, text=True, check=True)  # fmt: skip
     backend = "postgres" if database_url is not None else "sqlite"
     return {"embedder": embedder, "tree_mb": tree_mb, "backend": backend, "servers": servers,
             "one_client": alone, "concurrent": together}  # fmt: skip

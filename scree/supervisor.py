@@ -48,7 +48,7 @@ from typing import TYPE_CHECKING
 from scree.config import BYTES_PER_MIB, Settings
 from scree.deadlines import CLOSE_S, SIGKILL_TIMEOUT_S, SIGTERM_TIMEOUT_S, STOP_S
 from scree.errors import ScreeError
-from scree.index.backend import fenced, lock_lost, lock_refusal, shared, writer_lock
+from scree.index.backend import fenced, lock_lost, lock_name, lock_refusal, shared, writer_lock
 from scree.index.folder import prepare_index_dir
 from scree.index.lock import LockRetry
 from scree.logs import EXIT_DRAIN_S, configure_logging, drain_stderr, get_logger, logged_thread
@@ -194,7 +194,7 @@ class Supervisor:
             log.warning("cannot take writer.lock; retrying", error=str(exc), retry_s=self._settings.lock_retry_s)
             self._board.lock_failed(str(exc))
             return
-        log.info("writer lock taken", pid=os.getpid(), lock=str(self._settings.lock_path))
+        log.info("writer lock taken", pid=os.getpid(), lock=lock_name(self._settings))
         self._restart_at = now
         self._backoff.reset()
         self._board.lock_taken()

@@ -112,3 +112,22 @@ def write_text(path: Path, text: str | bytes) -> Path:
 def write_file(folder: Path, rel: str, text: str | bytes) -> Path:
     """`write_text` at `rel` inside `folder`."""
     return write_text(folder / rel, text)
+
+
+# Each client `scree init` writes for: (client, its config file, the servers' key, scree's entry there).
+CLIENT_ENTRIES = [
+    ("claude", ".mcp.json", "mcpServers", {"type": "stdio", "command": "scree-mcp", "args": [], "alwaysLoad": True}),
+    ("cursor", ".cursor/mcp.json", "mcpServers", {"command": "scree-mcp", "args": ["--notes", "${workspaceFolder}"]}),
+    (
+        "vscode",
+        ".vscode/mcp.json",
+        "servers",
+        {"type": "stdio", "command": "scree-mcp", "args": ["--notes", "${workspaceFolder}"]},
+    ),
+    (
+        "copilot",
+        ".github/mcp.json",
+        "mcpServers",
+        {"type": "stdio", "command": "scree-mcp", "args": [], "tools": ["*"], "deferTools": "never"},
+    ),
+]

@@ -12,6 +12,8 @@ import shutil
 import subprocess
 import tempfile
 import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -69,6 +71,24 @@ class PgServer:
 
     def stop(self, mode: str = "fast") -> None:
         self._run("pg_ctl", "-D", str(self.data), "-w", "-m", mode, "stop")
+
+    @contextmanager
+    def admitting_only(self, role: str) -> Iterator[None]:
+        """While inside, new connections of any role but `role` are refused (pg_hba.conf, reloaded on the way in
+        and out if the server runs): a test stages which of two clients reaches a restarted server first."""
+        hba = self.data / "pg_hba.conf"
+        original = hba.read_text()
+        hba.write_text(f"local all {role} trust\nlocal all all reject\n")
+        try:
+            self._reload()
+            yield
+        finally:
+            hba.write_text(original)
+            self._reload()
+
+    def _reload(self) -> None:
+        if (self.data / "postmaster.pid").exists():
+            self._run("pg_ctl", "-D", str(self.data), "reload")
 
     def url(self, database: str = "postgres", user: str = "postgres", password: str | None = None) -> str:
         auth = f"{user}:{password}" if password else user

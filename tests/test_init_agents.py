@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from cli_helpers import Run, run_scree, scree_env, write_text
+from cli_helpers import CLIENT_ENTRIES, Run, run_scree, scree_env, write_text
 
 from scree.commands.agents_block import MAX_BLOCK_BYTES
 
@@ -51,35 +51,7 @@ def init(cli: Run, tmp_path: Path) -> Init:
 # --- every client ---
 
 
-@pytest.mark.parametrize(
-    ("client", "file", "key", "entry"),
-    [
-        (
-            "claude",
-            ".mcp.json",
-            "mcpServers",
-            {"type": "stdio", "command": "scree-mcp", "args": [], "alwaysLoad": True},
-        ),
-        (
-            "cursor",
-            ".cursor/mcp.json",
-            "mcpServers",
-            {"command": "scree-mcp", "args": ["--notes", "${workspaceFolder}"]},
-        ),
-        (
-            "vscode",
-            ".vscode/mcp.json",
-            "servers",
-            {"type": "stdio", "command": "scree-mcp", "args": ["--notes", "${workspaceFolder}"]},
-        ),
-        (
-            "copilot",
-            ".github/mcp.json",
-            "mcpServers",
-            {"type": "stdio", "command": "scree-mcp", "args": [], "tools": ["*"], "deferTools": "never"},
-        ),
-    ],
-)
+@pytest.mark.parametrize(("client", "file", "key", "entry"), CLIENT_ENTRIES)
 def test_each_client_gets_its_entry_with_its_loaded_up_front_option(
     init: Init, tmp_path: Path, client: str, file: str, key: str, entry: dict[str, object]
 ) -> None:

@@ -16,11 +16,12 @@ from typing import Any
 
 import anyio
 import pytest
-from cli_helpers import Run, run_scree, scree_env
+from cli_helpers import CLIENT_ENTRIES, Run, run_scree, scree_env
 from mcp.client import Client
 from mcp.client.stdio import StdioServerParameters
 
 from scree.commands.envfile import parse_env_text
+from scree.commands.init import CLIENTS
 
 SCREE_MCP = str(Path(sys.executable).parent / "scree-mcp")
 
@@ -103,29 +104,7 @@ def test_wrapper_serves_the_git_root_above_claude_project_dir(tmp_path: Path) ->
 OTHER_SERVER = {"command": "other-server", "args": ["--port", "1"], "env": {"TOKEN": "${env:TOKEN}"}}
 
 
-@pytest.mark.parametrize(
-    ("client", "rel", "key", "entry"),
-    [
-        (
-            "claude",
-            ".mcp.json",
-            "mcpServers",
-            {"type": "stdio", "command": "scree-mcp", "args": [], "alwaysLoad": True},
-        ),
-        (
-            "cursor",
-            ".cursor/mcp.json",
-            "mcpServers",
-            {"command": "scree-mcp", "args": ["--notes", "${workspaceFolder}"]},
-        ),
-        (
-            "vscode",
-            ".vscode/mcp.json",
-            "servers",
-            {"type": "stdio", "command": "scree-mcp", "args": ["--notes", "${workspaceFolder}"]},
-        ),
-    ],
-)
+@pytest.mark.parametrize(("client", "rel", "key", "entry"), CLIENT_ENTRIES)
 def test_init_for_each_client_merges_with_other_servers(
     cli: Run, tmp_path: Path, client: str, rel: str, key: str, entry: dict[str, Any]
 ) -> None:
@@ -141,7 +120,7 @@ def test_init_for_each_client_merges_with_other_servers(
 
     proc = cli("init", "--client", client, env=env, cwd=repo)
     assert proc.returncode == 0, proc.stderr
-    assert f"Commit {rel} " in proc.stdout and " once" in proc.stdout  # what to commit, and what to approve
+    assert f"Commit {rel} " in proc.stdout and f"{CLIENTS[client].approve}." in proc.stdout  # and what to approve
     written = json.loads(target.read_text())
     assert written["inputs"] == existing["inputs"]  # what scree does not own is kept as it was
     assert written[key]["other"] == OTHER_SERVER

@@ -1,7 +1,8 @@
 """`scree init` racing another program that edits the same `.mcp.json` without scree's folder lock (issue 34 item 8):
 the other program's entries must never be lost. A real editor process pounces the moment scree makes its temporary
 file (inotify), so its write lands between scree's read and scree's replace: scree reads again (once), or refuses
-and leaves the file as the editor wrote it."""
+and leaves the file as the editor wrote it. Between rounds the test waits for the editor to have answered every
+temporary file (a sync file it creates comes after them in inotify's queue), so the test's own edit races nothing."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="in
 
 ROUNDS = 3
 # Adds one entry of its own (editorN) each time scree creates its temporary file beside .mcp.json: read, add, write
-# to a temporary file of its own, rename over. It prints each entry it wrote.
+# to a temporary file of its own, rename over. It prints each entry it wrote, and "synced" when it sees a sync file.
 EDITOR = """
 import json, os, sys, time
 from inotify_simple import INotify, flags
@@ -30,7 +31,9 @@ n = 0
 end = time.monotonic() + 60
 while time.monotonic() < end:
     for event in ino.read(timeout=200):
-        if ".mcp.json." in event.name:  # scree's temporary file: it has read the config by now
+        if event.name.startswith("sync-"):
+            print("synced", flush=True)
+        elif ".mcp.json." in event.name:  # scree's temporary file: it has read the config by now
             with open(target) as handle:
                 data = json.load(handle)
             data["mcpServers"][f"editor{n}"] = {"command": "editor"}
@@ -53,19 +56,23 @@ def test_init_never_loses_the_entries_of_a_program_editing_the_file_meanwhile(tm
     try:
         assert editor.stdout is not None and editor.stdout.readline().strip() == "ready"
         outcomes = []
-        for _ in range(ROUNDS):
+        wrote: set[str] = set()
+        for n in range(ROUNDS):
             done = scree(env, "init", "--notes", str(repo))
             no_traceback(done.stderr)
             outcomes.append(done.returncode)
             if done.returncode != 0:
                 assert "changed while scree was writing it" in done.stderr, done.stderr
+            (repo / f"sync-{n}").touch()
+            for line in iter(editor.stdout.readline, "synced\n"):
+                assert line, "the editor ended before it saw the sync file"
+                wrote.add(line.strip())
             data = json.loads(config.read_text())
             data["mcpServers"].pop("scree", None)  # the next round adds it again
             config.write_text(json.dumps(data))
     finally:
         editor.kill()
-        written, _ = editor.communicate(timeout=10)
+        editor.communicate(timeout=10)
     entries = set(json.loads(config.read_text())["mcpServers"])
-    wrote = set(written.split())
     assert wrote, "the editor never saw scree's temporary file"
     assert wrote | {"theirs"} <= entries, f"lost: {sorted(wrote - entries)}; scree exit codes {outcomes}"

@@ -821,6 +821,10 @@ def test_a_writer_role_server_without_a_checkout_never_writes_and_says_it_serves
     assert "read only: -" in writer_status  # the checkout may write
 
 
+OTHER_MACHINE_ROLE = """do $$ begin create role other_machine superuser login;
+exception when duplicate_object then null; end $$"""
+
+
 def test_after_a_database_restart_serve_steps_down_to_another_holder_then_retakes_the_lock_and_resumes(
     tmp_path: Path, pg_url: str, pg_server: PgServer
 ) -> None:
@@ -860,10 +864,12 @@ def test_after_a_database_restart_serve_steps_down_to_another_holder_then_retake
             async with Client(stdio_client(params, errlog=errlog), mode="legacy", read_timeout_seconds=30.0) as client:
                 await until(client, "apples orchard", "a.md", "the first sync")
                 before = _generation(pg_url, name)
+                pg_server.psql(OTHER_MACHINE_ROLE)
                 pg_server.stop()
-                pg_server.start()
-                other = PgWriterLock(pg_url, name, str(folder))  # another machine's writer takes the freed lock
-                assert other.try_acquire() and other.generation == before + 1
+                with pg_server.admitting_only("other_machine"):  # it reaches the restarted server first
+                    pg_server.start()
+                    other = PgWriterLock(pg_url.replace("//postgres@", "//other_machine@", 1), name, str(folder))
+                    assert other.try_acquire() and other.generation == before + 1  # another machine's writer
                 wait_until(lambda: "another scree process keeps the index current" in events(), "stepped down", 30)
                 lost = events().count(
                     "writer lock lost with its database connection; stopped the writer, taking the lock again"
@@ -875,6 +881,10 @@ def test_after_a_database_restart_serve_steps_down_to_another_holder_then_retake
                 await until(client, "apples orchard", "a.md", "search answers as a reader")
                 other.release()
                 wait_until(lambda: events().count("writer lock taken") == 2, "the lock re-taken once free", 30)
+                taken = [
+                    json.loads(line) for line in errlog_path.read_text().splitlines() if "writer lock taken" in line
+                ]
+                assert all(line["lock"].startswith("the writer lock of collection") for line in taken), taken
                 assert _generation(pg_url, name) == before + 2
                 (folder / "b.md").write_text("# Beta\n\nA numbat lives in the burrow.\n")
                 await until(client, "numbat burrow", "b.md", "the edit indexed by the resumed writer")

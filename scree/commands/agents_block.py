@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from scree.commands.file_edit import locked_folder, replace_file
+from scree.commands.file_edit import locked_folder, read_regular, replace_file
 from scree.config import Settings
 from scree.content.chunking import opted_out
 from scree.content.docs_map import (
@@ -183,25 +183,10 @@ class _Current:
 def _read(real: Path, target: Path) -> _Current | None:
     """The file's text and status; None when there is none; a refusal for anything but a writable regular UTF-8
     file with one link (opened without blocking, so a FIFO cannot hold scree)."""
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
-    try:
-        if not stat.S_ISREG(os.stat(real).st_mode):
-            raise _refuse(target, "is not a regular file")
-        fd = os.open(real, flags)
-    except FileNotFoundError:
+    read = read_regular(real, target, _refuse(target, "is not a regular file"))
+    if read is None:
         return None
-    except OSError as exc:
-        raise ConfigError(f"cannot read {target}: {exc.strerror}") from None
-    try:
-        status = os.fstat(fd)
-        if not stat.S_ISREG(status.st_mode):
-            raise _refuse(target, "is not a regular file")
-        with os.fdopen(fd, "rb", closefd=False) as handle:
-            raw = handle.read()
-    except OSError as exc:
-        raise ConfigError(f"cannot read {target}: {exc.strerror}") from None
-    finally:
-        os.close(fd)
+    raw, status = read
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:

@@ -13,7 +13,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from scree.commands.file_edit import locked_folder, replace_file
+from scree.commands.file_edit import ChangedMeanwhile, locked_folder, read_regular, replace_if_unchanged
 from scree.errors import ConfigError, UsageError
 from scree.paths import git_root
 
@@ -188,10 +188,6 @@ class _Existing:
     raw: bytes = b""  # the bytes read: compared again just before the replace (issue 34)
 
 
-class _ChangedMeanwhile(Exception):
-    """Another program changed the config file between scree's read and its replace."""
-
-
 def _resolve(target: Path) -> Path:
     """The file to read and replace: `target`, or what its symbolic link points to (replacing the link with a file
     would cut it from the file it shares); a dangling or looping link is refused."""
@@ -220,26 +216,12 @@ def _refuse_leaving(target: Path, real: Path, folder: Path, client: ClientConfig
 def _read(real: Path, target: Path, client: ClientConfig) -> _Existing | None:
     """The config file's object and status; None when there is no file; a one-line refusal for anything that is
     not a regular file (opened without blocking, so a FIFO cannot hold scree) or that scree cannot parse."""
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
-    try:
-        status = os.stat(real)
-        if not stat.S_ISREG(status.st_mode):
-            raise ConfigError(f"{target} is not a regular file; scree will not touch it: {_by_hand(client)}")
-        fd = os.open(real, flags)
-    except FileNotFoundError:
+    read = read_regular(
+        real, target, ConfigError(f"{target} is not a regular file; scree will not touch it: {_by_hand(client)}")
+    )
+    if read is None:
         return None
-    except OSError as exc:
-        raise ConfigError(f"cannot read {target}: {exc.strerror}") from None
-    try:
-        status = os.fstat(fd)  # what was opened, should the name have been swapped since the stat
-        if not stat.S_ISREG(status.st_mode):
-            raise ConfigError(f"{target} is not a regular file; scree will not touch it: {_by_hand(client)}")
-        with os.fdopen(fd, "rb", closefd=False) as handle:
-            raw = handle.read()
-    except OSError as exc:
-        raise ConfigError(f"cannot read {target}: {exc.strerror}") from None
-    finally:
-        os.close(fd)
+    raw, status = read
     return _Existing(_parse(raw, target, client), status, raw)
 
 
@@ -256,34 +238,13 @@ def _check_writable(existing: _Existing, target: Path, client: ClientConfig) -> 
         )
 
 
-def _still_as_read(real: Path, existing: _Existing | None) -> bool:
-    """Whether `real` still holds what scree read (still absent, when there was none): another program editing it
-    without the folder's lock may have written since (issue 34)."""
-    try:
-        fd = os.open(real, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0))
-    except FileNotFoundError:
-        return existing is None
-    except OSError:
-        return False
-    try:
-        with os.fdopen(fd, "rb", closefd=False) as handle:
-            return existing is not None and handle.read() == existing.raw
-    except OSError:
-        return False
-    finally:
-        os.close(fd)
-
-
 def _write(real: Path, data: dict[str, Any], existing: _Existing | None, folder_fd: int | None) -> None:
-    """Replace `real` in one step (file_edit.replace_file), once `real` is seen to still hold what was read
-    (_ChangedMeanwhile otherwise)."""
-
-    def still_as_read() -> None:
-        if not _still_as_read(real, existing):  # the last moment before the replace: nothing of theirs is lost
-            raise _ChangedMeanwhile
-
+    """Replace `real` in one step, unless another program changed it since scree read it (ChangedMeanwhile)."""
     payload = (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
-    replace_file(real, payload, None if existing is None else existing.status, folder_fd, still_as_read)
+    if existing is None:
+        replace_if_unchanged(real, payload, None, folder_fd, None)
+    else:
+        replace_if_unchanged(real, payload, existing.status, folder_fd, existing.raw)
 
 
 WRITE_ATTEMPTS = 2  # issue 34: a config another program changed mid-write is read again once, then refused
@@ -340,7 +301,7 @@ def init_repo(folder: Path, client_name: str = "claude", *, here: bool = False, 
             try:
                 _write(real, merged, existing, folder_fd)
                 break
-            except _ChangedMeanwhile:
+            except ChangedMeanwhile:
                 if attempt + 1 == WRITE_ATTEMPTS:
                     raise ConfigError(
                         f"{target} changed while scree was writing it, twice (another program is editing it); "
