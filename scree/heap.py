@@ -28,8 +28,8 @@ MADV_RANDOM = 1  # Linux's madvise advice: no read-ahead and no fault-around in 
 MADV_DONTNEED = 4  # drop the range's pages from this process
 
 
-def release_library_pages(folder: str) -> float:
-    """Drop from this process the resident pages of the libraries mapped from under `folder` that are the files'
+def release_library_pages(*folders: str) -> float:
+    """Drop from this process the resident pages of the libraries mapped from under `folders` that are the files'
     own (never-written code and read-only data); returns the MiB dropped.
 
     Only mappings that cannot be written and hold no page of their own (smaps' Anonymous: 0, so no relocated copy
@@ -44,7 +44,7 @@ def release_library_pages(folder: str) -> float:
         return 0.0
     madvise.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]  # addresses do not fit a C int
     dropped_kb = 0
-    for start, end, resident_kb in _clean_library_mappings(folder):
+    for start, end, resident_kb in _clean_library_mappings(*folders):
         # MADV_RANDOM first: a fault then maps back the one page it needs, not the 64 KiB around it
         madvise(start, end - start, MADV_RANDOM)
         if madvise(start, end - start, MADV_DONTNEED) == 0:
@@ -52,10 +52,10 @@ def release_library_pages(folder: str) -> float:
     return dropped_kb / 1024
 
 
-def _clean_library_mappings(folder: str) -> list[tuple[int, int, int]]:
-    """(start, end, resident KiB) of the mappings from files under `folder` that cannot be written and hold no
+def _clean_library_mappings(*folders: str) -> list[tuple[int, int, int]]:
+    """(start, end, resident KiB) of the mappings from files under `folders` that cannot be written and hold no
     anonymous page, from /proc/self/smaps; [] where it cannot be read."""
-    prefix = folder.rstrip("/") + "/"
+    prefixes = tuple(folder.rstrip("/") + "/" for folder in folders)
     found: list[tuple[int, int, int]] = []
     current: list[int] | None = None  # start, end, resident KiB, anonymous KiB of a candidate mapping
     try:
@@ -72,7 +72,7 @@ def _clean_library_mappings(folder: str) -> list[tuple[int, int, int]]:
                     found.append((current[0], current[1], current[2]))
                 current = None
                 # a mapping's first line: start-end perms offset device inode [path]
-                if len(fields) >= 6 and fields[5].startswith(prefix) and "w" not in fields[1]:
+                if len(fields) >= 6 and fields[5].startswith(prefixes) and "w" not in fields[1]:
                     start, end = (int(part, 16) for part in fields[0].split("-"))
                     current = [start, end, 0, -1]
     except OSError:

@@ -41,12 +41,14 @@ def int8_file(directory: Path) -> Path | None:
     """The checked int8 weights file of the model in `directory`, built now when missing or wrong; None when it
     cannot be written or does not come out as pinned (the graph then computes the int8 weights in memory)."""
     path = directory / INT8_FILE
+    log = get_logger(__name__)
     try:
-        if path.is_file() and file_sha256(path) == INT8_SHA256:
-            return path
+        if path.is_file():
+            if file_sha256(path) == INT8_SHA256:
+                return path
+            log.info("int8 weights file fails its sha256 check; writing it again", path=str(path))
     except OSError:
         pass
-    log = get_logger(__name__)
     try:
         write_int8_file(directory / MODEL_FILE, path)
         built = file_sha256(path)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -152,18 +153,31 @@ class Runner:
             self._request = None
             self.compiled = None
             self._regions = []
-        release_library_pages(runtime_folder())  # the libraries stay loaded; their code pages need not stay resident
 
 
-def runtime_folder() -> str:
-    """The folder OpenVINO's package and its libraries are loaded from."""
-    return os.path.dirname(str(openvino_module().__file__))
+def release_libraries() -> float:
+    """Let go of the resident code pages of the model's libraries (they stay loaded: see release_library_pages);
+    returns the MiB let go."""
+    return release_library_pages(*library_folders())
+
+
+def library_folders() -> list[str]:
+    """The folders the offline model's libraries are loaded from, of those this process has imported: OpenVINO's,
+    numpy's and tokenizers', each with the folder of libraries its wheel vendors beside it (numpy.libs). numpy's and
+    tokenizers' code held ~9 MB of the writer that embeds the readers' queries, which no other scree process maps."""
+    folders: list[str] = []
+    for name in ("openvino", "numpy", "tokenizers"):
+        file = getattr(sys.modules.get(name), "__file__", None)
+        if file:
+            folder = os.path.dirname(file)
+            folders += [folder, folder + ".libs"]
+    return folders
 
 
 def _let_go() -> None:
-    """What a quiet spell after runs hands back: the code pages a run mapped back (~20 MB: oneDNN's kernel generators
-    and the plugin's executors) and the heap's free pages."""
-    release_library_pages(runtime_folder())
+    """What a quiet spell after runs hands back: the code pages a run mapped back (~20 MB of OpenVINO's: oneDNN's
+    kernel generators and the plugin's executors; ~6 MB of numpy's and tokenizers') and the heap's free pages."""
+    release_libraries()
     trim_heap()
 
 
@@ -190,10 +204,9 @@ def compile_model(path: Path, threads: int | None, asked: str = "auto", config: 
     """Build the graph from the safetensors at `path` and compile it for this CPU (see the module's docstring)."""
     from scree.embedders.graph import with_model
     from scree.embedders.int8_file import int8_file
-
-    ov = openvino_module()
     from scree.logs import get_logger
 
+    ov = openvino_module()
     log = get_logger(__name__)
     core = ov.Core()
     choice = choose(asked, list(core.get_property(DEVICE, "OPTIMIZATION_CAPABILITIES")), cpu_has_vnni())
@@ -227,7 +240,7 @@ def compile_model(path: Path, threads: int | None, asked: str = "auto", config: 
                         next=steps[number + 1], error=_reason(exc))  # fmt: skip
             continue
         # the graph transformations' code ran once: its pages go back to the page cache (see release_library_pages)
-        released = release_library_pages(runtime_folder())
+        released = release_libraries()
         log.info("offline model compiled", precision=precision, why=choice.why, threads=base["INFERENCE_NUM_THREADS"],
                  code_pages_released_mb=round(released, 1))  # fmt: skip
         return Runner(compiled, precision, choice, regions)
