@@ -34,6 +34,7 @@ from scree.benchmarks import RESULTS
 from scree.benchmarks.corpus import folder_to_measure
 from scree.benchmarks.serve_footprint import BARE, MB, TRACKER_MARKER, WRITER_MARKER, Stdio, serve_command
 from scree.benchmarks.writer_idle import clean_env
+from scree.embedders.runtime import QUIET_S
 
 BAR_OVER_BARE_MB = 80.0  # issue 24: N sessions within N bare servers + this
 DEFAULT_SESSIONS = 5
@@ -114,7 +115,10 @@ def measure(
     idle_s: float = 3.0,
     queries: int = QUERIES,
 ) -> dict[str, float]:
-    """N serves then N bare servers, one set at a time; `folder` is indexed under `data` first if it is not yet."""
+    """N serves then N bare servers, one set at a time; `folder` is indexed under `data` first if it is not yet. The
+    serves are sampled after at least the writer's quiet spell (runtime.QUIET_S) and half a second more: sampled
+    sooner, the writer still holds the code pages it lets go then (`scree bench --quick` counted 25 MB more)."""
+    idle_s = max(idle_s, QUIET_S + 0.5)
     shared = sorted(MODEL_MODULES & set(sys.modules))
     if shared:
         raise RuntimeError(f"this process has loaded {', '.join(shared)}: the writer's pages of it would not count")
