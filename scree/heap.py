@@ -1,6 +1,6 @@
-"""Handing freed memory back to the OS: glibc keeps freed heap pages for reuse unless asked to let them go, and
-serves blocks from its heap that it would otherwise map on their own. Everything here is a no-op where the C library
-is not glibc."""
+"""Handing memory back to the OS: glibc keeps freed heap pages for reuse unless asked to let them go, and serves
+blocks from its heap that it would otherwise map on their own; a library's code pages stay in the process once run.
+Everything here is a no-op where the C library is not glibc (or, for library pages, /proc/self/smaps is missing)."""
 
 from __future__ import annotations
 
@@ -22,6 +22,64 @@ def _libc_call(name: str) -> Callable[..., Any] | None:
     except (OSError, AttributeError, TypeError):  # TypeError: Windows has no handle on the process's own symbols
         return None  # not glibc
     return function
+
+
+MADV_RANDOM = 1  # Linux's madvise advice: no read-ahead and no fault-around in the range
+MADV_DONTNEED = 4  # drop the range's pages from this process
+
+
+def release_library_pages(*folders: str) -> float:
+    """Drop from this process the resident pages of the libraries mapped from under `folders` that are the files'
+    own (never-written code and read-only data); returns the MiB dropped.
+
+    Only mappings that cannot be written and hold no page of their own (smaps' Anonymous: 0, so no relocated copy
+    that dropping would lose) are touched: their pages stay in the OS's page cache, and the next call into the code
+    maps the few it needs back (a minor fault). OpenVINO's libraries left ~42 MB resident after compiling the offline
+    model, most of it graph transformations that never run again; running the compiled model maps ~12 MB back.
+    """
+    import ctypes
+
+    madvise: Any = _libc_call("madvise")
+    if madvise is None:
+        return 0.0
+    madvise.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]  # addresses do not fit a C int
+    dropped_kb = 0
+    for start, end, resident_kb in _clean_library_mappings(*folders):
+        # MADV_RANDOM first: a fault then maps back the one page it needs, not the 64 KiB around it
+        madvise(start, end - start, MADV_RANDOM)
+        if madvise(start, end - start, MADV_DONTNEED) == 0:
+            dropped_kb += resident_kb
+    return dropped_kb / 1024
+
+
+def _clean_library_mappings(*folders: str) -> list[tuple[int, int, int]]:
+    """(start, end, resident KiB) of the mappings from files under `folders` that cannot be written and hold no
+    anonymous page, from /proc/self/smaps; [] where it cannot be read."""
+    prefixes = tuple(folder.rstrip("/") + "/" for folder in folders)
+    found: list[tuple[int, int, int]] = []
+    current: list[int] | None = None  # start, end, resident KiB, anonymous KiB of a candidate mapping
+    try:
+        with open("/proc/self/smaps", encoding="utf-8", errors="replace") as smaps:
+            for line in smaps:
+                fields = line.split()
+                if not fields:
+                    continue
+                if fields[0].endswith(":"):
+                    if current is not None and fields[0] in ("Rss:", "Anonymous:"):
+                        current[2 if fields[0] == "Rss:" else 3] = int(fields[1])
+                    continue
+                if current is not None and current[2] > 0 and current[3] == 0:
+                    found.append((current[0], current[1], current[2]))
+                current = None
+                # a mapping's first line: start-end perms offset device inode [path]
+                if len(fields) >= 6 and fields[5].startswith(prefixes) and "w" not in fields[1]:
+                    start, end = (int(part, 16) for part in fields[0].split("-"))
+                    current = [start, end, 0, -1]
+    except OSError:
+        return []
+    if current is not None and current[2] > 0 and current[3] == 0:
+        found.append((current[0], current[1], current[2]))
+    return found
 
 
 def trim_heap() -> None:

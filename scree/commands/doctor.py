@@ -304,6 +304,23 @@ def _check_copies(store: IndexReader, settings: Settings, report: _Report) -> No
     from scree.search.post_evidence import site_posts
 
     report.ok("posts", site_posts(store, settings.folder).describe())
+    _check_question_pages(store, report)
+
+
+DOCTOR_PAGES_CHECKED = 5000  # pages read for their headings: a bound on a large index's cost
+
+
+def _check_question_pages(store: IndexReader, report: _Report) -> None:
+    """Issue 32: the pages of questions (FAQs) search ranks one place after a page the query's words found."""
+    from scree.search.faq import describe, is_question_page, question_count
+
+    paths = sorted(store.paths())
+    found: dict[str, tuple[int, int]] = {}
+    for path in paths[:DOCTOR_PAGES_CHECKED]:
+        headings = [chunk.heading for chunk in store.chunks_for_path(path)]
+        if is_question_page(headings):
+            found[path] = question_count(headings)
+    report.ok("pages of questions", describe(found, min(len(paths), DOCTOR_PAGES_CHECKED), len(paths)))
 
 
 def run_doctor(settings: Settings, emit: Callable[[str], None]) -> int:

@@ -11,13 +11,15 @@ and L2 normalisation, so the compiled model's output is the finished vector. Inp
 with dynamic sizes. The weights become constants that share the memory-mapped file
 (nothing is copied to build the graph); compiling copies what the CPU plugin keeps, and the map's pages are let go
 after compiling and after each run (release_pages).
-Only this module and scree.embedders.runtime import openvino.
+Only this module and scree.embedders.runtime import openvino, both through `openvino_module`.
 """
 
 from __future__ import annotations
 
+import importlib
 import json
 import mmap
+import sys
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -33,7 +35,30 @@ LAYER_NORM_EPS = 1e-12
 WORD_EMBEDDINGS = "embeddings.word_embeddings.weight"
 INT8_MAX = 127
 INT8_GROUP = 64  # inputs sharing one int8 scale (384 and 1,536 are multiples of it); see scree.embedders.runtime
+DTYPES = {"F32": "<f4", "I8": "i1"}  # the safetensors dtypes read (int8: scree.embedders.int8_file's weights)
+VALUES = ".int8"  # appended to a matrix's name in an int8 weights file: its int8 values (int8_groups)
+SCALES = ".scales"  # and its scales
 MASKED = -1e4  # added to the scores of padding tokens: exp() of it is 0 in float32 and in bfloat16
+
+
+# `import openvino` also imports its model converter (openvino.tools.ovc, with the TensorFlow frontend, telemetry,
+# urllib, email, argparse...) when it can; scree never converts a model, and that import held 7.8 MB of heap and 14 MB
+# of resident pages in every process that embeds offline. openvino's __init__ passes over an ImportError of it.
+CONVERTER = "openvino.tools.ovc"
+
+
+def openvino_module() -> Any:
+    """The openvino package, imported without its model converter (CONVERTER) when this process imports it first."""
+    if "openvino" in sys.modules:
+        return sys.modules["openvino"]
+    blocked = CONVERTER not in sys.modules
+    if blocked:
+        sys.modules[CONVERTER] = None  # type: ignore[assignment]  # the import system's "not importable"
+    try:
+        return importlib.import_module("openvino")
+    finally:
+        if blocked and CONVERTER in sys.modules and sys.modules[CONVERTER] is None:
+            del sys.modules[CONVERTER]  # an explicit import of the converter later still works
 
 
 def release_pages(regions: Iterable[mmap.mmap]) -> None:
@@ -48,8 +73,8 @@ def release_pages(regions: Iterable[mmap.mmap]) -> None:
 
 @contextmanager
 def safetensors_arrays(path: Path, regions: list[mmap.mmap] | None = None) -> Iterator[dict[str, Any]]:
-    """The float32 tensors of a safetensors file as read-only numpy views of a memory map, valid inside the block;
-    the map is appended to `regions` when given (see release_pages).
+    """The float32 and int8 tensors of a safetensors file as read-only numpy views of a memory map, valid inside the
+    block; the map is appended to `regions` when given (see release_pages).
 
     The format: an 8-byte little-endian header length, a JSON header of name -> dtype, shape and [start, end) byte
     offsets after the header, then the raw little-endian data.
@@ -67,13 +92,14 @@ def safetensors_arrays(path: Path, regions: list[mmap.mmap] | None = None) -> It
         base = 8 + header_size
         tensors: dict[str, Any] = {}
         for name, info in header.items():
-            if name == "__metadata__" or info["dtype"] != "F32" or name == WORD_EMBEDDINGS:
+            if name == "__metadata__" or info["dtype"] not in DTYPES or name == WORD_EMBEDDINGS:
                 continue  # position_ids (I64) is not a weight; the word embeddings stay out (word_embeddings)
+            dtype = np.dtype(DTYPES[info["dtype"]])
             start, end = (base + offset for offset in info["data_offsets"])
-            count = (end - start) // 4
-            if count * 4 != end - start or end > len(region) or count != int(np.prod(info["shape"])):
+            count = (end - start) // dtype.itemsize
+            if count * dtype.itemsize != end - start or end > len(region) or count != int(np.prod(info["shape"])):
                 raise ValueError(f"tensor {name} does not fit its offsets")
-            tensors[name] = np.frombuffer(region, dtype="<f4", count=count, offset=start).reshape(info["shape"])
+            tensors[name] = np.frombuffer(region, dtype=dtype, count=count, offset=start).reshape(info["shape"])
     except (ValueError, KeyError, TypeError, OSError) as exc:
         raise ModelMissingError(f"{path} is not a safetensors file scree can read ({exc})") from None
     try:
@@ -122,11 +148,23 @@ def int8_groups(matrix: Any) -> tuple[Any, Any]:
     return values, scales.astype(np.float32)
 
 
+def int8_matrix(tensors: dict[str, Any], name: str) -> tuple[Any, Any, bool]:
+    """The int8 values and scales of the matrix `name` (see int8_groups), and whether they are the file's own (an
+    int8 weights file, its arrays shared by the graph like the float weights) or computed here."""
+    if name + VALUES in tensors and name + SCALES in tensors:
+        return tensors[name + VALUES], tensors[name + SCALES], True
+    if name not in tensors:
+        raise ModelMissingError(f"model.safetensors has no tensor {name}")
+    values, scales = int8_groups(tensors[name])
+    return values, scales, False
+
+
 def build_model(tensors: dict[str, Any], int8: bool = False) -> Any:
     """The openvino.Model of the whole pipeline over `tensors` (as safetensors_arrays gives them); int8 weights in
     its matrix products with `int8`."""
     import numpy as np
-    import openvino as ov
+
+    ov = openvino_module()
     import openvino.opset13 as op
 
     def weight(name: str) -> Any:
@@ -138,10 +176,9 @@ def build_model(tensors: dict[str, Any], int8: bool = False) -> Any:
     def matrix(name: str) -> Any:
         if not int8:
             return weight(name)
-        if name not in tensors:
-            raise ModelMissingError(f"model.safetensors has no tensor {name}")
-        values, scales = int8_groups(tensors[name])
-        grouped = op.multiply(op.convert(op.constant(values), ov.Type.f32), op.constant(scales))
+        values, scales, shared = int8_matrix(tensors, name)
+        grouped = op.multiply(op.convert(op.constant(values, shared_memory=shared), ov.Type.f32),
+                              op.constant(scales, shared_memory=shared))  # fmt: skip
         return op.reshape(grouped, ints(values.shape[0], -1), False)
 
     def linear(x: Any, prefix: str) -> Any:  # torch's Linear: x @ W.T + b, W stored (out, in)
@@ -188,8 +225,9 @@ def build_model(tensors: dict[str, Any], int8: bool = False) -> Any:
 
 
 def with_model(path: Path, int8: bool, use: Callable[[Any], Any], regions: list[mmap.mmap] | None = None) -> Any:
-    """use(model) on the graph of the safetensors file at `path`; the file's map is released when use returns (and
-    appended to `regions` when given)."""
+    """use(model) on the graph of the safetensors file at `path` (model.safetensors, or with `int8` an int8 weights
+    file of scree.embedders.int8_file); the file's map is released when use returns (and appended to `regions` when
+    given)."""
     with safetensors_arrays(path, regions) as tensors:
         model = build_model(tensors, int8)
         try:

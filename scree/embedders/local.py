@@ -172,7 +172,11 @@ class LocalEmbedder(Embedder):
         with self._lock:
             model, self._model = self._model, None
         if model is not None:
+            from scree.embedders.runtime import release_libraries
+
             model.close()
+            del model  # freeing the compiled model, the tokenizer and the arrays runs their libraries' code: after it
+            release_libraries()  # the libraries stay loaded; their code pages need not stay resident
 
     def _loaded(self) -> _MiniLM:
         model = self._model

@@ -17,14 +17,16 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from scree.embedders.graph import release_pages
+from scree.embedders.graph import openvino_module, release_pages
 from scree.errors import ModelMissingError
+from scree.heap import TrimWhenQuiet, release_library_pages, trim_heap
 
 if TYPE_CHECKING:
     import numpy as np
@@ -45,6 +47,7 @@ INT8_WEIGHTS = {"bf16": True, "int8": True, "fp32": False}
 # per CPU-second); weight groups of 32 turn the activations' quantisation off (3,646 tokens per CPU-second, as fp32).
 DYNAMIC_GROUP = 32
 MAX_THREADS = 4
+QUIET_S = 1.0  # after runs stop for this long, their code pages and free heap go back (_let_go); readers' TRIM_QUIET_S
 
 
 def default_threads() -> int:
@@ -98,8 +101,7 @@ def precision_choice(asked: str) -> Choice | str:
     """What the offline model would run in on this machine and why, or why OpenVINO cannot run here; asks the CPU
     plugin (imports openvino) but compiles nothing."""
     try:
-        import openvino as ov
-
+        ov = openvino_module()
         capabilities = list(ov.Core().get_property(DEVICE, "OPTIMIZATION_CAPABILITIES"))
     except (ImportError, RuntimeError) as exc:
         return f"unavailable (openvino: {' '.join(str(exc).split())[:200]})"
@@ -143,6 +145,7 @@ class Runner:
                 result = self._request.infer([words, mask], share_inputs=True, share_outputs=False)
                 out.append(result[0])
             release_pages(self._regions)
+        _QUIET.poke()
         return out
 
     def close(self) -> None:
@@ -150,6 +153,37 @@ class Runner:
             self._request = None
             self.compiled = None
             self._regions = []
+
+
+def release_libraries() -> float:
+    """Let go of the resident code pages of the model's libraries (they stay loaded: see release_library_pages);
+    returns the MiB let go."""
+    return release_library_pages(*library_folders())
+
+
+def library_folders() -> list[str]:
+    """The folders the offline model's libraries are loaded from, of those this process has imported: OpenVINO's,
+    numpy's and tokenizers', each with the folder of libraries its wheel vendors beside it (numpy.libs). numpy's and
+    tokenizers' code held ~9 MB of the writer that embeds the readers' queries, which no other scree process maps."""
+    folders: list[str] = []
+    for name in ("openvino", "numpy", "tokenizers"):
+        file = getattr(sys.modules.get(name), "__file__", None)
+        if file:
+            folder = os.path.dirname(file)
+            folders += [folder, folder + ".libs"]
+    return folders
+
+
+def _let_go() -> None:
+    """What a quiet spell after runs hands back: the code pages a run mapped back (~20 MB of OpenVINO's: oneDNN's
+    kernel generators and the plugin's executors; ~6 MB of numpy's and tokenizers') and the heap's free pages."""
+    release_libraries()
+    trim_heap()
+
+
+# One per process, whichever Runner ran: the writer's queries come in bursts (a reader's tool calls, a debounced sync),
+# and a burst pays nothing, while the pages go back before the process sits idle (as readers trim their heaps).
+_QUIET = TrimWhenQuiet(QUIET_S, _let_go)
 
 
 def _warmed(compiled: Any) -> Any:
@@ -168,11 +202,11 @@ def _reason(exc: BaseException) -> str:
 
 def compile_model(path: Path, threads: int | None, asked: str = "auto", config: str = "") -> Runner:
     """Build the graph from the safetensors at `path` and compile it for this CPU (see the module's docstring)."""
-    import openvino as ov
-
     from scree.embedders.graph import with_model
+    from scree.embedders.int8_file import int8_file
     from scree.logs import get_logger
 
+    ov = openvino_module()
     log = get_logger(__name__)
     core = ov.Core()
     choice = choose(asked, list(core.get_property(DEVICE, "OPTIMIZATION_CAPABILITIES")), cpu_has_vnni())
@@ -183,6 +217,7 @@ def compile_model(path: Path, threads: int | None, asked: str = "auto", config: 
         "ENABLE_CPU_PINNING": False,  # the machine is shared: threads pinned to busy cores wait on them
     }
     steps = PRECISIONS[PRECISIONS.index(choice.precision) :]
+    int8_source: Path | None = None
     for number, precision in enumerate(steps):
         properties = {**base, "INFERENCE_PRECISION_HINT": HINTS[precision]}
         properties["DYNAMIC_QUANTIZATION_GROUP_SIZE"] = DYNAMIC_GROUP if precision == "int8" else 0
@@ -193,14 +228,20 @@ def compile_model(path: Path, threads: int | None, asked: str = "auto", config: 
             return _warmed(core.compile_model(model, DEVICE, asked))
 
         regions: list[Any] = []
+        if INT8_WEIGHTS[precision] and int8_source is None:
+            int8_source = int8_file(path.parent) or path  # checked or built here, once (scree.embedders.int8_file)
+        source = int8_source if INT8_WEIGHTS[precision] and int8_source is not None else path
         try:
-            compiled = with_model(path, INT8_WEIGHTS[precision], compiled_for, regions)
+            compiled = with_model(source, INT8_WEIGHTS[precision], compiled_for, regions)
         except RuntimeError as exc:
             if precision == steps[-1]:
                 raise ModelMissingError(f"the offline model cannot be compiled ({_reason(exc)})") from None
             log.warning("offline model did not compile; trying the next precision", precision=precision,
                         next=steps[number + 1], error=_reason(exc))  # fmt: skip
             continue
-        log.info("offline model compiled", precision=precision, why=choice.why, threads=base["INFERENCE_NUM_THREADS"])
+        # the graph transformations' code ran once: its pages go back to the page cache (see release_library_pages)
+        released = release_libraries()
+        log.info("offline model compiled", precision=precision, why=choice.why, threads=base["INFERENCE_NUM_THREADS"],
+                 code_pages_released_mb=round(released, 1))  # fmt: skip
         return Runner(compiled, precision, choice, regions)
     raise AssertionError("unreachable: the last step returns or raises")

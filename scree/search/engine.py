@@ -23,16 +23,21 @@ from scree.errors import ScreeError
 from scree.logs import get_logger
 from scree.replies import no_markdown_note
 from scree.search import DEFAULT_K, DEFAULT_MODE, MAX_K
+from scree.search.faq import is_question_page
 from scree.search.hits import Hit, SearchResult, fold_translations, other_version, preferred_twin
+from scree.search.literals import literal_share, literals
 from scree.search.post_evidence import site_posts
 from scree.search.query import Query, analyse, keyword_match
 from scree.search.ranking import (
     COPIES_POOL_FACTOR,
+    FAQ_RANKS,
+    FAQ_WINDOW,
     PER_FILE,
     POOL,
     POST_RANKS,
     VERSION_RANKS,
     above_floor,
+    add_literal_signal,
     add_path_signal,
     demote,
     demote_thin,
@@ -134,6 +139,7 @@ class SearchEngine:
         self._embedder_factory = embedder_factory
         self._embedder: Embedder | None = None
         self._path_terms: dict[str, frozenset[str]] = {}
+        self._faq_pages: dict[str, tuple[str, bool]] = {}  # path -> (indexed sha256, a page of questions)
         self._trees: tuple[int, float, LanguageTrees] | None = None  # (files counted, when, the trees then)
         self._posts: tuple[int, float, Posts] | None = None  # (files counted, when, the posts folders then)
         # The store's connection serves one thread at a time. The query embedding may wait on the API for seconds:
@@ -253,6 +259,16 @@ class SearchEngine:
             ranked = add_path_signal(
                 ranked, lambda chunk_id: path_match(terms, self._terms_of_path(rows, chunk_id)) if terms else 0.0
             )
+            wanted = literals(query)
+            if wanted:  # issue 32: the query's flags, names and quoted messages as written (ranking.LITERAL_WEIGHT)
+                ranked = add_literal_signal(
+                    ranked,
+                    lambda chunk_id: (
+                        literal_share(wanted, f"{rows[chunk_id].heading}\n{rows[chunk_id].text}")
+                        if chunk_id in rows
+                        else 0.0
+                    ),
+                )
         if mode != "semantic":  # issue 25: one-line and link-list chunks rank lower (ranking.THIN_RANKS)
             ranked = demote_thin(
                 ranked,
@@ -369,7 +385,27 @@ class SearchEngine:
         posts = self._site_posts()
         if posts.folders:
             ranked = demote(ranked, lambda item: item in rows and posts.is_post(rows[item].path), POST_RANKS, matched)
+        questions = self._question_pages(ranked[:FAQ_WINDOW], rows)
+        if questions:
+            ranked = demote(ranked, questions.__contains__, FAQ_RANKS, matched)
         return ranked
+
+    def _question_pages(self, ranked: list[tuple[int, float]], rows: dict[int, StoredChunk]) -> set[int]:
+        """The items of `ranked` whose page is a page of questions (scree.search.faq), each page judged by all its
+        chunks' headings once per indexed version of the file."""
+        out: set[int] = set()
+        for chunk_id, _ in ranked:
+            row = rows.get(chunk_id)
+            state = self._store.file_state(row.path) if row is not None else None
+            if row is None or state is None:
+                continue
+            known = self._faq_pages.get(row.path)
+            if known is None or known[0] != state.sha256:
+                headings = [chunk.heading for chunk in self._store.chunks_for_path(row.path)]
+                known = self._faq_pages[row.path] = (state.sha256, is_question_page(headings))
+            if known[1]:
+                out.add(chunk_id)
+        return out
 
     def _one_of_identical(
         self,

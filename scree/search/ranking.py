@@ -32,6 +32,13 @@ LONG_QUERY_VECTOR_WEIGHT = 1.1
 # with it at 1.7 the fused scores spread wider, and 1.5 (about 1.0 x 1.7 / 1.2) gave docs train MRR 0.888 -> 0.896,
 # Hit@1 0.850 -> 0.867 (2.0: the same, 2.5: 0.899); SciFact's paths are document ids and name no query word.
 PATH_WEIGHT = 1.5
+# Issue 32: a chunk holding the query's literal strings as written (scree.search.literals: a flag, a dotted or
+# camelCase name, a quoted error message) adds up to LITERAL_WEIGHT standard deviations, by the share of them it
+# holds: the keyword index finds `--snapshot-count` as the words `snapshot` and `count` anywhere. bench.quality_versions
+# hybrid MRR@5, etcd 0.800 -> 0.825 at 2, 0.842 at 3-5 (the page that names the removed flag and the flags reference
+# first); Jest 0.803 at all; docs, SciFact, the formats trees and the generated site as before at 3 once plain
+# hyphenated words (`command-line`) were not literals (with them: docs 0.908 -> 0.899, generated site 0.942 -> 0.925).
+LITERAL_WEIGHT = 3.0
 PER_FILE = 1  # chunks of one file before every other candidate file's best chunk has been shown
 
 
@@ -104,6 +111,16 @@ VERSION_RANKS = 10
 # 10 places 0.823/0.747/0.789; etcd 0.698/0.629/0.617 -> 0.729/0.637/0.625 at both. 3, not 10: a post that alone
 # answers a question would go from the first hit to the eleventh on a large site, past the default k of 8.
 POST_RANKS = 3
+
+# Issue 32: a page of questions (scree.search.faq: most of its headings end in "?") goes FAQ_RANKS places down among the
+# files' best chunks, in hybrid mode only past pages the query's words found: a FAQ entry says in brief, in the
+# question's own words, what the page it points to explains. Pages are judged among the first FAQ_WINDOW places only
+# (one look-up each, cached per file version), whatever k is. bench.quality_versions hybrid MRR@5, etcd (its faq.md is
+# the only such page in every tuning set): 0.842 -> 0.867 at 1 place (the maintenance and hardware pages before the FAQ
+# entries that name their questions; "listen-client-urls versus advertise-client-urls", graded to the FAQ, 1 -> 2),
+# 0.858 at 2, 0.854 at 3. Jest, the docs trees, the formats trees, SciFact and the generated site have no such page.
+FAQ_RANKS = 1
+FAQ_WINDOW = 30
 
 
 # Issue 32: on a site with version trees or translations, most pages are copied unchanged into every version (Jest: 4
@@ -253,6 +270,15 @@ def add_path_signal(
 ) -> list[tuple[int, float]]:
     """Each item's fused score plus `weight` x its path's match, re-sorted (ties by id)."""
     scored = [(item, score + weight * path_score(item)) for item, score in ranked]
+    return sorted(scored, key=lambda pair: (-pair[1], pair[0]))
+
+
+def add_literal_signal(
+    ranked: Sequence[tuple[int, float]], literal_score: Callable[[int], float], weight: float = LITERAL_WEIGHT
+) -> list[tuple[int, float]]:
+    """Each item's fused score plus `weight` x the share of the query's literals its text holds, re-sorted (ties by
+    id)."""
+    scored = [(item, score + weight * literal_score(item)) for item, score in ranked]
     return sorted(scored, key=lambda pair: (-pair[1], pair[0]))
 
 

@@ -12,10 +12,11 @@ the middle of a queue operation takes its queues with it):
   full is dropped (a status report is stale by the next heartbeat; a Finished's outcome is the exit code too), so
   a parent that stops reading never blocks the writer (issue 34).
 
-The child's end (R-P2): the kernel sends it SIGTERM when its parent dies (Linux: PR_SET_PDEATHSIG), the parent
-watch below catches the rest, and SIGTERM and SIGINT are taken by a thread of their own (signals.StopSignals) that
-arms a kernel deadline, WRITER_HARD_EXIT_S, before it sets the stop: a writer whose threads are all blocked (a
-full stderr pipe nobody reads, a lock held by one of them) still ends in time.
+The child's end (R-P2): the kernel sends it a signal when its parent dies (Linux: PR_SET_PDEATHSIG; a signal of
+its own, signals.PARENT_DEATH_SIGNAL, as the kernel may send it several times), the parent watch below catches the
+rest, and that signal, SIGTERM and SIGINT are taken by a thread of their own (signals.StopSignals) that arms a kernel
+deadline, WRITER_HARD_EXIT_S, before it sets the stop: a writer whose threads are all blocked (a full stderr pipe
+nobody reads, a lock held by one of them) still ends in time.
 
 The child's first steps come before anything else (R-P5): fd 0 becomes /dev/null and fd 1 (and sys.stdout) a copy of
 stderr, so nothing but MCP ever reaches the client even though spawn hands the child the serve's standard streams;
@@ -226,7 +227,7 @@ def child_main(
     log.debug("writer child started", mode=mode, pid=os.getpid(), lock_fd=lock.fd, mcp_loaded=mcp_loaded())
     outcome, message = _run(writer, log)
     if parent_process is not None and not parent_process.is_alive():
-        # PDEATHSIG's SIGTERM can stop the writer before the parent watch has said why: let it say so first
+        # the kernel's parent-death signal can stop the writer before the parent watch has said why: let it say so
         parent_gone_said.wait(2 * PARENT_POLL_S)
     done.set()
     _put(up, Finished(outcome, message))
