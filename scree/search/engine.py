@@ -25,11 +25,12 @@ from scree.replies import no_markdown_note
 from scree.search import DEFAULT_K, DEFAULT_MODE, MAX_K
 from scree.search.faq import is_question_page
 from scree.search.hits import Hit, SearchResult, fold_translations, other_version, preferred_twin
-from scree.search.literals import literal_share, literals
+from scree.search.literals import defined_share, literal_share, literals
 from scree.search.post_evidence import site_posts
 from scree.search.query import Query, analyse, keyword_match
 from scree.search.ranking import (
     COPIES_POOL_FACTOR,
+    DEFINITION_WEIGHT,
     FAQ_RANKS,
     FAQ_WINDOW,
     PER_FILE,
@@ -260,7 +261,8 @@ class SearchEngine:
                 ranked, lambda chunk_id: path_match(terms, self._terms_of_path(rows, chunk_id)) if terms else 0.0
             )
             wanted = literals(query)
-            if wanted:  # issue 32: the query's flags, names and quoted messages as written (ranking.LITERAL_WEIGHT)
+            if wanted:  # issue 32: the query's flags, names and quoted messages as written, more where a heading
+                # defines them (ranking.LITERAL_WEIGHT, DEFINITION_WEIGHT)
                 ranked = add_literal_signal(
                     ranked,
                     lambda chunk_id: (
@@ -268,6 +270,11 @@ class SearchEngine:
                         if chunk_id in rows
                         else 0.0
                     ),
+                )
+                ranked = add_literal_signal(
+                    ranked,
+                    lambda chunk_id: defined_share(wanted, rows[chunk_id].heading) if chunk_id in rows else 0.0,
+                    DEFINITION_WEIGHT,
                 )
         if mode != "semantic":  # issue 25: one-line and link-list chunks rank lower (ranking.THIN_RANKS)
             ranked = demote_thin(

@@ -3,7 +3,8 @@
 A docs question often carries a name the keyword index cuts into words: a flag (`--snapshot-count`, found as
 `snapshot` and `count` anywhere), a file or module name (`jest.config.ts`, `model_dump`), a camelCase API name
 (`toBeCalledWith`), or an error message in quotes ('mvcc: database space exceeded'). A chunk that holds the string
-as written answers it more surely than one holding its words apart; ranking.add_literal_signal adds that. Plain
+as written answers it more surely than one holding its words apart, and a chunk whose heading defines it (a reference
+page's `### `--flag=<value>``) more surely than one that mentions it; ranking.add_literal_signal adds both. Plain
 hyphenated words (`command-line`, `read-only`) are English, not names: not literals. Pure.
 """
 
@@ -20,6 +21,10 @@ _CODE = re.compile(
     r"|(?<!\w)([a-z]+(?:[A-Z][a-z0-9]+)+)(?![\w.])"  # a camelCase name: toBeCalledWith (not siRNA, not iPSC)
 )
 _SPACES = re.compile(r"\s+")
+# What a reference heading puts beside the name it defines: a type or placeholder in brackets (`globalSetup` [string],
+# `--testPathPatterns=<regex>`, `.toHaveBeenCalledWith(arg1, ...)`), a default in quotes, markup (backticks, escapes).
+_SIGNATURE = re.compile(r"\[[^\]]*\]|<[^>]*>|\([^)]*\)|\{[^}]*\}|'[^']*'|\"[^\"]*\"")
+_MARKUP = re.compile(r"[`\\*]")
 
 
 def literals(query: str) -> tuple[str, ...]:
@@ -37,6 +42,23 @@ def literals(query: str) -> tuple[str, ...]:
 def flat(text: str) -> str:
     """`text` as literals are compared: lower case, runs of white space as one space."""
     return _SPACES.sub(" ", text).strip().lower()
+
+
+def defined_name(trail: str, separator: str = " > ") -> str:
+    """The name a chunk's heading trail defines, as literals are compared, or "": its last heading, when that is one
+    word beside its signature (`### `--shard``, `### `globalSetup` \\[string]`, `### `--testPathPatterns=<regex>``), not
+    a sentence that mentions a name (`### `--testPathPattern` was renamed to ...`)."""
+    title = _SIGNATURE.sub(" ", _MARKUP.sub("", trail.rsplit(separator, 1)[-1]))
+    words = title.split()
+    return flat(words[0]).strip("=:.,") if len(words) == 1 else ""
+
+
+def defined_share(wanted: tuple[str, ...], trail: str) -> float:
+    """Share of the `wanted` literals (0..1) that the chunk's heading defines (defined_name holds it)."""
+    name = defined_name(trail)
+    if not wanted or not name:
+        return 0.0
+    return sum(literal in name for literal in wanted) / len(wanted)
 
 
 def literal_share(wanted: tuple[str, ...], text: str) -> float:
