@@ -9,11 +9,12 @@ from scree.embedders.kinds import similarity_floor
 from scree.search.ranking import (
     LONG_QUERY_VECTOR_WEIGHT,
     LONG_QUERY_WORDS,
+    PATH_WEIGHT,
     PER_FILE,
     RRF_K,
     Z_VECTOR_WEIGHT,
     above_floor,
-    add_path_signal,
+    add_signal,
     demote,
     demote_thin,
     diversify,
@@ -68,9 +69,9 @@ def test_path_signal_lifts_the_file_named_for_the_topic() -> None:
     assert path_match({"add", "depend", "project"}, {"concept", "project", "depend"}) == 2 / 3
     assert path_match(set(), {"x"}) == 0.0
     ranked = [(1, 1.0), (2, 0.6)]
-    lifted = add_path_signal(ranked, lambda item: 1.0 if item == 2 else 0.0, weight=1.0)
+    lifted = add_signal(ranked, lambda item: 1.0 if item == 2 else 0.0, 1.0)
     assert lifted == [(2, 1.6), (1, 1.0)]
-    assert add_path_signal(ranked, lambda item: 0.0) == ranked
+    assert add_signal(ranked, lambda item: 0.0, PATH_WEIGHT) == ranked
 
 
 def test_diversity_shows_each_files_best_chunk_before_second_chunks() -> None:

@@ -33,13 +33,14 @@ from scree.search.ranking import (
     DEFINITION_WEIGHT,
     FAQ_RANKS,
     FAQ_WINDOW,
+    LITERAL_WEIGHT,
+    PATH_WEIGHT,
     PER_FILE,
     POOL,
     POST_RANKS,
     VERSION_RANKS,
     above_floor,
-    add_literal_signal,
-    add_path_signal,
+    add_signal,
     demote,
     demote_thin,
     diversify,
@@ -257,21 +258,24 @@ class SearchEngine:
 
         if mode == "hybrid":
             terms = frozenset(self._store.stems(" ".join(words)))
-            ranked = add_path_signal(
-                ranked, lambda chunk_id: path_match(terms, self._terms_of_path(rows, chunk_id)) if terms else 0.0
+            ranked = add_signal(
+                ranked,
+                lambda chunk_id: path_match(terms, self._terms_of_path(rows, chunk_id)) if terms else 0.0,
+                PATH_WEIGHT,
             )
             wanted = literals(query)
             if wanted:  # issue 32: the query's flags, names and quoted messages as written, more where a heading
                 # defines them (ranking.LITERAL_WEIGHT, DEFINITION_WEIGHT)
-                ranked = add_literal_signal(
+                ranked = add_signal(
                     ranked,
                     lambda chunk_id: (
                         literal_share(wanted, f"{rows[chunk_id].heading}\n{rows[chunk_id].text}")
                         if chunk_id in rows
                         else 0.0
                     ),
+                    LITERAL_WEIGHT,
                 )
-                ranked = add_literal_signal(
+                ranked = add_signal(
                     ranked,
                     lambda chunk_id: defined_share(wanted, rows[chunk_id].heading) if chunk_id in rows else 0.0,
                     DEFINITION_WEIGHT,

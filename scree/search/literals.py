@@ -4,7 +4,7 @@ A docs question often carries a name the keyword index cuts into words: a flag (
 `snapshot` and `count` anywhere), a file or module name (`jest.config.ts`, `model_dump`), a camelCase API name
 (`toBeCalledWith`), or an error message in quotes ('mvcc: database space exceeded'). A chunk that holds the string
 as written answers it more surely than one holding its words apart, and a chunk whose heading defines it (a reference
-page's `### `--flag=<value>``) more surely than one that mentions it; ranking.add_literal_signal adds both. Plain
+page's `### `--flag=<value>``) more surely than one that mentions it; ranking.add_signal adds both. Plain
 hyphenated words (`command-line`, `read-only`) are English, not names: not literals. Pure.
 """
 

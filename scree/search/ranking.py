@@ -272,20 +272,12 @@ def path_match(query_terms: Collection[str], path_terms: Collection[str]) -> flo
     return sum(term in path_terms for term in query_terms) / len(query_terms)
 
 
-def add_path_signal(
-    ranked: Sequence[tuple[int, float]], path_score: Callable[[int], float], weight: float = PATH_WEIGHT
+def add_signal(
+    ranked: Sequence[tuple[int, float]], signal: Callable[[int], float], weight: float
 ) -> list[tuple[int, float]]:
-    """Each item's fused score plus `weight` x its path's match, re-sorted (ties by id)."""
-    scored = [(item, score + weight * path_score(item)) for item, score in ranked]
-    return sorted(scored, key=lambda pair: (-pair[1], pair[0]))
-
-
-def add_literal_signal(
-    ranked: Sequence[tuple[int, float]], literal_score: Callable[[int], float], weight: float = LITERAL_WEIGHT
-) -> list[tuple[int, float]]:
-    """Each item's fused score plus `weight` x the share of the query's literals its text holds, re-sorted (ties by
-    id)."""
-    scored = [(item, score + weight * literal_score(item)) for item, score in ranked]
+    """Each item's fused score plus `weight` x its signal (0..1: its path's match, the share of the query's literals
+    its text holds or its heading defines), re-sorted (ties by id)."""
+    scored = [(item, score + weight * signal(item)) for item, score in ranked]
     return sorted(scored, key=lambda pair: (-pair[1], pair[0]))
 
 
