@@ -41,15 +41,18 @@ def locked_folder(folder: Path) -> Iterator[int | None]:
 NEW_FILE_MODE = 0o644  # a committed file, readable by all: it names no path and holds no secret
 
 
+# Reading a file scree may replace: never blocking (a FIFO cannot hold scree), never through a link, bytes as written
+_READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
+
+
 def read_regular(real: Path, target: Path, not_regular: ConfigError) -> tuple[bytes, os.stat_result] | None:
     """The bytes and status of the file at `real` (named `target` in messages); None when there is none; the
     refusal `not_regular` for anything else than a regular file, checked on the opened file too (opened without
     blocking and without following a link, so a FIFO or a swapped name cannot hold scree)."""
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
     try:
         if not stat.S_ISREG(os.stat(real).st_mode):
             raise not_regular
-        fd = os.open(real, flags)
+        fd = os.open(real, _READ_FLAGS)
     except FileNotFoundError:
         return None
     except OSError as exc:
@@ -142,7 +145,7 @@ def _sync_folder(folder_fd: int | None) -> None:
 def _holds(path: Path, expected: bytes | None) -> bool:
     """Whether `path` holds exactly `expected` (is absent, for None); unreadable counts as changed."""
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0))
+        fd = os.open(path, _READ_FLAGS)
     except FileNotFoundError:
         return expected is None
     except OSError:
