@@ -4,8 +4,10 @@
 from __future__ import annotations
 
 import os
+import tempfile
 from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import BinaryIO
 
 from scree import replies
 from scree.errors import PathRefusedError
@@ -74,6 +76,22 @@ def ensure_private_dir(path: Path) -> None:
         os.chmod(folder, DIR_MODE)
     if path.stat().st_mode & 0o777 != DIR_MODE:  # no chmod when private already: on a read-only mount it fails
         os.chmod(path, DIR_MODE)
+
+
+def replace_whole(target: Path, write: Callable[[BinaryIO], object], mode: int | None = None) -> None:
+    """Replace `target` in one step: `write` fills a temporary file beside it (given `mode`, whatever the umask),
+    which is then renamed over it, so a reader sees the old file or the new one, never half; on any failure the
+    temporary file goes and the error is raised."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            if mode is not None:
+                os.chmod(tmp, mode)
+            write(handle)
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
 
 
 def path_in_folder(folder: Path, cwd: Path, raw: str) -> str | None:

@@ -16,14 +16,13 @@ written, the weights are computed in memory as before.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from scree.embedders.graph import SCALES, VALUES, WORD_EMBEDDINGS, int8_groups, safetensors_arrays
 from scree.embedders.model_install import MODEL_FILE, file_sha256
 from scree.logs import get_logger
+from scree.paths import replace_whole
 
 INT8_FILE = "model.int8-g64.safetensors"
 # Built by write_int8_file from the pinned model.safetensors: the int8 rounding is exact float32 arithmetic, so every
@@ -83,13 +82,10 @@ def write_int8_file(source: Path, target: Path) -> None:
         offset += array.nbytes
     text = json.dumps(header, sort_keys=True, separators=(",", ":")).encode()
     text += b" " * (-(8 + len(text)) % ALIGN)  # safetensors pads its header with spaces
-    descriptor, temporary = tempfile.mkstemp(prefix=".int8-", dir=target.parent)
-    try:
-        with os.fdopen(descriptor, "wb") as handle:
-            handle.write(len(text).to_bytes(8, "little") + text)
-            for array in arrays.values():
-                handle.write(array.tobytes())
-        os.replace(temporary, target)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+
+    def write(handle: BinaryIO) -> None:
+        handle.write(len(text).to_bytes(8, "little") + text)
+        for array in arrays.values():
+            handle.write(array.tobytes())
+
+    replace_whole(target, write)

@@ -8,15 +8,13 @@ has no map file, reads it from the database at its handshake, within SHARED_MAP_
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from scree.content.docs_map import KEEP_PAGES, DocsSummary, ranked_paths, summarise, title_of
 from scree.logs import get_logger
-from scree.paths import FILE_MODE
+from scree.paths import FILE_MODE, replace_whole
 
 if TYPE_CHECKING:  # the reader imports this module for read_summary only: no database modules at its handshake
     from scree.config import Settings
@@ -84,15 +82,7 @@ def write_summary(path: Path, summary: DocsSummary) -> bool:
             return False
     except OSError:
         pass
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            os.chmod(tmp, FILE_MODE)
-            handle.write(payload)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    replace_whole(path, lambda handle: handle.write(payload), FILE_MODE)
     return True
 
 
