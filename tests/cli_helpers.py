@@ -68,6 +68,13 @@ def main_here(
     return subprocess.CompletedProcess(["scree", *args], code, out.getvalue(), err.getvalue())
 
 
+def reindex_here(env: dict[str, str], folder: Path) -> None:
+    """`scree reindex` run in this process (main_here), for a test's set-up: the index a test's own processes then
+    meet, without a scree process of its own where the reindex is not the subject."""
+    done = main_here("reindex", "--notes", str(folder), env=env)
+    assert done.returncode == 0, done.stderr
+
+
 def _main_here(args: Sequence[str], env: dict[str, str], cwd: Path | None) -> int:
     import logging
 

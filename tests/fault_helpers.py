@@ -67,13 +67,6 @@ def scree(
     )
 
 
-def reindex_here(env: dict[str, str], folder: Path) -> None:
-    """`scree reindex` run in this process (main_here), for a test's set-up: the index a test's own processes then
-    meet; a set-up reindex started a scree of its own in each of these tests."""
-    done = main_here("reindex", "--notes", str(folder), env=env)
-    assert done.returncode == 0, done.stderr
-
-
 def status(env: dict[str, str], folder: Path) -> dict[str, Any]:
     """`scree status --json`, run in this process (main_here): it reads the index while a test waits on a process."""
     done = main_here("status", "--notes", str(folder), "--json", env=env)

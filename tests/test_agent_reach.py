@@ -14,7 +14,7 @@ from typing import Any
 
 import anyio
 import pytest
-from cli_helpers import main_here, run_scree, scree_env, wait_until, write_text
+from cli_helpers import reindex_here, run_scree, scree_env, wait_until, write_text
 from embed_server import EmbedServer
 from mcp.client import Client
 from mcp.client.stdio import StdioServerParameters
@@ -65,12 +65,6 @@ def small_repo(root: Path) -> Path:
     write_text(folder / "docs/reference/tools.md", "# Tools\n\nA spade.\n")
     write_text(folder / "design/decisions.md", "# Decisions\n\nWe chose clay pots.\n")
     return folder
-
-
-def reindex(folder: Path, env: dict[str, str]) -> None:
-    """`scree reindex` in this process (main_here): the index each test's real serve sessions read."""
-    done = main_here("reindex", "--notes", str(folder), env=env)
-    assert done.returncode == 0, done.stderr
 
 
 # --- the map's rule and budget (pure) ---
@@ -152,7 +146,7 @@ def test_a_hostile_name_or_title_stays_on_its_line() -> None:
 def test_small_index_map_paths_are_real_and_search_docs_alone_stays_loaded(tmp_path: Path) -> None:
     folder = small_repo(tmp_path)
     env = hash_env(tmp_path)
-    reindex(folder, env)
+    reindex_here(env, folder)
     instructions, tools = serve_session(folder, env)
     assert len(instructions) <= MAX_INSTRUCTIONS_CHARS
     assert "Docs map (6 files; by top folder: docs/ 4, ./ 1, design/ 1; by format: .md 6):" in instructions
@@ -172,10 +166,10 @@ def test_small_index_map_paths_are_real_and_search_docs_alone_stays_loaded(tmp_p
 def test_two_sessions_on_one_index_see_the_same_instructions(tmp_path: Path) -> None:
     folder = small_repo(tmp_path)
     env = hash_env(tmp_path)
-    reindex(folder, env)
+    reindex_here(env, folder)
     first, _ = serve_session(folder, env)
     os.utime(folder / "README.md")  # touched, not changed: the index and the map stay as they were
-    reindex(folder, env)
+    reindex_here(env, folder)
     second, _ = serve_session(folder, env)
     assert first == second and "README.md" in first
 
@@ -197,7 +191,7 @@ def versioned_site(root: Path, versions: int = 12, pages: int = 60) -> Path:
 def test_large_versioned_site_map_fits_and_says_how_much_it_left_out(tmp_path: Path) -> None:
     folder = versioned_site(tmp_path)
     env = hash_env(tmp_path)
-    reindex(folder, env)
+    reindex_here(env, folder)
     instructions, _ = serve_session(folder, env)
     assert len(instructions) <= MAX_INSTRUCTIONS_CHARS
     assert "Docs map (722 files; by top folder: content/ 721, ./ 1; by format: .md 722):" in instructions
@@ -216,7 +210,7 @@ def test_empty_folder_and_no_index_yet_are_said_as_they_are(tmp_path: Path) -> N
     env = hash_env(tmp_path)
     before, _ = serve_session(folder, env)
     assert "Docs map: not made yet" in before
-    reindex(folder, env)
+    reindex_here(env, folder)
     after, _ = serve_session(folder, env)
     assert "Docs map: the index holds no files yet (no docs files were found)." in after
 
@@ -271,7 +265,7 @@ def test_the_writer_of_a_first_session_makes_the_map_the_next_session_shows(tmp_
 def test_a_damaged_map_file_reads_as_no_map(tmp_path: Path, name: str) -> None:
     folder = small_repo(tmp_path)
     env = hash_env(tmp_path)
-    reindex(folder, env)
+    reindex_here(env, folder)
     [map_file] = list((tmp_path / "data").rglob(name))
     map_file.write_text('{"version": 1, "pages": [[1]]}')
     instructions, _ = serve_session(folder, env)
@@ -281,7 +275,7 @@ def test_a_damaged_map_file_reads_as_no_map(tmp_path: Path, name: str) -> None:
 def test_each_part_can_be_turned_off(tmp_path: Path) -> None:
     folder = small_repo(tmp_path)
     env = hash_env(tmp_path)
-    reindex(folder, env)
+    reindex_here(env, folder)
     instructions, tools = serve_session(folder, env | {"SCREE_DOCS_MAP": "0", "SCREE_ALWAYS_LOAD": "off"})
     assert "Docs map" not in instructions and "README.md" not in instructions and SAFETY in instructions
     assert "search_docs first" in instructions and "even when you think you know the answer" in instructions
@@ -296,7 +290,7 @@ def test_other_formats_are_counted_by_their_ending_and_titled_by_their_chunker(t
     write_text(folder / "docs/install.adoc", "= Installing it\n\nRun the installer and answer its questions.\n")
     write_text(folder / "docs/notes.md", "# Notes\n\nSome notes about the design of it.\n")
     env = hash_env(tmp_path)
-    reindex(folder, env)
+    reindex_here(env, folder)
     instructions, _ = serve_session(folder, env)
     assert "by format: .adoc 1, .md 1, .rst 1" in instructions
     assert (

@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 import pytest
-from cli_helpers import SCREE, main_here, run_scree, scree_env, write_file
+from cli_helpers import SCREE, reindex_here, run_scree, scree_env, write_file
 from embed_server import EmbedServer
 
 EXIT_BROKEN_PIPE = 141
@@ -49,7 +49,7 @@ def _search_into_closed_pipe(
 
 def test_a_closed_pipe_ends_the_command_quietly(big_folder: Path, tmp_path: Path) -> None:
     env = scree_env(tmp_path / "data", SCREE_EMBEDDER="hash")
-    assert main_here("reindex", "--notes", str(big_folder), env=env).returncode == 0  # set-up
+    reindex_here(env, big_folder)  # set-up
     whole = run_scree("search", "--notes", str(big_folder), "-k", "50", "--json", "--mode", "keyword", "cors", env=env)
     assert whole.returncode == 0 and len(whole.stdout) > 2 * 65536  # the pipe fills long before the end
     for read_first in (100, 100, 100, 0, 0):

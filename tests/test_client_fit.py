@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-from cli_helpers import SCREE, main_here, run_scree, scree_env, search_json, write_file
+from cli_helpers import SCREE, reindex_here, run_scree, scree_env, search_json, write_file
 from mcp.client import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp_types import CallToolResult, TextContent
@@ -28,8 +28,7 @@ def indexed(folder: Path, data: Path, **extra: str) -> dict[str, str]:
     """The environment of a scree over `folder` with the hash embedder, after a first `scree reindex` (in this
     process, main_here: set-up for the serve each test starts)."""
     env = scree_env(data, SCREE_EMBEDDER="hash", SCREE_LOG_LEVEL="warning", **extra)
-    done = main_here("reindex", "--notes", str(folder), env=env)
-    assert done.returncode == 0, done.stderr
+    reindex_here(env, folder)
     return env
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import apsw
-from cli_helpers import main_here, run_scree, scree_env, search_json, write_file
+from cli_helpers import main_here, reindex_here, run_scree, scree_env, search_json, write_file
 
 from scree.index.folder import index_dir_for
 
@@ -14,7 +14,7 @@ def test_an_index_from_before_the_embedded_text_changed_is_refused_until_reindex
     folder = tmp_path / "notes"
     write_file(folder, "api.md", "# API { #api }\n\nTokens authenticate every request.\n")
     env = scree_env(tmp_path / "data", SCREE_EMBEDDER="hash")
-    assert main_here("reindex", "--notes", str(folder), env=env).returncode == 0  # set-up: the index to age
+    reindex_here(env, folder)  # set-up: the index to age
     db = index_dir_for(folder, env) / "index.db"
     conn = apsw.Connection(str(db))  # what an index built before the format was recorded looks like
     conn.execute("delete from meta where key = 'embed_format'")

@@ -14,7 +14,7 @@ import psutil
 import pytest
 import sqlite_vec
 from backends import Backend
-from cli_helpers import main_here, write_file
+from cli_helpers import reindex_here, write_file
 from embed_server import EmbedServer
 from fault_helpers import api_env, no_traceback, scree
 
@@ -176,8 +176,7 @@ def indexed(tmp_path: Path, embed_server: EmbedServer, index_backend: Backend) -
     write_file(folder, "b.md", "# Beta\n\nbeta bananas\n")
     extra = {"SCREE_QUERY_TIMEOUT_SECONDS": str(SHORT_S), **index_backend.env()}
     env = api_env(tmp_path / "data", embed_server.url, **extra)
-    done = main_here("reindex", "--notes", str(folder), env=env)
-    assert done.returncode == 0, done.stderr
+    reindex_here(env, folder)
     return folder, env
 
 

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 from backends import Backend
-from cli_helpers import wait_until, write_file
+from cli_helpers import reindex_here, wait_until, write_file
 from embed_server import EmbedServer
-from fault_helpers import api_env, hash_env, keyword_paths, no_traceback, reindex_here, scree, status, unprivileged
+from fault_helpers import api_env, hash_env, keyword_paths, no_traceback, scree, status, unprivileged
 
 BAD_NAME = b"bad\xff.md"
 

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 from backends import Backend
-from cli_helpers import write_file
-from fault_helpers import RawMcp, hash_env, reindex_here, text_of
+from cli_helpers import reindex_here, write_file
+from fault_helpers import RawMcp, hash_env, text_of
 
 from scree.content.ignore import IgnorePolicy
 

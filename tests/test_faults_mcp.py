@@ -10,9 +10,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from cli_helpers import write_file
+from cli_helpers import reindex_here, write_file
 from embed_server import EmbedServer
-from fault_helpers import RawMcp, api_env, hash_env, reindex_here, text_of
+from fault_helpers import RawMcp, api_env, hash_env, text_of
 
 HANG_S = 60.0  # the API's delay: far past every deadline below
 QUERY_TIMEOUT_S = "15"  # a stuck hybrid search holds its embedding this long

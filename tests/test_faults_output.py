@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 from backends import Backend
-from cli_helpers import write_file
+from cli_helpers import reindex_here, write_file
 from embed_server import EmbedServer
-from fault_helpers import RawMcp, api_env, hash_env, no_traceback, reindex_here, scree, text_of
+from fault_helpers import RawMcp, api_env, hash_env, no_traceback, scree, text_of
 
 from scree.inert import attribute, inert, json_inert
 from scree.search.hits import Hit

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 from backends import Backend
-from cli_helpers import write_file
-from fault_helpers import api_env, hash_env, keyword_paths, no_traceback, reindex_here, scree, status
+from cli_helpers import reindex_here, write_file
+from fault_helpers import api_env, hash_env, keyword_paths, no_traceback, scree, status
 
 from scree.index.folder import index_dir_for
 

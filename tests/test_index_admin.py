@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cli_helpers import Run, main_here, run_scree, scree_env, write_file
+from cli_helpers import Run, main_here, reindex_here, run_scree, scree_env, write_file
 from embed_server import EmbedServer
 
 from scree.config import load_settings
@@ -42,7 +42,7 @@ def _status(folder: Path, env: dict[str, str], run: Run = run_scree) -> dict[str
 def test_a_moved_checkout_reuses_its_index_without_embedding(tmp_path: Path, embed_server: EmbedServer) -> None:
     env = scree_env(tmp_path / "data", embed_server.url)
     old = _make_notes(tmp_path / "src" / "project", "puppies")
-    assert main_here("reindex", "--notes", str(old), env=env).returncode == 0  # set-up: the index to move
+    reindex_here(env, old)  # set-up: the index to move
     before = _status(old, env, main_here)
     embedded = embed_server.request_count()
     assert embedded > 0

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 from backends import Backend
-from cli_helpers import main_here, run_scree, scree_env, wait_until
+from cli_helpers import main_here, reindex_here, run_scree, scree_env, wait_until
 from pg_server import PgServer
 
 from scree.content.ignore import IgnorePolicy
@@ -550,7 +550,7 @@ def test_a_read_only_role_searches_and_a_write_through_it_is_refused_in_one_line
     folder.mkdir()
     (folder / "a.md").write_text("# Alpha\n\nApples grow in the orchard.\n")
     env = hash_env(tmp_path / "home", pg_url, SCREE_COLLECTION="team/docs")
-    assert main_here("reindex", "--notes", str(folder), env=env).returncode == 0  # set-up
+    reindex_here(env, folder)  # set-up
     reader_url = _reader_role(pg_server, pg_url)
     reader_env = hash_env(tmp_path / "home2", reader_url, SCREE_COLLECTION="team/docs")
     found = json.loads(run_scree("search", "--json", "--notes", str(folder), "apples", env=reader_env).stdout)
@@ -588,7 +588,7 @@ def test_index_list_and_remove_work_on_the_databases_collections(tmp_path: Path,
     folder.mkdir()
     (folder / "a.md").write_text("# Alpha\n\nApples grow in the orchard.\n")
     env = hash_env(tmp_path / "home", with_password(pg_url), SCREE_COLLECTION="team/docs")
-    assert main_here("reindex", "--notes", str(folder), env=env).returncode == 0  # set-up
+    reindex_here(env, folder)  # set-up
     listed = json.loads(run_scree("index", "list", "--json", env=env).stdout)
     assert [(row["name"], row["files"], row["chunks"]) for row in listed if row.get("collection")] == [
         ("team/docs", 1, 1)
@@ -711,7 +711,7 @@ def test_a_server_without_a_checkout_searches_and_reads_the_collection(
     (checkout / "docs").mkdir(parents=True)
     (checkout / "docs" / "api.md").write_text("# API\n\n## Tokens\n\nBearer tokens expire after one hour.\n")
     writer_env = hash_env(tmp_path / "writer-home", pg_url, SCREE_COLLECTION="team/docs")
-    assert main_here("reindex", "--notes", str(checkout), env=writer_env).returncode == 0  # set-up
+    reindex_here(writer_env, checkout)  # set-up
     empty = tmp_path / "server"
     empty.mkdir()
     env = hash_env(tmp_path / "server-home", _reader_role(pg_server, pg_url))
@@ -772,7 +772,7 @@ def test_a_writer_role_server_without_a_checkout_never_writes_and_says_it_serves
     (checkout / "docs" / "api.md").write_text("# API\n\n## Tokens\n\nBearer tokens expire after one hour.\n")
     (checkout / "guide.md").write_text("# Guide\n\nThe quokka service ships nightly.\n")
     writer_env = hash_env(tmp_path / "writer-home", pg_url, SCREE_COLLECTION="team/docs")
-    assert main_here("reindex", "--notes", str(checkout), env=writer_env).returncode == 0  # set-up
+    reindex_here(writer_env, checkout)  # set-up
     generation = _generation(pg_url, "team/docs")
     empty = tmp_path / "server"
     empty.mkdir()

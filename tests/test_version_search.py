@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from cli_helpers import main_here, run_scree, scree_env, search_json, write_file
+from cli_helpers import main_here, reindex_here, run_scree, scree_env, search_json, write_file
 
 from scree.content.ignore import IgnorePolicy
 from scree.embedders.hashed import HashEmbedder
@@ -191,7 +191,7 @@ def test_doctor_lists_the_version_trees_and_how_to_change_them(tmp_path: Path) -
     folder = jest_like(tmp_path / "site")
     write_file(folder, f"i18n/de/{PLUGIN}/current/Configuration.md", CONFIG_PAGE)
     env = scree_env(tmp_path / "data", SCREE_EMBEDDER="hash")
-    assert main_here("reindex", "--notes", str(folder), env=env).returncode == 0
+    reindex_here(env, folder)
     doctor = run_scree("doctor", "--notes", str(folder), env=env)
     lines = [line for line in doctor.stdout.splitlines() if "version trees" in line or "translations" in line]
     assert lines[0] == (
@@ -214,7 +214,7 @@ def test_doctor_lists_the_version_trees_and_how_to_change_them(tmp_path: Path) -
     assert (old["path"], old["version"]) == ("website/versioned_docs/version-29.7/CLI.md", "version-29.7 (old)")
 
     write_file(folder, ".screeignore", "docs/\nwebsite/versioned_docs/version-29.7/\n")
-    assert main_here("reindex", "--notes", str(folder), env=env).returncode == 0
+    reindex_here(env, folder)
     doctor = run_scree("doctor", "--notes", str(folder), env=env)
     assert "ok    version trees: none found" in doctor.stdout, doctor.stdout
 

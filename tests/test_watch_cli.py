@@ -344,7 +344,7 @@ def test_first_sync_cap_leaves_the_folder_to_reindex(
 def test_an_index_made_by_another_model_stops_watch_with_the_fix(
     folder: Path, data: Path, start_watch: Callable[[dict[str, str], Path], Watch]
 ) -> None:
-    assert cli_helpers.main_here("reindex", "--notes", str(folder), env=base_env(data)).returncode == 0  # set-up
+    cli_helpers.reindex_here(base_env(data), folder)  # set-up
     env = base_env(data, SCREE_EMBEDDER="api", SCREE_API_BASE="http://127.0.0.1:9/v1", SCREE_API_KEY="test-key")
     watch = start_watch(env, folder)
     assert watch.wait_exit() == 1
@@ -452,7 +452,7 @@ def test_sigkill_at_random_points_of_a_large_sync_leaves_every_file_old_or_new(
 
     write_version(0)
     settings = settings_for(env, folder)
-    assert cli_helpers.main_here("reindex", "--notes", str(folder), env=env).returncode == 0  # set-up: version 0
+    cli_helpers.reindex_here(env, folder)  # set-up: version 0
     assert check_consistent(settings, shas, texts) == KILL_FILES
     embed_server.set(delay_s=0.05)  # each request slow enough that a 300-file sync lasts seconds
     for version in range(1, KILL_ROUNDS + 1):
