@@ -363,6 +363,10 @@ def test_replace_files_batches_and_touch_and_meta(any_store: IndexWriter) -> Non
     store.touch_file(touched)
     assert store.file_state("3.md") == touched
     assert store.files()["3.md"] == touched
+    # a search's candidates' states in one query: those indexed, each path once, whatever the order or repeats
+    wanted = ["3.md", "missing.md", "0.md", "3.md", "../0.md"]
+    assert store.file_states(wanted) == {"3.md": touched, "0.md": state("0.md")}
+    assert store.file_states([]) == {}
     assert store.last_sync() is None and not store.is_complete() and store.last_error() is None
     store.record_full_sync(complete=False)
     assert store.last_sync() is not None and not store.is_complete()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import stat as stat_mod
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -57,6 +57,7 @@ from scree.store import FileState, IndexReader, KeywordMatch, PathFilter, Stored
 log = get_logger(__name__)
 
 TREES_REFRESH_S = 10.0
+PREFETCH_FACTOR = 2  # the index's file states of the first k x this candidates are read in one query per search
 PATH_NOISE = frozenset({"index", "readme", "md", "markdown", "docs", "doc"})  # path words that name no topic
 
 
@@ -405,9 +406,10 @@ class SearchEngine:
         """The items of `ranked` whose page is a page of questions (scree.search.faq), each page judged by all its
         chunks' headings once per indexed version of the file."""
         out: set[int] = set()
+        states = self._store.file_states(rows[chunk_id].path for chunk_id, _ in ranked if chunk_id in rows)
         for chunk_id, _ in ranked:
             row = rows.get(chunk_id)
-            state = self._store.file_state(row.path) if row is not None else None
+            state = states.get(row.path) if row is not None else None
             if row is None or state is None:
                 continue
             known = self._faq_pages.get(row.path)
@@ -452,6 +454,10 @@ class SearchEngine:
         trees = self._language_trees()
         wanted = query.language
         current: dict[str, _Current | None] = {}
+        indexed: dict[str, FileState | None] = {}  # the index's state of each file asked for, per query
+        self._prefetch(
+            indexed, [rows[chunk_id].path for chunk_id, _ in ranked[: k * PREFETCH_FACTOR] if chunk_id in rows]
+        )
         dropped: set[str] = set()
         seen_texts: set[str] = set()
         line_chunks: dict[str, dict[int, list[int]]] = {}  # path -> line -> ids of its single-line chunks
@@ -462,14 +468,16 @@ class SearchEngine:
                 continue
             if trees.active:
                 twins = [twin for twin in self._store.chunks_with_text(row.text) if twin.path != row.path]
-                row = preferred_twin(row, twins, trees, wanted, lambda path: self._check(path, current) is not None)
-            state = self._check(row.path, current)
+                row = preferred_twin(
+                    row, twins, trees, wanted, lambda path: self._check(path, current, indexed) is not None
+                )
+            state = self._check(row.path, current, indexed)
             if state is None:
                 dropped.add(row.path)
                 continue
             seen_texts.add(row.text)
             translations = [rows[t] for t in folded.get(chunk_id, ())]
-            hit = self._hit(row, score, state, current, translations)
+            hit = self._hit(row, score, state, current, indexed, translations)
             if not hit.stale and row.start_line == row.end_line:
                 hit = replace(hit, part=self._part(row, line_chunks))
             hits.append(hit)
@@ -483,6 +491,7 @@ class SearchEngine:
         score: float,
         state: _Current,
         current: dict[str, _Current | None],
+        indexed: dict[str, FileState | None],
         translations: Sequence[StoredChunk] = (),
     ) -> Hit:
         """The hit for `row`; also= names its identical chunks in other files (R-M4), then the other languages'
@@ -497,16 +506,17 @@ class SearchEngine:
         twins = [twin for twin in self._store.chunks_with_text(row.text) if twin.path != row.path]
         twin_paths = {twin.path for twin in twins}
         others = [copy for copy in translations if copy.path not in twin_paths and copy.path != row.path]
+        counterpart = trees.versions.copy(row.path)
+        named = counterpart.counterpart if version is not None and counterpart is not None else None
+        self._prefetch(indexed, [*(other.path for other in [*twins, *others]), *([named] if named else [])])
         for other in [*twins, *others]:
-            other_state = self._check(other.path, current)
+            other_state = self._check(other.path, current, indexed)
             if other_state is None:
                 continue
             o_start, o_end, o_stale = _locate(other, other_state)
             also.append(other.path if o_stale else f"{other.path}:{o_start}-{o_end}")
-        counterpart = trees.versions.copy(row.path)
-        if version is not None and counterpart is not None and counterpart.counterpart is not None:
-            named = counterpart.counterpart
-            if not any(entry.rsplit(":", 1)[0] == named for entry in also) and self._check(named, current) is not None:
+        if named is not None and not any(entry.rsplit(":", 1)[0] == named for entry in also):
+            if self._check(named, current, indexed) is not None:
                 also.insert(0, named)
         return Hit(
             path=row.path,
@@ -535,10 +545,22 @@ class SearchEngine:
             return None
         return same_line.index(row.id) + 1, len(same_line)
 
-    def _check(self, path: str, cache: dict[str, _Current | None]) -> _Current | None:
-        """R-M2: is `path` still indexable, and has it changed since it was indexed? Cached per query."""
+    def _prefetch(self, indexed: dict[str, FileState | None], paths: Iterable[str]) -> None:
+        """The index's states of those of `paths` not yet in `indexed`, in one query (None: not indexed)."""
+        wanted = [path for path in dict.fromkeys(paths) if path not in indexed]
+        if wanted:
+            states = self._store.file_states(wanted)
+            indexed.update((path, states.get(path)) for path in wanted)
+
+    def _check(
+        self, path: str, cache: dict[str, _Current | None], indexed: dict[str, FileState | None]
+    ) -> _Current | None:
+        """R-M2: is `path` still indexable, and has it changed since it was indexed? Cached per query; `indexed`
+        holds the index's states of the files already asked for (the store is asked for any other)."""
         if path not in cache:
-            cache[path] = self._recheck(path, self._store.file_state(path))
+            if path not in indexed:
+                indexed[path] = self._store.file_state(path)
+            cache[path] = self._recheck(path, indexed[path])
         return cache[path]
 
     def _recheck(self, path: str, indexed: FileState | None) -> _Current | None:

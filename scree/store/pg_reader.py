@@ -281,6 +281,19 @@ class PgReader:
         )
         return None if r is None else FileState(str(r[0]), str(r[1]), int(r[2]), int(r[3]))
 
+    def file_states(self, paths: Iterable[str]) -> dict[str, FileState]:
+        collection = self._id()
+        wanted = list(dict.fromkeys(paths))
+        if collection is None or not wanted:
+            return {}
+        rows = self._call(
+            lambda conn: conn.execute(
+                "select path, sha256, mtime_ns, size from scree_files where collection = %s and path = any(%s)",
+                (collection, wanted),
+            ).fetchall()
+        )
+        return {str(r[0]): FileState(str(r[0]), str(r[1]), int(r[2]), int(r[3])) for r in rows}
+
     def stored_text(self, path: str) -> tuple[str, bytes, int] | None:
         """(sha256, raw bytes, mtime_ns when indexed) of an indexed file as the writer stored it (issue 31: read_doc
         without a checkout)."""

@@ -158,6 +158,15 @@ class SqliteReader(SqliteIndex):
         row = self._conn.execute("select path, sha256, mtime_ns, size from files where path = ?", (path,)).fetchone()
         return None if row is None else FileState(str(row[0]), str(row[1]), int(row[2]), int(row[3]))
 
+    def file_states(self, paths: Iterable[str]) -> dict[str, FileState]:
+        found: dict[str, FileState] = {}
+        for batch in batches(dict.fromkeys(paths)):
+            rows = self._conn.execute(
+                f"select path, sha256, mtime_ns, size from files where path in ({placeholders(len(batch))})", batch
+            )
+            found.update((str(row[0]), FileState(str(row[0]), str(row[1]), int(row[2]), int(row[3]))) for row in rows)
+        return found
+
     def is_empty(self) -> bool:
         """No chunks at all: a search has nothing to find (and calls no embeddings API, R-M2)."""
         return self._sized().chunks == 0
