@@ -181,6 +181,30 @@ def test_one_shared_i18n_page_leaves_the_untagged_tree_the_main_language(tmp_pat
         assert hits[0].path == "docs/intro.md", (mode, [h.path for h in hits])
 
 
+KOREAN_CONFIG = page(
+    "구성", "## coverageThreshold\n\n폴더의 커버리지가 주어진 비율 아래로 떨어지면 실행을 실패시킵니다."
+)
+
+
+@pytest.mark.parametrize("mode", ("hybrid", "keyword"))
+def test_a_translation_of_the_current_version_is_current_whatever_its_folder(tmp_path: Path, mode: str) -> None:
+    """Docusaurus translates each version in i18n/<lang>/<plugin>/<version folder>/: where the current version is
+    version-30.4 (docs/ the unreleased next), its translation is current and current/'s is unreleased, as their
+    English trees are; each translation folds into the English current page as the English copies do."""
+    folder = jest_like(tmp_path / "site")
+    for version in ("current", "version-30.4", "version-29.7"):
+        write_file(folder, f"website/i18n/ko/{PLUGIN}/{version}/Configuration.md", KOREAN_CONFIG)
+    engine = engine_for(folder, tmp_path / "index.db")
+    korean = search(engine, "폴더의 커버리지가 비율 아래로 떨어지면 실패", mode)
+    assert (korean[0].path, korean[0].version) == (f"website/i18n/ko/{PLUGIN}/version-30.4/Configuration.md", None)
+    assert not [hit.path for hit in korean[1:] if "/ko/" in hit.path], "the other Korean copies fold into it"
+    trees = engine._language_trees()
+    assert trees.copy(f"website/i18n/ko/{PLUGIN}/current/Configuration.md").version_note == "docs (unreleased)"
+    assert trees.copy(f"website/i18n/ko/{PLUGIN}/version-29.7/Configuration.md").version_note == "version-29.7 (old)"
+    english = search(engine, "fail the run when coverage of a folder drops below a percentage", mode)[0]
+    assert (english.path, english.version) == ("website/versioned_docs/version-30.4/Configuration.md", None)
+
+
 def test_the_setting_names_another_current_tree(tmp_path: Path) -> None:
     engine = engine_for(jest_like(tmp_path / "site"), tmp_path / "index.db", current_version="docs")
     hits = search(engine, "fail the run when coverage of a folder drops below a percentage", "keyword")

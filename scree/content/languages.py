@@ -11,7 +11,7 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 
-from scree.content.versions import CURRENT, NEWER, VersionTrees
+from scree.content.versions import CURRENT, NEWER, Tree, VersionTrees
 
 # ISO 639-1 codes that docs sites use for their translations (FastAPI, MkDocs i18n, Docusaurus, Hugo, Sphinx).
 LANGUAGE_CODES = frozenset(
@@ -116,6 +116,31 @@ def _version(part: str) -> str | None:
     return None
 
 
+def _docs_folder(plugin: str) -> str:
+    """The folder a Docusaurus docs plugin reads: `docs` for the default one, its id for `...-docs-<id>`."""
+    return "docs" if plugin == DOCS_PLUGIN else plugin[len(DOCS_PLUGIN) + 1 :]
+
+
+def translated_tree(path: str) -> tuple[str, str, str] | None:
+    """(the tree's folder, its versions' folder, the page's path in it) whose translation a Docusaurus docs path
+    under i18n/ is: `("docs", "", "x.md")` for `i18n/ko/docusaurus-plugin-content-docs/current/x.md` (the docs
+    folder itself), `("version-30.4", "versioned_docs", "x.md")` for `.../version-30.4/x.md`, `("version-2",
+    "api_versioned_docs", "x.md")` for a plugin with id `api`; None for any other path."""
+    parts = path.split("/")
+    for index, part in enumerate(parts[:-4]):  # i18n, its language, the plugin, the version folder, then the page
+        plugin, version = parts[index + 2], parts[index + 3]
+        if part != I18N_FOLDER or _code(parts[index + 1]) is None:
+            continue
+        if plugin != DOCS_PLUGIN and not plugin.startswith(DOCS_PLUGIN + "-"):
+            continue
+        folder, rest = _docs_folder(plugin), "/".join(parts[index + 4 :])
+        if version == CURRENT_VERSION:
+            return folder, "", rest
+        if _version(version) is not None:
+            return version, VERSIONED_DOCS if folder == "docs" else f"{folder}_{VERSIONED_DOCS}", rest
+    return None
+
+
 def docusaurus_copy(path: str) -> Copy | None:
     """The Copy of a Docusaurus translation (`i18n/ko/docusaurus-plugin-content-docs/current/x.md` of `docs/x.md`,
     `.../version-2.x/x.md` of it too, as version 2.x) or old version (`versioned_docs/version-2.x/x.md` of
@@ -132,7 +157,7 @@ def docusaurus_copy(path: str) -> Copy | None:
                 version = None if rest[0] == CURRENT_VERSION else _version(rest[0])
                 if len(rest) < 2 or (version is None and rest[0] != CURRENT_VERSION):
                     continue
-                folder = "docs" if plugin == DOCS_PLUGIN else plugin[len(DOCS_PLUGIN) + 1 :]
+                folder = _docs_folder(plugin)
                 return Copy(language, _one_page("/".join([*prefix, folder, *rest[1:]])), version, structural=True)
             folders = PLUGIN_FOLDERS.get(plugin, (plugin,))
             return Copy(language, _one_page("/".join([*prefix, *folders, *rest])), None, structural=True)
@@ -255,7 +280,34 @@ class LanguageTrees:
             if version.tree.status == CURRENT:
                 return replace(found, version=None, structural=True)
             return replace(found, version=version.tree.label, structural=True, newer=version.tree.status == NEWER)
-        return self._language_copy(path, versions_too=True)
+        found = self._language_copy(path, versions_too=True)
+        translated = self._tree_translated(path) if found is not None and found.language != ORIGINAL else None
+        if found is None or translated is None:
+            return found
+        tree, rest = translated
+        original = self.versions.copy(f"{tree.root}/{rest}")  # the page its untranslated copies fold into
+        page = original.page if original is not None else found.page
+        if tree.status == CURRENT:  # the translation of the current version (Jest's version-30.4, not its "next")
+            return replace(found, page=page, version=None)
+        return replace(found, page=page, version=tree.label, newer=tree.status == NEWER)
+
+    def _tree_translated(self, path: str) -> tuple[Tree, str] | None:
+        """The version tree a Docusaurus translation's folder translates (its `current/` the docs folder, its
+        `version-N/` versioned_docs/version-N) when exactly one found tree is it, and the page's path in it: the
+        tree's status, not the folder's name, says whether the translation is of the current version."""
+        named = translated_tree(path)
+        if named is None or not self.versions.families:
+            return None
+        folder, parent, rest = named
+
+        def translates(tree: Tree) -> bool:
+            above, _, name = tree.root.rpartition("/")
+            if name != folder:
+                return False
+            return tree.version is None if not parent else above.rpartition("/")[2] == parent
+
+        found = [tree for family in self.versions.families for tree in family if translates(tree)]
+        return (found[0], rest) if len(found) == 1 else None
 
     def _language_copy(self, path: str, *, versions_too: bool) -> Copy | None:
         found = copy_of(path)

@@ -259,9 +259,7 @@ class Tree:
 
     @property
     def label(self) -> str:
-        """How a hit names the version: `3.4` of `v3.4/`, the folder's own name for an untagged tree."""
-        if self.version is not None:
-            return self.root.rsplit("/", 1)[-1]
+        """How a hit names the version: its folder's own name (`v3.4`, `version-29.7`, `docs`)."""
         return self.root.rsplit("/", 1)[-1] or "."
 
 
