@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from scree.content.languages import Copy, LanguageTrees
 from scree.content.versions import (
     CURRENT,
@@ -90,6 +92,41 @@ def test_hugo_config_names_the_current_version_not_the_newest_folder() -> None:
         "content/en/docs/v3.6": OLD,
     }
     assert statuses(find_trees(paths))["content/en/docs/v3.8"] == CURRENT  # no config: the highest number
+
+
+@pytest.mark.parametrize(
+    ("name", "config"),
+    [
+        ("config.toml", '[params.versions]\ncurrent = "21.0"\nnext = "22.0"\n'),  # Vitess
+        ("hugo.yaml", "params:\n  versions:\n    next: '22.0'\n    current: '21.0'\n"),
+        ("hugo.json", '{"params": {"versions": {"latest": "21.0", "next": "22.0"}}}'),
+        ("hugo.toml", '[params]\nlatest_stable_version = "21.0"\n[[params.versions]]\nversion = "22.0"\n'),
+    ],
+)
+def test_hugo_config_names_the_current_version_in_a_table_of_versions(name: str, config: str) -> None:
+    """Vitess's layout: content/en/docs/<N.0>/, the newest 22.0 unreleased; its config.toml's [params.versions]
+    says current = "21.0". Read as TOML or JSON where the file is one, from the text for YAML."""
+    paths = [f"content/en/docs/{v}/{p}" for v in ("22.0", "21.0", "20.0") for p in PAGES]
+    hint = parse_hint(name, config)
+    assert hint is not None and hint.current == "21.0"
+    assert statuses(find_trees(paths, [hint])) == {
+        "content/en/docs/21.0": CURRENT,
+        "content/en/docs/22.0": NEWER,
+        "content/en/docs/20.0": OLD,
+    }
+
+
+@pytest.mark.parametrize(
+    ("name", "config"),
+    [
+        ("config.toml", "title = 'unclosed\n"),  # not TOML: Hugo would refuse it, so it names nothing
+        ("config.toml", "[params]\nversion_menu = 'Releases'\nstable = '3'\n"),  # no table of versions
+        ("config.yaml", "params:\n  versions:\n    - version: v1\n  stable: 3\n"),  # `stable` beside it
+        ("hugo.json", '{"params": {"versions": ['),
+    ],
+)
+def test_a_hugo_config_that_names_no_current_version_gives_no_hint(name: str, config: str) -> None:
+    assert parse_hint(name, config) is None
 
 
 def test_renamed_old_pages_find_their_current_page_by_name_or_text() -> None:

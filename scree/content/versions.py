@@ -15,10 +15,10 @@ Many docs repositories keep several versions side by side (`versioned_docs/versi
 3. Which tree of a family is current: the user's setting (SCREE_CURRENT_VERSION: the tree's folder or its version)
    first; then the site's config where it names the current version (Docusaurus `lastVersion` in
    docusaurus.config.*, else the first entry of versions.json beside versioned_docs/; Hugo's `latest_stable_version`
-   or the like; mike's versions.json entry aliased `latest`; Sphinx conf.py `version`/`release`); then the one
-   tree without a version number in its name that does not say old (Docusaurus's `docs/` beside
-   `versioned_docs/version-N/`); then the highest version number among trees that do not say old. The newest folder
-   is not always current: where the config names the current version, it wins.
+   or the like, or `current` in a table of versions; mike's versions.json entry aliased `latest`; Sphinx conf.py
+   `version`/`release`); then the one tree without a version number in its name that does not say old
+   (Docusaurus's `docs/` beside `versioned_docs/version-N/`); then the highest version number among trees that do
+   not say old. The newest folder is not always current: where the config names the current version, it wins.
 4. The other trees are old, or newer than the current ("unreleased": a higher number, or the untagged tree when the
    config names a numbered one, as Jest's docs/ is its "next"); a tree whose path says old is old whatever its
    number.
@@ -38,8 +38,9 @@ import heapq
 import json
 import re
 import statistics
+import tomllib
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 MIN_MIRRORED = 2  # pages at the same relative path before two folders can be versions of one tree
@@ -179,10 +180,20 @@ VERSIONS_FILES = ("versions.json",)
 CONFIG_NAMES = frozenset((*DOCUSAURUS_CONFIGS, *HUGO_CONFIGS, *SPHINX_CONFIGS, *VERSIONS_FILES))
 _LAST_VERSION = re.compile(r"""lastVersion\s*:\s*['"]([^'"]+)['"]""")
 _ONLY_INCLUDE = re.compile(r"onlyIncludeVersions\s*:\s*\[([^\]]*)\]")
+CURRENT_KEYS = frozenset(
+    ("latest_stable_version", "latest_version", "latestVersion", "current_version", "currentVersion", "stable_version")
+    + ("latest_stable",)
+)
+VERSIONS_TABLE_CURRENT = frozenset(("current", "latest", "stable"))  # keys of a table of versions naming the current
 _HUGO_CURRENT = re.compile(
-    r"""^\s*['"]?(?:latest_stable_version|latest_version|latestVersion|current_version|currentVersion|"""
-    r"""stable_version|latest_stable)['"]?\s*[:=]\s*['"]?([A-Za-z0-9._-]+)""",
+    r"""^\s*['"]?(?:""" + "|".join(sorted(CURRENT_KEYS)) + r""")['"]?\s*[:=]\s*['"]?(?P<version>[A-Za-z0-9._-]+)""",
     re.MULTILINE,
+)
+# YAML: `versions:` (or `<x>_versions:`), then, indented under it, `current: 21.0` (or latest, stable)
+_YAML_VERSIONS_CURRENT = re.compile(
+    r"""^([ \t]*)[A-Za-z_]*versions[ \t]*:[ \t]*\n(?:\1[ \t]+.*\n)*?\1[ \t]+(?:current|latest|stable)[ \t]*:[ \t]*"""
+    r"""['"]?(?P<version>[A-Za-z0-9._-]+)""",
+    re.MULTILINE | re.IGNORECASE,
 )
 _HUGO_VERSIONS = re.compile(r"""^\s*-\s*['"]?version['"]?\s*[:=]\s*['"]?([A-Za-z0-9._-]+)""", re.MULTILINE)
 _SPHINX_VERSION = re.compile(r"""^(?:version|release)\s*=\s*['"]([^'"]+)['"]""", re.MULTILINE)
@@ -203,15 +214,58 @@ def parse_hint(path: str, text: str, siblings: Mapping[str, str] = {}) -> Hint |
             return None
         return Hint(path, folder, "" if last.group(1) == CURRENT else last.group(1))
     if name in HUGO_CONFIGS:
-        found = _HUGO_CURRENT.search(text)
-        if found is None:
-            return None
-        listed = tuple(dict.fromkeys(_HUGO_VERSIONS.findall(text)))
-        return Hint(path, folder, found.group(1), listed)
+        return _hugo_hint(path, folder, name, text)
     if name in SPHINX_CONFIGS:
         found = _SPHINX_VERSION.search(text)
         return Hint(path, folder, found.group(1)) if found is not None else None
     return None
+
+
+def _hugo_hint(path: str, folder: str, name: str, text: str) -> Hint | None:
+    """A Hugo config's current version: a key naming it (`latest_stable_version = "v3.7"`), or a `current`, `latest`
+    or `stable` key in a table of versions (`[params.versions]` `current = "21.0"`, Vitess), read from the parsed
+    TOML or JSON, from the text for YAML; and the versions it lists (`- version: v3.5`, `[[params.versions]]`)."""
+    data: object = None
+    try:
+        if name.endswith(".toml"):
+            data = tomllib.loads(text)
+        elif name.endswith(".json"):
+            data = json.loads(text)
+    except ValueError:  # tomllib.TOMLDecodeError is one: a config Hugo would refuse names nothing
+        return None
+    if data is not None:
+        current, listed = _config_current(data), tuple(dict.fromkeys(_config_versions(data)))
+    else:
+        found = _HUGO_CURRENT.search(text) or _YAML_VERSIONS_CURRENT.search(text)
+        current = found.group("version") if found else None
+        listed = tuple(dict.fromkeys(_HUGO_VERSIONS.findall(text)))
+    return Hint(path, folder, current, listed) if current is not None else None
+
+
+def _config_current(data: object, in_versions: bool = False) -> str | None:
+    """The version a parsed config names current (_hugo_hint), depth first in the file's order."""
+    if not isinstance(data, dict):
+        return None
+    for key, value in data.items():
+        scalar = isinstance(value, (str, int, float)) and not isinstance(value, bool)
+        if scalar and (key in CURRENT_KEYS or (in_versions and key in VERSIONS_TABLE_CURRENT)):
+            return str(value)
+        found = _config_current(value, in_versions=isinstance(key, str) and "version" in key.lower())
+        if found is not None:
+            return found
+    return None
+
+
+def _config_versions(data: object) -> Iterator[str]:
+    """The versions a parsed config lists: each `version` of a list of tables (`[[params.versions]]`)."""
+    if isinstance(data, dict):
+        for value in data.values():
+            yield from _config_versions(value)
+    elif isinstance(data, list):
+        for item in data:
+            if isinstance(item, dict) and isinstance(item.get("version"), (str, int, float)):
+                yield str(item["version"])
+            yield from _config_versions(item)
 
 
 def _versions_json_hint(path: str, folder: str, text: str, siblings: Mapping[str, str]) -> Hint | None:
