@@ -129,6 +129,18 @@ def test_a_hugo_config_that_names_no_current_version_gives_no_hint(name: str, co
     assert parse_hint(name, config) is None
 
 
+def test_a_tree_named_ahead_of_the_release_is_unreleased_and_the_untagged_one_current() -> None:
+    """Linkerd's layout: content/docs/ is the latest major, content/2-edge/ the edge channel ahead of it, 2.19 and
+    2.18 old majors. `edge` says ahead of the release (as `next` does), so docs/ is the one untagged tree."""
+    paths = [f"content/{tree}/{p}" for tree in ("docs", "2-edge", "2.19", "2.18") for p in PAGES]
+    assert statuses(find_trees(paths)) == {
+        "content/docs": CURRENT,
+        "content/2-edge": NEWER,
+        "content/2.19": OLD,
+        "content/2.18": OLD,
+    }
+
+
 def test_renamed_old_pages_find_their_current_page_by_name_or_text() -> None:
     current = {f"docs/v3.5/{p}": f"Text of {p} " + " ".join(f"word{i}" for i in range(60)) for p in PAGES}
     current["docs/v3.5/tasks/developer/interacting.md"] = "Use etcdctl put and get to write and read keys. " * 5

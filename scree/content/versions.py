@@ -56,7 +56,8 @@ SHINGLE_WORDS = 3
 MINHASH_SIZE = 64  # a page's fingerprint: the MINHASH_SIZE smallest shingle hashes (bottom-k MinHash)
 GENERIC_NAMES = frozenset({"index", "_index", "readme", "intro", "introduction", "overview", "changelog"})
 OLD_WORDS = ("old", "legacy", "archive", "archived", "deprecated", "previous", "obsolete", "outdated")
-NEXT_WORDS = ("next", "unreleased", "draft", "dev", "nightly", "main", "master")
+# A tree whose folder name says one of these is ahead of the release (Linkerd's `2-edge/` beside its `docs/`)
+NEXT_WORDS = ("next", "unreleased", "draft", "dev", "nightly", "main", "master", "edge", "canary", "preview", "beta")
 CURRENT_WORDS = ("current", "latest", "stable")
 SUPERSEDED_SHOWN = 3  # pages named for an older version that `scree doctor` lists by name
 MARKDOWN_SUFFIXES = (".mdx", ".markdown", ".md", ".rst", ".adoc", ".asciidoc", ".txt")
@@ -593,20 +594,24 @@ def _decide(family: Sequence[str], hints: Sequence[Hint], override: str | None) 
         else:
             current = min(family, key=lambda root: (root in old_named, -len(root), root))
             why = "the tree that does not say old"
-    base = version_key(numbers[current])
     trees = [Tree(current, numbers[current], CURRENT, why)]
     for root in family:
-        if root == current:
-            continue
-        number = numbers[root]
-        newer = root not in old_named and (
-            (number is None and numbers[current] is not None) or (number is not None and version_key(number) > base)
-        )
-        if numbers[current] is None and number is not None and root not in old_named:
-            newer = False  # numbered copies beside the untagged current tree are its snapshots
-        trees.append(Tree(root, number, NEWER if newer else OLD, ""))
+        if root != current:
+            newer = root not in old_named and _ahead(numbers[root], numbers[current], root.rsplit("/", 1)[-1])
+            trees.append(Tree(root, numbers[root], NEWER if newer else OLD, ""))
     rest = sorted(trees[1:], key=lambda tree: (tree.status == OLD, [-n for n in version_key(tree.version)], tree.root))
     return (trees[0], *rest)
+
+
+def _ahead(number: str | None, current: str | None, name: str) -> bool:
+    """Whether a tree that does not say old, named `name` and carrying version `number`, is ahead of the current
+    tree (carrying `current`): named so (`next/`, `2-edge/`), or a higher number, or the untagged tree beside a
+    numbered current one; numbered copies beside an untagged current tree are its snapshots."""
+    if _says(NEXT_WORDS, name):
+        return True
+    if number is None:
+        return current is not None
+    return current is not None and version_key(number) > version_key(current)
 
 
 def _named_by(hint: Hint, family: Sequence[str], numbers: Mapping[str, str | None], old_named: set[str]) -> str | None:
