@@ -141,6 +141,27 @@ def test_a_tree_named_ahead_of_the_release_is_unreleased_and_the_untagged_one_cu
     }
 
 
+def test_folders_named_for_a_version_and_docs_are_one_family_whatever_they_mirror() -> None:
+    """cert-manager's layout: content/docs/ current beside content/v1.N-docs/; v1.1-v1.3 share their pages with
+    each other only (the docs were restructured at v1.4), v1.0 shares too few to pair: one family, docs/ current."""
+    later = ("intro.md", "install.md", "config.md", "usage/acme.md", "usage/ca.md", "faq.md")
+    early = ("index.md", "getting-started.md", "issuers/acme.md", "issuers/ca.md", "tutorials/one.md", "admin.md")
+    paths = [f"content/{tree}/{p}" for tree in ("docs", "v1.5-docs", "v1.4-docs") for p in later]
+    paths += [f"content/v1.{n}-docs/{p}" for n in (1, 2, 3) for p in early]
+    paths += ["content/v1.0-docs/index.md", "content/v1.0-docs/old-page.md", "content/announcements/x.md"]
+    assert statuses(find_trees(paths)) == {
+        "content/docs": CURRENT,
+        **{f"content/v1.{n}-docs": OLD for n in range(6)},
+    }
+
+
+def test_numbered_folders_named_by_any_word_are_no_versions() -> None:
+    """A tutorial's lesson-1/ and lesson-2/ hold files of the same names: no version trees (a word that names docs
+    or a release channel may stand beside a version number, not any word)."""
+    paths = [f"tutorial/lesson-{n}/{p}" for n in (1, 2, 3) for p in PAGES]
+    assert find_trees(paths).families == ()
+
+
 def test_renamed_old_pages_find_their_current_page_by_name_or_text() -> None:
     current = {f"docs/v3.5/{p}": f"Text of {p} " + " ".join(f"word{i}" for i in range(60)) for p in PAGES}
     current["docs/v3.5/tasks/developer/interacting.md"] = "Use etcdctl put and get to write and read keys. " * 5

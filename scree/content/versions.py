@@ -11,7 +11,8 @@ Many docs repositories keep several versions side by side (`versioned_docs/versi
    (`packages/a/docs/api.md` beside `packages/b/docs/api.md`): a folder name that carries a version number
    (`version-30.4`, `v3.7`, `2.x`) or says old (`old`, `legacy`, `archive`, `archived`, `deprecated`, `previous`),
    the site's config naming the version, or near-duplicate text, measured: the median resemblance (MinHash of
-   word shingles, text_resemblance) of the shared pages at least SAME_TREE_RESEMBLANCE.
+   word shingles, text_resemblance) of the shared pages at least SAME_TREE_RESEMBLANCE. Folders of one name shape
+   (name_shape) beside a family's trees join it, mirrored or not (_sibling_pairs).
 3. Which tree of a family is current: the user's setting (SCREE_CURRENT_VERSION: the tree's folder or its version)
    first; then the site's config where it names the current version (Docusaurus `lastVersion` in
    docusaurus.config.*, else the first entry of versions.json beside versioned_docs/; Hugo's `latest_stable_version`
@@ -40,7 +41,7 @@ import re
 import statistics
 import tomllib
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 MIN_MIRRORED = 2  # pages at the same relative path before two folders can be versions of one tree
@@ -61,8 +62,13 @@ NEXT_WORDS = ("next", "unreleased", "draft", "dev", "nightly", "main", "master",
 CURRENT_WORDS = ("current", "latest", "stable")
 SUPERSEDED_SHOWN = 3  # pages named for an older version that `scree doctor` lists by name
 MARKDOWN_SUFFIXES = (".mdx", ".markdown", ".md", ".rst", ".adoc", ".asciidoc", ".txt")
-# folder names of a numbered version: version-30.4, v3.7, 2.x, release-1.2, 10.x, 3
-_VERSION_NAME = re.compile(r"(?:version|release|ver|rel|v)?[-_]?v?([0-9]+(?:[._-][0-9]+)*)(?:[._-]?x)?", re.IGNORECASE)
+# folder names of a numbered version: version-30.4, v3.7, 2.x, release-1.2, 10.x, 3; and with one word that names
+# docs or a release channel before or after it (cert-manager's v1.20-docs, docs-v2, Linkerd's 2-edge), never any word:
+# lesson-1/ and lesson-2/ of a tutorial are no versions of one another
+DOCS_WORDS = ("docs", "doc", "documentation", "manual", "reference", "api", "site", "book")
+_VERSION_CORE = r"(?:version|release|ver|rel|v)?[-_]?v?([0-9]+(?:[._-][0-9]+)*)(?:[._-]?x)?"
+_VERSION_WORD = "|".join((*DOCS_WORDS, *NEXT_WORDS, *OLD_WORDS, *CURRENT_WORDS))
+_VERSION_NAME = re.compile(rf"(?:(?:{_VERSION_WORD})[-_])?{_VERSION_CORE}(?:[-_](?:{_VERSION_WORD}))?", re.IGNORECASE)
 _NUMBERS = re.compile(r"[0-9]+")
 _NAMED_VERSION = re.compile(r"(?:^|(?<=[-_. ]))(v)?([0-9]+(?:([._-])[0-9]+(?:\3[0-9]+)*)?)(?=$|[-_. ])", re.IGNORECASE)
 _QUERY_VERSION = re.compile(r"(?<![\w.])v?([0-9]+(?:[._][0-9]+)*)(?![\w])", re.IGNORECASE)
@@ -92,6 +98,15 @@ def version_of_name(name: str) -> str | None:
     if match is None:
         return None
     return match.group(1).replace("_", ".").replace("-", ".")
+
+
+def name_shape(name: str) -> str | None:
+    """A versioned folder name with its version left out (`v{}-docs` of `v1.20-docs`, `version-{}` of
+    `version-30.4`): folders of one shape beside each other are one site's versions. None for a name with none."""
+    match = _VERSION_NAME.fullmatch(name)
+    if match is None:
+        return None
+    return (name[: match.start(1)] + "{}" + name[match.end(1) :]).casefold()
 
 
 def version_key(version: str | None) -> tuple[int, ...]:
@@ -449,7 +464,8 @@ def find_trees(
         accepted.append((a, b))
     if not accepted:
         return VersionTrees(hints=tuple(hints))
-    families = _families(accepted)
+    trees = {folder for pair in accepted for folder in pair}
+    families = _families([*accepted, *_sibling_pairs(trees, size)])
     decided = tuple(_decide(family, hints, override) for family in families)
     copies: dict[str, VersionCopy] = {}
     superseded: dict[str, str] = {}
@@ -561,6 +577,29 @@ def _families(pairs: Sequence[tuple[str, str]]) -> list[list[str]]:
     for folder in list(parent):
         groups[find(folder)].append(folder)
     return [sorted(group) for group in groups.values()]
+
+
+def _sibling_pairs(trees: Collection[str], folders: Iterable[str]) -> list[tuple[str, str]]:
+    """Rule 2 by name and place: pairs joining the found `trees` that share a parent folder and a name shape
+    (name_shape: `content/v1.1-docs` and `content/v1.20-docs`), and each other folder of `folders` beside them of
+    that shape, though it mirrors too little to pair (pages renamed or restructured between versions)."""
+
+    def key(folder: str) -> tuple[str, str] | None:
+        parent, _, name = folder.rpartition("/")
+        shape = name_shape(name)
+        return None if shape is None else (parent, shape)
+
+    first: dict[tuple[str, str], str] = {}
+    pairs = []
+    for tree in sorted(trees):
+        shaped = key(tree)
+        if shaped is not None:
+            pairs.append((first.setdefault(shaped, tree), tree))
+    for folder in folders:
+        shaped = key(folder)
+        if shaped in first and folder not in trees and not any(_under(folder, t) or _under(t, folder) for t in trees):
+            pairs.append((first[shaped], folder))
+    return pairs
 
 
 def _decide(family: Sequence[str], hints: Sequence[Hint], override: str | None) -> tuple[Tree, ...]:
