@@ -100,3 +100,24 @@ def test_an_untagged_page_is_the_original_of_its_suffix_translations() -> None:
     trees = LanguageTrees.of(["guide/setup.md", "guide/setup.fr.md", "guide/run.md", "guide/run.fr.md"])
     assert trees.copy("guide/setup.md") == Copy("", "guide/setup.*.md")
     assert min(["guide/setup.fr.md", "guide/setup.md"], key=lambda p: trees.preference(p, "")) == "guide/setup.md"
+
+
+def test_an_untagged_tree_with_language_folders_inside_is_the_original_and_main() -> None:
+    """Starlight's layout (VitePress and MkDocs keep the same): the original pages at src/content/docs/, each
+    translation in a language folder inside that tree. The untagged pages are the originals of their translations
+    and the main language, however many languages translate them (German had been taken as the main one)."""
+    pages = ("index.mdx", "guides/sidebar.mdx", "guides/i18n.mdx", "reference/configuration.mdx")
+    paths = [f"docs/src/content/docs/{page}" for page in pages]
+    paths += [f"docs/src/content/docs/{language}/{page}" for language in ("de", "fr", "ja") for page in pages]
+    paths.append("docs/src/content/docs/guides/only-in-english.mdx")
+    trees = LanguageTrees.of(paths)
+    sidebar = "docs/src/content/docs/*/guides/sidebar.md"
+    assert trees.main == ""
+    assert trees.copy("docs/src/content/docs/guides/sidebar.mdx") == Copy("", sidebar)
+    assert trees.copy("docs/src/content/docs/de/guides/sidebar.mdx") == Copy("de", sidebar)
+    assert trees.copy("docs/src/content/docs/guides/only-in-english.mdx") is None
+    english = min(
+        [f"docs/src/content/docs/{language}guides/i18n.mdx" for language in ("de/", "", "fr/")],
+        key=lambda path: trees.preference(path, trees.query_language("how do I translate my site")),
+    )
+    assert english == "docs/src/content/docs/guides/i18n.mdx"

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 
 from scree.content.versions import CURRENT, NEWER, Tree, VersionTrees
@@ -191,6 +191,18 @@ def copy_of(path: str) -> Copy | None:
     return None
 
 
+def _original_pages(path: str) -> Iterator[str]:
+    """The pages an untagged `path` may be the original of, as copy_of names them: itself (Docusaurus's docs/x.md),
+    `x.*.md` (beside `x.de.md`), and `a/*/x.md`, `*/a/x.md` (beside `a/de/x.md`, `de/a/x.md`: a language folder in
+    or beside the original's own tree, as Starlight, VitePress and MkDocs keep them)."""
+    page = _one_page(path)
+    yield page
+    yield _suffix_page(path)
+    parts = page.split("/")
+    for cut in range(len(parts) - 1, -1, -1):
+        yield "/".join([*parts[:cut], "*", *parts[cut:]])
+
+
 def _suffix_page(path: str) -> str:
     """The page `x.md` is the untagged original of in a suffix-style tree (`x.de.md` beside it): `x.*.md`."""
     head, _, name = _one_page(path).rpartition("/")
@@ -243,7 +255,7 @@ class LanguageTrees:
                     structural.add(copy.language)
         for path, copy in copies.items():
             if copy is None:
-                for page in (_one_page(path), _suffix_page(path)):
+                for page in _original_pages(path):
                     if page in variants:
                         variants[page].add((ORIGINAL, None))
                         break
@@ -315,7 +327,7 @@ class LanguageTrees:
             found = None  # a Docusaurus versioned_docs path inside a version tree: the tree says which version
         if found is not None:
             return found if found.structural or found.language in self.languages else None
-        for page in (_one_page(path), _suffix_page(path)):
+        for page in _original_pages(path):
             if page in self.pages:
                 return Copy(ORIGINAL, page)
         return None
