@@ -198,6 +198,16 @@ def test_sibling_packages_with_the_same_file_names_need_resembling_text() -> Non
     assert len(found.families) == 1  # the same text under two names: versions of one tree
 
 
+def test_two_example_projects_from_one_starter_are_no_versions() -> None:
+    """Starlight's examples/basics/ and examples/tailwind/: a README and three near-identical pages, made from one
+    starter. Text alone tells versions apart only where the folders mirror MIN_MIRRORED_BY_TEXT pages or more."""
+    pages = ("README.md", "src/content/docs/index.mdx", "src/content/docs/guides/example.md", "src/docs/ref.md")
+    texts = {f"examples/{name}/{p}": f"Starter page {p}: " + "replace me " * 30 for name in ("a", "b") for p in pages}
+    assert find_trees(texts, page_fingerprint=lambda path: fingerprint(texts[path])).families == ()
+    texts.update({f"examples/{name}/src/docs/more.md": "Starter page more " * 30 for name in ("a", "b")})
+    assert len(find_trees(texts, page_fingerprint=lambda path: fingerprint(texts[path])).families) == 1
+
+
 def test_the_setting_names_the_current_tree_over_the_config() -> None:
     paths = [f"content/en/docs/v{v}/{p}" for v in ("3.8", "3.7") for p in PAGES]
     hint = parse_hint("config.yaml", "latest_stable_version: v3.7\n")

@@ -48,6 +48,9 @@ MIN_MIRRORED = 2  # pages at the same relative path before two folders can be ve
 MIRROR_SHARE = 0.3  # ... and this share of the smaller folder's pages
 MAX_FOLDERS_PER_NAME = 40  # a relative path held by more folders than this (a per-folder index page) says nothing
 SAME_TREE_RESEMBLANCE = 0.3  # median resemblance of mirrored pages when no name or config says "versions"
+# ... measured only where they mirror this many pages: two example projects made from one starter share three
+# near-identical pages (Starlight's examples/basics and examples/tailwind), a version tree far more
+MIN_MIRRORED_BY_TEXT = 4
 SAMPLED_PAGES = 12  # mirrored pages measured per pair of folders
 MAX_MEASURED_PAIRS = 64  # pairs whose text is measured (the most mirrored first): a bound on the first search's cost
 RENAMED_RESEMBLANCE = 0.5  # an old page whose path is gone is a copy of the current page it resembles this much
@@ -382,6 +385,12 @@ def _parts(path: str) -> list[str]:
     return path.split("/")
 
 
+def _own_generic_page(rest: str) -> bool:
+    """A folder's own README or index page (`rest`: its path in the folder), which every folder may hold: it says
+    nothing of two folders being versions of one tree."""
+    return "/" not in rest and rest.rsplit(".", 1)[0].lower() in GENERIC_NAMES
+
+
 def mirrored_pairs(paths: Sequence[str], excluded: Callable[[str], bool]) -> dict[tuple[str, str], int]:
     """Pairs of folders (a < b) holding pages at the same relative path, with how many; folders `excluded` (language
     trees) and the root skipped; pairs whose last folder names are equal are the same pair one level down."""
@@ -390,7 +399,7 @@ def mirrored_pairs(paths: Sequence[str], excluded: Callable[[str], bool]) -> dic
         parts = _parts(_one_page(path))
         for cut in range(1, len(parts)):
             rest = "/".join(parts[cut:])
-            if cut == len(parts) - 1 and parts[-1].rsplit(".", 1)[0].lower() in GENERIC_NAMES:
+            if _own_generic_page(rest):
                 continue
             holders[rest].add("/".join(parts[:cut]))
     shared: Counter[tuple[str, str]] = Counter()
@@ -452,8 +461,7 @@ def find_trees(
     measured = 0
     pairs = mirrored_pairs(paths, excluded)
     for (a, b), count in sorted(pairs.items(), key=lambda item: (-item[1], item[0])):
-        smaller = min(size[a], size[b])
-        if count < MIN_MIRRORED or count < MIRROR_SHARE * smaller:
+        if count < MIN_MIRRORED or count < MIRROR_SHARE * min(size[a], size[b]):
             continue
         if any(_under(x, t) for x in (a, b) for pair in accepted for t in pair):
             continue  # inside a tree already found: the same pair one level down
@@ -552,8 +560,11 @@ def _named_versions(a: str, b: str, hinted: set[str]) -> bool:
 
 
 def _resembling(a: str, b: str, pages: Mapping[str, str], fp: Callable[[str], frozenset[int] | None]) -> bool:
-    """Rule 2 by text: the median resemblance of (a sample of) the pages both folders hold."""
+    """Rule 2 by text: the median resemblance of (a sample of) the pages both folders hold, at least
+    MIN_MIRRORED_BY_TEXT of them."""
     shared = sorted(page[len(a) + 1 :] for page in pages if _under(page, a) and (b + "/" + page[len(a) + 1 :]) in pages)
+    if sum(not _own_generic_page(rest) for rest in shared) < MIN_MIRRORED_BY_TEXT:
+        return False  # counted as mirrored_pairs counts them
     measured = []
     for rest in shared[:: max(1, len(shared) // SAMPLED_PAGES)][:SAMPLED_PAGES]:
         x, y = fp(f"{a}/{rest}"), fp(f"{b}/{rest}")
