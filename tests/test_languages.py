@@ -121,3 +121,13 @@ def test_an_untagged_tree_with_language_folders_inside_is_the_original_and_main(
         key=lambda path: trees.preference(path, trees.query_language("how do I translate my site")),
     )
     assert english == "docs/src/content/docs/guides/i18n.mdx"
+
+
+def test_a_function_word_of_several_languages_says_less_than_one_of_its_own() -> None:
+    """OpenTelemetry's site holds Spanish and French trees: `un` is a function word of both, `qu'` and `est` of
+    French alone, so a French question is French (it tied with Spanish, the larger tree, and went to it)."""
+    pages = ("concepts/glossary.md", "concepts/traces.md", "collector/install.md")
+    trees = LanguageTrees.of([f"content/{language}/docs/{page}" for language in ("en", "es", "fr") for page in pages])
+    assert trees.query_language("Qu'est-ce qu'un span") == "fr"
+    assert trees.query_language("¿Qué es un span?") == "es"
+    assert trees.query_language("what is a span") == "en"

@@ -28,8 +28,9 @@ MIN_SHARED_PAGES = 2  # pages present in two languages before a folder or suffix
 _STOPWORDS = {
     "en": "the a an is are do does how what why when where which to of in on for with and or i my can should",
     "de": "der die das ein eine ist sind wie was warum wann wo welche zu von mit und oder ich mein kann nicht den dem",
-    "es": "el la los las un una es son cómo como qué que por para con y o mi puedo se del al",
-    "fr": "le les une est sont comment quoi pourquoi quand où quel pour avec et ou je mon peut des du au",
+    "es": "el la los las un una es son cómo como qué que por para con y o mi puedo se del al está hay cuál dónde",
+    "fr": "le les une est sont comment quoi pourquoi quand où quel pour avec et ou je mon peut des du au qu ce ces "
+    "cette dans sur pas qui aux nous vous",
     "pt": "o os as um uma é são como por que para com e ou eu meu posso do da dos das ao",
     "it": "il lo gli una è sono come perché quando dove quale per con e o io mio posso del della",
     "nl": "de het een is zijn hoe wat waarom wanneer waar welke voor met en of ik mijn kan van",
@@ -37,6 +38,10 @@ _STOPWORDS = {
     "pl": "jest są jak co dlaczego kiedy gdzie który dla z i lub ja mój mogę się nie",
 }
 _STOP_SETS: dict[str, frozenset[str]] = {lang: frozenset(words.split()) for lang, words in _STOPWORDS.items()}
+# a function word of k languages' lists says 1/k of each (`un` is Spanish and French alike; `qu'` French alone)
+_STOP_SHARE: dict[str, float] = {
+    word: 1.0 / sum(word in stops for stops in _STOP_SETS.values()) for stops in _STOP_SETS.values() for word in stops
+}
 _WORD = re.compile(r"[^\W\d_]+")
 # Scripts that name their language outright (a query in Cyrillic is not in English).
 _SCRIPTS: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = (
@@ -352,12 +357,12 @@ class LanguageTrees:
                         return language
                 return self.main
         words = [word.casefold() for word in _WORD.findall(query)]
-        best, best_hits = self.main, 0
+        best, best_hits = self.main, 0.0
         english_named = "en" in self.languages
         for language in self.languages:
             code = "en" if language == ORIGINAL and not english_named else language.split("-")[0]
             stops = _STOP_SETS.get(code)
-            hits = sum(word in stops for word in words) if stops else 0
+            hits = sum(_STOP_SHARE[word] for word in words if word in stops) if stops else 0.0
             if hits > best_hits:
                 best, best_hits = language, hits
         return best
