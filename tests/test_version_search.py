@@ -205,6 +205,19 @@ def test_a_translation_of_the_current_version_is_current_whatever_its_folder(tmp
     assert (english.path, english.version) == ("website/versioned_docs/version-30.4/Configuration.md", None)
 
 
+def test_a_blogs_year_folders_are_no_versions(tmp_path: Path) -> None:
+    """OpenTelemetry's blog keeps posts in year folders, and yearly posts share slugs (kubecon-eu.md in 2024/ and
+    2025/): a posts folder is never a version tree, so last year's posts are not marked old versions of this year's."""
+    files = {f"docs/{name}": text for name, text in GUIDES.items()}
+    for year in ("2023", "2024", "2025"):
+        for slug in ("kubecon-eu", "community-survey", "release-notes", "year-in-review"):
+            files[f"blog/{year}/{slug}.md"] = page(f"{slug} {year}", f"What happened at {slug} in {year}.")
+    engine = engine_for(tree(tmp_path / "site", files), tmp_path / "index.db")
+    assert engine._language_trees().versions.families == ()
+    hits = search(engine, "what happened at kubecon-eu in 2024", "keyword")
+    assert (hits[0].path, hits[0].version) == ("blog/2024/kubecon-eu.md", None)
+
+
 def test_the_setting_names_another_current_tree(tmp_path: Path) -> None:
     engine = engine_for(jest_like(tmp_path / "site"), tmp_path / "index.db", current_version="docs")
     hits = search(engine, "fail the run when coverage of a folder drops below a percentage", "keyword")

@@ -109,7 +109,12 @@ class Posts:
     blog_only: tuple[PostsFolder, ...] = ()  # posts folders found with no docs tree beside them: not demoted
 
     def is_post(self, path: str) -> bool:
+        """A page of a posts folder beside a docs tree: ranked after docs pages of similar rank."""
         return any(path.startswith(folder.root + "/") for folder in self.folders)
+
+    def in_posts_folder(self, path: str) -> bool:
+        """A path in a posts folder, whether or not a docs tree is beside it (no version tree is one)."""
+        return any(path.startswith(folder.root + "/") for folder in (*self.folders, *self.blog_only))
 
     def describe(self) -> str:
         """One line for `scree doctor`."""

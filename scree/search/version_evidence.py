@@ -9,6 +9,7 @@ from pathlib import Path
 
 from scree.content.languages import LanguageTrees, copy_of, language_folder
 from scree.content.versions import CONFIG_NAMES, Hint, VersionTrees, find_trees, fingerprint, parse_hint
+from scree.search.post_evidence import site_posts
 from scree.store import IndexReader
 
 CONFIG_DEPTH = 2  # config files are looked for in the root and in folders this deep that hold indexed pages
@@ -53,14 +54,19 @@ def is_language_folder(folder: str) -> bool:
 
 
 def version_trees(store: IndexReader, root: Path, current: str | None = None) -> VersionTrees:
-    """The index's version trees: its paths, the site's config and its pages' text (issue 32)."""
+    """The index's version trees: its paths, the site's config and its pages' text (issue 32). A language's tree or
+    a posts folder (scree.content.posts: a blog's year folders share the slugs of yearly posts) is never one."""
     paths = list(store.paths())
+    posts = site_posts(store, root)
 
     def page_fingerprint(path: str) -> frozenset[int] | None:
         chunks = store.chunks_for_path(path)
         return fingerprint("\n".join(chunk.text for chunk in chunks)) if chunks else None
 
-    return find_trees(paths, read_hints(root, paths), page_fingerprint, current, is_language_folder)
+    def excluded(folder: str) -> bool:
+        return is_language_folder(folder) or posts.in_posts_folder(f"{folder}/")
+
+    return find_trees(paths, read_hints(root, paths), page_fingerprint, current, excluded)
 
 
 def copy_trees(store: IndexReader, root: Path, current: str | None = None) -> LanguageTrees:
