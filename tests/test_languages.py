@@ -31,7 +31,11 @@ def test_a_language_folder_or_suffix_names_the_copy() -> None:
 def test_trees_need_pages_shared_between_languages() -> None:
     trees = LanguageTrees.of(FASTAPI)
     assert trees.main == "en"
-    assert set(trees.languages) == {"en", "tr", "pt-br"}  # zh shares only one page: not yet a tree
+    # zh shares only one page, but its folder sits beside the en, tr and pt-BR trees: a tree with one page yet
+    assert set(trees.languages) == {"en", "tr", "pt-br", "zh"}
+    assert trees.copy("docs/zh/docs/tutorial/body.md") == Copy("zh", "docs/*/docs/tutorial/body.md")
+    alone = [path for path in FASTAPI if "/tr/" not in path and "/pt-BR/" not in path]
+    assert LanguageTrees.of(alone).counts == ()  # en and zh sharing one page, no tree beside: not yet trees
     assert LanguageTrees.of(["ml/intro.md", "ml/models.md", "docs/intro.md"]).counts == ()
     assert LanguageTrees.of(["ml/intro.md", "ml/models.md"]).copy("ml/intro.md") is None
 

@@ -7,7 +7,7 @@ the translations."""
 from __future__ import annotations
 
 import re
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 
@@ -271,6 +271,7 @@ class LanguageTrees:
                 counts.update({language for language, _ in found})
                 shared.add(page)
         kept = [(language, n) for language, n in counts.items() if n >= MIN_SHARED_PAGES or language in structural]
+        kept += _beside_kept(counts, {language for language, _ in kept}, copies)
         ordered = tuple(sorted(kept, key=lambda pair: (-pair[1], pair[0])))
         return cls(ordered, frozenset(shared), versions or VersionTrees(), _original_is_main(copies, structural))
 
@@ -379,6 +380,17 @@ class LanguageTrees:
             return (0, False) if copy is None else (rank.get(copy.language, len(rank)), copy.version is not None)
 
         return sorted(paths, key=key)
+
+
+def _beside_kept(counts: Counter[str], kept: set[str], copies: dict[str, Copy | None]) -> list[tuple[str, int]]:
+    """The languages of `counts` not `kept` whose folder sits beside a kept language's (`content/ko/` beside
+    `content/en/` and `content/ja/`): a tree with one page translated yet is a translation all the same."""
+    homes: dict[str, set[str]] = defaultdict(set)
+    for copy in copies.values():
+        if copy is not None and "*" in copy.page:
+            homes[copy.language].add(copy.page.partition("*")[0])
+    beside = set().union(*(homes[language] for language in kept)) if kept else set()
+    return [(language, n) for language, n in counts.items() if language not in kept and homes[language] & beside]
 
 
 def _original_is_main(copies: dict[str, Copy | None], structural: set[str]) -> bool:
