@@ -199,9 +199,9 @@ VERSIONS_FILES = ("versions.json",)
 CONFIG_NAMES = frozenset((*DOCUSAURUS_CONFIGS, *HUGO_CONFIGS, *SPHINX_CONFIGS, *VERSIONS_FILES))
 _LAST_VERSION = re.compile(r"""lastVersion\s*:\s*['"]([^'"]+)['"]""")
 _ONLY_INCLUDE = re.compile(r"onlyIncludeVersions\s*:\s*\[([^\]]*)\]")
-CURRENT_KEYS = frozenset(
-    ("latest_stable_version", "latest_version", "latestVersion", "current_version", "currentVersion", "stable_version")
-    + ("latest_stable",)
+CURRENT_KEYS = frozenset(  # config keys naming the current version, wherever they sit
+    "latest_stable_version latest_version latestVersion current_version currentVersion stable_version "
+    "latest_stable".split()
 )
 VERSIONS_TABLE_CURRENT = frozenset(("current", "latest", "stable"))  # keys of a table of versions naming the current
 _HUGO_CURRENT = re.compile(
@@ -258,7 +258,9 @@ def _hugo_hint(path: str, folder: str, name: str, text: str) -> Hint | None:
         found = _HUGO_CURRENT.search(text) or _YAML_VERSIONS_CURRENT.search(text)
         current = found.group("version") if found else None
         listed = tuple(dict.fromkeys(_HUGO_VERSIONS.findall(text)))
-    return Hint(path, folder, current, listed) if current is not None else None
+    if current is None or not _NUMBERS.search(current):  # `latest: true` in a list of versions names none
+        return None
+    return Hint(path, folder, current, listed)
 
 
 def _config_current(data: object, in_versions: bool = False) -> str | None:
@@ -269,7 +271,7 @@ def _config_current(data: object, in_versions: bool = False) -> str | None:
         scalar = isinstance(value, (str, int, float)) and not isinstance(value, bool)
         if scalar and (key in CURRENT_KEYS or (in_versions and key in VERSIONS_TABLE_CURRENT)):
             return str(value)
-        found = _config_current(value, in_versions=isinstance(key, str) and "version" in key.lower())
+        found = _config_current(value, in_versions="version" in str(key).lower())
         if found is not None:
             return found
     return None
