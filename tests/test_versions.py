@@ -123,6 +123,7 @@ def test_hugo_config_names_the_current_version_in_a_table_of_versions(name: str,
         ("config.toml", "[params]\nversion_menu = 'Releases'\nstable = '3'\n"),  # no table of versions
         ("config.yaml", "params:\n  versions:\n    - version: v1\n  stable: 3\n"),  # `stable` beside it
         ("hugo.json", '{"params": {"versions": ['),
+        ("hugo.yaml", "params:\n  versions:\n    - version: v1.0\n      latest: true\n"),  # a flag, no version
     ],
 )
 def test_a_hugo_config_that_names_no_current_version_gives_no_hint(name: str, config: str) -> None:
