@@ -140,6 +140,9 @@ def test_a_tree_named_ahead_of_the_release_is_unreleased_and_the_untagged_one_cu
         "content/2.19": OLD,
         "content/2.18": OLD,
     }
+    # k6's docs/sources/k6/next/ beside v2.2.x/ and v2.1.x/: no untagged tree is current when the only one says next
+    paths = [f"k6/{tree}/{p}" for tree in ("next", "v2.2.x", "v2.1.x") for p in PAGES]
+    assert statuses(find_trees(paths)) == {"k6/v2.2.x": CURRENT, "k6/next": NEWER, "k6/v2.1.x": OLD}
 
 
 def test_folders_named_for_a_version_and_docs_are_one_family_whatever_they_mirror() -> None:

@@ -635,7 +635,7 @@ def _decide(family: Sequence[str], hints: Sequence[Hint], override: str | None) 
                 break
     if current is None:
         untagged = [root for root in family if numbers[root] is None and root not in old_named]
-        untagged = [root for root in untagged if not _says(NEXT_WORDS, root.rsplit("/", 1)[-1])] or untagged
+        untagged = [root for root in untagged if not _says(NEXT_WORDS, root.rsplit("/", 1)[-1])]  # k6's next/
         if len(untagged) == 1:
             current, why = untagged[0], "the tree whose name carries no version, beside numbered copies of it"
     if current is None:
