@@ -135,3 +135,15 @@ def test_a_function_word_of_several_languages_says_less_than_one_of_its_own() ->
     assert trees.query_language("Qu'est-ce qu'un span") == "fr"
     assert trees.query_language("¿Qué es un span?") == "es"
     assert trees.query_language("what is a span") == "en"
+
+
+def test_the_main_language_has_the_most_pages_when_translations_are_complete() -> None:
+    """FastAPI's docs/en/ beside complete translations: every language shares every translated page, so the shared
+    count ties and German came first by name; English holds pages not translated yet, so it is the main language,
+    and a query with no function words ("CORS middleware") is read as English."""
+    translated = ("index.md", "tutorial/cors.md", "tutorial/body.md", "tutorial/first-steps.md")
+    paths = [f"docs/{language}/docs/{page}" for language in ("de", "en", "es") for page in translated]
+    paths += ["docs/en/docs/release-notes.md", "docs/en/docs/advanced/settings.md"]
+    trees = LanguageTrees.of(paths)
+    assert trees.main == "en"
+    assert trees.query_language("CORS middleware") == "en"

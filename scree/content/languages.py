@@ -272,7 +272,10 @@ class LanguageTrees:
                 shared.add(page)
         kept = [(language, n) for language, n in counts.items() if n >= MIN_SHARED_PAGES or language in structural]
         kept += _beside_kept(counts, {language for language, _ in kept}, copies)
-        ordered = tuple(sorted(kept, key=lambda pair: (-pair[1], pair[0])))
+        # the main language first: the one with the most pages, the original holding more than its translations
+        # (FastAPI's docs/en/ beside twelve complete translations: every language shared 125 pages)
+        pages = Counter(copy.language for copy in copies.values() if copy is not None)
+        ordered = tuple(sorted(kept, key=lambda pair: (-max(pages[pair[0]], pair[1]), -pair[1], pair[0])))
         return cls(ordered, frozenset(shared), versions or VersionTrees(), _original_is_main(copies, structural))
 
     @property
