@@ -147,3 +147,16 @@ def test_the_main_language_has_the_most_pages_when_translations_are_complete() -
     trees = LanguageTrees.of(paths)
     assert trees.main == "en"
     assert trees.query_language("CORS middleware") == "en"
+
+
+def test_the_untagged_tree_stays_the_original_beside_a_larger_translation() -> None:
+    """vuejs/router: packages/docs/ in English, packages/docs/zh/ with more pages (its generated API pages are
+    translated, the English ones are not kept in the repository). The untagged tree is still the original."""
+    guide = [f"guide/page{n}.md" for n in range(6)]
+    paths = [f"packages/docs/{page}" for page in guide]
+    paths += [f"packages/docs/zh/{page}" for page in [*guide, "api/index.md", "api/router.md", "api/link.md"]]
+    trees = LanguageTrees.of(paths)
+    assert trees.main == ""
+    assert trees.query_language("router link active class") == ""
+    bigger = paths + [f"packages/docs/zh/api/extra{n}.md" for n in range(6)]  # 15 pages to 6: the evidence says zh
+    assert LanguageTrees.of(bigger).main == "zh"

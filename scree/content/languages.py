@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 
 from scree.content.versions import CURRENT, NEWER, Tree, VersionTrees
@@ -22,6 +22,7 @@ LANGUAGE_CODES = frozenset(
 # `en`, `pt-BR`, `pt_br`, `zh-hant`, `es-419`: a language code and an optional region or script.
 _CODE = re.compile(r"([A-Za-z]{2})(?:[-_](?:[A-Za-z]{2}|[A-Za-z]{4}|[0-9]{3}))?")
 MIN_SHARED_PAGES = 2  # pages present in two languages before a folder or suffix counts as a language tree
+UNTAGGED_MAIN_SHARE = 2  # the untagged tree is the original unless a translation holds more than this x its pages
 
 # Words that say which language a short query is in: frequent function words. A word in two lists counts for both;
 # a tie goes to the language with more pages (the main one first).
@@ -274,9 +275,10 @@ class LanguageTrees:
         kept += _beside_kept(counts, {language for language, _ in kept}, copies)
         # the main language first: the one with the most pages, the original holding more than its translations
         # (FastAPI's docs/en/ beside twelve complete translations: every language shared 125 pages)
-        pages = Counter(copy.language for copy in copies.values() if copy is not None)
+        pages = _pages_per_language(copies)
         ordered = tuple(sorted(kept, key=lambda pair: (-max(pages[pair[0]], pair[1]), -pair[1], pair[0])))
-        return cls(ordered, frozenset(shared), versions or VersionTrees(), _original_is_main(copies, structural))
+        original_main = _original_is_main(copies, structural) or _untagged_is_main(ordered, pages)
+        return cls(ordered, frozenset(shared), versions or VersionTrees(), original_main)
 
     @property
     def languages(self) -> tuple[str, ...]:
@@ -383,6 +385,33 @@ class LanguageTrees:
             return (0, False) if copy is None else (rank.get(copy.language, len(rank)), copy.version is not None)
 
         return sorted(paths, key=key)
+
+
+def _pages_per_language(copies: dict[str, Copy | None]) -> Counter[str]:
+    """How many pages each language holds: its copies' distinct pages (a Docusaurus translation's versions are one
+    page); for the untagged original, the untagged paths under the folders its translations' language folders sit
+    in (vuejs/router's packages/docs/ beside packages/docs/zh/), where it has pages no translation has yet."""
+    distinct: dict[str, set[str]] = defaultdict(set)
+    homes: set[str] = set()
+    for copy in copies.values():
+        if copy is not None:
+            distinct[copy.language].add(copy.page)
+            if "*" in copy.page:
+                homes.add(copy.page.partition("*")[0])
+    counts = Counter({language: len(found) for language, found in distinct.items()})
+    untagged = [path for path, copy in copies.items() if copy is None]
+    counts[ORIGINAL] += sum(any(path.startswith(home) for home in homes) for path in untagged)
+    return counts
+
+
+def _untagged_is_main(ordered: Sequence[tuple[str, int]], pages: Counter[str]) -> bool:
+    """Whether the untagged tree, a tree among `ordered`, is the original: unless a translation holds more than twice
+    its pages (vuejs/router's Chinese folder holds 61 pages to the English 50, its generated API pages translated)."""
+    languages = [language for language, _ in ordered]
+    if ORIGINAL not in languages:
+        return False
+    largest = max((pages[language] for language in languages if language != ORIGINAL), default=0)
+    return pages[ORIGINAL] * UNTAGGED_MAIN_SHARE >= largest
 
 
 def _beside_kept(counts: Counter[str], kept: set[str], copies: dict[str, Copy | None]) -> list[tuple[str, int]]:
