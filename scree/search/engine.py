@@ -365,7 +365,8 @@ class SearchEngine:
         files = self._store.file_count()
         now = time.monotonic()
         if self._trees is None or (self._trees[0] != files and now - self._trees[1] >= TREES_REFRESH_S):
-            self._trees = (files, now, copy_trees(self._store, self._root, self._current_version))
+            trees = copy_trees(self._store, self._root, self._current_version, self._site_posts())
+            self._trees = (files, now, trees)
         return self._trees[2]
 
     def _site_posts(self) -> Posts:

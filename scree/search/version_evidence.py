@@ -8,6 +8,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from scree.content.languages import LanguageTrees, copy_of, language_folder
+from scree.content.posts import Posts
 from scree.content.versions import CONFIG_NAMES, Hint, VersionTrees, find_trees, fingerprint, parse_hint
 from scree.search.post_evidence import site_posts
 from scree.store import IndexReader
@@ -53,11 +54,14 @@ def is_language_folder(folder: str) -> bool:
     return found is not None and found.language != "" and (found.structural or language_folder(folder))
 
 
-def version_trees(store: IndexReader, root: Path, current: str | None = None) -> VersionTrees:
+def version_trees(
+    store: IndexReader, root: Path, current: str | None = None, posts: Posts | None = None
+) -> VersionTrees:
     """The index's version trees: its paths, the site's config and its pages' text (issue 32). A language's tree or
-    a posts folder (scree.content.posts: a blog's year folders share the slugs of yearly posts) is never one."""
+    a posts folder (scree.content.posts: a blog's year folders share the slugs of yearly posts; `posts` when the
+    caller has them) is never one."""
     paths = list(store.paths())
-    posts = site_posts(store, root)
+    posts = posts if posts is not None else site_posts(store, root)
 
     def page_fingerprint(path: str) -> frozenset[int] | None:
         chunks = store.chunks_for_path(path)
@@ -69,6 +73,6 @@ def version_trees(store: IndexReader, root: Path, current: str | None = None) ->
     return find_trees(paths, read_hints(root, paths), page_fingerprint, current, excluded)
 
 
-def copy_trees(store: IndexReader, root: Path, current: str | None = None) -> LanguageTrees:
+def copy_trees(store: IndexReader, root: Path, current: str | None = None, posts: Posts | None = None) -> LanguageTrees:
     """The index's translations and versions, as the search engine folds them."""
-    return LanguageTrees.of(store.paths(), version_trees(store, root, current))
+    return LanguageTrees.of(store.paths(), version_trees(store, root, current, posts))
