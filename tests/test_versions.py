@@ -157,6 +157,9 @@ def test_folders_named_for_a_version_and_docs_are_one_family_whatever_they_mirro
         "content/docs": CURRENT,
         **{f"content/v1.{n}-docs": OLD for n in range(6)},
     }
+    # an unmirrored folder newer than every mirrored one may be a stub, and a year is no version: neither joins
+    stub = [*paths, "content/v1.9-docs/draft.md", "content/2024/news.md", "content/2024/more.md"]
+    assert statuses(find_trees(stub)) == statuses(find_trees(paths))
 
 
 def test_numbered_folders_named_by_any_word_are_no_versions() -> None:

@@ -73,6 +73,7 @@ _VERSION_CORE = r"(?:version|release|ver|rel|v)?[-_]?v?([0-9]+(?:[._-][0-9]+)*)(
 _VERSION_WORD = "|".join((*DOCS_WORDS, *NEXT_WORDS, *OLD_WORDS, *CURRENT_WORDS))
 _VERSION_NAME = re.compile(rf"(?:(?:{_VERSION_WORD})[-_])?{_VERSION_CORE}(?:[-_](?:{_VERSION_WORD}))?", re.IGNORECASE)
 _NUMBERS = re.compile(r"[0-9]+")
+_YEAR = re.compile(r"(?:19|20)[0-9]{2}")
 _NAMED_VERSION = re.compile(r"(?:^|(?<=[-_. ]))(v)?([0-9]+(?:([._-])[0-9]+(?:\3[0-9]+)*)?)(?=$|[-_. ])", re.IGNORECASE)
 _QUERY_VERSION = re.compile(r"(?<![\w.])v?([0-9]+(?:[._][0-9]+)*)(?![\w])", re.IGNORECASE)
 # Rule 6, measured with bench.quality_versions (hybrid / keyword / semantic MRR@5): etcd 0.729/0.637/0.625 ->
@@ -600,17 +601,26 @@ def _sibling_pairs(trees: Collection[str], folders: Iterable[str]) -> list[tuple
     def key(folder: str) -> tuple[str, str] | None:
         parent, _, name = folder.rpartition("/")
         shape = name_shape(name)
-        return None if shape is None else (parent, shape)
+        if shape is None or _YEAR.fullmatch(name):  # a year beside versions is a folder of that year's pages
+            return None
+        return parent, shape
+
+    def number(folder: str) -> tuple[int, ...]:
+        return version_key(version_of_name(folder.rpartition("/")[2]))
 
     first: dict[tuple[str, str], str] = {}
+    highest: dict[tuple[str, str], tuple[int, ...]] = {}
     pairs = []
     for tree in sorted(trees):
         shaped = key(tree)
         if shaped is not None:
             pairs.append((first.setdefault(shaped, tree), tree))
+            highest[shaped] = max(highest.get(shaped, ()), number(tree))
     for folder in folders:
         shaped = key(folder)
-        if shaped in first and folder not in trees and not any(_under(folder, t) or _under(t, folder) for t in trees):
+        if shaped not in first or folder in trees or number(folder) >= highest[shaped]:
+            continue  # an unmirrored folder joins as an older version only: a newer one may be a stub
+        if not any(_under(folder, t) or _under(t, folder) for t in trees):
             pairs.append((first[shaped], folder))
     return pairs
 
