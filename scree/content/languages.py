@@ -249,7 +249,8 @@ class LanguageTrees:
 
         The main language (issue 32): beside a Docusaurus i18n folder the untagged tree is the original, and stays
         the main language unless a translation holds more current pages than it (one page shared between docs/ and
-        i18n/de/ once made German the main language)."""
+        i18n/de/ once made German the main language); beside language folders of its own, unless a translation
+        holds more than UNTAGGED_MAIN_SHARE x its pages; else the language with the most pages."""
         paths = list(paths)
         copies = {path: copy_of(path) for path in paths}
         variants: dict[str, set[tuple[str, str | None]]] = {}
@@ -272,10 +273,11 @@ class LanguageTrees:
                 counts.update({language for language, _ in found})
                 shared.add(page)
         kept = [(language, n) for language, n in counts.items() if n >= MIN_SHARED_PAGES or language in structural]
-        kept += _beside_kept(counts, {language for language, _ in kept}, copies)
-        # the main language first: the one with the most pages, the original holding more than its translations
+        homes = _homes(copies)
+        kept += _beside_kept(counts, {language for language, _ in kept}, homes)
+        # the largest first, the main language unless the untagged tree is the original: the one with the most pages
         # (FastAPI's docs/en/ beside twelve complete translations: every language shared 125 pages)
-        pages = _pages_per_language(copies)
+        pages = _pages_per_language(copies, homes)
         ordered = tuple(sorted(kept, key=lambda pair: (-max(pages[pair[0]], pair[1]), -pair[1], pair[0])))
         original_main = _original_is_main(copies, structural) or _untagged_is_main(ordered, pages)
         return cls(ordered, frozenset(shared), versions or VersionTrees(), original_main)
@@ -387,20 +389,27 @@ class LanguageTrees:
         return sorted(paths, key=key)
 
 
-def _pages_per_language(copies: dict[str, Copy | None]) -> Counter[str]:
+def _homes(copies: dict[str, Copy | None]) -> dict[str, set[str]]:
+    """Where each language's folders sit: the path before the language part (`content/` of `content/ko/x.md`,
+    `packages/docs/` of `packages/docs/zh/x.md`)."""
+    homes: dict[str, set[str]] = defaultdict(set)
+    for copy in copies.values():
+        if copy is not None and "*" in copy.page:
+            homes[copy.language].add(copy.page.partition("*")[0])
+    return homes
+
+
+def _pages_per_language(copies: dict[str, Copy | None], homes: dict[str, set[str]]) -> Counter[str]:
     """How many pages each language holds: its copies' distinct pages (a Docusaurus translation's versions are one
-    page); for the untagged original, the untagged paths under the folders its translations' language folders sit
-    in (vuejs/router's packages/docs/ beside packages/docs/zh/), where it has pages no translation has yet."""
+    page); for the untagged original, the untagged paths where the translations' language folders sit (vuejs/
+    router's packages/docs/ beside packages/docs/zh/), where it has pages no translation has yet."""
     distinct: dict[str, set[str]] = defaultdict(set)
-    homes: set[str] = set()
     for copy in copies.values():
         if copy is not None:
             distinct[copy.language].add(copy.page)
-            if "*" in copy.page:
-                homes.add(copy.page.partition("*")[0])
     counts = Counter({language: len(found) for language, found in distinct.items()})
-    untagged = [path for path, copy in copies.items() if copy is None]
-    counts[ORIGINAL] += sum(any(path.startswith(home) for home in homes) for path in untagged)
+    where = tuple(set().union(*homes.values()))
+    counts[ORIGINAL] += sum(path.startswith(where) for path, copy in copies.items() if copy is None)
     return counts
 
 
@@ -414,13 +423,9 @@ def _untagged_is_main(ordered: Sequence[tuple[str, int]], pages: Counter[str]) -
     return pages[ORIGINAL] * UNTAGGED_MAIN_SHARE >= largest
 
 
-def _beside_kept(counts: Counter[str], kept: set[str], copies: dict[str, Copy | None]) -> list[tuple[str, int]]:
+def _beside_kept(counts: Counter[str], kept: set[str], homes: dict[str, set[str]]) -> list[tuple[str, int]]:
     """The languages of `counts` not `kept` whose folder sits beside a kept language's (`content/ko/` beside
     `content/en/` and `content/ja/`): a tree with one page translated yet is a translation all the same."""
-    homes: dict[str, set[str]] = defaultdict(set)
-    for copy in copies.values():
-        if copy is not None and "*" in copy.page:
-            homes[copy.language].add(copy.page.partition("*")[0])
     beside = set().union(*(homes[language] for language in kept)) if kept else set()
     return [(language, n) for language, n in counts.items() if language not in kept and homes[language] & beside]
 
