@@ -6,7 +6,7 @@ import stat as stat_mod
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from scree.config import Settings
@@ -59,6 +59,16 @@ log = get_logger(__name__)
 TREES_REFRESH_S = 10.0
 PREFETCH_FACTOR = 2  # the index's file states of the first k x this candidates are read in one query per search
 PATH_NOISE = frozenset({"index", "readme", "md", "markdown", "docs", "doc"})  # path words that name no topic
+
+
+@dataclass(slots=True)
+class _Lookups:
+    """What one query's hits look up in the index and the folder, each once: the index's state of each file, each
+    file's re-check (R-M2), the chunks holding each text (R-M4: a round trip each on PostgreSQL)."""
+
+    indexed: dict[str, FileState | None] = field(default_factory=dict)
+    current: dict[str, _Current | None] = field(default_factory=dict)
+    same_text: dict[str, list[StoredChunk]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -454,11 +464,9 @@ class SearchEngine:
     ) -> tuple[list[Hit], set[str]]:
         trees = self._language_trees()
         wanted = query.language
-        current: dict[str, _Current | None] = {}
-        indexed: dict[str, FileState | None] = {}  # the index's state of each file asked for, per query
-        self._prefetch(
-            indexed, [rows[chunk_id].path for chunk_id, _ in ranked[: k * PREFETCH_FACTOR] if chunk_id in rows]
-        )
+        looked = _Lookups()
+        likely = ranked[: k * PREFETCH_FACTOR]  # the files the hits most likely come from: their states in one query
+        self._prefetch(looked, [rows[chunk_id].path for chunk_id, _ in likely if chunk_id in rows])
         dropped: set[str] = set()
         seen_texts: set[str] = set()
         line_chunks: dict[str, dict[int, list[int]]] = {}  # path -> line -> ids of its single-line chunks
@@ -468,17 +476,15 @@ class SearchEngine:
             if row is None or row.text in seen_texts or too_little_to_show(row.text):
                 continue
             if trees.active:
-                twins = [twin for twin in self._store.chunks_with_text(row.text) if twin.path != row.path]
-                row = preferred_twin(
-                    row, twins, trees, wanted, lambda path: self._check(path, current, indexed) is not None
-                )
-            state = self._check(row.path, current, indexed)
+                twins = [twin for twin in self._same_text(row.text, looked) if twin.path != row.path]
+                row = preferred_twin(row, twins, trees, wanted, lambda path: self._check(path, looked) is not None)
+            state = self._check(row.path, looked)
             if state is None:
                 dropped.add(row.path)
                 continue
             seen_texts.add(row.text)
             translations = [rows[t] for t in folded.get(chunk_id, ())]
-            hit = self._hit(row, score, state, current, indexed, translations)
+            hit = self._hit(row, score, state, looked, translations)
             if not hit.stale and row.start_line == row.end_line:
                 hit = replace(hit, part=self._part(row, line_chunks))
             hits.append(hit)
@@ -491,8 +497,7 @@ class SearchEngine:
         row: StoredChunk,
         score: float,
         state: _Current,
-        current: dict[str, _Current | None],
-        indexed: dict[str, FileState | None],
+        looked: _Lookups,
         translations: Sequence[StoredChunk] = (),
     ) -> Hit:
         """The hit for `row`; also= names its identical chunks in other files (R-M4), then the other languages'
@@ -504,20 +509,20 @@ class SearchEngine:
         copy = trees.copy(row.path) if trees.active else None
         version = copy.version_note if copy is not None else None
         also: list[str] = []
-        twins = [twin for twin in self._store.chunks_with_text(row.text) if twin.path != row.path]
+        twins = [twin for twin in self._same_text(row.text, looked) if twin.path != row.path]
         twin_paths = {twin.path for twin in twins}
         others = [copy for copy in translations if copy.path not in twin_paths and copy.path != row.path]
         counterpart = trees.versions.copy(row.path)
         named = counterpart.counterpart if version is not None and counterpart is not None else None
-        self._prefetch(indexed, [*(other.path for other in [*twins, *others]), *([named] if named else [])])
+        self._prefetch(looked, [*(other.path for other in [*twins, *others]), *([named] if named else [])])
         for other in [*twins, *others]:
-            other_state = self._check(other.path, current, indexed)
+            other_state = self._check(other.path, looked)
             if other_state is None:
                 continue
             o_start, o_end, o_stale = _locate(other, other_state)
             also.append(other.path if o_stale else f"{other.path}:{o_start}-{o_end}")
         if named is not None and not any(entry.rsplit(":", 1)[0] == named for entry in also):
-            if self._check(named, current, indexed) is not None:
+            if self._check(named, looked) is not None:
                 also.insert(0, named)
         return Hit(
             path=row.path,
@@ -546,23 +551,27 @@ class SearchEngine:
             return None
         return same_line.index(row.id) + 1, len(same_line)
 
-    def _prefetch(self, indexed: dict[str, FileState | None], paths: Iterable[str]) -> None:
-        """The index's states of those of `paths` not yet in `indexed`, in one query (None: not indexed)."""
-        wanted = [path for path in dict.fromkeys(paths) if path not in indexed]
+    def _prefetch(self, looked: _Lookups, paths: Iterable[str]) -> None:
+        """The index's states of those of `paths` not looked up yet, in one query (None: not indexed)."""
+        wanted = [path for path in dict.fromkeys(paths) if path not in looked.indexed]
         if wanted:
             states = self._store.file_states(wanted)
-            indexed.update((path, states.get(path)) for path in wanted)
+            looked.indexed.update((path, states.get(path)) for path in wanted)
 
-    def _check(
-        self, path: str, cache: dict[str, _Current | None], indexed: dict[str, FileState | None]
-    ) -> _Current | None:
-        """R-M2: is `path` still indexable, and has it changed since it was indexed? Cached per query; `indexed`
-        holds the index's states of the files already asked for (the store is asked for any other)."""
-        if path not in cache:
-            if path not in indexed:
-                indexed[path] = self._store.file_state(path)
-            cache[path] = self._recheck(path, indexed[path])
-        return cache[path]
+    def _same_text(self, text: str, looked: _Lookups) -> list[StoredChunk]:
+        """Every chunk whose text is `text` (IndexReader.chunks_with_text), asked once per query."""
+        if text not in looked.same_text:
+            looked.same_text[text] = self._store.chunks_with_text(text)
+        return looked.same_text[text]
+
+    def _check(self, path: str, looked: _Lookups) -> _Current | None:
+        """R-M2: is `path` still indexable, and has it changed since it was indexed? Once per query; the index's
+        state of a file not prefetched is asked for alone."""
+        if path not in looked.current:
+            if path not in looked.indexed:
+                looked.indexed[path] = self._store.file_state(path)
+            looked.current[path] = self._recheck(path, looked.indexed[path])
+        return looked.current[path]
 
     def _recheck(self, path: str, indexed: FileState | None) -> _Current | None:
         if self._policy(path) is not None:
