@@ -427,6 +427,13 @@ def test_lookup_by_hash_and_id(any_store: IndexWriter) -> None:
     assert store.vectors_for_hashes([shared, unknown, shared]) == {shared: vector("shared text")}
     assert [c.path for c in store.chunks_with_text("shared text")] == ["a.md", "b.md"]
     assert store.chunks_with_text("shared") == []  # exact text only, not a prefix
+    long = "x" * 64  # texts that begin alike past the 64 characters the lookup's index holds
+    store.replace_files([(state("c.md"), [chunk(0, long + " one"), chunk(1, long + " two"), chunk(2, "unique a")])])
+    texts = ["shared text", "unique a", long + " one", "missing", "shared text", "shared"]
+    many = store.chunks_with_texts(texts)  # a search's likely hits in one query, each text as chunks_with_text says
+    assert many == {text: store.chunks_with_text(text) for text in texts}
+    assert [c.path for c in many["unique a"]] == ["a.md", "c.md"] and many["missing"] == []
+    assert store.chunks_with_texts([]) == {}
     ids = [c.id for c in store.chunks_for_path("a.md")]
     found = store.chunks_by_ids([*ids, 999_999])
     assert set(found) == set(ids)

@@ -465,8 +465,12 @@ class SearchEngine:
         trees = self._language_trees()
         wanted = query.language
         looked = _Lookups()
-        likely = ranked[: k * PREFETCH_FACTOR]  # the files the hits most likely come from: their states in one query
-        self._prefetch(looked, [rows[chunk_id].path for chunk_id, _ in likely if chunk_id in rows])
+        likely = [chunk_id for chunk_id, _ in ranked[: k * PREFETCH_FACTOR] if chunk_id in rows]
+        self._prefetch_hits(
+            looked,
+            [rows[chunk_id] for chunk_id in likely],
+            [rows[t] for c in likely for t in folded.get(c, ()) if t in rows],
+        )
         dropped: set[str] = set()
         seen_texts: set[str] = set()
         line_chunks: dict[str, dict[int, list[int]]] = {}  # path -> line -> ids of its single-line chunks
@@ -550,6 +554,20 @@ class SearchEngine:
         if len(same_line) < 2 or row.id not in same_line:
             return None
         return same_line.index(row.id) + 1, len(same_line)
+
+    def _prefetch_hits(self, looked: _Lookups, likely: list[StoredChunk], translations: list[StoredChunk]) -> None:
+        """What the likely hits' also= will name, in two queries: the chunks of their texts, then the index's
+        state of every file those, their folded translations and their versions' current pages are in."""
+        looked.same_text.update(self._store.chunks_with_texts(row.text for row in likely))
+        trees = self._language_trees()
+        counterparts = (trees.versions.copy(row.path) for row in likely) if trees.active else iter(())
+        paths = [
+            *(row.path for row in likely),
+            *(twin.path for row in likely for twin in looked.same_text[row.text]),
+            *(copy.path for copy in translations),
+            *(found.counterpart for found in counterparts if found is not None and found.counterpart is not None),
+        ]
+        self._prefetch(looked, paths)
 
     def _prefetch(self, looked: _Lookups, paths: Iterable[str]) -> None:
         """The index's states of those of `paths` not looked up yet, in one query (None: not indexed)."""

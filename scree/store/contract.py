@@ -136,6 +136,10 @@ class IndexReader(Protocol):
 
     def chunks_with_text(self, text: str) -> list[StoredChunk]: ...
 
+    def chunks_with_texts(self, texts: Iterable[str]) -> dict[str, list[StoredChunk]]:
+        """chunks_with_text() of many texts in one query (a search's likely hits): each text, found or not."""
+        ...
+
     def integrity_check(self) -> str: ...
 
     def stored_text(self, path: str) -> tuple[str, bytes, int] | None:

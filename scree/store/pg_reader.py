@@ -524,6 +524,23 @@ class PgReader:
         )
         return [StoredChunk.of_row(r) for r in rows]
 
+    def chunks_with_texts(self, texts: Iterable[str]) -> dict[str, list[StoredChunk]]:
+        wanted = list(dict.fromkeys(texts))
+        found: dict[str, list[StoredChunk]] = {text: [] for text in wanted}
+        collection = self._id()
+        if collection is None or not wanted:
+            return found
+        rows = self._call(
+            lambda conn: conn.execute(
+                f"select {CHUNK_COLUMNS} from scree_chunks where collection = %s and left(text, 64) = any(%s) "
+                "and text = any(%s) order by path, ordinal",
+                (collection, sorted({text[:64] for text in wanted}), wanted),
+            ).fetchall()
+        )
+        for chunk in map(StoredChunk.of_row, rows):
+            found[chunk.text].append(chunk)
+        return found
+
 
 def _distances(rows: list[Any]) -> list[tuple[int, float]]:
     return [(int(r[0]), float(r[1])) for r in rows if r[1] is not None and not math.isnan(float(r[1]))]

@@ -353,6 +353,9 @@ class SqliteReader(SqliteIndex):
         rows = self._conn.execute(f"select {CHUNK_COLUMNS} from chunks where path = ? order by ordinal", (path,))
         return [StoredChunk.of_row(row) for row in rows]
 
+    def chunks_with_texts(self, texts: Iterable[str]) -> dict[str, list[StoredChunk]]:
+        return {text: self.chunks_with_text(text) for text in dict.fromkeys(texts)}  # in-process: no round trips
+
     def chunks_with_text(self, text: str) -> list[StoredChunk]:
         """R-M4: every chunk whose text is exactly `text` (in any file), by path then ordinal."""
         rows = self._conn.execute(
