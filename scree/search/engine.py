@@ -57,7 +57,7 @@ from scree.store import FileState, IndexReader, KeywordMatch, PathFilter, Stored
 log = get_logger(__name__)
 
 TREES_REFRESH_S = 10.0
-PREFETCH_FACTOR = 2  # the index's file states of the first k x this candidates are read in one query per search
+PREFETCH_FACTOR = 2  # the likely hits: the first k x this candidates, their files' states read in one query
 PATH_NOISE = frozenset({"index", "readme", "md", "markdown", "docs", "doc"})  # path words that name no topic
 
 
@@ -466,11 +466,8 @@ class SearchEngine:
         wanted = query.language
         looked = _Lookups()
         likely = [chunk_id for chunk_id, _ in ranked[: k * PREFETCH_FACTOR] if chunk_id in rows]
-        self._prefetch_hits(
-            looked,
-            [rows[chunk_id] for chunk_id in likely],
-            [rows[t] for c in likely for t in folded.get(c, ()) if t in rows],
-        )
+        translated = [rows[t] for c in likely for t in folded.get(c, ()) if t in rows]
+        self._prefetch_hits(looked, [rows[chunk_id] for chunk_id in likely], translated, k)
         dropped: set[str] = set()
         seen_texts: set[str] = set()
         line_chunks: dict[str, dict[int, list[int]]] = {}  # path -> line -> ids of its single-line chunks
@@ -555,15 +552,18 @@ class SearchEngine:
             return None
         return same_line.index(row.id) + 1, len(same_line)
 
-    def _prefetch_hits(self, looked: _Lookups, likely: list[StoredChunk], translations: list[StoredChunk]) -> None:
-        """What the likely hits' also= will name, in two queries: the chunks of their texts, then the index's
-        state of every file those, their folded translations and their versions' current pages are in."""
-        looked.same_text.update(self._store.chunks_with_texts(row.text for row in likely))
+    def _prefetch_hits(
+        self, looked: _Lookups, likely: list[StoredChunk], translations: list[StoredChunk], k: int
+    ) -> None:
+        """What the likely hits' also= will name, in two queries: the chunks holding the first k texts (the hits,
+        unless some are dropped), then the index's state of every file those, the likely hits, their folded
+        translations and their versions' current pages are in."""
+        looked.same_text.update(self._store.chunks_with_texts(row.text for row in likely[:k]))
         trees = self._language_trees()
         counterparts = (trees.versions.copy(row.path) for row in likely) if trees.active else iter(())
         paths = [
             *(row.path for row in likely),
-            *(twin.path for row in likely for twin in looked.same_text[row.text]),
+            *(twin.path for row in likely for twin in looked.same_text.get(row.text, ())),
             *(copy.path for copy in translations),
             *(found.counterpart for found in counterparts if found is not None and found.counterpart is not None),
         ]
