@@ -204,6 +204,7 @@ CURRENT_KEYS = frozenset(  # config keys naming the current version, wherever th
     "latest_stable_version latest_version latestVersion current_version currentVersion stable_version "
     "latest_stable".split()
 )
+PARSED_CONFIG_DEPTH = 8  # tables deep a parsed config's versions are looked for (Hugo's sit two or three deep)
 VERSIONS_TABLE_CURRENT = frozenset(("current", "latest", "stable"))  # keys of a table of versions naming the current
 _HUGO_CURRENT = re.compile(
     r"""^\s*['"]?(?:""" + "|".join(sorted(CURRENT_KEYS)) + r""")['"]?\s*[:=]\s*['"]?(?P<version>[A-Za-z0-9._-]+)""",
@@ -251,7 +252,7 @@ def _hugo_hint(path: str, folder: str, name: str, text: str) -> Hint | None:
             data = tomllib.loads(text)
         elif name.endswith(".json"):
             data = json.loads(text)
-    except ValueError:  # tomllib.TOMLDecodeError is one: a config Hugo would refuse names nothing
+    except (ValueError, RecursionError):  # TOMLDecodeError is a ValueError: a config Hugo would refuse names nothing
         return None
     if data is not None:
         current, listed = _config_current(data), tuple(dict.fromkeys(_config_versions(data)))
@@ -264,30 +265,33 @@ def _hugo_hint(path: str, folder: str, name: str, text: str) -> Hint | None:
     return Hint(path, folder, current, listed)
 
 
-def _config_current(data: object, in_versions: bool = False) -> str | None:
-    """The version a parsed config names current (_hugo_hint), depth first in the file's order."""
-    if not isinstance(data, dict):
+def _config_current(data: object, in_versions: bool = False, depth: int = 0) -> str | None:
+    """The version a parsed config names current (_hugo_hint): depth first in the file's order, at most
+    PARSED_CONFIG_DEPTH tables deep."""
+    if not isinstance(data, dict) or depth > PARSED_CONFIG_DEPTH:
         return None
     for key, value in data.items():
         scalar = isinstance(value, (str, int, float)) and not isinstance(value, bool)
         if scalar and (key in CURRENT_KEYS or (in_versions and key in VERSIONS_TABLE_CURRENT)):
             return str(value)
-        found = _config_current(value, in_versions="version" in str(key).lower())
+        found = _config_current(value, "version" in str(key).lower(), depth + 1)
         if found is not None:
             return found
     return None
 
 
-def _config_versions(data: object) -> Iterator[str]:
+def _config_versions(data: object, depth: int = 0) -> Iterator[str]:
     """The versions a parsed config lists: each `version` of a list of tables (`[[params.versions]]`)."""
+    if depth > PARSED_CONFIG_DEPTH:
+        return
     if isinstance(data, dict):
         for value in data.values():
-            yield from _config_versions(value)
+            yield from _config_versions(value, depth + 1)
     elif isinstance(data, list):
         for item in data:
             if isinstance(item, dict) and isinstance(item.get("version"), (str, int, float)):
                 yield str(item["version"])
-            yield from _config_versions(item)
+            yield from _config_versions(item, depth + 1)
 
 
 def _versions_json_hint(path: str, folder: str, text: str, siblings: Mapping[str, str]) -> Hint | None:
