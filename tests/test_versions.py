@@ -126,9 +126,10 @@ def test_hugo_config_names_the_current_version_in_a_table_of_versions(name: str,
         ("hugo.yaml", "params:\n  versions:\n    - version: v1.0\n      latest: true\n"),  # a flag, no version
         pytest.param("hugo.json", "[" * 5000 + "]" * 5000, id="json-nested-5000"),  # no RecursionError escapes
         pytest.param("hugo.toml", "a" + ".a" * 1200 + " = 1\n", id="toml-nested-1200"),
+        pytest.param("versions.json", "[" * 5000 + "]" * 5000, id="versions-json-nested-5000"),
     ],
 )
-def test_a_hugo_config_that_names_no_current_version_gives_no_hint(name: str, config: str) -> None:
+def test_a_config_that_names_no_current_version_gives_no_hint(name: str, config: str) -> None:
     assert parse_hint(name, config) is None
 
 

@@ -297,7 +297,7 @@ def _config_versions(data: object, depth: int = 0) -> Iterator[str]:
 def _versions_json_hint(path: str, folder: str, text: str, siblings: Mapping[str, str]) -> Hint | None:
     try:
         data = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON, or nested past the parser: it names nothing
         return None
     if not isinstance(data, list) or not data:
         return None
