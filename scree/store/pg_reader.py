@@ -267,19 +267,10 @@ class PgReader:
                 "select path, sha256, mtime_ns, size from scree_files where collection = %s", (collection,)
             ).fetchall()
         )
-        return {str(r[0]): FileState(str(r[0]), str(r[1]), int(r[2]), int(r[3])) for r in rows}
+        return {state.path: state for state in map(FileState.of_row, rows)}
 
     def file_state(self, path: str) -> FileState | None:
-        collection = self._id()
-        if collection is None:
-            return None
-        r = self._call(
-            lambda conn: conn.execute(
-                "select path, sha256, mtime_ns, size from scree_files where collection = %s and path = %s",
-                (collection, path),
-            ).fetchone()
-        )
-        return None if r is None else FileState(str(r[0]), str(r[1]), int(r[2]), int(r[3]))
+        return self.file_states([path]).get(path)
 
     def file_states(self, paths: Iterable[str]) -> dict[str, FileState]:
         collection = self._id()
@@ -292,7 +283,7 @@ class PgReader:
                 (collection, wanted),
             ).fetchall()
         )
-        return {str(r[0]): FileState(str(r[0]), str(r[1]), int(r[2]), int(r[3])) for r in rows}
+        return {state.path: state for state in map(FileState.of_row, rows)}
 
     def stored_text(self, path: str) -> tuple[str, bytes, int] | None:
         """(sha256, raw bytes, mtime_ns when indexed) of an indexed file as the writer stored it (issue 31: read_doc
@@ -512,17 +503,7 @@ class PgReader:
         return [StoredChunk.of_row(r) for r in rows]
 
     def chunks_with_text(self, text: str) -> list[StoredChunk]:
-        collection = self._id()
-        if collection is None:
-            return []
-        rows = self._call(
-            lambda conn: conn.execute(
-                f"select {CHUNK_COLUMNS} from scree_chunks where collection = %s and left(text, 64) = left(%s, 64) "
-                "and text = %s order by path, ordinal",
-                (collection, text, text),
-            ).fetchall()
-        )
-        return [StoredChunk.of_row(r) for r in rows]
+        return self.chunks_with_texts([text])[text]
 
     def chunks_with_texts(self, texts: Iterable[str]) -> dict[str, list[StoredChunk]]:
         wanted = list(dict.fromkeys(texts))

@@ -18,6 +18,11 @@ class FileState:
     mtime_ns: int
     size: int
 
+    @classmethod
+    def of_row(cls, row: Sequence[Any]) -> FileState:
+        """A row of (path, sha256, mtime_ns, size), from either backend."""
+        return cls(str(row[0]), str(row[1]), int(row[2]), int(row[3]))
+
 
 @dataclass(frozen=True, slots=True)
 class NewChunk(Span):

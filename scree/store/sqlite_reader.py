@@ -152,11 +152,10 @@ class SqliteReader(SqliteIndex):
 
     def files(self) -> dict[str, FileState]:
         rows = self._conn.execute("select path, sha256, mtime_ns, size from files")
-        return {str(row[0]): FileState(str(row[0]), str(row[1]), int(row[2]), int(row[3])) for row in rows}
+        return {state.path: state for state in map(FileState.of_row, rows)}
 
     def file_state(self, path: str) -> FileState | None:
-        row = self._conn.execute("select path, sha256, mtime_ns, size from files where path = ?", (path,)).fetchone()
-        return None if row is None else FileState(str(row[0]), str(row[1]), int(row[2]), int(row[3]))
+        return self.file_states([path]).get(path)
 
     def file_states(self, paths: Iterable[str]) -> dict[str, FileState]:
         found: dict[str, FileState] = {}
@@ -164,7 +163,7 @@ class SqliteReader(SqliteIndex):
             rows = self._conn.execute(
                 f"select path, sha256, mtime_ns, size from files where path in ({placeholders(len(batch))})", batch
             )
-            found.update((str(row[0]), FileState(str(row[0]), str(row[1]), int(row[2]), int(row[3]))) for row in rows)
+            found.update((state.path, state) for state in map(FileState.of_row, rows))
         return found
 
     def is_empty(self) -> bool:
