@@ -63,8 +63,9 @@ PATH_NOISE = frozenset({"index", "readme", "md", "markdown", "docs", "doc"})  # 
 
 @dataclass(slots=True)
 class _Lookups:
-    """What one query's hits look up in the index and the folder, each once: the index's state of each file, each
-    file's re-check (R-M2), the chunks holding each text (R-M4: a round trip each on PostgreSQL)."""
+    """What one search looks up in the index and the folder, each once, for the FAQ rule and its hits: the index's
+    state of each file, each file's re-check (R-M2), the chunks holding each text (R-M4: a round trip each on
+    PostgreSQL)."""
 
     indexed: dict[str, FileState | None] = field(default_factory=dict)
     current: dict[str, _Current | None] = field(default_factory=dict)
@@ -302,8 +303,10 @@ class SearchEngine:
                 ranked = [(chunk_id, 1.0 / (rank + 1)) for rank, (chunk_id, _) in enumerate(ranked)]
         trees = self._language_trees()  # copies of one page give way to the copy to show (hits.fold_translations)
         ranked, folded = fold_translations(ranked, rows, trees, analysed, self._store.chunks_for_path)
-        ranked = self._diversify(ranked, rows, found_by_words.__contains__ if mode == "hybrid" else None, analysed)
-        hits, dropped = self._recheck_and_collapse(ranked, rows, k, folded, analysed)
+        looked = _Lookups()  # what the FAQ rule and the hits look up, each once
+        matched = found_by_words.__contains__ if mode == "hybrid" else None
+        ranked = self._diversify(ranked, rows, matched, analysed, looked)
+        hits, dropped = self._recheck_and_collapse(ranked, rows, k, folded, analysed, looked)
         return SearchResult(hits=hits, notes=notes, dropped_paths=tuple(sorted(dropped)))
 
     def _candidates(
@@ -394,6 +397,7 @@ class SearchEngine:
         rows: dict[int, StoredChunk],
         matched: Callable[[int], bool] | None,
         query: Query,
+        looked: _Lookups,
     ) -> list[tuple[int, float]]:
         """Each file's best chunk first (ranking.diversify); then, on a site with version trees, other versions'
         chunks VERSION_RANKS places down (issue 32): after that many current pages of similar rank, since among the
@@ -408,19 +412,21 @@ class SearchEngine:
         posts = self._site_posts()
         if posts.folders:
             ranked = demote(ranked, lambda item: item in rows and posts.is_post(rows[item].path), POST_RANKS, matched)
-        questions = self._question_pages(ranked[:FAQ_WINDOW], rows)
+        questions = self._question_pages(ranked[:FAQ_WINDOW], rows, looked)
         if questions:
             ranked = demote(ranked, questions.__contains__, FAQ_RANKS, matched)
         return ranked
 
-    def _question_pages(self, ranked: list[tuple[int, float]], rows: dict[int, StoredChunk]) -> set[int]:
+    def _question_pages(
+        self, ranked: list[tuple[int, float]], rows: dict[int, StoredChunk], looked: _Lookups
+    ) -> set[int]:
         """The items of `ranked` whose page is a page of questions (scree.search.faq), each page judged by all its
         chunks' headings once per indexed version of the file."""
         out: set[int] = set()
-        states = self._store.file_states(rows[chunk_id].path for chunk_id, _ in ranked if chunk_id in rows)
+        self._prefetch(looked, (rows[chunk_id].path for chunk_id, _ in ranked if chunk_id in rows))
         for chunk_id, _ in ranked:
             row = rows.get(chunk_id)
-            state = states.get(row.path) if row is not None else None
+            state = looked.indexed.get(row.path) if row is not None else None
             if row is None or state is None:
                 continue
             known = self._faq_pages.get(row.path)
@@ -461,10 +467,10 @@ class SearchEngine:
         k: int,
         folded: dict[int, list[int]],
         query: Query,
+        looked: _Lookups,
     ) -> tuple[list[Hit], set[str]]:
         trees = self._language_trees()
         wanted = query.language
-        looked = _Lookups()
         likely = [chunk_id for chunk_id, _ in ranked[: k * PREFETCH_FACTOR] if chunk_id in rows]
         translated = [rows[t] for c in likely for t in folded.get(c, ()) if t in rows]
         self._prefetch_hits(looked, [rows[chunk_id] for chunk_id in likely], translated, k)
