@@ -281,9 +281,11 @@ OVERRIDE_ADVICE = (
 def _check_copies(store: IndexReader, settings: Settings, report: _Report) -> None:
     """Issue 32: the version trees and translations search folds, and why, so a user can see and override them."""
     from scree.content.languages import ORIGINAL
+    from scree.search.post_evidence import site_posts
     from scree.search.version_evidence import copy_trees
 
-    trees = copy_trees(store, settings.folder, settings.current_version)
+    posts = site_posts(store, settings.folder)  # read once: the version trees leave posts folders out
+    trees = copy_trees(store, settings.folder, settings.current_version, posts)
     families = trees.versions.families
     for line in trees.versions.describe():
         report.ok("version trees", line)
@@ -301,9 +303,7 @@ def _check_copies(store: IndexReader, settings: Settings, report: _Report) -> No
         )
     else:
         report.ok("translations", "none found")
-    from scree.search.post_evidence import site_posts
-
-    report.ok("posts", site_posts(store, settings.folder).describe())
+    report.ok("posts", posts.describe())
     _check_question_pages(store, report)
 
 
