@@ -48,6 +48,12 @@ SQL_BATCH = 500  # ids or hashes per `in (...)` list
 MAX_COUNTED_TERMS = 4096  # terms whose matches a reader remembers between two changes of the index
 
 
+def rows_in(conn: apsw.Connection, sql: str, keys: Iterable[Any]) -> Iterator[Any]:
+    """The rows of `sql`, whose `{keys}` is an `in (...)` list, for `keys`: each key once, SQL_BATCH a statement."""
+    for batch in batches(dict.fromkeys(keys)):
+        yield from conn.execute(sql.format(keys=placeholders(len(batch))), batch)
+
+
 def batches(values: Iterable[Any]) -> Iterator[list[Any]]:
     """`values` in lists of SQL_BATCH, for `in (...)` lists."""
     batch: list[Any] = []
@@ -158,13 +164,8 @@ class SqliteReader(SqliteIndex):
         return self.file_states([path]).get(path)
 
     def file_states(self, paths: Iterable[str]) -> dict[str, FileState]:
-        found: dict[str, FileState] = {}
-        for batch in batches(dict.fromkeys(paths)):
-            rows = self._conn.execute(
-                f"select path, sha256, mtime_ns, size from files where path in ({placeholders(len(batch))})", batch
-            )
-            found.update((state.path, state) for state in map(FileState.of_row, rows))
-        return found
+        rows = rows_in(self._conn, "select path, sha256, mtime_ns, size from files where path in ({keys})", paths)
+        return {state.path: state for state in map(FileState.of_row, rows)}
 
     def is_empty(self) -> bool:
         """No chunks at all: a search has nothing to find (and calls no embeddings API, R-M2)."""
@@ -340,13 +341,8 @@ class SqliteReader(SqliteIndex):
 
     def chunks_by_ids(self, ids: Iterable[int]) -> dict[int, StoredChunk]:
         """The chunks with these ids that still exist."""
-        found: dict[int, StoredChunk] = {}
-        for batch in batches(dict.fromkeys(ids)):
-            rows = self._conn.execute(
-                f"select {CHUNK_COLUMNS} from chunks where id in ({placeholders(len(batch))})", batch
-            )
-            found.update((chunk.id, chunk) for chunk in map(StoredChunk.of_row, rows))
-        return found
+        rows = rows_in(self._conn, f"select {CHUNK_COLUMNS} from chunks where id in ({{keys}})", ids)
+        return {chunk.id: chunk for chunk in map(StoredChunk.of_row, rows)}
 
     def chunks_for_path(self, path: str) -> list[StoredChunk]:
         rows = self._conn.execute(f"select {CHUNK_COLUMNS} from chunks where path = ? order by ordinal", (path,))

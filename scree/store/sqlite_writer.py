@@ -26,7 +26,7 @@ from scree.store.schema import (
     vector_table_ddl,
 )
 from scree.store.sqlite_index import write_failure
-from scree.store.sqlite_reader import SqliteReader, batches, placeholders
+from scree.store.sqlite_reader import SqliteReader, rows_in
 
 RECLAIM_SHARE = 0.25  # vacuum once a quarter of the file's pages are free ...
 RECLAIM_MIN_BYTES = 1 << 20  # ... and they come to a MiB at least: smaller indexes are not worth the rewrite
@@ -229,16 +229,9 @@ class SqliteWriter(SqliteReader):
         found: dict[str, bytes] = {}
         if not self._now().vectors:
             return found
-        for batch in batches(dict.fromkeys(hashes)):
-            rows = self._conn.execute(
-                f"select text_hash, min(id) from chunks where text_hash in ({placeholders(len(batch))}) "
-                "group by text_hash",
-                batch,
-            ).fetchall()
-            for text_hash, chunk_id in rows:
-                row = self._conn.execute(
-                    f"select embedding from {VECTOR_TABLE} where chunk_id = ?", (chunk_id,)
-                ).fetchone()
-                if row is not None:
-                    found[str(text_hash)] = bytes(row[0])
+        first = "select text_hash, min(id) from chunks where text_hash in ({keys}) group by text_hash"
+        for text_hash, chunk_id in list(rows_in(self._conn, first, hashes)):
+            row = self._conn.execute(f"select embedding from {VECTOR_TABLE} where chunk_id = ?", (chunk_id,)).fetchone()
+            if row is not None:
+                found[str(text_hash)] = bytes(row[0])
         return found
