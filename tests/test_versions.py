@@ -16,7 +16,7 @@ from scree.content.versions import (
     find_trees,
     fingerprint,
     names_version,
-    parse_hint,
+    parse_hints,
     query_versions,
     says_same,
     text_resemblance,
@@ -46,7 +46,7 @@ def test_docusaurus_versions_json_names_a_numbered_tree_current_and_docs_is_next
     paths = [f"docs/{p}" for p in PAGES] + [
         f"website/versioned_docs/version-{v}/{p}" for v in ("30.4", "30.0", "29.7") for p in PAGES
     ]
-    hint = parse_hint("website/versions.json", json.dumps(["30.4", "30.0", "29.7"]))
+    hint, *_ = parse_hints("website/versions.json", json.dumps(["30.4", "30.0", "29.7"]))
     assert hint is not None and hint.current == "30.4"
     trees = find_trees(paths, [hint])
     assert statuses(trees) == {
@@ -62,7 +62,7 @@ def test_docusaurus_versions_json_names_a_numbered_tree_current_and_docs_is_next
 def test_last_version_current_keeps_docs_current() -> None:
     paths = [f"docs/{p}" for p in PAGES] + [f"versioned_docs/version-10.x/{p}" for p in PAGES]
     config = "module.exports = { presets: [['classic', { docs: { lastVersion: 'current' } }]] };"
-    hint = parse_hint("versions.json", '["10.x"]', {"docusaurus.config.js": config})
+    hint, *_ = parse_hints("versions.json", '["10.x"]', {"docusaurus.config.js": config})
     assert hint is not None and hint.current == ""
     assert statuses(find_trees(paths, [hint])) == {"docs": CURRENT, "versioned_docs/version-10.x": OLD}
 
@@ -84,7 +84,7 @@ def test_hugo_config_names_the_current_version_not_the_newest_folder() -> None:
     """etcd's layout: content/en/docs/vX.Y/, the newest v3.8 a draft; config.yaml names v3.7."""
     paths = [f"content/en/docs/v{v}/{p}" for v in ("3.8", "3.7", "3.6") for p in PAGES]
     config = "params:\n  latest_stable_version: v3.7\n  versions:\n    - version: v3.8\n    - version: v3.7\n"
-    hint = parse_hint("config.yaml", config)
+    hint, *_ = parse_hints("config.yaml", config)
     assert hint is not None and hint.current == "v3.7"
     assert statuses(find_trees(paths, [hint])) == {
         "content/en/docs/v3.7": CURRENT,
@@ -107,7 +107,7 @@ def test_hugo_config_names_the_current_version_in_a_table_of_versions(name: str,
     """Vitess's layout: content/en/docs/<N.0>/, the newest 22.0 unreleased; its config.toml's [params.versions]
     says current = "21.0". Read as TOML or JSON where the file is one, from the text for YAML."""
     paths = [f"content/en/docs/{v}/{p}" for v in ("22.0", "21.0", "20.0") for p in PAGES]
-    hint = parse_hint(name, config)
+    hint, *_ = parse_hints(name, config)
     assert hint is not None and hint.current == "21.0"
     assert statuses(find_trees(paths, [hint])) == {
         "content/en/docs/21.0": CURRENT,
@@ -130,7 +130,92 @@ def test_hugo_config_names_the_current_version_in_a_table_of_versions(name: str,
     ],
 )
 def test_a_config_that_names_no_current_version_gives_no_hint(name: str, config: str) -> None:
-    assert parse_hint(name, config) is None
+    assert parse_hints(name, config) == []
+
+
+VELERO_CONFIG = "params:\n  versioning: true\n  latest: v1.18\n  versions:\n    - main\n" + "".join(
+    f"    - v{major}.{minor}\n" for major, top in ((1, 18), (0, 11)) for minor in range(top, -1, -1)
+)
+
+
+@pytest.mark.timeout(20)
+@pytest.mark.parametrize("config", [VELERO_CONFIG, VELERO_CONFIG.replace("  latest: v1.18\n", "")])
+def test_a_yaml_config_with_a_long_list_of_versions_is_read_at_once(config: str) -> None:
+    """velero's site/config.yaml (`latest: v1.18`, then `versions:` with main and 33 releases, four spaces deep) kept
+    a regular expression backtracking for minutes: `scree doctor`, and a search's tree refresh, hung. YAML is
+    parsed now; the list alone names its newest release, main (ahead of the release) left out."""
+    paths = [f"site/content/docs/{tree}/{p}" for tree in ("main", "v1.18", "v1.17", "v1.9") for p in PAGES]
+    hints = parse_hints("site/config.yaml", config)
+    assert hints and hints[0].current == "v1.18"
+    assert statuses(find_trees(paths, hints)) == {
+        "site/content/docs/v1.18": CURRENT,
+        "site/content/docs/main": NEWER,
+        "site/content/docs/v1.17": OLD,
+        "site/content/docs/v1.9": OLD,
+    }
+
+
+def test_a_list_of_versions_names_its_newest_release_per_folder_not_the_unreleased_one() -> None:
+    """KEDA's hugo.toml: `[params.versions]` lists each product's released versions under its folder's name (docs,
+    http-add-on), `[params.unreleased]` the ones ahead; Longhorn's config.toml one list whose `-dev` entries are
+    drafts. The highest folder (2.21, 0.16, 1.13.0) was current."""
+    keda = (
+        '[params.versions]\ndocs = ["2.20", "2.19"]\nhttp-add-on = ["0.15", "0.14"]\n\n'
+        '[params.unreleased]\ndocs = ["2.21"]\nhttp-add-on = ["0.16"]\n'
+    )
+    paths = [f"content/docs/{v}/{p}" for v in ("2.21", "2.20", "2.19") for p in PAGES]
+    addon = ("intro.md", "install.md", "operate/scaling.md", "operate/routing.md", "reference/crd.md")
+    paths += [f"content/http-add-on/{v}/{p}" for v in ("0.16", "0.15", "0.14") for p in addon]
+    assert statuses(find_trees(paths, parse_hints("hugo.toml", keda))) == {
+        "content/docs/2.20": CURRENT,
+        "content/docs/2.21": NEWER,
+        "content/docs/2.19": OLD,
+        "content/http-add-on/0.15": CURRENT,
+        "content/http-add-on/0.16": NEWER,
+        "content/http-add-on/0.14": OLD,
+    }
+    longhorn = 'versions = ["1.12.1", "1.12.0", "1.13.0-dev", "1.12.2-dev"]\narchived_versions = ["1.10.2"]\n'
+    paths = [f"content/docs/{v}/{p}" for v in ("1.13.0", "1.12.2", "1.12.1", "1.12.0") for p in PAGES]
+    paths += [f"content/docs/archives/1.10.2/{p}" for p in PAGES]
+    assert statuses(find_trees(paths, parse_hints("config.toml", longhorn))) == {
+        "content/docs/1.12.1": CURRENT,
+        "content/docs/1.13.0": NEWER,
+        "content/docs/1.12.2": NEWER,
+        "content/docs/1.12.0": OLD,
+        "content/docs/archives/1.10.2": OLD,
+    }
+
+
+def test_two_versioned_products_of_one_site_are_two_families_each_with_its_config_key() -> None:
+    """Crossplane's docs: content/vX/ (54 pages) and content/cli/vX/ (4 pages), two of them alike; config.yaml says
+    `latest: "2.3"` and `cliLatest: "2.4"`. They were one family, the CLI's v2.4 current and the docs' v2.3 old."""
+    docs = [*PAGES, "get-started/projects.md", "get-started/install.md"]
+    paths = [f"content/{v}/{p}" for v in ("master", "v2.3", "v2.2") for p in docs]
+    cli = ("command-reference.md", "get-started/projects.md", "get-started/install.md")
+    paths += [f"content/cli/{v}/{p}" for v in ("master", "v2.4", "v2.3") for p in cli]
+    config = 'params:\n  latest: "2.3"\n  # the CLI\n  cliLatest: "2.4"\n  docs: true\n'
+    hints = parse_hints("config.yaml", config)
+    assert [(hint.current, hint.scope) for hint in hints] == [("2.3", ()), ("2.4", ("cli",))]
+    assert statuses(find_trees(paths, hints)) == {
+        "content/v2.3": CURRENT,
+        "content/master": NEWER,
+        "content/v2.2": OLD,
+        "content/cli/v2.4": CURRENT,
+        "content/cli/master": NEWER,
+        "content/cli/v2.3": OLD,
+    }
+    assert len(find_trees(paths).families) == 2  # with no config: still two families
+
+
+def test_yaml_values_are_read_as_written_and_aliases_cost_little() -> None:
+    """`latest: 1.10` unquoted is the version 1.10, not the float 1.1 (which would name v1.1); a small YAML file of
+    nested aliases (a billion laughs) is looked at only so far."""
+    paths = [f"docs/v{v}/{p}" for v in ("1.10", "1.1", "1.9") for p in PAGES]
+    hints = parse_hints("config.yaml", "params:\n  latest: 1.10\n")
+    assert statuses(find_trees(paths, hints))["docs/v1.10"] == CURRENT
+    laughs = ["a0: &a0 [x, y, z, w, v, u, t, s, r, q]"]
+    laughs += [f"a{n}: &a{n} [{', '.join([f'*a{n - 1}'] * 10)}]" for n in range(1, 9)]
+    assert parse_hints("config.yaml", "\n".join(laughs) + "\n") == []
 
 
 def test_a_tree_named_ahead_of_the_release_is_unreleased_and_the_untagged_one_current() -> None:
@@ -220,7 +305,7 @@ def test_two_example_projects_from_one_starter_are_no_versions() -> None:
 
 def test_the_setting_names_the_current_tree_over_the_config() -> None:
     paths = [f"content/en/docs/v{v}/{p}" for v in ("3.8", "3.7") for p in PAGES]
-    hint = parse_hint("config.yaml", "latest_stable_version: v3.7\n")
+    hint, *_ = parse_hints("config.yaml", "latest_stable_version: v3.7\n")
     assert hint is not None
     assert statuses(find_trees(paths, [hint], override="v3.8"))["content/en/docs/v3.8"] == CURRENT
     assert statuses(find_trees(paths, [hint], override="content/en/docs/v3.8/"))["content/en/docs/v3.8"] == CURRENT
@@ -228,13 +313,13 @@ def test_the_setting_names_the_current_tree_over_the_config() -> None:
 
 def test_mike_and_sphinx_hints() -> None:
     mike = json.dumps([{"version": "2.0", "aliases": ["latest"]}, {"version": "1.0", "aliases": []}])
-    hint = parse_hint("versions.json", mike)
+    hint, *_ = parse_hints("versions.json", mike)
     assert hint is not None and (hint.current, hint.versions) == ("2.0", ("2.0", "1.0"))
-    sphinx = parse_hint("docs/conf.py", "project = 'x'\nrelease = '3.2.1'\n")
+    sphinx, *_ = parse_hints("docs/conf.py", "project = 'x'\nrelease = '3.2.1'\n")
     assert sphinx is not None and sphinx.current == "3.2.1"
     paths = [f"docs/{v}/{p}" for v in ("3.2", "3.3") for p in PAGES]
     assert statuses(find_trees(paths, [sphinx]))["docs/3.2"] == CURRENT  # 3.2.1 is a release of 3.2
-    assert parse_hint("docs/conf.py", "project = 'x'\n") is None
+    assert parse_hints("docs/conf.py", "project = 'x'\n") == []
 
 
 def test_says_same_needs_the_query_words_the_old_chunk_holds() -> None:
@@ -252,7 +337,7 @@ def test_version_copies_fold_into_their_current_page() -> None:
     paths = [f"docs/{p}" for p in PAGES] + [
         f"website/versioned_docs/version-{v}/{p}" for v in ("30.4", "30.0") for p in PAGES
     ]
-    hint = parse_hint("website/versions.json", '["30.4", "30.0"]')
+    hint, *_ = parse_hints("website/versions.json", '["30.4", "30.0"]')
     assert hint is not None
     trees = LanguageTrees.of(paths, find_trees(paths, [hint]))
     current = "website/versioned_docs/version-30.4/config.md"
@@ -284,7 +369,7 @@ def test_hugo_languages_and_versions_together() -> None:
     from scree.search.version_evidence import is_language_folder
 
     paths = [f"content/{lang}/docs/v{v}/{p}" for lang in ("en", "zh") for v in ("1.1", "1.0") for p in PAGES]
-    hint = parse_hint("config.toml", 'latest_version = "v1.1"\n')
+    hint, *_ = parse_hints("config.toml", 'latest_version = "v1.1"\n')
     assert hint is not None
     versions = find_trees(paths, [hint], excluded=is_language_folder)
     assert statuses(versions) == {
@@ -321,7 +406,7 @@ def test_current_pages_named_for_an_older_version_are_superseded() -> None:
     names = ("upgrades/upgrade_3_2.md", "upgrades/upgrade_3_6.md", "upgrades/upgrade_3_7.md", "api_reference_v3.md")
     paths = [f"docs/v{v}/{p}" for v in ("3.7", "3.6") for p in (*PAGES, *names)]
     config = "params:\n  latest_stable_version: v3.7\n"
-    hint = parse_hint("config.yaml", config)
+    hint, *_ = parse_hints("config.yaml", config)
     assert hint is not None
     trees = find_trees(paths, [hint])
     assert dict(trees.superseded) == {

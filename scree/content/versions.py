@@ -12,14 +12,18 @@ Many docs repositories keep several versions side by side (`versioned_docs/versi
    (`version-30.4`, `v3.7`, `2.x`) or says old (`old`, `legacy`, `archive`, `archived`, `deprecated`, `previous`),
    the site's config naming the version, or near-duplicate text, measured: the median resemblance (MinHash of
    word shingles, text_resemblance) of the shared pages at least SAME_TREE_RESEMBLANCE. Folders of one name shape
-   (name_shape) beside a family's trees join it, mirrored or not (_sibling_pairs).
+   (name_shape) beside a family's trees join it, mirrored or not (_sibling_pairs). A family holds each version once:
+   two trees of one name (`content/v2.3/`, `content/cli/v2.3/`) are in two families, however alike.
 3. Which tree of a family is current: the user's setting (SCREE_CURRENT_VERSION: the tree's folder or its version)
    first; then the site's config where it names the current version (Docusaurus `lastVersion` in
-   docusaurus.config.*, else the first entry of versions.json beside versioned_docs/; Hugo's `latest_stable_version`
-   or the like, or `current` in a table of versions; mike's versions.json entry aliased `latest`; Sphinx conf.py
-   `version`/`release`); then the one tree without a version number in its name that does not say old
-   (Docusaurus's `docs/` beside `versioned_docs/version-N/`); then the highest version number among trees that do
-   not say old. The newest folder is not always current: where the config names the current version, it wins.
+   docusaurus.config.*, else the first entry of versions.json beside versioned_docs/; a Hugo config's key naming it
+   (`latest_stable_version`, `latest: v1.18`, `current` in a table of versions), else the newest release its list of
+   versions holds (`versions: [main, v1.18, ...]`, `[params.versions] docs = ["2.20", ...]`; entries saying dev or
+   next are not releases); a key naming a folder (`cliLatest`, `versionsV2`) speaks for the family in that folder
+   first; mike's versions.json entry aliased `latest`; Sphinx conf.py `version`/`release`); then the one tree
+   without a version number in its name that does not say old (Docusaurus's `docs/` beside
+   `versioned_docs/version-N/`); then the highest version number among trees that do not say old. The newest
+   folder is not always current: where the config names the current version, it wins.
 4. The other trees are old, or newer than the current ("unreleased": a higher number, or the untagged tree when the
    config names a numbered one, as Jest's docs/ is its "next"); a tree whose path says old is old whatever its
    number.
@@ -179,12 +183,14 @@ def says_same(old: str, new: str, query_words: Iterable[str] = (), same_heading:
 @dataclass(frozen=True, slots=True)
 class Hint:
     """What one config file says: `folder` is where it lives (its trees are at or below it), `current` the version
-    it names as current ("" for the untagged tree, None when it names none), `versions` the versions it lists."""
+    it names as current ("" for the untagged tree, None when it names none), `versions` the versions it lists, `scope`
+    the folder its key names (Crossplane's `cliLatest` for `content/cli/vX/` beside `latest` for `content/vX/`)."""
 
     source: str
     folder: str
     current: str | None
     versions: tuple[str, ...] = ()
+    scope: tuple[str, ...] = ()  # the words of its key that name a family's folder (`cli` of `cliLatest`), if any
 
 
 DOCUSAURUS_CONFIGS = (
@@ -200,98 +206,139 @@ VERSIONS_FILES = ("versions.json",)
 CONFIG_NAMES = frozenset((*DOCUSAURUS_CONFIGS, *HUGO_CONFIGS, *SPHINX_CONFIGS, *VERSIONS_FILES))
 _LAST_VERSION = re.compile(r"""lastVersion\s*:\s*['"]([^'"]+)['"]""")
 _ONLY_INCLUDE = re.compile(r"onlyIncludeVersions\s*:\s*\[([^\]]*)\]")
-CURRENT_KEYS = frozenset(  # config keys naming the current version, wherever they sit
+CURRENT_KEYS = frozenset(  # config keys naming the current version, wherever they sit, whatever their value's shape
     "latest_stable_version latest_version latestVersion current_version currentVersion stable_version "
     "latest_stable".split()
 )
+CURRENT_KEY_WORDS = frozenset(("latest", "current"))  # ... and any key with one of these words, given a version
+VERSION_KEY_WORDS = frozenset(
+    ("version", "versions", "ver", "stable", *CURRENT_KEY_WORDS)
+)  # a key's words not its scope
 PARSED_CONFIG_DEPTH = 8  # tables deep a parsed config's versions are looked for (Hugo's sit two or three deep)
+MAX_CONFIG_NODES = 20_000  # values of a parsed config looked at: YAML's aliases can make a small file a huge tree
 VERSIONS_TABLE_CURRENT = frozenset(("current", "latest", "stable"))  # keys of a table of versions naming the current
-_HUGO_CURRENT = re.compile(
-    r"""^\s*['"]?(?:""" + "|".join(sorted(CURRENT_KEYS)) + r""")['"]?\s*[:=]\s*['"]?(?P<version>[A-Za-z0-9._-]+)""",
-    re.MULTILINE,
-)
-# YAML: `versions:` (or `<x>_versions:`), then, indented under it, `current: 21.0` (or latest, stable)
-_YAML_VERSIONS_CURRENT = re.compile(
-    r"""^([ \t]*)[A-Za-z_]*versions[ \t]*:[ \t]*\n(?:\1[ \t]+.*\n)*?\1[ \t]+(?:current|latest|stable)[ \t]*:[ \t]*"""
-    r"""['"]?(?P<version>[A-Za-z0-9._-]+)""",
-    re.MULTILINE | re.IGNORECASE,
-)
-_HUGO_VERSIONS = re.compile(r"""^\s*-\s*['"]?version['"]?\s*[:=]\s*['"]?([A-Za-z0-9._-]+)""", re.MULTILINE)
+_KEY_WORD = re.compile(r"[a-z]+[0-9]*|[A-Z][a-z]*[0-9]*|[0-9]+")  # `cliLatest`: cli, Latest; `latestV2`: latest, V2
 _SPHINX_VERSION = re.compile(r"""^(?:version|release)\s*=\s*['"]([^'"]+)['"]""", re.MULTILINE)
 _QUOTED = re.compile(r"""['"]([^'"]+)['"]""")
+_BARE = re.compile(r"[^a-z0-9]")  # what a folder name is compared by to a config key's words: `http-add-on`, httpaddon
 
 
-def parse_hint(path: str, text: str, siblings: Mapping[str, str] = {}) -> Hint | None:
-    """The Hint a config file at `path` gives, or None. `siblings`: the texts of other config files in its folder
-    (a Docusaurus versions.json is read with the docusaurus.config.* beside it)."""
+def parse_hints(path: str, text: str, siblings: Mapping[str, str] = {}) -> list[Hint]:
+    """The Hints a config file at `path` gives (none, or one per version it names current, most explicit first).
+    `siblings`: the texts of other config files in its folder (a Docusaurus versions.json is read with the
+    docusaurus.config.* beside it)."""
     folder, _, name = path.rpartition("/")
     if name in VERSIONS_FILES:
-        return _versions_json_hint(path, folder, text, siblings)
+        found = _versions_json_hint(path, folder, text, siblings)
+        return [found] if found is not None else []
     if name in DOCUSAURUS_CONFIGS:
         if any(sibling in VERSIONS_FILES for sibling in siblings):
-            return None  # read with versions.json
+            return []  # read with versions.json
         last = _LAST_VERSION.search(text)
         if last is None:
-            return None
-        return Hint(path, folder, "" if last.group(1) == CURRENT else last.group(1))
+            return []
+        return [Hint(path, folder, "" if last.group(1) == CURRENT else last.group(1))]
     if name in HUGO_CONFIGS:
-        return _hugo_hint(path, folder, name, text)
+        return _hugo_hints(path, folder, name, text)
     if name in SPHINX_CONFIGS:
-        found = _SPHINX_VERSION.search(text)
-        return Hint(path, folder, found.group(1)) if found is not None else None
-    return None
+        found_version = _SPHINX_VERSION.search(text)
+        return [Hint(path, folder, found_version.group(1))] if found_version is not None else []
+    return []
 
 
-def _hugo_hint(path: str, folder: str, name: str, text: str) -> Hint | None:
-    """A Hugo config's current version: a key naming it (`latest_stable_version = "v3.7"`), or a `current`, `latest`
-    or `stable` key in a table of versions (`[params.versions]` `current = "21.0"`, Vitess), read from the parsed
-    TOML or JSON, from the text for YAML; and the versions it lists (`- version: v3.5`, `[[params.versions]]`)."""
-    data: object = None
+def _hugo_hints(path: str, folder: str, name: str, text: str) -> list[Hint]:
+    """What a Hugo config (TOML, YAML or JSON, parsed) says of its versions (_config_entries): each key naming a
+    current version, then each list of released versions, the newest of which is current; every hint carries the
+    versions the file lists (`- version: v3.5`, `[[params.versions]]`, lists of versions)."""
     try:
-        if name.endswith(".toml"):
-            data = tomllib.loads(text)
-        elif name.endswith(".json"):
-            data = json.loads(text)
-    except (ValueError, RecursionError):  # TOMLDecodeError is a ValueError: a config Hugo would refuse names nothing
-        return None
-    if data is not None:
-        current, listed = _config_current(data), tuple(dict.fromkeys(_config_versions(data)))
-    else:
-        found = _HUGO_CURRENT.search(text) or _YAML_VERSIONS_CURRENT.search(text)
-        current = found.group("version") if found else None
-        listed = tuple(dict.fromkeys(_HUGO_VERSIONS.findall(text)))
-    if current is None or not _NUMBERS.search(current):  # `latest: true` in a list of versions names none
-        return None
-    return Hint(path, folder, current, listed)
+        data = _parsed_config(name, text)
+    except (ValueError, RecursionError):  # a config Hugo would refuse names nothing
+        return []
+    named: list[tuple[str, str, tuple[str, ...]]] = []  # (key path, version, scope)
+    released: list[tuple[str, str, tuple[str, ...]]] = []
+    listed: list[str] = []
+    for keys, value in _config_entries(data):
+        key = keys[-1]
+        words = [word.lower() for word in _KEY_WORD.findall(key)]
+        scope = tuple(word for word in words if word not in VERSION_KEY_WORDS)
+        in_versions = len(keys) > 1 and "version" in keys[-2].lower()
+        if isinstance(value, list):
+            entries = [str(item) for item in value if _scalar(item)]
+            menu = [str(item["version"]) for item in value if isinstance(item, dict) and _scalar(item.get("version"))]
+            listed += [entry for entry in (*entries, *menu) if _NUMBERS.search(entry)]
+            if (in_versions or "version" in key.lower()) and not any(
+                _says((*NEXT_WORDS, *OLD_WORDS), part) for part in keys[-2:]
+            ):  # a docsy menu of versions (`[[params.versions]]` tables) may list the draft first: listed only
+                newest = _newest_release(entries)
+                if newest is not None:
+                    released.append((".".join(keys), newest, scope))
+        elif _scalar(value) and _NUMBERS.search(str(value)):
+            version = str(value)
+            if (
+                key in CURRENT_KEYS
+                or (in_versions and key in VERSIONS_TABLE_CURRENT)
+                or (CURRENT_KEY_WORDS & set(words) and _looks_like_version(version))
+            ):
+                named.append((".".join(keys), version, scope if not in_versions else ()))
+    versions = tuple(dict.fromkeys(listed))
+    return [Hint(f"{path} ({keys})", folder, version, versions, scope) for keys, version, scope in (*named, *released)]
 
 
-def _config_current(data: object, in_versions: bool = False, depth: int = 0) -> str | None:
-    """The version a parsed config names current (_hugo_hint): depth first in the file's order, at most
-    PARSED_CONFIG_DEPTH tables deep."""
-    if not isinstance(data, dict) or depth > PARSED_CONFIG_DEPTH:
-        return None
-    for key, value in data.items():
-        scalar = isinstance(value, (str, int, float)) and not isinstance(value, bool)
-        if scalar and (key in CURRENT_KEYS or (in_versions and key in VERSIONS_TABLE_CURRENT)):
-            return str(value)
-        found = _config_current(value, "version" in str(key).lower(), depth + 1)
-        if found is not None:
-            return found
-    return None
+def _parsed_config(name: str, text: str) -> object:
+    """A config file's data by its format; ValueError for one that is not."""
+    if name.endswith(".toml"):
+        return tomllib.loads(text)
+    if name.endswith(".json"):
+        return json.loads(text)
+    import yaml  # only for a site with a YAML config
+
+    try:  # BaseLoader: every value a string as written (`1.10` stays 1.10, not the float 1.1)
+        return yaml.load(text, Loader=getattr(yaml, "CBaseLoader", yaml.BaseLoader))
+    except yaml.YAMLError as exc:
+        raise ValueError(str(exc)) from None
 
 
-def _config_versions(data: object, depth: int = 0) -> Iterator[str]:
-    """The versions a parsed config lists: each `version` of a list of tables (`[[params.versions]]`)."""
-    if depth > PARSED_CONFIG_DEPTH:
-        return
-    if isinstance(data, dict):
-        for value in data.values():
-            yield from _config_versions(value, depth + 1)
-    elif isinstance(data, list):
-        for item in data:
-            if isinstance(item, dict) and isinstance(item.get("version"), (str, int, float)):
-                yield str(item["version"])
-            yield from _config_versions(item, depth + 1)
+def _scalar(value: object) -> bool:
+    return isinstance(value, (str, int, float)) and not isinstance(value, bool)
+
+
+def _looks_like_version(value: str) -> bool:
+    """`v1.18`, `2.3`, `21.0`: a version by its shape, not a count (`latestPosts: 5`) or a date."""
+    version = version_of_name(value.strip())
+    return version is not None and ("." in version or value.strip()[:1] in "vV") and not _YEAR.fullmatch(version)
+
+
+def _newest_release(entries: Sequence[str]) -> str | None:
+    """The highest version of a list that does not say it is ahead of the release (`1.13.0-dev`, `main`, `next`)."""
+    released = [entry for entry in entries if _NUMBERS.search(entry) and not _says(NEXT_WORDS, entry)]
+    return max(released, key=version_key, default=None)
+
+
+def _config_entries(data: object) -> Iterator[tuple[tuple[str, ...], object]]:
+    """(key path, value) of every table entry of a parsed config, depth first in the file's order, at most
+    PARSED_CONFIG_DEPTH tables deep and MAX_CONFIG_NODES entries in all."""
+    budget = [MAX_CONFIG_NODES]
+
+    def walk(node: object, keys: tuple[str, ...], depth: int) -> Iterator[tuple[tuple[str, ...], object]]:
+        if depth > PARSED_CONFIG_DEPTH:
+            return
+        if isinstance(node, dict):
+            items: Iterable[tuple[tuple[str, ...], object]] = (
+                ((*keys, str(key)), value) for key, value in node.items()
+            )
+        elif isinstance(node, list):  # a list's tables sit under the list's key (`[[params.versions]]`)
+            items = ((keys, item) for item in node)
+        else:
+            return
+        for inner, value in items:
+            budget[0] -= 1
+            if budget[0] < 0:
+                return
+            if inner is not keys:
+                yield inner, value
+            yield from walk(value, inner, depth + 1)
+
+    yield from walk(data, (), 0)
 
 
 def _versions_json_hint(path: str, folder: str, text: str, siblings: Mapping[str, str]) -> Hint | None:
@@ -581,16 +628,25 @@ def _resembling(a: str, b: str, pages: Mapping[str, str], fp: Callable[[str], fr
 
 
 def _families(pairs: Sequence[tuple[str, str]]) -> list[list[str]]:
+    """The families the pairs join, taken in order (the most mirrored first): a pair that would put two trees of one
+    name into a family (`content/v2.3/` and `content/cli/v2.3/`, a site's docs and its CLI's, each versioned, a few
+    pages alike) leaves them in two, as one site's versions hold each version once."""
     parent: dict[str, str] = {}
+    names: dict[str, set[str]] = {}
 
     def find(x: str) -> str:
-        while parent.setdefault(x, x) != x:
+        if x not in parent:
+            parent[x], names[x] = x, {_norm(x.rsplit("/", 1)[-1])}
+        while parent[x] != x:
             parent[x] = parent[parent[x]]
             x = parent[x]
         return x
 
     for a, b in pairs:
-        parent[find(a)] = find(b)
+        root_a, root_b = find(a), find(b)
+        if root_a != root_b and not names[root_a] & names[root_b]:
+            parent[root_a] = root_b
+            names[root_b] |= names.pop(root_a)
     groups: dict[str, list[str]] = defaultdict(list)
     for folder in list(parent):
         groups[find(folder)].append(folder)
@@ -642,7 +698,7 @@ def _decide(family: Sequence[str], hints: Sequence[Hint], override: str | None) 
         )
         why = "named by SCREE_CURRENT_VERSION" if current is not None else ""
     if current is None:
-        for hint in hints:
+        for hint in _applicable(hints, family):
             found = _named_by(hint, family, numbers, old_named)
             if found is not None:
                 current, why = found, f"{hint.source} names {hint.current or 'the untagged tree'} current"
@@ -667,6 +723,18 @@ def _decide(family: Sequence[str], hints: Sequence[Hint], override: str | None) 
             trees.append(Tree(root, numbers[root], NEWER if newer else OLD, ""))
     rest = sorted(trees[1:], key=lambda tree: (tree.status == OLD, [-n for n in version_key(tree.version)], tree.root))
     return (trees[0], *rest)
+
+
+def _applicable(hints: Sequence[Hint], family: Sequence[str]) -> list[Hint]:
+    """The hints that may name `family`'s current tree, in order: those whose key names a folder of its trees
+    (`cliLatest` for `content/cli/v2.4/`, `versionsV2` for `content/docs/v2/2.20/`), then those that name none."""
+    folders = {_BARE.sub("", part.lower()) for root in family for part in root.split("/")}
+    scoped = [hint for hint in hints if hint.scope and _names_folder(hint.scope, folders)]
+    return [*scoped, *(hint for hint in hints if not hint.scope)]
+
+
+def _names_folder(scope: Sequence[str], folders: Collection[str]) -> bool:
+    return "".join(scope) in folders or all(word in folders for word in scope)
 
 
 def _ahead(number: str | None, current: str | None, name: str) -> bool:

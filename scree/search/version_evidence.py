@@ -9,7 +9,7 @@ from pathlib import Path
 
 from scree.content.languages import LanguageTrees, copy_of, language_folder
 from scree.content.posts import Posts
-from scree.content.versions import CONFIG_NAMES, Hint, VersionTrees, find_trees, fingerprint, parse_hint
+from scree.content.versions import CONFIG_NAMES, Hint, VersionTrees, find_trees, fingerprint, parse_hints
 from scree.search.post_evidence import site_posts
 from scree.store import IndexReader
 
@@ -41,9 +41,7 @@ def read_hints(root: Path, paths: Iterable[str]) -> list[Hint]:
                 continue
         for name, text in texts.items():
             siblings = {other: body for other, body in texts.items() if other != name}
-            hint = parse_hint(f"{folder}/{name}" if folder else name, text, siblings)
-            if hint is not None:
-                hints.append(hint)
+            hints += parse_hints(f"{folder}/{name}" if folder else name, text, siblings)
     return hints
 
 
