@@ -34,7 +34,6 @@ _OPTION = re.compile(r"[ \t]*:[^:\s][^:]*:(?:[ \t]|$)")  # `:linenos:`, `:captio
 _FIELD = re.compile(r"\A([ \t]*):([^:\s`][^:`]*):(?=[ \t]|$)")  # a field list item `:param name: text`
 _TITLE_FIELD = re.compile(r":title:[ \t]+(.+)")
 _ROLE = re.compile(r"(?::[\w.+-]+)+:`((?:[^`\\]|\\.)+)`")
-_LABELLED = re.compile(r"(.*?)\s*<([^<>]*)>", re.DOTALL)
 _REFERENCE = re.compile(r"`([^`]+?)(?:\s*<[^<>`]*>)?`__?")  # `text <url>`_ and `text`_
 _LITERAL = re.compile(r"``(.+?)``")
 _INTERPRETED = re.compile(r"`([^`]+)`")
@@ -270,9 +269,9 @@ def inline_words(line: str) -> str:
 
 def _role_words(found: re.Match[str]) -> str:
     content = found.group(1).replace("\\", "")
-    labelled = _LABELLED.fullmatch(content)
-    if labelled is not None:
-        return labelled.group(1) or labelled.group(2)
+    label, opened, target = content.rpartition("<")  # `label <target>` (not a pattern: `.*?\s*<` is quadratic)
+    if opened and target.endswith(">") and ">" not in target[:-1]:
+        return label.rstrip() or target[:-1]
     return content.lstrip("~!./")
 
 
