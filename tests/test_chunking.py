@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import re
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -545,3 +546,17 @@ def test_a_front_matter_title_heads_the_text_before_the_first_heading() -> None:
     assert [chunk.heading for chunk in with_h1] == ["Upgrade guide"]
     nested = chunk_markdown("---\nsidebar:\n  title: Not the title\n---\n\nText.\n")
     assert [chunk.heading for chunk in nested] == [""]
+
+
+@pytest.mark.timeout(20)
+@pytest.mark.parametrize("run", ["{/*", "<!--", "\t", "{#a "], ids=["mdx-comment", "html-comment", "tabs", "attrs"])
+def test_a_heading_line_of_300_kb_is_chunked_at_once(run: str) -> None:
+    """The patterns that take anchors and closing hashes off a heading took time growing with the square of its
+    length (`# {/*{/*...` of 300 kB: minutes, in the writer and in a read_doc); past HEADING_CLEANED_CHARS a heading
+    keeps them. Real headings are cleaned as before."""
+    doc = "# " + run * (300_000 // len(run)) + "!\n\nbody text\n"
+    chunks = chunk_markdown(doc)
+    assert chunks and chunks[-1].text.endswith("body text")
+    assert all(utf8_len(chunk.heading) <= HEADING_CAP_BYTES for chunk in chunks)
+    assert strip_heading_anchors("Usage {/*usage*/} { #usage }") == "Usage"
+    assert chunk_markdown("## Install ##\n\ntext\n")[0].heading == "Install"

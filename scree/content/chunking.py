@@ -13,6 +13,9 @@ from dataclasses import dataclass
 SOFT_LIMIT_BYTES = 2500  # R-C2: a chunk this big closes at the next blank line outside a fence
 HARD_LIMIT_BYTES = 3500  # R-C2: no chunk text is ever bigger, even mid-fence
 HEADING_CAP_BYTES = 120  # R-C1: each heading in the trail is cut to this many UTF-8 bytes
+# Longer heading lines keep their anchors and closing hashes: the patterns that find them take time growing with the
+# square of a line's length (a 100 kB heading of `{/*` took seconds); no real heading is near this long.
+HEADING_CLEANED_CHARS = 2048
 HEADING_SEPARATOR = " > "  # R-C1: `API > Authentication > Tokens`
 
 FRONT_MATTER_OPEN = "---"  # R-C1: only a first line like this starts YAML front matter
@@ -210,7 +213,7 @@ def strip_heading_anchors(title: str) -> str:
     `Request body { #request-body }` -> `Request body`; `Usage {/*usage*/}` -> `Usage`; `{#id .cls key=v}`,
     `{: #id }` and `<a name="x"></a>` go too. Braces that hold code (`Use {} here`, `{x: 1}`) stay.
     """
-    if "{" not in title and "<" not in title:
+    if ("{" not in title and "<" not in title) or len(title) > HEADING_CLEANED_CHARS:
         return title
     cleaned = _HEADING_ATTRIBUTES.sub("", _HEADING_NOISE.sub("", title))
     return " ".join(cleaned.split()) if cleaned != title else title
@@ -328,7 +331,8 @@ def _clean(text: str) -> str:
 
 
 def _heading_title(rest: str) -> str:
-    title = _CLOSING_HASHES.sub("", rest.rstrip(" \t")).strip(" \t")
+    rest = rest.rstrip(" \t")
+    title = (_CLOSING_HASHES.sub("", rest) if len(rest) <= HEADING_CLEANED_CHARS else rest).strip(" \t")
     return cap_utf8(strip_heading_anchors(title), HEADING_CAP_BYTES)
 
 
