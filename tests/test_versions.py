@@ -394,6 +394,9 @@ def test_version_in_a_page_name_needs_a_version_shape() -> None:
     assert version_in_name("benchmarks/etcd-2-2-0-rc-memory-benchmarks.md") == "2.2.0"
     for plain in ("http2.md", "ipv6.md", "01-intro.md", "etcd-3-watch-memory-benchmark.md", "UpgradingToJest30.md"):
         assert version_in_name(plain) is None, plain
+    # TiKV 7.1's concepts/explore-tikv-features/api-v2.md is its API V2 page, current; a page named v2 is about v2
+    assert version_in_name("concepts/explore-tikv-features/api-v2.md") is None
+    assert version_in_name("releases/v2.md") == "2"
     assert query_versions("We need to roll back from 3.7 to 3.6") == {"3.7", "3.6"}
     assert query_versions("after upgrading, http2 fails") == set()
     assert names_version(query_versions("upgrading from 3.6.2"), "3.6")

@@ -542,15 +542,16 @@ def version_in_name(path: str) -> str | None:
     """The version a page's file name is named for (`3.6` of `upgrade_3_6.md`, `4` of `migrating-to-v4.md`, `2.2.0`
     of `etcd-2-2-0-benchmarks.md`; the highest of several: `3` of `upgrading-from-v2-to-v3.md`, a page about moving
     to 3), else None: a number standing apart in the name (between separators) that has
-    parts (`3_6`), a `v` before it, or a name that speaks of versions (upgrade, migration, release...) around it.
-    A number glued to letters (`http2`, `ipv6`, `Jest30`) or alone in a plain name (`01-intro`, `etcd-3-watch`) is
-    not taken for one."""
+    parts (`3_6`), a name that speaks of versions (upgrade, migration, release...) around it, or a `v` before it
+    that is the whole name (`v2.md`). A number glued to letters (`http2`, `ipv6`, `Jest30`), alone in a plain name
+    (`01-intro`, `etcd-3-watch`) or an API's version (`api-v2.md`: TiKV's API V2 page is current) is not taken for
+    one."""
     stem = path.rsplit("/", 1)[-1].rsplit(".", 1)[0] if "." in path.rsplit("/", 1)[-1] else path.rsplit("/", 1)[-1]
     speaks = any(word in stem.lower() for word in VERSION_NAME_WORDS)
     found = [
         ".".join(_NUMBERS.findall(match.group(2)))
         for match in _NAMED_VERSION.finditer(stem)
-        if match.group(1) or match.group(3) or speaks
+        if match.group(3) or speaks or (match.group(1) and match.group(0) == stem)
     ]
     return max(found, key=version_key) if found else None
 
