@@ -160,3 +160,18 @@ def test_the_untagged_tree_stays_the_original_beside_a_larger_translation() -> N
     assert trees.query_language("router link active class") == ""
     bigger = paths + [f"packages/docs/zh/api/extra{n}.md" for n in range(6)]  # 15 pages to 6: the evidence says zh
     assert LanguageTrees.of(bigger).main == "zh"
+
+
+def test_a_translated_plugin_without_its_original_does_not_make_the_translation_main() -> None:
+    """KubeVela's site: docs/ in English beside i18n/zh/ translating docs (a few pages fewer), the blog, and a videos
+    plugin whose English pages are not in the repository. Counting the 18 video pages made Chinese the main
+    language, so English queries showed Chinese copies; only folders the untagged tree also holds count."""
+    docs = [f"end-user/page{n}.md" for n in range(20)]
+    paths = [f"docs/{page}" for page in docs] + ["blog/2021-09-02-post.md"]
+    zh = "i18n/zh/docusaurus-plugin-content"
+    paths += [f"{zh}-docs/current/{page}" for page in docs[:18]] + [f"{zh}-blog/2021-09-02-post.md"]
+    paths += [f"{zh}-docs/version-v1.2/{page}" for page in docs[:15]]
+    assert LanguageTrees.of(paths).main == ""
+    videos = [f"{zh}-docs-videos/current/video{n}.md" for n in range(4)]
+    assert LanguageTrees.of([*paths, *videos]).main == ""
+    assert LanguageTrees.of([*paths, *videos, *(f"{zh}-docs/current/more{n}.md" for n in range(4))]).main == "zh"

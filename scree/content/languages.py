@@ -432,13 +432,18 @@ def _beside_kept(counts: Counter[str], kept: set[str], homes: dict[str, set[str]
 
 def _original_is_main(copies: dict[str, Copy | None], structural: set[str]) -> bool:
     """Whether the untagged tree beside a Docusaurus i18n folder holds at least as many pages as any translation's
-    current copies: then it is the original, and the main language."""
+    current copies of its folders: then it is the original, and the main language. Translated pages of a plugin whose
+    folder is not in the repository (KubeVela's 18 Chinese video pages) are left out of the count."""
     translated = {language for language in structural if language != ORIGINAL}
     if not translated:
         return False
     tops = {copy.page.split("/", 1)[0] for copy in copies.values() if copy is not None and copy.language in translated}
-    original = sum(1 for path, copy in copies.items() if copy is None and path.split("/", 1)[0] in tops)
+    untagged = Counter(path.split("/", 1)[0] for path, copy in copies.items() if copy is None)
+    tops = {top for top in tops if untagged[top]}  # a translated plugin whose original is not here says nothing
+    original = sum(untagged[top] for top in tops)
     per_language: Counter[str] = Counter(
-        copy.language for copy in copies.values() if copy is not None and copy.version is None and copy.structural
+        copy.language
+        for copy in copies.values()
+        if copy is not None and copy.version is None and copy.structural and copy.page.split("/", 1)[0] in tops
     )
     return original > 0 and original >= max((per_language[language] for language in translated), default=0)
