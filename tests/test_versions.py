@@ -186,6 +186,18 @@ def test_a_list_of_versions_names_its_newest_release_per_folder_not_the_unreleas
     }
 
 
+def test_a_key_naming_the_current_version_comes_before_a_list_of_versions() -> None:
+    """Contour's site/config.yaml has both `latest_version` and `docs_versions`; where they differ (a release listed
+    before the site moves to it), the key says which is current, though the list's key names the docs folder."""
+    paths = [f"site/content/docs/{v}/{p}" for v in ("main", "1.33", "1.32") for p in PAGES]
+    config = "params:\n  docs_versions:\n    - main\n    - '1.33'\n    - '1.32'\n  latest_version: '1.32'\n"
+    trees = find_trees(paths, parse_hints("site/config.yaml", config))
+    assert statuses(trees)["site/content/docs/1.32"] == CURRENT
+    assert trees.families[0][0].why == "site/config.yaml (params.latest_version) names 1.32 current"
+    listed = find_trees(paths, parse_hints("site/config.yaml", config.replace("  latest_version: '1.32'\n", "")))
+    assert listed.families[0][0].why == "site/config.yaml (params.docs_versions) lists 1.33 as its newest release"
+
+
 def test_two_versioned_products_of_one_site_are_two_families_each_with_its_config_key() -> None:
     """Crossplane's docs: content/vX/ (54 pages) and content/cli/vX/ (4 pages), two of them alike; config.yaml says
     `latest: "2.3"` and `cliLatest: "2.4"`. They were one family, the CLI's v2.4 current and the docs' v2.3 old."""

@@ -191,6 +191,7 @@ class Hint:
     current: str | None
     versions: tuple[str, ...] = ()
     scope: tuple[str, ...] = ()  # the words of its key that name a family's folder (`cli` of `cliLatest`), if any
+    from_list: bool = False  # the newest release of a list of versions, not a key naming the current one
 
 
 DOCUSAURUS_CONFIGS = (
@@ -281,7 +282,11 @@ def _hugo_hints(path: str, folder: str, name: str, text: str) -> list[Hint]:
             ):
                 named.append((".".join(keys), version, scope if not in_versions else ()))
     versions = tuple(dict.fromkeys(listed))
-    return [Hint(f"{path} ({keys})", folder, version, versions, scope) for keys, version, scope in (*named, *released)]
+    return [
+        Hint(f"{path} ({keys})", folder, version, versions, scope, from_list)
+        for from_list, found in ((False, named), (True, released))
+        for keys, version, scope in found
+    ]
 
 
 def _parsed_config(name: str, text: str) -> object:
@@ -702,7 +707,8 @@ def _decide(family: Sequence[str], hints: Sequence[Hint], override: str | None) 
         for hint in _applicable(hints, family):
             found = _named_by(hint, family, numbers, old_named)
             if found is not None:
-                current, why = found, f"{hint.source} names {hint.current or 'the untagged tree'} current"
+                said = "lists {} as its newest release" if hint.from_list else "names {} current"
+                current, why = found, f"{hint.source} {said.format(hint.current or 'the untagged tree')}"
                 break
     if current is None:
         untagged = [root for root in family if numbers[root] is None and root not in old_named]
@@ -727,11 +733,12 @@ def _decide(family: Sequence[str], hints: Sequence[Hint], override: str | None) 
 
 
 def _applicable(hints: Sequence[Hint], family: Sequence[str]) -> list[Hint]:
-    """The hints that may name `family`'s current tree, in order: those whose key names a folder of its trees
-    (`cliLatest` for `content/cli/v2.4/`, `versionsV2` for `content/docs/v2/2.20/`), then those that name none."""
+    """The hints that may name `family`'s current tree, in order: keys naming the current version before lists of
+    versions; of each, those whose key names a folder of its trees (`cliLatest` for `content/cli/v2.4/`,
+    `versionsV2` for `content/docs/v2/2.20/`) before those that name none."""
     folders = {_BARE.sub("", part.lower()) for root in family for part in root.split("/")}
-    scoped = [hint for hint in hints if hint.scope and _names_folder(hint.scope, folders)]
-    return [*scoped, *(hint for hint in hints if not hint.scope)]
+    applicable = [hint for hint in hints if not hint.scope or _names_folder(hint.scope, folders)]
+    return sorted(applicable, key=lambda hint: (hint.from_list, not hint.scope))
 
 
 def _names_folder(scope: Sequence[str], folders: Collection[str]) -> bool:
