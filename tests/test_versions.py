@@ -219,6 +219,17 @@ def test_two_versioned_products_of_one_site_are_two_families_each_with_its_confi
     assert len(find_trees(paths).families) == 2  # with no config: still two families
 
 
+@pytest.mark.timeout(20)
+def test_a_docusaurus_config_is_read_in_time_proportional_to_its_length() -> None:
+    """`onlyIncludeVersions: [` many times, never closed: its pattern scanned to the end from each (6 s for 250 kB,
+    minutes for 1 MB). A real config's lists and lastVersion still read."""
+    hostile = {"docusaurus.config.js": "onlyIncludeVersions: [" * (1_000_000 // 22)}
+    assert [hint.current for hint in parse_hints("docs/versions.json", '["1.0"]', hostile)] == ["1.0"]
+    config = "lastVersion: 'current',\nonlyIncludeVersions: ['current', '2.0'],\n"
+    hint, *_ = parse_hints("versions.json", '["3.0", "2.0", "1.0"]', {"docusaurus.config.js": config})
+    assert (hint.current, hint.versions) == ("", ("2.0",))
+
+
 def test_yaml_values_are_read_as_written_and_aliases_cost_little() -> None:
     """`latest: 1.10` unquoted is the version 1.10, not the float 1.1 (which would name v1.1); a small YAML file of
     nested aliases (a billion laughs) is looked at only so far."""

@@ -205,8 +205,9 @@ HUGO_CONFIGS = ("hugo.toml", "hugo.yaml", "hugo.yml", "hugo.json", "config.toml"
 SPHINX_CONFIGS = ("conf.py",)
 VERSIONS_FILES = ("versions.json",)
 CONFIG_NAMES = frozenset((*DOCUSAURUS_CONFIGS, *HUGO_CONFIGS, *SPHINX_CONFIGS, *VERSIONS_FILES))
-_LAST_VERSION = re.compile(r"""lastVersion\s*:\s*['"]([^'"]+)['"]""")
-_ONLY_INCLUDE = re.compile(r"onlyIncludeVersions\s*:\s*\[([^\]]*)\]")
+# bounded runs: unbounded, a config of many unclosed `onlyIncludeVersions: [` took time growing with its square
+_LAST_VERSION = re.compile(r"""lastVersion\s*:\s*['"]([^'"\n]{1,200})['"]""")
+_ONLY_INCLUDE = re.compile(r"onlyIncludeVersions\s*:\s*\[([^\]]{0,4000})\]")
 CURRENT_KEYS = frozenset(  # config keys naming the current version, wherever they sit, whatever their value's shape
     "latest_stable_version latest_version latestVersion current_version currentVersion stable_version "
     "latest_stable".split()
