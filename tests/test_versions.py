@@ -6,9 +6,12 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from scree.content.languages import Copy, LanguageTrees
 from scree.content.versions import (
+    CONFIG_NAMES,
     CURRENT,
     NEWER,
     OLD,
@@ -228,6 +231,19 @@ def test_a_docusaurus_config_is_read_in_time_proportional_to_its_length() -> Non
     config = "lastVersion: 'current',\nonlyIncludeVersions: ['current', '2.0'],\n"
     hint, *_ = parse_hints("versions.json", '["3.0", "2.0", "1.0"]', {"docusaurus.config.js": config})
     assert (hint.current, hint.versions) == ("", ("2.0",))
+
+
+CONFIG_PIECES = st.sampled_from(
+    [*"av019.:-_ \n\t[]{}\"'#&*!,=|>", "latest", "versions", "current", "version", "- ", "  ", "next", "[params]"]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from(sorted(CONFIG_NAMES)), st.lists(CONFIG_PIECES, max_size=60).map("".join))
+def test_any_config_text_gives_hints_or_none_never_an_error(name: str, text: str) -> None:
+    """A site's config file is the site's to write: whatever it holds, parse_hints names versions or nothing."""
+    for hint in parse_hints(f"site/{name}", text, {"docusaurus.config.js": text}):
+        assert hint.current is None or isinstance(hint.current, str)
 
 
 def test_yaml_values_are_read_as_written_and_aliases_cost_little() -> None:
