@@ -189,6 +189,27 @@ def test_a_list_of_versions_names_its_newest_release_per_folder_not_the_unreleas
     }
 
 
+def test_scores_of_versions_side_by_side_and_their_pre_releases_are_one_family() -> None:
+    """Antrea's content/docs/: main/ and 84 vX.Y.Z/ folders (pre-releases among them: v1.11.0-alpha.0) holding the
+    same pages, config.yaml `docs_latest: v2.7.0`. Past 40 folders a relative path was taken for a per-folder page
+    and said nothing: no version trees at all, every version's copy a hit of its own."""
+    names = [f"v{major}.{minor}.{patch}" for major in (1, 2) for minor in range(8) for patch in range(3)]
+    names += ["v1.11.0-alpha.0", "v2.2.0-alpha.1", "v2.7.1-rc.1", "main"]
+    paths = [f"content/docs/{name}/docs/{p}" for name in names for p in PAGES]
+    hints = parse_hints("config.yaml", "params:\n  docs_latest: v2.7.0\n  docs_versions:\n    - main\n    - v2.7.0\n")
+    found = statuses(find_trees(paths, hints))
+    assert len(found) == len(names) and len(find_trees(paths, hints).families) == 1
+    assert found["content/docs/v2.7.0"] == CURRENT
+    assert found["content/docs/main"] == found["content/docs/v2.7.1-rc.1"] == NEWER
+    assert found["content/docs/v1.11.0-alpha.0"] == found["content/docs/v2.2.0-alpha.1"] == OLD
+    # without the config: the highest release, not the release candidate above it
+    assert statuses(find_trees(paths))["content/docs/v2.7.2"] == CURRENT
+    # 60 component folders with one page name each: no version trees
+    components = [f"ui/{name}/{page}" for name in ("button", "card", "table") for page in ("api.md", "usage.md")]
+    components += [f"ui/widget{n}/{page}" for n in range(60) for page in ("api.md", "usage.md")]
+    assert find_trees(components).families == ()
+
+
 def test_a_key_naming_the_current_version_comes_before_a_list_of_versions() -> None:
     """Contour's site/config.yaml has both `latest_version` and `docs_versions`; where they differ (a release listed
     before the site moves to it), the key says which is current, though the list's key names the docs folder."""

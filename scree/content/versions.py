@@ -51,6 +51,7 @@ from dataclasses import dataclass, field
 MIN_MIRRORED = 2  # pages at the same relative path before two folders can be versions of one tree
 MIRROR_SHARE = 0.3  # ... and this share of the smaller folder's pages
 MAX_FOLDERS_PER_NAME = 40  # a relative path held by more folders than this (a per-folder index page) says nothing
+MAX_VERSIONS_PER_NAME = 400  # ... unless they are versions side by side (_versioned_siblings), up to this many
 SAME_TREE_RESEMBLANCE = 0.3  # median resemblance of mirrored pages when no name or config says "versions"
 # ... measured only where they mirror this many pages: two example projects made from one starter share three
 # near-identical pages (Starlight's examples/basics and examples/tailwind), a version tree far more
@@ -73,7 +74,10 @@ MARKDOWN_SUFFIXES = (".mdx", ".markdown", ".md", ".rst", ".adoc", ".asciidoc", "
 # docs or a release channel before or after it (cert-manager's v1.20-docs, docs-v2, Linkerd's 2-edge), never any word:
 # lesson-1/ and lesson-2/ of a tutorial are no versions of one another
 DOCS_WORDS = ("docs", "doc", "documentation", "manual", "reference", "api", "site", "book")
-_VERSION_CORE = r"(?:version|release|ver|rel|v)?[-_]?v?([0-9]+(?:[._-][0-9]+)*)(?:[._-]?x)?"
+# a version number, then a pre-release after it (`v1.11.0-alpha.0`, `2.0-rc1`): still that number's tree
+_PRERELEASE = r"[-.](?:alpha|beta|rc|pre)(?:[.-]?[0-9]+)?"
+_PRERELEASE_END = re.compile(rf"{_PRERELEASE}$", re.IGNORECASE)
+_VERSION_CORE = rf"(?:version|release|ver|rel|v)?[-_]?v?([0-9]+(?:[._-][0-9]+)*)(?:[._-]?x)?(?:{_PRERELEASE})?"
 _VERSION_WORD = "|".join((*DOCS_WORDS, *NEXT_WORDS, *OLD_WORDS, *CURRENT_WORDS))
 _VERSION_NAME = re.compile(rf"(?:(?:{_VERSION_WORD})[-_])?{_VERSION_CORE}(?:[-_](?:{_VERSION_WORD}))?", re.IGNORECASE)
 _NUMBERS = re.compile(r"[0-9]+")
@@ -477,7 +481,9 @@ def mirrored_pairs(paths: Sequence[str], excluded: Callable[[str], bool]) -> dic
         return languages[folder]
 
     for folders in holders.values():
-        if len(folders) < 2 or len(folders) > MAX_FOLDERS_PER_NAME:
+        if len(folders) > MAX_FOLDERS_PER_NAME:
+            folders = _versioned_siblings(folders)
+        if len(folders) < 2:
             continue
         ordered = sorted(f for f in folders if not skip.setdefault(f, excluded(f)))
         for i, a in enumerate(ordered):
@@ -487,8 +493,27 @@ def mirrored_pairs(paths: Sequence[str], excluded: Callable[[str], bool]) -> dic
     return dict(shared)
 
 
+def _versioned_siblings(folders: Collection[str]) -> set[str]:
+    """Of more than MAX_FOLDERS_PER_NAME folders holding one relative path, those beside a folder named for a version
+    (Antrea's content/docs/main/ and its 84 content/docs/vX.Y.Z/ hold the same pages), at most
+    MAX_VERSIONS_PER_NAME; none when there are more, or no version names (a page every component folder has)."""
+    parents = {
+        folder.rpartition("/")[0]
+        for folder in folders
+        if version_of_name(folder.rpartition("/")[2]) is not None or says_old(folder)
+    }
+    kept = {folder for folder in folders if folder.rpartition("/")[0] in parents}
+    return kept if len(kept) <= MAX_VERSIONS_PER_NAME else set()
+
+
 def _under(path: str, folder: str) -> bool:
     return path.startswith(folder + "/")
+
+
+def _inside_any(path: str, roots: Collection[str]) -> bool:
+    """Whether `path` is strictly inside one of `roots` (a set: one look-up per folder above it)."""
+    parts = path.split("/")
+    return any("/".join(parts[:cut]) in roots for cut in range(1, len(parts)))
 
 
 def find_trees(
@@ -518,18 +543,20 @@ def find_trees(
         return known[page]
 
     accepted: list[tuple[str, str]] = []
+    roots: set[str] = set()
     measured = 0
     pairs = mirrored_pairs(paths, excluded)
     for (a, b), count in sorted(pairs.items(), key=lambda item: (-item[1], item[0])):
         if count < MIN_MIRRORED or count < MIRROR_SHARE * min(size[a], size[b]):
             continue
-        if any(_under(x, t) for x in (a, b) for pair in accepted for t in pair):
+        if _inside_any(a, roots) or _inside_any(b, roots):
             continue  # inside a tree already found: the same pair one level down
         if not _named_versions(a, b, hinted):
             measured += 1
             if measured > MAX_MEASURED_PAIRS or not _resembling(a, b, pages, fp):
                 continue
         accepted.append((a, b))
+        roots.update((a, b))
     if not accepted:
         return VersionTrees(hints=tuple(hints))
     trees = {folder for pair in accepted for folder in pair}
@@ -643,7 +670,7 @@ def _families(pairs: Sequence[tuple[str, str]]) -> list[list[str]]:
 
     def find(x: str) -> str:
         if x not in parent:
-            parent[x], names[x] = x, {_norm(x.rsplit("/", 1)[-1])}
+            parent[x], names[x] = x, {x.rsplit("/", 1)[-1].lower()}
         while parent[x] != x:
             parent[x] = parent[parent[x]]
             x = parent[x]
@@ -719,7 +746,7 @@ def _decide(family: Sequence[str], hints: Sequence[Hint], override: str | None) 
     if current is None:
         numbered = [root for root in family if numbers[root] is not None and root not in old_named]
         if numbered:
-            current = max(numbered, key=lambda root: version_key(numbers[root]))
+            current = max(numbered, key=lambda root: (not _prerelease(root), version_key(numbers[root])))
             why = "the highest version number"
         else:
             current = min(family, key=lambda root: (root in old_named, -len(root), root))
@@ -731,6 +758,11 @@ def _decide(family: Sequence[str], hints: Sequence[Hint], override: str | None) 
             trees.append(Tree(root, numbers[root], NEWER if newer else OLD, ""))
     rest = sorted(trees[1:], key=lambda tree: (tree.status == OLD, [-n for n in version_key(tree.version)], tree.root))
     return (trees[0], *rest)
+
+
+def _prerelease(root: str) -> bool:
+    """Whether a tree's folder names a pre-release (`v2.2.0-alpha.0`): never current by number beside a release."""
+    return _PRERELEASE_END.search(root.rsplit("/", 1)[-1]) is not None
 
 
 def _applicable(hints: Sequence[Hint], family: Sequence[str]) -> list[Hint]:
@@ -748,13 +780,13 @@ def _names_folder(scope: Sequence[str], folders: Collection[str]) -> bool:
 
 def _ahead(number: str | None, current: str | None, name: str) -> bool:
     """Whether a tree that does not say old, named `name` and carrying version `number`, is ahead of the current
-    tree (carrying `current`): named so (`next/`, `2-edge/`), or a higher number, or the untagged tree beside a
-    numbered current one; numbered copies beside an untagged current tree are its snapshots."""
+    tree (carrying `current`): a higher number where both carry one; else named so (`next/`, `2-edge/`), or the
+    untagged tree beside a numbered current one; numbered copies beside an untagged current tree are its snapshots."""
+    if number is not None and current is not None:  # numbers decide: Antrea's v1.11.0-alpha.0 beside v2.7.0 is old
+        return version_key(number) > version_key(current)
     if _says(NEXT_WORDS, name):
         return True
-    if number is None:
-        return current is not None
-    return current is not None and version_key(number) > version_key(current)
+    return number is None and current is not None
 
 
 def _named_by(hint: Hint, family: Sequence[str], numbers: Mapping[str, str | None], old_named: set[str]) -> str | None:
@@ -767,6 +799,7 @@ def _named_by(hint: Hint, family: Sequence[str], numbers: Mapping[str, str | Non
         return found[0] if len(found) == 1 else None
     wanted = _norm(hint.current)
     found = [root for root in family if _norm(root.rsplit("/", 1)[-1]) == wanted]
+    found = [root for root in found if not _prerelease(root)] or found  # v2.7.0 beside v2.7.0-rc.1: the release
     if not found:
         prefixes = [root for root in family if numbers[root] and wanted.startswith(str(numbers[root]) + ".")]
         found = sorted(prefixes, key=lambda root: -len(str(numbers[root])))[:1]
