@@ -7,13 +7,16 @@ Many docs repositories keep several versions side by side (`versioned_docs/versi
 1. A version tree is a folder that MIRRORS another: at least MIN_MIRRORED pages at the same relative paths (index and
    README pages alone do not count), and at least MIRROR_SHARE of the smaller folder's pages. A folder name never
    decides alone: `old/` of unrelated pages, or a `docs/v2/` beside a `docs/` it does not copy, is no version tree.
+   A relative path held by more than MAX_FOLDERS_PER_NAME folders counts only among those beside a version-named
+   one (_versioned_siblings: Antrea's 85 versions side by side).
 2. Mirroring must come with evidence that the folders are versions of one tree, not siblings that share file names
    (`packages/a/docs/api.md` beside `packages/b/docs/api.md`): a folder name that carries a version number
-   (`version-30.4`, `v3.7`, `2.x`) or says old (`old`, `legacy`, `archive`, `archived`, `deprecated`, `previous`),
-   the site's config naming the version, or near-duplicate text, measured: the median resemblance (MinHash of
-   word shingles, text_resemblance) of the shared pages at least SAME_TREE_RESEMBLANCE. Folders of one name shape
-   (name_shape) beside a family's trees join it, mirrored or not (_sibling_pairs). A family holds each version once:
-   two trees of one name (`content/v2.3/`, `content/cli/v2.3/`) are in two families, however alike.
+   (`version-30.4`, `v3.7`, `2.x`, `v1.11.0-alpha.0`: a pre-release is its number's) or says old (`old`, `legacy`,
+   `archive`, `archived`, `deprecated`, `previous`), the site's config naming the version, or near-duplicate text,
+   measured: the median resemblance (MinHash of word shingles, text_resemblance) of the shared pages at least
+   SAME_TREE_RESEMBLANCE. Folders of one name shape (name_shape) beside a family's trees join it, mirrored or not
+   (_sibling_pairs). A family holds each version once: two trees of one name (`content/v2.3/`,
+   `content/cli/v2.3/`) are in two families, however alike.
 3. Which tree of a family is current: the user's setting (SCREE_CURRENT_VERSION: the tree's folder or its version)
    first; then the site's config where it names the current version (Docusaurus `lastVersion` in
    docusaurus.config.*, else the first entry of versions.json beside versioned_docs/; a Hugo config's key naming it
@@ -24,9 +27,9 @@ Many docs repositories keep several versions side by side (`versioned_docs/versi
    without a version number in its name that does not say old (Docusaurus's `docs/` beside
    `versioned_docs/version-N/`); then the highest version number among trees that do not say old. The newest
    folder is not always current: where the config names the current version, it wins.
-4. The other trees are old, or newer than the current ("unreleased": a higher number, or the untagged tree when the
-   config names a numbered one, as Jest's docs/ is its "next"); a tree whose path says old is old whatever its
-   number.
+4. The other trees are old, or newer than the current ("unreleased": a higher number where both carry one, else a
+   name saying next or the untagged tree when the config names a numbered one, as Jest's docs/ is its "next"); a
+   tree whose path says old is old whatever its number.
 5. Each page of a non-current tree is a copy of the current page at the same relative path; else of the current page
    with the same file name (when only one has it); else of the current page whose text resembles it most, if at
    least RENAMED_RESEMBLANCE (pages renamed between versions); else of none (a removed page: still found, marked old).
