@@ -277,3 +277,45 @@ def test_upgrade_notes_for_an_older_release_give_way_unless_the_query_names_it(t
         assert hits[0].path == current + "dev-guide/limit.md", (mode, [h.path for h in hits])
         named = search(engine, "request size limit changed in 3.2, how do I raise it", mode)
         assert named[0].path == current + "upgrades/upgrade_3_2.md", (mode, [h.path for h in named])
+
+
+def test_each_docs_plugin_instance_has_its_own_current_version(tmp_path: Path) -> None:
+    """loft-sh/vcluster-docs: two Docusaurus docs plugin instances, each with `<id>_versions.json` and
+    `<id>_versioned_docs/`; docusaurus.config.js sets lastVersion "current" for the preset's docs, "0.36.0" for
+    `id: "vcluster"` (0.37.0 is unreleased) and none for `id: "platform"` (the first of its versions file). The
+    preset's "current" was taken for every instance: vcluster/ and platform/, the unreleased main, were current."""
+    config = """module.exports = {
+  presets: [["classic", { docs: { path: "docs", lastVersion: "current" } }]],
+  plugins: [
+    ["@docusaurus/plugin-content-docs", { id: "vcluster", path: "vcluster", lastVersion: "0.36.0",
+      onlyIncludeVersions: ["current", "0.37.0", "0.36.0", "0.35.0"] }],
+    ["@docusaurus/plugin-content-docs", { id: "platform", path: "platform" }],
+  ],
+};
+"""
+    files = {
+        "docusaurus.config.js": config,
+        "vcluster_versions.json": '["0.37.0", "0.36.0", "0.35.0"]\n',
+        "platform_versions.json": '["4.12.0", "4.11.0"]\n',
+        "docs/intro.md": page("Welcome", "Start with vcluster or the platform."),
+    }
+    for root in ("vcluster", *(f"vcluster_versioned_docs/version-{v}" for v in ("0.37.0", "0.36.0", "0.35.0"))):
+        files.update({f"{root}/{name}": text for name, text in GUIDES.items()})
+    for root in ("platform", *(f"platform_versioned_docs/version-{v}" for v in ("4.12.0", "4.11.0"))):
+        files.update({f"{root}/admin/{name}": text for name, text in GUIDES.items()})
+    folder = tree(tmp_path / "site", files)
+    env = scree_env(tmp_path / "data", SCREE_EMBEDDER="hash")
+    reindex_here(env, folder)
+    doctor = run_scree("doctor", "--notes", str(folder), env=env)
+    found = sorted(line for line in doctor.stdout.splitlines() if line.startswith("ok    version trees: current"))
+    assert len(found) == 2, doctor.stdout
+    assert found[0].startswith(
+        "ok    version trees: current platform_versioned_docs/version-4.12.0/ (3 pages; platform_versions.json "
+        "names 4.12.0 current); other versions: platform/ (unreleased, 3 pages)"
+    ), found[0]
+    assert found[1].startswith(
+        "ok    version trees: current vcluster_versioned_docs/version-0.36.0/ (3 pages; vcluster_versions.json "
+        "names 0.36.0 current); other versions: vcluster/ (unreleased, 3 pages), "
+        "vcluster_versioned_docs/version-0.37.0/ (unreleased, 3 pages), vcluster_versioned_docs/version-0.35.0/ "
+        "(old, 3 pages)"
+    ), found[1]

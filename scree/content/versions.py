@@ -66,9 +66,15 @@ SAME_SAYING = 0.5  # two chunks say the same thing (engine folding) at this rese
 SAME_SECTION_SAYING = 0.2  # ... under the same heading (bench.versioned_site: a version missing a paragraph)
 SHINGLE_WORDS = 3
 MINHASH_SIZE = 64  # a page's fingerprint: the MINHASH_SIZE smallest shingle hashes (bottom-k MinHash)
-GENERIC_NAMES = frozenset({"index", "_index", "readme", "intro", "introduction", "overview", "changelog"})
+GENERIC_NAMES = frozenset(
+    {"index", "_index", "readme", "intro", "introduction", "overview", "changelog"}
+    # a project's own files, which every package of a monorepo keeps, often word for word, and an agent skill's
+    | {"contributing", "code_of_conduct", "code-of-conduct", "security", "license", "licence", "maintainers"}
+    | {"governance", "support", "authors", "notice", "skill", "agents", "claude"}
+)
 OLD_WORDS = ("old", "legacy", "archive", "archived", "deprecated", "previous", "obsolete", "outdated")
 # A tree whose folder name says one of these is ahead of the release (Linkerd's `2-edge/` beside its `docs/`)
+_OLD_FORMS = frozenset((*OLD_WORDS, *(word + "s" for word in OLD_WORDS), "older"))  # archives/; not archiver/
 NEXT_WORDS = ("next", "unreleased", "draft", "dev", "nightly", "main", "master", "edge", "canary", "preview", "beta")
 CURRENT_WORDS = ("current", "latest", "stable")
 SUPERSEDED_SHOWN = 3  # pages named for an older version that `scree doctor` lists by name
@@ -135,12 +141,7 @@ def _says(words: Sequence[str], path: str) -> bool:
 
 def says_old(path: str) -> bool:
     """Whether a folder's path says old (`old/`, `legacy/`, `versioned_docs_archived/`): names only confirm."""
-    return any(
-        any(part_word.startswith(word) for word in OLD_WORDS)
-        for part in path.lower().split("/")
-        for part_word in re.split(r"[^a-z]+", part)
-        if part_word
-    )
+    return any(part_word in _OLD_FORMS for part in path.lower().split("/") for part_word in re.split(r"[^a-z]+", part))
 
 
 # --- text resemblance (MinHash of word shingles) ---
@@ -215,6 +216,8 @@ CONFIG_NAMES = frozenset((*DOCUSAURUS_CONFIGS, *HUGO_CONFIGS, *SPHINX_CONFIGS, *
 # bounded runs: unbounded, a config of many unclosed `onlyIncludeVersions: [` took time growing with its square
 _LAST_VERSION = re.compile(r"""lastVersion\s*:\s*['"]([^'"\n]{1,200})['"]""")
 _ONLY_INCLUDE = re.compile(r"onlyIncludeVersions\s*:\s*\[([^\]]{0,4000})\]")
+_INSTANCE_ID = re.compile(r"""\bid\s*:\s*['"]([\w-]{1,100})['"]""")  # a docs plugin instance's id in its options
+INSTANCE_VERSIONS = "_versions.json"  # `<id>_versions.json`: the versions of docs plugin instance <id>
 CURRENT_KEYS = frozenset(  # config keys naming the current version, wherever they sit, whatever their value's shape
     "latest_stable_version latest_version latestVersion current_version currentVersion stable_version "
     "latest_stable".split()
@@ -237,16 +240,16 @@ def parse_hints(path: str, text: str, siblings: Mapping[str, str] = {}) -> list[
     `siblings`: the texts of other config files in its folder (a Docusaurus versions.json is read with the
     docusaurus.config.* beside it)."""
     folder, _, name = path.rpartition("/")
-    if name in VERSIONS_FILES:
+    if is_versions_file(name):
         found = _versions_json_hint(path, folder, text, siblings)
         return [found] if found is not None else []
     if name in DOCUSAURUS_CONFIGS:
-        if any(sibling in VERSIONS_FILES for sibling in siblings):
-            return []  # read with versions.json
-        last = _LAST_VERSION.search(text)
-        if last is None:
-            return []
-        return [Hint(path, folder, "" if last.group(1) == CURRENT else last.group(1))]
+        read = {_instance_of(sibling) for sibling in siblings if is_versions_file(sibling)}  # read with those
+        return [
+            Hint(f"{path} ({instance or 'docs'})", folder, _last_version(last), scope=_instance_scope(instance))
+            for instance, last in _docusaurus_options(text, _LAST_VERSION).items()
+            if instance not in read
+        ]
     if name in HUGO_CONFIGS:
         return _hugo_hints(path, folder, name, text)
     if name in SPHINX_CONFIGS:
@@ -354,6 +357,38 @@ def _config_entries(data: object) -> Iterator[tuple[tuple[str, ...], object]]:
     yield from walk(data, (), 0)
 
 
+def is_versions_file(name: str) -> bool:
+    """Docusaurus's versions.json, or a docs plugin instance's `<id>_versions.json` (vcluster_versions.json)."""
+    return name in VERSIONS_FILES or (name.endswith(INSTANCE_VERSIONS) and len(name) > len(INSTANCE_VERSIONS))
+
+
+def _instance_of(name: str) -> str:
+    """The docs plugin instance a versions file is of: "" for versions.json (the preset's docs), else its id."""
+    return "" if name in VERSIONS_FILES else name[: -len(INSTANCE_VERSIONS)]
+
+
+def _instance_scope(instance: str) -> tuple[str, ...]:
+    """A hint of plugin instance `instance` speaks for the family in its `<id>_versioned_docs/` (Hint.scope)."""
+    return (_BARE.sub("", f"{instance}versioneddocs".lower()),) if instance else ()
+
+
+def _last_version(found: re.Match[str]) -> str:
+    return "" if found.group(1) == CURRENT else found.group(1)
+
+
+def _docusaurus_options(text: str, pattern: re.Pattern[str]) -> dict[str, re.Match[str]]:
+    """Each docs plugin instance's first match of `pattern` in a docusaurus.config.*, by the instance's id ("" for the
+    preset's docs): the `id:` last written between the previous match and this one names its instance (vcluster's
+    config sets lastVersion "current" for its docs, "0.36.0" for `id: "vcluster"`, "4.11.0" for `id: "platform"`)."""
+    options: dict[str, re.Match[str]] = {}
+    start = 0
+    for found in pattern.finditer(text):
+        ids = _INSTANCE_ID.findall(text, start, found.start())
+        options.setdefault(ids[-1] if ids else "", found)
+        start = found.end()
+    return options
+
+
 def _versions_json_hint(path: str, folder: str, text: str, siblings: Mapping[str, str]) -> Hint | None:
     try:
         data = json.loads(text)
@@ -361,19 +396,22 @@ def _versions_json_hint(path: str, folder: str, text: str, siblings: Mapping[str
         return None
     if not isinstance(data, list) or not data:
         return None
+    instance = _instance_of(path.rpartition("/")[2])
     if all(isinstance(item, str) for item in data):  # Docusaurus: newest first; the first is current by default
         listed = tuple(str(item) for item in data)
         current: str | None = listed[0]
         for sibling, sibling_text in siblings.items():
             if sibling in DOCUSAURUS_CONFIGS:
-                last = _LAST_VERSION.search(sibling_text)
+                last = _docusaurus_options(sibling_text, _LAST_VERSION).get(instance)
                 if last is not None:
-                    current = "" if last.group(1) == CURRENT else last.group(1)
-                only = _ONLY_INCLUDE.search(sibling_text)
+                    current = _last_version(last)
+                only = _docusaurus_options(sibling_text, _ONLY_INCLUDE).get(instance)
                 if only is not None:
                     included = [v for v in _QUOTED.findall(only.group(1))]
                     listed = tuple(v for v in listed if v in included) or listed
-        return Hint(path, folder, current, listed)
+        return Hint(path, folder, current, listed, _instance_scope(instance))
+    if instance:
+        return None
     if all(isinstance(item, dict) for item in data):  # mike: [{"version", "title", "aliases"}]
         listed = tuple(str(item.get("version", "")) for item in data if item.get("version"))
         latest = next(

@@ -9,7 +9,16 @@ from pathlib import Path
 
 from scree.content.languages import LanguageTrees, copy_of, language_folder
 from scree.content.posts import Posts
-from scree.content.versions import CONFIG_NAMES, Hint, VersionTrees, find_trees, fingerprint, parse_hints
+from scree.content.versions import (
+    CONFIG_NAMES,
+    INSTANCE_VERSIONS,
+    Hint,
+    VersionTrees,
+    find_trees,
+    fingerprint,
+    is_versions_file,
+    parse_hints,
+)
 from scree.search.post_evidence import site_posts
 from scree.store import IndexReader
 
@@ -32,8 +41,13 @@ def read_hints(root: Path, paths: Iterable[str]) -> list[Hint]:
     hints: list[Hint] = []
     for folder in sorted(config_folders(paths)):
         texts: dict[str, str] = {}
-        for name in sorted(CONFIG_NAMES):
-            file = root / folder / name if folder else root / name
+        base = root / folder if folder else root
+        try:  # a Docusaurus docs plugin instance's <id>_versions.json beside the site's config
+            instances = sorted(file.name for file in base.glob(f"*{INSTANCE_VERSIONS}") if is_versions_file(file.name))
+        except OSError:
+            instances = []
+        for name in [*sorted(CONFIG_NAMES), *instances]:
+            file = base / name
             try:
                 if file.is_file() and file.stat().st_size <= MAX_CONFIG_BYTES:
                     texts[name] = file.read_text(encoding="utf-8", errors="replace")
