@@ -21,6 +21,7 @@ from scree.content.versions import (
     names_version,
     parse_hints,
     query_versions,
+    says_old,
     says_same,
     text_resemblance,
     version_in_name,
@@ -208,6 +209,20 @@ def test_scores_of_versions_side_by_side_and_their_pre_releases_are_one_family()
     components = [f"ui/{name}/{page}" for name in ("button", "card", "table") for page in ("api.md", "usage.md")]
     components += [f"ui/widget{n}/{page}" for n in range(60) for page in ("api.md", "usage.md")]
     assert find_trees(components).families == ()
+
+
+def test_a_monorepos_packages_sharing_their_project_files_are_no_versions() -> None:
+    """Each package of a monorepo keeps CONTRIBUTING.md, SECURITY.md and CODE_OF_CONDUCT.md, often word for word
+    (and each agent skill a SKILL.md): those say nothing of two folders being versions. A folder named `archiver`
+    does not say old as `archive/` and `archives/` do."""
+    common = ("CONTRIBUTING.md", "SECURITY.md", "CODE_OF_CONDUCT.md", "LICENSE.md", "README.md")
+    paths = [f"packages/{name}/{p}" for name in ("cli", "server", "v2-client", "archiver") for p in common]
+    paths += [f"packages/{name}/docs/{name}-guide.md" for name in ("cli", "server", "v2-client", "archiver")]
+    paths += [f"skills/{name}/SKILL.md" for name in ("release", "archiver")]
+    paths += [f"skills/{name}/references/checklist.md" for name in ("release", "archiver")]
+    same = {path: frozenset(range(64)) for path in paths}  # word for word
+    assert find_trees(paths, page_fingerprint=same.get).families == ()
+    assert not says_old("tools/archiver") and says_old("content/docs/archives/1.10.3") and says_old("older")
 
 
 def test_a_key_naming_the_current_version_comes_before_a_list_of_versions() -> None:
