@@ -368,6 +368,25 @@ def test_sibling_packages_with_the_same_file_names_need_resembling_text() -> Non
     assert len(found.families) == 1  # the same text under two names: versions of one tree
 
 
+def test_a_librarys_docs_per_framework_are_variants_not_versions() -> None:
+    """TanStack Query's docs/framework/react/, vue/, angular/, solid/...: the same page names, the non-React pages
+    stubs pointing to React's (alike among themselves), generated reference pages alike everywhere. Text made
+    angular/ current and react/, solid/ its old versions. Three or more sibling folders mirroring each other are
+    variants: their text, or that of folders below them, says nothing of versions; a version name still does."""
+    guides = ("guides/queries.md", "guides/mutations.md", "guides/caching.md", "guides/testing.md", "overview.md")
+    texts = {f"docs/framework/react/{p}": f"React {p}: " + f"real prose about {p} " * 20 for p in guides}
+    for name in ("vue", "angular", "solid"):
+        texts.update({f"docs/framework/{name}/{p}": f"ref: docs/framework/react/{p} replace React" for p in guides})
+        texts.update({f"docs/framework/{name}/reference/{t}.md": f"type {t} generated " * 20 for t in "ABCDE"})
+    assert find_trees(texts, page_fingerprint=lambda path: fingerprint(texts[path])).families == ()
+    # React's docs in v5/ and v4/ instead: versions inside one variant, never of another variant
+    versioned = {path.replace("/react/", "/react/v5/"): text for path, text in texts.items() if "/react/" in path}
+    versioned.update({path.replace("/v5/", "/v4/"): text for path, text in versioned.items()})
+    versioned.update({path: text for path, text in texts.items() if "/react/" not in path})
+    found = find_trees(versioned, page_fingerprint=lambda path: fingerprint(versioned[path]))
+    assert statuses(found) == {"docs/framework/react/v5": CURRENT, "docs/framework/react/v4": OLD}
+
+
 def test_two_example_projects_from_one_starter_are_no_versions() -> None:
     """Starlight's examples/basics/ and examples/tailwind/: a README and three near-identical pages, made from one
     starter. Text alone tells versions apart only where the folders mirror MIN_MIRRORED_BY_TEXT pages or more."""

@@ -59,6 +59,7 @@ SAME_TREE_RESEMBLANCE = 0.3  # median resemblance of mirrored pages when no name
 # ... measured only where they mirror this many pages: two example projects made from one starter share three
 # near-identical pages (Starlight's examples/basics and examples/tailwind), a version tree far more
 MIN_MIRRORED_BY_TEXT = 4
+MIN_VARIANTS = 3  # sibling folders mirroring each other, from which on their text says nothing of versions
 SAMPLED_PAGES = 12  # mirrored pages measured per pair of folders
 MAX_MEASURED_PAIRS = 64  # pairs whose text is measured (the most mirrored first): a bound on the first search's cost
 RENAMED_RESEMBLANCE = 0.5  # an old page whose path is gone is a copy of the current page it resembles this much
@@ -586,12 +587,17 @@ def find_trees(
     accepted: list[tuple[str, str]] = []
     roots: set[str] = set()
     measured = 0
-    pairs = mirrored_pairs(paths, excluded)
-    for (a, b), count in sorted(pairs.items(), key=lambda item: (-item[1], item[0])):
-        if count < MIN_MIRRORED or count < MIRROR_SHARE * min(size[a], size[b]):
-            continue
+    pairs = {
+        pair: count
+        for pair, count in mirrored_pairs(paths, excluded).items()
+        if count >= MIN_MIRRORED and count >= MIRROR_SHARE * min(size[pair[0]], size[pair[1]])
+    }
+    variants = _variant_parents([pair for pair in pairs if not _named_versions(*pair, hinted)])
+    for a, b in sorted(pairs, key=lambda pair: (-pairs[pair], pair)):
         if _inside_any(a, roots) or _inside_any(b, roots):
             continue  # inside a tree already found: the same pair one level down
+        if _branch_point(a, b) in variants and a != _branch_point(a, b):
+            continue  # in (or below) two of several variants side by side, never versions of each other
         if not _named_versions(a, b, hinted):
             measured += 1
             if measured > MAX_MEASURED_PAIRS or not _resembling(a, b, pages, fp):
@@ -686,6 +692,34 @@ def _named_versions(a: str, b: str, hinted: set[str]) -> bool:
         if version_of_name(name) is not None or says_old(folder) or _norm(name) in hinted:
             return True
     return False
+
+
+def _parent(folder: str) -> str:
+    return folder.rpartition("/")[0]
+
+
+def _branch_point(a: str, b: str) -> str:
+    """The folder where the paths to `a` and `b` part: `docs/framework` for docs/framework/react/reference and
+    docs/framework/vue/reference."""
+    common = []
+    for x, y in zip(a.split("/"), b.split("/"), strict=False):
+        if x != y:
+            break
+        common.append(x)
+    return "/".join(common)
+
+
+def _variant_parents(pairs: Iterable[tuple[str, str]]) -> set[str]:
+    """Folders holding MIN_VARIANTS or more child folders that mirror each other (`pairs`: those whose names carry no
+    version): a library's docs per framework or per language (TanStack Query's docs/framework/react/, vue/,
+    angular/, solid/...), whose pages share names and often text (one adapts another's, or both point to a third).
+    Two such variants, or folders below two of them (react/v4/ and angular/), are never versions of each other;
+    versions inside one variant still are."""
+    mirroring: dict[str, set[str]] = defaultdict(set)
+    for a, b in pairs:
+        if _parent(a) == _parent(b):
+            mirroring[_parent(a)].update((a, b))
+    return {parent for parent, children in mirroring.items() if len(children) >= MIN_VARIANTS}
 
 
 def _resembling(a: str, b: str, pages: Mapping[str, str], fp: Callable[[str], frozenset[int] | None]) -> bool:
