@@ -387,6 +387,19 @@ def test_a_librarys_docs_per_framework_are_variants_not_versions() -> None:
     assert statuses(found) == {"docs/framework/react/v5": CURRENT, "docs/framework/react/v4": OLD}
 
 
+def test_two_frameworks_docs_alike_in_some_pages_only_are_no_versions() -> None:
+    """TanStack Router's docs/start/framework/react/ and solid/: 35 pages of the same names, 12 word for word, the
+    others wholly different or stubs with no text of their own. Half alike made react/ current, solid/ old; three in
+    four must be (an old copy keeps nearly every page: etcd's v2.3 beside v3.7, three in four at 0.64 or more)."""
+    names = [f"guide/page{n}.md" for n in range(16)]
+    texts = {f"docs/start/framework/react/{name}": f"{name} shared prose " * 30 for name in names}
+    texts.update({f"docs/start/framework/solid/{name}": f"{name} shared prose " * 30 for name in names[:8]})
+    texts.update({f"docs/start/framework/solid/{name}": f"{name} solid signals " * 30 for name in names[8:12]})
+    texts.update({f"docs/start/framework/solid/{name}": "" for name in names[12:]})  # stubs: no chunk, no fingerprint
+    prints = {path: fingerprint(text) if text else None for path, text in texts.items()}
+    assert find_trees(texts, page_fingerprint=prints.get).families == ()
+
+
 def test_two_example_projects_from_one_starter_are_no_versions() -> None:
     """Starlight's examples/basics/ and examples/tailwind/: a README and three near-identical pages, made from one
     starter. Text alone tells versions apart only where the folders mirror MIN_MIRRORED_BY_TEXT pages or more."""
