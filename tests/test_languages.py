@@ -175,3 +175,15 @@ def test_a_translated_plugin_without_its_original_does_not_make_the_translation_
     videos = [f"{zh}-docs-videos/current/video{n}.md" for n in range(4)]
     assert LanguageTrees.of([*paths, *videos]).main == ""
     assert LanguageTrees.of([*paths, *videos, *(f"{zh}-docs/current/more{n}.md" for n in range(4))]).main == "zh"
+
+
+def test_complete_translations_that_tie_make_english_main() -> None:
+    """expressjs.com: src/content/docs/<lang>/5x/ in ten languages of 62 pages each, every count tied, so German
+    was main by name and a query of names only ("express.static options") showed German pages."""
+    pages = [f"guide/page{n}.md" for n in range(6)]
+    languages = ("de", "en", "es", "fr", "ja", "zh-cn")
+    paths = [f"src/content/docs/{language}/5x/{page}" for language in languages for page in pages]
+    trees = LanguageTrees.of(paths)
+    assert trees.main == "en"
+    assert trees.query_language("express.static options") == "en"
+    assert LanguageTrees.of([path for path in paths if "/en/" not in path]).main == "de"  # no English: by name

@@ -278,7 +278,7 @@ class LanguageTrees:
         # the largest first, the main language unless the untagged tree is the original: the one with the most pages
         # (FastAPI's docs/en/ beside twelve complete translations: every language shared 125 pages)
         pages = _pages_per_language(copies, homes)
-        ordered = tuple(sorted(kept, key=lambda pair: (-max(pages[pair[0]], pair[1]), -pair[1], pair[0])))
+        ordered = tuple(sorted(kept, key=lambda pair: (-max(pages[pair[0]], pair[1]), -pair[1], _tie(pair[0]))))
         original_main = _original_is_main(copies, structural) or _untagged_is_main(ordered, pages)
         return cls(ordered, frozenset(shared), versions or VersionTrees(), original_main)
 
@@ -411,6 +411,13 @@ def _pages_per_language(copies: dict[str, Copy | None], homes: dict[str, set[str
     where = tuple(set().union(*homes.values()))
     counts[ORIGINAL] += sum(path.startswith(where) for path, copy in copies.items() if copy is None)
     return counts
+
+
+def _tie(language: str) -> tuple[bool, str]:
+    """Between languages of as many pages, English first, then by name: complete translations tie on every count
+    (expressjs.com's ten languages, 62 pages each, made German the main language by name), and English is what
+    most docs are written in first."""
+    return language.split("-")[0] != "en", language
 
 
 def _untagged_is_main(ordered: Sequence[tuple[str, int]], pages: Counter[str]) -> bool:
