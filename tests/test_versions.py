@@ -385,6 +385,10 @@ def test_a_librarys_docs_per_framework_are_variants_not_versions() -> None:
     versioned.update({path: text for path, text in texts.items() if "/react/" not in path})
     found = find_trees(versioned, page_fingerprint=lambda path: fingerprint(versioned[path]))
     assert statuses(found) == {"docs/framework/react/v5": CURRENT, "docs/framework/react/v4": OLD}
+    # siblings named for release channels are versions, three or more of them too
+    channels = {f"site/{name}/{p}": f"{p} the same prose " * 20 for name in ("stable", "latest", "dev") for p in guides}
+    found = find_trees(channels, page_fingerprint=lambda path: fingerprint(channels[path]))
+    assert len(found.families) == 1 and len(found.families[0]) == 3
 
 
 def test_two_frameworks_docs_alike_in_some_pages_only_are_no_versions() -> None:

@@ -223,9 +223,8 @@ CURRENT_KEYS = frozenset(  # config keys naming the current version, wherever th
     "latest_stable".split()
 )
 CURRENT_KEY_WORDS = frozenset(("latest", "current"))  # ... and any key with one of these words, given a version
-VERSION_KEY_WORDS = frozenset(
-    ("version", "versions", "ver", "stable", *CURRENT_KEY_WORDS)
-)  # a key's words not its scope
+# a key's words that are not its scope (Hint.scope: `cli` of `cliLatest`)
+VERSION_KEY_WORDS = frozenset(("version", "versions", "ver", "stable", *CURRENT_KEY_WORDS))
 PARSED_CONFIG_DEPTH = 8  # tables deep a parsed config's versions are looked for (Hugo's sit two or three deep)
 MAX_CONFIG_NODES = 20_000  # values of a parsed config looked at: YAML's aliases can make a small file a huge tree
 VERSIONS_TABLE_CURRENT = frozenset(("current", "latest", "stable"))  # keys of a table of versions naming the current
@@ -591,7 +590,7 @@ def find_trees(
         for pair, count in mirrored_pairs(paths, excluded).items()
         if count >= MIN_MIRRORED and count >= MIRROR_SHARE * min(size[pair[0]], size[pair[1]])
     }
-    variants = _variant_parents([pair for pair in pairs if not _named_versions(*pair, hinted)])
+    variants = _variant_parents([pair for pair in pairs if not _named_versions(*pair, hinted) and not _channel(*pair)])
     for a, b in sorted(pairs, key=lambda pair: (-pairs[pair], pair)):
         if _inside_any(a, roots) or _inside_any(b, roots):
             continue  # inside a tree already found: the same pair one level down
@@ -691,6 +690,12 @@ def _named_versions(a: str, b: str, hinted: set[str]) -> bool:
         if version_of_name(name) is not None or says_old(folder) or _norm(name) in hinted:
             return True
     return False
+
+
+def _channel(a: str, b: str) -> bool:
+    """Whether either folder is named for a release channel (`stable/`, `latest/`, `next/`, `dev/`): such siblings
+    are versions, not variants, whatever their number."""
+    return any(_says((*NEXT_WORDS, *CURRENT_WORDS), folder.rpartition("/")[2]) for folder in (a, b))
 
 
 def _parent(folder: str) -> str:
