@@ -319,3 +319,23 @@ def test_each_docs_plugin_instance_has_its_own_current_version(tmp_path: Path) -
         "vcluster_versioned_docs/version-0.37.0/ (unreleased, 3 pages), vcluster_versioned_docs/version-0.35.0/ "
         "(old, 3 pages)"
     ), found[1]
+
+
+def test_the_setting_names_the_current_tree_of_each_family(tmp_path: Path) -> None:
+    """Crossplane's layout, two families (content/vX/ and content/cli/vX/): SCREE_CURRENT_VERSION takes one folder or
+    version per family, comma-separated; `scree doctor` warns of an entry that names no tree."""
+    files = {}
+    for version in ("v2.3", "v2.2"):
+        files.update({f"content/{version}/{name}": text for name, text in GUIDES.items()})
+        files.update({f"content/cli/{version}/cli-{name}": text for name, text in GUIDES.items()})
+    folder = tree(tmp_path / "site", files)
+    env = scree_env(tmp_path / "data", SCREE_EMBEDDER="hash", SCREE_CURRENT_VERSION="content/v2.2, v2.3 ,v9")
+    reindex_here(env, folder)
+    doctor = run_scree("doctor", "--notes", str(folder), env=env)
+    found = sorted(line for line in doctor.stdout.splitlines() if line.startswith("ok    version trees: current"))
+    assert [line.split(" (")[0] for line in found] == [
+        "ok    version trees: current content/cli/v2.3/",
+        "ok    version trees: current content/v2.2/",
+    ], doctor.stdout
+    assert all("named by SCREE_CURRENT_VERSION" in line for line in found)
+    assert "warn  version trees: SCREE_CURRENT_VERSION names v9, which is no version tree found" in doctor.stdout

@@ -274,13 +274,15 @@ def _markdown_only(counts: dict[str, int]) -> str:
 
 
 OVERRIDE_ADVICE = (
-    "SCREE_CURRENT_VERSION=<folder or version> names the current tree; a .screeignore line leaves a tree out"
+    "SCREE_CURRENT_VERSION=<folder or version>[,<another family's>] names the current tree; a .screeignore line "
+    "leaves a tree out"
 )
 
 
 def _check_copies(store: IndexReader, settings: Settings, report: _Report) -> None:
     """Issue 32: the version trees and translations search folds, and why, so a user can see and override them."""
     from scree.content.languages import ORIGINAL
+    from scree.content.versions import named_current, overrides
     from scree.search.post_evidence import site_posts
     from scree.search.version_evidence import copy_trees
 
@@ -293,8 +295,9 @@ def _check_copies(store: IndexReader, settings: Settings, report: _Report) -> No
         report.ok("version trees", f"to change: {OVERRIDE_ADVICE}")
     else:
         report.ok("version trees", "none found (folders that mirror each other's pages, with version names or text)")
-    if settings.current_version and not any(family[0].why.startswith("named by") for family in families):
-        report.warn("version trees", f"SCREE_CURRENT_VERSION={settings.current_version} names no version tree found")
+    for wanted in overrides(settings.current_version):
+        if not any(named_current(wanted, [tree.root for tree in family]) for family in families):
+            report.warn("version trees", f"SCREE_CURRENT_VERSION names {wanted}, which is no version tree found")
     if any(language != ORIGINAL for language in trees.languages):
         names = ", ".join(f"{language or 'untagged'} ({count} shared pages)" for language, count in trees.counts)
         main = trees.main

@@ -17,16 +17,16 @@ Many docs repositories keep several versions side by side (`versioned_docs/versi
    least SAME_TREE_RESEMBLANCE. Folders of one name shape (name_shape) beside a family's trees join it, mirrored or not
    (_sibling_pairs). A family holds each version once: two trees of one name (`content/v2.3/`,
    `content/cli/v2.3/`) are in two families, however alike.
-3. Which tree of a family is current: the user's setting (SCREE_CURRENT_VERSION: the tree's folder or its version)
-   first; then the site's config where it names the current version (Docusaurus `lastVersion` in
-   docusaurus.config.*, else the first entry of versions.json beside versioned_docs/; a Hugo config's key naming it
-   (`latest_stable_version`, `latest: v1.18`, `current` in a table of versions), else the newest release its list of
-   versions holds (`versions: [main, v1.18, ...]`, `[params.versions] docs = ["2.20", ...]`; entries saying dev or
-   next are not releases); a key naming a folder (`cliLatest`, `versionsV2`) speaks for the family in that folder
-   first; mike's versions.json entry aliased `latest`; Sphinx conf.py `version`/`release`); then the one tree
-   without a version number in its name that does not say old (Docusaurus's `docs/` beside
-   `versioned_docs/version-N/`); then the highest version number among trees that do not say old. The newest
-   folder is not always current: where the config names the current version, it wins.
+3. Which tree of a family is current: the user's setting (SCREE_CURRENT_VERSION: the tree's folder or its version,
+   comma-separated for several families) first; then the site's config where it names the current version (Docusaurus
+   `lastVersion` in docusaurus.config.*, else the first entry of versions.json beside versioned_docs/; a Hugo
+   config's key naming it (`latest_stable_version`, `latest: v1.18`, `current` in a table of versions), else the
+   newest release its list of versions holds (`versions: [main, v1.18, ...]`, `[params.versions] docs = ["2.20",
+   ...]`; entries saying dev or next are not releases); a key naming a folder (`cliLatest`, `versionsV2`) speaks for
+   the family in that folder first; mike's versions.json entry aliased `latest`; Sphinx conf.py `version`/`release`);
+   then the one tree without a version number in its name that does not say old (Docusaurus's `docs/` beside
+   `versioned_docs/version-N/`); then the highest version number among trees that do not say old. The newest folder
+   is not always current: where the config names the current version, it wins.
 4. The other trees are old, or newer than the current ("unreleased": a higher number where both carry one, else a
    name saying next or the untagged tree when the config names a numbered one, as Jest's docs/ is its "next"); a
    tree whose path says old is old whatever its number.
@@ -809,12 +809,11 @@ def _decide(family: Sequence[str], hints: Sequence[Hint], override: str | None) 
     old_named = {root for root in family if says_old(root)}
     current: str | None = None
     why = ""
-    if override:
-        wanted = override.strip().strip("/")
-        current = next((root for root in family if root == wanted), None) or next(
-            (root for root in family if _norm(root.rsplit("/", 1)[-1]) == _norm(wanted)), None
-        )
-        why = "named by SCREE_CURRENT_VERSION" if current is not None else ""
+    for wanted in overrides(override):
+        current = named_current(wanted, family)
+        if current is not None:
+            why = "named by SCREE_CURRENT_VERSION"
+            break
     if current is None:
         for hint in _applicable(hints, family):
             found = _named_by(hint, family, numbers, old_named)
@@ -842,6 +841,19 @@ def _decide(family: Sequence[str], hints: Sequence[Hint], override: str | None) 
             trees.append(Tree(root, numbers[root], NEWER if newer else OLD, ""))
     rest = sorted(trees[1:], key=lambda tree: (tree.status == OLD, [-n for n in version_key(tree.version)], tree.root))
     return (trees[0], *rest)
+
+
+def overrides(override: str | None) -> list[str]:
+    """The trees SCREE_CURRENT_VERSION names, one per family: folders or versions, comma-separated
+    (`content/v2.3,content/cli/v2.4` for Crossplane's docs and CLI)."""
+    return [part.strip().strip("/") for part in (override or "").split(",") if part.strip().strip("/")]
+
+
+def named_current(wanted: str, family: Sequence[str]) -> str | None:
+    """The tree of `family` that `wanted` (one of overrides()) names: its folder, else its version."""
+    return next((root for root in family if root == wanted), None) or next(
+        (root for root in family if _norm(root.rsplit("/", 1)[-1]) == _norm(wanted)), None
+    )
 
 
 def _prerelease(root: str) -> bool:
