@@ -127,23 +127,43 @@ def _docs_folder(plugin: str) -> str:
     return "docs" if plugin == DOCS_PLUGIN else plugin[len(DOCS_PLUGIN) + 1 :]
 
 
+@dataclass(frozen=True, slots=True)
+class _TranslatedDocs:
+    """A path under a Docusaurus docs plugin's i18n folder: `i18n/<language>/<plugin>/<version folder>/<page>`."""
+
+    language: str
+    folder: str  # the docs folder the plugin reads: `docs`, or a plugin id's own (`api`)
+    version: str  # its version folder: `current`, `version-30.4`
+    rest: list[str]  # the page's path below it, one or more parts
+
+
+def _translated_docs(parts: list[str], index: int) -> _TranslatedDocs | None:
+    """`parts[index:]` as a Docusaurus docs translation (_TranslatedDocs), else None: what translated_tree and
+    docusaurus_copy both read."""
+    if parts[index] != I18N_FOLDER or index + 4 >= len(parts):
+        return None
+    language, plugin, version = _code(parts[index + 1]), parts[index + 2], parts[index + 3]
+    if language is None or (plugin != DOCS_PLUGIN and not plugin.startswith(DOCS_PLUGIN + "-")):
+        return None
+    if version != CURRENT_VERSION and _version(version) is None:
+        return None
+    return _TranslatedDocs(language, _docs_folder(plugin), version, parts[index + 4 :])
+
+
 def translated_tree(path: str) -> tuple[str, str, str] | None:
     """(the tree's folder, its versions' folder, the page's path in it) whose translation a Docusaurus docs path
     under i18n/ is: `("docs", "", "x.md")` for `i18n/ko/docusaurus-plugin-content-docs/current/x.md` (the docs
     folder itself), `("version-30.4", "versioned_docs", "x.md")` for `.../version-30.4/x.md`, `("version-2",
     "api_versioned_docs", "x.md")` for a plugin with id `api`; None for any other path."""
     parts = path.split("/")
-    for index, part in enumerate(parts[:-4]):  # i18n, its language, the plugin, the version folder, then the page
-        plugin, version = parts[index + 2], parts[index + 3]
-        if part != I18N_FOLDER or _code(parts[index + 1]) is None:
+    for index in range(len(parts)):
+        docs = _translated_docs(parts, index)
+        if docs is None:
             continue
-        if plugin != DOCS_PLUGIN and not plugin.startswith(DOCS_PLUGIN + "-"):
-            continue
-        folder, rest = _docs_folder(plugin), "/".join(parts[index + 4 :])
-        if version == CURRENT_VERSION:
-            return folder, "", rest
-        if _version(version) is not None:
-            return version, VERSIONED_DOCS if folder == "docs" else f"{folder}_{VERSIONED_DOCS}", rest
+        rest = "/".join(docs.rest)
+        if docs.version == CURRENT_VERSION:
+            return docs.folder, "", rest
+        return docs.version, VERSIONED_DOCS if docs.folder == "docs" else f"{docs.folder}_{VERSIONED_DOCS}", rest
     return None
 
 
@@ -154,19 +174,18 @@ def docusaurus_copy(path: str) -> Copy | None:
     parts = path.split("/")
     for index, part in enumerate(parts[:-1]):
         prefix = parts[:index]
-        if part == I18N_FOLDER and index + 3 < len(parts) and parts[index + 2].startswith(PLUGIN_PREFIX):
+        docs = _translated_docs(parts, index)
+        if docs is not None:
+            version = None if docs.version == CURRENT_VERSION else _version(docs.version)
+            page = _one_page("/".join([*prefix, docs.folder, *docs.rest]))
+            return Copy(docs.language, page, version, structural=True)
+        plugin = parts[index + 2] if index + 3 < len(parts) else ""
+        if part == I18N_FOLDER and plugin.startswith(PLUGIN_PREFIX) and not plugin.startswith(DOCS_PLUGIN):
             language = _code(parts[index + 1])
             if language is None:
                 continue
-            plugin, rest = parts[index + 2], parts[index + 3 :]
-            if plugin == DOCS_PLUGIN or plugin.startswith(DOCS_PLUGIN + "-"):
-                version = None if rest[0] == CURRENT_VERSION else _version(rest[0])
-                if len(rest) < 2 or (version is None and rest[0] != CURRENT_VERSION):
-                    continue
-                folder = _docs_folder(plugin)
-                return Copy(language, _one_page("/".join([*prefix, folder, *rest[1:]])), version, structural=True)
             folders = PLUGIN_FOLDERS.get(plugin, (plugin,))
-            return Copy(language, _one_page("/".join([*prefix, *folders, *rest])), None, structural=True)
+            return Copy(language, _one_page("/".join([*prefix, *folders, *parts[index + 3 :]])), None, structural=True)
         if (part == VERSIONED_DOCS or part.endswith("_" + VERSIONED_DOCS)) and index + 2 < len(parts):
             version = _version(parts[index + 1])
             if version is None:
