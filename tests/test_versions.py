@@ -205,6 +205,10 @@ def test_scores_of_versions_side_by_side_and_their_pre_releases_are_one_family()
     assert found["content/docs/v1.11.0-alpha.0"] == found["content/docs/v2.2.0-alpha.1"] == OLD
     # without the config: the highest release, not the release candidate above it
     assert statuses(find_trees(paths))["content/docs/v2.7.2"] == CURRENT
+    # a number compared at its own precision: `2-edge` (the channel ahead of release 2) is no older than 2.19
+    edge = [f"content/{tree}/{p}" for tree in ("2-edge", "2.19", "2.18") for p in PAGES]
+    hints = parse_hints("config.toml", '[params]\nlatest_version = "2.19"\n')
+    assert statuses(find_trees(edge, hints)) == {"content/2.19": CURRENT, "content/2-edge": NEWER, "content/2.18": OLD}
     # 60 component folders with one page name each: no version trees
     components = [f"ui/{name}/{page}" for name in ("button", "card", "table") for page in ("api.md", "usage.md")]
     components += [f"ui/widget{n}/{page}" for n in range(60) for page in ("api.md", "usage.md")]

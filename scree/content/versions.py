@@ -879,7 +879,10 @@ def _ahead(number: str | None, current: str | None, name: str) -> bool:
     tree (carrying `current`): a higher number where both carry one; else named so (`next/`, `2-edge/`), or the
     untagged tree beside a numbered current one; numbered copies beside an untagged current tree are its snapshots."""
     if number is not None and current is not None:  # numbers decide: Antrea's v1.11.0-alpha.0 beside v2.7.0 is old
-        return version_key(number) > version_key(current)
+        mine = version_key(number)
+        theirs = version_key(current)[: len(mine)]
+        if mine != theirs:  # compared at the tree's own precision: `2-edge` is no older than 2.19, words decide
+            return mine > theirs
     if _says(NEXT_WORDS, name):
         return True
     return number is None and current is not None
