@@ -27,9 +27,9 @@ Many docs repositories keep several versions side by side (`versioned_docs/versi
    then the one tree without a version number in its name that does not say old (Docusaurus's `docs/` beside
    `versioned_docs/version-N/`); then the highest version number among trees that do not say old. The newest folder
    is not always current: where the config names the current version, it wins.
-4. The other trees are old, or newer than the current ("unreleased": a higher number where both carry one, else a
-   name saying next or the untagged tree when the config names a numbered one, as Jest's docs/ is its "next"); a
-   tree whose path says old is old whatever its number.
+4. The other trees are old, or newer than the current ("unreleased": a higher number at the tree's own precision
+   where both carry one, else a name saying next or the untagged tree when the config names a numbered one, as Jest's
+   docs/ is its "next"); a tree whose path says old is old whatever its number.
 5. Each page of a non-current tree is a copy of the current page at the same relative path; else of the current page
    with the same file name (when only one has it); else of the current page whose text resembles it most, if at
    least RENAMED_RESEMBLANCE (pages renamed between versions); else of none (a removed page: still found, marked old).
