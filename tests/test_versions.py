@@ -229,6 +229,24 @@ def test_a_monorepos_packages_sharing_their_project_files_are_no_versions() -> N
     assert not says_old("tools/archiver") and says_old("content/docs/archives/1.10.3") and says_old("older")
 
 
+def test_a_folder_holding_what_old_versions_held_is_no_version_and_docsys_version_names_the_current() -> None:
+    """Envoy Gateway's site/content/en/: latest/ (unreleased), v1.9 ... v1.0, and v0.6 ... v0.2 whose design/ pages
+    now live in community/. community/ mirrored the old trees and became an "unreleased" version; an untagged folder
+    is a version only beside the newest of its kind. hugo.toml's docsy `[params] version = "v1.9"` names the
+    current doc set (latest/ was taken for current by its untagged name once community/ was left out)."""
+    docs = ("concepts/intro.md", "concepts/gateway.md", "tasks/traffic.md", "tasks/security.md", "install.md")
+    design = ("design/metrics.md", "design/tracing.md", "design/rate-limit.md", "contributions/code.md")
+    paths = [f"site/content/en/{tree}/{p}" for tree in ("latest", "v1.9", "v1.8") for p in docs]
+    paths += [f"site/content/en/{tree}/{p}" for tree in ("v0.6", "v0.5") for p in (*docs[:3], *design)]
+    paths += [f"site/content/en/community/{p}" for p in (*design, "adopters.md")]
+    hints = parse_hints("site/hugo.toml", '[params]\nversion_menu = "Versions"\nversion = "v1.9"\n')
+    assert statuses(find_trees(paths, hints)) == {
+        "site/content/en/v1.9": CURRENT,
+        "site/content/en/latest": NEWER,
+        **{f"site/content/en/{tree}": OLD for tree in ("v1.8", "v0.6", "v0.5")},
+    }
+
+
 def test_a_key_naming_the_current_version_comes_before_a_list_of_versions() -> None:
     """Contour's site/config.yaml has both `latest_version` and `docs_versions`; where they differ (a release listed
     before the site moves to it), the key says which is current, though the list's key names the docs folder."""

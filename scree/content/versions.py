@@ -226,6 +226,9 @@ CURRENT_KEY_WORDS = frozenset(("latest", "current"))  # ... and any key with one
 # a key's words that are not its scope (Hint.scope: `cli` of `cliLatest`)
 VERSION_KEY_WORDS = frozenset(("version", "versions", "ver", "stable", *CURRENT_KEY_WORDS))
 PARSED_CONFIG_DEPTH = 8  # tables deep a parsed config's versions are looked for (Hugo's sit two or three deep)
+# Docsy's `params.version`, "the version of the docs represented in this doc set" (Envoy Gateway's v1.9 beside its
+# unreleased latest/): after any key naming the current version
+DOCSET_VERSION = ("params", "version")
 MAX_CONFIG_NODES = 20_000  # values of a parsed config looked at: YAML's aliases can make a small file a huge tree
 VERSIONS_TABLE_CURRENT = frozenset(("current", "latest", "stable"))  # keys of a table of versions naming the current
 _KEY_WORD = re.compile(r"[a-z]+[0-9]*|[A-Z][a-z]*[0-9]*|[0-9]+")  # `cliLatest`: cli, Latest; `latestV2`: latest, V2
@@ -266,6 +269,7 @@ def _hugo_hints(path: str, folder: str, name: str, text: str) -> list[Hint]:
     except (ValueError, RecursionError):  # a config Hugo would refuse names nothing
         return []
     named: list[tuple[str, str, tuple[str, ...]]] = []  # (key path, version, scope)
+    docset: list[tuple[str, str, tuple[str, ...]]] = []
     released: list[tuple[str, str, tuple[str, ...]]] = []
     listed: list[str] = []
     for keys, value in _config_entries(data):
@@ -291,10 +295,12 @@ def _hugo_hints(path: str, folder: str, name: str, text: str) -> list[Hint]:
                 or (CURRENT_KEY_WORDS & set(words) and _looks_like_version(version))
             ):
                 named.append((".".join(keys), version, scope if not in_versions else ()))
+            elif keys == DOCSET_VERSION and _looks_like_version(version):
+                docset.append((".".join(keys), version, ()))
     versions = tuple(dict.fromkeys(listed))
     return [
         Hint(f"{path} ({keys})", folder, version, versions, scope, from_list)
-        for from_list, found in ((False, named), (True, released))
+        for from_list, found in ((False, named), (False, docset), (True, released))
         for keys, version, scope in found
     ]
 
@@ -582,26 +588,12 @@ def find_trees(
             known[page] = page_fingerprint(pages[page]) if page_fingerprint is not None and page in pages else None
         return known[page]
 
-    accepted: list[tuple[str, str]] = []
-    roots: set[str] = set()
-    measured = 0
     pairs = {
         pair: count
         for pair, count in mirrored_pairs(paths, excluded).items()
         if count >= MIN_MIRRORED and count >= MIRROR_SHARE * min(size[pair[0]], size[pair[1]])
     }
-    variants = _variant_parents([pair for pair in pairs if not _named_versions(*pair, hinted) and not _channel(*pair)])
-    for a, b in sorted(pairs, key=lambda pair: (-pairs[pair], pair)):
-        if _inside_any(a, roots) or _inside_any(b, roots):
-            continue  # inside a tree already found: the same pair one level down
-        if _branch_point(a, b) in variants and a != _branch_point(a, b):
-            continue  # in (or below) two of several variants side by side, never versions of each other
-        if not _named_versions(a, b, hinted):
-            measured += 1
-            if measured > MAX_MEASURED_PAIRS or not _resembling(a, b, pages, fp):
-                continue
-        accepted.append((a, b))
-        roots.update((a, b))
+    accepted = _versions_among(pairs, hinted, lambda a, b: _resembling(a, b, pages, fp))
     if not accepted:
         return VersionTrees(hints=tuple(hints))
     trees = {folder for pair in accepted for folder in pair}
@@ -614,6 +606,32 @@ def find_trees(
         copies.update(found)
         superseded.update(_superseded(family, [path for path, copy in found.items() if copy.tree is family[0]]))
     return VersionTrees(decided, copies, tuple(hints), superseded)
+
+
+def _versions_among(
+    pairs: Mapping[tuple[str, str], int], hinted: set[str], resembling: Callable[[str, str], bool]
+) -> list[tuple[str, str]]:
+    """Rules 1 and 2 over the mirroring `pairs` (with how many pages each shares), the most mirrored first: the pairs
+    that are versions of one tree, by name, config or (for at most MAX_MEASURED_PAIRS) text."""
+    accepted: list[tuple[str, str]] = []
+    roots: set[str] = set()
+    measured = 0
+    variants = _variant_parents([pair for pair in pairs if not _named_versions(*pair, hinted) and not _channel(*pair)])
+    newest = _newest_of_shape({folder for pair in pairs for folder in pair})
+    for a, b in sorted(pairs, key=lambda pair: (-pairs[pair], pair)):
+        if _inside_any(a, roots) or _inside_any(b, roots):
+            continue  # inside a tree already found: the same pair one level down
+        if _untagged_beside_an_old_one(a, b, newest) or _untagged_beside_an_old_one(b, a, newest):
+            continue
+        if _branch_point(a, b) in variants and a != _branch_point(a, b):
+            continue  # in (or below) two of several variants side by side, never versions of each other
+        if not _named_versions(a, b, hinted):
+            measured += 1
+            if measured > MAX_MEASURED_PAIRS or not resembling(a, b):
+                continue
+        accepted.append((a, b))
+        roots.update((a, b))
+    return accepted
 
 
 def version_in_name(path: str) -> str | None:
@@ -690,6 +708,35 @@ def _named_versions(a: str, b: str, hinted: set[str]) -> bool:
         if version_of_name(name) is not None or says_old(folder) or _norm(name) in hinted:
             return True
     return False
+
+
+def _newest_of_shape(folders: Iterable[str]) -> dict[tuple[str, str], tuple[int, ...]]:
+    """The highest version among `folders` (those that mirror another) of each (parent, name_shape): `v1.9` of Envoy
+    Gateway's site/content/en/v{}; a newer stub that mirrors nothing does not count."""
+    newest: dict[tuple[str, str], tuple[int, ...]] = {}
+    for folder in folders:
+        parent, _, name = folder.rpartition("/")
+        shape = name_shape(name)
+        if shape is not None:
+            key = (parent, shape)
+            newest[key] = max(newest.get(key, ()), version_key(version_of_name(name)))
+    return newest
+
+
+def _untagged_beside_an_old_one(
+    untagged: str, numbered: str, newest: Mapping[tuple[str, str], tuple[int, ...]]
+) -> bool:
+    """Whether `untagged` (no version in its name, saying nothing of old or channels) mirrors `numbered`, a version
+    older than the newest of its kind: Envoy Gateway's community/ holds the design pages its v0.2-v0.6 trees held,
+    and is no version of the site (a docs/ that is one mirrors the newest version, as Docusaurus's does)."""
+    name = untagged.rpartition("/")[2]
+    if version_of_name(name) is not None or says_old(untagged) or _channel(untagged, untagged):
+        return False
+    parent, _, numbered_name = numbered.rpartition("/")
+    shape = name_shape(numbered_name)
+    if shape is None:
+        return False
+    return version_key(version_of_name(numbered_name)) < newest.get((parent, shape), ())
 
 
 def _channel(a: str, b: str) -> bool:
