@@ -14,19 +14,21 @@ Many docs repositories keep several versions side by side (`versioned_docs/versi
    (`version-30.4`, `v3.7`, `2.x`, `v1.11.0-alpha.0`: a pre-release is its number's) or says old (`old`, `legacy`,
    `archive`, `archived`, `deprecated`, `previous`), the site's config naming the version, or near-duplicate text,
    measured: the resemblance (MinHash of word shingles, text_resemblance) of three in four of the shared pages at
-   least SAME_TREE_RESEMBLANCE. Folders of one name shape (name_shape) beside a family's trees join it, mirrored or not
-   (_sibling_pairs). A family holds each version once: two trees of one name (`content/v2.3/`,
-   `content/cli/v2.3/`) are in two families, however alike.
+   least SAME_TREE_RESEMBLANCE. Folders of one name shape (name_shape) beside a family's trees join it, mirrored or
+   not (_sibling_pairs). A family holds each version once: two trees of one name (`content/v2.3/`,
+   `content/cli/v2.3/`) are in two families, however alike. A folder without a version in its name is a version only
+   where it mirrors the newest tree of its kind (_untagged_beside_an_old_one: Envoy Gateway's community/ holds what
+   its v0.x trees held).
 3. Which tree of a family is current: the user's setting (SCREE_CURRENT_VERSION: the tree's folder or its version,
    comma-separated for several families) first; then the site's config where it names the current version (Docusaurus
    `lastVersion` in docusaurus.config.*, else the first entry of versions.json beside versioned_docs/; a Hugo
-   config's key naming it (`latest_stable_version`, `latest: v1.18`, `current` in a table of versions), else the
-   newest release its list of versions holds (`versions: [main, v1.18, ...]`, `[params.versions] docs = ["2.20",
-   ...]`; entries saying dev or next are not releases); a key naming a folder (`cliLatest`, `versionsV2`) speaks for
-   the family in that folder first; mike's versions.json entry aliased `latest`; Sphinx conf.py `version`/`release`);
-   then the one tree without a version number in its name that does not say old (Docusaurus's `docs/` beside
-   `versioned_docs/version-N/`); then the highest version number among trees that do not say old. The newest folder
-   is not always current: where the config names the current version, it wins.
+   config's key naming it (`latest_stable_version`, `latest: v1.18`, `current` in a table of versions, docsy's
+   `params.version`), else the newest release its list of versions holds (`versions: [main, v1.18, ...]`,
+   `[params.versions] docs = ["2.20", ...]`; entries saying dev or next are not releases); a key naming a folder
+   (`cliLatest`, `versionsV2`) speaks for the family in that folder first; mike's versions.json entry aliased
+   `latest`; Sphinx conf.py `version`/`release`); then the one tree without a version number in its name that does
+   not say old (Docusaurus's `docs/` beside `versioned_docs/version-N/`); then the highest version number among trees
+   that do not say old. The newest folder is not always current: where the config names the current version, it wins.
 4. The other trees are old, or newer than the current ("unreleased": a higher number at the tree's own precision
    where both carry one, else a name saying next or the untagged tree when the config names a numbered one, as Jest's
    docs/ is its "next"); a tree whose path says old is old whatever its number.
