@@ -618,7 +618,8 @@ def _versions_among(
     accepted: list[tuple[str, str]] = []
     roots: set[str] = set()
     measured = 0
-    variants = _variant_parents([pair for pair in pairs if not _named_versions(*pair, hinted) and not _channel(*pair)])
+    unnamed = [pair for pair in pairs if not _named_versions(*pair, hinted) and not any(map(_channel, pair))]
+    variants = _variant_parents(unnamed)
     newest = _newest_of_shape({folder for pair in pairs for folder in pair})
     for a, b in sorted(pairs, key=lambda pair: (-pairs[pair], pair)):
         if _inside_any(a, roots) or _inside_any(b, roots):
@@ -712,16 +713,25 @@ def _named_versions(a: str, b: str, hinted: set[str]) -> bool:
     return False
 
 
+def _shape_of(folder: str) -> tuple[str, str] | None:
+    """(parent, name_shape) of a folder named for a version: `("site/content/en", "v{}")` of site/content/en/v1.9."""
+    parent, _, name = folder.rpartition("/")
+    shape = name_shape(name)
+    return (parent, shape) if shape is not None else None
+
+
+def _folder_number(folder: str) -> tuple[int, ...]:
+    return version_key(version_of_name(folder.rpartition("/")[2]))
+
+
 def _newest_of_shape(folders: Iterable[str]) -> dict[tuple[str, str], tuple[int, ...]]:
-    """The highest version among `folders` (those that mirror another) of each (parent, name_shape): `v1.9` of Envoy
-    Gateway's site/content/en/v{}; a newer stub that mirrors nothing does not count."""
+    """The highest version among `folders` of each (parent, name_shape) (_shape_of): `v1.9` of Envoy Gateway's
+    site/content/en/v{} among the folders that mirror another; a newer stub that mirrors nothing does not count."""
     newest: dict[tuple[str, str], tuple[int, ...]] = {}
     for folder in folders:
-        parent, _, name = folder.rpartition("/")
-        shape = name_shape(name)
-        if shape is not None:
-            key = (parent, shape)
-            newest[key] = max(newest.get(key, ()), version_key(version_of_name(name)))
+        key = _shape_of(folder)
+        if key is not None:
+            newest[key] = max(newest.get(key, ()), _folder_number(folder))
     return newest
 
 
@@ -731,20 +741,16 @@ def _untagged_beside_an_old_one(
     """Whether `untagged` (no version in its name, saying nothing of old or channels) mirrors `numbered`, a version
     older than the newest of its kind: Envoy Gateway's community/ holds the design pages its v0.2-v0.6 trees held,
     and is no version of the site (a docs/ that is one mirrors the newest version, as Docusaurus's does)."""
-    name = untagged.rpartition("/")[2]
-    if version_of_name(name) is not None or says_old(untagged) or _channel(untagged, untagged):
+    if version_of_name(untagged.rpartition("/")[2]) is not None or says_old(untagged) or _channel(untagged):
         return False
-    parent, _, numbered_name = numbered.rpartition("/")
-    shape = name_shape(numbered_name)
-    if shape is None:
-        return False
-    return version_key(version_of_name(numbered_name)) < newest.get((parent, shape), ())
+    key = _shape_of(numbered)
+    return key is not None and _folder_number(numbered) < newest.get(key, ())
 
 
-def _channel(a: str, b: str) -> bool:
-    """Whether either folder is named for a release channel (`stable/`, `latest/`, `next/`, `dev/`): such siblings
-    are versions, not variants, whatever their number."""
-    return any(_says((*NEXT_WORDS, *CURRENT_WORDS), folder.rpartition("/")[2]) for folder in (a, b))
+def _channel(folder: str) -> bool:
+    """Whether a folder is named for a release channel (`stable/`, `latest/`, `next/`, `dev/`): such siblings are
+    versions, not variants, whatever their number."""
+    return _says((*NEXT_WORDS, *CURRENT_WORDS), folder.rpartition("/")[2])
 
 
 def _parent(folder: str) -> str:
@@ -825,27 +831,19 @@ def _sibling_pairs(trees: Collection[str], folders: Iterable[str]) -> list[tuple
     (name_shape: `content/v1.1-docs` and `content/v1.20-docs`), and each other folder of `folders` beside them of
     that shape, though it mirrors too little to pair (pages renamed or restructured between versions)."""
 
-    def key(folder: str) -> tuple[str, str] | None:
-        parent, _, name = folder.rpartition("/")
-        shape = name_shape(name)
-        if shape is None or _YEAR.fullmatch(name):  # a year beside versions is a folder of that year's pages
-            return None
-        return parent, shape
-
-    def number(folder: str) -> tuple[int, ...]:
-        return version_key(version_of_name(folder.rpartition("/")[2]))
+    def key(folder: str) -> tuple[str, str] | None:  # a year beside versions is a folder of that year's pages
+        return None if _YEAR.fullmatch(folder.rpartition("/")[2]) else _shape_of(folder)
 
     first: dict[tuple[str, str], str] = {}
-    highest: dict[tuple[str, str], tuple[int, ...]] = {}
+    highest = _newest_of_shape(trees)
     pairs = []
     for tree in sorted(trees):
         shaped = key(tree)
         if shaped is not None:
             pairs.append((first.setdefault(shaped, tree), tree))
-            highest[shaped] = max(highest.get(shaped, ()), number(tree))
     for folder in folders:
         shaped = key(folder)
-        if shaped not in first or folder in trees or number(folder) >= highest[shaped]:
+        if shaped not in first or folder in trees or _folder_number(folder) >= highest[shaped]:
             continue  # an unmirrored folder joins as an older version only: a newer one may be a stub
         if not any(_under(folder, t) or _under(t, folder) for t in trees):
             pairs.append((first[shaped], folder))
