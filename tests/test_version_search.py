@@ -283,12 +283,15 @@ def test_each_docs_plugin_instance_has_its_own_current_version(tmp_path: Path) -
     """loft-sh/vcluster-docs: two Docusaurus docs plugin instances, each with `<id>_versions.json` and
     `<id>_versioned_docs/`; docusaurus.config.js sets lastVersion "current" for the preset's docs, "0.36.0" for
     `id: "vcluster"` (0.37.0 is unreleased) and none for `id: "platform"` (the first of its versions file). The
-    preset's "current" was taken for every instance: vcluster/ and platform/, the unreleased main, were current."""
+    preset's "current" was taken for every instance: vcluster/ and platform/, the unreleased main, were current.
+    The preset labels its docs "v0.32" (`versions.current.label`): that says nothing of vcluster/ ("main 🚧")."""
     config = """module.exports = {
-  presets: [["classic", { docs: { path: "docs", lastVersion: "current" } }]],
+  presets: [["classic", { docs: { path: "docs", lastVersion: "current",
+    versions: { current: { label: "v0.32", banner: "none" } } } }]],
   plugins: [
     ["@docusaurus/plugin-content-docs", { id: "vcluster", path: "vcluster", lastVersion: "0.36.0",
-      onlyIncludeVersions: ["current", "0.37.0", "0.36.0", "0.35.0"] }],
+      onlyIncludeVersions: ["current", "0.37.0", "0.36.0", "0.35.0"],
+      versions: { current: { label: "main 🚧" }, "0.36.0": { label: "v0.36 Stable" } } }],
     ["@docusaurus/plugin-content-docs", { id: "platform", path: "platform" }],
   ],
 };

@@ -71,6 +71,25 @@ def test_last_version_current_keeps_docs_current() -> None:
     assert statuses(find_trees(paths, [hint])) == {"docs": CURRENT, "versioned_docs/version-10.x": OLD}
 
 
+@pytest.mark.parametrize(
+    ("label", "status"),
+    [("4.x", OLD), ("Version 4.2", OLD), ("6.x", NEWER), ("Next", NEWER), ("Canary 🚧", NEWER)],
+)
+def test_the_label_docusaurus_gives_docs_says_whether_it_is_old_or_next(label: str, status: str) -> None:
+    """RocketMQ's layout: `lastVersion: '5.0'` and `versions: {current: {label: '4.x'}}`: docs/ is its old 4.x
+    docs, not an unreleased next, whether the config is read with versions.json or alone."""
+    paths = [f"docs/{p}" for p in PAGES] + [f"versioned_docs/version-5.0/{p}" for p in PAGES]
+    config = (
+        "module.exports = { presets: [['classic', { docs: { lastVersion: '5.0',\n"
+        f"  versions: {{ current: {{ label: '{label}', path: '/4.x', banner: 'none' }}, '5.0': {{ label: '5.0' }} }}"
+        " } }]] };"
+    )
+    with_json = parse_hints("versions.json", '["5.0"]', {"docusaurus.config.js": config})
+    alone = parse_hints("docusaurus.config.js", config)
+    for hints in (with_json, alone):
+        assert statuses(find_trees(paths, hints)) == {"versioned_docs/version-5.0": CURRENT, "docs": status}
+
+
 def test_an_archived_folder_that_mirrors_docs_is_old_without_any_config() -> None:
     """pnpm's layout: versioned_docs_archived/version-N.x/ is not built by the site, so only its shape says it is a
     version tree; the untagged docs/ is current."""

@@ -31,7 +31,8 @@ Many docs repositories keep several versions side by side (`versioned_docs/versi
    that do not say old. The newest folder is not always current: where the config names the current version, it wins.
 4. The other trees are old, or newer than the current ("unreleased": a higher number at the tree's own precision
    where both carry one, else a name saying next or the untagged tree when the config names a numbered one, as Jest's
-   docs/ is its "next"); a tree whose path says old is old whatever its number.
+   docs/ is its "next", unless the config's label gives it a lower number: Docusaurus's `versions.current.label`,
+   RocketMQ's `4.x` beside its current 5.0); a tree whose path says old is old whatever its number.
 5. Each page of a non-current tree is a copy of the current page at the same relative path; else of the current page
    with the same file name (when only one has it); else of the current page whose text resembles it most, if at
    least RENAMED_RESEMBLANCE (pages renamed between versions); else of none (a removed page: still found, marked old).
@@ -202,6 +203,9 @@ class Hint:
     versions: tuple[str, ...] = ()
     scope: tuple[str, ...] = ()  # the words of its key that name a family's folder (`cli` of `cliLatest`), if any
     from_list: bool = False  # the newest release of a list of versions, not a key naming the current one
+    # the version the site's label gives its untagged tree, where the label carries one (Docusaurus's
+    # `versions: {current: {label: '4.x'}}`: RocketMQ's docs/ is its old 4.x beside the current versioned 5.0)
+    untagged: str | None = None
 
 
 DOCUSAURUS_CONFIGS = (
@@ -218,6 +222,8 @@ CONFIG_NAMES = frozenset((*DOCUSAURUS_CONFIGS, *HUGO_CONFIGS, *SPHINX_CONFIGS, *
 # bounded runs: unbounded, a config of many unclosed `onlyIncludeVersions: [` took time growing with its square
 _LAST_VERSION = re.compile(r"""lastVersion\s*:\s*['"]([^'"\n]{1,200})['"]""")
 _ONLY_INCLUDE = re.compile(r"onlyIncludeVersions\s*:\s*\[([^\]]{0,4000})\]")
+# the label of the docs plugin's `current` version (its untagged docs/ folder), in its `versions` option
+_CURRENT_LABEL = re.compile(r"""\bcurrent\s*:\s*\{[^{}]{0,400}?\blabel\s*:\s*['"]([^'"\n]{1,100})['"]""")
 _INSTANCE_ID = re.compile(r"""\bid\s*:\s*['"]([\w-]{1,100})['"]""")  # a docs plugin instance's id in its options
 INSTANCE_VERSIONS = "_versions.json"  # `<id>_versions.json`: the versions of docs plugin instance <id>
 CURRENT_KEYS = frozenset(  # config keys naming the current version, wherever they sit, whatever their value's shape
@@ -249,8 +255,15 @@ def parse_hints(path: str, text: str, siblings: Mapping[str, str] = {}) -> list[
         return [found] if found is not None else []
     if name in DOCUSAURUS_CONFIGS:
         read = {_instance_of(sibling) for sibling in siblings if is_versions_file(sibling)}  # read with those
+        labels = _docusaurus_options(text, _CURRENT_LABEL)
         return [
-            Hint(f"{path} ({instance or 'docs'})", folder, _last_version(last), scope=_instance_scope(instance))
+            Hint(
+                f"{path} ({instance or 'docs'})",
+                folder,
+                _last_version(last),
+                scope=_instance_scope(instance),
+                untagged=_labelled_version(labels.get(instance)),
+            )
             for instance, last in _docusaurus_options(text, _LAST_VERSION).items()
             if instance not in read
         ]
@@ -396,6 +409,14 @@ def _docusaurus_options(text: str, pattern: re.Pattern[str]) -> dict[str, re.Mat
     return options
 
 
+def _labelled_version(label: re.Match[str] | None) -> str | None:
+    """The version a Docusaurus `current` label carries (`4.x`, `v2`, `Version 3.1`), else None (`Next`, `Canary`)."""
+    if label is None:
+        return None
+    words = label.group(1).strip().split()
+    return version_of_name(words[-1]) if words else None
+
+
 def _versions_json_hint(path: str, folder: str, text: str, siblings: Mapping[str, str]) -> Hint | None:
     try:
         data = json.loads(text)
@@ -407,16 +428,18 @@ def _versions_json_hint(path: str, folder: str, text: str, siblings: Mapping[str
     if all(isinstance(item, str) for item in data):  # Docusaurus: newest first; the first is current by default
         listed = tuple(str(item) for item in data)
         current: str | None = listed[0]
+        untagged: str | None = None
         for sibling, sibling_text in siblings.items():
             if sibling in DOCUSAURUS_CONFIGS:
                 last = _docusaurus_options(sibling_text, _LAST_VERSION).get(instance)
                 if last is not None:
                     current = _last_version(last)
+                untagged = _labelled_version(_docusaurus_options(sibling_text, _CURRENT_LABEL).get(instance))
                 only = _docusaurus_options(sibling_text, _ONLY_INCLUDE).get(instance)
                 if only is not None:
                     included = [v for v in _QUOTED.findall(only.group(1))]
                     listed = tuple(v for v in listed if v in included) or listed
-        return Hint(path, folder, current, listed, _instance_scope(instance))
+        return Hint(path, folder, current, listed, _instance_scope(instance), untagged=untagged)
     if instance:
         return None
     if all(isinstance(item, dict) for item in data):  # mike: [{"version", "title", "aliases"}]
@@ -882,10 +905,12 @@ def _decide(family: Sequence[str], hints: Sequence[Hint], override: str | None) 
             current = min(family, key=lambda root: (root in old_named, -len(root), root))
             why = "the tree that does not say old"
     trees = [Tree(current, numbers[current], CURRENT, why)]
+    labelled = _untagged_label(hints, family, numbers, old_named, current)
     for root in family:
         if root != current:
-            newer = root not in old_named and _ahead(numbers[root], numbers[current], root.rsplit("/", 1)[-1])
-            trees.append(Tree(root, numbers[root], NEWER if newer else OLD, ""))
+            number = labelled.get(root, numbers[root])
+            newer = root not in old_named and _ahead(number, numbers[current], root.rsplit("/", 1)[-1])
+            trees.append(Tree(root, number, NEWER if newer else OLD, ""))
     rest = sorted(trees[1:], key=lambda tree: (tree.status == OLD, [-n for n in version_key(tree.version)], tree.root))
     return (trees[0], *rest)
 
@@ -915,6 +940,24 @@ def _applicable(hints: Sequence[Hint], family: Sequence[str]) -> list[Hint]:
     folders = {_BARE.sub("", part.lower()) for root in family for part in root.split("/")}
     applicable = [hint for hint in hints if not hint.scope or _names_folder(hint.scope, folders)]
     return sorted(applicable, key=lambda hint: (hint.from_list, not hint.scope))
+
+
+def _untagged_label(
+    hints: Sequence[Hint], family: Sequence[str], numbers: Mapping[str, str | None], old_named: set[str], current: str
+) -> dict[str, str]:
+    """The family's one untagged tree, when it is not current, with the version the config's label gives it
+    (Hint.untagged) where that config names the current tree: RocketMQ's docs/, labelled 4.x beside the current
+    5.0, is old, not an unreleased next; the preset's label says nothing of another plugin instance's docs."""
+    untagged = [root for root in family if numbers[root] is None and root not in old_named and root != current]
+    label = next(
+        (
+            hint.untagged
+            for hint in _applicable(hints, family)
+            if hint.untagged is not None and _named_by(hint, family, numbers, old_named) == current
+        ),
+        None,
+    )
+    return {untagged[0]: label} if label is not None and len(untagged) == 1 else {}
 
 
 def _names_folder(scope: Sequence[str], folders: Collection[str]) -> bool:
