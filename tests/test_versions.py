@@ -77,8 +77,12 @@ def test_last_version_current_keeps_docs_current() -> None:
 )
 def test_the_label_docusaurus_gives_docs_says_whether_it_is_old_or_next(label: str, status: str) -> None:
     """RocketMQ's layout: `lastVersion: '5.0'` and `versions: {current: {label: '4.x'}}`: docs/ is its old 4.x
-    docs, not an unreleased next, whether the config is read with versions.json or alone."""
-    paths = [f"docs/{p}" for p in PAGES] + [f"versioned_docs/version-5.0/{p}" for p in PAGES]
+    docs, not an unreleased next, whether the config is read with versions.json or alone; its English translation
+    (i18n/en/.../current/) is of that tree, as the translation of version-5.0 is of the current one."""
+    english = f"i18n/en/{PLUGIN}"
+    paths = [f"{root}/{p}" for root in ("docs", f"{english}/current") for p in PAGES] + [
+        f"{root}/{p}" for root in ("versioned_docs/version-5.0", f"{english}/version-5.0") for p in PAGES
+    ]
     config = (
         "module.exports = { presets: [['classic', { docs: { lastVersion: '5.0',\n"
         f"  versions: {{ current: {{ label: '{label}', path: '/4.x', banner: 'none' }}, '5.0': {{ label: '5.0' }} }}"
@@ -87,7 +91,14 @@ def test_the_label_docusaurus_gives_docs_says_whether_it_is_old_or_next(label: s
     with_json = parse_hints("versions.json", '["5.0"]', {"docusaurus.config.js": config})
     alone = parse_hints("docusaurus.config.js", config)
     for hints in (with_json, alone):
-        assert statuses(find_trees(paths, hints)) == {"versioned_docs/version-5.0": CURRENT, "docs": status}
+        versions = find_trees(paths, hints, excluded=lambda folder: folder.startswith("i18n"))  # as the search does
+        assert statuses(versions) == {"versioned_docs/version-5.0": CURRENT, "docs": status}
+        trees = LanguageTrees.of(paths, versions)
+        translated = trees.copy(f"{english}/current/install.md")
+        assert translated is not None and translated.version_note == f"docs ({status})"
+        assert trees.copy(f"{english}/version-5.0/install.md") == Copy(
+            "en", "versioned_docs/version-5.0/install.md", None, structural=True
+        )
 
 
 def test_an_archived_folder_that_mirrors_docs_is_old_without_any_config() -> None:

@@ -908,9 +908,9 @@ def _decide(family: Sequence[str], hints: Sequence[Hint], override: str | None) 
     labelled = _untagged_label(hints, family, numbers, old_named, current)
     for root in family:
         if root != current:
-            number = labelled.get(root, numbers[root])
+            number = labelled.get(root, numbers[root])  # for the status alone: the tree's name still carries none
             newer = root not in old_named and _ahead(number, numbers[current], root.rsplit("/", 1)[-1])
-            trees.append(Tree(root, number, NEWER if newer else OLD, ""))
+            trees.append(Tree(root, numbers[root], NEWER if newer else OLD, ""))
     rest = sorted(trees[1:], key=lambda tree: (tree.status == OLD, [-n for n in version_key(tree.version)], tree.root))
     return (trees[0], *rest)
 
