@@ -177,6 +177,21 @@ def test_a_translated_plugin_without_its_original_does_not_make_the_translation_
     assert LanguageTrees.of([*paths, *videos, *(f"{zh}-docs/current/more{n}.md" for n in range(4))]).main == "zh"
 
 
+def test_a_query_of_names_only_is_english_beside_an_original_in_another_language() -> None:
+    """apache/rocketmq-site: docs/ in Chinese (the original, untagged) beside its English translation in i18n/en/.
+    A query with no function words ("consumer group load balancing") was read as the original's language and showed
+    the Chinese copy of a page; `en` being a tree of its own says the original is not English."""
+    pages = [f"domain/page{n}.md" for n in range(6)]
+    paths = [f"docs/{page}" for page in pages] + [
+        f"i18n/en/docusaurus-plugin-content-docs/current/{page}" for page in pages
+    ]
+    trees = LanguageTrees.of(paths)
+    assert trees.main == ""
+    assert trees.query_language("consumer group load balancing") == "en"
+    assert trees.query_language("how do I balance the load") == "en"
+    assert trees.query_language("如何发送事务消息") == ""  # its script: the original's, no tree says Chinese
+
+
 def test_complete_translations_that_tie_make_english_main() -> None:
     """expressjs.com: src/content/docs/<lang>/5x/ in ten languages of 62 pages each, every count tied, so German
     was main by name and a query of names only ("express.static options") showed German pages."""

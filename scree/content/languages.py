@@ -374,7 +374,9 @@ class LanguageTrees:
 
     def query_language(self, query: str) -> str | None:
         """The trees' language the query is most likely in: its script, then its function words, else the main.
-        An ORIGINAL tree is read as English unless `en` is a tree of its own."""
+        An ORIGINAL tree is read as English unless `en` is a tree of its own; then a query of no script of its own
+        and no function words (`consumer group load balancing`) is read as English, not as the original, which is
+        in another language (RocketMQ's docs/ in Chinese beside i18n/en/)."""
         if not self.counts:
             return self.main
         for script, candidates in _SCRIPTS:
@@ -392,6 +394,8 @@ class LanguageTrees:
             hits = sum(_STOP_SHARE[word] for word in words if word in stops) if stops else 0.0
             if hits > best_hits:
                 best, best_hits = language, hits
+        if not best_hits and english_named and best == ORIGINAL:
+            return "en"
         return best
 
     def sync_order(self, paths: list[str]) -> list[str]:
