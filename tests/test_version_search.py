@@ -122,6 +122,33 @@ def test_the_old_chunk_that_matched_is_shown_marked_and_the_current_one_where_it
         assert old in {entry.rsplit(":", 1)[0] for entry in watch.also}
 
 
+def test_a_site_at_the_repository_root_comes_before_its_old_version_beside_it(tmp_path: Path) -> None:
+    """A docs repository whose pages sit at its root (a Mintlify site: firecrawl-docs) keeps its old API's pages in
+    v1/ at the same relative paths: the root's page comes first with the v1/ copy in also=, a section only v1/ has
+    is shown marked old, and `scree doctor` names the root `./`."""
+    files = {
+        "CLI.md": CLI_V30,
+        "Configuration.md": CONFIG_PAGE,
+        "v1/CLI.md": CLI_V29,
+        "v1/Configuration.md": CONFIG_PAGE,
+    }
+    files |= {name: text for name, text in GUIDES.items()} | {f"v1/{name}": text for name, text in GUIDES.items()}
+    folder = tree(tmp_path / "site", files)
+    engine = engine_for(folder, tmp_path / "index.db")
+    for mode in ("hybrid", "keyword"):
+        hits = search(engine, "fail the run when coverage of a folder drops below a percentage", mode)
+        assert (hits[0].path, hits[0].version) == ("Configuration.md", None), (mode, [h.path for h in hits])
+        assert "v1/Configuration.md" in {entry.rsplit(":", 1)[0] for entry in hits[0].also}
+        browser = next(h for h in search(engine, "run the tests in a real browser jasmine runner", mode, k=20)
+                       if "jasmine browser" in h.text)  # fmt: skip
+        assert (browser.path, browser.version) == ("v1/CLI.md", "v1 (old)")
+    env = scree_env(tmp_path / "data", SCREE_EMBEDDER="hash")
+    reindex_here(env, folder)
+    doctor = run_scree("doctor", "--notes", str(folder), env=env)
+    assert "version trees: current ./ (5 pages; the tree whose name carries no version" in doctor.stdout
+    assert "other versions: v1/ (old, 5 pages)" in doctor.stdout
+
+
 def test_an_archived_folder_gives_way_to_docs(tmp_path: Path) -> None:
     """pnpm's layout: versioned_docs_archived/ is no Docusaurus folder; identical text is shown from docs/."""
     files = {f"docs/{name}": text for name, text in GUIDES.items()} | {"docs/CLI.md": CLI_V30}

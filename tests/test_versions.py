@@ -101,6 +101,39 @@ def test_the_label_docusaurus_gives_docs_says_whether_it_is_old_or_next(label: s
         )
 
 
+def test_the_repository_root_is_the_current_tree_beside_top_folders_named_for_versions() -> None:
+    """firecrawl/firecrawl-docs (a Mintlify site at the repository's root): the current pages at the root, the old
+    API's in v1/ and v0/ at the same relative paths, translations in es/, a snippets/ family of its own. The root was
+    never a tree, so v1/ and v0/ ranked as current pages."""
+    paths = [*PAGES, "migrating-from-v0.md", "migrate-to-v2.md", "README.md"]
+    paths += [f"v1/{p}" for p in PAGES] + [f"v0/{p}" for p in PAGES[:4]]
+    paths += [f"es/{p}" for p in PAGES] + [f"es/v1/{p}" for p in PAGES]
+    paths += [f"snippets/v{v}/{p}" for v in (1, 2) for p in PAGES]
+    trees = find_trees(paths, excluded=lambda folder: folder == "es")
+    assert statuses(trees) == {"": CURRENT, "v1": OLD, "v0": OLD, "snippets/v2": CURRENT, "snippets/v1": OLD}
+    old = trees.copy("v1/cli/run.md")
+    assert old is not None and (old.page, old.counterpart, old.tree.label) == ("cli/run.md", "cli/run.md", "v1")
+    current = trees.copy("cli/run.md")
+    assert current is not None and current.tree.status == CURRENT and current.tree.label == "."
+    snippet = trees.copy("snippets/v1/cli/run.md")  # its own family's, not an old copy of the root's page
+    assert snippet is not None and snippet.counterpart == "snippets/v2/cli/run.md"
+    assert trees.copy("es/cli/run.md") is None and trees.copy("es/v1/cli/run.md") is None  # a language's own
+    assert trees.superseded == {"migrating-from-v0.md": "0"}  # the root is past v1: notes on moving from v0 are old
+    assert any(line.startswith("current ./ (") for line in trees.describe())
+    v1_named = parse_hints("versions.json", '["1"]')  # a config naming v1 current: the root is then unreleased
+    assert statuses(find_trees(paths, v1_named, excluded=lambda folder: folder == "es"))[""] == NEWER
+    for override in (".", "./"):  # the setting names the root as `scree doctor` shows it
+        named = statuses(find_trees(paths, v1_named, override=override, excluded=lambda folder: folder == "es"))
+        assert (named[""], named["v1"]) == (CURRENT, OLD), override
+
+
+def test_the_root_pairs_only_with_top_folders_named_for_versions() -> None:
+    """A website/ copy of the root's pages, or a v2/ inside a folder, says nothing of the root's versions."""
+    for other in ("website", "api/v2"):
+        assert statuses(find_trees([*PAGES, *(f"{other}/{p}" for p in PAGES)])) == {}, other
+    assert statuses(find_trees([*PAGES, *(f"old/{p}" for p in PAGES)])) == {"": CURRENT, "old": OLD}
+
+
 def test_an_archived_folder_that_mirrors_docs_is_old_without_any_config() -> None:
     """pnpm's layout: versioned_docs_archived/version-N.x/ is not built by the site, so only its shape says it is a
     version tree; the untagged docs/ is current."""

@@ -8,7 +8,9 @@ Many docs repositories keep several versions side by side (`versioned_docs/versi
    README pages alone do not count), and at least MIRROR_SHARE of the smaller folder's pages. A folder name never
    decides alone: `old/` of unrelated pages, or a `docs/v2/` beside a `docs/` it does not copy, is no version tree.
    A relative path held by more than MAX_FOLDERS_PER_NAME folders counts only among those beside a version-named
-   one (_versioned_siblings: Antrea's 85 versions side by side).
+   one (_versioned_siblings: Antrea's 85 versions side by side). The repository's root (ROOT) is a folder too,
+   beside a top folder named for a version or saying old (_beside_the_root: a Mintlify site's v1/ at the root); its
+   tree holds every page outside the other trees and the language trees.
 2. Mirroring must come with evidence that the folders are versions of one tree, not siblings that share file names
    (`packages/a/docs/api.md` beside `packages/b/docs/api.md`): a folder name that carries a version number
    (`version-30.4`, `v3.7`, `2.x`, `v1.11.0-alpha.0`: a pre-release is its number's) or says old (`old`, `legacy`,
@@ -103,6 +105,7 @@ _QUERY_VERSION = re.compile(r"(?<![\w.])v?([0-9]+(?:[._][0-9]+)*)(?![\w])", re.I
 VERSION_NAME_WORDS = ("upgrad", "migrat", "downgrad", "releas", "version", "changelog", "whats-new", "what-s-new")
 _WORDS = re.compile(r"[^\W_]+")
 
+ROOT = ""  # the repository's root folder, as a tree's root
 CURRENT = "current"
 OLD = "old"
 NEWER = "unreleased"
@@ -504,9 +507,9 @@ class VersionTrees:
         lines = []
         for family in self.families:
             current = family[0]
-            others = ", ".join(f"{tree.root}/ ({tree.status}, {count[tree.root]} pages)" for tree in family[1:])
+            others = ", ".join(f"{_shown(tree.root)} ({tree.status}, {count[tree.root]} pages)" for tree in family[1:])
             lines.append(
-                f"current {current.root}/ ({count[current.root]} pages; {current.why}); other versions: {others}"
+                f"current {_shown(current.root)} ({count[current.root]} pages; {current.why}); other versions: {others}"
             )
         if self.superseded:
             named = sorted(self.superseded.items(), key=lambda item: (version_key(item[1]), item[0]))
@@ -528,15 +531,9 @@ def _own_generic_page(rest: str) -> bool:
 
 def mirrored_pairs(paths: Sequence[str], excluded: Callable[[str], bool]) -> dict[tuple[str, str], int]:
     """Pairs of folders (a < b) holding pages at the same relative path, with how many; folders `excluded` (language
-    trees) and the root skipped; pairs whose last folder names are equal are the same pair one level down."""
-    holders: dict[str, set[str]] = defaultdict(set)
-    for path in paths:
-        parts = _parts(_one_page(path))
-        for cut in range(1, len(parts)):
-            rest = "/".join(parts[cut:])
-            if _own_generic_page(rest):
-                continue
-            holders[rest].add("/".join(parts[:cut]))
+    trees) skipped; pairs whose last folder names are equal are the same pair one level down. The repository's root
+    ("") pairs only with a top folder named for a version or saying old (_beside_the_root)."""
+    holders = _holders(paths)
     shared: Counter[tuple[str, str]] = Counter()
     skip: dict[str, bool] = {}
 
@@ -559,9 +556,32 @@ def mirrored_pairs(paths: Sequence[str], excluded: Callable[[str], bool]) -> dic
         ordered = sorted(f for f in folders if not skip.setdefault(f, excluded(f)))
         for i, a in enumerate(ordered):
             for b in ordered[i + 1 :]:
+                if a == ROOT and not _beside_the_root(b):
+                    continue
                 if a.rsplit("/", 1)[-1] != b.rsplit("/", 1)[-1] and language(a) == language(b):
                     shared[(a, b)] += 1
     return dict(shared)
+
+
+def _holders(paths: Sequence[str]) -> dict[str, set[str]]:
+    """The folders holding each relative path (a folder's own README or index page left out); the root among them
+    only beside a top folder that may be its old version."""
+    holders: dict[str, set[str]] = defaultdict(set)
+    tops = {path.partition("/")[0] for path in paths if "/" in path}
+    first = 0 if any(map(_beside_the_root, tops)) else 1
+    for path in paths:
+        parts = _parts(_one_page(path))
+        for cut in range(first, len(parts)):
+            rest = "/".join(parts[cut:])
+            if not _own_generic_page(rest):
+                holders[rest].add("/".join(parts[:cut]))
+    return holders
+
+
+def _beside_the_root(folder: str) -> bool:
+    """A top folder that may be an old version of the pages at the repository's root (Firecrawl's docs, a Mintlify
+    site at the root with its v1/ and v0/ beside): named for a version or saying old, never any folder."""
+    return "/" not in folder and (version_of_name(folder) is not None or says_old(folder))
 
 
 def _versioned_siblings(folders: Collection[str]) -> set[str]:
@@ -577,8 +597,27 @@ def _versioned_siblings(folders: Collection[str]) -> set[str]:
     return kept if len(kept) <= MAX_VERSIONS_PER_NAME else set()
 
 
+def _shown(root: str) -> str:
+    """A tree's folder as `scree doctor` names it: `docs/`, `./` for the repository's root."""
+    return f"{root}/" if root != ROOT else "./"
+
+
 def _under(path: str, folder: str) -> bool:
     return path.startswith(folder + "/")
+
+
+def _in_tree(page: str, root: str) -> bool:
+    """Whether `page` is in the tree at `root` (every page is in the repository's root)."""
+    return root == ROOT or _under(page, root)
+
+
+def _rest(page: str, root: str) -> str:
+    """`page`'s path in the tree at `root`."""
+    return page[len(root) + 1 :] if root != ROOT else page
+
+
+def _join(root: str, rest: str) -> str:
+    return f"{root}/{rest}" if root != ROOT else rest
 
 
 def _inside_any(path: str, roots: Collection[str]) -> bool:
@@ -599,7 +638,7 @@ def find_trees(
     `excluded` folders (language trees) are never version trees."""
     paths = sorted(set(paths))
     pages = {_one_page(path): path for path in paths}
-    size: Counter[str] = Counter()
+    size: Counter[str] = Counter({ROOT: len(pages)})
     for page in pages:
         parts = _parts(page)
         for cut in range(1, len(parts)):
@@ -624,10 +663,18 @@ def find_trees(
     trees = {folder for pair in accepted for folder in pair}
     families = _families([*accepted, *_sibling_pairs(trees, size)])
     decided = tuple(_decide(family, hints, override) for family in families)
+    roots = {tree.root for family in decided for tree in family} - {ROOT}
+
+    def elsewhere(page: str) -> bool:  # not in the root's tree: in another tree or a language's folder
+        parts = page.split("/")
+        return any(
+            folder in roots or excluded(folder) for folder in ("/".join(parts[:cut]) for cut in range(1, len(parts)))
+        )
+
     copies: dict[str, VersionCopy] = {}
     superseded: dict[str, str] = {}
     for family in decided:
-        found = _copies(family, pages, fp)
+        found = _copies(family, pages, fp, elsewhere)
         copies.update(found)
         superseded.update(_superseded(family, [path for path, copy in found.items() if copy.tree is family[0]]))
     return VersionTrees(decided, copies, tuple(hints), superseded)
@@ -807,12 +854,12 @@ def _variant_parents(pairs: Iterable[tuple[str, str]]) -> set[str]:
 def _resembling(a: str, b: str, pages: Mapping[str, str], fp: Callable[[str], frozenset[int] | None]) -> bool:
     """Rule 2 by text: the lower quartile of the resemblance of (a sample of) the pages both folders hold, at least
     MIN_MIRRORED_BY_TEXT of them, is SAME_TREE_RESEMBLANCE or more."""
-    shared = sorted(page[len(a) + 1 :] for page in pages if _under(page, a) and (b + "/" + page[len(a) + 1 :]) in pages)
+    shared = sorted(_rest(page, a) for page in pages if _in_tree(page, a) and _join(b, _rest(page, a)) in pages)
     if sum(not _own_generic_page(rest) for rest in shared) < MIN_MIRRORED_BY_TEXT:
         return False  # counted as mirrored_pairs counts them
     measured = []
     for rest in shared[:: max(1, len(shared) // SAMPLED_PAGES)][:SAMPLED_PAGES]:
-        x, y = fp(f"{a}/{rest}"), fp(f"{b}/{rest}")
+        x, y = fp(_join(a, rest)), fp(_join(b, rest))
         if x is not None and y is not None:
             measured.append(resemblance(x, y))
         elif x is not None or y is not None:  # a page with text beside one with none (a stub pointing elsewhere)
@@ -922,7 +969,10 @@ def overrides(override: str | None) -> list[str]:
 
 
 def named_current(wanted: str, family: Sequence[str]) -> str | None:
-    """The tree of `family` that `wanted` (one of overrides()) names: its folder, else its version."""
+    """The tree of `family` that `wanted` (one of overrides()) names: its folder (`.` for the repository's root, as
+    `scree doctor` shows it), else its version."""
+    if wanted == "." and ROOT in family:
+        return ROOT
     return next((root for root in family if root == wanted), None) or next(
         (root for root in family if _norm(root.rsplit("/", 1)[-1]) == _norm(wanted)), None
     )
@@ -996,19 +1046,25 @@ def _named_by(hint: Hint, family: Sequence[str], numbers: Mapping[str, str | Non
 
 
 def _copies(
-    family: Sequence[Tree], pages: Mapping[str, str], fp: Callable[[str], frozenset[int] | None]
+    family: Sequence[Tree],
+    pages: Mapping[str, str],
+    fp: Callable[[str], frozenset[int] | None],
+    elsewhere: Callable[[str], bool],
 ) -> dict[str, VersionCopy]:
-    """Rule 5: each page of the family's trees as a copy of its current page (or of none)."""
+    """Rule 5: each page of the family's trees as a copy of its current page (or of none). The repository's root
+    holds every page but those `elsewhere` (in another family's tree, or a language's)."""
     current = family[0]
     members: dict[str, list[str]] = defaultdict(list)
     for page in pages:
-        inside = [tree for tree in family if _under(page, tree.root)]
+        inside = [tree for tree in family if _in_tree(page, tree.root)]
         if inside:
-            members[max(inside, key=lambda tree: len(tree.root)).root].append(page)
+            root = max(inside, key=lambda tree: len(tree.root)).root
+            if root != ROOT or not elsewhere(page):
+                members[root].append(page)
     finder = _Counterparts(current.root, members[current.root], fp)
     out = {pages[page]: VersionCopy(page, current, pages[page]) for page in members[current.root]}
     for tree in family[1:]:
-        found = {page: finder.by_path(page[len(tree.root) + 1 :]) for page in members[tree.root]}
+        found = {page: finder.by_path(_rest(page, tree.root)) for page in members[tree.root]}
         for page, counterpart in found.items():
             if counterpart is None:  # renamed, split or gone
                 counterpart = finder.by_text(page)
@@ -1023,7 +1079,7 @@ class _Counterparts:
     def __init__(self, root: str, current: Sequence[str], fp: Callable[[str], frozenset[int] | None]) -> None:
         self._current = current
         self._fp = fp
-        self._by_rest = {page[len(root) + 1 :]: page for page in current}
+        self._by_rest = {_rest(page, root): page for page in current}
         self._by_name: dict[str, list[str]] = defaultdict(list)
         for page in current:
             self._by_name[page.rsplit("/", 1)[-1]].append(page)
