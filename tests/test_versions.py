@@ -119,6 +119,9 @@ def test_the_repository_root_is_the_current_tree_beside_top_folders_named_for_ve
     assert snippet is not None and snippet.counterpart == "snippets/v2/cli/run.md"
     assert trees.copy("es/cli/run.md") is None and trees.copy("es/v1/cli/run.md") is None  # a language's own
     assert trees.superseded == {"migrating-from-v0.md": "0"}  # the root is past v1: notes on moving from v0 are old
+    languages = LanguageTrees.of(paths, trees)  # es/v1/ translates v1/: the Spanish copy of the old page, marked
+    assert languages.copy("es/v1/cli/run.md") == Copy("es", "*/cli/run.md", "v1")
+    assert languages.copy("es/cli/run.md") == Copy("es", "*/cli/run.md", None)
     assert any(line.startswith("current ./ (") for line in trees.describe())
     v1_named = parse_hints("versions.json", '["1"]')  # a config naming v1 current: the root is then unreleased
     assert statuses(find_trees(paths, v1_named, excluded=lambda folder: folder == "es"))[""] == NEWER

@@ -326,6 +326,8 @@ class LanguageTrees:
             return replace(found, version=version.tree.label, structural=True, newer=version.tree.status == NEWER)
         found = self._language_copy(path, versions_too=True)
         translated = self._tree_translated(path) if found is not None and found.language != ORIGINAL else None
+        if found is not None and found.language != ORIGINAL and translated is None:
+            return self._translated_version(path, found)
         if found is None or translated is None:
             return found
         tree, rest = translated
@@ -334,6 +336,20 @@ class LanguageTrees:
         if tree.status == CURRENT:  # the translation of the current version (Jest's version-30.4, not its "next")
             return replace(found, page=page, version=None)
         return replace(found, page=page, version=tree.label, newer=tree.status == NEWER)
+
+    def _translated_version(self, path: str, found: Copy) -> Copy:
+        """A translation in a language folder (`es/v1/x.md`) as a copy of what its untagged original (`v1/x.md`) is
+        a copy of: a page of an old version tree in that language (firecrawl-docs' es/v1/ beside v1/), folded with
+        the current page and marked so; else `found` as it is."""
+        parts, keys = path.split("/"), found.page.split("/")
+        if "*" not in keys or len(parts) != len(keys) or not self.versions.families:
+            return found
+        original = self.versions.copy("/".join(part for part, key in zip(parts, keys, strict=True) if key != "*"))
+        if original is None or original.tree.status == CURRENT:
+            return found
+        current = self._language_copy(original.page, versions_too=False)
+        page = current.page if current is not None else _one_page(original.page)
+        return replace(found, page=page, version=original.tree.label, newer=original.tree.status == NEWER)
 
     def _tree_translated(self, path: str) -> tuple[Tree, str] | None:
         """The version tree a Docusaurus translation's folder translates (its `current/` the docs folder, its
