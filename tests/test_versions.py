@@ -130,6 +130,36 @@ def test_the_repository_root_is_the_current_tree_beside_top_folders_named_for_ve
         assert (named[""], named["v1"]) == (CURRENT, OLD), override
 
 
+@pytest.mark.parametrize(
+    ("name", "config", "current", "root"),
+    [
+        (
+            "docs.json",
+            '{"navigation": {"versions": [{"version": "v2", "groups": []}, {"version": "v1"}]}}',
+            "",
+            CURRENT,
+        ),
+        (
+            "docs.json",
+            '{"navigation": {"versions": [{"version": "v2"}, {"version": "v1", "default": true}]}}',
+            "v1",
+            NEWER,
+        ),
+        ("docs.json", '{"navigation": {"tabs": [{"tab": "API", "versions": [{"version": "1.0.0"}]}]}}', "v1", NEWER),
+        ("mint.json", '{"versions": ["v2", "v1"]}', "", CURRENT),
+        ("mint.json", '{"versions": [{"name": "v2"}, {"name": "v1", "default": true}]}', "v1", NEWER),
+    ],
+)
+def test_a_mintlify_config_names_the_default_version(name: str, config: str, current: str, root: str) -> None:
+    """Mintlify's versions (docs.json `navigation.versions`, anywhere in its navigation; mint.json `versions`): the
+    first is the default unless one says `default`; a default naming no folder leaves the root current."""
+    paths = [*PAGES, *(f"v1/{p}" for p in PAGES)]
+    hints = parse_hints(name, config)
+    assert hints and hints[0].versions
+    got = statuses(find_trees(paths, hints))
+    assert (got[current], got[""]) == (CURRENT, root)
+
+
 def test_the_root_pairs_only_with_top_folders_named_for_versions() -> None:
     """A website/ copy of the root's pages, or a v2/ inside a folder, says nothing of the root's versions."""
     for other in ("website", "api/v2"):

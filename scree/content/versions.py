@@ -221,7 +221,11 @@ DOCUSAURUS_CONFIGS = (
 HUGO_CONFIGS = ("hugo.toml", "hugo.yaml", "hugo.yml", "hugo.json", "config.toml", "config.yaml", "config.yml")
 SPHINX_CONFIGS = ("conf.py",)
 VERSIONS_FILES = ("versions.json",)
-CONFIG_NAMES = frozenset((*DOCUSAURUS_CONFIGS, *HUGO_CONFIGS, *SPHINX_CONFIGS, *VERSIONS_FILES))
+# Mintlify: docs.json's `navigation.versions` ([{"version": "v2", "default": true, ...}], or nested in a tab or a
+# language), mint.json's `versions` (["v2", "v1"] or [{"name": "v2", "default": true}]); the first is the default
+# unless one says `default`
+MINTLIFY_CONFIGS = ("docs.json", "mint.json")
+CONFIG_NAMES = frozenset((*DOCUSAURUS_CONFIGS, *HUGO_CONFIGS, *SPHINX_CONFIGS, *VERSIONS_FILES, *MINTLIFY_CONFIGS))
 # bounded runs: unbounded, a config of many unclosed `onlyIncludeVersions: [` took time growing with its square
 _LAST_VERSION = re.compile(r"""lastVersion\s*:\s*['"]([^'"\n]{1,200})['"]""")
 _ONLY_INCLUDE = re.compile(r"onlyIncludeVersions\s*:\s*\[([^\]]{0,4000})\]")
@@ -275,6 +279,36 @@ def parse_hints(path: str, text: str, siblings: Mapping[str, str] = {}) -> list[
     if name in SPHINX_CONFIGS:
         found_version = _SPHINX_VERSION.search(text)
         return [Hint(path, folder, found_version.group(1))] if found_version is not None else []
+    if name in MINTLIFY_CONFIGS:
+        return _mintlify_hints(path, folder, text)
+    return []
+
+
+def _mintlify_version(item: object) -> tuple[str, bool]:
+    """(its version, whether it says it is the default) of an entry of a Mintlify list of versions ("" for none)."""
+    if _scalar(item):
+        return str(item), False
+    if isinstance(item, dict):
+        version = item.get("version", item.get("name"))
+        return (str(version) if _scalar(version) else ""), item.get("default") is True
+    return "", False
+
+
+def _mintlify_hints(path: str, folder: str, text: str) -> list[Hint]:
+    """The default version of a Mintlify config's first list of versions (MINTLIFY_CONFIGS), with the versions it
+    lists; none for a file of another shape."""
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError):
+        return []
+    for keys, value in _config_entries(data):
+        if keys[-1] != "versions" or not isinstance(value, list):
+            continue
+        entries = [_mintlify_version(item) for item in value]
+        named = [(version, default) for version, default in entries if version]
+        if named:
+            default = next((version for version, is_default in named if is_default), named[0][0])
+            return [Hint(path, folder, default, tuple(version for version, _ in named))]
     return []
 
 
