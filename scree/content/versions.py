@@ -28,9 +28,10 @@ Many docs repositories keep several versions side by side (`versioned_docs/versi
    `params.version`), else the newest release its list of versions holds (`versions: [main, v1.18, ...]`,
    `[params.versions] docs = ["2.20", ...]`; entries saying dev or next are not releases); a key naming a folder
    (`cliLatest`, `versionsV2`) speaks for the family in that folder first; mike's versions.json entry aliased
-   `latest`; Sphinx conf.py `version`/`release`; Mintlify's docs.json or mint.json default version); then the one tree without a version number in its name that does
-   not say old (Docusaurus's `docs/` beside `versioned_docs/version-N/`); then the highest version number among trees
-   that do not say old. The newest folder is not always current: where the config names the current version, it wins.
+   `latest`; Sphinx conf.py `version`/`release`; Mintlify's docs.json or mint.json default version); then the one
+   tree without a version number in its name that does not say old (Docusaurus's `docs/` beside
+   `versioned_docs/version-N/`); then the highest version number among trees that do not say old. The newest folder
+   is not always current: where the config names the current version, it wins.
 4. The other trees are old, or newer than the current ("unreleased": a higher number at the tree's own precision
    where both carry one, else a name saying next or the untagged tree when the config names a numbered one, as Jest's
    docs/ is its "next", unless the config's label gives it a lower number: Docusaurus's `versions.current.label`,
