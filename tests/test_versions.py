@@ -522,6 +522,29 @@ def test_two_frameworks_docs_alike_in_some_pages_only_are_no_versions() -> None:
     assert find_trees(texts, page_fingerprint=prints.get).families == ()
 
 
+def test_two_sibling_folders_named_for_nothing_need_a_near_copy() -> None:
+    """supertokens/docs: nextjs/app-directory/ and pages-directory/ (two Next.js routers) share 6 pages, alike at
+    0.3 in three of four: taken for versions, pages-directory/ was current and the App Router's pages old. Where
+    neither name says anything of versions, only a near copy is one; a release channel's name (`next/`) still
+    needs only some likeness."""
+    pages = ("about.md", "init.md", "backend.md", "frontend.md", "routes.md", "next-steps.md")
+    shared = " ".join(f"shared{n}" for n in range(100))
+
+    def texts(a: str, b: str) -> dict[str, str]:
+        out = {}
+        for p in pages:  # mostly shared, some words each one's own: resemblance 0.36-0.55
+            out[f"docs/nextjs/{a}/{p}"] = f"{shared} " + " ".join(f"app{p}{n}" for n in range(20))
+            out[f"docs/nextjs/{b}/{p}"] = f"{shared} " + " ".join(f"pages{p}{n}" for n in range(20))
+        return out
+
+    routers = texts("app-directory", "pages-directory")
+    found = find_trees(routers, page_fingerprint=lambda path: fingerprint(routers[path]))
+    assert found.families == ()
+    channels = texts("latest", "next")
+    found = find_trees(channels, page_fingerprint=lambda path: fingerprint(channels[path]))
+    assert statuses(found) == {"docs/nextjs/latest": CURRENT, "docs/nextjs/next": NEWER}
+
+
 def test_two_example_projects_from_one_starter_are_no_versions() -> None:
     """Starlight's examples/basics/ and examples/tailwind/: a README and three near-identical pages, made from one
     starter. Text alone tells versions apart only where the folders mirror MIN_MIRRORED_BY_TEXT pages or more."""

@@ -16,7 +16,8 @@ Many docs repositories keep several versions side by side (`versioned_docs/versi
    (`version-30.4`, `v3.7`, `2.x`, `v1.11.0-alpha.0`: a pre-release is its number's) or says old (`old`, `legacy`,
    `archive`, `archived`, `deprecated`, `previous`), the site's config naming the version, or near-duplicate text,
    measured: the resemblance (MinHash of word shingles, text_resemblance) of three in four of the shared pages at
-   least SAME_TREE_RESEMBLANCE. Folders of one name shape (name_shape) beside a family's trees join it, mirrored or
+   least SAME_TREE_RESEMBLANCE (UNNAMED_RESEMBLANCE where neither name says anything, not even a release channel).
+   Folders of one name shape (name_shape) beside a family's trees join it, mirrored or
    not (_sibling_pairs). A family holds each version once: two trees of one name (`content/v2.3/`,
    `content/cli/v2.3/`) are in two families, however alike. A folder without a version in its name is a version only
    where it mirrors the newest tree of its kind (_untagged_beside_an_old_one: Envoy Gateway's community/ holds what
@@ -61,6 +62,10 @@ MIRROR_SHARE = 0.3  # ... and this share of the smaller folder's pages
 MAX_FOLDERS_PER_NAME = 40  # a relative path held by more folders than this (a per-folder index page) says nothing
 MAX_VERSIONS_PER_NAME = 400  # ... unless they are versions side by side (_versioned_siblings), up to this many
 SAME_TREE_RESEMBLANCE = 0.3  # resemblance of 3 in 4 mirrored pages when no name or config says "versions"
+# ... where neither folder's name says anything of versions, not even a release channel (`next/`, `latest/`): only a
+# near copy is one, else nothing tells which is current. etcd's oldest tree beside its current one: 0.64; supertokens'
+# nextjs/app-directory/ and pages-directory/ (two Next.js routers, no versions): 0.3
+UNNAMED_RESEMBLANCE = 0.6
 # ... measured only where they mirror this many pages: two example projects made from one starter share three
 # near-identical pages (Starlight's examples/basics and examples/tailwind), a version tree far more
 MIN_MIRRORED_BY_TEXT = 4
@@ -692,7 +697,7 @@ def find_trees(
         for pair, count in mirrored_pairs(paths, excluded).items()
         if count >= MIN_MIRRORED and count >= MIRROR_SHARE * min(size[pair[0]], size[pair[1]])
     }
-    accepted = _versions_among(pairs, hinted, lambda a, b: _resembling(a, b, pages, fp))
+    accepted = _versions_among(pairs, hinted, lambda a, b, bar: _resembling(a, b, pages, fp, bar))
     if not accepted:
         return VersionTrees(hints=tuple(hints))
     trees = {folder for pair in accepted for folder in pair}
@@ -716,7 +721,7 @@ def find_trees(
 
 
 def _versions_among(
-    pairs: Mapping[tuple[str, str], int], hinted: set[str], resembling: Callable[[str, str], bool]
+    pairs: Mapping[tuple[str, str], int], hinted: set[str], resembling: Callable[[str, str, float], bool]
 ) -> list[tuple[str, str]]:
     """Rules 1 and 2 over the mirroring `pairs` (with how many pages each shares), the most mirrored first: the pairs
     that are versions of one tree, by name, config or (for at most MAX_MEASURED_PAIRS) text."""
@@ -735,7 +740,8 @@ def _versions_among(
             continue  # in (or below) two of several variants side by side, never versions of each other
         if not _named_versions(a, b, hinted):
             measured += 1
-            if measured > MAX_MEASURED_PAIRS or not resembling(a, b):
+            bar = SAME_TREE_RESEMBLANCE if _channel(a) or _channel(b) else UNNAMED_RESEMBLANCE
+            if measured > MAX_MEASURED_PAIRS or not resembling(a, b, bar):
                 continue
         accepted.append((a, b))
         roots.update((a, b))
@@ -886,9 +892,11 @@ def _variant_parents(pairs: Iterable[tuple[str, str]]) -> set[str]:
     return {parent for parent, children in mirroring.items() if len(children) >= MIN_VARIANTS}
 
 
-def _resembling(a: str, b: str, pages: Mapping[str, str], fp: Callable[[str], frozenset[int] | None]) -> bool:
+def _resembling(
+    a: str, b: str, pages: Mapping[str, str], fp: Callable[[str], frozenset[int] | None], bar: float
+) -> bool:
     """Rule 2 by text: the lower quartile of the resemblance of (a sample of) the pages both folders hold, at least
-    MIN_MIRRORED_BY_TEXT of them, is SAME_TREE_RESEMBLANCE or more."""
+    MIN_MIRRORED_BY_TEXT of them, is `bar` or more."""
     shared = sorted(_rest(page, a) for page in pages if _in_tree(page, a) and _join(b, _rest(page, a)) in pages)
     if sum(not _own_generic_page(rest) for rest in shared) < MIN_MIRRORED_BY_TEXT:
         return False  # counted as mirrored_pairs counts them
@@ -902,7 +910,7 @@ def _resembling(a: str, b: str, pages: Mapping[str, str], fp: Callable[[str], fr
     # three in four alike, not half: an old copy of docs keeps nearly every page (etcd's v2.3 beside v3.7: the lower
     # quartile 0.64), where two frameworks' docs (TanStack Router's react/ and solid/) share some pages word for word
     # and differ wholly in the rest (23 of 35 at 0)
-    return bool(measured) and sorted(measured)[len(measured) // 4] >= SAME_TREE_RESEMBLANCE
+    return bool(measured) and sorted(measured)[len(measured) // 4] >= bar
 
 
 def _families(pairs: Sequence[tuple[str, str]]) -> list[list[str]]:
