@@ -160,6 +160,18 @@ def test_a_mintlify_config_names_the_default_version(name: str, config: str, cur
     assert (got[current], got[""]) == (CURRENT, root)
 
 
+def test_old_versions_inside_the_current_tree_are_all_found() -> None:
+    """redis/docs: the current Redis Software docs in content/operate/rs/, its old releases inside it (rs/8.0/,
+    rs/7.22/, rs/7.8/, rs/7.4/). Only rs/8.0/ was found: the older ones mirror rs/ (an untagged folder beside an old
+    version) and sit inside a tree already found. Below a folder that says old (`deprecated-features/`), two
+    sibling folders are no versions for it: Redis's gears-v1/python/ and jvm/."""
+    rs = "content/operate/rs"
+    paths = [f"{rs}/{p}" for p in PAGES] + [f"{rs}/{v}/{p}" for v in ("8.0", "7.22", "7.8", "7.4") for p in PAGES]
+    assert statuses(find_trees(paths)) == {rs: CURRENT} | {f"{rs}/{v}": OLD for v in ("8.0", "7.22", "7.8", "7.4")}
+    gears = "content/deprecated-features/gears-v1"
+    assert statuses(find_trees([f"{gears}/{lang}/{p}" for lang in ("python", "jvm") for p in PAGES])) == {}
+
+
 def test_the_root_pairs_only_with_top_folders_named_for_versions() -> None:
     """A website/ copy of the root's pages, or a v2/ inside a folder, says nothing of the root's versions."""
     for other in ("website", "api/v2"):
@@ -477,13 +489,19 @@ def test_a_docs_v2_that_is_the_current_api_and_an_unrelated_old_folder_are_no_ve
     assert statuses(find_trees(both)) == {"docs/v2": CURRENT, "docs/v1": OLD}
 
 
-def test_sibling_packages_with_the_same_file_names_need_resembling_text() -> None:
+def test_sibling_folders_with_the_same_file_names_need_a_channel_name_and_resembling_text() -> None:
+    """Text tells versions only where a folder is named for a release channel (`next/`, `latest/`): two packages'
+    docs, even word for word alike, are copies or variants, and nothing would say which is current."""
     texts = {f"packages/{name}/docs/{p}": f"The {name} package: {p} " * 20 for name in ("alpha", "beta") for p in PAGES}
     assert find_trees(texts, page_fingerprint=lambda path: fingerprint(texts[path])).families == ()
     alike = {path: text for path, text in texts.items() if "alpha" in path}
     alike.update({path.replace("alpha", "gamma"): text for path, text in alike.items()})
-    found = find_trees(alike, page_fingerprint=lambda path: fingerprint(alike[path]))
-    assert len(found.families) == 1  # the same text under two names: versions of one tree
+    assert find_trees(alike, page_fingerprint=lambda path: fingerprint(alike[path])).families == ()
+    channels = {path.replace("alpha", "next").replace("gamma", "latest"): text for path, text in alike.items()}
+    found = find_trees(channels, page_fingerprint=lambda path: fingerprint(channels[path]))
+    assert statuses(found) == {"packages/latest": CURRENT, "packages/next": NEWER}
+    unlike = {path.replace("alpha", "next").replace("beta", "latest"): text for path, text in texts.items()}
+    assert find_trees(unlike, page_fingerprint=lambda path: fingerprint(unlike[path])).families == ()
 
 
 def test_a_librarys_docs_per_framework_are_variants_not_versions() -> None:
@@ -522,11 +540,10 @@ def test_two_frameworks_docs_alike_in_some_pages_only_are_no_versions() -> None:
     assert find_trees(texts, page_fingerprint=prints.get).families == ()
 
 
-def test_two_sibling_folders_named_for_nothing_need_a_near_copy() -> None:
+def test_two_sibling_folders_named_for_nothing_are_no_versions_by_text() -> None:
     """supertokens/docs: nextjs/app-directory/ and pages-directory/ (two Next.js routers) share 6 pages, alike at
     0.3 in three of four: taken for versions, pages-directory/ was current and the App Router's pages old. Where
-    neither name says anything of versions, only a near copy is one; a release channel's name (`next/`) still
-    needs only some likeness."""
+    neither name says anything of versions, text makes none; beside a release channel's name (`next/`) it does."""
     pages = ("about.md", "init.md", "backend.md", "frontend.md", "routes.md", "next-steps.md")
     shared = " ".join(f"shared{n}" for n in range(100))
 
@@ -547,11 +564,12 @@ def test_two_sibling_folders_named_for_nothing_need_a_near_copy() -> None:
 
 def test_two_example_projects_from_one_starter_are_no_versions() -> None:
     """Starlight's examples/basics/ and examples/tailwind/: a README and three near-identical pages, made from one
-    starter. Text alone tells versions apart only where the folders mirror MIN_MIRRORED_BY_TEXT pages or more."""
+    starter. Text tells versions apart only where the folders mirror MIN_MIRRORED_BY_TEXT pages or more (here with
+    one folder named for a channel: folders named for nothing are never versions by text)."""
     pages = ("README.md", "src/content/docs/index.mdx", "src/content/docs/guides/example.md", "src/docs/ref.md")
-    texts = {f"examples/{name}/{p}": f"Starter page {p}: " + "replace me " * 30 for name in ("a", "b") for p in pages}
+    texts = {f"examples/{n}/{p}": f"Starter page {p}: " + "replace me " * 30 for n in ("next", "a") for p in pages}
     assert find_trees(texts, page_fingerprint=lambda path: fingerprint(texts[path])).families == ()
-    texts.update({f"examples/{name}/src/docs/more.md": "Starter page more " * 30 for name in ("a", "b")})
+    texts.update({f"examples/{name}/src/docs/more.md": "Starter page more " * 30 for name in ("next", "a")})
     assert len(find_trees(texts, page_fingerprint=lambda path: fingerprint(texts[path])).families) == 1
 
 

@@ -16,12 +16,13 @@ Many docs repositories keep several versions side by side (`versioned_docs/versi
    (`version-30.4`, `v3.7`, `2.x`, `v1.11.0-alpha.0`: a pre-release is its number's) or says old (`old`, `legacy`,
    `archive`, `archived`, `deprecated`, `previous`), the site's config naming the version, or near-duplicate text,
    measured: the resemblance (MinHash of word shingles, text_resemblance) of three in four of the shared pages at
-   least SAME_TREE_RESEMBLANCE (UNNAMED_RESEMBLANCE where neither name says anything, not even a release channel).
-   Folders of one name shape (name_shape) beside a family's trees join it, mirrored or
-   not (_sibling_pairs). A family holds each version once: two trees of one name (`content/v2.3/`,
-   `content/cli/v2.3/`) are in two families, however alike. A folder without a version in its name is a version only
-   where it mirrors the newest tree of its kind (_untagged_beside_an_old_one: Envoy Gateway's community/ holds what
-   its v0.x trees held).
+   least SAME_TREE_RESEMBLANCE, where one of the folders is named for a release channel (`next/`, `latest/`, `main/`):
+   two folders named for nothing are variants or copies (supertokens' nextjs/app-directory/ and pages-directory/,
+   Redis's gears-v1/python/ and jvm/), and nothing would tell which is current. Folders of one name shape
+   (name_shape) beside a family's trees join it, mirrored or not (_sibling_pairs). A family holds each version once:
+   two trees of one name (`content/v2.3/`, `content/cli/v2.3/`) are in two families, however alike. A folder without
+   a version in its name is a version only where it mirrors the newest tree of its kind (_untagged_beside_an_old_one:
+   Envoy Gateway's community/ holds what its v0.x trees held).
 3. Which tree of a family is current: the user's setting (SCREE_CURRENT_VERSION: the tree's folder or its version,
    comma-separated for several families) first; then the site's config where it names the current version (Docusaurus
    `lastVersion` in docusaurus.config.*, else the first entry of versions.json beside versioned_docs/; a Hugo
@@ -62,10 +63,6 @@ MIRROR_SHARE = 0.3  # ... and this share of the smaller folder's pages
 MAX_FOLDERS_PER_NAME = 40  # a relative path held by more folders than this (a per-folder index page) says nothing
 MAX_VERSIONS_PER_NAME = 400  # ... unless they are versions side by side (_versioned_siblings), up to this many
 SAME_TREE_RESEMBLANCE = 0.3  # resemblance of 3 in 4 mirrored pages when no name or config says "versions"
-# ... where neither folder's name says anything of versions, not even a release channel (`next/`, `latest/`): only a
-# near copy is one, else nothing tells which is current. etcd's oldest tree beside its current one: 0.64; supertokens'
-# nextjs/app-directory/ and pages-directory/ (two Next.js routers, no versions): 0.3
-UNNAMED_RESEMBLANCE = 0.6
 # ... measured only where they mirror this many pages: two example projects made from one starter share three
 # near-identical pages (Starlight's examples/basics and examples/tailwind), a version tree far more
 MIN_MIRRORED_BY_TEXT = 4
@@ -697,7 +694,7 @@ def find_trees(
         for pair, count in mirrored_pairs(paths, excluded).items()
         if count >= MIN_MIRRORED and count >= MIRROR_SHARE * min(size[pair[0]], size[pair[1]])
     }
-    accepted = _versions_among(pairs, hinted, lambda a, b, bar: _resembling(a, b, pages, fp, bar))
+    accepted = _versions_among(pairs, hinted, lambda a, b: _resembling(a, b, pages, fp))
     if not accepted:
         return VersionTrees(hints=tuple(hints))
     trees = {folder for pair in accepted for folder in pair}
@@ -721,7 +718,7 @@ def find_trees(
 
 
 def _versions_among(
-    pairs: Mapping[tuple[str, str], int], hinted: set[str], resembling: Callable[[str, str, float], bool]
+    pairs: Mapping[tuple[str, str], int], hinted: set[str], resembling: Callable[[str, str], bool]
 ) -> list[tuple[str, str]]:
     """Rules 1 and 2 over the mirroring `pairs` (with how many pages each shares), the most mirrored first: the pairs
     that are versions of one tree, by name, config or (for at most MAX_MEASURED_PAIRS) text."""
@@ -731,17 +728,25 @@ def _versions_among(
     unnamed = [pair for pair in pairs if not _named_versions(*pair, hinted) and not any(map(_channel, pair))]
     variants = _variant_parents(unnamed)
     newest = _newest_of_shape({folder for pair in pairs for folder in pair})
+    with_the_newest = {  # (untagged folder, shape) where it mirrors the newest version of that shape
+        (x, _shape_of(y)) for pair in pairs for x, y in (pair, pair[::-1]) if _is_newest(y, newest)
+    }
     for a, b in sorted(pairs, key=lambda pair: (-pairs[pair], pair)):
-        if _inside_any(a, roots) or _inside_any(b, roots):
-            continue  # inside a tree already found: the same pair one level down
-        if _untagged_beside_an_old_one(a, b, newest) or _untagged_beside_an_old_one(b, a, newest):
+        if _inside_any(a, roots - {b}) or _inside_any(b, roots - {a}):
+            continue  # inside a tree already found: the same pair one level down (a version inside the other's
+            # tree is not: Redis's content/operate/rs/7.22/ inside its current rs/, beside rs/8.0/)
+        if any(
+            _untagged_beside_an_old_one(x, y, newest) and (x, _shape_of(y)) not in with_the_newest
+            for x, y in ((a, b), (b, a))
+        ):
             continue
         if _branch_point(a, b) in variants and a != _branch_point(a, b):
             continue  # in (or below) two of several variants side by side, never versions of each other
         if not _named_versions(a, b, hinted):
+            if not (_channel(a) or _channel(b)):
+                continue  # named for nothing: variants or copies, and nothing would tell which is current
             measured += 1
-            bar = SAME_TREE_RESEMBLANCE if _channel(a) or _channel(b) else UNNAMED_RESEMBLANCE
-            if measured > MAX_MEASURED_PAIRS or not resembling(a, b, bar):
+            if measured > MAX_MEASURED_PAIRS or not resembling(a, b):
                 continue
         accepted.append((a, b))
         roots.update((a, b))
@@ -816,10 +821,13 @@ def _norm(version: str) -> str:
 
 
 def _named_versions(a: str, b: str, hinted: set[str]) -> bool:
-    """Rule 2 by name: a folder name with a version number or one that says old, or a version the config names."""
+    """Rule 2 by name: a folder name with a version number or one that says old, or a version the config names.
+    Only the path below where the two part says old: both of Redis's deprecated-features/gears-v1/python/ and
+    jvm/ sit under a folder that does, which tells neither from the other."""
+    parted = len(_branch_point(a, b))
     for folder in (a, b):
         name = folder.rsplit("/", 1)[-1]
-        if version_of_name(name) is not None or says_old(folder) or _norm(name) in hinted:
+        if version_of_name(name) is not None or says_old(folder[parted:]) or _norm(name) in hinted:
             return True
     return False
 
@@ -851,11 +859,18 @@ def _untagged_beside_an_old_one(
 ) -> bool:
     """Whether `untagged` (no version in its name, saying nothing of old or channels) mirrors `numbered`, a version
     older than the newest of its kind: Envoy Gateway's community/ holds the design pages its v0.2-v0.6 trees held,
-    and is no version of the site (a docs/ that is one mirrors the newest version, as Docusaurus's does)."""
+    and is no version of the site (a docs/ that is one mirrors the newest version, as Docusaurus's does, and then
+    pairs with the older ones too: Redis's rs/ with rs/8.0/ and rs/7.22/)."""
     if version_of_name(untagged.rpartition("/")[2]) is not None or says_old(untagged) or _channel(untagged):
         return False
     key = _shape_of(numbered)
     return key is not None and _folder_number(numbered) < newest.get(key, ())
+
+
+def _is_newest(folder: str, newest: Mapping[tuple[str, str], tuple[int, ...]]) -> bool:
+    """Whether `folder` is named for the highest version of its (parent, name shape) among `newest`."""
+    key = _shape_of(folder)
+    return key is not None and _folder_number(folder) == newest.get(key)
 
 
 def _channel(folder: str) -> bool:
@@ -892,11 +907,9 @@ def _variant_parents(pairs: Iterable[tuple[str, str]]) -> set[str]:
     return {parent for parent, children in mirroring.items() if len(children) >= MIN_VARIANTS}
 
 
-def _resembling(
-    a: str, b: str, pages: Mapping[str, str], fp: Callable[[str], frozenset[int] | None], bar: float
-) -> bool:
+def _resembling(a: str, b: str, pages: Mapping[str, str], fp: Callable[[str], frozenset[int] | None]) -> bool:
     """Rule 2 by text: the lower quartile of the resemblance of (a sample of) the pages both folders hold, at least
-    MIN_MIRRORED_BY_TEXT of them, is `bar` or more."""
+    MIN_MIRRORED_BY_TEXT of them, is SAME_TREE_RESEMBLANCE or more."""
     shared = sorted(_rest(page, a) for page in pages if _in_tree(page, a) and _join(b, _rest(page, a)) in pages)
     if sum(not _own_generic_page(rest) for rest in shared) < MIN_MIRRORED_BY_TEXT:
         return False  # counted as mirrored_pairs counts them
@@ -910,7 +923,7 @@ def _resembling(
     # three in four alike, not half: an old copy of docs keeps nearly every page (etcd's v2.3 beside v3.7: the lower
     # quartile 0.64), where two frameworks' docs (TanStack Router's react/ and solid/) share some pages word for word
     # and differ wholly in the rest (23 of 35 at 0)
-    return bool(measured) and sorted(measured)[len(measured) // 4] >= bar
+    return bool(measured) and sorted(measured)[len(measured) // 4] >= SAME_TREE_RESEMBLANCE
 
 
 def _families(pairs: Sequence[tuple[str, str]]) -> list[list[str]]:
