@@ -657,10 +657,10 @@ def _join(root: str, rest: str) -> str:
     return f"{root}/{rest}" if root != ROOT else rest
 
 
-def _inside_any(path: str, roots: Collection[str]) -> bool:
-    """Whether `path` is strictly inside one of `roots` (a set: one look-up per folder above it)."""
+def _inside_any(path: str, roots: Collection[str], but: str | None = None) -> bool:
+    """Whether `path` is strictly inside one of `roots` other than `but` (a set: one look-up per folder above it)."""
     parts = path.split("/")
-    return any("/".join(parts[:cut]) in roots for cut in range(1, len(parts)))
+    return any(folder in roots and folder != but for folder in ("/".join(parts[:cut]) for cut in range(1, len(parts))))
 
 
 def find_trees(
@@ -732,7 +732,7 @@ def _versions_among(
         (x, _shape_of(y)) for pair in pairs for x, y in (pair, pair[::-1]) if _is_newest(y, newest)
     }
     for a, b in sorted(pairs, key=lambda pair: (-pairs[pair], pair)):
-        if _inside_any(a, roots - {b}) or _inside_any(b, roots - {a}):
+        if _inside_any(a, roots, but=b) or _inside_any(b, roots, but=a):
             continue  # inside a tree already found: the same pair one level down (a version inside the other's
             # tree is not: Redis's content/operate/rs/7.22/ inside its current rs/, beside rs/8.0/)
         if any(
