@@ -701,12 +701,16 @@ def find_trees(
     families = _families([*accepted, *_sibling_pairs(trees, size)])
     decided = tuple(_decide(family, hints, override) for family in families)
     roots = {tree.root for family in decided for tree in family} - {ROOT}
+    outside: dict[str, bool] = {}  # folder -> a tree of its own or a language's, each asked once
 
     def elsewhere(page: str) -> bool:  # not in the root's tree: in another tree or a language's folder
         parts = page.split("/")
-        return any(
-            folder in roots or excluded(folder) for folder in ("/".join(parts[:cut]) for cut in range(1, len(parts)))
-        )
+        for folder in ("/".join(parts[:cut]) for cut in range(1, len(parts))):
+            if folder not in outside:
+                outside[folder] = folder in roots or excluded(folder)
+            if outside[folder]:
+                return True
+        return False
 
     copies: dict[str, VersionCopy] = {}
     superseded: dict[str, str] = {}
