@@ -63,6 +63,14 @@ def test_docusaurus_versions_json_names_a_numbered_tree_current_and_docs_is_next
     assert copy is not None and copy.counterpart == "website/versioned_docs/version-30.4/cli/run.md"
 
 
+def test_a_version_named_by_a_word_in_versions_json_is_current_and_docs_is_next() -> None:
+    """Prettier's layout: website/versions.json lists ["stable"], its docs in versioned_docs/version-stable/ beside
+    the unreleased docs/. The folder's `version-` prefix hid the name, and docs/ was taken for an old version."""
+    paths = [f"docs/{p}" for p in PAGES] + [f"website/versioned_docs/version-stable/{p}" for p in PAGES]
+    hints = parse_hints("website/versions.json", '["stable"]')
+    assert statuses(find_trees(paths, hints)) == {"website/versioned_docs/version-stable": CURRENT, "docs": NEWER}
+
+
 def test_last_version_current_keeps_docs_current() -> None:
     paths = [f"docs/{p}" for p in PAGES] + [f"versioned_docs/version-10.x/{p}" for p in PAGES]
     config = "module.exports = { presets: [['classic', { docs: { lastVersion: 'current' } }]] };"

@@ -109,6 +109,7 @@ VERSION_NAME_WORDS = ("upgrad", "migrat", "downgrad", "releas", "version", "chan
 _WORDS = re.compile(r"[^\W_]+")
 
 ROOT = ""  # the repository's root folder, as a tree's root
+DOCUSAURUS_VERSION_PREFIX = "version-"  # versioned_docs/version-<name>/ holds the docs of version <name>
 CURRENT = "current"
 OLD = "old"
 NEWER = "unreleased"
@@ -819,9 +820,13 @@ def names_version(named: Iterable[str], version: str) -> bool:
 
 
 def _norm(version: str) -> str:
-    """`v3.7`, `version-3.7`, `3.7` all as `3.7`; other labels lowercased."""
+    """`v3.7`, `version-3.7`, `3.7` all as `3.7`; other labels lowercased, a Docusaurus folder's `version-` prefix
+    left out (Prettier's `version-stable/` is the `stable` of its versions.json)."""
     found = version_of_name(version.strip())
-    return found if found is not None else version.strip().lower()
+    if found is not None:
+        return found
+    label = version.strip().lower()
+    return label.removeprefix(DOCUSAURUS_VERSION_PREFIX) or label
 
 
 def _named_versions(a: str, b: str, hinted: set[str]) -> bool:
@@ -1013,10 +1018,14 @@ def _decide(family: Sequence[str], hints: Sequence[Hint], override: str | None) 
             why = "the tree that does not say old"
     trees = [Tree(current, numbers[current], CURRENT, why)]
     labelled = _untagged_label(hints, family, numbers, old_named, current)
+    # a current tree the config names by a label (Prettier's `stable`) counts as numbered: the untagged one is next
+    named = numbers[current] is None and any(
+        hint.current and _named_by(hint, family, numbers, old_named) == current for hint in _applicable(hints, family)
+    )
     for root in family:
         if root != current:
             number = labelled.get(root, numbers[root])  # for the status alone: the tree's name still carries none
-            newer = root not in old_named and _ahead(number, numbers[current], root.rsplit("/", 1)[-1])
+            newer = root not in old_named and _ahead(number, numbers[current], root.rsplit("/", 1)[-1], named)
             trees.append(Tree(root, numbers[root], NEWER if newer else OLD, ""))
     rest = sorted(trees[1:], key=lambda tree: (tree.status == OLD, [-n for n in version_key(tree.version)], tree.root))
     return (trees[0], *rest)
@@ -1074,10 +1083,11 @@ def _names_folder(scope: Sequence[str], folders: Collection[str]) -> bool:
     return "".join(scope) in folders or all(word in folders for word in scope)
 
 
-def _ahead(number: str | None, current: str | None, name: str) -> bool:
+def _ahead(number: str | None, current: str | None, name: str, current_named: bool = False) -> bool:
     """Whether a tree that does not say old, named `name` and carrying version `number`, is ahead of the current
     tree (carrying `current`): a higher number where both carry one; else named so (`next/`, `2-edge/`), or the
-    untagged tree beside a numbered current one; numbered copies beside an untagged current tree are its snapshots."""
+    untagged tree beside a numbered current one (or one the config names: `current_named`); numbered copies beside an
+    untagged current tree are its snapshots."""
     if number is not None and current is not None:  # numbers decide: Antrea's v1.11.0-alpha.0 beside v2.7.0 is old
         mine = version_key(number)
         theirs = version_key(current)[: len(mine)]
@@ -1085,7 +1095,7 @@ def _ahead(number: str | None, current: str | None, name: str) -> bool:
             return mine > theirs
     if _says(NEXT_WORDS, name):
         return True
-    return number is None and current is not None
+    return number is None and (current is not None or current_named)
 
 
 def _named_by(hint: Hint, family: Sequence[str], numbers: Mapping[str, str | None], old_named: set[str]) -> str | None:
