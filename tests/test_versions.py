@@ -420,6 +420,41 @@ def test_any_config_text_gives_hints_or_none_never_an_error(name: str, text: str
         assert hint.current is None or isinstance(hint.current, str)
 
 
+FOLDER_NAMES = st.sampled_from(
+    ["docs", "v1", "v2", "2.x", "version-3.1", "old", "next", "latest", "es", "i18n", "guide", "api", "content", "rs"]
+)
+PAGE_NAMES = st.sampled_from(["intro.md", "install.md", "config.mdx", "README.md", "upgrade-to-v2.md", "cli.md"])
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.tuples(st.lists(FOLDER_NAMES, max_size=3), PAGE_NAMES), max_size=40),
+    st.sampled_from([(), ("versions.json", '["2", "1"]'), ("docs.json", '{"navigation": {"versions": ["v1"]}}')]),
+)
+def test_any_tree_of_folders_gives_families_with_one_current_tree_each(
+    layout: list[tuple[list[str], str]], config: tuple[str, ...]
+) -> None:
+    """Whatever folders hold the pages (the root, nested versions, languages, channels), find_trees and the language
+    trees over it never fail, each family has its current tree first and only there, and each old page's counterpart
+    is a page of its family's current tree."""
+    paths = sorted({"/".join([*folders, page]) for folders, page in layout})
+    hints = parse_hints(*config) if config else []
+    trees = find_trees(paths, hints, excluded=lambda folder: folder.rsplit("/", 1)[-1] == "es")
+    for family in trees.families:
+        assert [tree.status for tree in family].count(CURRENT) == 1 and family[0].status == CURRENT
+        assert len({tree.root for tree in family}) == len(family)
+    current_roots = {family[0].root for family in trees.families}
+    for path in paths:
+        copy = trees.copy(path)
+        if copy is not None and copy.counterpart is not None:
+            counterpart = trees.copy(copy.counterpart)
+            assert copy.counterpart in paths and counterpart is not None and counterpart.tree.root in current_roots
+    languages = LanguageTrees.of(paths, trees)
+    for path in paths:
+        languages.copy(path)
+    trees.describe()
+
+
 def test_yaml_values_are_read_as_written_and_aliases_cost_little() -> None:
     """`latest: 1.10` unquoted is the version 1.10, not the float 1.1 (which would name v1.1); a small YAML file of
     nested aliases (a billion laughs) is looked at only so far."""
