@@ -455,6 +455,29 @@ def test_any_tree_of_folders_gives_families_with_one_current_tree_each(
     trees.describe()
 
 
+def test_a_key_repeated_in_several_tables_speaks_for_each_tables_folder() -> None:
+    """carvel-dev/carvel: `params.ytt.version_latest: v0.48.0`, `params.kapp.version_latest: v0.60.x`,
+    `params.kapp-controller.version_latest: v0.50.x`, each table beside its list of `versions`. The key names no
+    folder, so ytt's (the first) was taken for every product: kapp's v0.48.0 current, v0.60.x unreleased."""
+    config = "params:\n"
+    latest = {"ytt": ("v0.48.0", "v0.47.x"), "kapp": ("v0.60.x", "v0.48.0"), "kapp-controller": ("v0.50.x", "v0.48.x")}
+    for product, (newest, older) in latest.items():
+        config += f"  {product}:\n    version_latest: {newest}\n    versions:\n"
+        config += f"    - develop\n    - {newest}\n    - {older}\n"
+    paths = [
+        f"site/content/{product}/docs/{version}/{p}"
+        for product, versions in latest.items()
+        for version in (*versions, "develop")
+        for p in PAGES
+    ]
+    got = statuses(find_trees(paths, parse_hints("site/config.yaml", config)))
+    for product, (newest, older) in latest.items():
+        root = f"site/content/{product}/docs"
+        assert (got[f"{root}/{newest}"], got[f"{root}/{older}"], got[f"{root}/develop"]) == (CURRENT, OLD, NEWER)
+    alone = parse_hints("config.yaml", "params:\n  docs:\n    version_latest: v2.1\n")
+    assert alone and alone[0].scope == ()  # one table's key speaks for every family, as before
+
+
 def test_yaml_values_are_read_as_written_and_aliases_cost_little() -> None:
     """`latest: 1.10` unquoted is the version 1.10, not the float 1.1 (which would name v1.1); a small YAML file of
     nested aliases (a billion laughs) is looked at only so far."""

@@ -356,9 +356,23 @@ def _hugo_hints(path: str, folder: str, name: str, text: str) -> list[Hint]:
     versions = tuple(dict.fromkeys(listed))
     return [
         Hint(f"{path} ({keys})", folder, version, versions, scope, from_list)
-        for from_list, found in ((False, named), (False, docset), (True, released))
+        for from_list, found in ((False, _scoped_by_table(named)), (False, docset), (True, _scoped_by_table(released)))
         for keys, version, scope in found
     ]
+
+
+def _scoped_by_table(found: list[tuple[str, str, tuple[str, ...]]]) -> list[tuple[str, str, tuple[str, ...]]]:
+    """Config entries whose key names no folder, scoped by the table they sit in where several tables hold that key:
+    Carvel's `params.ytt.version_latest`, `params.kapp.version_latest`... each speak for their product's folder."""
+    last = Counter(keys.rpartition(".")[2] for keys, _, scope in found if not scope)
+    out = []
+    for keys, version, scope in found:
+        table = keys.rpartition(".")[0].rpartition(".")[2]
+        if not scope and last[keys.rpartition(".")[2]] > 1 and table:
+            words = [word.lower() for word in _KEY_WORD.findall(table)]
+            scope = tuple(word for word in words if word not in VERSION_KEY_WORDS)
+        out.append((keys, version, scope))
+    return out
 
 
 def _parsed_config(name: str, text: str) -> object:
