@@ -306,6 +306,27 @@ def test_upgrade_notes_for_an_older_release_give_way_unless_the_query_names_it(t
         assert named[0].path == current + "upgrades/upgrade_3_2.md", (mode, [h.path for h in named])
 
 
+def test_an_antora_pre_release_is_never_current_by_its_number(tmp_path: Path) -> None:
+    """kubewarden/docs: Antora component versions in docs/admission-controller/version-1.3x/, each with its
+    antora.yml (three folders deep, below where site configs are looked for); 1.38's says `prerelease: -dev`, so
+    1.37 is the latest, not the highest number."""
+    root = "docs/admission-controller"
+    files = {}
+    for version in ("1.38", "1.37", "1.36"):
+        files[f"{root}/version-{version}/antora.yml"] = f'name: admission-controller\nversion: "{version}"\n'
+        pages = f"{root}/version-{version}/modules/en/pages"
+        files.update({f"{pages}/{name[:-3]}.adoc": f"= {name}\n\n{text}" for name, text in GUIDES.items()})
+    files[f"{root}/version-1.38/antora.yml"] += "prerelease: -dev\n"
+    folder = tree(tmp_path / "site", files)
+    env = scree_env(tmp_path / "data", SCREE_EMBEDDER="hash")
+    reindex_here(env, folder)
+    doctor = run_scree("doctor", "--notes", str(folder), env=env)
+    assert (
+        f"version trees: current {root}/version-1.37/ (3 pages; the highest version number that is no pre-release); "
+        f"other versions: {root}/version-1.38/ (unreleased, 3 pages), {root}/version-1.36/ (old, 3 pages)"
+    ) in doctor.stdout, doctor.stdout
+
+
 def test_each_docs_plugin_instance_has_its_own_current_version(tmp_path: Path) -> None:
     """loft-sh/vcluster-docs: two Docusaurus docs plugin instances, each with `<id>_versions.json` and
     `<id>_versioned_docs/`; docusaurus.config.js sets lastVersion "current" for the preset's docs, "0.36.0" for

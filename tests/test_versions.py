@@ -478,6 +478,14 @@ def test_a_key_repeated_in_several_tables_speaks_for_each_tables_folder() -> Non
     assert alone and alone[0].scope == ()  # one table's key speaks for every family, as before
 
 
+def test_antora_yml_names_a_pre_release_only() -> None:
+    assert parse_hints("docs/a/version-1.37/antora.yml", 'name: a\nversion: "1.37"\n') == []
+    assert parse_hints("docs/a/version-1.37/antora.yml", 'version: "1.37"\nprerelease: false\n') == []
+    for said in ("true", "-dev", "-beta.1"):
+        hint, *_ = parse_hints("docs/a/version-1.38/antora.yml", f'version: "1.38"\nprerelease: {said}\n')
+        assert (hint.folder, hint.current, hint.prerelease) == ("docs/a/version-1.38", None, True)
+
+
 def test_yaml_values_are_read_as_written_and_aliases_cost_little() -> None:
     """`latest: 1.10` unquoted is the version 1.10, not the float 1.1 (which would name v1.1); a small YAML file of
     nested aliases (a billion laughs) is looked at only so far."""

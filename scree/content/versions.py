@@ -213,6 +213,7 @@ class Hint:
     # the version the site's label gives its untagged tree, where the label carries one (Docusaurus's
     # `versions: {current: {label: '4.x'}}`: RocketMQ's docs/ is its old 4.x beside the current versioned 5.0)
     untagged: str | None = None
+    prerelease: bool = False  # the tree at `folder` is a pre-release, never current by its number (Antora)
 
 
 DOCUSAURUS_CONFIGS = (
@@ -229,7 +230,12 @@ VERSIONS_FILES = ("versions.json",)
 # language), mint.json's `versions` (["v2", "v1"] or [{"name": "v2", "default": true}]); the first is the default
 # unless one says `default`
 MINTLIFY_CONFIGS = ("docs.json", "mint.json")
-CONFIG_NAMES = frozenset((*DOCUSAURUS_CONFIGS, *HUGO_CONFIGS, *SPHINX_CONFIGS, *VERSIONS_FILES, *MINTLIFY_CONFIGS))
+# Antora: each component version's antora.yml (`version: "1.38"`, `prerelease: -dev`); the latest is the highest
+# version that is no pre-release
+ANTORA_CONFIGS = ("antora.yml",)
+CONFIG_NAMES = frozenset(
+    (*DOCUSAURUS_CONFIGS, *HUGO_CONFIGS, *SPHINX_CONFIGS, *VERSIONS_FILES, *MINTLIFY_CONFIGS, *ANTORA_CONFIGS)
+)
 # bounded runs: unbounded, a config of many unclosed `onlyIncludeVersions: [` took time growing with its square
 _LAST_VERSION = re.compile(r"""lastVersion\s*:\s*['"]([^'"\n]{1,200})['"]""")
 _ONLY_INCLUDE = re.compile(r"onlyIncludeVersions\s*:\s*\[([^\]]{0,4000})\]")
@@ -285,7 +291,24 @@ def parse_hints(path: str, text: str, siblings: Mapping[str, str] = {}) -> list[
         return [Hint(path, folder, found_version.group(1))] if found_version is not None else []
     if name in MINTLIFY_CONFIGS:
         return _mintlify_hints(path, folder, text)
+    if name in ANTORA_CONFIGS:
+        return _antora_hints(path, folder, text)
     return []
+
+
+def _antora_hints(path: str, folder: str, text: str) -> list[Hint]:
+    """A pre-release's antora.yml (`prerelease: true` or a suffix such as `-dev`): its folder's tree is never
+    current by its number (kubewarden/docs: version-1.38 is `1.38-dev`, 1.37 the latest). None for a release."""
+    try:
+        data = _parsed_config(path, text)
+    except (ValueError, RecursionError):
+        return []
+    if not isinstance(data, dict):
+        return []
+    version, prerelease = data.get("version"), data.get("prerelease")
+    if not _scalar(version) or prerelease in (None, "", "false", "False", "~", "null"):
+        return []
+    return [Hint(path, folder, None, (str(version),), prerelease=True)]
 
 
 def _mintlify_version(item: object) -> tuple[str, bool]:
@@ -1025,8 +1048,14 @@ def _decide(family: Sequence[str], hints: Sequence[Hint], override: str | None) 
     if current is None:
         numbered = [root for root in family if numbers[root] is not None and root not in old_named]
         if numbered:
-            current = max(numbered, key=lambda root: (not _prerelease(root), version_key(numbers[root])))
-            why = "the highest version number"
+            prereleases = {hint.folder for hint in hints if hint.prerelease}  # named so by their own config (Antora)
+            current = max(
+                numbered,
+                key=lambda root: (not _prerelease(root) and root not in prereleases, version_key(numbers[root])),
+            )
+            highest = max(version_key(numbers[root]) for root in numbered)
+            skipped = version_key(numbers[current]) < highest
+            why = "the highest version number" + (" that is no pre-release" if skipped else "")
         else:
             current = min(family, key=lambda root: (root in old_named, -len(root), root))
             why = "the tree that does not say old"

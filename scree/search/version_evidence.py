@@ -27,12 +27,17 @@ MAX_CONFIG_BYTES = 256 * 1024
 
 
 def config_folders(paths: Iterable[str]) -> set[str]:
-    """The root and the folders up to CONFIG_DEPTH deep that hold indexed pages, where a site keeps its config."""
+    """The root and the folders up to CONFIG_DEPTH deep that hold indexed pages, where a site keeps its config; and
+    each Antora component version's folder, however deep (the one above `modules/<module>/pages/`, where its
+    antora.yml is)."""
     folders = {""}
     for path in paths:
         parts = path.split("/")[:-1]
         for depth in range(1, min(CONFIG_DEPTH, len(parts)) + 1):
             folders.add("/".join(parts[:depth]))
+        head, found, tail = path.partition("/modules/")
+        if found and "/pages/" in tail:
+            folders.add(head)
     return folders
 
 
