@@ -190,6 +190,12 @@ def test_a_query_of_names_only_is_english_beside_an_original_in_another_language
     assert trees.query_language("consumer group load balancing") == "en"
     assert trees.query_language("how do I balance the load") == "en"
     assert trees.query_language("如何发送事务消息") == ""  # its script: the original's, no tree says Chinese
+    # Nacos: docs/latest/zh-cn/ and en/, Chinese the main language by its pages: a Latin query is not Chinese
+    nacos = [f"docs/latest/{language}/{page}" for language in ("zh-cn", "en") for page in pages]
+    chinese_main = LanguageTrees.of([*nacos, "docs/latest/zh-cn/extra.md", "docs/latest/zh-cn/more.md"])
+    assert chinese_main.main == "zh-cn"
+    assert chinese_main.query_language("consumer group load balancing") == "en"
+    assert chinese_main.query_language("如何发送事务消息") == "zh-cn"
 
 
 def test_complete_translations_that_tie_make_english_main() -> None:

@@ -58,6 +58,7 @@ _SCRIPTS: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = (
 )
 
 
+_OTHER_SCRIPTS = frozenset(code for _, codes in _SCRIPTS for code in codes)  # languages not written in Latin letters
 ORIGINAL = ""  # the language of a page's original, where its path names no language (Docusaurus's docs/)
 # Docusaurus keeps translations in i18n/<lang>/<plugin folder>/...: docs as docusaurus-plugin-content-docs[-<id>]/
 # current/ (or version-<N>/) beside docs/ (or <id>/), the blog beside blog/, pages beside src/pages/. Its old versions
@@ -392,7 +393,8 @@ class LanguageTrees:
         """The trees' language the query is most likely in: its script, then its function words, else the main.
         An ORIGINAL tree is read as English unless `en` is a tree of its own; then a query of no script of its own
         and no function words (`consumer group load balancing`) is read as English, not as the original, which is
-        in another language (RocketMQ's docs/ in Chinese beside i18n/en/)."""
+        in another language (RocketMQ's docs/ in Chinese beside i18n/en/), nor as a main language written in another
+        script (Nacos's zh-cn/ beside en/)."""
         if not self.counts:
             return self.main
         for script, candidates in _SCRIPTS:
@@ -410,7 +412,8 @@ class LanguageTrees:
             hits = sum(_STOP_SHARE[word] for word in words if word in stops) if stops else 0.0
             if hits > best_hits:
                 best, best_hits = language, hits
-        if not best_hits and english_named and best == ORIGINAL:
+        other_script = best is not None and best.split("-")[0] in _OTHER_SCRIPTS
+        if not best_hits and english_named and (best == ORIGINAL or other_script):
             return "en"
         return best
 
