@@ -478,6 +478,18 @@ def test_a_key_repeated_in_several_tables_speaks_for_each_tables_folder() -> Non
     assert alone and alone[0].scope == ()  # one table's key speaks for every family, as before
 
 
+def test_rspress_multi_version_names_its_default_current() -> None:
+    """callstack/react-native-paper: docs/rspress.config.ts sets `multiVersion: { default: '5.x', versions: ['5.x',
+    '6.x'] }`; 6.x is an alpha, and the highest number had made it current."""
+    config = "export default defineConfig({\n  multiVersion: {\n    default: '5.x',\n"
+    config += "    versions: ['5.x', '6.x'],\n  },\n});"
+    hint, *_ = parse_hints("docs/rspress.config.ts", config)
+    assert (hint.current, hint.versions) == ("5.x", ("5.x", "6.x"))
+    paths = [f"docs/{v}/docs/{p}" for v in ("5.x", "6.x") for p in PAGES]
+    assert statuses(find_trees(paths, [hint])) == {"docs/5.x": CURRENT, "docs/6.x": NEWER}
+    assert parse_hints("docs/rspress.config.ts", "export default defineConfig({ title: 'x' });") == []
+
+
 def test_antora_yml_names_a_pre_release_only() -> None:
     assert parse_hints("docs/a/version-1.37/antora.yml", 'name: a\nversion: "1.37"\n') == []
     assert parse_hints("docs/a/version-1.37/antora.yml", 'version: "1.37"\nprerelease: false\n') == []

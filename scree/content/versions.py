@@ -233,9 +233,20 @@ MINTLIFY_CONFIGS = ("docs.json", "mint.json")
 # Antora: each component version's antora.yml (`version: "1.38"`, `prerelease: -dev`); the latest is the highest
 # version that is no pre-release
 ANTORA_CONFIGS = ("antora.yml",)
+# Rspress: `multiVersion: { default: '5.x', versions: ['5.x', '6.x'] }` (react-native-paper: 6.x is an alpha)
+RSPRESS_CONFIGS = tuple(f"rspress.config.{suffix}" for suffix in ("ts", "js", "mjs", "mts", "cjs"))
 CONFIG_NAMES = frozenset(
-    (*DOCUSAURUS_CONFIGS, *HUGO_CONFIGS, *SPHINX_CONFIGS, *VERSIONS_FILES, *MINTLIFY_CONFIGS, *ANTORA_CONFIGS)
+    (
+        *DOCUSAURUS_CONFIGS,
+        *HUGO_CONFIGS,
+        *SPHINX_CONFIGS,
+        *VERSIONS_FILES,
+        *MINTLIFY_CONFIGS,
+        *ANTORA_CONFIGS,
+        *RSPRESS_CONFIGS,
+    )
 )
+_RSPRESS_VERSIONS = re.compile(r"multiVersion\s*:\s*\{([^{}]{0,4000})\}")  # bounded runs, as for Docusaurus's
 # bounded runs: unbounded, a config of many unclosed `onlyIncludeVersions: [` took time growing with its square
 _LAST_VERSION = re.compile(r"""lastVersion\s*:\s*['"]([^'"\n]{1,200})['"]""")
 _ONLY_INCLUDE = re.compile(r"onlyIncludeVersions\s*:\s*\[([^\]]{0,4000})\]")
@@ -293,7 +304,23 @@ def parse_hints(path: str, text: str, siblings: Mapping[str, str] = {}) -> list[
         return _mintlify_hints(path, folder, text)
     if name in ANTORA_CONFIGS:
         return _antora_hints(path, folder, text)
+    if name in RSPRESS_CONFIGS:
+        return _rspress_hints(path, folder, text)
     return []
+
+
+def _rspress_hints(path: str, folder: str, text: str) -> list[Hint]:
+    """Rspress's `multiVersion` option: its `default` version is current, its `versions` listed."""
+    found = _RSPRESS_VERSIONS.search(text)
+    if found is None:
+        return []
+    options = found.group(1)
+    default = re.search(r"""\bdefault\s*:\s*['"]([^'"\n]{1,100})['"]""", options)
+    listed = re.search(r"\bversions\s*:\s*\[([^\]]*)\]", options)
+    versions = tuple(_QUOTED.findall(listed.group(1))) if listed is not None else ()
+    if default is None:
+        return []
+    return [Hint(path, folder, default.group(1), versions)]
 
 
 def _antora_hints(path: str, folder: str, text: str) -> list[Hint]:
