@@ -1053,39 +1053,7 @@ def _decide(family: Sequence[str], hints: Sequence[Hint], override: str | None) 
     """Rules 3 and 4: the family's trees, current first, then by version, newest first."""
     numbers = {root: version_of_name(root.rsplit("/", 1)[-1]) for root in family}
     old_named = {root for root in family if says_old(root)}
-    current: str | None = None
-    why = ""
-    for wanted in overrides(override):
-        current = named_current(wanted, family)
-        if current is not None:
-            why = "named by SCREE_CURRENT_VERSION"
-            break
-    if current is None:
-        for hint in _applicable(hints, family):
-            found = _named_by(hint, family, numbers, old_named)
-            if found is not None:
-                said = "lists {} as its newest release" if hint.from_list else "names {} current"
-                current, why = found, f"{hint.source} {said.format(hint.current or 'the untagged tree')}"
-                break
-    if current is None:
-        untagged = [root for root in family if numbers[root] is None and root not in old_named]
-        untagged = [root for root in untagged if not _says(NEXT_WORDS, root.rsplit("/", 1)[-1])]  # k6's next/
-        if len(untagged) == 1:
-            current, why = untagged[0], "the tree whose name carries no version, beside numbered copies of it"
-    if current is None:
-        numbered = [root for root in family if numbers[root] is not None and root not in old_named]
-        if numbered:
-            prereleases = {hint.folder for hint in hints if hint.prerelease}  # named so by their own config (Antora)
-            current = max(
-                numbered,
-                key=lambda root: (not _prerelease(root) and root not in prereleases, version_key(numbers[root])),
-            )
-            highest = max(version_key(numbers[root]) for root in numbered)
-            skipped = version_key(numbers[current]) < highest
-            why = "the highest version number" + (" that is no pre-release" if skipped else "")
-        else:
-            current = min(family, key=lambda root: (root in old_named, -len(root), root))
-            why = "the tree that does not say old"
+    current, why = _current_of(family, hints, override, numbers, old_named)
     trees = [Tree(current, numbers[current], CURRENT, why)]
     labelled = _untagged_label(hints, family, numbers, old_named, current)
     # a current tree the config names by a label (Prettier's `stable`) counts as numbered: the untagged one is next
@@ -1099,6 +1067,38 @@ def _decide(family: Sequence[str], hints: Sequence[Hint], override: str | None) 
             trees.append(Tree(root, numbers[root], NEWER if newer else OLD, ""))
     rest = sorted(trees[1:], key=lambda tree: (tree.status == OLD, [-n for n in version_key(tree.version)], tree.root))
     return (trees[0], *rest)
+
+
+def _current_of(
+    family: Sequence[str],
+    hints: Sequence[Hint],
+    override: str | None,
+    numbers: Mapping[str, str | None],
+    old_named: set[str],
+) -> tuple[str, str]:
+    """Rule 3: the family's current tree and why, in the rule's order."""
+    for wanted in overrides(override):
+        current = named_current(wanted, family)
+        if current is not None:
+            return current, "named by SCREE_CURRENT_VERSION"
+    for hint in _applicable(hints, family):
+        found = _named_by(hint, family, numbers, old_named)
+        if found is not None:
+            said = "lists {} as its newest release" if hint.from_list else "names {} current"
+            return found, f"{hint.source} {said.format(hint.current or 'the untagged tree')}"
+    untagged = [root for root in family if numbers[root] is None and root not in old_named]
+    untagged = [root for root in untagged if not _says(NEXT_WORDS, root.rsplit("/", 1)[-1])]  # k6's next/
+    if len(untagged) == 1:
+        return untagged[0], "the tree whose name carries no version, beside numbered copies of it"
+    numbered = [root for root in family if numbers[root] is not None and root not in old_named]
+    if not numbered:
+        return min(family, key=lambda root: (root in old_named, -len(root), root)), "the tree that does not say old"
+    prereleases = {hint.folder for hint in hints if hint.prerelease}  # named so by their own config (Antora)
+    current = max(
+        numbered, key=lambda root: (not _prerelease(root) and root not in prereleases, version_key(numbers[root]))
+    )
+    skipped = version_key(numbers[current]) < max(version_key(numbers[root]) for root in numbered)
+    return current, "the highest version number" + (" that is no pre-release" if skipped else "")
 
 
 def overrides(override: str | None) -> list[str]:
