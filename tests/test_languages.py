@@ -198,6 +198,18 @@ def test_a_query_of_names_only_is_english_beside_an_original_in_another_language
     assert chinese_main.query_language("如何发送事务消息") == "zh-cn"
 
 
+def test_cn_is_chinese_as_sites_write_it() -> None:
+    """apache/hugegraph-doc (Hugo): content/en/ and content/cn/ hold the same pages; `cn` is no ISO 639-1 code, so
+    neither was a language tree and Chinese pages came up as pages of their own for English queries."""
+    pages = [f"docs/page{n}.md" for n in range(6)]
+    trees = LanguageTrees.of([f"content/{language}/{page}" for language in ("en", "cn") for page in pages])
+    assert trees.main == "en"
+    copy = trees.copy("content/cn/docs/page1.md")
+    assert copy is not None and copy.language == "cn" and copy.page == "content/*/docs/page1.md"
+    assert trees.query_language("如何安装") == "cn"
+    assert trees.query_language("how do I install it") == "en"
+
+
 def test_complete_translations_that_tie_make_english_main() -> None:
     """expressjs.com: src/content/docs/<lang>/5x/ in ten languages of 62 pages each, every count tied, so German
     was main by name and a query of names only ("express.static options") showed German pages."""

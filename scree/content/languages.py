@@ -17,8 +17,10 @@ from scree.content.versions import CURRENT, NEWER, Tree, VersionTrees
 LANGUAGE_CODES = frozenset(
     "af am ar az be bg bn bs ca cs cy da de el en eo es et eu fa fi fr ga gl gu he hi hr hu hy id is it ja ka kk km "
     "kn ko ky lo lt lv mk ml mn mr ms my nb ne nl nn no pa pl pt ro ru si sk sl sq sr sv sw ta te th tl tr uk ur uz "
-    "vi yo zh".split()
+    "vi yo zh cn".split()
 )
+# codes sites use for a language besides its ISO 639-1 one: `cn` for Chinese (apache/hugegraph-doc's content/cn/)
+_ALIASES = {"cn": "zh"}
 # `en`, `pt-BR`, `pt_br`, `zh-hant`, `es-419`: a language code and an optional region or script.
 _CODE = re.compile(r"([A-Za-z]{2})(?:[-_](?:[A-Za-z]{2}|[A-Za-z]{4}|[0-9]{3}))?")
 MIN_SHARED_PAGES = 2  # pages present in two languages before a folder or suffix counts as a language tree
@@ -94,6 +96,12 @@ class Copy:
         if self.version is None:
             return None
         return f"{self.version} ({NEWER if self.newer else 'old'})"
+
+
+def _base(language: str) -> str:
+    """A language tree's language without its region or script (`pt` of `pt-br`), aliases as their ISO code."""
+    code = language.split("-")[0]
+    return _ALIASES.get(code, code)
 
 
 def _code(text: str) -> str | None:
@@ -400,19 +408,19 @@ class LanguageTrees:
         for script, candidates in _SCRIPTS:
             if script.search(query):
                 for language in self.languages:
-                    if language.split("-")[0] in candidates:
+                    if _base(language) in candidates:
                         return language
                 return self.main
         words = [word.casefold() for word in _WORD.findall(query)]
         best, best_hits = self.main, 0.0
         english_named = "en" in self.languages
         for language in self.languages:
-            code = "en" if language == ORIGINAL and not english_named else language.split("-")[0]
+            code = "en" if language == ORIGINAL and not english_named else _base(language)
             stops = _STOP_SETS.get(code)
             hits = sum(_STOP_SHARE[word] for word in words if word in stops) if stops else 0.0
             if hits > best_hits:
                 best, best_hits = language, hits
-        other_script = best is not None and best.split("-")[0] in _OTHER_SCRIPTS
+        other_script = best is not None and _base(best) in _OTHER_SCRIPTS
         if not best_hits and english_named and (best == ORIGINAL or other_script):
             return "en"
         return best
