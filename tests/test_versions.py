@@ -753,6 +753,10 @@ def test_version_in_a_page_name_needs_a_version_shape() -> None:
     # TiKV 7.1's concepts/explore-tikv-features/api-v2.md is its API V2 page, current; a page named v2 is about v2
     assert version_in_name("concepts/explore-tikv-features/api-v2.md") is None
     assert version_in_name("releases/v2.md") == "2"
+    # an index page is named by its folder (Redis's release notes per release: rs-7-8-releases/_index.md)
+    assert version_in_name("release-notes/rs-7-8-releases/_index.md") == "7.8"
+    assert version_in_name("upgrading/v3/index.md") == "3"
+    assert version_in_name("guides/index.md") is None and version_in_name("README.md") is None
     assert query_versions("We need to roll back from 3.7 to 3.6") == {"3.7", "3.6"}
     assert query_versions("after upgrading, http2 fails") == set()
     assert names_version(query_versions("upgrading from 3.6.2"), "3.6")

@@ -80,6 +80,7 @@ GENERIC_NAMES = frozenset(
     | {"contributing", "code_of_conduct", "code-of-conduct", "security", "license", "licence", "maintainers"}
     | {"governance", "support", "authors", "notice", "skill", "agents", "claude"}
 )
+INDEX_NAMES = frozenset({"index", "_index", "readme"})  # a folder's own page, named by the folder
 OLD_WORDS = ("old", "legacy", "archive", "archived", "deprecated", "previous", "obsolete", "outdated")
 # A tree whose folder name says one of these is ahead of the release (Linkerd's `2-edge/` beside its `docs/`)
 _OLD_FORMS = frozenset((*OLD_WORDS, *(word + "s" for word in OLD_WORDS), "older"))  # archives/; not archiver/
@@ -829,8 +830,12 @@ def version_in_name(path: str) -> str | None:
     parts (`3_6`), a name that speaks of versions (upgrade, migration, release...) around it, or a `v` before it
     that is the whole name (`v2.md`). A number glued to letters (`http2`, `ipv6`, `Jest30`), alone in a plain name
     (`01-intro`, `etcd-3-watch`) or an API's version (`api-v2.md`: TiKV's API V2 page is current) is not taken for
-    one."""
-    stem = path.rsplit("/", 1)[-1].rsplit(".", 1)[0] if "." in path.rsplit("/", 1)[-1] else path.rsplit("/", 1)[-1]
+    one. An index page (`index.md`, `_index.md`, `README.md`) is named by its folder: Redis's
+    `release-notes/rs-7-8-releases/_index.md` is about 7.8."""
+    folder, _, name = path.rpartition("/")
+    stem = name.rsplit(".", 1)[0] if "." in name else name
+    if stem.lower() in INDEX_NAMES and folder:
+        stem = folder.rpartition("/")[2]
     speaks = any(word in stem.lower() for word in VERSION_NAME_WORDS)
     found = [
         ".".join(_NUMBERS.findall(match.group(2)))
