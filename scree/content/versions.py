@@ -41,8 +41,9 @@ Many docs repositories keep several versions side by side (`versioned_docs/versi
 5. Each page of a non-current tree is a copy of the current page at the same relative path; else of the current page
    with the same file name (when only one has it); else of the current page whose text resembles it most, if at
    least RENAMED_RESEMBLANCE (pages renamed between versions); else of none (a removed page: still found, marked old).
-6. A page of the current tree whose file name is named for a version older than the current one (version_in_name:
-   `upgrades/upgrade_3_2.md`, `migrating-to-v2.md` in a 3.7 tree) is about an old release: it ranks as an old
+6. A page of the current tree whose file name (an index page's: its folder's) is named for a version older than
+   the current one (version_in_name: `upgrades/upgrade_3_2.md`, `migrating-to-v2.md` in a 3.7 tree) is about an
+   old release: it ranks as an old
    version's page does, unless the query names that version (query_versions). The current version is the current
    tree's number; beside an untagged current tree, every version up to the newest old tree's is older.
 """
