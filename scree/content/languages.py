@@ -467,7 +467,7 @@ def _tie(language: str) -> tuple[bool, str]:
     """Between languages of as many pages, English first, then by name: complete translations tie on every count
     (expressjs.com's ten languages, 62 pages each, made German the main language by name), and English is what
     most docs are written in first."""
-    return language.split("-")[0] != "en", language
+    return _base(language) != "en", language
 
 
 def _untagged_is_main(ordered: Sequence[tuple[str, int]], pages: Counter[str]) -> bool:

@@ -249,6 +249,8 @@ CONFIG_NAMES = frozenset(
     )
 )
 _RSPRESS_VERSIONS = re.compile(r"multiVersion\s*:\s*\{([^{}]{0,4000})\}")  # bounded runs, as for Docusaurus's
+_RSPRESS_DEFAULT = re.compile(r"""\bdefault\s*:\s*['"]([^'"\n]{1,100})['"]""")  # inside multiVersion's braces
+_RSPRESS_LISTED = re.compile(r"\bversions\s*:\s*\[([^\]]*)\]")
 # bounded runs: unbounded, a config of many unclosed `onlyIncludeVersions: [` took time growing with its square
 _LAST_VERSION = re.compile(r"""lastVersion\s*:\s*['"]([^'"\n]{1,200})['"]""")
 _ONLY_INCLUDE = re.compile(r"onlyIncludeVersions\s*:\s*\[([^\]]{0,4000})\]")
@@ -317,8 +319,8 @@ def _rspress_hints(path: str, folder: str, text: str) -> list[Hint]:
     if found is None:
         return []
     options = found.group(1)
-    default = re.search(r"""\bdefault\s*:\s*['"]([^'"\n]{1,100})['"]""", options)
-    listed = re.search(r"\bversions\s*:\s*\[([^\]]*)\]", options)
+    default = _RSPRESS_DEFAULT.search(options)
+    listed = _RSPRESS_LISTED.search(options)
     versions = tuple(_QUOTED.findall(listed.group(1))) if listed is not None else ()
     if default is None:
         return []
@@ -354,7 +356,7 @@ def _mintlify_hints(path: str, folder: str, text: str) -> list[Hint]:
     """The default version of a Mintlify config's first list of versions (MINTLIFY_CONFIGS), with the versions it
     lists; none for a file of another shape."""
     try:
-        data = json.loads(text)
+        data = _parsed_config(path, text)
     except (ValueError, RecursionError):
         return []
     for keys, value in _config_entries(data):
@@ -685,18 +687,19 @@ def _holders(paths: Sequence[str]) -> dict[str, set[str]]:
 def _beside_the_root(folder: str) -> bool:
     """A top folder that may be an old version of the pages at the repository's root (Firecrawl's docs, a Mintlify
     site at the root with its v1/ and v0/ beside): named for a version or saying old, never any folder."""
-    return "/" not in folder and (version_of_name(folder) is not None or says_old(folder))
+    return "/" not in folder and _named_for_a_version(folder)
+
+
+def _named_for_a_version(folder: str) -> bool:
+    """Whether a folder's name carries a version number or its path says old."""
+    return version_of_name(folder.rpartition("/")[2]) is not None or says_old(folder)
 
 
 def _versioned_siblings(folders: Collection[str]) -> set[str]:
     """Of more than MAX_FOLDERS_PER_NAME folders holding one relative path, those beside a folder named for a version
     (Antrea's content/docs/main/ and its 84 content/docs/vX.Y.Z/ hold the same pages), at most
     MAX_VERSIONS_PER_NAME; none when there are more, or no version names (a page every component folder has)."""
-    parents = {
-        folder.rpartition("/")[0]
-        for folder in folders
-        if version_of_name(folder.rpartition("/")[2]) is not None or says_old(folder)
-    }
+    parents = {folder.rpartition("/")[0] for folder in folders if _named_for_a_version(folder)}
     kept = {folder for folder in folders if folder.rpartition("/")[0] in parents}
     return kept if len(kept) <= MAX_VERSIONS_PER_NAME else set()
 
@@ -940,7 +943,7 @@ def _untagged_beside_an_old_one(
     older than the newest of its kind: Envoy Gateway's community/ holds the design pages its v0.2-v0.6 trees held,
     and is no version of the site (a docs/ that is one mirrors the newest version, as Docusaurus's does, and then
     pairs with the older ones too: Redis's rs/ with rs/8.0/ and rs/7.22/)."""
-    if version_of_name(untagged.rpartition("/")[2]) is not None or says_old(untagged) or _channel(untagged):
+    if _named_for_a_version(untagged) or _channel(untagged):
         return False
     key = _shape_of(numbered)
     return key is not None and _folder_number(numbered) < newest.get(key, ())
@@ -1061,11 +1064,10 @@ def _decide(family: Sequence[str], hints: Sequence[Hint], override: str | None) 
     old_named = {root for root in family if says_old(root)}
     current, why = _current_of(family, hints, override, numbers, old_named)
     trees = [Tree(current, numbers[current], CURRENT, why)]
-    labelled = _untagged_label(hints, family, numbers, old_named, current)
+    naming = [hint for hint in _applicable(hints, family) if _named_by(hint, family, numbers, old_named) == current]
+    labelled = _untagged_label(naming, family, numbers, old_named, current)
     # a current tree the config names by a label (Prettier's `stable`) counts as numbered: the untagged one is next
-    named = numbers[current] is None and any(
-        hint.current and _named_by(hint, family, numbers, old_named) == current for hint in _applicable(hints, family)
-    )
+    named = numbers[current] is None and any(hint.current for hint in naming)
     for root in family:
         if root != current:
             number = labelled.get(root, numbers[root])  # for the status alone: the tree's name still carries none
@@ -1138,20 +1140,13 @@ def _applicable(hints: Sequence[Hint], family: Sequence[str]) -> list[Hint]:
 
 
 def _untagged_label(
-    hints: Sequence[Hint], family: Sequence[str], numbers: Mapping[str, str | None], old_named: set[str], current: str
+    naming: Sequence[Hint], family: Sequence[str], numbers: Mapping[str, str | None], old_named: set[str], current: str
 ) -> dict[str, str]:
     """The family's one untagged tree, when it is not current, with the version the config's label gives it
-    (Hint.untagged) where that config names the current tree: RocketMQ's docs/, labelled 4.x beside the current
-    5.0, is old, not an unreleased next; the preset's label says nothing of another plugin instance's docs."""
+    (Hint.untagged) where that config names the current tree (`naming`): RocketMQ's docs/, labelled 4.x beside the
+    current 5.0, is old, not an unreleased next; the preset's label says nothing of another plugin instance's docs."""
     untagged = [root for root in family if numbers[root] is None and root not in old_named and root != current]
-    label = next(
-        (
-            hint.untagged
-            for hint in _applicable(hints, family)
-            if hint.untagged is not None and _named_by(hint, family, numbers, old_named) == current
-        ),
-        None,
-    )
+    label = next((hint.untagged for hint in naming if hint.untagged is not None), None)
     return {untagged[0]: label} if label is not None and len(untagged) == 1 else {}
 
 
