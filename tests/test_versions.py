@@ -524,6 +524,23 @@ def test_a_tree_named_ahead_of_the_release_is_unreleased_and_the_untagged_one_cu
     assert statuses(find_trees(paths)) == {"k6/v2.2.x": CURRENT, "k6/next": NEWER, "k6/v2.1.x": OLD}
 
 
+def test_a_tree_named_latest_is_current_among_several_unnumbered_and_a_parent_saying_next_is_ahead() -> None:
+    """apache/iotdb-docs: src/UserGuide/latest/ (the 2.0 release) beside latest-Table/ (its table model), Master/Tree/
+    and Master/Table/ (the branch ahead), dev-1.3/ and the numbered V1.3.x/, V1.2.x/: with no config naming it,
+    the tree named latest is current, not the highest number; a tree below a folder saying next (Master/) is ahead,
+    though its own name says nothing."""
+    trees = ("latest", "latest-Table", "Master/Tree", "Master/Table", "dev-1.3", "V1.3.x", "V1.2.x")
+    paths = [f"src/UserGuide/{tree}/{p}" for tree in trees for p in PAGES]
+    found = statuses(find_trees(paths))
+    assert found["src/UserGuide/latest"] == CURRENT
+    assert found["src/UserGuide/Master/Tree"] == found["src/UserGuide/Master/Table"] == NEWER
+    assert found["src/UserGuide/dev-1.3"] == NEWER
+    assert found["src/UserGuide/V1.3.x"] == found["src/UserGuide/V1.2.x"] == OLD
+    # the folders above where the trees part name none of them: a checkout under main/ keeps its untagged tree
+    paths = [f"main/site/{tree}/{p}" for tree in ("docs", "v2", "v1") for p in PAGES]
+    assert statuses(find_trees(paths)) == {"main/site/docs": CURRENT, "main/site/v2": OLD, "main/site/v1": OLD}
+
+
 def test_folders_named_for_a_version_and_docs_are_one_family_whatever_they_mirror() -> None:
     """cert-manager's layout: content/docs/ current beside content/v1.N-docs/; v1.1-v1.3 share their pages with
     each other only (the docs were restructured at v1.4), v1.0 shares too few to pair: one family, docs/ current."""

@@ -965,6 +965,13 @@ def _parent(folder: str) -> str:
     return folder.rpartition("/")[0]
 
 
+def _below_branch(family: Sequence[str]) -> dict[str, str]:
+    """Each tree's path below the folder where the family's paths part (`Master/Tree` of src/UserGuide/Master/Tree
+    beside src/UserGuide/latest): only that part names the tree; the folders above it are every tree's."""
+    point = functools.reduce(_branch_point, family) if len(family) > 1 else _parent(family[0]) if family else ""
+    return {root: root[len(point) :].lstrip("/") if point else root for root in family}
+
+
 def _branch_point(a: str, b: str) -> str:
     """The folder where the paths to `a` and `b` part: `docs/framework` for docs/framework/react/reference and
     docs/framework/vue/reference."""
@@ -1062,7 +1069,8 @@ def _decide(family: Sequence[str], hints: Sequence[Hint], override: str | None) 
     """Rules 3 and 4: the family's trees, current first, then by version, newest first."""
     numbers = {root: version_of_name(root.rsplit("/", 1)[-1]) for root in family}
     old_named = {root for root in family if says_old(root)}
-    current, why = _current_of(family, hints, override, numbers, old_named)
+    below = _below_branch(family)
+    current, why = _current_of(family, hints, override, numbers, old_named, below)
     trees = [Tree(current, numbers[current], CURRENT, why)]
     naming = [hint for hint in _applicable(hints, family) if _named_by(hint, family, numbers, old_named) == current]
     labelled = _untagged_label(naming, family, numbers, old_named, current)
@@ -1071,7 +1079,7 @@ def _decide(family: Sequence[str], hints: Sequence[Hint], override: str | None) 
     for root in family:
         if root != current:
             number = labelled.get(root, numbers[root])  # for the status alone: the tree's name still carries none
-            newer = root not in old_named and _ahead(number, numbers[current], root.rsplit("/", 1)[-1], named)
+            newer = root not in old_named and _ahead(number, numbers[current], below[root], named)
             trees.append(Tree(root, numbers[root], NEWER if newer else OLD, ""))
     rest = sorted(trees[1:], key=lambda tree: (tree.status == OLD, [-n for n in version_key(tree.version)], tree.root))
     return (trees[0], *rest)
@@ -1083,8 +1091,10 @@ def _current_of(
     override: str | None,
     numbers: Mapping[str, str | None],
     old_named: set[str],
+    below: Mapping[str, str],
 ) -> tuple[str, str]:
-    """Rule 3: the family's current tree and why, in the rule's order."""
+    """Rule 3: the family's current tree and why, in the rule's order (`below`: each tree's path below the folder
+    where the family's paths part, _below_branch)."""
     for wanted in overrides(override):
         current = named_current(wanted, family)
         if current is not None:
@@ -1095,9 +1105,12 @@ def _current_of(
             said = "lists {} as its newest release" if hint.from_list else "names {} current"
             return found, f"{hint.source} {said.format(hint.current or 'the untagged tree')}"
     untagged = [root for root in family if numbers[root] is None and root not in old_named]
-    untagged = [root for root in untagged if not _says(NEXT_WORDS, root.rsplit("/", 1)[-1])]  # k6's next/
+    untagged = [root for root in untagged if not _says(NEXT_WORDS, below[root])]  # k6's next/, IoTDB's Master/Tree/
     if len(untagged) == 1:
         return untagged[0], "the tree whose name carries no version, beside numbered copies of it"
+    channel = [root for root in untagged if _norm(root.rsplit("/", 1)[-1]).lower() in CURRENT_WORDS]
+    if len(channel) == 1:  # IoTDB's latest/ beside latest-Table/, Master/Tree/ and V1.3.x/
+        return channel[0], f"the tree named {channel[0].rsplit('/', 1)[-1]}, beside copies named otherwise"
     numbered = [root for root in family if numbers[root] is not None and root not in old_named]
     if not numbered:
         return min(family, key=lambda root: (root in old_named, -len(root), root)), "the tree that does not say old"
