@@ -539,6 +539,9 @@ def test_a_tree_named_latest_is_current_among_several_unnumbered_and_a_parent_sa
     # the folders above where the trees part name none of them: a checkout under main/ keeps its untagged tree
     paths = [f"main/site/{tree}/{p}" for tree in ("docs", "v2", "v1") for p in PAGES]
     assert statuses(find_trees(paths)) == {"main/site/docs": CURRENT, "main/site/v2": OLD, "main/site/v1": OLD}
+    # a tree that holds the others is named by its own folder: next/ around its v1/ snapshot is still ahead
+    paths = [f"site/next/{p}" for p in PAGES] + [f"site/next/v1/{p}" for p in PAGES]
+    assert statuses(find_trees(paths)) == {"site/next/v1": CURRENT, "site/next": NEWER}
 
 
 def test_folders_named_for_a_version_and_docs_are_one_family_whatever_they_mirror() -> None:

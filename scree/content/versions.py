@@ -967,9 +967,10 @@ def _parent(folder: str) -> str:
 
 def _below_branch(family: Sequence[str]) -> dict[str, str]:
     """Each tree's path below the folder where the family's paths part (`Master/Tree` of src/UserGuide/Master/Tree
-    beside src/UserGuide/latest): only that part names the tree; the folders above it are every tree's."""
+    beside src/UserGuide/latest): only that part names the tree; the folders above it are every tree's. A tree that
+    holds the others (Redis's rs/ around rs/8.0/) is named by its own folder."""
     point = functools.reduce(_branch_point, family) if len(family) > 1 else _parent(family[0]) if family else ""
-    return {root: root[len(point) :].lstrip("/") if point else root for root in family}
+    return {root: root[len(point) :].lstrip("/") or root.rsplit("/", 1)[-1] for root in family}
 
 
 def _branch_point(a: str, b: str) -> str:
