@@ -30,10 +30,13 @@ Many docs repositories keep several versions side by side (`versioned_docs/versi
    `params.version`), else the newest release its list of versions holds (`versions: [main, v1.18, ...]`,
    `[params.versions] docs = ["2.20", ...]`; entries saying dev or next are not releases); a key naming a folder
    (`cliLatest`, `versionsV2`) speaks for the family in that folder first; mike's versions.json entry aliased
-   `latest`; Sphinx conf.py `version`/`release`; Mintlify's docs.json or mint.json default version); then the one
-   tree without a version number in its name that does not say old (Docusaurus's `docs/` beside
-   `versioned_docs/version-N/`); then the highest version number among trees that do not say old. The newest folder
-   is not always current: where the config names the current version, it wins.
+   `latest`; Sphinx conf.py `version`/`release`; Mintlify's docs.json or mint.json default version; Rspress's
+   `multiVersion.default`); then the one tree without a version number in its name that does not say old or next
+   (Docusaurus's `docs/` beside `versioned_docs/version-N/`); then, of several such, the one named `latest`,
+   `current` or `stable` (IoTDB's latest/ beside latest-Table/ and Master/Tree/); then the highest version number
+   among trees that do not say old (an Antora pre-release's never). The newest folder is not always current: where
+   the config names the current version, it wins. Words saying next are read in a tree's path below where the
+   family's folders part (_below_branch).
 4. The other trees are old, or newer than the current ("unreleased": a higher number at the tree's own precision
    where both carry one, else a name saying next or the untagged tree when the config names a numbered one, as Jest's
    docs/ is its "next", unless the config's label gives it a lower number: Docusaurus's `versions.current.label`,
@@ -969,7 +972,7 @@ def _below_branch(family: Sequence[str]) -> dict[str, str]:
     """Each tree's path below the folder where the family's paths part (`Master/Tree` of src/UserGuide/Master/Tree
     beside src/UserGuide/latest): only that part names the tree; the folders above it are every tree's. A tree that
     holds the others (Redis's rs/ around rs/8.0/) is named by its own folder."""
-    point = functools.reduce(_branch_point, family) if len(family) > 1 else _parent(family[0]) if family else ""
+    point = functools.reduce(_branch_point, family)  # one tree alone: itself, named by its own folder
     return {root: root[len(point) :].lstrip("/") or root.rsplit("/", 1)[-1] for root in family}
 
 
@@ -1105,11 +1108,11 @@ def _current_of(
         if found is not None:
             said = "lists {} as its newest release" if hint.from_list else "names {} current"
             return found, f"{hint.source} {said.format(hint.current or 'the untagged tree')}"
-    untagged = [root for root in family if numbers[root] is None and root not in old_named]
-    untagged = [root for root in untagged if not _says(NEXT_WORDS, below[root])]  # k6's next/, IoTDB's Master/Tree/
+    # not named for the next release: k6's next/, IoTDB's Master/Tree/
+    untagged = [root for root in _unnumbered(family, numbers, old_named) if not _says(NEXT_WORDS, below[root])]
     if len(untagged) == 1:
         return untagged[0], "the tree whose name carries no version, beside numbered copies of it"
-    channel = [root for root in untagged if _norm(root.rsplit("/", 1)[-1]).lower() in CURRENT_WORDS]
+    channel = [root for root in untagged if _norm(root.rsplit("/", 1)[-1]) in CURRENT_WORDS]
     if len(channel) == 1:  # IoTDB's latest/ beside latest-Table/, Master/Tree/ and V1.3.x/
         return channel[0], f"the tree named {channel[0].rsplit('/', 1)[-1]}, beside copies named otherwise"
     numbered = [root for root in family if numbers[root] is not None and root not in old_named]
@@ -1121,6 +1124,11 @@ def _current_of(
     )
     skipped = version_key(numbers[current]) < max(version_key(numbers[root]) for root in numbered)
     return current, "the highest version number" + (" that is no pre-release" if skipped else "")
+
+
+def _unnumbered(family: Sequence[str], numbers: Mapping[str, str | None], old_named: Collection[str]) -> list[str]:
+    """The family's untagged trees: no version in their name, and no word saying old in their path."""
+    return [root for root in family if numbers[root] is None and root not in old_named]
 
 
 def overrides(override: str | None) -> list[str]:
@@ -1159,7 +1167,7 @@ def _untagged_label(
     """The family's one untagged tree, when it is not current, with the version the config's label gives it
     (Hint.untagged) where that config names the current tree (`naming`): RocketMQ's docs/, labelled 4.x beside the
     current 5.0, is old, not an unreleased next; the preset's label says nothing of another plugin instance's docs."""
-    untagged = [root for root in family if numbers[root] is None and root not in old_named and root != current]
+    untagged = [root for root in _unnumbered(family, numbers, old_named) if root != current]
     label = next((hint.untagged for hint in naming if hint.untagged is not None), None)
     return {untagged[0]: label} if label is not None and len(untagged) == 1 else {}
 
@@ -1189,7 +1197,7 @@ def _named_by(hint: Hint, family: Sequence[str], numbers: Mapping[str, str | Non
     if hint.current is None:
         return None
     if hint.current == "":
-        found = [root for root in family if numbers[root] is None and root not in old_named]
+        found = _unnumbered(family, numbers, old_named)
         return found[0] if len(found) == 1 else None
     wanted = _norm(hint.current)
     found = [root for root in family if _norm(root.rsplit("/", 1)[-1]) == wanted]
