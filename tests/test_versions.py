@@ -79,6 +79,33 @@ def test_last_version_current_keeps_docs_current() -> None:
     assert statuses(find_trees(paths, [hint])) == {"docs": CURRENT, "versioned_docs/version-10.x": OLD}
 
 
+def test_the_trees_a_docusaurus_versions_json_declares_are_one_family_however_restructured() -> None:
+    """react-native-gesture-handler's layout: docs/ (3.x, `lastVersion: 'current'`) was restructured and shares two
+    of version-2.x's ten pages, under the mirrored share; its legacy-gestures/ holds what version-2.x/gestures/ did,
+    and version-1.x/api/ what version-2.x/ holds at its top. Mirroring alone paired those subfolders and took
+    version-2.x/gestures/ and version-1.x/api/ for current trees."""
+    gestures = [f"gestures/{name}.md" for name in ("tap", "pan", "pinch", "rotation", "fling", "long-press")]
+    top = ["installation.md", "quickstart.md", "troubleshooting.md", "testing.md"]
+    paths = (
+        [f"docs/{p}" for p in ("installation.md", "quickstart.md", "hooks/use-tap.md", "hooks/use-pan.md")]
+        + [f"docs/fundamentals/{n}.md" for n in ("state", "events", "composition", "callbacks", "reanimated")]
+        + [f"docs/legacy-{p}" for p in gestures]
+        + [f"versioned_docs/version-2.x/{p}" for p in (*top, *gestures)]
+        + [f"versioned_docs/version-1.x/api/{p}" for p in top]
+        + [f"versioned_docs/version-1.x/{p}" for p in ("about.md", "handlers.md")]
+    )
+    config = "module.exports = { presets: [['classic', { docs: { lastVersion: 'current',"
+    config += " versions: { current: { label: '3.x' } } } }]] };"
+    hints = parse_hints("versions.json", '["2.x", "1.x"]', {"docusaurus.config.js": config})
+    assert statuses(find_trees(paths, hints)) == {
+        "docs": CURRENT,
+        "versioned_docs/version-2.x": OLD,
+        "versioned_docs/version-1.x": OLD,
+    }
+    # without the config, the restructured docs/ is no version of anything: only its mirrored subfolder pairs
+    assert "docs" not in statuses(find_trees(paths))
+
+
 @pytest.mark.parametrize(
     ("label", "status"),
     [("4.x", OLD), ("Version 4.2", OLD), ("6.x", NEWER), ("Next", NEWER), ("Canary 🚧", NEWER)],

@@ -5,7 +5,8 @@ Many docs repositories keep several versions side by side (`versioned_docs/versi
 `docs/v2/`, `old/`), and an agent that answers from an old page writes wrong code. The rules, in this order:
 
 1. A version tree is a folder that MIRRORS another: at least MIN_MIRRORED pages at the same relative paths (index and
-   README pages alone do not count), and at least MIRROR_SHARE of the smaller folder's pages. A folder name never
+   README pages alone do not count), and at least MIRROR_SHARE of the smaller folder's pages; first, whatever they
+   mirror, the trees a Docusaurus versions.json declares (_declared_pairs: a restructured docs/). A folder name never
    decides alone: `old/` of unrelated pages, or a `docs/v2/` beside a `docs/` it does not copy, is no version tree.
    A relative path held by more than MAX_FOLDERS_PER_NAME folders counts only among those beside a version-named
    one (_versioned_siblings: Antrea's 85 versions side by side). The repository's root (ROOT) is a folder too,
@@ -762,12 +763,14 @@ def find_trees(
             known[page] = page_fingerprint(pages[page]) if page_fingerprint is not None and page in pages else None
         return known[page]
 
+    shared = mirrored_pairs(paths, excluded)
     pairs = {
         pair: count
-        for pair, count in mirrored_pairs(paths, excluded).items()
+        for pair, count in shared.items()
         if count >= MIN_MIRRORED and count >= MIRROR_SHARE * min(size[pair[0]], size[pair[1]])
     }
-    accepted = _versions_among(pairs, hinted, lambda a, b: _resembling(a, b, pages, fp))
+    declared = _declared_pairs(hints, size, shared)
+    accepted = _versions_among(pairs, hinted, lambda a, b: _resembling(a, b, pages, fp), declared)
     if not accepted:
         return VersionTrees(hints=tuple(hints))
     trees = {folder for pair in accepted for folder in pair}
@@ -794,13 +797,45 @@ def find_trees(
     return VersionTrees(decided, copies, tuple(hints), superseded)
 
 
-def _versions_among(
-    pairs: Mapping[tuple[str, str], int], hinted: set[str], resembling: Callable[[str, str], bool]
+def _declared_pairs(
+    hints: Sequence[Hint], size: Mapping[str, int], shared: Mapping[tuple[str, str], int]
 ) -> list[tuple[str, str]]:
-    """Rules 1 and 2 over the mirroring `pairs` (with how many pages each shares), the most mirrored first: the pairs
-    that are versions of one tree, by name, config or (for at most MAX_MEASURED_PAIRS) text."""
-    accepted: list[tuple[str, str]] = []
-    roots: set[str] = set()
+    """Rule 1's first case: the trees a Docusaurus versions.json declares, joined before any mirroring is counted:
+    `versioned_docs/version-<each entry>/` beside it (`<id>_versioned_docs/` for a plugin instance's
+    `<id>_versions.json`), and the preset's `docs/` beside it where it shares MIN_MIRRORED pages with one of them, at
+    any share (react-native-gesture-handler's docs/ of 3.x shares 16 of version-2.x's 63 pages: restructured, not
+    another project). Their subfolders then never pair (docs/legacy-gestures/ beside version-2.x/gestures/)."""
+    declared: list[tuple[str, str]] = []
+    for hint in hints:
+        name = hint.source.rpartition("/")[2]
+        if not is_versions_file(name):
+            continue
+        instance = _instance_of(name)
+        held = _join(hint.folder, f"{instance}_versioned_docs" if instance else "versioned_docs")
+        trees = [
+            tree
+            for tree in (_join(held, DOCUSAURUS_VERSION_PREFIX + version) for version in hint.versions)
+            if size.get(tree, 0) >= MIN_MIRRORED
+        ]
+        docs = _join(hint.folder, "docs")
+        if not instance and any(shared.get(min((docs, tree), (tree, docs)), 0) >= MIN_MIRRORED for tree in trees):
+            trees.insert(0, docs)
+        declared.extend((trees[0], tree) for tree in trees[1:])
+    return declared
+
+
+def _versions_among(
+    pairs: Mapping[tuple[str, str], int],
+    hinted: set[str],
+    resembling: Callable[[str, str], bool],
+    declared: Sequence[tuple[str, str]] = (),
+) -> list[tuple[str, str]]:
+    """Rules 1 and 2 over the mirroring `pairs` (with how many pages each shares), the most mirrored first, after the
+    `declared` ones: the pairs that are versions of one tree, by name, config or (for at most MAX_MEASURED_PAIRS)
+    text."""
+    accepted = list(declared)
+    roots = {folder for pair in declared for folder in pair}
+    taken = {(min(pair), max(pair)) for pair in declared}
     measured = 0
     unnamed = [pair for pair in pairs if not _named_versions(*pair, hinted) and not any(map(_channel, pair))]
     variants = _variant_parents(unnamed)
@@ -809,6 +844,8 @@ def _versions_among(
         (x, _shape_of(y)) for pair in pairs for x, y in (pair, pair[::-1]) if _is_newest(y, newest)
     }
     for a, b in sorted(pairs, key=lambda pair: (-pairs[pair], pair)):
+        if (a, b) in taken:
+            continue
         if _inside_any(a, roots, but=b) or _inside_any(b, roots, but=a):
             continue  # inside a tree already found: the same pair one level down (a version inside the other's
             # tree is not: Redis's content/operate/rs/7.22/ inside its current rs/, beside rs/8.0/)
