@@ -106,6 +106,54 @@ def test_the_trees_a_docusaurus_versions_json_declares_are_one_family_however_re
     assert "docs" not in statuses(find_trees(paths))
 
 
+def test_each_docs_plugin_instance_declares_its_own_family_beside_products_that_share_pages() -> None:
+    """tigera/docs' layout: three products (calico/, calico-enterprise/, calico-cloud/) side by side share many pages,
+    each a docs plugin instance (`id` and `path` in the config) with its `<id>_versions.json` and
+    `<id>_versioned_docs/`. Mirroring alone took the three untagged folders for variants of one another and left
+    them out of every family; calico-cloud/ also mirrors enterprise's 3.23 as much as its own 23-2."""
+    shared = [f"network-policy/{n}.md" for n in ("get-started", "policy-rules", "namespaces", "hosts")]
+    enterprise = [*shared, *(f"threat/{n}.md" for n in ("honeypods", "waf", "deep-packet", "alerts"))]
+    products = {
+        "calico": (shared + ["operator/install.md", "operator/upgrade.md"], ("3.32", "3.31")),
+        "calico-enterprise": (enterprise, ("3.24-1", "3.23-2")),
+        "calico-cloud": (enterprise + ["get-started/connect.md"], ("23-2",)),
+    }
+    paths = []
+    for product, (pages, versions) in products.items():
+        paths += [f"{product}/{page}" for page in pages]
+        paths += [f"{product}_versioned_docs/version-{v}/{page}" for v in versions for page in pages]
+    config = (
+        "export default { plugins: ["
+        + "".join(
+            f"['@docusaurus/plugin-content-docs', {{ id: '{product}', path: '{product}', lastVersion: '{versions[-1]}',"
+            " versions: { current: { label: 'Next', path: 'next' } } }],"
+            for product, (_, versions) in products.items()
+        )
+        + "] };"
+    )
+    files = {f"{product}_versions.json": json.dumps(versions) for product, (_, versions) in products.items()}
+    files["docusaurus.config.js"] = config
+    hints = [
+        hint
+        for name, text in files.items()
+        for hint in parse_hints(name, text, {other: body for other, body in files.items() if other != name})
+    ]
+    families = find_trees(paths, hints).families
+    assert {tuple((tree.root, tree.status) for tree in family) for family in families} == {
+        (
+            ("calico_versioned_docs/version-3.31", CURRENT),
+            ("calico", NEWER),
+            ("calico_versioned_docs/version-3.32", NEWER),
+        ),
+        (
+            ("calico-enterprise_versioned_docs/version-3.23-2", CURRENT),
+            ("calico-enterprise", NEWER),
+            ("calico-enterprise_versioned_docs/version-3.24-1", NEWER),
+        ),
+        (("calico-cloud_versioned_docs/version-23-2", CURRENT), ("calico-cloud", NEWER)),
+    }
+
+
 @pytest.mark.parametrize(
     ("label", "status"),
     [("4.x", OLD), ("Version 4.2", OLD), ("6.x", NEWER), ("Next", NEWER), ("Canary 🚧", NEWER)],

@@ -220,6 +220,9 @@ class Hint:
     # `versions: {current: {label: '4.x'}}`: RocketMQ's docs/ is its old 4.x beside the current versioned 5.0)
     untagged: str | None = None
     prerelease: bool = False  # the tree at `folder` is a pre-release, never current by its number (Antora)
+    # the untagged tree a Docusaurus versions.json's docs plugin reads, relative to `folder`: the preset's docs/, an
+    # instance's `path` option (tigera's `id: 'calico', path: 'calico'`); None where unknown
+    docs: str | None = None
 
 
 DOCUSAURUS_CONFIGS = (
@@ -261,6 +264,7 @@ _ONLY_INCLUDE = re.compile(r"onlyIncludeVersions\s*:\s*\[([^\]]{0,4000})\]")
 # the label of the docs plugin's `current` version (its untagged docs/ folder), in its `versions` option
 _CURRENT_LABEL = re.compile(r"""\bcurrent\s*:\s*\{[^{}]{0,400}?\blabel\s*:\s*['"]([^'"\n]{1,100})['"]""")
 _INSTANCE_ID = re.compile(r"""\bid\s*:\s*['"]([\w-]{1,100})['"]""")  # a docs plugin instance's id in its options
+_DOCS_PATH = re.compile(r"""\bpath\s*:\s*['"]([\w./-]{1,200})['"]""")  # ... and the folder it reads (after its id)
 INSTANCE_VERSIONS = "_versions.json"  # `<id>_versions.json`: the versions of docs plugin instance <id>
 CURRENT_KEYS = frozenset(  # config keys naming the current version, wherever they sit, whatever their value's shape
     "latest_stable_version latest_version latestVersion current_version currentVersion stable_version "
@@ -542,8 +546,12 @@ def _versions_json_hint(path: str, folder: str, text: str, siblings: Mapping[str
         listed = tuple(str(item) for item in data)
         current: str | None = listed[0]
         untagged: str | None = None
+        docs: str | None = None if instance else "docs"
         for sibling, sibling_text in siblings.items():
             if sibling in DOCUSAURUS_CONFIGS:
+                if instance:  # the first `path` after the instance's id is its own: its versions' paths come later
+                    found = _docusaurus_options(sibling_text, _DOCS_PATH).get(instance)
+                    docs = _docs_folder(found.group(1)) if found is not None else None
                 last = _docusaurus_options(sibling_text, _LAST_VERSION).get(instance)
                 if last is not None:
                     current = _last_version(last)
@@ -552,7 +560,7 @@ def _versions_json_hint(path: str, folder: str, text: str, siblings: Mapping[str
                 if only is not None:
                     included = [v for v in _QUOTED.findall(only.group(1))]
                     listed = tuple(v for v in listed if v in included) or listed
-        return Hint(path, folder, current, listed, _instance_scope(instance), untagged=untagged)
+        return Hint(path, folder, current, listed, _instance_scope(instance), untagged=untagged, docs=docs)
     if instance:
         return None
     if all(isinstance(item, dict) for item in data):  # mike: [{"version", "title", "aliases"}]
@@ -563,6 +571,12 @@ def _versions_json_hint(path: str, folder: str, text: str, siblings: Mapping[str
         )
         return Hint(path, folder, latest, listed)
     return None
+
+
+def _docs_folder(path: str) -> str | None:
+    """A docs plugin's `path` option as a folder below its config (`./calico`: calico), None when it leaves it."""
+    parts = [part for part in path.split("/") if part not in ("", ".")]
+    return "/".join(parts) if parts and ".." not in parts else None
 
 
 # --- the decision ---
@@ -769,7 +783,7 @@ def find_trees(
         for pair, count in shared.items()
         if count >= MIN_MIRRORED and count >= MIRROR_SHARE * min(size[pair[0]], size[pair[1]])
     }
-    declared = _declared_pairs(hints, size, shared)
+    declared = _declared_families(hints, size, shared)
     accepted = _versions_among(pairs, hinted, lambda a, b: _resembling(a, b, pages, fp), declared)
     if not accepted:
         return VersionTrees(hints=tuple(hints))
@@ -797,15 +811,17 @@ def find_trees(
     return VersionTrees(decided, copies, tuple(hints), superseded)
 
 
-def _declared_pairs(
+def _declared_families(
     hints: Sequence[Hint], size: Mapping[str, int], shared: Mapping[tuple[str, str], int]
-) -> list[tuple[str, str]]:
-    """Rule 1's first case: the trees a Docusaurus versions.json declares, joined before any mirroring is counted:
-    `versioned_docs/version-<each entry>/` beside it (`<id>_versioned_docs/` for a plugin instance's
-    `<id>_versions.json`), and the preset's `docs/` beside it where it shares MIN_MIRRORED pages with one of them, at
-    any share (react-native-gesture-handler's docs/ of 3.x shares 16 of version-2.x's 63 pages: restructured, not
-    another project). Their subfolders then never pair (docs/legacy-gestures/ beside version-2.x/gestures/)."""
-    declared: list[tuple[str, str]] = []
+) -> list[list[str]]:
+    """Rule 1's first case: the trees each Docusaurus versions.json declares, a family before any mirroring is
+    counted: `versioned_docs/version-<each entry>/` beside it (`<id>_versioned_docs/` for a plugin instance's
+    `<id>_versions.json`), and the untagged tree its docs plugin reads (Hint.docs) where it shares MIN_MIRRORED pages
+    with one of them, at any share (react-native-gesture-handler's docs/ of 3.x shares 16 of version-2.x's 63 pages:
+    restructured, not another project). Their subfolders then never pair (docs/legacy-gestures/ beside
+    version-2.x/gestures/), nor do two families declared apart (tigera's calico-cloud/ shares 245 of its 308 pages
+    with calico-enterprise_versioned_docs/version-3.23-2/, another product)."""
+    declared: list[list[str]] = []
     for hint in hints:
         name = hint.source.rpartition("/")[2]
         if not is_versions_file(name):
@@ -817,10 +833,11 @@ def _declared_pairs(
             for tree in (_join(held, DOCUSAURUS_VERSION_PREFIX + version) for version in hint.versions)
             if size.get(tree, 0) >= MIN_MIRRORED
         ]
-        docs = _join(hint.folder, "docs")
-        if not instance and any(shared.get(min((docs, tree), (tree, docs)), 0) >= MIN_MIRRORED for tree in trees):
+        docs = _join(hint.folder, hint.docs) if hint.docs is not None else None
+        if docs is not None and any(shared.get(min((docs, t), (t, docs)), 0) >= MIN_MIRRORED for t in trees):
             trees.insert(0, docs)
-        declared.extend((trees[0], tree) for tree in trees[1:])
+        if len(trees) >= 2:
+            declared.append(trees)
     return declared
 
 
@@ -828,14 +845,13 @@ def _versions_among(
     pairs: Mapping[tuple[str, str], int],
     hinted: set[str],
     resembling: Callable[[str, str], bool],
-    declared: Sequence[tuple[str, str]] = (),
+    declared: Sequence[Sequence[str]] = (),
 ) -> list[tuple[str, str]]:
     """Rules 1 and 2 over the mirroring `pairs` (with how many pages each shares), the most mirrored first, after the
-    `declared` ones: the pairs that are versions of one tree, by name, config or (for at most MAX_MEASURED_PAIRS)
-    text."""
-    accepted = list(declared)
-    roots = {folder for pair in declared for folder in pair}
-    taken = {(min(pair), max(pair)) for pair in declared}
+    `declared` families' own: the pairs that are versions of one tree, by name, config or (for at most
+    MAX_MEASURED_PAIRS) text."""
+    accepted = [(family[0], tree) for family in declared for tree in family[1:]]
+    family_of = {tree: number for number, family in enumerate(declared) for tree in family}
     measured = 0
     unnamed = [pair for pair in pairs if not _named_versions(*pair, hinted) and not any(map(_channel, pair))]
     variants = _variant_parents(unnamed)
@@ -843,9 +859,10 @@ def _versions_among(
     with_the_newest = {  # (untagged folder, shape) where it mirrors the newest version of that shape
         (x, _shape_of(y)) for pair in pairs for x, y in (pair, pair[::-1]) if _is_newest(y, newest)
     }
+    roots = set(family_of)
     for a, b in sorted(pairs, key=lambda pair: (-pairs[pair], pair)):
-        if (a, b) in taken:
-            continue
+        if a in family_of and b in family_of:
+            continue  # declared together, or apart
         if _inside_any(a, roots, but=b) or _inside_any(b, roots, but=a):
             continue  # inside a tree already found: the same pair one level down (a version inside the other's
             # tree is not: Redis's content/operate/rs/7.22/ inside its current rs/, beside rs/8.0/)
