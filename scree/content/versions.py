@@ -1139,7 +1139,16 @@ def _decide(family: Sequence[str], hints: Sequence[Hint], override: str | None) 
             number = labelled.get(root, numbers[root])  # for the status alone: the tree's name still carries none
             newer = root not in old_named and _ahead(number, numbers[current], below[root], named)
             trees.append(Tree(root, numbers[root], NEWER if newer else OLD, ""))
-    rest = sorted(trees[1:], key=lambda tree: (tree.status == OLD, [-n for n in version_key(tree.version)], tree.root))
+    # newest first: an unreleased untagged tree (next) before numbered ones, an old one (legacy) after them
+    rest = sorted(
+        trees[1:],
+        key=lambda tree: (
+            tree.status == OLD,
+            tree.status == OLD and tree.version is None,
+            [-n for n in version_key(tree.version)],
+            tree.root,
+        ),
+    )
     return (trees[0], *rest)
 
 
