@@ -661,6 +661,23 @@ def test_renamed_old_pages_find_their_current_page_by_name_or_text() -> None:
     assert removed is not None and removed.counterpart is None and removed.tree.status == OLD
 
 
+def test_numbered_siblings_sharing_one_near_duplicate_page_are_versions_and_one_page_named_alike_is_not() -> None:
+    """hapi.dev's layout: generated/markdown/<module>/<major>/api.md, one page per major version; the two copies of
+    hapi's API are near-duplicates, and with no version found the old major's chunks stood for the current's. Two
+    chapters' exercise.md pages share a name, not their text."""
+    api = " ".join(f"server.option{i} sets option {i} of the server." for i in range(80))
+    texts = {
+        "generated/markdown/hapi/20/api.md": api,
+        "generated/markdown/hapi/21/api.md": api + " server.inject(options) was added.",
+        "generated/markdown/nes/14/api.md": "The nes plugin adds websockets. " * 20,
+        "course/chapters/1/exercise.md": " ".join(f"Chapter one exercise {i}: count sheep." for i in range(30)),
+        "course/chapters/2/exercise.md": " ".join(f"Chapter two task {i}: write a parser." for i in range(30)),
+    }
+    trees = find_trees(texts, page_fingerprint=lambda path: fingerprint(texts[path]))
+    assert statuses(trees) == {"generated/markdown/hapi/21": CURRENT, "generated/markdown/hapi/20": OLD}
+    assert statuses(find_trees(texts)) == {}  # no text to measure: one page of a name is no evidence
+
+
 def test_a_docs_v2_that_is_the_current_api_and_an_unrelated_old_folder_are_no_versions() -> None:
     """A folder name alone decides nothing: docs/v2/ copies nothing in docs/, old/ holds other pages."""
     paths = [f"docs/{p}" for p in PAGES] + ["docs/v2/users.md", "docs/v2/orders.md", "docs/v2/auth.md"]

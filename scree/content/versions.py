@@ -6,8 +6,10 @@ Many docs repositories keep several versions side by side (`versioned_docs/versi
 
 1. A version tree is a folder that MIRRORS another: at least MIN_MIRRORED pages at the same relative paths (index and
    README pages alone do not count), and at least MIRROR_SHARE of the smaller folder's pages; first, whatever they
-   mirror, the trees a Docusaurus versions.json declares (_declared_pairs: a restructured docs/). A folder name never
-   decides alone: `old/` of unrelated pages, or a `docs/v2/` beside a `docs/` it does not copy, is no version tree.
+   mirror, the trees a Docusaurus versions.json declares (_declared_families: a restructured docs/); numbered
+   siblings sharing fewer pages than MIN_MIRRORED where their text is a near-duplicate (_one_page_versions:
+   hapi.dev's one api.md per major version). A folder name never decides alone: `old/` of unrelated pages, or a
+   `docs/v2/` beside a `docs/` it does not copy, is no version tree.
    A relative path held by more than MAX_FOLDERS_PER_NAME folders counts only among those beside a version-named
    one (_versioned_siblings: Antrea's 85 versions side by side). The repository's root (ROOT) is a folder too,
    beside a top folder named for a version or saying old (_beside_the_root: a Mintlify site's v1/ at the root); its
@@ -54,6 +56,7 @@ Many docs repositories keep several versions side by side (`versioned_docs/versi
 
 from __future__ import annotations
 
+import bisect
 import functools
 import heapq
 import json
@@ -63,6 +66,8 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from scree.replies import plural
+
 MIN_MIRRORED = 2  # pages at the same relative path before two folders can be versions of one tree
 MIRROR_SHARE = 0.3  # ... and this share of the smaller folder's pages
 MAX_FOLDERS_PER_NAME = 40  # a relative path held by more folders than this (a per-folder index page) says nothing
@@ -71,6 +76,9 @@ SAME_TREE_RESEMBLANCE = 0.3  # resemblance of 3 in 4 mirrored pages when no name
 # ... measured only where they mirror this many pages: two example projects made from one starter share three
 # near-identical pages (Starlight's examples/basics and examples/tailwind), a version tree far more
 MIN_MIRRORED_BY_TEXT = 4
+# Numbered sibling folders sharing fewer pages than MIN_MIRRORED are versions where each shared page's text is at
+# least this alike (hapi.dev's generated/markdown/hapi/20/api.md beside hapi/21/api.md: one page per major version)
+ONE_PAGE_RESEMBLANCE = 0.5
 MIN_VARIANTS = 3  # sibling folders mirroring each other, from which on their text says nothing of versions
 SAMPLED_PAGES = 12  # mirrored pages measured per pair of folders
 MAX_MEASURED_PAIRS = 64  # pairs whose text is measured (the most mirrored first): a bound on the first search's cost
@@ -631,10 +639,11 @@ class VersionTrees:
         lines = []
         for family in self.families:
             current = family[0]
-            others = ", ".join(f"{_shown(tree.root)} ({tree.status}, {count[tree.root]} pages)" for tree in family[1:])
-            lines.append(
-                f"current {_shown(current.root)} ({count[current.root]} pages; {current.why}); other versions: {others}"
+            others = ", ".join(
+                f"{_shown(tree.root)} ({tree.status}, {plural(count[tree.root], 'page')})" for tree in family[1:]
             )
+            pages = plural(count[current.root], "page")
+            lines.append(f"current {_shown(current.root)} ({pages}; {current.why}); other versions: {others}")
         if self.superseded:
             named = sorted(self.superseded.items(), key=lambda item: (version_key(item[1]), item[0]))
             shown = ", ".join(f"{path} ({version})" for path, version in named[:SUPERSEDED_SHOWN])
@@ -778,10 +787,12 @@ def find_trees(
         return known[page]
 
     shared = mirrored_pairs(paths, excluded)
+    ordered = sorted(pages)
     pairs = {
         pair: count
         for pair, count in shared.items()
-        if count >= MIN_MIRRORED and count >= MIRROR_SHARE * min(size[pair[0]], size[pair[1]])
+        if count >= MIRROR_SHARE * min(size[pair[0]], size[pair[1]])
+        and (count >= MIN_MIRRORED or _one_page_versions(*pair, ordered, fp))
     }
     declared = _declared_families(hints, size, shared)
     accepted = _versions_among(pairs, hinted, lambda a, b: _resembling(a, b, pages, fp), declared)
@@ -1052,6 +1063,36 @@ def _variant_parents(pairs: Iterable[tuple[str, str]]) -> set[str]:
         if _parent(a) == _parent(b):
             mirroring[_parent(a)].update((a, b))
     return {parent for parent, children in mirroring.items() if len(children) >= MIN_VARIANTS}
+
+
+def _one_page_versions(a: str, b: str, ordered: Sequence[str], fp: Callable[[str], frozenset[int] | None]) -> bool:
+    """Rule 1 for folders sharing fewer than MIN_MIRRORED pages: siblings named for versions in one name shape
+    (`hapi/20/` and `hapi/21/`) whose every shared page is near-duplicate text (ONE_PAGE_RESEMBLANCE). A page that
+    only shares its name (`chapters/1/exercise.md` beside `chapters/2/exercise.md`) makes no versions. `ordered`:
+    the pages, sorted."""
+    shape = _shape_of(a)
+    if shape is None or shape != _shape_of(b):
+        return False
+    in_b = set(_pages_below(b, ordered))
+    shared = [
+        rest
+        for rest in (_rest(page, a) for page in _pages_below(a, ordered))
+        if _join(b, rest) in in_b and not _own_generic_page(rest)
+    ]
+    for rest in shared:
+        x, y = fp(_join(a, rest)), fp(_join(b, rest))
+        if x is None or y is None or resemblance(x, y) < ONE_PAGE_RESEMBLANCE:
+            return False
+    return bool(shared)
+
+
+def _pages_below(folder: str, ordered: Sequence[str]) -> Iterator[str]:
+    """The pages of sorted `ordered` below `folder` (not the root)."""
+    prefix = folder + "/"
+    for page in ordered[bisect.bisect_left(ordered, prefix) :]:
+        if not page.startswith(prefix):
+            return
+        yield page
 
 
 def _resembling(a: str, b: str, pages: Mapping[str, str], fp: Callable[[str], frozenset[int] | None]) -> bool:
