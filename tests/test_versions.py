@@ -678,6 +678,26 @@ def test_numbered_siblings_sharing_one_near_duplicate_page_are_versions_and_one_
     assert statuses(find_trees(texts)) == {}  # no text to measure: one page of a name is no evidence
 
 
+def test_the_pages_each_versions_stubs_include_are_no_version() -> None:
+    """kgateway.dev's layout: content/docs/envoy/<version>/ pages are front matter and a `{{< reuse >}}` of
+    assets/kgw-docs/pages/<same path>, where the text is. Mirroring the numbered trees made that folder an old
+    version, so every hit on the text was marked old and the stub shown in its place."""
+    texts = {}
+    for page in PAGES:
+        name = page.removesuffix(".md")
+        texts[f"assets/pages/{page}"] = " ".join(f"The {name} guide explains step {i} in detail." for i in range(40))
+        for version in ("latest", "main", "2.3.x", "2.2.x"):
+            texts[f"content/docs/{version}/{page}"] = f'{{{{< reuse "pages/{page}" >}}}}'
+    trees = find_trees(texts, page_fingerprint=lambda path: fingerprint(texts[path]))
+    assert statuses(trees) == {
+        "content/docs/latest": CURRENT,
+        "content/docs/main": NEWER,
+        "content/docs/2.3.x": OLD,
+        "content/docs/2.2.x": OLD,
+    }
+    assert trees.copy("assets/pages/install.md") is None
+
+
 def test_a_docs_v2_that_is_the_current_api_and_an_unrelated_old_folder_are_no_versions() -> None:
     """A folder name alone decides nothing: docs/v2/ copies nothing in docs/, old/ holds other pages."""
     paths = [f"docs/{p}" for p in PAGES] + ["docs/v2/users.md", "docs/v2/orders.md", "docs/v2/auth.md"]
@@ -783,6 +803,9 @@ def test_mike_and_sphinx_hints() -> None:
     mike = json.dumps([{"version": "2.0", "aliases": ["latest"]}, {"version": "1.0", "aliases": []}])
     hint, *_ = parse_hints("versions.json", mike)
     assert hint is not None and (hint.current, hint.versions) == ("2.0", ("2.0", "1.0"))
+    # kgateway.dev's list: the unreleased 2.5.x first, the release its site links as latest second
+    linked = [{"version": "2.5.x", "linkVersion": "main"}, {"version": "2.4.x", "linkVersion": "latest"}]
+    assert [hint.current for hint in parse_hints("versions.json", json.dumps(linked))] == ["2.4.x"]
     sphinx, *_ = parse_hints("docs/conf.py", "project = 'x'\nrelease = '3.2.1'\n")
     assert sphinx is not None and sphinx.current == "3.2.1"
     paths = [f"docs/{v}/{p}" for v in ("3.2", "3.3") for p in PAGES]

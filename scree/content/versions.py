@@ -82,6 +82,8 @@ ONE_PAGE_RESEMBLANCE = 0.5
 MIN_VARIANTS = 3  # sibling folders mirroring each other, from which on their text says nothing of versions
 SAMPLED_PAGES = 12  # mirrored pages measured per pair of folders
 MAX_MEASURED_PAIRS = 64  # pairs whose text is measured (the most mirrored first): a bound on the first search's cost
+STUB_SHINGLES = 16  # a page with fewer shingles than this beside one with STUB_RATIO x as many is a stub including it
+STUB_RATIO = 4
 RENAMED_RESEMBLANCE = 0.5  # an old page whose path is gone is a copy of the current page it resembles this much
 SAME_SAYING = 0.5  # two chunks say the same thing (engine folding) at this resemblance
 SAME_SECTION_SAYING = 0.2  # ... under the same heading (bench.versioned_site: a version missing a paragraph)
@@ -574,7 +576,7 @@ def _versions_json_hint(path: str, folder: str, text: str, siblings: Mapping[str
     if all(isinstance(item, dict) for item in data):  # mike: [{"version", "title", "aliases"}]
         listed = tuple(str(item.get("version", "")) for item in data if item.get("version"))
         latest = next(
-            (str(item["version"]) for item in data if "latest" in (item.get("aliases") or []) and item.get("version")),
+            (str(item["version"]) for item in data if item.get("version") and _says_latest(item)),
             listed[0] if listed else None,
         )
         return Hint(path, folder, latest, listed)
@@ -585,6 +587,15 @@ def _docs_folder(path: str) -> str | None:
     """A docs plugin's `path` option as a folder below its config (`./calico`: calico), None when it leaves it."""
     parts = [part for part in path.split("/") if part not in ("", ".")]
     return "/".join(parts) if parts and ".." not in parts else None
+
+
+def _says_latest(entry: Mapping[str, object]) -> bool:
+    """Whether an entry of a list of versions is aliased `latest`: mike's `"aliases": ["latest"]`, or any other
+    key's value (kgateway.dev's `{"version": "2.4.x", "linkVersion": "latest", "url": "latest"}`)."""
+    for key, value in entry.items():
+        if key != "version" and (value == "latest" or (isinstance(value, list) and "latest" in value)):
+            return True
+    return False
 
 
 # --- the decision ---
@@ -795,7 +806,13 @@ def find_trees(
         and (count >= MIN_MIRRORED or _one_page_versions(*pair, ordered, fp))
     }
     declared = _declared_families(hints, size, shared)
-    accepted = _versions_among(pairs, hinted, lambda a, b: _resembling(a, b, pages, fp), declared)
+    accepted = _versions_among(
+        pairs,
+        hinted,
+        lambda a, b: _resembling(a, b, pages, fp),
+        declared,
+        lambda source, stubs: _included(source, stubs, pages, fp),
+    )
     if not accepted:
         return VersionTrees(hints=tuple(hints))
     trees = {folder for pair in accepted for folder in pair}
@@ -857,10 +874,12 @@ def _versions_among(
     hinted: set[str],
     resembling: Callable[[str, str], bool],
     declared: Sequence[Sequence[str]] = (),
+    included: Callable[[str, str], bool] = lambda source, stubs: False,
 ) -> list[tuple[str, str]]:
     """Rules 1 and 2 over the mirroring `pairs` (with how many pages each shares), the most mirrored first, after the
     `declared` families' own: the pairs that are versions of one tree, by name, config or (for at most
-    MAX_MEASURED_PAIRS) text."""
+    MAX_MEASURED_PAIRS) text; never a folder without a version in its name whose pages the other's include
+    (`included`)."""
     accepted = [(family[0], tree) for family in declared for tree in family[1:]]
     family_of = {tree: number for number, family in enumerate(declared) for tree in family}
     measured = 0
@@ -890,6 +909,8 @@ def _versions_among(
             measured += 1
             if measured > MAX_MEASURED_PAIRS or not resembling(a, b):
                 continue
+        elif any(not _named_for_a_version(x) and included(x, y) for x, y in ((a, b), (b, a))):
+            continue  # the text each version's stub pages include (kgateway's assets/kgw-docs/pages/): no version
         accepted.append((a, b))
         roots.update((a, b))
     return accepted
@@ -1093,6 +1114,23 @@ def _pages_below(folder: str, ordered: Sequence[str]) -> Iterator[str]:
         if not page.startswith(prefix):
             return
         yield page
+
+
+def _included(source: str, stubs: str, pages: Mapping[str, str], fp: Callable[[str], frozenset[int] | None]) -> bool:
+    """Whether the pages `stubs` shares with `source` are stubs including its pages' text: three in four of (a
+    sample of) them under STUB_SHINGLES shingles where the source's page holds STUB_RATIO x as many. kgateway.dev's
+    content/docs/envoy/2.3.x/traffic-management/compression.md is front matter and `{{< reuse
+    "kgw-docs/pages/traffic-management/compression.md" >}}`, the page's text in assets/kgw-docs/pages/."""
+    shared = sorted(
+        _rest(page, source) for page in pages if _in_tree(page, source) and _join(stubs, _rest(page, source)) in pages
+    )
+    sampled = [rest for rest in shared if not _own_generic_page(rest)]
+    found = []
+    for rest in sampled[:: max(1, len(sampled) // SAMPLED_PAGES)][:SAMPLED_PAGES]:
+        text, stub = fp(_join(source, rest)), fp(_join(stubs, rest))
+        if text is not None:
+            found.append(len(stub or ()) < STUB_SHINGLES and len(text) >= STUB_RATIO * max(1, len(stub or ())))
+    return len(found) >= MIN_MIRRORED and sum(found) * 4 >= len(found) * 3
 
 
 def _resembling(a: str, b: str, pages: Mapping[str, str], fp: Callable[[str], frozenset[int] | None]) -> bool:
