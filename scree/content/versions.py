@@ -809,9 +809,9 @@ def find_trees(
     accepted = _versions_among(
         pairs,
         hinted,
-        lambda a, b: _resembling(a, b, pages, fp),
+        lambda a, b: _resembling(a, b, ordered, fp),
         declared,
-        lambda source, stubs: _included(source, stubs, pages, fp),
+        lambda source, stubs: _included(source, stubs, ordered, fp),
     )
     if not accepted:
         return VersionTrees(hints=tuple(hints))
@@ -1094,12 +1094,7 @@ def _one_page_versions(a: str, b: str, ordered: Sequence[str], fp: Callable[[str
     shape = _shape_of(a)
     if shape is None or shape != _shape_of(b):
         return False
-    in_b = set(_pages_below(b, ordered))
-    shared = [
-        rest
-        for rest in (_rest(page, a) for page in _pages_below(a, ordered))
-        if _join(b, rest) in in_b and not _own_generic_page(rest)
-    ]
+    shared = [rest for rest in _shared_pages(a, b, ordered) if not _own_generic_page(rest)]
     for rest in shared:
         x, y = fp(_join(a, rest)), fp(_join(b, rest))
         if x is None or y is None or resemblance(x, y) < ONE_PAGE_RESEMBLANCE:
@@ -1107,24 +1102,27 @@ def _one_page_versions(a: str, b: str, ordered: Sequence[str], fp: Callable[[str
     return bool(shared)
 
 
+def _shared_pages(a: str, b: str, ordered: Sequence[str]) -> list[str]:
+    """The paths, relative to their folders, of the pages both folders hold (`ordered`: every page, sorted)."""
+    in_b = set(_pages_below(b, ordered))
+    return [rest for rest in (_rest(page, a) for page in _pages_below(a, ordered)) if _join(b, rest) in in_b]
+
+
 def _pages_below(folder: str, ordered: Sequence[str]) -> Iterator[str]:
-    """The pages of sorted `ordered` below `folder` (not the root)."""
-    prefix = folder + "/"
+    """The pages of sorted `ordered` in the tree at `folder`."""
+    prefix = _join(folder, "")
     for page in ordered[bisect.bisect_left(ordered, prefix) :]:
         if not page.startswith(prefix):
             return
         yield page
 
 
-def _included(source: str, stubs: str, pages: Mapping[str, str], fp: Callable[[str], frozenset[int] | None]) -> bool:
+def _included(source: str, stubs: str, ordered: Sequence[str], fp: Callable[[str], frozenset[int] | None]) -> bool:
     """Whether the pages `stubs` shares with `source` are stubs including its pages' text: three in four of (a
     sample of) them under STUB_SHINGLES shingles where the source's page holds STUB_RATIO x as many. kgateway.dev's
     content/docs/envoy/2.3.x/traffic-management/compression.md is front matter and `{{< reuse
     "kgw-docs/pages/traffic-management/compression.md" >}}`, the page's text in assets/kgw-docs/pages/."""
-    shared = sorted(
-        _rest(page, source) for page in pages if _in_tree(page, source) and _join(stubs, _rest(page, source)) in pages
-    )
-    sampled = [rest for rest in shared if not _own_generic_page(rest)]
+    sampled = [rest for rest in _shared_pages(source, stubs, ordered) if not _own_generic_page(rest)]
     found = []
     for rest in sampled[:: max(1, len(sampled) // SAMPLED_PAGES)][:SAMPLED_PAGES]:
         text, stub = fp(_join(source, rest)), fp(_join(stubs, rest))
@@ -1133,10 +1131,10 @@ def _included(source: str, stubs: str, pages: Mapping[str, str], fp: Callable[[s
     return len(found) >= MIN_MIRRORED and sum(found) * 4 >= len(found) * 3
 
 
-def _resembling(a: str, b: str, pages: Mapping[str, str], fp: Callable[[str], frozenset[int] | None]) -> bool:
+def _resembling(a: str, b: str, ordered: Sequence[str], fp: Callable[[str], frozenset[int] | None]) -> bool:
     """Rule 2 by text: the lower quartile of the resemblance of (a sample of) the pages both folders hold, at least
     MIN_MIRRORED_BY_TEXT of them, is SAME_TREE_RESEMBLANCE or more."""
-    shared = sorted(_rest(page, a) for page in pages if _in_tree(page, a) and _join(b, _rest(page, a)) in pages)
+    shared = _shared_pages(a, b, ordered)
     if sum(not _own_generic_page(rest) for rest in shared) < MIN_MIRRORED_BY_TEXT:
         return False  # counted as mirrored_pairs counts them
     measured = []
