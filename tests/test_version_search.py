@@ -306,6 +306,37 @@ def test_upgrade_notes_for_an_older_release_give_way_unless_the_query_names_it(t
         assert named[0].path == current + "upgrades/upgrade_3_2.md", (mode, [h.path for h in named])
 
 
+def test_a_specification_kept_one_page_per_release_answers_from_the_newest(tmp_path: Path) -> None:
+    """Versions rule 7, OAI/OpenAPI-Specification's layout: versions/3.0.4.md, 3.1.1.md, 3.2.0.md hold the same
+    specification release by release, so an identical section was shown from whichever copy came first; the newest
+    release now stands for the others (in also=), a field only an old release had is still found (after the
+    current release's pages), and a query naming an old release gets it."""
+    sections = {
+        "info": "## Info Object\n\nThe info object provides metadata about the API: its title, summary and version.",
+        "paths": "## Paths Object\n\nThe paths object holds the relative paths to the individual endpoints.",
+        "servers": "## Server Object\n\nA server object names a host that serves the API, by its url.",
+        "tags": "## Tag Object\n\nA tag object adds metadata to a single tag used by the operation object.",
+    }
+    files = {
+        "versions/3.2.0.md": page("OpenAPI 3.2.0", *sections.values()),
+        "versions/3.1.1.md": page("OpenAPI 3.1.1", *sections.values()),
+        "versions/3.0.4.md": page(
+            "OpenAPI 3.0.4",
+            *sections.values(),
+            "## Nullable\n\nThe nullable keyword marks a schema whose value may be null, removed in later releases.",
+        ),
+    }
+    engine = engine_for(tree(tmp_path / "spec", files), tmp_path / "index.db")
+    for mode in ("hybrid", "keyword"):  # the hashed test embedder knows no meaning: semantic order is arbitrary
+        hits = search(engine, "which object names a host that serves the API by its url", mode)
+        assert hits[0].path == "versions/3.2.0.md" and hits[0].version is None, (mode, hits[0])
+        assert {entry.rsplit(":", 1)[0] for entry in hits[0].also} == {"versions/3.1.1.md", "versions/3.0.4.md"}
+        removed = search(engine, "nullable keyword marks a schema whose value may be null", mode)
+        assert "versions/3.0.4.md" in [hit.path for hit in removed], (mode, [h.path for h in removed])
+    named = search(engine, "in OpenAPI 3.1.1, what does the tag object hold", "keyword")
+    assert named[0].path == "versions/3.1.1.md", [h.path for h in named]
+
+
 def test_an_antora_pre_release_is_never_current_by_its_number(tmp_path: Path) -> None:
     """kubewarden/docs: Antora component versions in docs/admission-controller/version-1.3x/, each with its
     antora.yml (three folders deep, below where site configs are looked for); 1.38's says `prerelease: -dev`, so

@@ -813,6 +813,33 @@ def test_mike_and_sphinx_hints() -> None:
     assert parse_hints("docs/conf.py", "project = 'x'\n") == []
 
 
+def test_pages_named_for_versions_of_one_text_are_old_copies_of_the_newest_release() -> None:
+    """Rule 7, OAI/OpenAPI-Specification's layout: versions/3.0.4.md ... 3.2.0.md, the specification one page per
+    release, each much like the next. A page of another text (2.0.md here) ends the chain: an older page alike with
+    the newest is no copy past it. A pre-release is never the newest; release notes named for their versions say
+    different things."""
+    spec = [
+        f"The {name} object holds fields for {i} things in an API description." for i, name in enumerate("abcdefgh")
+    ]
+    texts = {
+        "versions/3.2.0.md": " ".join(spec),
+        "versions/3.3.0-rc1.md": " ".join(spec[1:]) + " A new thing.",
+        "versions/3.1.1.md": " ".join(spec[:-1]),
+        "versions/3.0.4.md": " ".join(spec[:-2]),
+        "versions/2.0.md": " ".join(f"Swagger {i} paths are listed under the paths key." for i in range(9)),
+        "versions/1.2.md": " ".join(spec),  # older than a page of another text: no copy of the newest
+        "notes/1.0.md": " ".join(f"Release one fixed bug {i} in the parser." for i in range(9)),
+        "notes/1.1.md": " ".join(f"Release two added feature {i} to the CLI." for i in range(9)),
+    }
+    trees = find_trees(texts, page_fingerprint=lambda path: fingerprint(texts[path]))
+    assert dict(trees.superseded) == {"versions/3.1.1.md": "3.1.1", "versions/3.0.4.md": "3.0.4"}
+    assert trees.families == ()
+    assert trees.describe() == [
+        "pages named for an older version, ranked as old ones: versions/3.0.4.md (3.0.4), versions/3.1.1.md (3.1.1)"
+    ]
+    assert dict(find_trees(texts).superseded) == {}  # no text: no evidence
+
+
 def test_says_same_needs_the_query_words_the_old_chunk_holds() -> None:
     current = "## Options\n\nThe watch flag reruns tests when files change. The bail flag stops after failures. " * 2
     old = current + " The browser flag runs tests in a browser."
@@ -912,7 +939,7 @@ def test_current_pages_named_for_an_older_version_are_superseded() -> None:
         "docs/v3.7/upgrades/upgrade_3_6.md": "3.6",
     }
     assert trees.describe()[-1] == (
-        "current pages named for an older version, ranked as old ones: docs/v3.7/upgrades/upgrade_3_2.md (3.2), "
+        "pages named for an older version, ranked as old ones: docs/v3.7/upgrades/upgrade_3_2.md (3.2), "
         "docs/v3.7/upgrades/upgrade_3_6.md (3.6)"
     )
     # beside an untagged current tree, a version up to the newest old tree's is older

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import re
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 
-from scree.content.versions import CURRENT, NEWER, Tree, VersionTrees
+from scree.content.versions import CURRENT, NEWER, Tree, VersionTrees, names_version
 
 # ISO 639-1 codes that docs sites use for their translations (FastAPI, MkDocs i18n, Docusaurus, Hugo, Sphinx).
 LANGUAGE_CODES = frozenset(
@@ -266,8 +266,8 @@ class LanguageTrees:
 
     @property
     def active(self) -> bool:
-        """Whether the folder has any copies to fold: translations or version trees."""
-        return bool(self.counts) or bool(self.versions.families)
+        """Whether the folder has any copies to fold: translations, version trees or pages named for versions."""
+        return bool(self.counts) or bool(self.versions.families) or bool(self.versions.superseded)
 
     @classmethod
     def of(cls, paths: Iterable[str], versions: VersionTrees | None = None) -> LanguageTrees:
@@ -389,13 +389,20 @@ class LanguageTrees:
                 return Copy(ORIGINAL, page)
         return None
 
-    def preference(self, path: str, wanted: str | None) -> tuple[int, ...]:
+    def preference(self, path: str, wanted: str | None, named: Collection[str] = ()) -> tuple[int, ...]:
         """Sort key of the copies of one page, the one to show first: in the query's language, else in the main one,
-        else any; then the current version, then the newest. A path that is no copy counts as a current original."""
+        else any; then the current version, then the newest. A path that is no copy counts as a current original,
+        unless it is named for an older version (versions rule 7: a page beside the newer releases of its text) the
+        query does not name (`named`); one the query names comes first."""
         copy = self.copy(path)
         language, version = (ORIGINAL, None) if copy is None else (copy.language, copy.version)
         rank = 0 if language == wanted else 1 if language == self.main else 2
-        return (rank, *version_rank(version, copy is not None and copy.newer))
+        # only outside the copies: a current tree's page about an old release (rule 6) still stands for its copies
+        superseded = self.versions.superseded.get(path) if copy is None else None
+        asked = superseded is not None and names_version(named, superseded)
+        if superseded is not None and not asked:
+            version = superseded
+        return (rank, not asked, *version_rank(version, copy is not None and copy.newer))
 
     def query_language(self, query: str) -> str | None:
         """The trees' language the query is most likely in: its script, then its function words, else the main.

@@ -49,9 +49,11 @@ Many docs repositories keep several versions side by side (`versioned_docs/versi
    least RENAMED_RESEMBLANCE (pages renamed between versions); else of none (a removed page: still found, marked old).
 6. A page of the current tree whose file name (an index page's: its folder's) is named for a version older than
    the current one (version_in_name: `upgrades/upgrade_3_2.md`, `migrating-to-v2.md` in a 3.7 tree) is about an
-   old release: it ranks as an old
-   version's page does, unless the query names that version (query_versions). The current version is the current
-   tree's number; beside an untagged current tree, every version up to the newest old tree's is older.
+   old release: it ranks as an old version's page does, unless the query names that version (query_versions). The
+   current version is the current tree's number; beside an untagged current tree, every version up to the newest
+   old tree's is older.
+7. Pages beside each other named for versions of one shape, each alike with the next newer one, are old copies of
+   the highest release (_older_sibling_pages: OpenAPI's versions/3.0.4.md ... 3.2.0.md), as rule 6's pages are.
 """
 
 from __future__ import annotations
@@ -62,10 +64,12 @@ import heapq
 import json
 import re
 import tomllib
+import zlib
 from collections import Counter, defaultdict
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from scree.content.posts import dated_name
 from scree.replies import plural
 
 MIN_MIRRORED = 2  # pages at the same relative path before two folders can be versions of one tree
@@ -84,6 +88,11 @@ SAMPLED_PAGES = 12  # mirrored pages measured per pair of folders
 MAX_MEASURED_PAIRS = 64  # pairs whose text is measured (the most mirrored first): a bound on the first search's cost
 STUB_SHINGLES = 16  # a page with fewer shingles than this beside one with STUB_RATIO x as many is a stub including it
 STUB_RATIO = 4
+# Rule 7: a page named for a version is an old copy of the next newer one at this resemblance. OpenAPI's releases
+# measure 0.26 (2.0 to 3.0.0, exactly; MinHash 0.30) to 0.98 (3.0.0 to 3.0.1), 3.0.4 to 3.1.0 0.39 (MinHash 0.30),
+# 1.2 to 2.0 0.08; release notes named for their versions share nearly nothing
+SIBLING_RESEMBLANCE = 0.2
+MAX_SIBLING_PAGES = 400  # pages named for versions whose text rule 7 reads (a bound on the first search's cost)
 RENAMED_RESEMBLANCE = 0.5  # an old page whose path is gone is a copy of the current page it resembles this much
 SAME_SAYING = 0.5  # two chunks say the same thing (engine folding) at this resemblance
 SAME_SECTION_SAYING = 0.2  # ... under the same heading (bench.versioned_site: a version missing a paragraph)
@@ -176,12 +185,13 @@ def says_old(path: str) -> bool:
 @functools.lru_cache(maxsize=4096)
 def fingerprint(text: str) -> frozenset[int]:
     """A text's bottom-k MinHash: the MINHASH_SIZE smallest hashes of its SHINGLE_WORDS-word shingles (a short text:
-    of its words). Python's string hash: fingerprints are compared within one process only."""
+    of its words). CRC-32, not Python's salted string hash: a pair of pages measured near a threshold (OpenAPI's 2.0
+    and 3.0.0 specifications) gets the same verdict in every process."""
     words = _WORDS.findall(text.casefold())
     if len(words) < SHINGLE_WORDS:
-        return frozenset(heapq.nsmallest(MINHASH_SIZE, {hash(word) for word in words}))
+        return frozenset(heapq.nsmallest(MINHASH_SIZE, {zlib.crc32(word.encode()) for word in words}))
     shingles = zip(*(words[i:] for i in range(SHINGLE_WORDS)), strict=False)
-    return frozenset(heapq.nsmallest(MINHASH_SIZE, {hash(shingle) for shingle in shingles}))
+    return frozenset(heapq.nsmallest(MINHASH_SIZE, {zlib.crc32(" ".join(shingle).encode()) for shingle in shingles}))
 
 
 def resemblance(a: frozenset[int], b: frozenset[int]) -> float:
@@ -659,7 +669,7 @@ class VersionTrees:
             named = sorted(self.superseded.items(), key=lambda item: (version_key(item[1]), item[0]))
             shown = ", ".join(f"{path} ({version})" for path, version in named[:SUPERSEDED_SHOWN])
             more = f" and {len(named) - SUPERSEDED_SHOWN} more" if len(named) > SUPERSEDED_SHOWN else ""
-            lines.append(f"current pages named for an older version, ranked as old ones: {shown}{more}")
+            lines.append(f"pages named for an older version, ranked as old ones: {shown}{more}")
         return lines
 
 
@@ -806,6 +816,7 @@ def find_trees(
         and (count >= MIN_MIRRORED or _one_page_versions(*pair, ordered, fp))
     }
     declared = _declared_families(hints, size, shared)
+    superseded = _older_sibling_pages(ordered, fp)
     accepted = _versions_among(
         pairs,
         hinted,
@@ -814,7 +825,7 @@ def find_trees(
         lambda source, stubs: _included(source, stubs, ordered, fp),
     )
     if not accepted:
-        return VersionTrees(hints=tuple(hints))
+        return VersionTrees(hints=tuple(hints), superseded={pages[page]: v for page, v in superseded.items()})
     trees = {folder for pair in accepted for folder in pair}
     families = _families([*accepted, *_sibling_pairs(trees, size)])
     decided = tuple(_decide(family, hints, override) for family in families)
@@ -831,7 +842,7 @@ def find_trees(
         return False
 
     copies: dict[str, VersionCopy] = {}
-    superseded: dict[str, str] = {}
+    superseded = {pages[page]: version for page, version in superseded.items()}
     for family in decided:
         found = _copies(family, pages, fp, elsewhere)
         copies.update(found)
@@ -965,6 +976,42 @@ def _superseded(family: Sequence[Tree], current_pages: Iterable[str]) -> dict[st
             old = older_than(named, max(olds, key=version_key), inclusive=True)
         if old:
             out[path] = named
+    return out
+
+
+def _older_sibling_pages(ordered: Sequence[str], fp: Callable[[str], frozenset[int] | None]) -> dict[str, str]:
+    """Rule 7: pages beside each other whose file names are versions of one shape (OpenAPI's versions/3.0.4.md,
+    3.1.2.md, 3.2.0.md: its specification, one page per release). From the highest (a release before a
+    pre-release) down, each page at least SIBLING_RESEMBLANCE alike with the next newer one is an old copy, until
+    one is not (OpenAPI's 1.2 is another text): page -> its version. Release notes named for their versions are
+    old copies where they share a template (ory's keto/changelog/v26.2.14.md beside v26.2.16.md): they say
+    different things, so fold nowhere, and rank after the newest unless the query names theirs. A name starting
+    with a date (a post, `2021-11-18-4.4.0.md`) is no version. At most MAX_SIBLING_PAGES are read."""
+    groups: dict[tuple[str, str], list[tuple[str, str, bool]]] = defaultdict(list)
+    for page in ordered:
+        folder, _, name = page.rpartition("/")
+        stem = name.rsplit(".", 1)[0]
+        number, shape = version_of_name(stem), name_shape(stem)
+        if number is not None and shape is not None and not _YEAR.fullmatch(number) and not dated_name(page):
+            groups[(folder, shape)].append((page, number, _PRERELEASE_END.search(stem) is None))
+    out: dict[str, str] = {}
+    budget = MAX_SIBLING_PAGES
+    for members in groups.values():
+        if len(members) < 2 or budget < len(members):
+            continue
+        budget -= len(members)
+        newest = max(members, key=lambda member: (member[2], version_key(member[1])))
+        older = sorted(
+            (member for member in members if version_key(member[1]) < version_key(newest[1])),
+            key=lambda member: version_key(member[1]),
+            reverse=True,
+        )
+        newer = fp(newest[0])
+        for page, number, _ in older:
+            text = fp(page)
+            if newer is None or text is None or resemblance(newer, text) < SIBLING_RESEMBLANCE:
+                break
+            out[page], newer = number, text
     return out
 
 

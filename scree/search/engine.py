@@ -330,7 +330,7 @@ class SearchEngine:
                 self._store, query.match, limit, scope, floor_alone=mode == "keyword" or not nearest
             )
         if copies.active:
-            nearest, keyword = self._one_of_identical(nearest, keyword, copies, query.language, pool)
+            nearest, keyword = self._one_of_identical(nearest, keyword, copies, query, pool)
         return nearest, keyword
 
     def _vector_candidates(
@@ -406,7 +406,7 @@ class SearchEngine:
         answers stays among the first hits."""
         ranked = diversify(ranked, lambda pair: rows[pair[0]].path if pair[0] in rows else "", PER_FILE)
         trees = self._language_trees()
-        if trees.versions.families:
+        if trees.versions.families or trees.versions.superseded:
             named = query.versions
             ranked = demote(ranked, lambda chunk_id: other_version(trees, rows, chunk_id, named), VERSION_RANKS)
         posts = self._site_posts()
@@ -442,7 +442,7 @@ class SearchEngine:
         nearest: list[tuple[int, float]],
         keyword: list[tuple[int, float]],
         trees: LanguageTrees,
-        wanted: str | None,
+        query: Query,
         pool: int,
     ) -> tuple[list[tuple[int, float]], list[tuple[int, float]]]:
         """Each list with chunks of identical text (a page copied unchanged into old versions or left untranslated)
@@ -453,7 +453,7 @@ class SearchEngine:
             return rows[chunk_id].text if chunk_id in rows else chunk_id
 
         def preference(chunk_id: int) -> tuple[int, ...]:
-            return trees.preference(rows[chunk_id].path, wanted) if chunk_id in rows else (9,)
+            return trees.preference(rows[chunk_id].path, query.language, query.versions) if chunk_id in rows else (9,)
 
         return (
             one_of_identical(nearest, text_of, preference, pool),
@@ -484,7 +484,9 @@ class SearchEngine:
                 continue
             if trees.active:
                 twins = [twin for twin in self._same_text(row.text, looked) if twin.path != row.path]
-                row = preferred_twin(row, twins, trees, wanted, lambda path: self._check(path, looked) is not None)
+                row = preferred_twin(
+                    row, twins, trees, wanted, lambda path: self._check(path, looked) is not None, query.versions
+                )
             state = self._check(row.path, looked)
             if state is None:
                 dropped.add(row.path)

@@ -4,7 +4,7 @@ twins. Pure: ranked ids and stored rows in, the ranking to show out; the engine 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 
 from scree.content.languages import Copy, LanguageTrees
@@ -189,6 +189,7 @@ def preferred_twin(
     trees: LanguageTrees,
     wanted: str | None,
     kept: Callable[[str], bool],
+    named: Collection[str] = (),
 ) -> StoredChunk:
     """Of `row` and its identical chunks in other files, the one in the copy to show (issue 25: an identical
     old version or translation was shown and the current page named only in also=): the query's language, else
@@ -196,8 +197,8 @@ def preferred_twin(
     says no). `twins`: the chunks of identical text in other files."""
     if not twins:
         return row
-    best = min([row, *twins], key=lambda chunk: trees.preference(chunk.path, wanted))
-    if best is row or trees.preference(best.path, wanted) == trees.preference(row.path, wanted):
+    best = min([row, *twins], key=lambda chunk: trees.preference(chunk.path, wanted, named))
+    if best is row or trees.preference(best.path, wanted, named) == trees.preference(row.path, wanted, named):
         return row
     return best if kept(best.path) else row
 
@@ -210,8 +211,10 @@ def _regroup(
     stands for, in rank order."""
 
     def top(position: int) -> int:
-        while position in stands_for:
+        seen = {position}  # never round a cycle for ever: a search that hangs takes the MCP channel with it
+        while position in stands_for and stands_for[position] not in seen:
             position = stands_for[position]
+            seen.add(position)
         return position
 
     out: list[tuple[int, float]] = []
