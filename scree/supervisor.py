@@ -318,10 +318,13 @@ class Supervisor:
         log.warning("writer down; restarting it", reason=reason, in_s=delay)
 
     def _park(self, outcome: Outcome, message: str) -> None:
-        """R-S4, R-W4, a setup error: let go of the lock and wait for the index to change (or the longest backoff)."""
-        self._release()
+        """R-S4, R-W4, a setup error: let go of the lock and wait for the index to change (or the longest backoff).
+        The board says parked and not holding in one post, before the lock is let go: a reindex request between two
+        posts had found nobody holding it and nothing parked, and answered that this session takes over (over the
+        first-sync cap it never does)."""
         retry_at = time.monotonic() + self._options.restart_max_s
         self._board.park(Parked.after(outcome, message, self._board.state.latest, self._signature(), retry_at))
+        self._lock.release()
         log.warning("writer stopped; writer.lock released", outcome=outcome.name.lower(), reason=message)
 
     def _release(self) -> None:

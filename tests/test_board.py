@@ -385,8 +385,7 @@ def test_parking_lets_go_and_the_next_take_starts_with_a_first_sync_again() -> N
     board.child_reported(over_cap_status(), first=True)
     board.writer_down("the writer process exited with code 1; restarting it")
     parked = Parked.after(Outcome.UNHEALTHY, "the embeddings API rejects the key", None, SIGNATURE, retry_at=10.0)
-    board.lock_released()
-    board.park(parked)
+    board.park(parked)  # one post: a status read between two would find nobody holding and nothing parked
     state = board.state
     assert (state.held, state.mode, state.error, state.parked) == (False, SYNC, None, parked)
 

@@ -143,9 +143,9 @@ class Board:
             self._state = replace(self._state, error=error)
 
     def park(self, parked: Parked) -> None:
-        """The lock is let go; the next time it is taken, the first sync runs again."""
+        """The lock is let go, and why, in one post; the next time it is taken, the first sync runs again."""
         with self._mutex:
-            self._state = replace(self._state, parked=parked, mode=SYNC, error=None)
+            self._state = replace(self._state, held=False, parked=parked, mode=SYNC, error=None)
 
     # --- the reader's threads ---
 
