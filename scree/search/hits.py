@@ -194,7 +194,8 @@ def preferred_twin(
     """Of `row` and its identical chunks in other files, the one in the copy to show (issue 25: an identical
     old version or translation was shown and the current page named only in also=): the query's language, else
     the original, the current version first; `row` itself on a tie or when the better one's file dropped out (`kept`
-    says no). `twins`: the chunks of identical text in other files."""
+    says no). `twins`: the chunks of identical text in other files; `named`: the versions the query names (a page
+    named for one of them comes first: versions rule 7)."""
     if not twins:
         return row
     best = min([row, *twins], key=lambda chunk: trees.preference(chunk.path, wanted, named))
