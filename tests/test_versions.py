@@ -154,6 +154,32 @@ def test_each_docs_plugin_instance_declares_its_own_family_beside_products_that_
     }
 
 
+def test_versions_a_docusaurus_instance_names_by_package_are_versions_and_its_path_the_current_tree() -> None:
+    """gofiber/docs' layout: the storage instance reads `path: 'docs/storage'` (`lastVersion: 'current'`), and its
+    versions are named by the package released (`version-valkey_v0.x.x`, `version-sqlite3_v2.x.x`): no number of
+    their own, so each was an untagged tree and one of them was taken for current, docs/storage/ for old."""
+    pages = [f"{name}/README.md" for name in ("redis", "sqlite3", "valkey", "s3")]
+    versions = ("valkey_v0.x.x", "sqlite3_v2.x.x", "sqlite3_v1.x.x")
+    paths = [f"docs/storage/{page}" for page in pages] + [
+        f"storage_versioned_docs/version-{version}/{page}" for version in versions for page in pages
+    ]
+    config = "export default { plugins: [['@docusaurus/plugin-content-docs', { id: 'storage', path: 'docs/storage',"
+    config += " lastVersion: 'current', versions: { current: { label: 'Next' } } }]] };"
+    hints = parse_hints("storage_versions.json", json.dumps(versions), {"docusaurus.config.ts": config})
+    assert statuses(find_trees(paths, hints)) == {
+        "docs/storage": CURRENT,
+        **{f"storage_versioned_docs/version-{version}": OLD for version in versions},
+    }
+
+
+@pytest.mark.parametrize("name", ["developing", "in-development"])
+def test_a_tree_named_for_development_beside_numbered_releases_is_unreleased(name: str) -> None:
+    """beego-doc's docs/en-US/developing/ beside v2.3.x/ ... v2.0.x/, strimzi's docs/operators/in-development/
+    beside latest/ and 1.2.0/: the tree under development is ahead of the release, not the current docs."""
+    paths = [f"docs/{root}/{page}" for root in (name, "v2.3.x", "v2.2.x") for page in PAGES]
+    assert statuses(find_trees(paths)) == {"docs/v2.3.x": CURRENT, f"docs/{name}": NEWER, "docs/v2.2.x": OLD}
+
+
 @pytest.mark.parametrize(
     ("label", "status"),
     [("4.x", OLD), ("Version 4.2", OLD), ("6.x", NEWER), ("Next", NEWER), ("Canary 🚧", NEWER)],

@@ -109,6 +109,9 @@ OLD_WORDS = ("old", "legacy", "archive", "archived", "deprecated", "previous", "
 # A tree whose folder name says one of these is ahead of the release (Linkerd's `2-edge/` beside its `docs/`)
 _OLD_FORMS = frozenset((*OLD_WORDS, *(word + "s" for word in OLD_WORDS), "older"))  # archives/; not archiver/
 NEXT_WORDS = ("next", "unreleased", "draft", "dev", "nightly", "main", "master", "edge", "canary", "preview", "beta")
+# ... and, for a tree already in a family (never to make a folder a release channel: a `development/` guide is none),
+# these too (beego's docs/en-US/developing/ beside v2.3.x/, strimzi's docs/operators/in-development/)
+UNRELEASED_WORDS = (*NEXT_WORDS, "developing", "development")
 CURRENT_WORDS = ("current", "latest", "stable")
 SUPERSEDED_SHOWN = 3  # pages named for an older version that `scree doctor` lists by name
 MARKDOWN_SUFFIXES = (".mdx", ".markdown", ".md", ".rst", ".adoc", ".asciidoc", ".txt")
@@ -815,7 +818,7 @@ def find_trees(
         if count >= MIRROR_SHARE * min(size[pair[0]], size[pair[1]])
         and (count >= MIN_MIRRORED or _one_page_versions(*pair, ordered, fp))
     }
-    declared = _declared_families(hints, size, shared)
+    declared = _declared_families(hints, size, ordered)
     superseded = _older_sibling_pages(ordered, fp)
     accepted = _versions_among(
         pairs,
@@ -850,14 +853,13 @@ def find_trees(
     return VersionTrees(decided, copies, tuple(hints), superseded)
 
 
-def _declared_families(
-    hints: Sequence[Hint], size: Mapping[str, int], shared: Mapping[tuple[str, str], int]
-) -> list[list[str]]:
+def _declared_families(hints: Sequence[Hint], size: Mapping[str, int], ordered: Sequence[str]) -> list[list[str]]:
     """Rule 1's first case: the trees each Docusaurus versions.json declares, a family before any mirroring is
     counted: `versioned_docs/version-<each entry>/` beside it (`<id>_versioned_docs/` for a plugin instance's
     `<id>_versions.json`), and the untagged tree its docs plugin reads (Hint.docs) where it shares MIN_MIRRORED pages
     with one of them, at any share (react-native-gesture-handler's docs/ of 3.x shares 16 of version-2.x's 63 pages:
-    restructured, not another project). Their subfolders then never pair (docs/legacy-gestures/ beside
+    restructured, not another project; counted here, as a path held by scores of gofiber's template versions is
+    not in mirrored_pairs). Their subfolders then never pair (docs/legacy-gestures/ beside
     version-2.x/gestures/), nor do two families declared apart (tigera's calico-cloud/ shares 245 of its 308 pages
     with calico-enterprise_versioned_docs/version-3.23-2/, another product)."""
     declared: list[list[str]] = []
@@ -873,7 +875,7 @@ def _declared_families(
             if size.get(tree, 0) >= MIN_MIRRORED
         ]
         docs = _join(hint.folder, hint.docs) if hint.docs is not None else None
-        if docs is not None and any(shared.get(min((docs, t), (t, docs)), 0) >= MIN_MIRRORED for t in trees):
+        if docs is not None and any(_mirrors_at_least(docs, tree, ordered, MIN_MIRRORED) for tree in trees):
             trees.insert(0, docs)
         if len(trees) >= 2:
             declared.append(trees)
@@ -1149,6 +1151,11 @@ def _one_page_versions(a: str, b: str, ordered: Sequence[str], fp: Callable[[str
     return bool(shared)
 
 
+def _mirrors_at_least(a: str, b: str, ordered: Sequence[str], count: int) -> bool:
+    """Whether folders `a` and `b` hold `count` pages at the same relative paths, their own README or index aside."""
+    return sum(not _own_generic_page(rest) for rest in _shared_pages(a, b, ordered)) >= count
+
+
 def _shared_pages(a: str, b: str, ordered: Sequence[str]) -> list[str]:
     """The paths, relative to their folders, of the pages both folders hold (`ordered`: every page, sorted)."""
     in_b = set(_pages_below(b, ordered))
@@ -1255,7 +1262,7 @@ def _sibling_pairs(trees: Collection[str], folders: Iterable[str]) -> list[tuple
 
 def _decide(family: Sequence[str], hints: Sequence[Hint], override: str | None) -> tuple[Tree, ...]:
     """Rules 3 and 4: the family's trees, current first, then by version, newest first."""
-    numbers = {root: version_of_name(root.rsplit("/", 1)[-1]) for root in family}
+    numbers = {root: version_of_name(root.rsplit("/", 1)[-1]) or _listed_version(root, hints) for root in family}
     old_named = {root for root in family if says_old(root)}
     below = _below_branch(family)
     current, why = _current_of(family, hints, override, numbers, old_named, below)
@@ -1274,12 +1281,24 @@ def _decide(family: Sequence[str], hints: Sequence[Hint], override: str | None) 
         trees[1:],
         key=lambda tree: (
             tree.status == OLD,
-            tree.status == OLD and tree.version is None,
+            tree.status == OLD and not version_key(tree.version),
             [-n for n in version_key(tree.version)],
             tree.root,
         ),
     )
     return (trees[0], *rest)
+
+
+def _listed_version(root: str, hints: Sequence[Hint]) -> str | None:
+    """The version a Docusaurus versions.json lists for a `version-<entry>/` folder whose name carries no number of
+    its own (gofiber's storage_versioned_docs/version-valkey_v0.x.x/: one package's release): a version all the same,
+    never the untagged tree the config calls current."""
+    name = root.rsplit("/", 1)[-1]
+    if not name.startswith(DOCUSAURUS_VERSION_PREFIX):
+        return None
+    entry = name[len(DOCUSAURUS_VERSION_PREFIX) :]
+    listed = any(entry in hint.versions for hint in hints if is_versions_file(hint.source.rpartition("/")[2]))
+    return entry if listed else None
 
 
 def _current_of(
@@ -1302,7 +1321,7 @@ def _current_of(
             said = "lists {} as its newest release" if hint.from_list else "names {} current"
             return found, f"{hint.source} {said.format(hint.current or 'the untagged tree')}"
     # not named for the next release: k6's next/, IoTDB's Master/Tree/
-    untagged = [root for root in _unnumbered(family, numbers, old_named) if not _says(NEXT_WORDS, below[root])]
+    untagged = [root for root in _unnumbered(family, numbers, old_named) if not _says(UNRELEASED_WORDS, below[root])]
     if len(untagged) == 1:
         return untagged[0], "the tree whose name carries no version, beside numbered copies of it"
     channel = [root for root in untagged if _norm(root.rsplit("/", 1)[-1]) in CURRENT_WORDS]
@@ -1379,7 +1398,7 @@ def _ahead(number: str | None, current: str | None, name: str, current_named: bo
         theirs = version_key(current)[: len(mine)]
         if mine != theirs:  # compared at the tree's own precision: `2-edge` is no older than 2.19, words decide
             return mine > theirs
-    if _says(NEXT_WORDS, name):
+    if _says(UNRELEASED_WORDS, name):
         return True
     return number is None and (current is not None or current_named)
 
