@@ -4,6 +4,8 @@ current page each old page copies. Pure: paths, config texts and fingerprints in
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 import pytest
 from hypothesis import given, settings
@@ -864,6 +866,34 @@ def test_pages_named_for_versions_of_one_text_are_old_copies_of_the_newest_relea
         "pages named for an older version, ranked as old ones: versions/3.0.4.md (3.0.4), versions/3.1.1.md (3.1.1)"
     ]
     assert dict(find_trees(texts).superseded) == {}  # no text: no evidence
+
+
+def test_old_trees_are_listed_newest_first_and_an_old_one_without_a_number_last() -> None:
+    """algolia/docsearch's versions.json ["v4", "v3", "legacy"] beside docs/: `scree doctor` had listed legacy first."""
+    paths = [f"docs/{p}" for p in PAGES] + [
+        f"versioned_docs/version-{v}/{p}" for v in ("v4", "v3", "legacy") for p in PAGES
+    ]
+    config = "module.exports = { presets: [['classic', { docs: { lastVersion: 'current' } }]] };"
+    hints = parse_hints("versions.json", '["v4", "v3", "legacy"]', {"docusaurus.config.js": config})
+    (family,) = find_trees(paths, hints).families
+    assert [tree.root for tree in family] == [
+        "docs",
+        "versioned_docs/version-v4",
+        "versioned_docs/version-v3",
+        "versioned_docs/version-legacy",
+    ]
+
+
+def test_a_fingerprint_is_the_same_in_every_process() -> None:
+    """Python's string hash is salted per process: a pair of pages measured near a threshold (OpenAPI's 2.0 and
+    3.0.0) got one verdict in one run and the other in the next."""
+    text = "The paths object holds the relative paths to the individual endpoints and their operations."
+    script = f"from scree.content.versions import fingerprint; print(sorted(fingerprint({text!r})))"
+    runs = {
+        subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout
+        for _ in range(2)
+    }
+    assert runs == {f"{sorted(fingerprint(text))}\n"}
 
 
 def test_says_same_needs_the_query_words_the_old_chunk_holds() -> None:
