@@ -174,6 +174,22 @@ def test_versions_a_docusaurus_instance_names_by_package_are_versions_and_its_pa
     }
 
 
+def test_an_instances_folder_joins_its_versions_however_many_hold_its_pages() -> None:
+    """gofiber/docs' template instance: docs/template/<engine>/README.md beside 45 package releases that each hold
+    the same pages; a path held by more than 40 folders named for no version is left out of the mirrored pairs, so
+    docs/template/ was in no family and a release was current."""
+    pages = [f"{name}/README.md" for name in ("ace", "amber", "django", "html")]
+    versions = [f"pkg{number}_v1.x.x" for number in range(45)]
+    paths = [f"docs/template/{page}" for page in pages] + [
+        f"template_versioned_docs/version-{version}/{page}" for version in versions for page in pages
+    ]
+    config = "export default { plugins: [['@docusaurus/plugin-content-docs', { id: 'template',"
+    config += " path: 'docs/template', lastVersion: 'current' }]] };"
+    hints = parse_hints("template_versions.json", json.dumps(versions), {"docusaurus.config.ts": config})
+    found = statuses(find_trees(paths, hints))
+    assert found["docs/template"] == CURRENT and len(found) == 46
+
+
 @pytest.mark.parametrize("name", ["developing", "in-development"])
 def test_a_tree_named_for_development_beside_numbered_releases_is_unreleased(name: str) -> None:
     """beego-doc's docs/en-US/developing/ beside v2.3.x/ ... v2.0.x/, strimzi's docs/operators/in-development/
