@@ -835,6 +835,18 @@ def test_two_example_projects_from_one_starter_are_no_versions() -> None:
     assert len(find_trees(texts, page_fingerprint=lambda path: fingerprint(texts[path])).families) == 1
 
 
+def test_folders_of_packages_each_with_its_readme_are_no_versions_by_text() -> None:
+    """next-auth's apps/dev/ (dev is a channel word) and apps/examples/: express/README.md, nextjs/README.md,
+    qwik/README.md, sveltekit/README.md from one template. They share a layout, not a text: apps/dev/ had been an
+    unreleased version of apps/examples/."""
+    texts = {
+        f"apps/{root}/{name}/README.md": f"# {name} example\n\n" + "Clone it, install and run the dev server. " * 12
+        for root in ("dev", "examples")
+        for name in ("express", "nextjs", "qwik", "sveltekit")
+    }
+    assert find_trees(texts, page_fingerprint=lambda path: fingerprint(texts[path])).families == ()
+
+
 def test_the_setting_names_the_current_tree_over_the_config() -> None:
     paths = [f"content/en/docs/v{v}/{p}" for v in ("3.8", "3.7") for p in PAGES]
     hint, *_ = parse_hints("config.yaml", "latest_stable_version: v3.7\n")

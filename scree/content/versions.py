@@ -1191,12 +1191,18 @@ def _included(source: str, stubs: str, ordered: Sequence[str], fp: Callable[[str
     return hits >= MIN_MIRRORED and hits * 4 >= (hits + misses) * 3
 
 
+def _readme(rest: str) -> bool:
+    return rest.rpartition("/")[2].rsplit(".", 1)[0].lower() == "readme"
+
+
 def _resembling(a: str, b: str, ordered: Sequence[str], fp: Callable[[str], frozenset[int] | None]) -> bool:
     """Rule 2 by text: the lower quartile of the resemblance of (a sample of) the pages both folders hold, at least
-    MIN_MIRRORED_BY_TEXT of them, is SAME_TREE_RESEMBLANCE or more."""
+    MIN_MIRRORED_BY_TEXT of them besides README pages at any depth (and the folders' own index pages), is
+    SAME_TREE_RESEMBLANCE or more. Folders of packages, each with its README (next-auth's apps/dev/ and
+    apps/examples/: express/README.md, nextjs/README.md, ...), share a layout, not a text."""
     shared = _shared_pages(a, b, ordered)
-    if sum(not _own_generic_page(rest) for rest in shared) < MIN_MIRRORED_BY_TEXT:
-        return False  # counted as mirrored_pairs counts them
+    if sum(not _own_generic_page(rest) and not _readme(rest) for rest in shared) < MIN_MIRRORED_BY_TEXT:
+        return False
     measured = []
     for rest in shared[:: max(1, len(shared) // SAMPLED_PAGES)][:SAMPLED_PAGES]:
         x, y = fp(_join(a, rest)), fp(_join(b, rest))
