@@ -69,7 +69,7 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from scree.content.posts import dated_name
+from scree.content.posts import INDEX_NAMES, dated_name
 from scree.replies import plural
 
 MIN_MIRRORED = 2  # pages at the same relative path before two folders can be versions of one tree
@@ -104,7 +104,6 @@ GENERIC_NAMES = frozenset(
     | {"contributing", "code_of_conduct", "code-of-conduct", "security", "license", "licence", "maintainers"}
     | {"governance", "support", "authors", "notice", "skill", "agents", "claude"}
 )
-INDEX_NAMES = frozenset({"index", "_index", "readme"})  # a folder's own page, named by the folder
 OLD_WORDS = ("old", "legacy", "archive", "archived", "deprecated", "previous", "obsolete", "outdated")
 # A tree whose folder name says one of these is ahead of the release (Linkerd's `2-edge/` beside its `docs/`)
 _OLD_FORMS = frozenset((*OLD_WORDS, *(word + "s" for word in OLD_WORDS), "older"))  # archives/; not archiver/
@@ -596,6 +595,11 @@ def _versions_json_hint(path: str, folder: str, text: str, siblings: Mapping[str
     return None
 
 
+def _from_versions_file(hint: Hint) -> bool:
+    """Whether a hint is a versions.json's (its source is the file's path): the trees it lists are versioned_docs'."""
+    return is_versions_file(hint.source.rpartition("/")[2])
+
+
 def _docs_folder(path: str) -> str | None:
     """A docs plugin's `path` option as a folder below its config (`./calico`: calico), None when it leaves it."""
     parts = [part for part in path.split("/") if part not in ("", ".")]
@@ -819,7 +823,7 @@ def find_trees(
         and (count >= MIN_MIRRORED or _one_page_versions(*pair, ordered, fp))
     }
     declared = _declared_families(hints, size, ordered)
-    superseded = _older_sibling_pages(ordered, fp)
+    superseded = {pages[page]: version for page, version in _older_sibling_pages(ordered, fp).items()}
     accepted = _versions_among(
         pairs,
         hinted,
@@ -828,7 +832,7 @@ def find_trees(
         lambda source, stubs: _included(source, stubs, ordered, fp),
     )
     if not accepted:
-        return VersionTrees(hints=tuple(hints), superseded={pages[page]: v for page, v in superseded.items()})
+        return VersionTrees(hints=tuple(hints), superseded=superseded)
     trees = {folder for pair in accepted for folder in pair}
     families = _families([*accepted, *_sibling_pairs(trees, size)])
     decided = tuple(_decide(family, hints, override) for family in families)
@@ -845,7 +849,6 @@ def find_trees(
         return False
 
     copies: dict[str, VersionCopy] = {}
-    superseded = {pages[page]: version for page, version in superseded.items()}
     for family in decided:
         found = _copies(family, pages, fp, elsewhere)
         copies.update(found)
@@ -863,11 +866,8 @@ def _declared_families(hints: Sequence[Hint], size: Mapping[str, int], ordered: 
     version-2.x/gestures/), nor do two families declared apart (tigera's calico-cloud/ shares 245 of its 308 pages
     with calico-enterprise_versioned_docs/version-3.23-2/, another product)."""
     declared: list[list[str]] = []
-    for hint in hints:
-        name = hint.source.rpartition("/")[2]
-        if not is_versions_file(name):
-            continue
-        instance = _instance_of(name)
+    for hint in filter(_from_versions_file, hints):
+        instance = _instance_of(hint.source.rpartition("/")[2])
         held = _join(hint.folder, f"{instance}_versioned_docs" if instance else "versioned_docs")
         trees = [
             tree
@@ -894,7 +894,8 @@ def _versions_among(
     MAX_MEASURED_PAIRS) text; never a folder without a version in its name whose pages the other's include
     (`included`)."""
     accepted = [(family[0], tree) for family in declared for tree in family[1:]]
-    family_of = {tree: number for number, family in enumerate(declared) for tree in family}
+    roots = {tree for family in declared for tree in family}
+    declared_trees = frozenset(roots)
     measured = 0
     unnamed = [pair for pair in pairs if not _named_versions(*pair, hinted) and not any(map(_channel, pair))]
     variants = _variant_parents(unnamed)
@@ -902,9 +903,8 @@ def _versions_among(
     with_the_newest = {  # (untagged folder, shape) where it mirrors the newest version of that shape
         (x, _shape_of(y)) for pair in pairs for x, y in (pair, pair[::-1]) if _is_newest(y, newest)
     }
-    roots = set(family_of)
     for a, b in sorted(pairs, key=lambda pair: (-pairs[pair], pair)):
-        if a in family_of and b in family_of:
+        if a in declared_trees and b in declared_trees:
             continue  # declared together, or apart
         if _inside_any(a, roots, but=b) or _inside_any(b, roots, but=a):
             continue  # inside a tree already found: the same pair one level down (a version inside the other's
@@ -1143,7 +1143,7 @@ def _one_page_versions(a: str, b: str, ordered: Sequence[str], fp: Callable[[str
     shape = _shape_of(a)
     if shape is None or shape != _shape_of(b):
         return False
-    shared = [rest for rest in _shared_pages(a, b, ordered) if not _own_generic_page(rest)]
+    shared = _shared_content(a, b, ordered)
     for rest in shared:
         x, y = fp(_join(a, rest)), fp(_join(b, rest))
         if x is None or y is None or resemblance(x, y) < ONE_PAGE_RESEMBLANCE:
@@ -1153,7 +1153,12 @@ def _one_page_versions(a: str, b: str, ordered: Sequence[str], fp: Callable[[str
 
 def _mirrors_at_least(a: str, b: str, ordered: Sequence[str], count: int) -> bool:
     """Whether folders `a` and `b` hold `count` pages at the same relative paths, their own README or index aside."""
-    return sum(not _own_generic_page(rest) for rest in _shared_pages(a, b, ordered)) >= count
+    return len(_shared_content(a, b, ordered)) >= count
+
+
+def _shared_content(a: str, b: str, ordered: Sequence[str]) -> list[str]:
+    """_shared_pages but the folders' own README and index pages, which say nothing of versions."""
+    return [rest for rest in _shared_pages(a, b, ordered) if not _own_generic_page(rest)]
 
 
 def _shared_pages(a: str, b: str, ordered: Sequence[str]) -> list[str]:
@@ -1176,7 +1181,7 @@ def _included(source: str, stubs: str, ordered: Sequence[str], fp: Callable[[str
     sample of) them under STUB_SHINGLES shingles where the source's page holds STUB_RATIO x as many. kgateway.dev's
     content/docs/envoy/2.3.x/traffic-management/compression.md is front matter and `{{< reuse
     "kgw-docs/pages/traffic-management/compression.md" >}}`, the page's text in assets/kgw-docs/pages/."""
-    sampled = [rest for rest in _shared_pages(source, stubs, ordered) if not _own_generic_page(rest)]
+    sampled = _shared_content(source, stubs, ordered)
     sampled = sampled[:: max(1, len(sampled) // SAMPLED_PAGES)][:SAMPLED_PAGES]
     hits = misses = 0
     for rest in sampled:  # the stub side first: two versions' full pages end it after a quarter of the sample
@@ -1303,7 +1308,7 @@ def _listed_version(root: str, hints: Sequence[Hint]) -> str | None:
     if not name.startswith(DOCUSAURUS_VERSION_PREFIX):
         return None
     entry = name[len(DOCUSAURUS_VERSION_PREFIX) :]
-    listed = any(entry in hint.versions for hint in hints if is_versions_file(hint.source.rpartition("/")[2]))
+    listed = any(entry in hint.versions for hint in filter(_from_versions_file, hints))
     return entry if listed else None
 
 

@@ -198,8 +198,10 @@ def preferred_twin(
     named for one of them comes first: versions rule 7)."""
     if not twins:
         return row
-    best = min([row, *twins], key=lambda chunk: trees.preference(chunk.path, wanted, named))
-    if best is row or trees.preference(best.path, wanted, named) == trees.preference(row.path, wanted, named):
+    candidates = [row, *twins]
+    keys = [trees.preference(chunk.path, wanted, named) for chunk in candidates]  # each copy's key once
+    best = candidates[keys.index(min(keys))]
+    if best is row or min(keys) == keys[0]:
         return row
     return best if kept(best.path) else row
 
