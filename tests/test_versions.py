@@ -1003,6 +1003,11 @@ def test_version_in_a_page_name_needs_a_version_shape() -> None:
     assert version_in_name("release-notes/rs-7-8-releases/_index.md") == "7.8"
     assert version_in_name("upgrading/v3/index.md") == "3"
     assert version_in_name("guides/index.md") is None and version_in_name("README.md") is None
+    # Docusaurus's number prefixes order pages (ibc-go's 06-upgrades.md, ignite's 06-migration/readme.md): no version
+    assert version_in_name("01-developer-guide/06-upgrades.md") is None
+    assert version_in_name("docs/06-migration/readme.md") is None
+    assert version_in_name("05-migrations/09-v7-to-v7_1.md") == "7.1"
+    assert version_in_name("05-migrations/2-0-0-upgrade.md") == "2.0.0"
     assert query_versions("We need to roll back from 3.7 to 3.6") == {"3.7", "3.6"}
     assert query_versions("after upgrading, http2 fails") == set()
     assert names_version(query_versions("upgrading from 3.6.2"), "3.6")

@@ -932,12 +932,12 @@ def _versions_among(
 def version_in_name(path: str) -> str | None:
     """The version a page's file name is named for (`3.6` of `upgrade_3_6.md`, `4` of `migrating-to-v4.md`, `2.2.0`
     of `etcd-2-2-0-benchmarks.md`; the highest of several: `3` of `upgrading-from-v2-to-v3.md`, a page about moving
-    to 3), else None: a number standing apart in the name (between separators) that has
-    parts (`3_6`), a name that speaks of versions (upgrade, migration, release...) around it, or a `v` before it
-    that is the whole name (`v2.md`). A number glued to letters (`http2`, `ipv6`, `Jest30`), alone in a plain name
-    (`01-intro`, `etcd-3-watch`) or an API's version (`api-v2.md`: TiKV's API V2 page is current) is not taken for
-    one. An index page (`index.md`, `_index.md`, `README.md`) is named by its folder: Redis's
-    `release-notes/rs-7-8-releases/_index.md` is about 7.8."""
+    to 3), else None: a number standing apart in the name (between separators) that has parts (`3_6`), a name that
+    speaks of versions (upgrade, migration, release...) around it, or a `v` before it that is the whole name
+    (`v2.md`). A number glued to letters (`http2`, `ipv6`, `Jest30`), alone in a plain name (`01-intro`,
+    `etcd-3-watch`), the number ordering a page (`06-upgrades`, _order_prefix) or an API's version (`api-v2.md`:
+    TiKV's API V2 page is current) is not taken for one. An index page (`index.md`, `_index.md`, `README.md`) is
+    named by its folder: Redis's `release-notes/rs-7-8-releases/_index.md` is about 7.8."""
     folder, _, name = path.rpartition("/")
     stem = name.rsplit(".", 1)[0] if "." in name else name
     if stem.lower() in INDEX_NAMES and folder:
@@ -946,9 +946,15 @@ def version_in_name(path: str) -> str | None:
     found = [
         ".".join(_NUMBERS.findall(match.group(2)))
         for match in _NAMED_VERSION.finditer(stem)
-        if match.group(3) or speaks or (match.group(1) and match.group(0) == stem)
+        if (match.group(3) or speaks or (match.group(1) and match.group(0) == stem)) and not _order_prefix(match, stem)
     ]
     return max(found, key=version_key) if found else None
+
+
+def _order_prefix(match: re.Match[str], stem: str) -> bool:
+    """Whether a number found in a page's name is the number ordering it among its siblings (Docusaurus's `06-` of
+    ibc-go's `06-upgrades.md`, `05-` of `05-migrations/`): a plain number at the start, a name after it."""
+    return match.start() == 0 and match.end() < len(stem) and not match.group(1) and not match.group(3)
 
 
 def older_than(named: str, current: str, inclusive: bool = False) -> bool:
