@@ -425,6 +425,50 @@ def test_a_list_of_versions_names_its_newest_release_per_folder_not_the_unreleas
     }
 
 
+def test_a_hugo_menu_of_versions_linking_the_sites_own_folders_declares_them_one_family() -> None:
+    """jx-docs: docsy's `[[params.versions]]` menu links `/v3/about` ("v3.x (Current)") and `/docs` ("v2.x
+    (Unmaintained)"); v3 was restructured and shares no path with v2's content/en/docs/, so nothing paired them and
+    v2's `jx boot` pages were current docs beside v3's. Each language's content folder is its own family."""
+    menu = (
+        '[[params.versions]]\nversion = "v3.x (Current)"\nurl = "/v3/about"\n\n'
+        '[[params.versions]]\nversion = "v2.x (Unmaintained)"\nurl = "/docs"\n'
+    )
+    v2 = ("install-setup/boot/index.md", "install-setup/boot/secrets.md", "reference/commands/jx.md")
+    v3 = ("about/overview.md", "admin/setup/secrets.md", "develop/create-project.md", "develop/reference/jx.md")
+    paths = [f"content/{lang}/docs/{p}" for lang in ("en", "zh") for p in v2]
+    paths += [f"content/{lang}/v3/{p}" for lang in ("en", "zh") for p in v3] + ["content/en/blog/news.md"] * 2
+    hints = parse_hints("config.toml", menu)
+    assert [(hint.current, hint.menu) for hint in hints] == [
+        ("v3", (("v3", "v3.x (Current)"), ("docs", "v2.x (Unmaintained)")))
+    ]
+
+    def language(folder: str) -> bool:
+        return folder in ("content/en", "content/zh")
+
+    trees = find_trees(paths, hints, excluded=language)
+    assert statuses(trees) == {
+        "content/en/v3": CURRENT,
+        "content/en/docs": OLD,
+        "content/zh/v3": CURRENT,
+        "content/zh/docs": OLD,
+    }
+    assert [tree.version for tree in trees.families[0]] == ["3", "2"]
+    # a translation of v2 alone (content/es/docs/, no content/es/v3/) is v2's too, marked old as en's and zh's are
+    spanish = [*paths, *(f"content/es/docs/{p}" for p in (*v2, "faq/boot.md")), "content/es/about/maturity.md"]
+    languages = LanguageTrees.of(spanish, find_trees(spanish, hints, excluded=language))
+    assert languages.copy("content/es/docs/faq/boot.md") == Copy("es", "content/*/docs/faq/boot.md", "docs")
+    assert languages.copy("content/es/about/maturity.md") == Copy("es", "content/*/about/maturity.md")
+    # without a label saying current, the labels' numbers decide: v3 above v2 (the untagged docs/ is no "next")
+    unlabelled = menu.replace(" (Current)", "").replace(" (Unmaintained)", "")
+    assert (
+        statuses(find_trees(paths, parse_hints("config.toml", unlabelled), excluded=language))["content/en/docs"] == OLD
+    )
+    # a menu linking other sites (Dapr's https://v1-15.docs.dapr.io), or one folder only, declares nothing
+    elsewhere = menu.replace("/docs", "https://v2.jenkins-x.io/docs")
+    assert find_trees(paths, parse_hints("config.toml", elsewhere), excluded=language).families == ()
+    assert parse_hints("config.toml", menu.replace("/v3/about", "/docs/v3")) == []
+
+
 def test_scores_of_versions_side_by_side_and_their_pre_releases_are_one_family() -> None:
     """Antrea's content/docs/: main/ and 84 vX.Y.Z/ folders (pre-releases among them: v1.11.0-alpha.0) holding the
     same pages, config.yaml `docs_latest: v2.7.0`. Past 40 folders a relative path was taken for a per-folder page

@@ -349,16 +349,36 @@ class LanguageTrees:
     def _translated_version(self, path: str, found: Copy) -> Copy:
         """A translation in a language folder (`es/v1/x.md`) as a copy of what its untagged original (`v1/x.md`) is
         a copy of: a page of an old version tree in that language (firecrawl-docs' es/v1/ beside v1/), folded with
-        the current page and marked so; else `found` as it is."""
+        the current page and marked so; a page with no original, in the place of a version tree another language
+        holds (_tree_in_another_language), marked as that tree's; else `found` as it is."""
         parts, keys = path.split("/"), found.page.split("/")
         if "*" not in keys or len(parts) != len(keys) or not self.versions.families:
             return found
         original = self.versions.copy("/".join(part for part, key in zip(parts, keys, strict=True) if key != "*"))
-        if original is None or original.tree.status == CURRENT:
+        if original is None:
+            tree = self._tree_in_another_language(parts, keys.index("*"))
+            if tree is None or tree.status == CURRENT:
+                return found
+            return replace(found, version=tree.label, newer=tree.status == NEWER)
+        if original.tree.status == CURRENT:
             return found
         current = self._language_copy(original.page, versions_too=False)
         page = current.page if current is not None else _one_page(original.page)
         return replace(found, page=page, version=original.tree.label, newer=original.tree.status == NEWER)
+
+    def _tree_in_another_language(self, parts: Sequence[str], at: int) -> Tree | None:
+        """The version tree at the same place in another language's folder (`parts[at]`) as the page `parts`, in a
+        language holding none of its family (jx-docs' content/es/docs/ of v2, with no content/es/v3/, as
+        content/en/docs/): the main language's first."""
+        found = [
+            tree
+            for family in self.versions.families
+            for tree in family
+            if len(parts) > len(root := tree.root.split("/")) > at
+            and root[:at] == list(parts[:at])
+            and root[at + 1 :] == list(parts[at + 1 : len(root)])
+        ]
+        return min(found, key=lambda tree: tree.root.split("/")[at] != self.main, default=None)
 
     def _tree_translated(self, path: str) -> tuple[Tree, str] | None:
         """The version tree a Docusaurus translation's folder translates (its `current/` the docs folder, its

@@ -67,7 +67,7 @@ import tomllib
 import zlib
 from collections import Counter, defaultdict
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from scree.content.posts import INDEX_NAMES, dated_name
 from scree.replies import plural
@@ -245,6 +245,10 @@ class Hint:
     # the untagged tree a Docusaurus versions.json's docs plugin reads, relative to `folder`: the preset's docs/, an
     # instance's `path` option (tigera's `id: 'calico', path: 'calico'`); None where unknown
     docs: str | None = None
+    # a Hugo menu of versions whose links are the site's own pages (jx-docs' `[[params.versions]]`, `url = "/docs"`
+    # labelled "v2.x (Unmaintained)", `url = "/v3/about"` "v3.x (Current)"): (the folder below the content folder
+    # the link opens, the entry's label), in the menu's order
+    menu: tuple[tuple[str, str], ...] = ()
 
 
 DOCUSAURUS_CONFIGS = (
@@ -254,6 +258,7 @@ DOCUSAURUS_CONFIGS = (
     "docusaurus.config.cjs",
     "docusaurus.config.mts",
 )
+HUGO_CONTENT = "content"  # Hugo's contentDir, below its config
 HUGO_CONFIGS = ("hugo.toml", "hugo.yaml", "hugo.yml", "hugo.json", "config.toml", "config.yaml", "config.yml")
 SPHINX_CONFIGS = ("conf.py",)
 VERSIONS_FILES = ("versions.json",)
@@ -305,6 +310,7 @@ _KEY_WORD = re.compile(r"[a-z]+[0-9]*|[A-Z][a-z]*[0-9]*|[0-9]+")  # `cliLatest`:
 _SPHINX_VERSION = re.compile(r"""^(?:version|release)\s*=\s*['"]([^'"]+)['"]""", re.MULTILINE)
 _QUOTED = re.compile(r"""['"]([^'"]+)['"]""")
 _BARE = re.compile(r"[^a-z0-9]")  # what a folder name is compared by to a config key's words: `http-add-on`, httpaddon
+_LABEL_WORDS = re.compile(r"[^\s()\[\],;:]+")  # a label's words: `v2.x` and `Unmaintained` of `v2.x (Unmaintained)`
 
 
 def parse_hints(path: str, text: str, siblings: Mapping[str, str] = {}) -> list[Hint]:
@@ -412,6 +418,7 @@ def _hugo_hints(path: str, folder: str, name: str, text: str) -> list[Hint]:
     docset: list[tuple[str, str, tuple[str, ...]]] = []
     released: list[tuple[str, str, tuple[str, ...]]] = []
     listed: list[str] = []
+    menus: list[Hint] = []
     for keys, value in _config_entries(data):
         key = keys[-1]
         words = [word.lower() for word in _KEY_WORD.findall(key)]
@@ -421,6 +428,8 @@ def _hugo_hints(path: str, folder: str, name: str, text: str) -> list[Hint]:
             entries = [str(item) for item in value if _scalar(item)]
             menu = [str(item["version"]) for item in value if isinstance(item, dict) and _scalar(item.get("version"))]
             listed += [entry for entry in (*entries, *menu) if _NUMBERS.search(entry)]
+            if "version" in key.lower():
+                menus += _menu_hint(f"{path} ({'.'.join(keys)})", folder, value)
             if (in_versions or "version" in key.lower()) and not any(
                 _says((*NEXT_WORDS, *OLD_WORDS), part) for part in keys[-2:]
             ):  # a docsy menu of versions (`[[params.versions]]` tables) may list the draft first: listed only
@@ -438,11 +447,37 @@ def _hugo_hints(path: str, folder: str, name: str, text: str) -> list[Hint]:
             elif keys == DOCSET_VERSION and _looks_like_version(version):
                 docset.append((".".join(keys), version, ()))
     versions = tuple(dict.fromkeys(listed))
-    return [
+    said = [
         Hint(f"{path} ({keys})", folder, version, versions, scope, from_list)
         for from_list, found in ((False, _scoped_by_table(named)), (False, docset), (True, _scoped_by_table(released)))
         for keys, version, scope in found
     ]
+    menu_hints = [replace(hint, versions=versions) for hint in menus]
+    return [*said[: len(named) + len(docset)], *menu_hints, *said[len(named) + len(docset) :]]
+
+
+def _menu_hint(source: str, folder: str, entries: Sequence[object]) -> list[Hint]:
+    """A Hugo menu of versions (a list of tables with `version` and `url`) that links two or more of the site's own
+    folders (`url = "/docs"`, `url = "/v3/about"`: content/docs/, content/v3/; links to other sites are left out):
+    their trees are one family (Hint.menu), and the entry whose label carries a version and says current (`v3.x
+    (Current)`, `2.4 (latest)`) names its folder current. None where two entries open one folder."""
+    menu: list[tuple[str, str]] = []
+    for entry in entries:
+        if not isinstance(entry, dict) or not _scalar(entry.get("version")) or not isinstance(entry.get("url"), str):
+            continue
+        url = entry["url"].split("#", 1)[0].split("?", 1)[0]
+        parts = [part for part in url.split("/") if part]
+        if url.startswith("/") and not url.startswith("//") and parts and parts[0] != "..":
+            menu.append((parts[0], str(entry["version"])))
+    if len({name for name, _ in menu}) != len(menu) or len(menu) < 2:
+        return []
+    current = [name for name, label in menu if label_version(label) is not None and _says(CURRENT_WORDS, label)]
+    return [Hint(source, folder, current[0] if len(current) == 1 else None, menu=tuple(menu))]
+
+
+def label_version(label: str) -> str | None:
+    """The version a label carries in one of its words (`2` of `v2.x (Unmaintained)`), else None."""
+    return next(filter(None, map(version_of_name, _LABEL_WORDS.findall(label))), None)
 
 
 def _scoped_by_table(found: list[tuple[str, str, tuple[str, ...]]]) -> list[tuple[str, str, tuple[str, ...]]]:
@@ -822,7 +857,7 @@ def find_trees(
         if count >= MIRROR_SHARE * min(size[pair[0]], size[pair[1]])
         and (count >= MIN_MIRRORED or _one_page_versions(*pair, ordered, fp))
     }
-    declared = _declared_families(hints, size, ordered)
+    declared = _declared_families(hints, size, ordered) + _menu_families(hints, size, excluded)
     superseded = {pages[page]: version for page, version in _older_sibling_pages(ordered, fp).items()}
     accepted = _versions_among(
         pairs,
@@ -880,6 +915,36 @@ def _declared_families(hints: Sequence[Hint], size: Mapping[str, int], ordered: 
         if len(trees) >= 2:
             declared.append(trees)
     return declared
+
+
+def _menu_families(hints: Sequence[Hint], size: Mapping[str, int], language: Callable[[str], bool]) -> list[list[str]]:
+    """Rule 1's first case for a Hugo menu of versions (Hint.menu): the folders its links open below the config's
+    content folder (or a `language` folder in it: content/en/v3/), one family per content folder where two or more
+    hold pages, mirrored or not (jx-docs' content/en/docs/ of v2 and content/en/v3/ share no path)."""
+    declared: list[list[str]] = []
+    for hint in hints:
+        if not hint.menu:
+            continue
+        content = _join(hint.folder, HUGO_CONTENT)
+        parents = [content, *(folder for folder in size if _parent(folder) == content and language(folder))]
+        for parent in parents:
+            trees = [_join(parent, name) for name, _ in hint.menu if size.get(_join(parent, name), 0) >= MIN_MIRRORED]
+            if len(trees) >= 2:
+                declared.append(trees)
+    return declared
+
+
+def _menu_version(root: str, hints: Sequence[Hint]) -> str | None:
+    """The version a Hugo menu's label gives the folder its link opens (`2` for jx-docs' content/en/docs/, labelled
+    `v2.x (Unmaintained)`), else None."""
+    parent, _, name = root.rpartition("/")
+    for hint in hints:
+        content = _join(hint.folder, HUGO_CONTENT)
+        if hint.menu and (parent == content or _parent(parent) == content):
+            found = next((label_version(label) for folder, label in hint.menu if folder == name), None)
+            if found is not None:
+                return found
+    return None
 
 
 def _versions_among(
@@ -1279,7 +1344,10 @@ def _sibling_pairs(trees: Collection[str], folders: Iterable[str]) -> list[tuple
 
 def _decide(family: Sequence[str], hints: Sequence[Hint], override: str | None) -> tuple[Tree, ...]:
     """Rules 3 and 4: the family's trees, current first, then by version, newest first."""
-    numbers = {root: version_of_name(root.rsplit("/", 1)[-1]) or _listed_version(root, hints) for root in family}
+    numbers = {
+        root: version_of_name(root.rsplit("/", 1)[-1]) or _listed_version(root, hints) or _menu_version(root, hints)
+        for root in family
+    }
     old_named = {root for root in family if says_old(root)}
     below = _below_branch(family)
     current, why = _current_of(family, hints, override, numbers, old_named, below)
