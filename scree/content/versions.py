@@ -6,7 +6,8 @@ Many docs repositories keep several versions side by side (`versioned_docs/versi
 
 1. A version tree is a folder that MIRRORS another: at least MIN_MIRRORED pages at the same relative paths (index and
    README pages alone do not count), and at least MIRROR_SHARE of the smaller folder's pages; first, whatever they
-   mirror, the trees a Docusaurus versions.json declares (_declared_families: a restructured docs/); numbered
+   mirror, the trees a Docusaurus versions.json declares (_declared_families: a restructured docs/) or a Hugo menu
+   of versions links (_menu_families: jx-docs' content/en/v3/ beside v2's content/en/docs/); numbered
    siblings sharing fewer pages than MIN_MIRRORED where their text is a near-duplicate (_one_page_versions:
    hapi.dev's one api.md per major version). A folder name never decides alone: `old/` of unrelated pages, or a
    `docs/v2/` beside a `docs/` it does not copy, is no version tree.
