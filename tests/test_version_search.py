@@ -5,6 +5,7 @@ it."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -92,6 +93,26 @@ def test_the_version_the_config_names_comes_first_not_the_newest_folder(tmp_path
     assert not [h.path for h in hits if h.path.endswith("Configuration.md") and h.path != hits[0].path]
     named = {entry.rsplit(":", 1)[0] for entry in hits[0].also}
     assert {"docs/Configuration.md", "website/versioned_docs/version-29.7/Configuration.md"} <= named
+
+
+def test_also_names_the_versions_nearest_the_current_one_first(tmp_path: Path) -> None:
+    """oauth2-proxy: docs/ (next) and versioned_docs/version-7.9.x ... 7.15.x, 7.15.x current; an identical chunk in
+    all of them named its copies in the paths' order, 7.10.x first and 7.14.x among "and 3 more"."""
+    releases = ["7.15.x", "7.14.x", "7.13.x", "7.12.x", "7.11.x", "7.10.x", "7.9.x"]
+    files = {"docs/versions.json": json.dumps(releases)}
+    for root in ("docs/docs", *(f"docs/versioned_docs/version-{v}" for v in releases)):
+        files[f"{root}/providers/keycloak.md"] = page(
+            "Keycloak OIDC", "Set the provider to keycloak-oidc and the realm."
+        )
+        files.update({f"{root}/{name}": text for name, text in GUIDES.items()})
+    engine = engine_for(tree(tmp_path / "site", files), tmp_path / "index.db")
+    hit = search(engine, "set the provider to keycloak-oidc", "hybrid")[0]
+    assert hit.path == "docs/versioned_docs/version-7.15.x/providers/keycloak.md"
+    assert [entry.rsplit(":", 1)[0].split("/")[1:3] for entry in hit.also] == [
+        ["docs", "providers"],
+        *(["versioned_docs", f"version-{v}"] for v in releases[1:]),
+    ]
+    assert "version-7.14.x" in render_hit(1, hit) and "and 2 more" in render_hit(1, hit)
 
 
 def test_an_unreleased_page_stays_findable_and_is_marked(tmp_path: Path) -> None:

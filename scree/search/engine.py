@@ -24,7 +24,7 @@ from scree.logs import get_logger
 from scree.replies import no_markdown_note
 from scree.search import DEFAULT_K, DEFAULT_MODE, MAX_K
 from scree.search.faq import is_question_page
-from scree.search.hits import Hit, SearchResult, fold_translations, other_version, preferred_twin
+from scree.search.hits import Hit, SearchResult, fold_translations, newest_first, other_version, preferred_twin
 from scree.search.literals import defined_share, literal_share, literals
 from scree.search.post_evidence import site_posts
 from scree.search.query import Query, analyse, keyword_match
@@ -524,7 +524,7 @@ class SearchEngine:
         counterpart = trees.versions.copy(row.path)
         named = counterpart.counterpart if version is not None and counterpart is not None else None
         self._prefetch(looked, [*(other.path for other in [*twins, *others]), *([named] if named else [])])
-        for other in [*twins, *others]:
+        for other in newest_first(trees, [*twins, *others]):
             other_state = self._check(other.path, looked)
             if other_state is None:
                 continue

@@ -8,7 +8,7 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 
 from scree.content.languages import Copy, LanguageTrees
-from scree.content.versions import names_version, says_same
+from scree.content.versions import NEWER, OLD, names_version, says_same, version_key
 from scree.search.query import Query
 from scree.store.records import StoredChunk
 
@@ -39,6 +39,22 @@ class SearchResult:
     @property
     def note(self) -> str | None:
         return " ".join(self.notes) if self.notes else None
+
+
+def newest_first(trees: LanguageTrees, copies: Sequence[StoredChunk]) -> list[StoredChunk]:
+    """The copies also= names in the order an agent wants them (issue 32): those of no version tree or of the
+    current one as found, then the versions ahead of it, then the old ones, newest first (oauth2-proxy's 7.14.x,
+    7.13.x... where the paths' order had named 7.10.x first and 7.14.x among "and 5 more"); an old tree without a
+    number (legacy/) last."""
+
+    def key(copy: StoredChunk) -> tuple[int, bool, list[int]]:
+        found = trees.versions.copy(copy.path)
+        if found is None or found.tree.status not in (NEWER, OLD):
+            return 0, False, []
+        number = version_key(found.tree.version)
+        return (1 if found.tree.status == NEWER else 2), not number, [-n for n in number]
+
+    return sorted(copies, key=key)
 
 
 def other_version(trees: LanguageTrees, rows: dict[int, StoredChunk], chunk_id: int, named: set[str]) -> bool:
