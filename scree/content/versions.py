@@ -472,11 +472,11 @@ def _menu_hint(source: str, folder: str, entries: Sequence[object]) -> list[Hint
             menu.append((parts[0], str(entry["version"])))
     if len({name for name, _ in menu}) != len(menu) or len(menu) < 2:
         return []
-    current = [name for name, label in menu if label_version(label) is not None and _says(CURRENT_WORDS, label)]
+    current = [name for name, label in menu if _label_version(label) is not None and _says(CURRENT_WORDS, label)]
     return [Hint(source, folder, current[0] if len(current) == 1 else None, menu=tuple(menu))]
 
 
-def label_version(label: str) -> str | None:
+def _label_version(label: str) -> str | None:
     """The version a label carries in one of its words (`2` of `v2.x (Unmaintained)`), else None."""
     return next(filter(None, map(version_of_name, _LABEL_WORDS.findall(label))), None)
 
@@ -942,7 +942,7 @@ def _menu_version(root: str, hints: Sequence[Hint]) -> str | None:
     for hint in hints:
         content = _join(hint.folder, HUGO_CONTENT)
         if hint.menu and (parent == content or _parent(parent) == content):
-            found = next((label_version(label) for folder, label in hint.menu if folder == name), None)
+            found = next((_label_version(label) for folder, label in hint.menu if folder == name), None)
             if found is not None:
                 return found
     return None
