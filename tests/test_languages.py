@@ -26,6 +26,10 @@ def test_a_language_folder_or_suffix_names_the_copy() -> None:
     assert copy_of("guide/setup.fr.md") == Copy("fr", "guide/setup.*.md")
     assert copy_of("docs/api/setup.md") is None
     assert copy_of("docs/tutorial.md") is None
+    # a language and region written as one word (vuex's docs/ptbr/ beside ja/ and zh/), but no word that could be one
+    assert copy_of("docs/ptbr/guide/state.md") == Copy("pt-br", "docs/*/guide/state.md")
+    assert copy_of("docs/zhCN/guide/state.md") == Copy("zh-cn", "docs/*/guide/state.md")
+    assert copy_of("src/node/index.md") is None and copy_of("docs/demo/index.md") is None
 
 
 def test_trees_need_pages_shared_between_languages() -> None:
@@ -125,6 +129,22 @@ def test_an_untagged_tree_with_language_folders_inside_is_the_original_and_main(
         key=lambda path: trees.preference(path, trees.query_language("how do I translate my site")),
     )
     assert english == "docs/src/content/docs/guides/i18n.mdx"
+
+
+def test_a_glued_language_folder_is_a_translation_and_english_queries_get_english() -> None:
+    """vuex's VitePress docs: the English original at docs/, translations in docs/ja/, docs/zh/ and docs/ptbr/
+    (`'/ptbr/': {lang: 'pt-BR'}`); ptbr was no language, so its pages were hits of their own beside the English
+    ones, second and fourth for "How do I commit a mutation with a payload?"."""
+    pages = ("guide/state.md", "guide/mutations.md", "guide/actions.md", "api/index.md")
+    paths = [f"docs/{page}" for page in pages]
+    paths += [f"docs/{language}/{page}" for language in ("ja", "zh", "ptbr") for page in pages]
+    trees = LanguageTrees.of(paths)
+    assert trees.main == "" and set(trees.languages) == {"", "ja", "zh", "pt-br"}
+    mutations = [f"docs/{language}guide/mutations.md" for language in ("ptbr/", "", "ja/")]
+    copies = [trees.copy(path) for path in mutations]
+    assert all(copy is not None and copy.page == "docs/*/guide/mutations.md" for copy in copies), copies
+    asked = trees.query_language("How do I commit a mutation with a payload?")
+    assert min(mutations, key=lambda path: trees.preference(path, asked)) == "docs/guide/mutations.md"
 
 
 def test_a_function_word_of_several_languages_says_less_than_one_of_its_own() -> None:

@@ -23,6 +23,9 @@ LANGUAGE_CODES = frozenset(
 _ALIASES = {"cn": "zh"}
 # `en`, `pt-BR`, `pt_br`, `zh-hant`, `es-419`: a language code and an optional region or script.
 _CODE = re.compile(r"([A-Za-z]{2})(?:[-_](?:[A-Za-z]{2}|[A-Za-z]{4}|[0-9]{3}))?")
+# a language and its region written as one word, which sites use for a few (vuex's docs/ptbr/ beside ja/ and zh/);
+# only these: a four-letter name is a word far more often than a code (`node` is no Norwegian of Germany)
+GLUED_CODES = frozenset(("ptbr", "ptpt", "zhcn", "zhtw", "zhhk", "enus", "engb"))
 MIN_SHARED_PAGES = 2  # pages present in two languages before a folder or suffix counts as a language tree
 UNTAGGED_MAIN_SHARE = 2  # the untagged tree is the original unless a translation holds more than this x its pages
 
@@ -107,7 +110,8 @@ def _base(language: str) -> str:
 def _code(text: str) -> str | None:
     match = _CODE.fullmatch(text)
     if match is None or match.group(1).lower() not in LANGUAGE_CODES:
-        return None
+        glued = text.lower()
+        return f"{glued[:2]}-{glued[2:]}" if glued in GLUED_CODES else None
     return text.lower().replace("_", "-")
 
 
