@@ -571,7 +571,8 @@ def test_a_docusaurus_config_is_read_in_time_proportional_to_its_length() -> Non
 
 
 CONFIG_PIECES = st.sampled_from(
-    [*"av019.:-_ \n\t[]{}\"'#&*!,=|>", "latest", "versions", "current", "version", "- ", "  ", "next", "[params]"]
+    [*"av019.:-_ \n\t[]{}\"'#&*!,=|>/", "latest", "versions", "current", "version", "- ", "  ", "next", "[params]"]
+    + ["url", "[[params.versions]]"]
 )
 
 
@@ -583,6 +584,8 @@ def test_any_config_text_gives_hints_or_none_never_an_error(name: str, text: str
         assert hint.current is None or isinstance(hint.current, str)
 
 
+# a Hugo menu of versions linking the site's own folders (jx-docs')
+MENU = '[[params.versions]]\nversion = "v2 (Current)"\nurl = "/v2"\n[[params.versions]]\nversion = "v1"\nurl = "/docs"'
 FOLDER_NAMES = st.sampled_from(
     ["docs", "v1", "v2", "2.x", "version-3.1", "old", "next", "latest", "es", "i18n", "guide", "api", "content", "rs"]
 )
@@ -592,7 +595,14 @@ PAGE_NAMES = st.sampled_from(["intro.md", "install.md", "config.mdx", "README.md
 @settings(max_examples=200, deadline=None)
 @given(
     st.lists(st.tuples(st.lists(FOLDER_NAMES, max_size=3), PAGE_NAMES), max_size=40),
-    st.sampled_from([(), ("versions.json", '["2", "1"]'), ("docs.json", '{"navigation": {"versions": ["v1"]}}')]),
+    st.sampled_from(
+        [
+            (),
+            ("versions.json", '["2", "1"]'),
+            ("docs.json", '{"navigation": {"versions": ["v1"]}}'),
+            ("config.toml", MENU),
+        ]
+    ),
 )
 def test_any_tree_of_folders_gives_families_with_one_current_tree_each(
     layout: list[tuple[list[str], str]], config: tuple[str, ...]
