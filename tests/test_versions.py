@@ -297,6 +297,16 @@ def test_old_versions_inside_the_current_tree_are_all_found() -> None:
     assert statuses(find_trees(paths)) == {rs: CURRENT} | {f"{rs}/{v}": OLD for v in ("8.0", "7.22", "7.8", "7.4")}
     gears = "content/deprecated-features/gears-v1"
     assert statuses(find_trees([f"{gears}/{lang}/{p}" for lang in ("python", "jvm") for p in PAGES])) == {}
+    # saleor's generated reference: a deprecated mutation's page has the slug of an object type's page, in a folder
+    # of another name; a folder saying old above speaks for a tree of the other's name only
+    api = "docs/api-reference"
+    slugs = ("sale-create.mdx", "sale-delete.mdx", "sale-update.mdx", "sale-translate.mdx")
+    paths = [f"{api}/discounts/objects/{p}" for p in (*slugs, "promotion.mdx", "voucher.mdx")]
+    paths += [f"{api}/deprecated/discounts/mutations/{p}" for p in slugs]
+    assert statuses(find_trees(paths)) == {}
+    paths += [f"{api}/discounts/mutations/{p}" for p in (*slugs, "promotion-create.mdx")]
+    # with the current mutations beside them, deprecated/ mirrors the reference it sits in: an old copy of it
+    assert statuses(find_trees(paths)) == {api: CURRENT, f"{api}/deprecated": OLD}
 
 
 def test_the_root_pairs_only_with_top_folders_named_for_versions() -> None:

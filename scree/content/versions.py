@@ -1115,11 +1115,16 @@ def _norm(version: str) -> str:
 def _named_versions(a: str, b: str, hinted: set[str]) -> bool:
     """Rule 2 by name: a folder name with a version number or one that says old, or a version the config names.
     Only the path below where the two part says old: both of Redis's deprecated-features/gears-v1/python/ and
-    jvm/ sit under a folder that does, which tells neither from the other."""
+    jvm/ sit under a folder that does, which tells neither from the other. A folder saying old above the tree
+    speaks only for a tree of the other's name (`old/guide/` of `guide/`): saleor's generated reference keeps
+    `deprecated/discounts/mutations/sale-create.mdx` beside `discounts/objects/sale-create.mdx`, another kind of
+    page of the same slug."""
     parted = len(_branch_point(a, b))
+    names = {folder.rsplit("/", 1)[-1] for folder in (a, b)}
     for folder in (a, b):
         name = folder.rsplit("/", 1)[-1]
-        if version_of_name(name) is not None or says_old(folder[parted:]) or _norm(name) in hinted:
+        old = says_old(folder[parted:]) and (len(names) == 1 or says_old(name))
+        if version_of_name(name) is not None or old or _norm(name) in hinted:
             return True
     return False
 
