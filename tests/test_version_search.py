@@ -115,6 +115,36 @@ def test_also_names_the_versions_nearest_the_current_one_first(tmp_path: Path) -
     assert "version-7.14.x" in render_hit(1, hit) and "and 2 more" in render_hit(1, hit)
 
 
+def test_a_query_naming_an_old_version_gets_that_versions_copy_first(tmp_path: Path) -> None:
+    """The MCP specification keeps each release in a folder named by its date (2024-11-05/, 2025-03-26/...): "how did
+    capability negotiation work in 2025-03-26?" asks for that release's page, which had been folded into the
+    current one or ranked after it. A query naming the current version too ("from 30.4 back to 29.7") keeps it."""
+    engine = engine_for(jest_like(tmp_path / "site"), tmp_path / "index.db")
+    old = "website/versioned_docs/version-29.7/CLI.md"
+    for mode in MODES:
+        hits = search(engine, "watch files for changes and rerun related tests in Jest 29.7", mode)
+        assert (hits[0].path, hits[0].version) == (old, "version-29.7 (old)"), (mode, [h.path for h in hits])
+        assert "website/versioned_docs/version-30.4/CLI.md" in {entry.rsplit(":", 1)[0] for entry in hits[0].also}
+        hits = search(engine, "going from 30.4 back to 29.7: watch files for changes and rerun the tests", mode)
+        assert hits[0].path == "website/versioned_docs/version-30.4/CLI.md", (mode, [h.path for h in hits])
+    spec = {
+        f"spec/{release}/lifecycle.md": page("Lifecycle", f"## Capability negotiation\n\nClient and server {said}.")
+        for release, said in (
+            ("2026-07-28", "exchange capabilities in the initialize request and its result"),
+            ("2025-03-26", "exchange capabilities in the initialize request, and the client sends roots"),
+            ("2024-11-05", "exchange capabilities in the initialize request, sampling included"),
+        )
+    }
+    spec.update(
+        {f"spec/{release}/{name}": text for release in ("2026-07-28", "2025-03-26") for name, text in GUIDES.items()}
+    )
+    engine = engine_for(tree(tmp_path / "spec-site", spec), tmp_path / "spec.db")
+    for mode in MODES:
+        hits = search(engine, "how did capability negotiation work in 2025-03-26?", mode)
+        assert (hits[0].path, hits[0].version) == ("spec/2025-03-26/lifecycle.md", "2025-03-26 (old)"), mode
+        assert search(engine, "how does capability negotiation work?", mode)[0].path == "spec/2026-07-28/lifecycle.md"
+
+
 def test_an_unreleased_page_stays_findable_and_is_marked(tmp_path: Path) -> None:
     engine = engine_for(jest_like(tmp_path / "site"), tmp_path / "index.db")
     for mode in MODES:

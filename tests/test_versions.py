@@ -1074,6 +1074,8 @@ def test_version_in_a_page_name_needs_a_version_shape() -> None:
     assert version_in_name("05-migrations/2-0-0-upgrade.md") == "2.0.0"
     assert query_versions("We need to roll back from 3.7 to 3.6") == {"3.7", "3.6"}
     assert query_versions("after upgrading, http2 fails") == set()
+    assert query_versions("the HTTP+SSE transport of the 2024-11-05 spec") == {"2024.11.05"}
+    assert query_versions("timeouts of 2-5 seconds") == {"2", "5"}  # a dash joins the numbers of a date only
     assert names_version(query_versions("upgrading from 3.6.2"), "3.6")
     assert not names_version(query_versions("etcd 3 on Kubernetes"), "3.6")
 

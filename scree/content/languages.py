@@ -417,13 +417,14 @@ class LanguageTrees:
         """Sort key of the copies of one page, the one to show first: in the query's language, else in the main one,
         else any; then the current version, then the newest. A path that is no copy counts as a current original,
         unless it is named for an older version (versions rule 7: a page beside the newer releases of its text) the
-        query does not name (`named`); one the query names comes first."""
+        query does not name (`named`); one the query names comes first, as does a copy in a version tree the query
+        names (VersionTrees.named_by)."""
         copy = self.copy(path)
         language, version = (ORIGINAL, None) if copy is None else (copy.language, copy.version)
         rank = 0 if language == wanted else 1 if language == self.main else 2
         # only outside the copies: a current tree's page about an old release (rule 6) still stands for its copies
         superseded = self.versions.superseded.get(path) if copy is None else None
-        asked = superseded is not None and names_version(named, superseded)
+        asked = (superseded is not None and names_version(named, superseded)) or self.versions.named_by(path, named)
         if superseded is not None and not asked:
             version = superseded
         return (rank, not asked, *version_rank(version, copy is not None and copy.newer))

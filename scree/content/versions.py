@@ -128,6 +128,7 @@ _VERSION_NAME = re.compile(rf"(?:(?:{_VERSION_WORD})[-_])?{_VERSION_CORE}(?:[-_]
 _NUMBERS = re.compile(r"[0-9]+")
 _YEAR = re.compile(r"(?:19|20)[0-9]{2}")
 _NAMED_VERSION = re.compile(r"(?:^|(?<=[-_. ]))(v)?([0-9]+(?:([._-])[0-9]+(?:\3[0-9]+)*)?)(?=$|[-_. ])", re.IGNORECASE)
+_QUERY_DATE = re.compile(r"(?<![\w.-])((?:19|20)[0-9]{2}-[0-9]{2}-[0-9]{2})(?![\w-])")
 _QUERY_VERSION = re.compile(r"(?<![\w.])v?([0-9]+(?:[._][0-9]+)*)(?![\w])", re.IGNORECASE)
 # Rule 6, measured with bench.quality_versions (hybrid / keyword / semantic MRR@5): etcd 0.729/0.637/0.625 ->
 # 0.767/0.685/0.667 (its v3.7 tree holds upgrade_3_0 ... upgrade_3_7; "request is too large" had found the 3.2 notes
@@ -697,6 +698,17 @@ class VersionTrees:
         found = self.copies.get(path)
         return found.tree.status if found is not None else None
 
+    def named_by(self, path: str, named: Collection[str]) -> bool:
+        """Whether `path` is in a tree other than the current one whose version the query names (`named`:
+        query_versions) while it names not the current one's: "the HTTP+SSE transport in the 2024-11-05 spec" asks
+        for that release's page, "roll back from 3.7 to 3.6" (3.7 current) for the current one."""
+        found = self.copies.get(path)
+        if not named or found is None or found.tree.status == CURRENT or found.tree.version is None:
+            return False
+        current = next((family[0] for family in self.families if found.tree in family), None)
+        said = current is not None and current.version is not None and names_version(named, current.version)
+        return not said and names_version(named, found.tree.version)
+
     def describe(self) -> list[str]:
         """One line per family, for `scree doctor`: the current tree and why, then the others."""
         count = Counter(copy.tree.root for copy in self.copies.values())
@@ -1090,9 +1102,12 @@ def _older_sibling_pages(ordered: Sequence[str], fp: Callable[[str], frozenset[i
 
 
 def query_versions(query: str) -> set[str]:
-    """The version numbers a query names (`3.6` of "roll back from 3.7 to 3.6", `4` of "v4"), as version_in_name
+    """The version numbers a query names (`3.6` of "roll back from 3.7 to 3.6", `4` of "v4", `2024.11.05` of "the
+    2024-11-05 spec": a release named by its date, as the MCP specification's folders are), as version_in_name
     writes them: a page named for a version the query names is what it asks for."""
-    return {".".join(_NUMBERS.findall(found)) for found in _QUERY_VERSION.findall(query)}
+    dates = _QUERY_DATE.findall(query)
+    found = [*dates, *_QUERY_VERSION.findall(_QUERY_DATE.sub(" ", query) if dates else query)]
+    return {".".join(_NUMBERS.findall(each)) for each in found}
 
 
 def names_version(named: Iterable[str], version: str) -> bool:

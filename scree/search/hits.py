@@ -65,7 +65,7 @@ def other_version(trees: LanguageTrees, rows: dict[int, StoredChunk], chunk_id: 
         return False
     copy = trees.copy(row.path)
     if copy is not None and copy.version is not None:
-        return True
+        return not trees.versions.named_by(row.path, named)
     superseded = trees.versions.superseded.get(row.path)
     return superseded is not None and not names_version(named, superseded)
 
@@ -95,6 +95,7 @@ def fold_translations(
         return ranked, folded
     wanted = query.language
     words = query.folded_words
+    named = query.versions
     copies: dict[int, Copy] = {}
     pages: dict[str, list[int]] = {}  # page -> positions of its chunks in ranked
     for position, (chunk_id, _) in enumerate(ranked):
@@ -105,8 +106,8 @@ def fold_translations(
             pages.setdefault(copy.page, []).append(position)
     stands_for: dict[int, int] = {}  # position -> the position of the chunk shown in its place
     for positions in pages.values():
-        stands_for.update(_fold_family(positions, ranked, rows, copies, trees, wanted, words))
-    ranked = _current_stand_ins(ranked, rows, copies, stands_for, trees, words, page_chunks)
+        stands_for.update(_fold_family(positions, ranked, rows, copies, trees, wanted, words, named))
+    ranked = _current_stand_ins(ranked, rows, copies, stands_for, trees, words, page_chunks, named)
     if stands_for:
         ranked, folded = _regroup(ranked, stands_for, lambda chunk_id: rows[chunk_id].path)
     return ranked, folded
@@ -120,6 +121,7 @@ def _current_stand_ins(
     trees: LanguageTrees,
     words: set[str],
     page_chunks: Callable[[str], list[StoredChunk]],
+    named: Collection[str] = (),
 ) -> list[tuple[int, float]]:
     """Issue 32: an old version's chunk whose current page was not among the candidates, or not with the chunk
     that says the same thing, gives way to that chunk all the same (the current page's chunk under the same
@@ -129,9 +131,9 @@ def _current_stand_ins(
     pages: dict[str, list[StoredChunk]] = {}
     out = list(ranked)
     for position, copy in copies.items():
-        if copy.version is None or position in stands_for:
-            continue
         row = rows[ranked[position][0]]
+        if copy.version is None or position in stands_for or trees.versions.named_by(row.path, named):
+            continue
         version = trees.versions.copy(row.path)
         counterpart = version.counterpart if version is not None else None
         if counterpart is None:
@@ -159,8 +161,10 @@ def _fold_family(
     trees: LanguageTrees,
     wanted: str | None,
     words: set[str],
+    named: Collection[str] = (),
 ) -> dict[int, int]:
-    """One page's chunks among the candidates: position -> the position of the chunk shown in its place."""
+    """One page's chunks among the candidates: position -> the position of the chunk shown in its place (a copy
+    in a version tree the query names first: LanguageTrees.preference)."""
 
     def path(position: int) -> str:
         return rows[ranked[position][0]].path
@@ -168,7 +172,7 @@ def _fold_family(
     paths = {path(p) for p in positions}
     if len(paths) < 2:
         return {}
-    rank = {each: trees.preference(each, wanted) for each in paths}
+    rank = {each: trees.preference(each, wanted, named) for each in paths}
     shown = min(paths, key=lambda each: (rank[each], each))
     language = copies[next(p for p in positions if path(p) == shown)].language
     own = [p for p in positions if path(p) == shown]
