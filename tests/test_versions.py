@@ -81,6 +81,36 @@ def test_last_version_current_keeps_docs_current() -> None:
     assert statuses(find_trees(paths, [hint])) == {"docs": CURRENT, "versioned_docs/version-10.x": OLD}
 
 
+def test_an_id_of_another_object_names_no_docs_plugin_instance() -> None:
+    """great_expectations' docusaurus.config.js: `gtag: {id: 'GTM-…'}` and a commented-out announcement bar's
+    `id: 'RTD_docs'` come before the preset's `docs: {lastVersion: 'current'}`, whose option was taken for an
+    instance "RTD_docs", so versions.json's first entry (0.18) was current and the 1.x docs/ unreleased."""
+    config = (
+        "module.exports = {\n  gtag: { id: 'GTM-K63L45F' },\n  themeConfig: {\n"
+        "    // announcementBar: {\n    //   id: 'RTD_docs', // Link to RTD Docs\n    // },\n"
+        "    navbar: { items: [{ type: 'docsVersionDropdown' }] },\n  },\n"
+        "  presets: [['@docusaurus/preset-classic', {\n    docs: {\n      includeCurrentVersion: true,\n"
+        "      lastVersion: 'current',\n"
+        "      versions: { current: { label: '1.2.0' }, ['0.18']: { label: '0.18.21' } },\n    },\n  }]],\n};\n"
+    )
+    paths = [f"docs/docusaurus/docs/{p}" for p in PAGES] + [
+        f"docs/docusaurus/versioned_docs/version-0.18/{p}" for p in PAGES
+    ]
+    hints = parse_hints("docs/docusaurus/versions.json", '["0.18"]', {"docusaurus.config.js": config})
+    assert [hint.current for hint in hints] == [""]
+    assert statuses(find_trees(paths, hints)) == {
+        "docs/docusaurus/docs": CURRENT,
+        "docs/docusaurus/versioned_docs/version-0.18": OLD,
+    }
+    # an instance's own id, before its lastVersion in the same object, still names it (vcluster, tigera)
+    plugin = (
+        "plugins: [['@docusaurus/plugin-content-docs', { id: 'platform', path: 'platform', lastVersion: '4.11.0' }]]"
+    )
+    assert [hint.scope for hint in parse_hints("docusaurus.config.js", f"module.exports = {{ {plugin} }};")] == [
+        ("platformversioneddocs",)
+    ]
+
+
 def test_the_trees_a_docusaurus_versions_json_declares_are_one_family_however_restructured() -> None:
     """react-native-gesture-handler's layout: docs/ (3.x, `lastVersion: 'current'`) was restructured and shares two
     of version-2.x's ten pages, under the mirrored share; its legacy-gestures/ holds what version-2.x/gestures/ did,

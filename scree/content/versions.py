@@ -579,10 +579,32 @@ def _docusaurus_options(text: str, pattern: re.Pattern[str]) -> dict[str, re.Mat
     options: dict[str, re.Match[str]] = {}
     start = 0
     for found in pattern.finditer(text):
-        ids = _INSTANCE_ID.findall(text, start, found.start())
-        options.setdefault(ids[-1] if ids else "", found)
+        options.setdefault(_object_id(text, start, found.start()), found)
         start = found.end()
     return options
+
+
+def _object_id(text: str, start: int, end: int) -> str:
+    """The `id:` written in the object literal that holds position `end`, before it and after `start`, else "":
+    braces counted back from `end`, so an id of another object (great_expectations' `gtag: {id: 'GTM-…'}`,
+    an announcement bar's id, commented out, before the preset's `docs: {lastVersion: 'current'}`) is none."""
+    ids = list(_INSTANCE_ID.finditer(text, start, end))
+    depth = 0
+    for position in range(end - 1, start - 1, -1):
+        if not ids:
+            return ""
+        if position == ids[-1].start():
+            if depth == 0:
+                return ids[-1].group(1)
+            ids.pop()
+        char = text[position]
+        if char == "}":
+            depth += 1
+        elif char == "{":
+            depth -= 1
+            if depth < 0:
+                return ""
+    return ""
 
 
 def _labelled_version(label: re.Match[str] | None) -> str | None:
