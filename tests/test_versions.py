@@ -1006,6 +1006,19 @@ def test_old_trees_are_listed_newest_first_and_an_old_one_without_a_number_last(
     ]
 
 
+def test_doctor_lists_the_nearest_old_trees_and_counts_the_rest() -> None:
+    """antrea-io/website keeps 85 versions side by side: `scree doctor` printed all of them on one line of 3,400
+    characters. The eight nearest the current one are listed, then how many more, down to which."""
+    names = ["main", *(f"v1.{minor}.0" for minor in range(12))]
+    paths = [f"content/docs/{name}/{p}" for name in names for p in PAGES]
+    hints = parse_hints("config.yaml", "params:\n  docs_latest: v1.11.0\n")
+    (line,) = find_trees(paths, hints).describe()
+    assert line.startswith("current content/docs/v1.11.0/ (6 pages; config.yaml (params.docs_latest) names v1.11.0")
+    assert "other versions: content/docs/main/ (unreleased, 6 pages), content/docs/v1.10.0/ (old, 6 pages)" in line
+    assert line.count("(old, 6 pages)") == 7
+    assert line.endswith(", and 4 more down to content/docs/v1.0.0/ (24 pages)")
+
+
 def test_a_fingerprint_is_the_same_in_every_process() -> None:
     """Python's string hash is salted per process: a pair of pages measured near a threshold (OpenAPI's 2.0 and
     3.0.0) got one verdict in one run and the other in the next."""

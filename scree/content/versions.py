@@ -114,6 +114,7 @@ NEXT_WORDS = ("next", "unreleased", "draft", "dev", "nightly", "main", "master",
 UNRELEASED_WORDS = (*NEXT_WORDS, "developing", "development")
 CURRENT_WORDS = ("current", "latest", "stable")
 SUPERSEDED_SHOWN = 3  # pages named for an older version that `scree doctor` lists by name
+DESCRIBED_TREES = 8  # other trees of a family `scree doctor` lists one by one (the nearest the current first)
 MARKDOWN_SUFFIXES = (".mdx", ".markdown", ".md", ".rst", ".adoc", ".asciidoc", ".txt")
 # folder names of a numbered version: version-30.4, v3.7, 2.x, release-1.2, 10.x, 3; and with one word that names
 # docs or a release channel before or after it (cert-manager's v1.20-docs, docs-v2, Linkerd's 2-edge), never any word:
@@ -737,9 +738,13 @@ class VersionTrees:
         lines = []
         for family in self.families:
             current = family[0]
+            listed, rest = family[1 : DESCRIBED_TREES + 1], family[DESCRIBED_TREES + 1 :]
             others = ", ".join(
-                f"{_shown(tree.root)} ({tree.status}, {plural(count[tree.root], 'page')})" for tree in family[1:]
+                f"{_shown(tree.root)} ({tree.status}, {plural(count[tree.root], 'page')})" for tree in listed
             )
+            if rest:  # Antrea's 85 versions made one line of 3,400 characters
+                held = plural(sum(count[tree.root] for tree in rest), "page")
+                others += f", and {len(rest)} more down to {_shown(rest[-1].root)} ({held})"
             pages = plural(count[current.root], "page")
             lines.append(f"current {_shown(current.root)} ({pages}; {current.why}); other versions: {others}")
         if self.superseded:
