@@ -335,8 +335,24 @@ def test_old_versions_inside_the_current_tree_are_all_found() -> None:
     paths += [f"{api}/deprecated/discounts/mutations/{p}" for p in slugs]
     assert statuses(find_trees(paths)) == {}
     paths += [f"{api}/discounts/mutations/{p}" for p in (*slugs, "promotion-create.mdx")]
+    orders = ("order-create.mdx", "order-cancel.mdx", "order-update.mdx")
+    paths += [f"{api}/{area}orders/mutations/{p}" for area in ("", "deprecated/") for p in orders]
     # with the current mutations beside them, deprecated/ mirrors the reference it sits in: an old copy of it
     assert statuses(find_trees(paths)) == {api: CURRENT, f"{api}/deprecated": OLD}
+    # ... but not where every page they share sits in one subfolder of each: chef-web-docs' content/ and
+    # content/client/19/ share only reusable/md/ (snippets each keeps), and client/19 is the newest of its family
+    chef = [f"content/reusable/md/{n}.md" for n in range(6)] + ["content/automate/install.md", "content/habitat.md"]
+    reusable = ("reusable/README.md", "reusable/index.md", *(f"reusable/md/{n}.md" for n in range(6)))
+    chef += [f"content/client/{v}/{p}" for v in (19, 18) for p in (*PAGES, *reusable)]
+    assert statuses(find_trees(chef)) == {"content/client/19": CURRENT, "content/client/18": OLD}
+    # nor where all they share but one page are index and README pages (a vendored module's licensing/ folder)
+    vendored = [
+        "vendor/licensing/_index.md",
+        "vendor/licensing/reusable/README.md",
+        "vendor/licensing/reusable/index.md",
+    ]
+    vendored += ["vendor/licensing/setup.md", "vendor/licensing/usage.md"]
+    assert statuses(find_trees([*chef, *vendored])) == {"content/client/19": CURRENT, "content/client/18": OLD}
 
 
 def test_the_root_pairs_only_with_top_folders_named_for_versions() -> None:

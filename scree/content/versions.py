@@ -74,6 +74,9 @@ from scree.content.posts import INDEX_NAMES, dated_name
 from scree.replies import plural
 
 MIN_MIRRORED = 2  # pages at the same relative path before two folders can be versions of one tree
+# pairs sharing at most this many pages are read page by page (_index_pages_alone): more can never stand for one
+# page or folder, whose index and README pages are at most these
+FEW_SHARED = len(INDEX_NAMES)
 MIRROR_SHARE = 0.3  # ... and this share of the smaller folder's pages
 MAX_FOLDERS_PER_NAME = 40  # a relative path held by more folders than this (a per-folder index page) says nothing
 MAX_VERSIONS_PER_NAME = 400  # ... unless they are versions side by side (_versioned_siblings), up to this many
@@ -896,6 +899,8 @@ def find_trees(
         for pair, count in shared.items()
         if count >= MIRROR_SHARE * min(size[pair[0]], size[pair[1]])
         and (count >= MIN_MIRRORED or _one_page_versions(*pair, ordered, fp))
+        and not (MIN_MIRRORED <= count <= FEW_SHARED and _index_pages_alone(*pair, ordered))
+        and not _copies_one_subfolder(*pair, ordered)
     }
     declared = _declared_families(hints, size, ordered) + _menu_families(hints, size, excluded)
     superseded = {pages[page]: version for page, version in _older_sibling_pages(ordered, fp).items()}
@@ -1275,6 +1280,37 @@ def _mirrors_at_least(a: str, b: str, ordered: Sequence[str], count: int) -> boo
     return len(_shared_content(a, b, ordered)) >= count
 
 
+def _index_pages_alone(a: str, b: str, ordered: Sequence[str]) -> bool:
+    """Whether the pages two folders share stand for fewer than MIN_MIRRORED pages or folders (_folder_page; rule 1:
+    a folder's README and index alone say nothing): chef-web-docs' vendored licensing/local_license_service/ shares
+    `_index.md`, `reusable/README.md` and `reusable/index.md` with content/client/19/, and had been its current
+    version. One page shared (_one_page_versions) is measured by its text instead."""
+    smaller, larger = sorted((a, b), key=lambda folder: _count_below(folder, ordered))
+    shared = _shared_content(smaller, larger, ordered)
+    units = {_folder_page(rest) for rest in shared}
+    return len(shared) >= MIN_MIRRORED and len(units) < MIN_MIRRORED
+
+
+def _folder_page(rest: str) -> str:
+    """A page as what it stands for: an index or README page for its folder (`api/request/index.mdx`: api/request,
+    a page of its own as Next.js and Hugo's leaf bundles keep them; `reusable/README.md` and `reusable/index.md`: one
+    folder), any other page for itself."""
+    folder, _, name = rest.rpartition("/")
+    return folder if name.rsplit(".", 1)[0].lower() in INDEX_NAMES else rest
+
+
+def _copies_one_subfolder(a: str, b: str, ordered: Sequence[str]) -> bool:
+    """Whether a folder and a folder inside it share only the pages of one subfolder of each: chef-web-docs'
+    content/ and content/client/19/ each keep reusable/md/ (222 shared snippets), which made the whole site the
+    current version and Chef Infra Client 19 an old one. That subfolder pairs on its own, or not at all; a version
+    inside the current tree shares pages across it (Redis's rs/ and rs/8.0/)."""
+    inner, outer = (b, a) if a == ROOT or _under(b, a) else (a, b)
+    if not (outer == ROOT or _under(inner, outer)):
+        return False
+    tops = {rest.split("/", 1)[0] if "/" in rest else "" for rest in _shared_content(inner, outer, ordered)}
+    return len(tops) == 1 and "" not in tops
+
+
 def _shared_content(a: str, b: str, ordered: Sequence[str]) -> list[str]:
     """_shared_pages but the folders' own README and index pages, which say nothing of versions."""
     return [rest for rest in _shared_pages(a, b, ordered) if not _own_generic_page(rest)]
@@ -1284,6 +1320,13 @@ def _shared_pages(a: str, b: str, ordered: Sequence[str]) -> list[str]:
     """The paths, relative to their folders, of the pages both folders hold (`ordered`: every page, sorted)."""
     in_b = set(_pages_below(b, ordered))
     return [rest for rest in (_rest(page, a) for page in _pages_below(a, ordered)) if _join(b, rest) in in_b]
+
+
+def _count_below(folder: str, ordered: Sequence[str]) -> int:
+    """How many pages of sorted `ordered` are in the tree at `folder`."""
+    if folder == ROOT:
+        return len(ordered)
+    return bisect.bisect_left(ordered, folder + "0") - bisect.bisect_left(ordered, folder + "/")  # "0" follows "/"
 
 
 def _pages_below(folder: str, ordered: Sequence[str]) -> Iterator[str]:
