@@ -45,6 +45,7 @@ POLL_S = 0.02
 CALL_TIMEOUT_S = 40.0  # a reindex may wait 25 s for the writer
 BAR_S = 5.0  # R-P2 / R-P4 / R-W5: writer exit, takeover and stop all within 5 s
 MARGIN_S = 1.5  # process start-up and polling on a busy 2-core machine
+READER_DRAIN_S = 10.0  # a killed serve's pipes reach their end once every process holding them has exited
 FIRST_SYNC_FILES = 300
 SYNC_COMMITS_FILES = 1100  # one chunk each: two commits of 512 rows before the last
 FAST_ENV = {
@@ -155,8 +156,12 @@ class Serve:
         self.not_json_rpc: list[bytes] = []
         self.stderr_lines: list[str] = []
         self._ids = itertools.count(1)
-        threading.Thread(target=self._read_stdout, daemon=True).start()
-        threading.Thread(target=self._read_stderr, daemon=True).start()
+        self.readers = (
+            threading.Thread(target=self._read_stdout, daemon=True),
+            threading.Thread(target=self._read_stderr, daemon=True),
+        )
+        for reader in self.readers:
+            reader.start()
 
     @property
     def pid(self) -> int:
@@ -274,8 +279,13 @@ def start_serve() -> Iterator[Callable[..., Serve]]:
     for serve in started:
         kill_tree(serve.pid)
         serve.proc.wait(10)
-        for stream in (serve.proc.stdin, serve.proc.stdout, serve.proc.stderr):
-            if stream is not None:
+        if serve.proc.stdin is not None:
+            serve.proc.stdin.close()
+        # a pipe is closed only once its reader has read to the end: closing it under a blocked read (a writer that
+        # outlived serve still holds it) raised ValueError in the reader thread, failing the test at teardown
+        for reader, stream in zip(serve.readers, (serve.proc.stdout, serve.proc.stderr), strict=True):
+            reader.join(READER_DRAIN_S)
+            if stream is not None and not reader.is_alive():
                 stream.close()
     for serve in started:  # R-P5: nothing but MCP on stdout, in any process, all along
         assert serve.not_json_rpc == [], serve.not_json_rpc[:3]
