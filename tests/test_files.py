@@ -4,19 +4,22 @@ from __future__ import annotations
 
 import hashlib
 import os
+import sys
 import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TypeVar
+from types import FrameType
+from typing import Any, TypeVar
 
 import pytest
 
-from scree.content.files import FileContent, Skipped, read_markdown, stat_file
+from scree.content.files import FileContent, Skipped, _open_folder, read_markdown, stat_file
 
 MAX = 1_000_000
 DEADLINE_S = 5.0
 T = TypeVar("T")
+TraceFunction = Callable[[FrameType, str, Any], Any]
 
 
 def _within_deadline(call: Callable[[], T], unblock: Path | None = None) -> T:
@@ -198,3 +201,51 @@ def test_swapping_the_file_underneath_never_blocks_or_leaks(tmp_path: Path) -> N
     allowed = {"regular\n", repr(Skipped("symlink")), repr(Skipped("not a regular file")), "None"}
     allowed.add(repr(Skipped("replaced while being opened")))
     assert seen <= allowed, seen
+
+
+def _interrupted_at(line: int, call: Callable[[], object], code_names: frozenset[str]) -> BaseException | None:
+    """Run `call`, raising KeyboardInterrupt before the `line`-th statement executed in the functions named
+    `code_names` (a Ctrl-C lands between any two statements); what escaped, None when it ran to the end first."""
+    seen = [0]
+
+    def local(frame: FrameType, event: str, arg: object) -> TraceFunction:
+        if event == "line":
+            seen[0] += 1
+            if seen[0] == line:
+                raise KeyboardInterrupt
+        return local
+
+    def outer(frame: FrameType, event: str, arg: object) -> TraceFunction | None:
+        return local if frame.f_code.co_name in code_names else None
+
+    sys.settrace(outer)
+    try:
+        call()
+    except BaseException as exc:  # what escaped is what the test looks at
+        return exc
+    finally:
+        sys.settrace(None)
+    return None
+
+
+def test_a_ctrl_c_between_any_two_statements_of_a_read_escapes_as_itself(tmp_path: Path) -> None:
+    """A Ctrl-C during `scree reindex` once ended 'scree: Bad file descriptor', exit 1: read_markdown closed the
+    folder it had walked through, was interrupted before it held the next one, and its finally closed the first
+    again (EBADF replaced the KeyboardInterrupt; the descriptor could also have been another thread's by then).
+    Interrupted before each statement in turn, the read lets KeyboardInterrupt out and closes no descriptor twice."""
+    (tmp_path / "a" / "b").mkdir(parents=True)
+    (tmp_path / "a" / "b" / "page.md").write_text("# Page\n\nText.\n")
+    names = frozenset({"read_markdown", "_read_in", "_read_open", "_folder_error"})
+    escaped: list[BaseException] = []
+    line = 1
+    while (got := _interrupted_at(line, lambda: read_markdown(tmp_path, "a/b/page.md", MAX), names)) is not None:
+        escaped.append(got)
+        line += 1
+    assert line > 10 and all(type(exc) is KeyboardInterrupt for exc in escaped), escaped
+    assert _content(read_markdown(tmp_path, "a/b/page.md", MAX)).text == "# Page\n\nText.\n"
+    # the walk that lists a folder whose path is over PATH_MAX (scandir_by_names) goes down one name at a time alike
+    escaped, line, walk = [], 1, frozenset({"_open_folder"})
+    while (got := _interrupted_at(line, lambda: os.close(_open_folder(str(tmp_path), "a/b")), walk)) is not None:
+        escaped.append(got)
+        line += 1
+    assert line > 4 and all(type(exc) is KeyboardInterrupt for exc in escaped), escaped

@@ -132,9 +132,8 @@ def _open_folder(root: str, rel_dir: str) -> int:
     fd = os.open(root, _DIR_FLAGS & ~_O_NOFOLLOW)  # the root itself may sit below a symlink
     try:
         for name in rel_dir.split("/"):
-            next_fd = os.open(name, _DIR_FLAGS, dir_fd=fd)
-            os.close(fd)
-            fd = next_fd
+            previous, fd = fd, os.open(name, _DIR_FLAGS, dir_fd=fd)
+            os.close(previous)  # after fd holds the new one: an interrupt between them never closes one twice
     except BaseException:
         os.close(fd)
         raise
@@ -166,8 +165,11 @@ def read_markdown(root: Path, rel: str, max_bytes: int) -> FileContent | Skipped
                 next_fd = os.open(name, _DIR_FLAGS, dir_fd=dir_fd)
             except OSError as exc:
                 return _folder_error(exc, dir_fd, name)
-            os.close(dir_fd)
-            dir_fd = next_fd
+            # the finally closes dir_fd: it holds the new folder before the old one is closed, so a Ctrl-C between
+            # the two (KeyboardInterrupt at any bytecode) never closes a descriptor twice (EBADF replaced the
+            # interrupt: "scree: Bad file descriptor", exit 1), nor one another thread has opened since
+            previous, dir_fd = dir_fd, next_fd
+            os.close(previous)
         return _read_in(parts[-1], dir_fd, max_bytes)
     finally:
         os.close(dir_fd)
