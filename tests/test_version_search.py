@@ -281,6 +281,12 @@ def test_a_translation_of_the_current_version_is_current_whatever_its_folder(tmp
     assert trees.copy(f"website/i18n/ko/{PLUGIN}/version-29.7/Configuration.md").version_note == "version-29.7 (old)"
     english = search(engine, "fail the run when coverage of a folder drops below a percentage", mode)[0]
     assert (english.path, english.version) == ("website/versioned_docs/version-30.4/Configuration.md", None)
+    # a Korean question naming 29.7 asks for that version's Korean page, as an English one gets its English page
+    asked = search(engine, "29.7 버전: 폴더의 커버리지가 비율 아래로 떨어지면 실패", mode)[0]
+    assert (asked.path, asked.version) == (
+        f"website/i18n/ko/{PLUGIN}/version-29.7/Configuration.md",
+        "version-29.7 (old)",
+    )
 
 
 def test_a_blogs_year_folders_are_no_versions(tmp_path: Path) -> None:

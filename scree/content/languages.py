@@ -424,10 +424,20 @@ class LanguageTrees:
         rank = 0 if language == wanted else 1 if language == self.main else 2
         # only outside the copies: a current tree's page about an old release (rule 6) still stands for its copies
         superseded = self.versions.superseded.get(path) if copy is None else None
-        asked = (superseded is not None and names_version(named, superseded)) or self.versions.named_by(path, named)
+        asked = (superseded is not None and names_version(named, superseded)) or self.named_version(path, named)
         if superseded is not None and not asked:
             version = superseded
         return (rank, not asked, *version_rank(version, copy is not None and copy.newer))
+
+    def named_version(self, path: str, named: Collection[str]) -> bool:
+        """Whether `path` is in a version tree the query names and not the current one (VersionTrees.named_by), or in
+        a Docusaurus translation of such a tree (`i18n/ko/…/version-29.7/` for "in 29.7")."""
+        if not named:
+            return False
+        if self.versions.named_by(path, named):
+            return True
+        translated = self._tree_translated(path)
+        return translated is not None and self.versions.tree_named(translated[0], named)
 
     def query_language(self, query: str) -> str | None:
         """The trees' language the query is most likely in: its script, then its function words, else the main.

@@ -729,11 +729,16 @@ class VersionTrees:
         query_versions) while it names not the current one's: "the HTTP+SSE transport in the 2024-11-05 spec" asks
         for that release's page, "roll back from 3.7 to 3.6" (3.7 current) for the current one."""
         found = self.copies.get(path)
-        if not named or found is None or found.tree.status == CURRENT or found.tree.version is None:
+        return found is not None and self.tree_named(found.tree, named)
+
+    def tree_named(self, tree: Tree, named: Collection[str]) -> bool:
+        """named_by for a tree: one other than its family's current one, whose version the query names and not the
+        current one's."""
+        if not named or tree.status == CURRENT or tree.version is None:
             return False
-        current = next((family[0] for family in self.families if found.tree in family), None)
+        current = next((family[0] for family in self.families if tree in family), None)
         said = current is not None and current.version is not None and names_version(named, current.version)
-        return not said and names_version(named, found.tree.version)
+        return not said and names_version(named, tree.version)
 
     def describe(self) -> list[str]:
         """One line per family, for `scree doctor`: the current tree and why, then the others."""

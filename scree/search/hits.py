@@ -65,7 +65,7 @@ def other_version(trees: LanguageTrees, rows: dict[int, StoredChunk], chunk_id: 
         return False
     copy = trees.copy(row.path)
     if copy is not None and copy.version is not None:
-        return not trees.versions.named_by(row.path, named)
+        return not trees.named_version(row.path, named)
     superseded = trees.versions.superseded.get(row.path)
     return superseded is not None and not names_version(named, superseded)
 
@@ -132,7 +132,7 @@ def _current_stand_ins(
     out = list(ranked)
     for position, copy in copies.items():
         row = rows[ranked[position][0]]
-        if copy.version is None or position in stands_for or trees.versions.named_by(row.path, named):
+        if copy.version is None or position in stands_for or trees.named_version(row.path, named):
             continue
         version = trees.versions.copy(row.path)
         counterpart = version.counterpart if version is not None else None
