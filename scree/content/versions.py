@@ -453,13 +453,12 @@ def _hugo_hints(path: str, folder: str, name: str, text: str) -> list[Hint]:
             elif keys == DOCSET_VERSION and _looks_like_version(version):
                 docset.append((".".join(keys), version, ()))
     versions = tuple(dict.fromkeys(listed))
-    said = [
-        Hint(f"{path} ({keys})", folder, version, versions, scope, from_list)
-        for from_list, found in ((False, _scoped_by_table(named)), (False, docset), (True, _scoped_by_table(released)))
-        for keys, version, scope in found
-    ]
+
+    def said(found: list[tuple[str, str, tuple[str, ...]]], from_list: bool = False) -> list[Hint]:
+        return [Hint(f"{path} ({keys})", folder, version, versions, scope, from_list) for keys, version, scope in found]
+
     menu_hints = [replace(hint, versions=versions) for hint in menus]
-    return [*said[: len(named) + len(docset)], *menu_hints, *said[len(named) + len(docset) :]]
+    return [*said(_scoped_by_table(named)), *said(docset), *menu_hints, *said(_scoped_by_table(released), True)]
 
 
 def _menu_hint(source: str, folder: str, entries: Sequence[object]) -> list[Hint]:
@@ -770,7 +769,12 @@ def _parts(path: str) -> list[str]:
 def _own_generic_page(rest: str) -> bool:
     """A folder's own README or index page (`rest`: its path in the folder), which every folder may hold: it says
     nothing of two folders being versions of one tree."""
-    return "/" not in rest and rest.rsplit(".", 1)[0].lower() in GENERIC_NAMES
+    return "/" not in rest and _page_name(rest) in GENERIC_NAMES
+
+
+def _page_name(rest: str) -> str:
+    """A page's file name without its extension, lowercased: `readme` of `express/README.md`."""
+    return rest.rpartition("/")[2].rsplit(".", 1)[0].lower()
 
 
 def mirrored_pairs(paths: Sequence[str], excluded: Callable[[str], bool]) -> dict[tuple[str, str], int]:
@@ -1290,8 +1294,7 @@ def _index_pages_alone(a: str, b: str, ordered: Sequence[str]) -> bool:
     a folder's README and index alone say nothing): chef-web-docs' vendored licensing/local_license_service/ shares
     `_index.md`, `reusable/README.md` and `reusable/index.md` with content/client/19/, and had been its current
     version. One page shared (_one_page_versions) is measured by its text instead."""
-    smaller, larger = sorted((a, b), key=lambda folder: _count_below(folder, ordered))
-    shared = _shared_content(smaller, larger, ordered)
+    shared = _shared_content(a, b, ordered)
     units = {_folder_page(rest) for rest in shared}
     return len(shared) >= MIN_MIRRORED and len(units) < MIN_MIRRORED
 
@@ -1300,8 +1303,7 @@ def _folder_page(rest: str) -> str:
     """A page as what it stands for: an index or README page for its folder (`api/request/index.mdx`: api/request,
     a page of its own as Next.js and Hugo's leaf bundles keep them; `reusable/README.md` and `reusable/index.md`: one
     folder), any other page for itself."""
-    folder, _, name = rest.rpartition("/")
-    return folder if name.rsplit(".", 1)[0].lower() in INDEX_NAMES else rest
+    return rest.rpartition("/")[0] if _page_name(rest) in INDEX_NAMES else rest
 
 
 def _copies_one_subfolder(a: str, b: str, ordered: Sequence[str]) -> bool:
@@ -1325,13 +1327,6 @@ def _shared_pages(a: str, b: str, ordered: Sequence[str]) -> list[str]:
     """The paths, relative to their folders, of the pages both folders hold (`ordered`: every page, sorted)."""
     in_b = set(_pages_below(b, ordered))
     return [rest for rest in (_rest(page, a) for page in _pages_below(a, ordered)) if _join(b, rest) in in_b]
-
-
-def _count_below(folder: str, ordered: Sequence[str]) -> int:
-    """How many pages of sorted `ordered` are in the tree at `folder`."""
-    if folder == ROOT:
-        return len(ordered)
-    return bisect.bisect_left(ordered, folder + "0") - bisect.bisect_left(ordered, folder + "/")  # "0" follows "/"
 
 
 def _pages_below(folder: str, ordered: Sequence[str]) -> Iterator[str]:
@@ -1364,7 +1359,7 @@ def _included(source: str, stubs: str, ordered: Sequence[str], fp: Callable[[str
 
 
 def _readme(rest: str) -> bool:
-    return rest.rpartition("/")[2].rsplit(".", 1)[0].lower() == "readme"
+    return _page_name(rest) == "readme"
 
 
 def _resembling(a: str, b: str, ordered: Sequence[str], fp: Callable[[str], frozenset[int] | None]) -> bool:
@@ -1606,7 +1601,7 @@ def _copies(
     pages: Mapping[str, str],
     fp: Callable[[str], frozenset[int] | None],
     elsewhere: Callable[[str], bool],
-    ordered: Sequence[str] | None = None,
+    ordered: Sequence[str],
 ) -> dict[str, VersionCopy]:
     """Rule 5: each page of the family's trees as a copy of its current page (or of none). The repository's root
     holds every page but those `elsewhere` (in another family's tree, or a language's). `ordered`: the pages
@@ -1615,7 +1610,7 @@ def _copies(
     current = family[0]
     members: dict[str, list[str]] = defaultdict(list)
     above = functools.reduce(_branch_point, (tree.root for tree in family))  # every tree is below it
-    for page in pages if above == ROOT or ordered is None else _pages_below(above, ordered):
+    for page in pages if above == ROOT else _pages_below(above, ordered):
         inside = [tree for tree in family if _in_tree(page, tree.root)]
         if inside:
             root = max(inside, key=lambda tree: len(tree.root)).root

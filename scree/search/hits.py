@@ -121,7 +121,7 @@ def _current_stand_ins(
     trees: LanguageTrees,
     words: set[str],
     page_chunks: Callable[[str], list[StoredChunk]],
-    named: Collection[str] = (),
+    named: Collection[str],
 ) -> list[tuple[int, float]]:
     """Issue 32: an old version's chunk whose current page was not among the candidates, or not with the chunk
     that says the same thing, gives way to that chunk all the same (the current page's chunk under the same
@@ -161,7 +161,7 @@ def _fold_family(
     trees: LanguageTrees,
     wanted: str | None,
     words: set[str],
-    named: Collection[str] = (),
+    named: Collection[str],
 ) -> dict[int, int]:
     """One page's chunks among the candidates: position -> the position of the chunk shown in its place (a copy
     in a version tree the query names first: LanguageTrees.preference)."""
@@ -209,7 +209,7 @@ def preferred_twin(
     trees: LanguageTrees,
     wanted: str | None,
     kept: Callable[[str], bool],
-    named: Collection[str] = (),
+    named: Collection[str],
 ) -> StoredChunk:
     """Of `row` and its identical chunks in other files, the one in the copy to show (issue 25: an identical
     old version or translation was shown and the current page named only in also=): the query's language, else
