@@ -550,6 +550,38 @@ def test_scores_of_versions_side_by_side_and_their_pre_releases_are_one_family()
     assert find_trees(components).families == ()
 
 
+def test_versions_json_names_one_pre_release_of_several_and_a_part_of_a_version_is_no_version() -> None:
+    """react-native-elements' website: versions.json lists 4.0.0-rc.8 first (the site's default), then rc.7 ...
+    rc.1, beta.0 and 3.4.2; version-3.4.2/props/ repeats the file names version-2.3.2 keeps at its top. All eight
+    pre-releases read as 4.0.0, so the config named none and 3.4.2 was current by number; beta.0 was "unreleased"
+    for its word; and props/ was a version of its own, unreleased beside the current 4.0.0."""
+    versions = ["4.0.0-rc.8", "4.0.0-rc.7", "4.0.0-rc.2", "4.0.0-beta.0", "3.4.2", "2.3.2"]
+    base = "website/versioned_docs"
+    paths = [f"website/docs/{p}" for p in PAGES] + [f"{base}/version-{v}/{p}" for v in versions for p in PAGES]
+    paths += [f"{base}/version-3.4.2/props/{p}" for p in PAGES]
+    hints = parse_hints("website/versions.json", json.dumps(versions))
+    trees = find_trees(paths, hints)
+    assert statuses(trees) == {
+        f"{base}/version-4.0.0-rc.8": CURRENT,
+        "website/docs": NEWER,
+        **{f"{base}/version-{v}": OLD for v in versions[1:]},
+    }
+    # newest first: the later release candidates before the earlier, the beta, then the older release
+    assert [tree.root.rsplit("-", 1)[-1] for tree in trees.families[0][2:]] == [
+        "rc.7",
+        "rc.2",
+        "beta.0",
+        "3.4.2",
+        "2.3.2",
+    ]
+    copy = trees.copy(f"{base}/version-3.4.2/props/cli/run.md")
+    assert copy is not None and copy.tree.root == f"{base}/version-3.4.2"
+    # without the config, the release is current by number, and a beta of the current release is behind it
+    released = [p.replace("-rc.8", "") for p in paths if not p.startswith("website/docs/")]
+    assert statuses(find_trees(released))[f"{base}/version-4.0.0"] == CURRENT
+    assert statuses(find_trees(released))[f"{base}/version-4.0.0-beta.0"] == OLD
+
+
 def test_a_monorepos_packages_sharing_their_project_files_are_no_versions() -> None:
     """Each package of a monorepo keeps CONTRIBUTING.md, SECURITY.md and CODE_OF_CONDUCT.md, often word for word
     (and each agent skill a SKILL.md): those say nothing of two folders being versions. A folder named `archiver`

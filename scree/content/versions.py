@@ -124,7 +124,8 @@ MARKDOWN_SUFFIXES = (".mdx", ".markdown", ".md", ".rst", ".adoc", ".asciidoc", "
 # lesson-1/ and lesson-2/ of a tutorial are no versions of one another
 DOCS_WORDS = ("docs", "doc", "documentation", "manual", "reference", "api", "site", "book")
 # a version number, then a pre-release after it (`v1.11.0-alpha.0`, `2.0-rc1`): still that number's tree
-_PRERELEASE = r"[-.](?:alpha|beta|rc|pre)(?:[.-]?[0-9]+)?"
+PRERELEASE_STAGES = ("alpha", "beta", "pre", "rc")  # in the order a release goes through them
+_PRERELEASE = rf"[-.](?:{'|'.join(PRERELEASE_STAGES)})(?:[.-]?[0-9]+)?"
 _PRERELEASE_END = re.compile(rf"{_PRERELEASE}$", re.IGNORECASE)
 _VERSION_CORE = rf"(?:version|release|ver|rel|v)?[-_]?v?([0-9]+(?:[._-][0-9]+)*)(?:[._-]?x)?(?:{_PRERELEASE})?"
 _VERSION_WORD = "|".join((*DOCS_WORDS, *NEXT_WORDS, *OLD_WORDS, *CURRENT_WORDS))
@@ -693,7 +694,7 @@ class Tree:
     @property
     def label(self) -> str:
         """How a hit names the version: its folder's own name (`v3.4`, `version-29.7`, `docs`)."""
-        return self.root.rsplit("/", 1)[-1] or "."
+        return _leaf(self.root) or "."
 
 
 @dataclass(frozen=True, slots=True)
@@ -772,6 +773,11 @@ def _own_generic_page(rest: str) -> bool:
     return "/" not in rest and _page_name(rest) in GENERIC_NAMES
 
 
+def _leaf(path: str) -> str:
+    """A path's last part: `version-30.4` of `website/versioned_docs/version-30.4`."""
+    return path.rsplit("/", 1)[-1]
+
+
 def _page_name(rest: str) -> str:
     """A page's file name without its extension, lowercased: `readme` of `express/README.md`."""
     return rest.rpartition("/")[2].rsplit(".", 1)[0].lower()
@@ -806,7 +812,7 @@ def mirrored_pairs(paths: Sequence[str], excluded: Callable[[str], bool]) -> dic
             for b in ordered[i + 1 :]:
                 if a == ROOT and not _beside_the_root(b):
                     continue
-                if a.rsplit("/", 1)[-1] != b.rsplit("/", 1)[-1] and language(a) == language(b):
+                if _leaf(a) != _leaf(b) and language(a) == language(b):
                     shared[(a, b)] += 1
     return dict(shared)
 
@@ -923,8 +929,8 @@ def find_trees(
     if not accepted:
         return VersionTrees(hints=tuple(hints), superseded=superseded)
     trees = {folder for pair in accepted for folder in pair}
-    families = _families([*accepted, *_sibling_pairs(trees, size)])
-    decided = tuple(_decide(family, hints, override) for family in families)
+    families = [_without_parts(family) for family in _families([*accepted, *_sibling_pairs(trees, size)])]
+    decided = tuple(_decide(family, hints, override) for family in families if len(family) > 1)
     roots = {tree.root for family in decided for tree in family} - {ROOT}
     outside: dict[str, bool] = {}  # folder -> a tree of its own or a language's, each asked once
 
@@ -1176,9 +1182,9 @@ def _named_versions(a: str, b: str, hinted: set[str]) -> bool:
     `deprecated/discounts/mutations/sale-create.mdx` beside `discounts/objects/sale-create.mdx`, another kind of
     page of the same slug."""
     parted = len(_branch_point(a, b))
-    names = {folder.rsplit("/", 1)[-1] for folder in (a, b)}
+    names = {_leaf(folder) for folder in (a, b)}
     for folder in (a, b):
-        name = folder.rsplit("/", 1)[-1]
+        name = _leaf(folder)
         old = says_old(folder[parted:]) and (len(names) == 1 or says_old(name))
         if version_of_name(name) is not None or old or _norm(name) in hinted:
             return True
@@ -1241,7 +1247,7 @@ def _below_branch(family: Sequence[str]) -> dict[str, str]:
     beside src/UserGuide/latest): only that part names the tree; the folders above it are every tree's. A tree that
     holds the others (Redis's rs/ around rs/8.0/) is named by its own folder."""
     point = functools.reduce(_branch_point, family)  # one tree alone: itself, named by its own folder
-    return {root: root[len(point) :].lstrip("/") or root.rsplit("/", 1)[-1] for root in family}
+    return {root: root[len(point) :].lstrip("/") or _leaf(root) for root in family}
 
 
 def _branch_point(a: str, b: str) -> str:
@@ -1392,7 +1398,7 @@ def _families(pairs: Sequence[tuple[str, str]]) -> list[list[str]]:
 
     def find(x: str) -> str:
         if x not in parent:
-            parent[x], names[x] = x, {x.rsplit("/", 1)[-1].lower()}
+            parent[x], names[x] = x, {_leaf(x).lower()}
         while parent[x] != x:
             parent[x] = parent[parent[x]]
             x = parent[x]
@@ -1407,6 +1413,20 @@ def _families(pairs: Sequence[tuple[str, str]]) -> list[list[str]]:
     for folder in list(parent):
         groups[find(folder)].append(folder)
     return [sorted(group) for group in groups.values()]
+
+
+def _without_parts(family: Sequence[str]) -> list[str]:
+    """The family without the folders that are part of one of its numbered trees: a folder whose name carries no
+    version inside a tree that does (react-native-elements' version-3.4.2/props/ repeats version-2.3.2's file names,
+    but it is 3.4.2's props pages, no version of its own). A numbered folder inside an untagged tree stays (Redis's
+    rs/8.0/ in rs/)."""
+    numbered = [root for root in family if version_of_name(_leaf(root)) is not None]
+    return [
+        root
+        for root in family
+        if version_of_name(_leaf(root)) is not None
+        or not any(other != root and _in_tree(root, other) for other in numbered)
+    ]
 
 
 def _sibling_pairs(trees: Collection[str], folders: Iterable[str]) -> list[tuple[str, str]]:
@@ -1436,7 +1456,7 @@ def _sibling_pairs(trees: Collection[str], folders: Iterable[str]) -> list[tuple
 def _decide(family: Sequence[str], hints: Sequence[Hint], override: str | None) -> tuple[Tree, ...]:
     """Rules 3 and 4: the family's trees, current first, then by version, newest first."""
     numbers = {
-        root: version_of_name(root.rsplit("/", 1)[-1]) or _listed_version(root, hints) or _menu_version(root, hints)
+        root: version_of_name(_leaf(root)) or _listed_version(root, hints) or _menu_version(root, hints)
         for root in family
     }
     old_named = {root for root in family if says_old(root)}
@@ -1450,7 +1470,7 @@ def _decide(family: Sequence[str], hints: Sequence[Hint], override: str | None) 
     for root in family:
         if root != current:
             number = labelled.get(root, numbers[root])  # for the status alone: the tree's name still carries none
-            newer = root not in old_named and _ahead(number, numbers[current], below[root], named)
+            newer = root not in old_named and _ahead(number, numbers[current], below[root], named, below[current])
             trees.append(Tree(root, numbers[root], NEWER if newer else OLD, ""))
     # newest first: an unreleased untagged tree (next) before numbered ones, an old one (legacy) after them
     rest = sorted(
@@ -1458,7 +1478,7 @@ def _decide(family: Sequence[str], hints: Sequence[Hint], override: str | None) 
         key=lambda tree: (
             tree.status == OLD,
             tree.status == OLD and not version_key(tree.version),
-            [-n for n in version_key(tree.version)],
+            release_order(tree),
             tree.root,
         ),
     )
@@ -1469,7 +1489,7 @@ def _listed_version(root: str, hints: Sequence[Hint]) -> str | None:
     """The version a Docusaurus versions.json lists for a `version-<entry>/` folder whose name carries no number of
     its own (gofiber's storage_versioned_docs/version-valkey_v0.x.x/: one package's release): a version all the same,
     never the untagged tree the config calls current."""
-    name = root.rsplit("/", 1)[-1]
+    name = _leaf(root)
     if not name.startswith(DOCUSAURUS_VERSION_PREFIX):
         return None
     entry = name[len(DOCUSAURUS_VERSION_PREFIX) :]
@@ -1500,7 +1520,7 @@ def _current_of(
     untagged = [root for root in _unnumbered(family, numbers, old_named) if not _says(UNRELEASED_WORDS, below[root])]
     if len(untagged) == 1:
         return untagged[0], "the tree whose name carries no version, beside numbered copies of it"
-    channel = [root for root in untagged if _norm(root.rsplit("/", 1)[-1]) in CURRENT_WORDS]
+    channel = [root for root in untagged if _norm(_leaf(root)) in CURRENT_WORDS]
     if len(channel) == 1:  # IoTDB's latest/ beside latest-Table/, Master/Tree/ and V1.3.x/
         return channel[0], f"the tree named {channel[0].rsplit('/', 1)[-1]}, beside copies named otherwise"
     numbered = [root for root in family if numbers[root] is not None and root not in old_named]
@@ -1531,13 +1551,13 @@ def named_current(wanted: str, family: Sequence[str]) -> str | None:
     if wanted == "." and ROOT in family:
         return ROOT
     return next((root for root in family if root == wanted), None) or next(
-        (root for root in family if _norm(root.rsplit("/", 1)[-1]) == _norm(wanted)), None
+        (root for root in family if _norm(_leaf(root)) == _norm(wanted)), None
     )
 
 
 def _prerelease(root: str) -> bool:
     """Whether a tree's folder names a pre-release (`v2.2.0-alpha.0`): never current by number beside a release."""
-    return _PRERELEASE_END.search(root.rsplit("/", 1)[-1]) is not None
+    return _PRERELEASE_END.search(_leaf(root)) is not None
 
 
 def _applicable(hints: Sequence[Hint], family: Sequence[str]) -> list[Hint]:
@@ -1564,19 +1584,41 @@ def _names_folder(scope: Sequence[str], folders: Collection[str]) -> bool:
     return "".join(scope) in folders or all(word in folders for word in scope)
 
 
-def _ahead(number: str | None, current: str | None, name: str, current_named: bool = False) -> bool:
+def _ahead(
+    number: str | None, current: str | None, name: str, current_named: bool = False, current_name: str = ""
+) -> bool:
     """Whether a tree that does not say old, named `name` and carrying version `number`, is ahead of the current
-    tree (carrying `current`): a higher number where both carry one; else named so (`next/`, `2-edge/`), or the
-    untagged tree beside a numbered current one (or one the config names: `current_named`); numbered copies beside an
-    untagged current tree are its snapshots."""
+    tree (named `current_name`, carrying `current`): a higher number where both carry one, and of one number, the
+    later pre-release (4.0.0-beta.0 is behind 4.0.0-rc.8, which is behind 4.0.0); else named so (`next/`, `2-edge/`),
+    or the untagged tree beside a numbered current one (or one the config names: `current_named`); numbered copies
+    beside an untagged current tree are its snapshots."""
     if number is not None and current is not None:  # numbers decide: Antrea's v1.11.0-alpha.0 beside v2.7.0 is old
         mine = version_key(number)
         theirs = version_key(current)[: len(mine)]
         if mine != theirs:  # compared at the tree's own precision: `2-edge` is no older than 2.19, words decide
             return mine > theirs
+        if len(mine) == len(version_key(current)) and (_prerelease(name) or _prerelease(current_name)):
+            return _stage(name) > _stage(current_name)
     if _says(UNRELEASED_WORDS, name):
         return True
     return number is None and (current is not None or current_named)
+
+
+def release_order(tree: Tree) -> tuple[list[int], list[int]]:
+    """A sort key putting trees of higher versions first, and of one number, its release before its pre-releases,
+    the latest of them first (4.0.0-rc.8 before rc.7 ... beta.0)."""
+    return [-n for n in version_key(tree.version)], [-n for n in _stage(tree.root)]
+
+
+def _stage(name: str) -> tuple[int, int]:
+    """Where a folder named for a version stands among that number's pre-releases and release: alpha, beta, pre,
+    rc, each by its own number, then the release itself."""
+    found = _PRERELEASE_END.search(_leaf(name))
+    if found is None:
+        return len(PRERELEASE_STAGES), 0
+    tag = found.group(0).lower()
+    stage = next(i for i, word in enumerate(PRERELEASE_STAGES) if word in tag)
+    return stage, int("".join(filter(str.isdigit, tag)) or 0)
 
 
 def _named_by(hint: Hint, family: Sequence[str], numbers: Mapping[str, str | None], old_named: set[str]) -> str | None:
@@ -1587,8 +1629,13 @@ def _named_by(hint: Hint, family: Sequence[str], numbers: Mapping[str, str | Non
     if hint.current == "":
         found = _unnumbered(family, numbers, old_named)
         return found[0] if len(found) == 1 else None
+    # as written first: 4.0.0-rc.8 of eight 4.0.0 pre-releases (react-native-elements)
+    label = hint.current.lower()
+    exact = [root for root in family if _leaf(root).lower().removeprefix(DOCUSAURUS_VERSION_PREFIX) == label]
+    if len(exact) == 1:
+        return exact[0]
     wanted = _norm(hint.current)
-    found = [root for root in family if _norm(root.rsplit("/", 1)[-1]) == wanted]
+    found = [root for root in family if _norm(_leaf(root)) == wanted]
     found = [root for root in found if not _prerelease(root)] or found  # v2.7.0 beside v2.7.0-rc.1: the release
     if not found:
         prefixes = [root for root in family if numbers[root] and wanted.startswith(str(numbers[root]) + ".")]
@@ -1637,13 +1684,13 @@ class _Counterparts:
         self._by_rest = {_rest(page, root): page for page in current}
         self._by_name: dict[str, list[str]] = defaultdict(list)
         for page in current:
-            self._by_name[page.rsplit("/", 1)[-1]].append(page)
+            self._by_name[_leaf(page)].append(page)
 
     def by_path(self, rest: str) -> str | None:
         found = self._by_rest.get(rest)
         if found is not None:
             return found
-        name = rest.rsplit("/", 1)[-1]
+        name = _leaf(rest)
         same_name = self._by_name.get(name, [])
         if len(same_name) == 1 and name.rsplit(".", 1)[0].lower() not in GENERIC_NAMES:
             return same_name[0]

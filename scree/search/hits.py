@@ -8,7 +8,7 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 
 from scree.content.languages import Copy, LanguageTrees
-from scree.content.versions import NEWER, OLD, names_version, says_same, version_key
+from scree.content.versions import NEWER, OLD, names_version, release_order, says_same, version_key
 from scree.search.query import Query
 from scree.store.records import StoredChunk
 
@@ -47,12 +47,11 @@ def newest_first(trees: LanguageTrees, copies: Sequence[StoredChunk]) -> list[St
     7.13.x... where the paths' order had named 7.10.x first and 7.14.x among "and 5 more"); an old tree without a
     number (legacy/) last."""
 
-    def key(copy: StoredChunk) -> tuple[int, bool, list[int]]:
+    def key(copy: StoredChunk) -> tuple[int, bool, tuple[list[int], list[int]]]:
         found = trees.versions.copy(copy.path)
         if found is None or found.tree.status not in (NEWER, OLD):
-            return 0, False, []
-        number = version_key(found.tree.version)
-        return (1 if found.tree.status == NEWER else 2), not number, [-n for n in number]
+            return 0, False, ([], [])
+        return (1 if found.tree.status == NEWER else 2), not version_key(found.tree.version), release_order(found.tree)
 
     return sorted(copies, key=key)
 
