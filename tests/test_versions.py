@@ -1194,3 +1194,31 @@ def test_current_pages_named_for_an_older_version_are_superseded() -> None:
     assert dict(find_trees(untagged).superseded) == {"docs/migrating-to-v9.md": "9"}
     # no version trees: no current version to compare with, so nothing is superseded
     assert dict(find_trees([f"docs/{p}" for p in (*PAGES, "upgrade_1_2.md")]).superseded) == {}
+
+
+def test_a_page_on_leaving_the_newest_old_version_is_current() -> None:
+    """solid-docs: solid-start/v2/ beside v1/, v2 holding `migrating-from-v1.mdx`; zenstack: docs/ (v3) holding
+    `migrate-v2.md` beside versioned_docs/version-2.x/. Both were ranked as old pages, named for the old version
+    they tell how to leave: a name moving from the newest old version, or one its tree leaves out of a folder it
+    keeps, was written after that release. cert-manager's v1.20-docs/ keeps no release notes: their absence from it
+    says nothing, and release-notes-1.20.md beside the current 1.21 pages is 1.20's."""
+    paths = [f"src/start/v{v}/{p}" for v in (2, 1) for p in PAGES] + ["src/start/v2/migrating-from-v1.mdx"]
+    assert dict(find_trees(paths).superseded) == {}
+    untagged = [f"docs/{p}" for p in (*PAGES, "migrate-v2.md")] + [f"versioned_docs/version-2.x/{p}" for p in PAGES]
+    config = {
+        "docusaurus.config.js": "module.exports = { presets: [['classic', { docs: { lastVersion: 'current' } }]] };"
+    }
+    hints = parse_hints("versions.json", json.dumps(["2.x"]), config)
+    assert statuses(find_trees(untagged, hints)) == {"docs": CURRENT, "versioned_docs/version-2.x": OLD}
+    assert dict(find_trees(untagged, hints).superseded) == {}
+    # docsearch v5's packages/adapter/migrating-from-v4.mdx: a folder v4 never had, the name moving from v4
+    moved = [*untagged, "docs/adapter/migrating-from-v2.mdx", "docs/notes/release-notes-2.md"]
+    assert dict(find_trees(moved, hints).superseded) == {"docs/notes/release-notes-2.md": "2"}
+    # the old version's tree holds it too: written for that release (etcd's upgrade_3_6.md in v3.6/ and v3.7/)
+    held = [*untagged, "versioned_docs/version-2.x/migrate-v2.md"]
+    assert dict(find_trees(held, hints).superseded) == {"docs/migrate-v2.md": "2"}
+    # an older version than the newest old one: leaving it is old news (v0 -> v1 beside a v1 tree)
+    older = [*untagged, "docs/migrate-v1.md", *(f"versioned_docs/version-1.x/{p}" for p in PAGES)]
+    assert dict(find_trees(older, parse_hints("versions.json", json.dumps(["2.x", "1.x"]), config)).superseded) == {
+        "docs/migrate-v1.md": "1"
+    }

@@ -131,6 +131,8 @@ _VERSION_CORE = rf"(?:version|release|ver|rel|v)?[-_]?v?([0-9]+(?:[._-][0-9]+)*)
 _VERSION_WORD = "|".join((*DOCS_WORDS, *NEXT_WORDS, *OLD_WORDS, *CURRENT_WORDS))
 _VERSION_NAME = re.compile(rf"(?:(?:{_VERSION_WORD})[-_])?{_VERSION_CORE}(?:[-_](?:{_VERSION_WORD}))?", re.IGNORECASE)
 _NUMBERS = re.compile(r"[0-9]+")
+# a page's name saying it moves from a version, nothing after it (`migrating-from-v4`, not `from-v2-to-v3`)
+_MOVING_FROM = re.compile(r"(?:^|[-_. ])from[-_. ]v?[0-9]+(?:[._-][0-9]+)*(?:[._-]?x)?$", re.IGNORECASE)
 _YEAR = re.compile(r"(?:19|20)[0-9]{2}")
 _NAMED_VERSION = re.compile(r"(?:^|(?<=[-_. ]))(v)?([0-9]+(?:([._-])[0-9]+(?:\3[0-9]+)*)?)(?=$|[-_. ])", re.IGNORECASE)
 _QUERY_DATE = re.compile(r"(?<![\w.-])((?:19|20)[0-9]{2}-[0-9]{2}-[0-9]{2})(?![\w-])")
@@ -947,7 +949,7 @@ def find_trees(
     for family in decided:
         found = _copies(family, pages, fp, elsewhere, ordered)
         copies.update(found)
-        superseded.update(_superseded(family, [path for path, copy in found.items() if copy.tree is family[0]]))
+        superseded.update(_superseded(family, found))
     return VersionTrees(decided, copies, tuple(hints), superseded)
 
 
@@ -1063,10 +1065,7 @@ def version_in_name(path: str) -> str | None:
     `etcd-3-watch`), the number ordering a page (`06-upgrades`, _order_prefix) or an API's version (`api-v2.md`:
     TiKV's API V2 page is current) is not taken for one. An index page (`index.md`, `_index.md`, `README.md`) is
     named by its folder: Redis's `release-notes/rs-7-8-releases/_index.md` is about 7.8."""
-    folder, _, name = path.rpartition("/")
-    stem = name.rsplit(".", 1)[0] if "." in name else name
-    if stem.lower() in INDEX_NAMES and folder:
-        stem = folder.rpartition("/")[2]
+    stem = _named_stem(path)
     speaks = any(word in stem.lower() for word in VERSION_NAME_WORDS)
     found = [
         ".".join(_NUMBERS.findall(match.group(2)))
@@ -1074,6 +1073,13 @@ def version_in_name(path: str) -> str | None:
         if (match.group(3) or speaks or (match.group(1) and match.group(0) == stem)) and not _order_prefix(match, stem)
     ]
     return max(found, key=version_key) if found else None
+
+
+def _named_stem(path: str) -> str:
+    """The name a page is named by: its file name without the extension, an index page's folder's."""
+    folder, _, name = path.rpartition("/")
+    stem = name.rsplit(".", 1)[0] if "." in name else name
+    return folder.rpartition("/")[2] if stem.lower() in INDEX_NAMES and folder else stem
 
 
 def _order_prefix(match: re.Match[str], stem: str) -> bool:
@@ -1090,26 +1096,48 @@ def older_than(named: str, current: str, inclusive: bool = False) -> bool:
     return bool(mine) and bool(theirs) and (mine <= theirs if inclusive else mine < theirs)
 
 
-def _superseded(family: Sequence[Tree], current_pages: Iterable[str]) -> dict[str, str]:
+def _superseded(family: Sequence[Tree], copies: Mapping[str, VersionCopy]) -> dict[str, str]:
     """Rule 6: the current tree's pages named for a version older than the current one (upgrade notes to an old
     release, an old release's benchmarks): path -> the version. The current version is the current tree's; for an
-    untagged current tree, any version up to the newest old tree's is older (the current one is past it)."""
+    untagged current tree, any version up to the newest old tree's is older (the current one is past it). A page
+    named for the newest old version that its trees do not hold was written after it, on leaving it for the current
+    one, and is current (solid-start v2's `migrating-from-v1.mdx`, zenstack's `migrate-v2.md` beside `version-2.x/`);
+    etcd's `upgrade_3_6.md`, in v3.6's tree too, is 3.6's, and a move from v0 is old beside a v1 tree."""
     current = family[0]
-    olds = [tree.version for tree in family[1:] if tree.status == OLD and tree.version is not None]
+    olds = [tree for tree in family[1:] if tree.status == OLD and tree.version is not None]
     if current.version is None and not olds:
         return {}
+    # each old tree's pages, and their folders, by the current page each is a copy of
+    held = {(copy.tree.root, copy.page) for copy in copies.values() if copy.counterpart is not None}
+    held |= {(root, page.rpartition("/")[0]) for root, page in held}
     out = {}
-    for path in current_pages:
-        named = version_in_name(path)
+    for path, copy in copies.items():
+        named = version_in_name(path) if copy.tree is current else None
         if named is None:
             continue
         if current.version is not None:
             old = older_than(named, current.version)
         else:
-            old = older_than(named, max(olds, key=version_key), inclusive=True)
-        if old:
+            old = older_than(named, max((str(tree.version) for tree in olds), key=version_key), inclusive=True)
+        if old and not _leaving(path, named, copy.page, olds, held):
             out[path] = named
     return out
+
+
+def _leaving(path: str, named: str, page: str, olds: Sequence[Tree], held: Collection[tuple[str, str]]) -> bool:
+    """Whether a current page named for version `named` is about leaving it for the current one: `named` is the
+    newest old version (at its own precision: 2.x is 2's), and the name says it moves from it (`migrating-from-v4`,
+    not `upgrading-from-v2-to-v3`), or the trees of that version hold other pages of the page's folder but not this
+    one (zenstack's `migrate-v2.md`; cert-manager's v1.20-docs/ keeps no release notes: their absence says
+    nothing)."""
+    wanted = version_key(named)
+    if any(version_key(str(tree.version))[: len(wanted)] > wanted for tree in olds):
+        return False
+    if _MOVING_FROM.search(_named_stem(path)):
+        return True
+    own = [tree.root for tree in olds if version_key(str(tree.version))[: len(wanted)] == wanted]
+    folder = page.rpartition("/")[0]
+    return not any((root, page) in held for root in own) and any((root, folder) in held for root in own)
 
 
 def _older_sibling_pages(ordered: Sequence[str], fp: Callable[[str], frozenset[int] | None]) -> dict[str, str]:
