@@ -52,7 +52,8 @@ Many docs repositories keep several versions side by side (`versioned_docs/versi
    the current one (version_in_name: `upgrades/upgrade_3_2.md`, `migrating-to-v2.md` in a 3.7 tree) is about an
    old release: it ranks as an old version's page does, unless the query names that version (query_versions). The
    current version is the current tree's number; beside an untagged current tree, every version up to the newest
-   old tree's is older.
+   old tree's is older. A page on leaving the newest old version is current (_leaving: `migrating-from-v4.md`, or
+   a page that version's tree leaves out of a folder it keeps).
 7. Pages beside each other named for versions of one shape, each alike with the next newer one, are old copies of
    the highest release (_older_sibling_pages: OpenAPI's versions/3.0.4.md ... 3.2.0.md), as rule 6's pages are.
 """
