@@ -820,6 +820,11 @@ def test_folders_named_for_a_version_and_docs_are_one_family_whatever_they_mirro
     # an unmirrored folder newer than every mirrored one may be a stub, and a year is no version: neither joins
     stub = [*paths, "content/v1.9-docs/draft.md", "content/2024/news.md", "content/2024/more.md"]
     assert statuses(find_trees(stub)) == statuses(find_trees(paths))
+    # a newer one as large as the newest version is no stub: Dioxus's docs-src/0.7/, rewritten (it shares 3 of its
+    # 180 pages with 0.6/'s 107), is the current version, not a folder of no version beside the 0.3-0.6 family
+    rewritten = [f"docs-src/{tree}/{p}" for tree in ("0.6", "0.5") for p in later] + ["docs-src/0.6/faq/more.md"]
+    rewritten += [f"docs-src/0.7/{p}" for p in ("intro.md", "guide/a.md", "guide/b.md", "guide/c.md", "faq.md")]
+    assert statuses(find_trees(rewritten)) == {"docs-src/0.7": CURRENT, "docs-src/0.6": OLD, "docs-src/0.5": OLD}
 
 
 def test_numbered_folders_named_by_any_word_are_no_versions() -> None:

@@ -79,6 +79,7 @@ MIN_MIRRORED = 2  # pages at the same relative path before two folders can be ve
 # page or folder, whose index and README pages are at most these
 FEW_SHARED = len(INDEX_NAMES)
 MIRROR_SHARE = 0.3  # ... and this share of the smaller folder's pages
+NEWER_UNMIRRORED_SHARE = 0.5  # a newer version folder mirroring too little joins its older siblings at this size
 MAX_FOLDERS_PER_NAME = 40  # a relative path held by more folders than this (a per-folder index page) says nothing
 MAX_VERSIONS_PER_NAME = 400  # ... unless they are versions side by side (_versioned_siblings), up to this many
 SAME_TREE_RESEMBLANCE = 0.3  # resemblance of 3 in 4 mirrored pages when no name or config says "versions"
@@ -1458,25 +1459,35 @@ def _without_parts(family: Sequence[str]) -> list[str]:
     ]
 
 
-def _sibling_pairs(trees: Collection[str], folders: Iterable[str]) -> list[tuple[str, str]]:
+def _sibling_pairs(trees: Collection[str], size: Mapping[str, int]) -> list[tuple[str, str]]:
     """Rule 2 by name and place: pairs joining the found `trees` that share a parent folder and a name shape
-    (name_shape: `content/v1.1-docs` and `content/v1.20-docs`), and each other folder of `folders` beside them of
-    that shape, though it mirrors too little to pair (pages renamed or restructured between versions)."""
+    (name_shape: `content/v1.1-docs` and `content/v1.20-docs`), and each other folder beside them of that shape
+    (`size`: each folder's page count), though it mirrors too little to pair (pages renamed or restructured between
+    versions): an older one, or a newer one holding at least NEWER_UNMIRRORED_SHARE of the newest tree's pages
+    (Dioxus's docs-src/0.7/, rewritten: 180 pages beside 0.6's 107); a newer one smaller than that may be a stub."""
 
     def key(folder: str) -> tuple[str, str] | None:  # a year beside versions is a folder of that year's pages
         return None if _YEAR.fullmatch(folder.rpartition("/")[2]) else _shape_of(folder)
 
     first: dict[tuple[str, str], str] = {}
     highest = _newest_of_shape(trees)
+    newest_size: dict[tuple[str, str], int] = {}
     pairs = []
     for tree in sorted(trees):
         shaped = key(tree)
         if shaped is not None:
             pairs.append((first.setdefault(shaped, tree), tree))
-    for folder in folders:
+            if _folder_number(tree) == highest[shaped]:
+                newest_size[shaped] = max(newest_size.get(shaped, 0), size[tree])
+    for folder in size:
         shaped = key(folder)
-        if shaped not in first or folder in trees or _folder_number(folder) >= highest[shaped]:
-            continue  # an unmirrored folder joins as an older version only: a newer one may be a stub
+        if shaped not in first or folder in trees:
+            continue
+        number = _folder_number(folder)
+        if number == highest[shaped] or (
+            number > highest[shaped] and size[folder] < NEWER_UNMIRRORED_SHARE * newest_size[shaped]
+        ):
+            continue
         if not any(_under(folder, t) or _under(t, folder) for t in trees):
             pairs.append((first[shaped], folder))
     return pairs
