@@ -23,7 +23,8 @@ Many docs repositories keep several versions side by side (`versioned_docs/versi
    least SAME_TREE_RESEMBLANCE, where one of the folders is named for a release channel (`next/`, `latest/`, `main/`):
    two folders named for nothing are variants or copies (supertokens' nextjs/app-directory/ and pages-directory/,
    Redis's gears-v1/python/ and jvm/), and nothing would tell which is current. Folders of one name shape
-   (name_shape) beside a family's trees join it, mirrored or not (_sibling_pairs). A family holds each version once:
+   (name_shape) beside a family's trees join it, mirrored or not, a newer one unless it may be a stub
+   (_sibling_pairs). A family holds each version once:
    two trees of one name (`content/v2.3/`, `content/cli/v2.3/`) are in two families, however alike. A folder without
    a version in its name is a version only where it mirrors the newest tree of its kind (_untagged_beside_an_old_one:
    Envoy Gateway's community/ holds what its v0.x trees held).
