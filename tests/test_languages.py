@@ -147,6 +147,26 @@ def test_a_glued_language_folder_is_a_translation_and_english_queries_get_englis
     assert min(mutations, key=lambda path: trees.preference(path, asked)) == "docs/guide/mutations.md"
 
 
+def test_a_country_code_used_for_a_language_is_that_language() -> None:
+    """axios-docs: posts/en/ and 16 other languages, Korean in posts/kr/ and Kurdish in posts/ku/; neither was a
+    language, so the Korean and Kurdish copies of each page were hits of their own. A Korean question gets the
+    Korean page, an English one the English page."""
+    pages = ("intro.md", "api_intro.md", "cancellation.md", "interceptors.md")
+    paths = [f"posts/{language}/{page}" for language in ("en", "ja", "zh", "kr", "ku") for page in pages]
+    trees = LanguageTrees.of(paths)
+    assert trees.main == "en" and set(trees.languages) == {"en", "ja", "zh", "kr", "ku"}
+    copies = [f"posts/{language}/cancellation.md" for language in ("kr", "ku", "en")]
+    assert all(trees.copy(path) == Copy(path.split("/")[1], "posts/*/cancellation.md") for path in copies)
+    assert (
+        min(copies, key=lambda path: trees.preference(path, trees.query_language("요청을 취소하는 방법"))) == copies[0]
+    )
+    assert (
+        min(copies, key=lambda path: trees.preference(path, trees.query_language("How do I cancel a request?")))
+        == (copies[2])
+    )
+    assert copy_of("docs/jp/guide.md") == Copy("jp", "docs/*/guide.md")
+
+
 def test_a_function_word_of_several_languages_says_less_than_one_of_its_own() -> None:
     """OpenTelemetry's site holds Spanish and French trees: `un` is a function word of both, `qu'` and `est` of
     French alone, so a French question is French (it tied with Spanish, the larger tree, and went to it)."""

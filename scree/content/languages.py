@@ -17,10 +17,11 @@ from scree.content.versions import CURRENT, NEWER, Tree, VersionTrees, names_ver
 LANGUAGE_CODES = frozenset(
     "af am ar az be bg bn bs ca cs cy da de el en eo es et eu fa fi fr ga gl gu he hi hr hu hy id is it ja ka kk km "
     "kn ko ky lo lt lv mk ml mn mr ms my nb ne nl nn no pa pl pt ro ru si sk sl sq sr sv sw ta te th tl tr uk ur uz "
-    "vi yo zh cn".split()
+    "vi yo zh ku cn kr jp".split()
 )
-# codes sites use for a language besides its ISO 639-1 one: `cn` for Chinese (apache/hugegraph-doc's content/cn/)
-_ALIASES = {"cn": "zh"}
+# codes sites use for a language besides its ISO 639-1 one, its country's: `cn` for Chinese (apache/hugegraph-doc's
+# content/cn/), `kr` for Korean and `jp` for Japanese (axios-docs' posts/kr/ beside posts/ja/ and posts/zh/)
+_ALIASES = {"cn": "zh", "kr": "ko", "jp": "ja"}
 # `en`, `pt-BR`, `pt_br`, `zh-hant`, `es-419`: a language code and an optional region or script.
 _CODE = re.compile(r"([A-Za-z]{2})(?:[-_](?:[A-Za-z]{2}|[A-Za-z]{4}|[0-9]{3}))?")
 # a language and its region written as one word, which sites use for a few (vuex's docs/ptbr/ beside ja/ and zh/);
