@@ -832,6 +832,11 @@ def test_numbered_folders_named_by_any_word_are_no_versions() -> None:
     or a release channel may stand beside a version number, not any word)."""
     paths = [f"tutorial/lesson-{n}/{p}" for n in (1, 2, 3) for p in PAGES]
     assert find_trees(paths).families == ()
+    # nor a zero-padded number ordering a folder: the AI SDK's cookbook/01-next/ (a channel's word) beside
+    # 05-node/ and 20-rsc/ made one family, 01-next current as the only numbered tree and the others unreleased
+    cookbook = [f"content/cookbook/{folder}/{p}" for folder in ("01-next", "05-node", "20-rsc") for p in PAGES]
+    assert find_trees(cookbook).families == ()
+    assert version_of_name("01-next") is None and version_of_name("2-edge") == "2" and version_of_name("0100") == "0100"
 
 
 def test_renamed_old_pages_find_their_current_page_by_name_or_text() -> None:

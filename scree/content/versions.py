@@ -134,6 +134,7 @@ _VERSION_CORE = rf"(?:version|release|ver|rel|v)?[-_]?v?([0-9]+(?:[._-][0-9]+)*)
 _VERSION_WORD = "|".join((*DOCS_WORDS, *NEXT_WORDS, *OLD_WORDS, *CURRENT_WORDS))
 _VERSION_NAME = re.compile(rf"(?:(?:{_VERSION_WORD})[-_])?{_VERSION_CORE}(?:[-_](?:{_VERSION_WORD}))?", re.IGNORECASE)
 _NUMBERS = re.compile(r"[0-9]+")
+_PADDED = re.compile(r"0[0-9]")  # a number written with a leading zero: `01`
 # a page's name saying it moves from a version, nothing after it (`migrating-from-v4`, not `from-v2-to-v3`)
 _MOVING_FROM = re.compile(r"(?:^|[-_. ])from[-_. ]v?[0-9]+(?:[._-][0-9]+)*(?:[._-]?x)?$", re.IGNORECASE)
 _YEAR = re.compile(r"(?:19|20)[0-9]{2}")
@@ -164,16 +165,26 @@ def _one_page(path: str) -> str:
 
 def version_of_name(name: str) -> str | None:
     """The version a folder name carries (`30.4` of `version-30.4`, `3.7` of `v3.7`, `2` of `2.x`), else None."""
-    match = _VERSION_NAME.fullmatch(name)
+    match = _version_name(name)
     if match is None:
         return None
     return match.group(1).replace("_", ".").replace("-", ".")
 
 
+def _version_name(name: str) -> re.Match[str] | None:
+    """A folder name read as a version's (_VERSION_NAME), but for a zero-padded number before a word, which orders
+    the folder among its siblings (the AI SDK's cookbook/01-next/ beside 05-node/ and 20-rsc/: no Next release)."""
+    match = _VERSION_NAME.fullmatch(name)
+    if match is None:
+        return None
+    word_after = name[match.end(1) :].strip("._-").lower() not in ("", "x")
+    return None if match.start(1) == 0 and _PADDED.match(match.group(1)) and word_after else match
+
+
 def name_shape(name: str) -> str | None:
     """A versioned folder name with its version left out (`v{}-docs` of `v1.20-docs`, `version-{}` of
     `version-30.4`): folders of one shape beside each other are one site's versions. None for a name with none."""
-    match = _VERSION_NAME.fullmatch(name)
+    match = _version_name(name)
     if match is None:
         return None
     return (name[: match.start(1)] + "{}" + name[match.end(1) :]).casefold()
