@@ -3,7 +3,12 @@ the first sync's order. Pure: no I/O."""
 
 from __future__ import annotations
 
-from scree.content.languages import Copy, LanguageTrees, copy_of
+import pytest
+
+from scree.content.languages import ORIGINAL, Copy, LanguageTrees, copy_of, language_folder
+from scree.content.versions import find_trees
+
+PAGES = ("intro.md", "install.md", "config.md", "cli/run.md", "cli/watch.md", "guides/ci.md")
 
 FASTAPI = [
     "docs/en/docs/index.md",
@@ -165,6 +170,25 @@ def test_a_country_code_used_for_a_language_is_that_language() -> None:
         == (copies[2])
     )
     assert copy_of("docs/jp/guide.md") == Copy("jp", "docs/*/guide.md")
+
+
+@pytest.mark.parametrize("root_locale", [True, False])
+def test_starlight_versions_keep_each_languages_old_versions_inside_its_folder(root_locale: bool) -> None:
+    """starlight-versions archives a version in src/content/docs/2.0/ and each locale's in <locale>/2.0/. With a root
+    locale (English at the docs root) the French 2.0 pages were current French pages; with no root locale
+    (meowrch's en/ and ru/, each with its 2.0/), a language folder was never a version tree, so no version was
+    found and every 2.0 page stood as current."""
+    docs = "src/content/docs"
+    english = f"{docs}/" if root_locale else f"{docs}/en/"
+    paths = [
+        f"{folder}{version}{page}" for folder in (english, f"{docs}/fr/") for version in ("", "2.0/") for page in PAGES
+    ]
+    trees = LanguageTrees.of(paths, find_trees(paths, excluded=language_folder))
+    english_code = ORIGINAL if root_locale else "en"
+    assert trees.copy(f"{english}2.0/cli/run.md") == Copy(english_code, f"{docs}/*/cli/run.md", "2.0", structural=True)
+    assert trees.copy(f"{docs}/fr/2.0/cli/run.md") == Copy("fr", f"{docs}/*/cli/run.md", "2.0", structural=True)
+    assert trees.copy(f"{docs}/fr/cli/run.md") == Copy("fr", f"{docs}/*/cli/run.md", structural=True)
+    assert trees.main == english_code
 
 
 def test_a_function_word_of_several_languages_says_less_than_one_of_its_own() -> None:

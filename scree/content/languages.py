@@ -335,9 +335,12 @@ class LanguageTrees:
             base = version.page
             found = self._language_copy(base, versions_too=False)
             found = found if found is not None else Copy(ORIGINAL, _one_page(base), structural=True)
-            if version.tree.status == CURRENT:
-                return replace(found, version=None, structural=True)
-            return replace(found, version=version.tree.label, structural=True, newer=version.tree.status == NEWER)
+            if version.tree.status != CURRENT:
+                return replace(found, version=version.tree.label, structural=True, newer=version.tree.status == NEWER)
+            found = replace(found, version=None, structural=True)
+            # a language folder inside the current tree, keeping the old versions it translates (Starlight's
+            # src/content/docs/fr/2.0/ beside src/content/docs/2.0/)
+            return found if found.language == ORIGINAL else self._translated_version(path, found)
         found = self._language_copy(path, versions_too=True)
         translated = self._tree_translated(path) if found is not None and found.language != ORIGINAL else None
         if found is not None and found.language != ORIGINAL and translated is None:

@@ -802,10 +802,14 @@ def _page_name(rest: str) -> str:
 def mirrored_pairs(paths: Sequence[str], excluded: Callable[[str], bool]) -> dict[tuple[str, str], int]:
     """Pairs of folders (a < b) holding pages at the same relative path, with how many; folders `excluded` (language
     trees) skipped; pairs whose last folder names are equal are the same pair one level down. The repository's root
-    ("") pairs only with a top folder named for a version or saying old (_beside_the_root)."""
+    ("") pairs only with a top folder named for a version or saying old (_beside_the_root). A language folder pairs
+    with such a folder inside it where its own parent holds none of that name (meowrch's Starlight docs keep en/2.0/
+    and ru/2.0/ with no untagged docs: each language is the root of its versions; firecrawl's es/v1/ translates the
+    root's v1/, as languages.LanguageTrees reads it)."""
     holders = _holders(paths)
     shared: Counter[tuple[str, str]] = Counter()
     skip: dict[str, bool] = {}
+    holding = {folder for folders in holders.values() for folder in folders}
 
     languages: dict[str, tuple[str, ...]] = {}
 
@@ -830,7 +834,19 @@ def mirrored_pairs(paths: Sequence[str], excluded: Callable[[str], bool]) -> dic
                     continue
                 if _leaf(a) != _leaf(b) and language(a) == language(b):
                     shared[(a, b)] += 1
+        shared.update(_inside_a_language(ordered, {f for f in folders if skip[f]}, holding))
     return dict(shared)
+
+
+def _inside_a_language(
+    folders: Iterable[str], languages: Collection[str], holding: Collection[str]
+) -> Iterator[tuple[str, str]]:
+    """Pairs of a language folder and a folder of `folders` inside it named for a version or saying old, where the
+    language's parent holds no folder of that name (`holding`: every folder holding a page)."""
+    for folder in folders:
+        language, _, name = folder.rpartition("/")
+        if language in languages and _beside_the_root(name) and _join(language.rpartition("/")[0], name) not in holding:
+            yield language, folder
 
 
 def _holders(paths: Sequence[str]) -> dict[str, set[str]]:
