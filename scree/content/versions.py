@@ -14,7 +14,9 @@ Many docs repositories keep several versions side by side (`versioned_docs/versi
    A relative path held by more than MAX_FOLDERS_PER_NAME folders counts only among those beside a version-named
    one (_versioned_siblings: Antrea's 85 versions side by side). The repository's root (ROOT) is a folder too,
    beside a top folder named for a version or saying old (_beside_the_root: a Mintlify site's v1/ at the root); its
-   tree holds every page outside the other trees and the language trees.
+   tree holds every page outside the other trees and the language trees. A language folder is the root of the
+   versions inside it where its parent holds no folder of their names (Starlight's en/2.0/ and ru/2.0/ with no
+   untagged docs).
 2. Mirroring must come with evidence that the folders are versions of one tree, not siblings that share file names
    (`packages/a/docs/api.md` beside `packages/b/docs/api.md`): a folder name that carries a version number
    (`version-30.4`, `v3.7`, `2.x`, `v1.11.0-alpha.0`: a pre-release is its number's) or says old (`old`, `legacy`,
