@@ -1048,6 +1048,31 @@ def test_pages_named_for_versions_of_one_text_are_old_copies_of_the_newest_relea
     assert dict(find_trees(texts).superseded) == {}  # no text: no evidence
 
 
+def test_a_series_of_release_notes_is_old_but_the_newest() -> None:
+    """Rule 8: Celery's docs/history/whatsnew-4.4.rst ... whatsnew-5.6.rst and changelog-*.rst, DRF's
+    community/3.0-announcement.md ... 3.16-announcement.md: no version trees, so no current version for rule 6, and
+    every old release's notes ranked as current pages for questions on today's behaviour. Each series' newest
+    stays current; two pages are no series; a plain name or an API's version is no release."""
+    paths = [f"docs/{p}" for p in PAGES]
+    paths += [f"docs/history/{kind}-{v}.rst" for kind in ("whatsnew", "changelog") for v in ("4.4", "5.5", "5.6")]
+    paths += [f"docs/community/{v}-announcement.md" for v in ("3.9", "3.10", "3.16")]
+    paths += ["docs/history/index.rst", "docs/upgrade/to-2.0.md", "docs/upgrade/to-3.0.md", "docs/api/api-v1.md"]
+    paths += ["docs/api/api-v2.md", "docs/api/api-v3.md", "docs/guides/migrating-1-2.md"]
+    assert dict(find_trees(paths).superseded) == {
+        "docs/history/whatsnew-4.4.rst": "4.4",
+        "docs/history/whatsnew-5.5.rst": "5.5",
+        "docs/history/changelog-4.4.rst": "4.4",
+        "docs/history/changelog-5.5.rst": "5.5",
+        "docs/community/3.9-announcement.md": "3.9",
+        "docs/community/3.10-announcement.md": "3.10",
+    }
+    # inside a version tree rule 6 decides by the current version: a 3.7 tree's notes on 3.7 and 3.8 are no old ones
+    notes = [f"notes/release-3.{n}.md" for n in (6, 7, 8)]
+    tree = [f"docs/v{v}/{p}" for v in ("3.7", "3.6") for p in (*PAGES, *notes)]
+    hints = parse_hints("config.yaml", "params:\n  latest_stable_version: v3.7\n")
+    assert dict(find_trees(tree, hints).superseded) == {"docs/v3.7/notes/release-3.6.md": "3.6"}
+
+
 def test_old_trees_are_listed_newest_first_and_an_old_one_without_a_number_last() -> None:
     """algolia/docsearch's versions.json ["v4", "v3", "legacy"] beside docs/: `scree doctor` had listed legacy first."""
     paths = [f"docs/{p}" for p in PAGES] + [

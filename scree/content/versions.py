@@ -59,6 +59,9 @@ Many docs repositories keep several versions side by side (`versioned_docs/versi
    a page that version's tree leaves out of a folder it keeps).
 7. Pages beside each other named for versions of one shape, each alike with the next newer one, are old copies of
    the highest release (_older_sibling_pages: OpenAPI's versions/3.0.4.md ... 3.2.0.md), as rule 6's pages are.
+8. Outside the version trees, pages of one folder named alike around a release's number that speak of releases
+   (_release_notes: Celery's whatsnew-5.5.rst beside whatsnew-5.6.rst, mongoose's migrating_to_8.md beside
+   migrating_to_9.md), at least MIN_RELEASE_SERIES of them, are old but the newest, as rule 6's pages are.
 """
 
 from __future__ import annotations
@@ -102,6 +105,7 @@ STUB_RATIO = 4
 # 1.2 to 2.0 0.08; release notes named for their versions share nearly nothing
 SIBLING_RESEMBLANCE = 0.2
 MAX_SIBLING_PAGES = 400  # pages named for versions whose text rule 7 reads (a bound on the first search's cost)
+MIN_RELEASE_SERIES = 3  # pages of one folder and name, each named for a release, before rule 8 reads them as notes
 RENAMED_RESEMBLANCE = 0.5  # an old page whose path is gone is a copy of the current page it resembles this much
 SAME_SAYING = 0.5  # two chunks say the same thing (engine folding) at this resemblance
 SAME_SECTION_SAYING = 0.2  # ... under the same heading (bench.versioned_site: a version missing a paragraph)
@@ -136,6 +140,7 @@ _VERSION_CORE = rf"(?:version|release|ver|rel|v)?[-_]?v?([0-9]+(?:[._-][0-9]+)*)
 _VERSION_WORD = "|".join((*DOCS_WORDS, *NEXT_WORDS, *OLD_WORDS, *CURRENT_WORDS))
 _VERSION_NAME = re.compile(rf"(?:(?:{_VERSION_WORD})[-_])?{_VERSION_CORE}(?:[-_](?:{_VERSION_WORD}))?", re.IGNORECASE)
 _NUMBERS = re.compile(r"[0-9]+")
+_LETTERS = re.compile(r"[a-z]{2,}")  # a page name's words, numbers and a version's `v` left out
 _PADDED = re.compile(r"0[0-9]")  # a number written with a leading zero: `01`
 # a page's name saying it moves from a version, nothing after it (`migrating-from-v4`, not `from-v2-to-v3`)
 _MOVING_FROM = re.compile(r"(?:^|[-_. ])from[-_. ]v?[0-9]+(?:[._-][0-9]+)*(?:[._-]?x)?$", re.IGNORECASE)
@@ -148,6 +153,11 @@ _QUERY_VERSION = re.compile(r"(?<![\w.])v?([0-9]+(?:[._][0-9]+)*)(?![\w])", re.I
 # first), Jest unchanged (UpgradingToJest30 names the current major). Moved the old versions' VERSION_RANKS places in
 # one pass with the old trees' pages; a second pass after them took 3 old-version top-5 slots of 100 against 2.
 VERSION_NAME_WORDS = ("upgrad", "migrat", "downgrad", "releas", "version", "changelog", "whats-new", "what-s-new")
+RELEASE_NOTE_WORDS = (
+    *VERSION_NAME_WORDS,
+    "whatsnew",
+    "announc",
+)  # a series of pages named so says what each release did
 _WORDS = re.compile(r"[^\W_]+")
 
 ROOT = ""  # the repository's root folder, as a tree's root
@@ -953,6 +963,7 @@ def find_trees(
     }
     declared = _declared_families(hints, size, ordered) + _menu_families(hints, size, excluded)
     superseded = {pages[page]: version for page, version in _older_sibling_pages(ordered, fp).items()}
+    notes = {pages[page]: version for page, version in _release_notes(ordered).items()}
     accepted = _versions_among(
         pairs,
         hinted,
@@ -961,7 +972,7 @@ def find_trees(
         lambda source, stubs: _included(source, stubs, ordered, fp),
     )
     if not accepted:
-        return VersionTrees(hints=tuple(hints), superseded=superseded)
+        return VersionTrees(hints=tuple(hints), superseded={**notes, **superseded})
     trees = {folder for pair in accepted for folder in pair}
     families = [_without_parts(family) for family in _families([*accepted, *_sibling_pairs(trees, size)])]
     decided = tuple(_decide(family, hints, override) for family in families if len(family) > 1)
@@ -982,6 +993,8 @@ def find_trees(
         found = _copies(family, pages, fp, elsewhere, ordered)
         copies.update(found)
         superseded.update(_superseded(family, found))
+    # rule 8 speaks only outside the version trees: inside them rule 6 knows the current version
+    superseded |= {path: version for path, version in notes.items() if path not in copies and path not in superseded}
     return VersionTrees(decided, copies, tuple(hints), superseded)
 
 
@@ -1205,6 +1218,29 @@ def _older_sibling_pages(ordered: Sequence[str], fp: Callable[[str], frozenset[i
             if newer is None or text is None or resemblance(newer, text) < SIBLING_RESEMBLANCE:
                 break
             out[page], newer = number, text
+    return out
+
+
+def _release_notes(ordered: Sequence[str]) -> dict[str, str]:
+    """Rule 8: pages of one folder whose names are one name around a release's number and speak of releases
+    (RELEASE_NOTE_WORDS: Celery's history/whatsnew-4.4.rst ... whatsnew-5.6.rst, DRF's community/3.0-announcement.md
+    ... 3.16-announcement.md, the AI SDK's migration-guide-4-0 ... 6-0), at least MIN_RELEASE_SERIES of them: each
+    says what its release did, and all but the newest are old (page -> its version), ranked as rule 6's pages are
+    unless the query names their version. Index pages and dated names (posts) are left out."""
+    series: dict[tuple[str, str], list[tuple[str, str]]] = defaultdict(list)
+    for page in ordered:
+        folder, _, name = page.rpartition("/")
+        stem = name.rsplit(".", 1)[0].lower()
+        if stem in INDEX_NAMES or dated_name(page) or not any(word in stem for word in RELEASE_NOTE_WORDS):
+            continue
+        version = version_in_name(page)
+        if version is not None:
+            series[(folder, " ".join(_LETTERS.findall(stem)))].append((page, version))
+    out: dict[str, str] = {}
+    for members in series.values():
+        if len(members) >= MIN_RELEASE_SERIES:
+            newest = max(version_key(version) for _, version in members)
+            out.update((page, version) for page, version in members if version_key(version) < newest)
     return out
 
 
