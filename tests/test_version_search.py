@@ -361,6 +361,32 @@ def test_upgrade_notes_for_an_older_release_give_way_unless_the_query_names_it(t
         assert hits[0].path == current + "dev-guide/limit.md", (mode, [h.path for h in hits])
         named = search(engine, "request size limit changed in 3.2, how do I raise it", mode)
         assert named[0].path == current + "upgrades/upgrade_3_2.md", (mode, [h.path for h in named])
+        assert named[0].version == "3.2 (old)" and 'version="3.2 (old)"' in render_hit(1, named[0])
+
+
+def test_a_series_of_release_notes_answers_from_the_docs_and_marks_each_old_release(tmp_path: Path) -> None:
+    """Versions rule 8, Celery's layout: docs/history/whatsnew-5.4.rst ... whatsnew-5.6.rst beside the user guide,
+    no version trees. The notes of 5.4 said more about retries than the guide that documents them and came first,
+    unmarked; now the guide comes first, an old release's notes are marked, and a query naming 5.4 gets them."""
+    guide = page(
+        "Tasks", "## Retrying\n\nA task retries itself on failure: call retry with a countdown and max_retries."
+    )
+    files = {"docs/userguide/tasks.md": guide, **{f"docs/userguide/{n}": t for n, t in GUIDES.items()}}
+    for version in ("5.4", "5.5", "5.6"):
+        files[f"docs/history/whatsnew-{version}.md"] = page(
+            f"What's new in {version}",
+            f"## Retrying\n\nIn {version} a task retries on failure with retry: retry countdown, retry max_retries, "
+            "retry backoff; the retry of a task on failure works as before.",
+        )
+    engine = engine_for(tree(tmp_path / "site", files), tmp_path / "index.db")
+    for mode in ("hybrid", "keyword"):  # the hashed test embedder knows no meaning: semantic order is arbitrary
+        hits = search(engine, "how does a task retry on failure with countdown and max_retries", mode)
+        assert hits[0].path == "docs/userguide/tasks.md" and hits[0].version is None, (mode, hits)
+        marked = {hit.path: hit.version for hit in hits if "history" in hit.path}
+        assert marked.get("docs/history/whatsnew-5.4.md", "5.4 (old)") == "5.4 (old)", marked
+        assert marked.get("docs/history/whatsnew-5.6.md") is None, marked  # the newest release's notes are current
+        named = search(engine, "what changed for task retry on failure in 5.4", mode)
+        assert named[0].path == "docs/history/whatsnew-5.4.md" and named[0].version == "5.4 (old)", (mode, named)
 
 
 def test_a_specification_kept_one_page_per_release_answers_from_the_newest(tmp_path: Path) -> None:

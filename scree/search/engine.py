@@ -16,6 +16,7 @@ from scree.content.formats import NotDocs, detect, is_thin
 from scree.content.ignore import IgnorePolicy
 from scree.content.languages import LanguageTrees
 from scree.content.posts import Posts
+from scree.content.versions import OLD
 from scree.embedders.base import KEYWORD_ONLY, Embedder
 from scree.embedders.factory import NEEDS_VECTORS, SEMANTIC_OFF, make_embedder, make_query_embedder
 from scree.embedders.kinds import embedder_available, similarity_floor
@@ -517,6 +518,9 @@ class SearchEngine:
         trees = self._language_trees()
         copy = trees.copy(row.path) if trees.active else None
         version = copy.version_note if copy is not None else None
+        older = trees.versions.superseded.get(row.path) if version is None and trees.active else None
+        if older is not None:  # a current page about an old release (versions rules 6-8: upgrade or release notes)
+            version = f"{older} ({OLD})"
         also: list[str] = []
         twins = [twin for twin in self._same_text(row.text, looked) if twin.path != row.path]
         twin_paths = {twin.path for twin in twins}
