@@ -153,11 +153,8 @@ _QUERY_VERSION = re.compile(r"(?<![\w.])v?([0-9]+(?:[._][0-9]+)*)(?![\w])", re.I
 # first), Jest unchanged (UpgradingToJest30 names the current major). Moved the old versions' VERSION_RANKS places in
 # one pass with the old trees' pages; a second pass after them took 3 old-version top-5 slots of 100 against 2.
 VERSION_NAME_WORDS = ("upgrad", "migrat", "downgrad", "releas", "version", "changelog", "whats-new", "what-s-new")
-RELEASE_NOTE_WORDS = (
-    *VERSION_NAME_WORDS,
-    "whatsnew",
-    "announc",
-)  # a series of pages named so says what each release did
+# ... and in a series of pages, each named for a release (rule 8): what each release did
+RELEASE_NOTE_WORDS = (*VERSION_NAME_WORDS, "whatsnew", "announc")
 _WORDS = re.compile(r"[^\W_]+")
 
 ROOT = ""  # the repository's root folder, as a tree's root
@@ -1628,7 +1625,7 @@ def _current_of(
         return untagged[0], "the tree whose name carries no version, beside numbered copies of it"
     channel = [root for root in untagged if _norm(_leaf(root)) in CURRENT_WORDS]
     if len(channel) == 1:  # IoTDB's latest/ beside latest-Table/, Master/Tree/ and V1.3.x/
-        return channel[0], f"the tree named {channel[0].rsplit('/', 1)[-1]}, beside copies named otherwise"
+        return channel[0], f"the tree named {_leaf(channel[0])}, beside copies named otherwise"
     numbered = [root for root in family if numbers[root] is not None and root not in old_named]
     if not numbered:
         return min(family, key=lambda root: (root in old_named, -len(root), root)), "the tree that does not say old"
