@@ -1058,6 +1058,8 @@ def test_a_series_of_release_notes_is_old_but_the_newest() -> None:
     paths += [f"docs/community/{v}-announcement.md" for v in ("3.9", "3.10", "3.16")]
     paths += ["docs/history/index.rst", "docs/upgrade/to-2.0.md", "docs/upgrade/to-3.0.md", "docs/api/api-v1.md"]
     paths += ["docs/api/api-v2.md", "docs/api/api-v3.md", "docs/guides/migrating-1-2.md"]
+    paths += [f"docs/api/api-version-{n}.md" for n in (1, 2, 3)]  # an API's versions, each current
+    paths += [f"docs/release-notes/oss/version-3-{n}.md" for n in (0, 1, 2)]  # the folder speaks of releases
     assert dict(find_trees(paths).superseded) == {
         "docs/history/whatsnew-4.4.rst": "4.4",
         "docs/history/whatsnew-5.5.rst": "5.5",
@@ -1065,6 +1067,8 @@ def test_a_series_of_release_notes_is_old_but_the_newest() -> None:
         "docs/history/changelog-5.5.rst": "5.5",
         "docs/community/3.9-announcement.md": "3.9",
         "docs/community/3.10-announcement.md": "3.10",
+        "docs/release-notes/oss/version-3-0.md": "3.0",
+        "docs/release-notes/oss/version-3-1.md": "3.1",
     }
     # inside a version tree rule 6 decides by the current version: a 3.7 tree's notes on 3.7 and 3.8 are no old ones
     notes = [f"notes/release-3.{n}.md" for n in (6, 7, 8)]

@@ -153,8 +153,9 @@ _QUERY_VERSION = re.compile(r"(?<![\w.])v?([0-9]+(?:[._][0-9]+)*)(?![\w])", re.I
 # first), Jest unchanged (UpgradingToJest30 names the current major). Moved the old versions' VERSION_RANKS places in
 # one pass with the old trees' pages; a second pass after them took 3 old-version top-5 slots of 100 against 2.
 VERSION_NAME_WORDS = ("upgrad", "migrat", "downgrad", "releas", "version", "changelog", "whats-new", "what-s-new")
-# ... and in a series of pages, each named for a release (rule 8): what each release did
-RELEASE_NOTE_WORDS = (*VERSION_NAME_WORDS, "whatsnew", "announc")
+# A series of pages each named for a release (rule 8) says what each release did where its path speaks of releases
+# (`version` alone does not: api-version-1.md ... 3.md are an API's versions, each current)
+RELEASE_NOTE_WORDS = (*(word for word in VERSION_NAME_WORDS if word != "version"), "whatsnew", "announc")
 _WORDS = re.compile(r"[^\W_]+")
 
 ROOT = ""  # the repository's root folder, as a tree's root
@@ -1219,16 +1220,17 @@ def _older_sibling_pages(ordered: Sequence[str], fp: Callable[[str], frozenset[i
 
 
 def _release_notes(ordered: Sequence[str]) -> dict[str, str]:
-    """Rule 8: pages of one folder whose names are one name around a release's number and speak of releases
-    (RELEASE_NOTE_WORDS: Celery's history/whatsnew-4.4.rst ... whatsnew-5.6.rst, DRF's community/3.0-announcement.md
-    ... 3.16-announcement.md, the AI SDK's migration-guide-4-0 ... 6-0), at least MIN_RELEASE_SERIES of them: each
+    """Rule 8: pages of one folder whose names are one name around a release's number, their paths speaking of
+    releases (RELEASE_NOTE_WORDS: Celery's history/whatsnew-4.4.rst ... whatsnew-5.6.rst, DRF's
+    community/3.0-announcement.md ... 3.16-announcement.md, the AI SDK's migration-guide-4-0 ... 6-0, Prefect's
+    release-notes/oss/version-3-0.mdx ... 3-6), at least MIN_RELEASE_SERIES of them: each
     says what its release did, and all but the newest are old (page -> its version), ranked as rule 6's pages are
     unless the query names their version. Index pages and dated names (posts) are left out."""
     series: dict[tuple[str, str], list[tuple[str, str]]] = defaultdict(list)
     for page in ordered:
         folder, _, name = page.rpartition("/")
         stem = name.rsplit(".", 1)[0].lower()
-        if stem in INDEX_NAMES or dated_name(page) or not any(word in stem for word in RELEASE_NOTE_WORDS):
+        if stem in INDEX_NAMES or dated_name(page) or not any(word in page.lower() for word in RELEASE_NOTE_WORDS):
             continue
         version = version_in_name(page)
         if version is not None:
