@@ -362,6 +362,7 @@ def test_upgrade_notes_for_an_older_release_give_way_unless_the_query_names_it(t
         named = search(engine, "request size limit changed in 3.2, how do I raise it", mode)
         assert named[0].path == current + "upgrades/upgrade_3_2.md", (mode, [h.path for h in named])
         assert named[0].version == "3.2 (old)" and 'version="3.2 (old)"' in render_hit(1, named[0])
+        assert named[0].path not in {entry.rsplit(":", 1)[0] for entry in named[0].also}, named[0].also
 
 
 def test_a_series_of_release_notes_answers_from_the_docs_and_marks_each_old_release(tmp_path: Path) -> None:

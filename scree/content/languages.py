@@ -11,7 +11,7 @@ from collections import Counter, defaultdict
 from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 
-from scree.content.versions import CURRENT, NEWER, Tree, VersionTrees, names_version
+from scree.content.versions import CURRENT, NEWER, OLD, Tree, VersionTrees, names_version
 
 # ISO 639-1 codes that docs sites use for their translations (FastAPI, MkDocs i18n, Docusaurus, Hugo, Sphinx).
 LANGUAGE_CODES = frozenset(
@@ -99,7 +99,7 @@ class Copy:
         """How a hit names a version other than the current one: `3.4 (old)`, `next (unreleased)`."""
         if self.version is None:
             return None
-        return f"{self.version} ({NEWER if self.newer else 'old'})"
+        return f"{self.version} ({NEWER if self.newer else OLD})"
 
 
 def _base(language: str) -> str:
@@ -432,6 +432,15 @@ class LanguageTrees:
         if superseded is not None and not asked:
             version = superseded
         return (rank, not asked, *version_rank(version, copy is not None and copy.newer))
+
+    def version_note(self, path: str) -> str | None:
+        """How a hit on `path` names its version: its copy's in another version tree (Copy.version_note), else the
+        old release a current page is about (versions rules 6-8: upgrade or release notes), as `3.2 (old)`."""
+        copy = self.copy(path)
+        if copy is not None and copy.version is not None:
+            return copy.version_note
+        older = self.versions.superseded.get(path)
+        return None if older is None else f"{older} ({OLD})"
 
     def named_version(self, path: str, named: Collection[str]) -> bool:
         """Whether `path` is in a version tree the query names and not the current one (VersionTrees.named_by), or in

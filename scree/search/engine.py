@@ -16,7 +16,6 @@ from scree.content.formats import NotDocs, detect, is_thin
 from scree.content.ignore import IgnorePolicy
 from scree.content.languages import LanguageTrees
 from scree.content.posts import Posts
-from scree.content.versions import OLD
 from scree.embedders.base import KEYWORD_ONLY, Embedder
 from scree.embedders.factory import NEEDS_VECTORS, SEMANTIC_OFF, make_embedder, make_query_embedder
 from scree.embedders.kinds import embedder_available, similarity_floor
@@ -517,16 +516,14 @@ class SearchEngine:
         start, end, stale = _locate(row, state)
         trees = self._language_trees()
         copy = trees.copy(row.path) if trees.active else None
-        version = copy.version_note if copy is not None else None
-        older = trees.versions.superseded.get(row.path) if version is None and trees.active else None
-        if older is not None:  # a current page about an old release (versions rules 6-8: upgrade or release notes)
-            version = f"{older} ({OLD})"
+        version = trees.version_note(row.path) if trees.active else None
         also: list[str] = []
         twins = [twin for twin in self._same_text(row.text, looked) if twin.path != row.path]
         twin_paths = {twin.path for twin in twins}
         others = [copy for copy in translations if copy.path not in twin_paths and copy.path != row.path]
         counterpart = trees.versions.copy(row.path)
-        named = counterpart.counterpart if version is not None and counterpart is not None else None
+        old_copy = copy is not None and copy.version is not None  # a page about an old release is its own current
+        named = counterpart.counterpart if old_copy and counterpart is not None else None
         self._prefetch(looked, [*(other.path for other in [*twins, *others]), *([named] if named else [])])
         for other in newest_first(trees, [*twins, *others]):
             other_state = self._check(other.path, looked)
