@@ -1515,13 +1515,8 @@ def _without_parts(family: Sequence[str]) -> list[str]:
     version inside a tree that does (react-native-elements' version-3.4.2/props/ repeats version-2.3.2's file names,
     but it is 3.4.2's props pages, no version of its own). A numbered folder inside an untagged tree stays (Redis's
     rs/8.0/ in rs/)."""
-    numbered = [root for root in family if version_of_name(_leaf(root)) is not None]
-    return [
-        root
-        for root in family
-        if version_of_name(_leaf(root)) is not None
-        or not any(other != root and _in_tree(root, other) for other in numbered)
-    ]
+    numbered = {root for root in family if version_of_name(_leaf(root)) is not None}
+    return [root for root in family if root in numbered or not any(_under(root, other) for other in numbered)]
 
 
 def _sibling_pairs(trees: Collection[str], size: Mapping[str, int]) -> list[tuple[str, str]]:
