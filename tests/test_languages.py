@@ -172,6 +172,26 @@ def test_a_country_code_used_for_a_language_is_that_language() -> None:
     assert copy_of("docs/jp/guide.md") == Copy("jp", "docs/*/guide.md")
 
 
+def test_a_jekyll_language_collection_translates_the_collections_beside_it() -> None:
+    """docs.scala-lang keeps its tour in the Jekyll collection _tour/ and each translation in a collection of its
+    language: _zh-cn/tour/, _fr/tour/, _ja/overviews/collections/ for _overviews/collections/. No folder was a
+    language, so "What is a case class?" showed the Chinese, French and Portuguese case-classes pages 2nd to 4th."""
+    pages = ("_tour/case-classes.md", "_tour/traits.md", "_overviews/collections/arrays.md", "index.md")
+    languages = ("zh-cn", "fr", "pt-br", "ja")
+    paths = [*pages, "_sips/sips/001.md", "_includes/footer.md"]
+    paths += [f"_{language}/{page.removeprefix('_')}" for language in languages for page in pages]
+    trees = LanguageTrees.of(paths)
+    assert trees.main == "" and set(trees.languages) == {"", *languages}
+    assert copy_of("_fr/tour/case-classes.md") == Copy("fr", "*/_tour/case-classes.md")
+    assert copy_of("_ja/index.md") == Copy("ja", "*/index.md") and language_folder("site/_ja")
+    assert trees.copy("_tour/case-classes.md") == Copy(ORIGINAL, "*/_tour/case-classes.md")
+    arrays = [f"_{language}/overviews/collections/arrays.md" for language in languages]
+    arrays.append("_overviews/collections/arrays.md")
+    asked = trees.query_language("What is a case class?")
+    assert min(arrays, key=lambda path: trees.preference(path, asked)) == "_overviews/collections/arrays.md"
+    assert trees.copy("_sips/sips/001.md") is None and copy_of("_includes/footer.md") is None
+
+
 @pytest.mark.parametrize("root_locale", [True, False])
 def test_starlight_versions_keep_each_languages_old_versions_inside_its_folder(root_locale: bool) -> None:
     """starlight-versions archives a version in src/content/docs/2.0/ and each locale's in <locale>/2.0/. With a root

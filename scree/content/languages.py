@@ -17,11 +17,12 @@ from scree.content.versions import CURRENT, NEWER, OLD, Tree, VersionTrees, name
 LANGUAGE_CODES = frozenset(
     "af am ar az be bg bn bs ca cs cy da de el en eo es et eu fa fi fr ga gl gu he hi hr hu hy id is it ja ka kk km "
     "kn ko ky lo lt lv mk ml mn mr ms my nb ne nl nn no pa pl pt ro ru si sk sl sq sr sv sw ta te th tl tr uk ur uz "
-    "vi yo zh ku cn kr jp".split()
+    "vi yo zh ku cn kr jp ba".split()
 )
 # codes sites use for a language besides its ISO 639-1 one, its country's: `cn` for Chinese (apache/hugegraph-doc's
-# content/cn/), `kr` for Korean and `jp` for Japanese (axios-docs' posts/kr/ beside posts/ja/ and posts/zh/)
-_ALIASES = {"cn": "zh", "kr": "ko", "jp": "ja"}
+# content/cn/), `kr` for Korean and `jp` for Japanese (axios-docs' posts/kr/ beside posts/ja/ and posts/zh/), `ba`
+# for Bosnian (docs.scala-lang's _ba/tour/)
+_ALIASES = {"cn": "zh", "kr": "ko", "jp": "ja", "ba": "bs"}
 # `en`, `pt-BR`, `pt_br`, `zh-hant`, `es-419`: a language code and an optional region or script.
 _CODE = re.compile(r"([A-Za-z]{2})(?:[-_](?:[A-Za-z]{2}|[A-Za-z]{4}|[0-9]{3}))?")
 # a language and its region written as one word, which sites use for a few (vuex's docs/ptbr/ beside ja/ and zh/);
@@ -78,6 +79,7 @@ VERSION_PREFIX = "version-"
 VERSIONED_DOCS = "versioned_docs"
 # One page whatever its markdown extension: a .md translation of an .mdx page is a copy of it.
 MARKDOWN_SUFFIXES = (".mdx", ".markdown", ".md")
+JEKYLL_COLLECTION = "_"  # what a Jekyll collection's folder name starts with
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,8 +127,13 @@ def _one_page(path: str) -> str:
 
 
 def language_folder(folder: str) -> bool:
-    """Whether a folder's own name is a language code (`docs/de`, `content/zh`)."""
-    return _code(folder.rsplit("/", 1)[-1]) is not None
+    """Whether a folder's own name is a language code (`docs/de`, `content/zh`, Jekyll's `_ja`)."""
+    return _folder_code(folder.rsplit("/", 1)[-1]) is not None
+
+
+def _folder_code(part: str) -> str | None:
+    """The language a folder's name is the code of (`de`), written as a Jekyll collection too (`_de`)."""
+    return _code(part[1:] if part.startswith(JEKYLL_COLLECTION) else part)
 
 
 def _version(part: str) -> str | None:
@@ -212,16 +219,20 @@ def docusaurus_copy(path: str) -> Copy | None:
 
 def copy_of(path: str) -> Copy | None:
     """The Copy of `path` if the site's layout makes it one (docusaurus_copy), some folder of it is a language code
-    (`docs/de/x.md`) or its name ends in one (`x.de.md`); None otherwise. The last two are only candidates:
+    (`docs/de/x.md`; a Jekyll collection `_ja/tour/x.md`, docs.scala-lang's translation of its `_tour/x.md`) or its
+    name ends in one (`x.de.md`); None otherwise. The last two are only candidates:
     LanguageTrees decides whether the site has such trees."""
     found = docusaurus_copy(path)
     if found is not None:
         return found
     parts = path.split("/")
     for index, part in enumerate(parts[:-1]):
-        language = _code(part)
+        language = _folder_code(part)
         if language is not None:
-            return Copy(language, _one_page("/".join([*parts[:index], "*", *parts[index + 1 :]])))
+            below = parts[index + 1 :]
+            if part.startswith(JEKYLL_COLLECTION) and len(below) > 1:
+                below[0] = JEKYLL_COLLECTION + below[0]  # a Jekyll language collection's tour/ translates _tour/
+            return Copy(language, _one_page("/".join([*parts[:index], "*", *below])))
     pieces = parts[-1].split(".")
     if len(pieces) >= 3:
         language = _code(pieces[-2])
