@@ -894,6 +894,70 @@ def test_the_pages_each_versions_stubs_include_are_no_version() -> None:
     assert trees.copy("assets/pages/install.md") is None
 
 
+def test_stubs_naming_their_source_in_a_comment_are_stubs_too() -> None:
+    """InfluxData's docs-v2: each release's pages are front matter and a comment naming their `source:` in
+    content/shared/influxdb-v2/ (15 to 19 shingles, the path's words among them), so the shared text was taken for
+    an unreleased version and every answer from it marked and ranked so; a short source page (under a whole
+    fingerprint) is one miss of the three in four."""
+    pages = [f"write-data/developer-tools/scrape-metrics-{i}.md" for i in range(12)]
+    texts = {}
+    for index, page in enumerate(pages):
+        words = 5 if index == 0 else 40
+        texts[f"content/shared/influxdb-v2/{page}"] = " ".join(
+            f"The {page} guide step {i} says more." for i in range(words)
+        )
+        for tree in ("v2.7", "v2.6"):
+            texts[f"content/influxdb/{tree}/{page}"] = (
+                f"<!-- The content for this file is located at\n// SOURCE content/shared/influxdb-v2/{page} -->"
+            )
+    trees = find_trees(texts, page_fingerprint=lambda path: fingerprint(texts[path]))
+    assert statuses(trees) == {"content/influxdb/v2.7": CURRENT, "content/influxdb/v2.6": OLD}
+    assert trees.copy("content/shared/influxdb-v2/write-data/developer-tools/scrape-metrics-3.md") is None
+
+
+def test_an_untagged_folder_far_smaller_than_a_numbered_one_is_no_current_tree_of_it() -> None:
+    """InfluxData's 12-page content/telegraf/controller/reference/ shares seven page names with Telegraf's 487-page
+    content/telegraf/v1/: taken for the current tree beside its old copy, every Telegraf page was ranked old."""
+    telegraf = [f"content/telegraf/v1/{p}" for p in (*PAGES, *(f"plugins/input-{i}.md" for i in range(30)))]
+    controller = [
+        f"content/telegraf/controller/reference/{p}" for p in ("intro.md", "install.md", "config.md", "eula.md")
+    ]
+    assert statuses(find_trees(telegraf + controller)) == {}
+    # as large as the numbered one: the untagged tree is current, as Hugo sites keep content/docs/ beside v1.2/
+    whole = [f"content/docs/{p}" for p in PAGES] + [f"content/v1.2/{p}" for p in PAGES]
+    assert statuses(find_trees(whole)) == {"content/docs": CURRENT, "content/v1.2": OLD}
+
+
+def test_a_release_number_after_words_of_its_own_names_a_version_where_the_text_says_so() -> None:
+    """CircleCI's docs keep its self-hosted server's admin guide per release: docs/server-admin-4.10/ ... 4.7/,
+    archive/server-admin-4.6/ ... 4.2/. Only a word that names docs or a release channel could stand before a
+    version, so none was found and every release's pages were current. A course's lab-1.1/ and lab-1.2/, named
+    alike and holding pages of the same names, say other things and stay apart."""
+    texts = {}
+    for release in ("4.10", "4.9", "4.8"):
+        folder = "docs" if release != "4.8" else "archive"
+        for page in PAGES:
+            texts[f"{folder}/server-admin-{release}/{page}"] = f"Install the {page} part of the server. " * 20
+    for lab in ("1.1", "1.2"):
+        for page in ("README.md", "exercise.md", "solution.md", "notes.md"):
+            texts[f"course/lab-{lab}/{page}"] = f"Lab {lab}: {page} " + " ".join(f"task{lab}x{i}" for i in range(60))
+    trees = find_trees(texts, page_fingerprint=lambda path: fingerprint(texts[path]))
+    assert statuses(trees) == {
+        "docs/server-admin-4.10": CURRENT,
+        "docs/server-admin-4.9": OLD,
+        "archive/server-admin-4.8": OLD,
+    }
+    assert version_of_name("server-admin-4.10") == "4.10" and version_of_name("lesson-1") is None
+    # docs.scala-lang's _overviews/collections-2.13/ is the newer edition of collections/: an untagged folder beside
+    # one numbered after words says nothing of which is current, and stays apart
+    scala = {
+        f"_overviews/{name}/{page}": f"Scala collections: the {page} part. " * 20
+        for name in ("collections", "collections-2.13")
+        for page in PAGES
+    }
+    assert statuses(find_trees(scala, page_fingerprint=lambda path: fingerprint(scala[path]))) == {}
+
+
 def test_a_docs_v2_that_is_the_current_api_and_an_unrelated_old_folder_are_no_versions() -> None:
     """A folder name alone decides nothing: docs/v2/ copies nothing in docs/, old/ holds other pages."""
     paths = [f"docs/{p}" for p in PAGES] + ["docs/v2/users.md", "docs/v2/orders.md", "docs/v2/auth.md"]

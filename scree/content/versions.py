@@ -85,6 +85,7 @@ MIN_MIRRORED = 2  # pages at the same relative path before two folders can be ve
 # page or folder, whose index and README pages are at most these
 FEW_SHARED = len(INDEX_NAMES)
 MIRROR_SHARE = 0.3  # ... and this share of the smaller folder's pages
+UNTAGGED_SHARE = 0.5  # an untagged folder smaller than this share of a numbered one it mirrors is no version of it
 NEWER_UNMIRRORED_SHARE = 0.5  # a newer version folder mirroring too little joins its older siblings at this size
 MAX_FOLDERS_PER_NAME = 40  # a relative path held by more folders than this (a per-folder index page) says nothing
 MAX_VERSIONS_PER_NAME = 400  # ... unless they are versions side by side (_versioned_siblings), up to this many
@@ -98,7 +99,7 @@ ONE_PAGE_RESEMBLANCE = 0.5
 MIN_VARIANTS = 3  # sibling folders mirroring each other, from which on their text says nothing of versions
 SAMPLED_PAGES = 12  # mirrored pages measured per pair of folders
 MAX_MEASURED_PAIRS = 64  # pairs whose text is measured (the most mirrored first): a bound on the first search's cost
-STUB_SHINGLES = 16  # a page with fewer shingles than this beside one with STUB_RATIO x as many is a stub including it
+STUB_SHINGLES = 24  # a page with fewer shingles than this beside one with STUB_RATIO x as many is a stub including it
 STUB_RATIO = 4
 # Rule 7: a page named for a version is an old copy of the next newer one at this resemblance. OpenAPI's releases
 # measure 0.26 (2.0 to 3.0.0, exactly; MinHash 0.30) to 0.98 (3.0.0 to 3.0.1), 3.0.4 to 3.1.0 0.39 (MinHash 0.30),
@@ -139,6 +140,9 @@ _PRERELEASE_END = re.compile(rf"{_PRERELEASE}$", re.IGNORECASE)
 _VERSION_CORE = rf"(?:version|release|ver|rel|v)?[-_]?v?([0-9]+(?:[._-][0-9]+)*)(?:[._-]?x)?(?:{_PRERELEASE})?"
 _VERSION_WORD = "|".join((*DOCS_WORDS, *NEXT_WORDS, *OLD_WORDS, *CURRENT_WORDS))
 _VERSION_NAME = re.compile(rf"(?:(?:{_VERSION_WORD})[-_])?{_VERSION_CORE}(?:[-_](?:{_VERSION_WORD}))?", re.IGNORECASE)
+# ... and with any words before it where the number has parts (CircleCI's docs/server-admin-4.10/ beside
+# server-admin-4.9/, a product's releases): lesson-1/ and chapter-2/ still name none
+_WORDED_VERSION = re.compile(rf"(?:[a-z]+[-_]){{1,3}}v?([0-9]+(?:\.[0-9]+)+)(?:\.x)?(?:{_PRERELEASE})?", re.IGNORECASE)
 _NUMBERS = re.compile(r"[0-9]+")
 _LETTERS = re.compile(r"[a-z]{2,}")  # a page name's words, numbers and a version's `v` left out
 _PADDED = re.compile(r"0[0-9]")  # a number written with a leading zero: `01`
@@ -184,7 +188,7 @@ def version_of_name(name: str) -> str | None:
 def _version_name(name: str) -> re.Match[str] | None:
     """A folder name read as a version's (_VERSION_NAME), but for a zero-padded number before a word, which orders
     the folder among its siblings (the AI SDK's cookbook/01-next/ beside 05-node/ and 20-rsc/: no Next release)."""
-    match = _VERSION_NAME.fullmatch(name)
+    match = _VERSION_NAME.fullmatch(name) or _WORDED_VERSION.fullmatch(name)
     if match is None:
         return None
     word_after = name[match.end(1) :].strip("._-").lower() not in ("", "x")
@@ -966,6 +970,7 @@ def find_trees(
         pairs,
         hinted,
         lambda a, b: _resembling(a, b, ordered, fp),
+        size,
         declared,
         lambda source, stubs: _included(source, stubs, ordered, fp),
     )
@@ -1056,13 +1061,14 @@ def _versions_among(
     pairs: Mapping[tuple[str, str], int],
     hinted: set[str],
     resembling: Callable[[str, str], bool],
+    size: Mapping[str, int],
     declared: Sequence[Sequence[str]] = (),
     included: Callable[[str, str], bool] = lambda source, stubs: False,
 ) -> list[tuple[str, str]]:
     """Rules 1 and 2 over the mirroring `pairs` (with how many pages each shares), the most mirrored first, after the
     `declared` families' own: the pairs that are versions of one tree, by name, config or (for at most
     MAX_MEASURED_PAIRS) text; never a folder without a version in its name whose pages the other's include
-    (`included`)."""
+    (`included`), or that holds under UNTAGGED_SHARE of the pages of the numbered one (`size`, pages per folder)."""
     accepted = [(family[0], tree) for family in declared for tree in family[1:]]
     roots = {tree for family in declared for tree in family}
     declared_trees = frozenset(roots)
@@ -1086,14 +1092,20 @@ def _versions_among(
             continue
         if _branch_point(a, b) in variants and a != _branch_point(a, b):
             continue  # in (or below) two of several variants side by side, never versions of each other
-        if not _named_versions(a, b, hinted):
-            if not (_channel(a) or _channel(b)):
+        named = _named_versions(a, b, hinted)
+        worded = _worded_only(a, b, hinted)
+        if worded and not (_named_for_a_version(a) and _named_for_a_version(b)):
+            continue  # an untagged folder beside one numbered after words: a newer edition as often as an old one
+        if not named or worded:
+            if not named and not (_channel(a) or _channel(b)):
                 continue  # named for nothing: variants or copies, and nothing would tell which is current
             measured += 1
             if measured > MAX_MEASURED_PAIRS or not resembling(a, b):
                 continue
         elif any(not _named_for_a_version(x) and included(x, y) for x, y in ((a, b), (b, a))):
             continue  # the text each version's stub pages include (kgateway's assets/kgw-docs/pages/): no version
+        elif _smaller_untagged(a, b, hinted, size):
+            continue  # another part of the site sharing some of a version's page names
         accepted.append((a, b))
         roots.update((a, b))
     return accepted
@@ -1286,6 +1298,34 @@ def _named_versions(a: str, b: str, hinted: set[str]) -> bool:
     return False
 
 
+def _smaller_untagged(a: str, b: str, hinted: set[str], size: Mapping[str, int]) -> bool:
+    """Whether one of a pair named for versions by the other's name alone has no version in its own and under
+    UNTAGGED_SHARE of the other's pages where that one is numbered: no current tree beside its old copy, which would
+    hold as much, but another part of the site sharing some page names (InfluxData's 12-page
+    content/telegraf/controller/reference/ shares seven with the 487 pages of Telegraf's content/telegraf/v1/). A
+    folder saying old may be any size (timescale's tutorials/OLD_grafana/ beside its 4-page grafana/)."""
+    if any(_norm(_leaf(folder)) in hinted for folder in (a, b)):
+        return False
+    return any(
+        not _named_for_a_version(x)
+        and not _channel(x)
+        and version_of_name(_leaf(y)) is not None
+        and size[x] < UNTAGGED_SHARE * size[y]
+        for x, y in ((a, b), (b, a))
+    )
+
+
+def _worded_only(a: str, b: str, hinted: set[str]) -> bool:
+    """Whether the pair is named for versions only after words of its own (CircleCI's `server-admin-4.10/` beside
+    `server-admin-4.9/`): such a pair is versions where its pages' text says so, as a course's `lab-1.1/` and
+    `lab-1.2/` are named alike and hold pages of the same names and other text, and where both are numbered or say
+    old: docs.scala-lang's `_overviews/collections-2.13/` is the newer edition of `_overviews/collections/`."""
+    names = [_leaf(a), _leaf(b)]
+    if any(_norm(name) in hinted or says_old(name) or _VERSION_NAME.fullmatch(name) for name in names):
+        return False
+    return any(_WORDED_VERSION.fullmatch(name) for name in names)
+
+
 def _shape_of(folder: str) -> tuple[str, str] | None:
     """(parent, name_shape) of a folder named for a version: `("site/content/en", "v{}")` of site/content/en/v1.9."""
     parent, _, name = folder.rpartition("/")
@@ -1441,16 +1481,18 @@ def _pages_below(folder: str, ordered: Sequence[str]) -> Iterator[str]:
 
 def _included(source: str, stubs: str, ordered: Sequence[str], fp: Callable[[str], frozenset[int] | None]) -> bool:
     """Whether the pages `stubs` shares with `source` are stubs including its pages' text: three in four of (a
-    sample of) them under STUB_SHINGLES shingles where the source's page holds STUB_RATIO x as many. kgateway.dev's
-    content/docs/envoy/2.3.x/traffic-management/compression.md is front matter and `{{< reuse
-    "kgw-docs/pages/traffic-management/compression.md" >}}`, the page's text in assets/kgw-docs/pages/."""
+    sample of) them under STUB_SHINGLES shingles where the source's page holds STUB_RATIO x as many (or a whole
+    fingerprint's MINHASH_SIZE). kgateway.dev's content/docs/envoy/2.3.x/traffic-management/compression.md is front
+    matter and `{{< reuse "kgw-docs/pages/traffic-management/compression.md" >}}`, the page's text in
+    assets/kgw-docs/pages/; InfluxData's content/influxdb/v2/ pages are front matter and a comment naming their
+    `source:` in content/shared/influxdb-v2/ (15 to 19 shingles, its path's words among them)."""
     sampled = _shared_content(source, stubs, ordered)
     sampled = sampled[:: max(1, len(sampled) // SAMPLED_PAGES)][:SAMPLED_PAGES]
     hits = misses = 0
     for rest in sampled:  # the stub side first: two versions' full pages end it after a quarter of the sample
         stub = len(fp(_join(stubs, rest)) or ())
         text = fp(_join(source, rest)) if stub < STUB_SHINGLES else None
-        if stub < STUB_SHINGLES and text is not None and len(text) >= STUB_RATIO * max(1, stub):
+        if stub < STUB_SHINGLES and text is not None and len(text) >= min(MINHASH_SIZE, STUB_RATIO * max(1, stub)):
             hits += 1
         else:
             misses += 1
