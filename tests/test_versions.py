@@ -1134,6 +1134,12 @@ def test_a_series_of_release_notes_is_old_but_the_newest() -> None:
         "docs/release-notes/oss/version-3-0.md": "3.0",
         "docs/release-notes/oss/version-3-1.md": "3.1",
     }
+    # a folder saying old holds no current release's notes: RKE2's release-notes-old/v1.24.X.md ... v1.32.X.md beside
+    # release-notes/v1.33.X.md ... v1.36.X.md had kept v1.32's as current
+    kept = [
+        f"docs/release-notes{old}/v1.{n}.X.md" for old, ns in (("-old", (30, 31, 32)), ("", (33, 34, 35))) for n in ns
+    ]
+    assert sorted(find_trees(kept).superseded) == sorted(kept[:5])
     # inside a version tree rule 6 decides by the current version: a 3.7 tree's notes on 3.7 and 3.8 are no old ones
     notes = [f"notes/release-3.{n}.md" for n in (6, 7, 8)]
     tree = [f"docs/v{v}/{p}" for v in ("3.7", "3.6") for p in (*PAGES, *notes)]

@@ -1236,8 +1236,9 @@ def _release_notes(ordered: Sequence[str]) -> dict[str, str]:
     releases (RELEASE_NOTE_WORDS: Celery's history/whatsnew-4.4.rst ... whatsnew-5.6.rst, DRF's
     community/3.0-announcement.md ... 3.16-announcement.md, the AI SDK's migration-guide-4-0 ... 6-0, Prefect's
     release-notes/oss/version-3-0.mdx ... 3-6), at least MIN_RELEASE_SERIES of them: each
-    says what its release did, and all but the newest are old (page -> its version), ranked as rule 6's pages are
-    unless the query names their version. Index pages and dated names (posts) are left out."""
+    says what its release did, and all but the newest are old (page -> its version; all where the folder says old),
+    ranked as rule 6's pages are unless the query names their version. Index pages and dated names (posts) are
+    left out."""
     series: dict[tuple[str, str], list[tuple[str, str]]] = defaultdict(list)
     for page in ordered:
         folder, _, name = page.rpartition("/")
@@ -1248,10 +1249,11 @@ def _release_notes(ordered: Sequence[str]) -> dict[str, str]:
         if version is not None:
             series[(folder, " ".join(_LETTERS.findall(stem)))].append((page, version))
     out: dict[str, str] = {}
-    for members in series.values():
+    for (folder, _), members in series.items():
         if len(members) >= MIN_RELEASE_SERIES:
             newest = max(version_key(version) for _, version in members)
-            out.update((page, version) for page, version in members if version_key(version) < newest)
+            archived = says_old(folder)  # RKE2's release-notes-old/v1.24.X.md ... v1.32.X.md: the newest too
+            out.update((page, version) for page, version in members if archived or version_key(version) < newest)
     return out
 
 
