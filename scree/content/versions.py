@@ -118,7 +118,7 @@ GENERIC_NAMES = frozenset(
     | {"contributing", "code_of_conduct", "code-of-conduct", "security", "license", "licence", "maintainers"}
     | {"governance", "support", "authors", "notice", "skill", "agents", "claude"}
 )
-OLD_WORDS = ("old", "legacy", "archive", "archived", "deprecated", "previous", "obsolete", "outdated")
+OLD_WORDS = ("old", "legacy", "archive", "archived", "deprecated", "previous", "prev", "obsolete", "outdated")
 # A tree whose folder name says one of these is ahead of the release (Linkerd's `2-edge/` beside its `docs/`)
 _OLD_FORMS = frozenset((*OLD_WORDS, *(word + "s" for word in OLD_WORDS), "older"))  # archives/; not archiver/
 NEXT_WORDS = ("next", "unreleased", "draft", "dev", "nightly", "main", "master", "edge", "canary", "preview", "beta")
@@ -157,9 +157,12 @@ _QUERY_VERSION = re.compile(r"(?<![\w.])v?([0-9]+(?:[._][0-9]+)*)(?![\w])", re.I
 # first), Jest unchanged (UpgradingToJest30 names the current major). Moved the old versions' VERSION_RANKS places in
 # one pass with the old trees' pages; a second pass after them took 3 old-version top-5 slots of 100 against 2.
 VERSION_NAME_WORDS = ("upgrad", "migrat", "downgrad", "releas", "version", "changelog", "whats-new", "what-s-new")
+# ... and these where a word starts with them: Ansible's porting_guide_9.rst, never reporting-2.md or exporting_3.md
+_VERSION_WORD_STARTS = re.compile(r"(?<![a-z])porting")
 # A series of pages each named for a release (rule 8) says what each release did where its path speaks of releases
 # (`version` alone does not: api-version-1.md ... 3.md are an API's versions, each current)
 RELEASE_NOTE_WORDS = (*(word for word in VERSION_NAME_WORDS if word != "version"), "whatsnew", "announc")
+RELEASE_NOTE_FOLDERS = ("changes",)  # ... or a folder of this name: Sphinx's doc/changes/8.1.rst (not exchanges/)
 _WORDS = re.compile(r"[^\W_]+")
 
 ROOT = ""  # the repository's root folder, as a tree's root
@@ -1121,7 +1124,8 @@ def version_in_name(path: str) -> str | None:
     TiKV's API V2 page is current) is not taken for one. An index page (`index.md`, `_index.md`, `README.md`) is
     named by its folder: Redis's `release-notes/rs-7-8-releases/_index.md` is about 7.8."""
     stem = _named_stem(path)
-    speaks = any(word in stem.lower() for word in VERSION_NAME_WORDS)
+    lowered = stem.lower()
+    speaks = any(word in lowered for word in VERSION_NAME_WORDS) or _VERSION_WORD_STARTS.search(lowered) is not None
     found = [
         ".".join(_NUMBERS.findall(match.group(2)))
         for match in _NAMED_VERSION.finditer(stem)
@@ -1233,7 +1237,7 @@ def _older_sibling_pages(ordered: Sequence[str], fp: Callable[[str], frozenset[i
 
 def _release_notes(ordered: Sequence[str]) -> dict[str, str]:
     """Rule 8: pages of one folder whose names are one name around a release's number, their paths speaking of
-    releases (RELEASE_NOTE_WORDS: Celery's history/whatsnew-4.4.rst ... whatsnew-5.6.rst, DRF's
+    releases (_speaks_of_releases: Celery's history/whatsnew-4.4.rst ... whatsnew-5.6.rst, DRF's
     community/3.0-announcement.md ... 3.16-announcement.md, the AI SDK's migration-guide-4-0 ... 6-0, Prefect's
     release-notes/oss/version-3-0.mdx ... 3-6), at least MIN_RELEASE_SERIES of them: each
     says what its release did, and all but the newest are old (page -> its version; all where the folder says old),
@@ -1243,7 +1247,7 @@ def _release_notes(ordered: Sequence[str]) -> dict[str, str]:
     for page in ordered:
         folder, _, name = page.rpartition("/")
         stem = name.rsplit(".", 1)[0].lower()
-        if stem in INDEX_NAMES or dated_name(page) or not any(word in page.lower() for word in RELEASE_NOTE_WORDS):
+        if stem in INDEX_NAMES or dated_name(page) or not _speaks_of_releases(page):
             continue
         version = version_in_name(page)
         if version is not None:
@@ -1255,6 +1259,17 @@ def _release_notes(ordered: Sequence[str]) -> dict[str, str]:
             archived = says_old(folder)  # RKE2's release-notes-old/v1.24.X.md ... v1.32.X.md: the newest too
             out.update((page, version) for page, version in members if archived or version_key(version) < newest)
     return out
+
+
+def _speaks_of_releases(page: str) -> bool:
+    """Whether a page's path speaks of releases: a word of RELEASE_NOTE_WORDS in it, one starting as
+    _VERSION_WORD_STARTS does, or a folder of RELEASE_NOTE_FOLDERS."""
+    lowered = page.lower().replace("_", "-")  # scikit-learn's doc/whats_new/v1.5.rst
+    return (
+        any(word in lowered for word in RELEASE_NOTE_WORDS)
+        or _VERSION_WORD_STARTS.search(lowered) is not None
+        or any(folder in RELEASE_NOTE_FOLDERS for folder in lowered.split("/")[:-1])
+    )
 
 
 def query_versions(query: str) -> set[str]:
