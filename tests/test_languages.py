@@ -192,6 +192,41 @@ def test_a_jekyll_language_collection_translates_the_collections_beside_it() -> 
     assert trees.copy("_sips/sips/001.md") is None and copy_of("_includes/footer.md") is None
 
 
+def test_a_repository_file_translated_beside_its_original_is_a_copy_of_it() -> None:
+    """Code repositories translate their README and CONTRIBUTING beside the original: ent's README_zh.md,
+    README_jp.md and README_kr.md, helm-www's README-ko.md, hertzbeat's README_CN.md. Each was a page of its own, so
+    an English question on installing could show the Chinese README beside the English one. The name says what the
+    page is, so one page makes its language, and the untagged original stays the main one; other names with a code
+    after them are words (client-id.md, sort_ro.md, rotate-ca.md)."""
+    paths = ["README.md", "README_zh.md", "README_kr.md", "docs/CONTRIBUTING.md", "docs/CONTRIBUTING-ja.md"]
+    paths += ["docs/intro.md", "docs/client.md", "docs/client-id.md", "docs/sort.md", "docs/sort_ro.md"]
+    trees = LanguageTrees.of(paths)
+    assert trees.main == "" and set(trees.languages) == {"", "zh", "kr", "ja"}
+    assert trees.copy("README_zh.md") == Copy("zh", "README.*.md", structural=True)
+    assert trees.copy("README.md") == Copy(ORIGINAL, "README.*.md")
+    assert trees.copy("docs/CONTRIBUTING-ja.md") == Copy("ja", "docs/CONTRIBUTING.*.md", structural=True)
+    assert trees.copy("docs/client-id.md") is None and trees.copy("docs/sort_ro.md") is None
+    readmes = ["README_zh.md", "README.md", "README_kr.md"]
+    english = trees.query_language("How do I install it?")
+    assert min(readmes, key=lambda path: trees.preference(path, english)) == "README.md"
+    korean = trees.query_language("어떻게 설치하나요?")
+    assert min(readmes, key=lambda path: trees.preference(path, korean)) == "README_kr.md"
+    # ent keeps README_jp.md too: Han characters without kana are Chinese, whichever language has more pages
+    both = LanguageTrees.of([*paths, "README_jp.md"])
+    assert both.query_language("如何安装 ent 并生成第一个 schema？") == "zh"
+    assert both.query_language("ent をインストールする方法") in ("ja", "jp")
+    # jx-docs: content/en/ is the site's main language, README.md and README_CN.md the repository's own
+    docs = [f"content/{language}/docs/{page}" for language in ("en", "zh", "es") for page in PAGES]
+    jx = LanguageTrees.of([*docs, "README.md", "README_CN.md"])
+    assert jx.main == "en"
+    assert min(["README_CN.md", "README.md"], key=lambda path: jx.preference(path, "en")) == "README.md"
+    # a site whose Japanese tree holds more pages than its Chinese one: a question in Han alone is still Chinese
+    site = [f"docs/{language}/{page}" for language in ("en", "ja") for page in PAGES]
+    site = LanguageTrees.of([*site, *(f"docs/zh/{page}" for page in PAGES[:3])])
+    assert site.languages.index("ja") < site.languages.index("zh")
+    assert site.query_language("如何添加跨域") == "zh" and site.query_language("CORS を追加する方法") == "ja"
+
+
 @pytest.mark.parametrize("root_locale", [True, False])
 def test_starlight_versions_keep_each_languages_old_versions_inside_its_folder(root_locale: bool) -> None:
     """starlight-versions archives a version in src/content/docs/2.0/ and each locale's in <locale>/2.0/. With a root

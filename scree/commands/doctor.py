@@ -19,7 +19,7 @@ from scree.embedders.kinds import Check, chosen, expected_identity
 from scree.errors import ScreeError
 from scree.index.folder import ROOT_NAME
 from scree.paths import DIR_MODE, FILE_MODE
-from scree.replies import formats_note, left_out_note
+from scree.replies import formats_note, left_out_note, plural
 from scree.writer_proc.sync import markdown_bytes
 
 if TYPE_CHECKING:
@@ -299,7 +299,9 @@ def _check_copies(store: IndexReader, settings: Settings, report: _Report) -> No
         if not any(named_current(wanted, [tree.root for tree in family]) for family in families):
             report.warn("version trees", f"SCREE_CURRENT_VERSION names {wanted}, which is no version tree found")
     if any(language != ORIGINAL for language in trees.languages):
-        names = ", ".join(f"{language or 'untagged'} ({count} shared pages)" for language, count in trees.counts)
+        names = ", ".join(
+            f"{language or 'untagged'} ({plural(count, 'shared page')})" for language, count in trees.counts
+        )
         main = trees.main
         report.ok(
             "translations", f"main language {'untagged (the original)' if main == ORIGINAL else main}; trees: {names}"

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter, defaultdict
-from collections.abc import Collection, Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from scree.content.versions import CURRENT, NEWER, OLD, Tree, VersionTrees, names_version
@@ -51,11 +51,13 @@ _STOP_SHARE: dict[str, float] = {
     word: 1.0 / sum(word in stops for stops in _STOP_SETS.values()) for stops in _STOP_SETS.values() for word in stops
 }
 _WORD = re.compile(r"[^\W\d_]+")
+# Han characters: read after kana, which Japanese text nearly always has, so Chinese before Japanese
+_HAN = re.compile(r"[\u4e00-\u9fff]")
 # Scripts that name their language outright (a query in Cyrillic is not in English).
 _SCRIPTS: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = (
     (re.compile(r"[\u3040-\u30ff]"), ("ja",)),
     (re.compile(r"[\uac00-\ud7af]"), ("ko",)),
-    (re.compile(r"[\u4e00-\u9fff]"), ("zh", "ja")),
+    (_HAN, ("zh", "ja")),
     (re.compile(r"[\u0400-\u04ff]"), ("ru", "uk", "bg", "sr", "mk", "be", "kk")),
     (re.compile(r"[\u0600-\u06ff]"), ("ar", "fa", "ur")),
     (re.compile(r"[\u0590-\u05ff]"), ("he",)),
@@ -80,6 +82,11 @@ VERSIONED_DOCS = "versioned_docs"
 # One page whatever its markdown extension: a .md translation of an .mdx page is a copy of it.
 MARKDOWN_SUFFIXES = (".mdx", ".markdown", ".md")
 JEKYLL_COLLECTION = "_"  # what a Jekyll collection's folder name starts with
+# A repository's own files translated beside the original (README_zh.md, README-ko.md, CONTRIBUTING_CN.md,
+# README.ja.md beside README.md): the name says what the page is, as a Docusaurus i18n folder does, so one page
+# makes its language. Other names with a code after them are words as often (client-id.md, sort_ro.md, rotate-ca.md).
+_REPOSITORY_FILE = re.compile(r"readme|contributing|code[-_]of[-_]conduct|security|changelog|adopters", re.IGNORECASE)
+_TRANSLATED_REPOSITORY_FILE = re.compile(rf"({_REPOSITORY_FILE.pattern})[-_]({_CODE.pattern})", re.IGNORECASE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -238,6 +245,10 @@ def copy_of(path: str) -> Copy | None:
         language = _code(pieces[-2])
         if language is not None:
             return Copy(language, _one_page("/".join([*parts[:-1], ".".join([*pieces[:-2], "*", pieces[-1]])])))
+    named = _TRANSLATED_REPOSITORY_FILE.fullmatch(pieces[0]) if len(pieces) == 2 else None
+    language = _code(named.group(2)) if named is not None else None
+    if named is not None and language is not None:  # README_zh.md, CONTRIBUTING-ko.md beside README.md
+        return Copy(language, _one_page("/".join([*parts[:-1], f"{named.group(1)}.*.{pieces[1]}"])), structural=True)
     return None
 
 
@@ -296,7 +307,13 @@ class LanguageTrees:
         i18n/de/ once made German the main language); beside language folders of its own, unless a translation
         holds more than UNTAGGED_MAIN_SHARE x its pages; else the language with the most pages."""
         paths = list(paths)
-        copies = {path: copy_of(path) for path in paths}
+        every = {path: copy_of(path) for path in paths}
+        own = {
+            path: copy
+            for path, copy in every.items()
+            if copy is not None and copy.structural and copy.version is None and _repository_file(copy.page)
+        }
+        copies = {path: None if path in own else copy for path, copy in every.items()}
         variants: dict[str, set[tuple[str, str | None]]] = {}
         structural: set[str] = set()
         for copy in copies.values():
@@ -324,6 +341,13 @@ class LanguageTrees:
         pages = _pages_per_language(copies, homes)
         ordered = tuple(sorted(kept, key=lambda pair: (-max(pages[pair[0]], pair[1]), -pair[1], _tie(pair[0]))))
         original_main = _original_is_main(copies, structural) or _untagged_is_main(ordered, pages)
+        # a repository's README_zh.md beside README.md folds into it and decides nothing of the site's languages
+        translated = _translated_repository_files(own, copies)
+        shared.update(translated)
+        listed = {language for language, _ in ordered}
+        extra = Counter(language for languages in translated.values() for language in languages - listed)
+        ordered += tuple(sorted(extra.items(), key=lambda pair: (pair[0] != ORIGINAL, _tie(pair[0]))))
+        original_main = original_main or (not listed and bool(translated))
         return cls(ordered, frozenset(shared), versions or VersionTrees(), original_main)
 
     @property
@@ -430,13 +454,15 @@ class LanguageTrees:
 
     def preference(self, path: str, wanted: str | None, named: Collection[str] = ()) -> tuple[int, ...]:
         """Sort key of the copies of one page, the one to show first: in the query's language, else in the main one,
-        else any; then the current version, then the newest. A path that is no copy counts as a current original,
-        unless it is named for an older version (versions rule 7: a page beside the newer releases of its text) the
-        query does not name (`named`); one the query names comes first, as does a copy in a version tree the query
-        names (VersionTrees.named_by)."""
+        else the untagged original, else any; then the current version, then the newest. A path that is no copy
+        counts as a current original, unless it is named for an older version (versions rule 7: a page beside the
+        newer releases of its text) the query does not name (`named`); one the query names comes first, as does a
+        copy in a version tree the query names (VersionTrees.named_by)."""
         copy = self.copy(path)
         language, version = (ORIGINAL, None) if copy is None else (copy.language, copy.version)
-        rank = 0 if language == wanted else 1 if language == self.main else 2
+        # the untagged original before other translations (a README.md beside README_CN.md, where the site's main
+        # language is a tree of its own: jx-docs' content/en/)
+        rank = 0 if language == wanted else 1 if language == self.main else 2 if language == ORIGINAL else 3
         # only outside the copies: a current tree's page about an old release (rule 6) still stands for its copies
         superseded = self.versions.superseded.get(path) if copy is None else None
         asked = (superseded is not None and names_version(named, superseded)) or self.named_version(path, named)
@@ -473,10 +499,10 @@ class LanguageTrees:
             return self.main
         for script, candidates in _SCRIPTS:
             if script.search(query):
-                for language in self.languages:
-                    if _base(language) in candidates:
-                        return language
-                return self.main
+                found = [language for language in self.languages if _base(language) in candidates]
+                if script is _HAN:
+                    found.sort(key=lambda language: candidates.index(_base(language)))
+                return found[0] if found else self.main
         words = [word.casefold() for word in _WORD.findall(query)]
         best, best_hits = self.main, 0.0
         english_named = "en" in self.languages
@@ -503,6 +529,25 @@ class LanguageTrees:
             return (0, False) if copy is None else (rank.get(copy.language, len(rank)), copy.version is not None)
 
         return sorted(paths, key=key)
+
+
+def _repository_file(page: str) -> bool:
+    """Whether a copy's page is a repository's own file translated beside it (`README.*.md` of README_zh.md; as a
+    structural copy: vant's component pages `README.zh-CN.md` beside `README.md` are the site's suffix tree)."""
+    name = page.rpartition("/")[2]
+    return ".*." in name and _REPOSITORY_FILE.fullmatch(name.partition(".*.")[0]) is not None
+
+
+def _translated_repository_files(own: Mapping[str, Copy], copies: Mapping[str, Copy | None]) -> dict[str, set[str]]:
+    """The repository's own files translated beside their original (`README.*.md`: README.md beside README_zh.md),
+    each with its languages, the original's among them."""
+    variants: dict[str, set[str]] = {}
+    for translation in own.values():
+        variants.setdefault(translation.page, set()).add(translation.language)
+    for path, copy in copies.items():
+        if copy is None and path not in own and _suffix_page(path) in variants:
+            variants[_suffix_page(path)].add(ORIGINAL)
+    return {page: languages for page, languages in variants.items() if ORIGINAL in languages}
 
 
 def _homes(copies: dict[str, Copy | None]) -> dict[str, set[str]]:
