@@ -215,6 +215,12 @@ def test_a_repository_file_translated_beside_its_original_is_a_copy_of_it() -> N
     both = LanguageTrees.of([*paths, "README_jp.md"])
     assert both.query_language("如何安装 ent 并生成第一个 schema？") == "zh"
     assert both.query_language("ent をインストールする方法") in ("ja", "jp")
+    # vue-element-admin's README.es.md, README.ja.md beside README.md: a language of no tree of the site's; vant's
+    # component pages README.zh-CN.md beside README.md are its suffix tree, counted as they were
+    dotted = LanguageTrees.of(["README.md", "README.es.md", "README.ja.md", "src/views/intro.md"])
+    assert dotted.main == "" and dotted.copy("README.es.md") == Copy("es", "README.*.md")
+    vant = [f"src/{name}/README{suffix}.md" for name in ("button", "cell", "icon") for suffix in ("", ".zh-CN")]
+    assert LanguageTrees.of(vant).counts == (("", 3), ("zh-cn", 3))
     # jx-docs: content/en/ is the site's main language, README.md and README_CN.md the repository's own
     docs = [f"content/{language}/docs/{page}" for language in ("en", "zh", "es") for page in PAGES]
     jx = LanguageTrees.of([*docs, "README.md", "README_CN.md"])

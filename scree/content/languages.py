@@ -341,10 +341,16 @@ class LanguageTrees:
         pages = _pages_per_language(copies, homes)
         ordered = tuple(sorted(kept, key=lambda pair: (-max(pages[pair[0]], pair[1]), -pair[1], _tie(pair[0]))))
         original_main = _original_is_main(copies, structural) or _untagged_is_main(ordered, pages)
-        # a repository's README_zh.md beside README.md folds into it and decides nothing of the site's languages
+        # a repository's README_zh.md beside README.md folds into it and decides nothing of the site's languages,
+        # nor does README.es.md where Spanish is no tree of the site's (vue-element-admin's README.es.md, README.ja.md)
+        listed = {language for language, _ in ordered}
+        own.update(
+            (path, copy)
+            for path, copy in copies.items()
+            if copy is not None and copy.version is None and copy.language not in listed and _repository_file(copy.page)
+        )
         translated = _translated_repository_files(own, copies)
         shared.update(translated)
-        listed = {language for language, _ in ordered}
         extra = Counter(language for languages in translated.values() for language in languages - listed)
         ordered += tuple(sorted(extra.items(), key=lambda pair: (pair[0] != ORIGINAL, _tie(pair[0]))))
         original_main = original_main or (not listed and bool(translated))
