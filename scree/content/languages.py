@@ -476,10 +476,10 @@ class LanguageTrees:
             version = superseded
         return (rank, not asked, *version_rank(version, copy is not None and copy.newer))
 
-    def version_note(self, path: str) -> str | None:
-        """How a hit on `path` names its version: its copy's in another version tree (Copy.version_note), else the
-        old release a current page is about (versions rules 6-8: upgrade or release notes), as `3.2 (old)`."""
-        copy = self.copy(path)
+    def version_note(self, path: str, copy: Copy | None) -> str | None:
+        """How a hit on `path` (`copy`: self.copy(path), which the caller has) names its version: its copy's in
+        another version tree (Copy.version_note), else the old release a current page is about (versions rules 6-8:
+        upgrade or release notes), as `3.2 (old)`."""
         if copy is not None and copy.version is not None:
             return copy.version_note
         older = self.versions.superseded.get(path)

@@ -516,7 +516,7 @@ class SearchEngine:
         start, end, stale = _locate(row, state)
         trees = self._language_trees()
         copy = trees.copy(row.path) if trees.active else None
-        version = trees.version_note(row.path) if trees.active else None
+        version = trees.version_note(row.path, copy) if trees.active else None
         also: list[str] = []
         twins = [twin for twin in self._same_text(row.text, looked) if twin.path != row.path]
         twin_paths = {twin.path for twin in twins}
