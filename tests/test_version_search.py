@@ -442,6 +442,30 @@ def test_an_antora_pre_release_is_never_current_by_its_number(tmp_path: Path) ->
     ) in doctor.stdout, doctor.stdout
 
 
+def test_a_hugo_config_directory_names_the_current_version(tmp_path: Path) -> None:
+    """ArangoDB's docs-hugo: the Hugo site in site/, its config in site/config/_default/ (a folder with no pages),
+    whose module mounts serve content/arangodb/3.12 as .../stable; 4.x is in development."""
+    files = {
+        "site/config/_default/config.yaml": (
+            "module:\n  mounts:\n    - source: content/arangodb/3.12\n      target: content/arangodb/stable\n"
+        )
+    }
+    for version in ("4.x", "3.12", "3.11"):
+        files.update({f"site/content/arangodb/{version}/{name}": text for name, text in GUIDES.items()})
+    folder = tree(tmp_path / "site", files)
+    env = scree_env(tmp_path / "data", SCREE_EMBEDDER="hash")
+    reindex_here(env, folder)
+    doctor = run_scree("doctor", "--notes", str(folder), env=env)
+    root = "site/content/arangodb"
+    assert (
+        f"version trees: current {root}/3.12/ (3 pages; site/config/_default/config.yaml (module.mounts: "
+        f"content/arangodb/3.12 as content/arangodb/stable) names 3.12 current); other versions: {root}/4.x/ "
+        f"(unreleased, 3 pages), {root}/3.11/ (old, 3 pages)"
+    ) in doctor.stdout, doctor.stdout
+    hits = search_json(folder, "replace setTimeout with fake timers", env, "--mode", "keyword", run=main_here)["hits"]
+    assert hits[0]["path"] == f"{root}/3.12/timers.md", hits
+
+
 def test_each_docs_plugin_instance_has_its_own_current_version(tmp_path: Path) -> None:
     """loft-sh/vcluster-docs: two Docusaurus docs plugin instances, each with `<id>_versions.json` and
     `<id>_versioned_docs/`; docusaurus.config.js sets lastVersion "current" for the preset's docs, "0.36.0" for

@@ -22,6 +22,7 @@ from scree.content.versions import (
     fingerprint,
     names_version,
     parse_hints,
+    parse_hugo_config_dir,
     query_versions,
     says_old,
     says_same,
@@ -612,6 +613,52 @@ def test_a_folder_holding_what_old_versions_held_is_no_version_and_docsys_versio
         "site/content/en/latest": NEWER,
         **{f"site/content/en/{tree}": OLD for tree in ("v1.8", "v0.6", "v0.5")},
     }
+
+
+@pytest.mark.parametrize(
+    ("name", "config"),
+    [  # ArangoDB's site/config/_default/config.yaml; the same as module.toml's own table
+        (
+            "config.yaml",
+            "module:\n  mounts:\n    - source: content\n      target: content\n"
+            "    - source: content/arangodb/3.12\n      target: content/arangodb/stable\n"
+            "    - source: content/arangodb/4.x\n      target: content/arangodb/devel\n",
+        ),
+        (
+            "module.toml",
+            '[[mounts]]\nsource = "content/arangodb/3.12"\ntarget = "content/arangodb/stable"\n'
+            '[[imports]]\npath = "theme"\n[[imports.mounts]]\nsource = "docs/4.x"\ntarget = "content/latest"\n',
+        ),
+    ],
+)
+def test_a_hugo_mount_serving_a_version_as_the_stable_release_names_it_current(name: str, config: str) -> None:
+    """ArangoDB's docs-hugo: site/content/arangodb/4.x (in development), 3.12, 3.11; its config directory mounts
+    3.12 at content/arangodb/stable: 3.12 is current, not the highest number. An imported module's mounts speak of
+    that module's folders, not the site's."""
+    paths = [f"site/content/arangodb/{v}/{p}" for v in ("4.x", "3.12", "3.11") for p in PAGES]
+    hints = parse_hugo_config_dir(f"site/config/_default/{name}", "site", config)
+    assert [(hint.current, hint.scope) for hint in hints] == [("3.12", ("arangodb",))]
+    trees = find_trees(paths, hints)
+    assert statuses(trees) == {
+        "site/content/arangodb/3.12": CURRENT,
+        "site/content/arangodb/4.x": NEWER,
+        "site/content/arangodb/3.11": OLD,
+    }
+    assert trees.families[0][0].why == (
+        f"site/config/_default/{name} (module.mounts: content/arangodb/3.12 as content/arangodb/stable) names 3.12 "
+        "current"
+    )
+    assert statuses(find_trees(paths))["site/content/arangodb/4.x"] == CURRENT  # without it: the highest number
+
+
+def test_a_hugo_config_directorys_files_are_the_tables_they_are_named_for() -> None:
+    """params.toml holds `[params]`: docsy's `version` there names the doc set's version as hugo.toml's
+    `[params] version` does; a file of another name holding `version` names nothing."""
+    assert [
+        hint.current for hint in parse_hugo_config_dir("config/_default/params.toml", "", 'version = "v1.9"\n')
+    ] == ["v1.9"]
+    assert parse_hugo_config_dir("config/_default/markup.toml", "", 'version = "v1.9"\n') == []
+    assert parse_hugo_config_dir("config/_default/module.yaml", "", "mounts: [\n") == []  # not YAML: nothing
 
 
 def test_a_key_naming_the_current_version_comes_before_a_list_of_versions() -> None:

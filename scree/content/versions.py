@@ -33,7 +33,8 @@ Many docs repositories keep several versions side by side (`versioned_docs/versi
 3. Which tree of a family is current: the user's setting (SCREE_CURRENT_VERSION: the tree's folder or its version,
    comma-separated for several families) first; then the site's config where it names the current version (Docusaurus
    `lastVersion` in docusaurus.config.*, else the first entry of versions.json beside versioned_docs/; a Hugo
-   config's key naming it (`latest_stable_version`, `latest: v1.18`, `current` in a table of versions, docsy's
+   config's (or its config directory's) module mount serving a version's folder as `stable` or `latest`, then its
+   key naming it (`latest_stable_version`, `latest: v1.18`, `current` in a table of versions, docsy's
    `params.version`), else the newest release its list of versions holds (`versions: [main, v1.18, ...]`,
    `[params.versions] docs = ["2.20", ...]`; entries saying dev or next are not releases); a key naming a folder
    (`cliLatest`, `versionsV2`) speaks for the family in that folder first; mike's versions.json entry aliased
@@ -300,6 +301,11 @@ DOCUSAURUS_CONFIGS = (
 )
 HUGO_CONTENT = "content"  # Hugo's contentDir, below its config
 HUGO_CONFIGS = ("hugo.toml", "hugo.yaml", "hugo.yml", "hugo.json", "config.toml", "config.yaml", "config.yml")
+# Hugo's config directory below the site's folder: hugo.*/config.* as above, every other file the table of its own
+# name (params.toml is `[params]`, module.yaml `module:`)
+HUGO_CONFIG_DIR = "config/_default"
+HUGO_CONFIG_SUFFIXES = (".toml", ".yaml", ".yml", ".json")
+MAX_HUGO_CONFIG_FILES = 32  # files of a config directory read
 SPHINX_CONFIGS = ("conf.py",)
 VERSIONS_FILES = ("versions.json",)
 # Mintlify: docs.json's `navigation.versions` ([{"version": "v2", "default": true, ...}], or nested in a tab or a
@@ -446,24 +452,37 @@ def _mintlify_hints(path: str, folder: str, text: str) -> list[Hint]:
     return []
 
 
-def _hugo_hints(path: str, folder: str, name: str, text: str) -> list[Hint]:
-    """What a Hugo config (TOML, YAML or JSON, parsed) says of its versions (_config_entries): each key naming a
-    current version, then each list of released versions, the newest of which is current; every hint carries the
+def parse_hugo_config_dir(path: str, folder: str, text: str) -> list[Hint]:
+    """The Hints a file of the Hugo config directory (HUGO_CONFIG_DIR) of the site at `folder` gives: read as the
+    table its name names (`params.yaml`: `params`), or as the whole config for hugo.* and config.*."""
+    name = path.rpartition("/")[2]
+    stem = name.rpartition(".")[0]
+    return _hugo_hints(path, folder, name, text, () if name in HUGO_CONFIGS else (stem,))
+
+
+def _hugo_hints(path: str, folder: str, name: str, text: str, table: tuple[str, ...] = ()) -> list[Hint]:
+    """What a Hugo config (TOML, YAML or JSON, parsed; `table`: the table it is, in a config directory) says of its
+    versions (_config_entries): each module mount serving a version's folder as the current channel, each key naming
+    a current version, then each list of released versions, the newest of which is current; every hint carries the
     versions the file lists (`- version: v3.5`, `[[params.versions]]`, lists of versions)."""
     try:
         data = _parsed_config(name, text)
     except (ValueError, RecursionError):  # a config Hugo would refuse names nothing
         return []
+    data = functools.reduce(lambda inner, key: {key: inner}, reversed(table), data)
     named: list[tuple[str, str, tuple[str, ...]]] = []  # (key path, version, scope)
     docset: list[tuple[str, str, tuple[str, ...]]] = []
     released: list[tuple[str, str, tuple[str, ...]]] = []
     listed: list[str] = []
     menus: list[Hint] = []
+    mounted: list[tuple[str, str, tuple[str, ...]]] = []
     for keys, value in _config_entries(data):
         key = keys[-1]
         words = [word.lower() for word in _KEY_WORD.findall(key)]
         scope = tuple(word for word in words if word not in VERSION_KEY_WORDS)
         in_versions = len(keys) > 1 and "version" in keys[-2].lower()
+        if isinstance(value, list) and key == "mounts" and "imports" not in keys:  # the site's own, not a module's
+            mounted += _current_mounts(".".join(keys), value)
         if isinstance(value, list):
             entries = [str(item) for item in value if _scalar(item)]
             menu = [str(item["version"]) for item in value if isinstance(item, dict) and _scalar(item.get("version"))]
@@ -492,7 +511,30 @@ def _hugo_hints(path: str, folder: str, name: str, text: str) -> list[Hint]:
         return [Hint(f"{path} ({keys})", folder, version, versions, scope, from_list) for keys, version, scope in found]
 
     menu_hints = [replace(hint, versions=versions) for hint in menus]
-    return [*said(_scoped_by_table(named)), *said(docset), *menu_hints, *said(_scoped_by_table(released), True)]
+    return [
+        *said(mounted),
+        *said(_scoped_by_table(named)),
+        *said(docset),
+        *menu_hints,
+        *said(_scoped_by_table(released), True),
+    ]
+
+
+def _current_mounts(keys: str, mounts: Sequence[object]) -> list[tuple[str, str, tuple[str, ...]]]:
+    """Hugo module mounts serving a folder named for a version at a path named for the current release (ArangoDB's
+    `source: content/arangodb/3.12`, `target: content/arangodb/stable`): (what says so, the folder's name, the
+    words of the folder holding it, which scope it to its family)."""
+    found: list[tuple[str, str, tuple[str, ...]]] = []
+    for mount in mounts:
+        if not isinstance(mount, dict) or not all(isinstance(mount.get(end), str) for end in ("source", "target")):
+            continue
+        source = [part for part in mount["source"].split("/") if part not in ("", ".")]
+        target = [part for part in mount["target"].split("/") if part not in ("", ".")]
+        if source and target and ".." not in source and target[-1].lower() in CURRENT_WORDS:
+            if version_of_name(source[-1]) is not None:
+                scope = (_BARE.sub("", source[-2].lower()),) if len(source) > 1 else ()
+                found.append((f"{keys}: {'/'.join(source)} as {'/'.join(target)}", source[-1], scope))
+    return found
 
 
 def _menu_hint(source: str, folder: str, entries: Sequence[object]) -> list[Hint]:

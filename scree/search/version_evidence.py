@@ -11,13 +11,17 @@ from scree.content.languages import LanguageTrees, copy_of, language_folder
 from scree.content.posts import Posts
 from scree.content.versions import (
     CONFIG_NAMES,
+    HUGO_CONFIG_DIR,
+    HUGO_CONFIG_SUFFIXES,
     INSTANCE_VERSIONS,
+    MAX_HUGO_CONFIG_FILES,
     Hint,
     VersionTrees,
     find_trees,
     fingerprint,
     is_versions_file,
     parse_hints,
+    parse_hugo_config_dir,
 )
 from scree.search.post_evidence import site_posts
 from scree.store import IndexReader
@@ -61,7 +65,27 @@ def read_hints(root: Path, paths: Iterable[str]) -> list[Hint]:
         for name, text in texts.items():
             siblings = {other: body for other, body in texts.items() if other != name}
             hints += parse_hints(f"{folder}/{name}" if folder else name, text, siblings)
+        for name, text in _hugo_config_dir(base):
+            hints += parse_hugo_config_dir("/".join(filter(None, (folder, HUGO_CONFIG_DIR, name))), folder, text)
     return hints
+
+
+def _hugo_config_dir(site: Path) -> list[tuple[str, str]]:
+    """(name, text) of the files of a Hugo site's config directory (HUGO_CONFIG_DIR), if it has one."""
+    try:
+        files = sorted(file for file in (site / HUGO_CONFIG_DIR).iterdir() if file.name.endswith(HUGO_CONFIG_SUFFIXES))[
+            :MAX_HUGO_CONFIG_FILES
+        ]
+    except OSError:  # none, or unreadable: it says nothing
+        return []
+    found = []
+    for file in files:
+        try:
+            if file.is_file() and file.stat().st_size <= MAX_CONFIG_BYTES:
+                found.append((file.name, file.read_text(encoding="utf-8", errors="replace")))
+        except OSError:
+            continue
+    return found
 
 
 def is_language_folder(folder: str) -> bool:
