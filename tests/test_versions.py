@@ -1005,6 +1005,33 @@ def test_a_release_number_after_words_of_its_own_names_a_version_where_the_text_
     assert statuses(find_trees(scala, page_fingerprint=lambda path: fingerprint(scala[path]))) == {}
 
 
+def test_a_major_number_glued_to_the_products_letters_names_a_version_where_the_text_says_so() -> None:
+    """LoopBack's site keeps each major in pages/en/lb2/, lb3/, lb4/ (LoopBack 2, 3, 4: lb4 a rewrite sharing a
+    third of lb3's page names): a number glued to letters named no version, so all three majors' pages were
+    current. Glued to letters of a course's parts (step1/, step2/: each step's pages say a little more than the
+    last) it names none; nor do two folders whose pages share names but say other things."""
+    guide = ("models.md", "relations.md", "auth.md", "datasources.md", "deploy.md", "testing.md")
+    texts = {
+        f"pages/en/lb{major}/{page}": f"LoopBack models and {page} relations. " * 20 + (f"lb4 only {page} " * 6)[:major]
+        for major in (2, 3, 4)
+        for page in guide
+    }
+    texts.update({f"pages/en/lb4/{page}": f"Controllers: {page}. " * 20 for page in ("controllers.md", "di.md")})
+    for step in (1, 2):
+        for page in guide:
+            texts[f"tutorial/step{step}/{page}"] = f"Build the app: {page}. " * 20 + "And one more thing. " * step
+    for release in (1, 2):
+        for page in guide:
+            texts[f"api/svc{release}/{page}"] = f"Service {release}: " + " ".join(f"w{release}x{i}" for i in range(60))
+    # pages so named beside each other name things, not releases: MD4 and MD5, Spring Boot 2 and 3 monitors
+    for name in ("md4", "md5", "springboot2", "springboot3"):
+        texts[f"api/crypto/{name}.md"] = f"Hash or monitor with {name[:2]}: the function's options. " * 20
+    trees = find_trees(texts, page_fingerprint=lambda path: fingerprint(texts[path]))
+    assert statuses(trees) == {"pages/en/lb4": CURRENT, "pages/en/lb3": OLD, "pages/en/lb2": OLD}
+    assert not [path for path in trees.superseded if path.startswith("api/crypto/")], trees.superseded
+    assert version_of_name("lb3") == "3" and version_of_name("step2") is None and version_of_name("es2015") is None
+
+
 def test_a_docs_v2_that_is_the_current_api_and_an_unrelated_old_folder_are_no_versions() -> None:
     """A folder name alone decides nothing: docs/v2/ copies nothing in docs/, old/ holds other pages."""
     paths = [f"docs/{p}" for p in PAGES] + ["docs/v2/users.md", "docs/v2/orders.md", "docs/v2/auth.md"]

@@ -144,6 +144,15 @@ _VERSION_NAME = re.compile(rf"(?:(?:{_VERSION_WORD})[-_])?{_VERSION_CORE}(?:[-_]
 # ... and with any words before it where the number has parts (CircleCI's docs/server-admin-4.10/ beside
 # server-admin-4.9/, a product's releases): lesson-1/ and chapter-2/ still name none
 _WORDED_VERSION = re.compile(rf"(?:[a-z]+[-_]){{1,3}}v?([0-9]+(?:\.[0-9]+)+)(?:\.x)?(?:{_PRERELEASE})?", re.IGNORECASE)
+# ... or, in a folder's name, a major number glued to a product's letters (LoopBack's pages/en/lb2/, lb3/, lb4/), read
+# as worded ones are (a page's says nothing: md4.md, log2.md and springboot3.md name things, not releases);
+# never after a word that counts the parts of a course or a set (step1/, part2/, lesson3/: each says more than the
+# last), nor a number of three digits or more (es2015/ names a year)
+ORDINAL_WORDS = (
+    *("step", "part", "lesson", "chapter", "lab", "day", "week", "exercise", "example", "sample", "demo", "module"),
+    *("unit", "section", "stage", "phase", "level", "round", "task", "test", "case", "page", "item", "question"),
+)
+_GLUED_VERSION = re.compile(rf"(?!(?:{'|'.join(ORDINAL_WORDS)})s?[0-9])[a-z]{{2,}}([0-9]{{1,2}})", re.IGNORECASE)
 _NUMBERS = re.compile(r"[0-9]+")
 _LETTERS = re.compile(r"[a-z]{2,}")  # a page name's words, numbers and a version's `v` left out
 _PADDED = re.compile(r"0[0-9]")  # a number written with a leading zero: `01`
@@ -192,7 +201,7 @@ def version_of_name(name: str) -> str | None:
 def _version_name(name: str) -> re.Match[str] | None:
     """A folder name read as a version's (_VERSION_NAME), but for a zero-padded number before a word, which orders
     the folder among its siblings (the AI SDK's cookbook/01-next/ beside 05-node/ and 20-rsc/: no Next release)."""
-    match = _VERSION_NAME.fullmatch(name) or _WORDED_VERSION.fullmatch(name)
+    match = _VERSION_NAME.fullmatch(name) or _WORDED_VERSION.fullmatch(name) or _GLUED_VERSION.fullmatch(name)
     if match is None:
         return None
     word_after = name[match.end(1) :].strip("._-").lower() not in ("", "x")
@@ -1253,6 +1262,8 @@ def _older_sibling_pages(ordered: Sequence[str], fp: Callable[[str], frozenset[i
     for page in ordered:
         folder, _, name = page.rpartition("/")
         stem = name.rsplit(".", 1)[0]
+        if _GLUED_VERSION.fullmatch(stem):  # a folder's version only: md4.md, log2.md, springboot3.md name things
+            continue
         number, shape = version_of_name(stem), name_shape(stem)
         if number is not None and shape is not None and not _YEAR.fullmatch(number) and not dated_name(page):
             groups[(folder, shape)].append((page, number, _PRERELEASE_END.search(stem) is None))
@@ -1382,7 +1393,7 @@ def _worded_only(a: str, b: str, hinted: set[str]) -> bool:
     names = [_leaf(a), _leaf(b)]
     if any(_norm(name) in hinted or says_old(name) or _VERSION_NAME.fullmatch(name) for name in names):
         return False
-    return any(_WORDED_VERSION.fullmatch(name) for name in names)
+    return any(_WORDED_VERSION.fullmatch(name) or _GLUED_VERSION.fullmatch(name) for name in names)
 
 
 def _shape_of(folder: str) -> tuple[str, str] | None:
