@@ -40,6 +40,10 @@ CLI_V29 = page(
     "## watch\n\nWatch files for changes and rerun the tests related to changed files.",
     "## browser\n\nRun the tests in a real browser through the jasmine browser runner, now removed.",
 )
+PUPPETEER = page(
+    "Using with puppeteer",
+    "Run the tests in a real Chromium browser with the jest-puppeteer preset, which starts and stops the browser.",
+)
 CONFIG_PAGE = page(
     "Configuring",
     "## coverageThreshold\n\nFail the run when coverage of a folder drops below the given percentage.",
@@ -152,6 +156,28 @@ def test_an_unreleased_page_stays_findable_and_is_marked(tmp_path: Path) -> None
         upcoming = [h for h in hits if h.path == "docs/Upcoming.md"]
         assert upcoming and upcoming[0].version == "docs (unreleased)", (mode, [h.path for h in hits])
     assert 'version="docs (unreleased)"' in render_hit(1, upcoming[0])
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_page_gone_from_the_current_version_is_one_hit_its_newest_copy_first(tmp_path: Path, mode: str) -> None:
+    """LoopBack's lb3/HasMany-relations.md and lb2/HasMany-relations.md, gone from lb4/ (its page is renamed): each
+    old version's copy was a hit of its own, two slots for one removed page. Now the newest old copy is the hit,
+    marked, the older one in its also=."""
+    folder = jest_like(tmp_path / "site")
+    write_file(folder, "website/versioned_docs/version-29.7/Puppeteer.md", PUPPETEER)  # 28.1's says a little less
+    write_file(
+        folder, "website/versioned_docs/version-28.1/Puppeteer.md", PUPPETEER.replace(", which starts", ". It starts")
+    )
+    for name, text in (("CLI.md", CLI_V29), ("Configuration.md", CONFIG_PAGE), *GUIDES.items()):
+        write_file(folder, f"website/versioned_docs/version-28.1/{name}", text)
+    write_file(folder, "website/versions.json", '["30.4", "29.7", "28.1"]\n')
+    engine = engine_for(folder, tmp_path / "index.db")
+    hits = search(engine, "run the tests in a real chromium browser with puppeteer preset", mode, k=10)
+    gone = [hit for hit in hits if hit.path.endswith("Puppeteer.md")]
+    assert [(hit.path, hit.version) for hit in gone] == [
+        ("website/versioned_docs/version-29.7/Puppeteer.md", "version-29.7 (old)")
+    ], [(hit.path, hit.version) for hit in hits]
+    assert {entry.rsplit(":", 1)[0] for entry in gone[0].also} == {"website/versioned_docs/version-28.1/Puppeteer.md"}
 
 
 def test_the_old_chunk_that_matched_is_shown_marked_and_the_current_one_where_it_says_the_same(

@@ -51,7 +51,9 @@ Many docs repositories keep several versions side by side (`versioned_docs/versi
    RocketMQ's `4.x` beside its current 5.0); a tree whose path says old is old whatever its number.
 5. Each page of a non-current tree is a copy of the current page at the same relative path; else of the current page
    with the same file name (when only one has it); else of the current page whose text resembles it most, if at
-   least RENAMED_RESEMBLANCE (pages renamed between versions); else of none (a removed page: still found, marked old).
+   least RENAMED_RESEMBLANCE (pages renamed between versions); else of none (a removed page: still found, marked old),
+   and then of the page at its path in the newest tree holding one (LoopBack's lb2/HasMany-relations.md of lb3's,
+   both gone from lb4/): one hit for the page, its newest version first.
 6. A page of the current tree whose file name (an index page's: its folder's) is named for a version older than
    the current one (version_in_name: `upgrades/upgrade_3_2.md`, `migrating-to-v2.md` in a 3.7 tree) is about an
    old release: it ranks as an old version's page does, unless the query names that version (query_versions). The
@@ -1877,12 +1879,16 @@ def _copies(
                 members[root].append(page)
     finder = _Counterparts(current.root, members[current.root], fp)
     out = {pages[page]: VersionCopy(page, current, pages[page]) for page in members[current.root]}
+    gone: dict[str, str] = {}  # a page the current tree no longer holds -> its newest copy (trees newest first)
     for tree in family[1:]:
         found = {page: finder.by_path(_rest(page, tree.root)) for page in members[tree.root]}
         for page, counterpart in found.items():
             if counterpart is None:  # renamed, split or gone
                 counterpart = finder.by_text(page)
-            out[pages[page]] = VersionCopy(counterpart or page, tree, pages[counterpart] if counterpart else None)
+            if counterpart is None:  # gone: a copy of the newest version's page at its path (LoopBack's lb2/ of lb3/)
+                out[pages[page]] = VersionCopy(gone.setdefault(_rest(page, tree.root), page), tree, None)
+            else:
+                out[pages[page]] = VersionCopy(counterpart, tree, pages[counterpart])
     return out
 
 
