@@ -1336,12 +1336,32 @@ def test_hugo_languages_and_versions_together() -> None:
     assert old_zh.page == current_en.page == "content/*/docs/v1.1/config.md"
 
 
+def test_a_current_page_named_for_a_protocols_version_is_no_old_release() -> None:
+    """ArangoDB 3.12's Foxx docs keep related-modules/oauth-1-0a.md and oauth-2-0.md (OAuth 2.0, a protocol) beside
+    release-notes/version-3.0/incompatible-changes-in-3-0.md: rule 6 took 2-0 for ArangoDB 2.0 and ranked the OAuth
+    page as one about an old release. Two parts after a plain word name a release only where the path speaks of
+    releases."""
+    paths = [f"content/{v}/{p}" for v in ("3.12", "3.11") for p in PAGES]
+    for v in ("3.12", "3.11"):
+        paths += [f"content/{v}/foxx/related-modules/{name}.md" for name in ("oauth-1-0a", "oauth-2-0", "queues")]
+        paths += [f"content/{v}/release-notes/version-3.0/incompatible-changes-in-3-0.md"]
+    superseded = find_trees(paths).superseded
+    assert dict(superseded) == {"content/3.12/release-notes/version-3.0/incompatible-changes-in-3-0.md": "3.0"}
+
+
 def test_version_in_a_page_name_needs_a_version_shape() -> None:
     assert version_in_name("upgrades/upgrade_3_6.md") == "3.6"
     assert version_in_name("guides/migrating-to-v4.md") == "4"
     assert version_in_name("guides/upgrading-from-v2-to-v3.md") == "3"  # about moving to 3: current in a 3.x tree
     assert version_in_name("upgrade-guide-2.md") == "2"  # a lone number beside a word that speaks of versions
     assert version_in_name("benchmarks/etcd-2-2-0-rc-memory-benchmarks.md") == "2.2.0"
+    # strict (rule 6 where the path speaks of no release): two parts after a word name a protocol as often as a
+    # release; alone, after a `v` or as a release's three parts they name one
+    assert version_in_name("oauth-2-0.md", strict=True) is None and version_in_name("http-1-1.md", strict=True) is None
+    assert version_in_name("updating/5-0.md", strict=True) == "5.0"
+    assert version_in_name("release-notes-old/v1.30.X.md", strict=True) == "1.30"
+    assert version_in_name("benchmarks/etcd-2-2-0-benchmarks.md", strict=True) == "2.2.0"
+    assert version_in_name("kops/releases/1.10-NOTES.md") == "1.10"  # rule 8 reads a series where its path speaks
     for plain in ("http2.md", "ipv6.md", "01-intro.md", "etcd-3-watch-memory-benchmark.md", "UpgradingToJest30.md"):
         assert version_in_name(plain) is None, plain
     # TiKV 7.1's concepts/explore-tikv-features/api-v2.md is its API V2 page, current; a page named v2 is about v2

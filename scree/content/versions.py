@@ -33,14 +33,14 @@ Many docs repositories keep several versions side by side (`versioned_docs/versi
 3. Which tree of a family is current: the user's setting (SCREE_CURRENT_VERSION: the tree's folder or its version,
    comma-separated for several families) first; then the site's config where it names the current version (Docusaurus
    `lastVersion` in docusaurus.config.*, else the first entry of versions.json beside versioned_docs/; a Hugo
-   config's (or its config directory's) module mount serving a version's folder as `stable` or `latest`, then its
-   key naming it (`latest_stable_version`, `latest: v1.18`, `current` in a table of versions, docsy's
-   `params.version`), else the newest release its list of versions holds (`versions: [main, v1.18, ...]`,
-   `[params.versions] docs = ["2.20", ...]`; entries saying dev or next are not releases); a key naming a folder
-   (`cliLatest`, `versionsV2`) speaks for the family in that folder first; mike's versions.json entry aliased
-   `latest`; Sphinx conf.py `version`/`release`; Mintlify's docs.json or mint.json default version; Rspress's
-   `multiVersion.default`); then the one tree without a version number in its name that does not say old or next
-   (Docusaurus's `docs/` beside `versioned_docs/version-N/`); then, of several such, the one named `latest`,
+   config's (or its config directory's) module mount serving a version's folder as `stable` or `latest`, then its key
+   naming it (`latest_stable_version`, `latest: v1.18`, `current` in a table of versions, docsy's `params.version`),
+   else the newest release its list of versions holds (`versions: [main, v1.18, ...]`, `[params.versions] docs =
+   ["2.20", ...]`; entries saying dev or next are not releases); a key naming a folder (`cliLatest`, `versionsV2`)
+   speaks for the family in that folder first; mike's versions.json
+   entry aliased `latest`; Sphinx conf.py `version`/`release`; Mintlify's docs.json or mint.json default version;
+   Rspress's `multiVersion.default`); then the one tree without a version number in its name that does not say old or
+   next (Docusaurus's `docs/` beside `versioned_docs/version-N/`); then, of several such, the one named `latest`,
    `current` or `stable` (IoTDB's latest/ beside latest-Table/ and Master/Tree/); then the highest version number
    among trees that do not say old (an Antora pre-release's never). The newest folder is not always current: where
    the config names the current version, it wins. Words saying next are read in a tree's path below where the
@@ -1167,12 +1167,13 @@ def _versions_among(
     return accepted
 
 
-def version_in_name(path: str) -> str | None:
+def version_in_name(path: str, strict: bool = False) -> str | None:
     """The version a page's file name is named for (`3.6` of `upgrade_3_6.md`, `4` of `migrating-to-v4.md`, `2.2.0`
     of `etcd-2-2-0-benchmarks.md`; the highest of several: `3` of `upgrading-from-v2-to-v3.md`, a page about moving
-    to 3), else None: a number standing apart in the name (between separators) that has parts (`3_6`), a name that
-    speaks of versions (upgrade, migration, release...) around it, or a `v` before it that is the whole name
-    (`v2.md`). A number glued to letters (`http2`, `ipv6`, `Jest30`), alone in a plain name (`01-intro`,
+    to 3), else None: a number standing apart in the name (between separators) that has parts (`3_6`; `strict`:
+    a release's, _release_number: `5-0.md`, `v1.30.X.md`, `2-2-0`, not `oauth-2-0`), a name that speaks of
+    versions (upgrade, migration, release...) around it, or a `v` before it that is the whole name (`v2.md`). A
+    number glued to letters (`http2`, `ipv6`, `Jest30`), alone in a plain name (`01-intro`,
     `etcd-3-watch`), the number ordering a page (`06-upgrades`, _order_prefix) or an API's version (`api-v2.md`:
     TiKV's API V2 page is current) is not taken for one. An index page (`index.md`, `_index.md`, `README.md`) is
     named by its folder: Redis's `release-notes/rs-7-8-releases/_index.md` is about 7.8."""
@@ -1182,9 +1183,25 @@ def version_in_name(path: str) -> str | None:
     found = [
         ".".join(_NUMBERS.findall(match.group(2)))
         for match in _NAMED_VERSION.finditer(stem)
-        if (match.group(3) or speaks or (match.group(1) and match.group(0) == stem)) and not _order_prefix(match, stem)
+        if (
+            (match.group(3) and not strict)
+            or _release_number(match, stem)
+            or speaks
+            or (match.group(1) and match.group(0) == stem)
+        )
+        and not _order_prefix(match, stem)
     ]
     return max(found, key=version_key) if found else None
+
+
+def _release_number(match: re.Match[str], stem: str) -> bool:
+    """Whether a number with parts standing apart in a page's name is a release's on its own: the whole name
+    (`5-0.md`), after a `v` (`v1.30.X.md`), or a release's three parts (`etcd-2-2-0-benchmarks`,
+    `data_driven_testing_4.2.0`). Two parts after a word are as often a protocol's or a standard's version
+    (`oauth-2-0.md`, `http-1-1.md`) as a release's."""
+    if match.group(3) is None:
+        return False
+    return match.group(0) == stem or match.group(1) is not None or len(_NUMBERS.findall(match.group(2))) >= 3
 
 
 def _named_stem(path: str) -> str:
@@ -1224,7 +1241,8 @@ def _superseded(family: Sequence[Tree], copies: Mapping[str, VersionCopy]) -> di
     held |= {(root, page.rpartition("/")[0]) for root, page in held}
     out = {}
     for path, copy in copies.items():
-        named = version_in_name(path) if copy.tree is current else None
+        # two parts after a plain word name a protocol as often as a release where the path speaks of none
+        named = version_in_name(path, strict=not _speaks_of_releases(path)) if copy.tree is current else None
         if named is None:
             continue
         if current.version is not None:
