@@ -492,6 +492,27 @@ def test_a_hugo_config_directory_names_the_current_version(tmp_path: Path) -> No
     assert hits[0]["path"] == f"{root}/3.12/timers.md", hits
 
 
+def test_a_jekyll_config_names_the_current_version(tmp_path: Path) -> None:
+    """CockroachDB's docs: a Jekyll site in src/current/ with v26.3 (in testing), v26.2, v26.1, built with
+    _config_base.yml and _config_cockroachdb.yml, which says `versions: {stable: v26.2}`: v26.2 is current, not the
+    highest number."""
+    files = {
+        "src/current/_config_base.yml": "markdown: kramdown\n",
+        "src/current/_config_cockroachdb.yml": "baseurl: /docs\nversions:\n  stable: v26.2\n  dev: v26.2\n",
+    }
+    for version in ("v26.3", "v26.2", "v26.1"):
+        files.update({f"src/current/{version}/{name}": text for name, text in GUIDES.items()})
+    folder = tree(tmp_path / "site", files)
+    env = scree_env(tmp_path / "data", SCREE_EMBEDDER="hash")
+    reindex_here(env, folder)
+    doctor = run_scree("doctor", "--notes", str(folder), env=env)
+    assert (
+        "version trees: current src/current/v26.2/ (3 pages; src/current/_config_cockroachdb.yml (versions.stable) "
+        "names v26.2 current); other versions: src/current/v26.3/ (unreleased, 3 pages), src/current/v26.1/ (old, "
+        "3 pages)"
+    ) in doctor.stdout, doctor.stdout
+
+
 def test_each_docs_plugin_instance_has_its_own_current_version(tmp_path: Path) -> None:
     """loft-sh/vcluster-docs: two Docusaurus docs plugin instances, each with `<id>_versions.json` and
     `<id>_versioned_docs/`; docusaurus.config.js sets lastVersion "current" for the preset's docs, "0.36.0" for

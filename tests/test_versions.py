@@ -661,6 +661,15 @@ def test_a_hugo_config_directorys_files_are_the_tables_they_are_named_for() -> N
     assert parse_hugo_config_dir("config/_default/module.yaml", "", "mounts: [\n") == []  # not YAML: nothing
 
 
+def test_a_jekyll_config_is_read_as_a_hugo_configs_keys_are() -> None:
+    """Jekyll's _config.yml and the _config_<site>.yml a site builds with (CockroachDB's src/current/)."""
+    config = "baseurl: /docs\ncurrent_cloud_version: v26.2\nversions:\n  stable: v26.2\n  dev: v26.2\n"
+    hints = parse_hints("src/current/_config_cockroachdb.yml", config)
+    assert [(hint.current, hint.scope) for hint in hints] == [("v26.2", ("cloud",)), ("v26.2", ())]
+    assert [hint.current for hint in parse_hints("_config.yml", "latest_version: '1.4'\n")] == ["1.4"]
+    assert parse_hints("_configs.yml", config) == [] and parse_hints("_config_site.txt", config) == []
+
+
 def test_a_key_naming_the_current_version_comes_before_a_list_of_versions() -> None:
     """Contour's site/config.yaml has both `latest_version` and `docs_versions`; where they differ (a release listed
     before the site moves to it), the key says which is current, though the list's key names the docs folder."""

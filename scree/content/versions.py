@@ -37,7 +37,7 @@ Many docs repositories keep several versions side by side (`versioned_docs/versi
    naming it (`latest_stable_version`, `latest: v1.18`, `current` in a table of versions, docsy's `params.version`),
    else the newest release its list of versions holds (`versions: [main, v1.18, ...]`, `[params.versions] docs =
    ["2.20", ...]`; entries saying dev or next are not releases); a key naming a folder (`cliLatest`, `versionsV2`)
-   speaks for the family in that folder first; mike's versions.json
+   speaks for the family in that folder first; a Jekyll `_config*.yml` read as a Hugo config is; mike's versions.json
    entry aliased `latest`; Sphinx conf.py `version`/`release`; Mintlify's docs.json or mint.json default version;
    Rspress's `multiVersion.default`); then the one tree without a version number in its name that does not say old or
    next (Docusaurus's `docs/` beside `versioned_docs/version-N/`); then, of several such, the one named `latest`,
@@ -328,6 +328,10 @@ MINTLIFY_CONFIGS = ("docs.json", "mint.json")
 ANTORA_CONFIGS = ("antora.yml",)
 # Rspress: `multiVersion: { default: '5.x', versions: ['5.x', '6.x'] }` (react-native-paper: 6.x is an alpha)
 RSPRESS_CONFIGS = tuple(f"rspress.config.{suffix}" for suffix in ("ts", "js", "mjs", "mts", "cjs"))
+# Jekyll: `_config.yml`, and the `_config_<site>.yml` a site builds with (CockroachDB's `versions: {stable: v26.2}`
+# beside its v26.3 in testing), read as a Hugo config's keys are
+JEKYLL_CONFIG = "_config"
+JEKYLL_SUFFIXES = (".yml", ".yaml", ".toml")
 CONFIG_NAMES = frozenset(
     (
         *DOCUSAURUS_CONFIGS,
@@ -401,6 +405,8 @@ def parse_hints(path: str, text: str, siblings: Mapping[str, str] = {}) -> list[
         return _mintlify_hints(path, folder, text)
     if name in ANTORA_CONFIGS:
         return _antora_hints(path, folder, text)
+    if is_jekyll_config(name):
+        return _hugo_hints(path, folder, name, text)
     if name in RSPRESS_CONFIGS:
         return _rspress_hints(path, folder, text)
     return []
@@ -641,6 +647,12 @@ def _config_entries(data: object) -> Iterator[tuple[tuple[str, ...], object]]:
             yield from walk(value, inner, depth + 1)
 
     yield from walk(data, (), 0)
+
+
+def is_jekyll_config(name: str) -> bool:
+    """Jekyll's `_config.yml` or a `_config_<name>.yml` (YAML or TOML)."""
+    stem, _, suffix = name.rpartition(".")
+    return f".{suffix}" in JEKYLL_SUFFIXES and (stem == JEKYLL_CONFIG or stem.startswith(f"{JEKYLL_CONFIG}_"))
 
 
 def is_versions_file(name: str) -> bool:

@@ -14,11 +14,13 @@ from scree.content.versions import (
     HUGO_CONFIG_DIR,
     HUGO_CONFIG_SUFFIXES,
     INSTANCE_VERSIONS,
+    JEKYLL_CONFIG,
     MAX_HUGO_CONFIG_FILES,
     Hint,
     VersionTrees,
     find_trees,
     fingerprint,
+    is_jekyll_config,
     is_versions_file,
     parse_hints,
     parse_hugo_config_dir,
@@ -51,8 +53,9 @@ def read_hints(root: Path, paths: Iterable[str]) -> list[Hint]:
     for folder in sorted(config_folders(paths)):
         texts: dict[str, str] = {}
         base = root / folder if folder else root
-        try:  # a Docusaurus docs plugin instance's <id>_versions.json beside the site's config
+        try:  # a Docusaurus docs plugin instance's <id>_versions.json, Jekyll's _config*.yml, beside the site's config
             instances = sorted(file.name for file in base.glob(f"*{INSTANCE_VERSIONS}") if is_versions_file(file.name))
+            instances += sorted(file.name for file in base.glob(f"{JEKYLL_CONFIG}*") if is_jekyll_config(file.name))
         except OSError:
             instances = []
         for name in [*sorted(CONFIG_NAMES), *instances]:
