@@ -1933,6 +1933,7 @@ class _Counterparts:
         self._by_name: dict[str, list[str]] = defaultdict(list)
         for page in current:
             self._by_name[_leaf(page)].append(page)
+        self._holding: dict[int, list[int]] | None = None  # hash -> the current pages whose fingerprints hold it
 
     def by_path(self, rest: str) -> str | None:
         found = self._by_rest.get(rest)
@@ -1945,14 +1946,24 @@ class _Counterparts:
         return None
 
     def by_text(self, page: str) -> str | None:
+        """Measured only against the current pages sharing enough of its hashes to reach RENAMED_RESEMBLANCE
+        (resemblance is at most the shared hashes over the larger fingerprint): CockroachDB's 883 renamed or removed
+        pages had each been measured against all 602 of v26.2's, six seconds of the first search."""
         mine = self._fp(page)
         if mine is None:
             return None
+        if self._holding is None:
+            self._holding = defaultdict(list)
+            for at, candidate in enumerate(self._current):
+                for value in self._fp(candidate) or ():
+                    self._holding[value].append(at)
+        shared = Counter(at for value in mine for at in self._holding.get(value, ()))
         best, score = None, 0.0
-        for candidate in self._current:
-            if (theirs := self._fp(candidate)) is None:
+        for at in sorted(shared):
+            theirs = self._fp(self._current[at])
+            if theirs is None or shared[at] < RENAMED_RESEMBLANCE * max(len(mine), len(theirs)):
                 continue
-            value = resemblance(mine, theirs)
-            if value > score:
-                best, score = candidate, value
+            measured = resemblance(mine, theirs)
+            if measured > score:
+                best, score = self._current[at], measured
         return best if score >= RENAMED_RESEMBLANCE else None
