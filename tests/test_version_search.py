@@ -6,6 +6,7 @@ it."""
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -70,6 +71,14 @@ def engine_for(folder: Path, db: Path, current_version: str | None = None) -> Se
     reader = SqliteReader.open(db, folder)
     policy = IgnorePolicy(folder)
     return SearchEngine(reader, policy, folder, 1_000_000, lambda: embedder, current_version=current_version)
+
+
+def indexed_doctor(tmp_path: Path, folder: Path) -> tuple[dict[str, str], subprocess.CompletedProcess[str]]:
+    """`folder` indexed by `scree reindex` with the hashed embedder (its data under `tmp_path`), and what `scree
+    doctor` then says of it: (the environment both ran in, doctor's process)."""
+    env = scree_env(tmp_path / "data", SCREE_EMBEDDER="hash")
+    reindex_here(env, folder)
+    return env, run_scree("doctor", "--notes", str(folder), env=env)
 
 
 def search(engine: SearchEngine, query: str, mode: str, k: int = 5) -> list[Hit]:
@@ -219,9 +228,7 @@ def test_a_site_at_the_repository_root_comes_before_its_old_version_beside_it(tm
         browser = next(h for h in search(engine, "run the tests in a real browser jasmine runner", mode, k=20)
                        if "jasmine browser" in h.text)  # fmt: skip
         assert (browser.path, browser.version) == ("v1/CLI.md", "v1 (old)")
-    env = scree_env(tmp_path / "data", SCREE_EMBEDDER="hash")
-    reindex_here(env, folder)
-    doctor = run_scree("doctor", "--notes", str(folder), env=env)
+    env, doctor = indexed_doctor(tmp_path, folder)
     assert "version trees: current ./ (5 pages; the tree whose name carries no version" in doctor.stdout
     assert "other versions: v1/ (old, 5 pages)" in doctor.stdout
 
@@ -337,9 +344,7 @@ def test_the_setting_names_another_current_tree(tmp_path: Path) -> None:
 def test_doctor_lists_the_version_trees_and_how_to_change_them(tmp_path: Path) -> None:
     folder = jest_like(tmp_path / "site")
     write_file(folder, f"i18n/de/{PLUGIN}/current/Configuration.md", CONFIG_PAGE)
-    env = scree_env(tmp_path / "data", SCREE_EMBEDDER="hash")
-    reindex_here(env, folder)
-    doctor = run_scree("doctor", "--notes", str(folder), env=env)
+    env, doctor = indexed_doctor(tmp_path, folder)
     lines = [line for line in doctor.stdout.splitlines() if "version trees" in line or "translations" in line]
     assert lines[0] == (
         "ok    version trees: current website/versioned_docs/version-30.4/ (5 pages; website/versions.json names "
@@ -459,9 +464,7 @@ def test_an_antora_pre_release_is_never_current_by_its_number(tmp_path: Path) ->
         files.update({f"{pages}/{name[:-3]}.adoc": f"= {name}\n\n{text}" for name, text in GUIDES.items()})
     files[f"{root}/version-1.38/antora.yml"] += "prerelease: -dev\n"
     folder = tree(tmp_path / "site", files)
-    env = scree_env(tmp_path / "data", SCREE_EMBEDDER="hash")
-    reindex_here(env, folder)
-    doctor = run_scree("doctor", "--notes", str(folder), env=env)
+    env, doctor = indexed_doctor(tmp_path, folder)
     assert (
         f"version trees: current {root}/version-1.37/ (3 pages; the highest version number that is no pre-release); "
         f"other versions: {root}/version-1.38/ (unreleased, 3 pages), {root}/version-1.36/ (old, 3 pages)"
@@ -479,9 +482,7 @@ def test_a_hugo_config_directory_names_the_current_version(tmp_path: Path) -> No
     for version in ("4.x", "3.12", "3.11"):
         files.update({f"site/content/arangodb/{version}/{name}": text for name, text in GUIDES.items()})
     folder = tree(tmp_path / "site", files)
-    env = scree_env(tmp_path / "data", SCREE_EMBEDDER="hash")
-    reindex_here(env, folder)
-    doctor = run_scree("doctor", "--notes", str(folder), env=env)
+    env, doctor = indexed_doctor(tmp_path, folder)
     root = "site/content/arangodb"
     assert (
         f"version trees: current {root}/3.12/ (3 pages; site/config/_default/config.yaml (module.mounts: "
@@ -503,9 +504,7 @@ def test_a_jekyll_config_names_the_current_version(tmp_path: Path) -> None:
     for version in ("v26.3", "v26.2", "v26.1"):
         files.update({f"src/current/{version}/{name}": text for name, text in GUIDES.items()})
     folder = tree(tmp_path / "site", files)
-    env = scree_env(tmp_path / "data", SCREE_EMBEDDER="hash")
-    reindex_here(env, folder)
-    doctor = run_scree("doctor", "--notes", str(folder), env=env)
+    env, doctor = indexed_doctor(tmp_path, folder)
     assert (
         "version trees: current src/current/v26.2/ (3 pages; src/current/_config_cockroachdb.yml (versions.stable) "
         "names v26.2 current); other versions: src/current/v26.3/ (unreleased, 3 pages), src/current/v26.1/ (old, "
@@ -541,9 +540,7 @@ def test_each_docs_plugin_instance_has_its_own_current_version(tmp_path: Path) -
     for root in ("platform", *(f"platform_versioned_docs/version-{v}" for v in ("4.12.0", "4.11.0"))):
         files.update({f"{root}/admin/{name}": text for name, text in GUIDES.items()})
     folder = tree(tmp_path / "site", files)
-    env = scree_env(tmp_path / "data", SCREE_EMBEDDER="hash")
-    reindex_here(env, folder)
-    doctor = run_scree("doctor", "--notes", str(folder), env=env)
+    env, doctor = indexed_doctor(tmp_path, folder)
     found = sorted(line for line in doctor.stdout.splitlines() if line.startswith("ok    version trees: current"))
     assert len(found) == 2, doctor.stdout
     assert found[0].startswith(
