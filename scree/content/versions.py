@@ -797,8 +797,9 @@ class Tree:
 
 @dataclass(frozen=True, slots=True)
 class VersionCopy:
-    """A page of a version tree: `page` is the current page it is a copy of (its own path for none; written as .md),
-    the tree it is in, and the path of its current counterpart (None: none)."""
+    """A page of a version tree: `page` is the current page it is a copy of (for none: the page at its path in the
+    newest tree holding one, often its own; written as .md), the tree it is in, and the path of its current
+    counterpart (None: none)."""
 
     page: str
     tree: Tree

@@ -59,12 +59,8 @@ def read_hints(root: Path, paths: Iterable[str]) -> list[Hint]:
         except OSError:
             instances = []
         for name in [*sorted(CONFIG_NAMES), *instances]:
-            file = base / name
-            try:
-                if file.is_file() and file.stat().st_size <= MAX_CONFIG_BYTES:
-                    texts[name] = file.read_text(encoding="utf-8", errors="replace")
-            except OSError:
-                continue
+            if (text := _config_text(base / name)) is not None:
+                texts[name] = text
         for name, text in texts.items():
             siblings = {other: body for other, body in texts.items() if other != name}
             hints += parse_hints(f"{folder}/{name}" if folder else name, text, siblings)
@@ -81,14 +77,17 @@ def _hugo_config_dir(site: Path) -> list[tuple[str, str]]:
         ]
     except OSError:  # none, or unreadable: it says nothing
         return []
-    found = []
-    for file in files:
-        try:
-            if file.is_file() and file.stat().st_size <= MAX_CONFIG_BYTES:
-                found.append((file.name, file.read_text(encoding="utf-8", errors="replace")))
-        except OSError:
-            continue
-    return found
+    return [(file.name, text) for file in files if (text := _config_text(file)) is not None]
+
+
+def _config_text(file: Path) -> str | None:
+    """A config file's text; None where it is missing, unreadable or over MAX_CONFIG_BYTES."""
+    try:
+        if file.is_file() and file.stat().st_size <= MAX_CONFIG_BYTES:
+            return file.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        pass
+    return None
 
 
 def is_language_folder(folder: str) -> bool:
