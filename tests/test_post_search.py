@@ -82,3 +82,39 @@ def test_doctor_says_what_it_took_as_posts(tmp_path: Path) -> None:
         "ok    posts: website/blog/ (5 pages, date-named): shown after docs pages of similar rank (6 docs pages "
         "beside them)"
     ], doctor.stdout
+
+
+# A package's changelog names the option its release added, in the words a question uses
+JWT_CHANGELOG = page(
+    "Change Log",
+    "## 0.4.0 (2020-05-19)\n\n### Features\n\n* **authentication-jwt:** add JWT authentication with a token service "
+    "and a user service, so an app adds authentication with JWT by mounting the component",
+    "## 0.3.1 (2020-04-29)\n\n### Bug fixes\n\n* **authentication-jwt:** the token expires in the configured seconds",
+)
+JWT_TUTORIAL = page(
+    "Secure your app with JWT authentication",
+    "To add authentication with JWT, mount the JWTAuthenticationComponent in your application and decorate the "
+    "controller methods to protect with @authenticate('jwt').",
+)
+
+
+@pytest.mark.parametrize("mode", ("hybrid", "keyword"))
+def test_a_changelog_comes_after_the_docs_page_unless_the_query_asks_about_changes(tmp_path: Path, mode: str) -> None:
+    """LoopBack keeps a CHANGELOG.md per package in its docs (lb4/changelogs/extensions/authentication-jwt/): its
+    "add JWT authentication" entry came first for "How do I add authentication with JWT?", the tutorial fourth. A
+    question about what changed, or in which release, is the changelog's."""
+    files = {
+        "docs/changelogs/authentication-jwt/CHANGELOG.md": JWT_CHANGELOG,
+        "docs/tutorials/jwt-authentication.md": JWT_TUTORIAL,
+        **{f"docs/{name}": text for name, text in GUIDES.items()},
+    }
+    engine = engine_for(tree(tmp_path / "site", files), tmp_path / "index.db")
+    how = [hit.path for hit in search(engine, "how do I add authentication with JWT token service", mode)]
+    assert how[0] == "docs/tutorials/jwt-authentication.md", how
+    assert "docs/changelogs/authentication-jwt/CHANGELOG.md" in how  # still found, after the docs page
+    for query in (
+        "which release added authentication with JWT token service",
+        "what changed in authentication-jwt 0.4.0",
+    ):
+        asked = [hit.path for hit in search(engine, query, mode)]
+        assert asked[0] == "docs/changelogs/authentication-jwt/CHANGELOG.md", (query, asked)

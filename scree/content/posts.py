@@ -19,6 +19,12 @@ scree.search.ranking.POST_RANKS), still found when only a post answers. The rule
    under a posts folder is a post.
 3. Posts are secondary only beside a docs tree: at least MIN_DOCS_PAGES pages outside every posts folder, index,
    README, changelog and licence pages aside. A repository that is only a blog has nothing to put its posts after.
+
+A changelog (`CHANGELOG.md`, `CHANGES.rst`, `HISTORY.md`, `NEWS.md`, `RELEASE-NOTES.md`: is_changelog) is secondary
+the same way, wherever it is: a monorepo keeps one per package, each entry naming the option it added (LoopBack's
+`lb4/changelogs/extensions/authentication-jwt/CHANGELOG.md` came first for "How do I add authentication with JWT?",
+its tutorial fourth), unless the query asks about changes (asks_about_changes: "what changed in 4.2", "when was
+--foo removed").
 """
 
 from __future__ import annotations
@@ -60,6 +66,14 @@ _YEAR = re.compile(r"(?:19|20)[0-9]{2}")
 _AUTHOR = re.compile(r"^(?:author|authors)\s*:", re.MULTILINE)
 _DATE_KEY = re.compile(r"^date\s*:\s*\S", re.MULTILINE)
 
+# a changelog's file name, case and `_` aside
+CHANGELOG_NAMES = frozenset({"changelog", "changes", "history", "news", "release-notes", "releasenotes"})
+# a query's words asking about changes, whose answer a changelog is
+CHANGE_WORDS = frozenset(
+    {"changed", "changes", "changelog", "release", "released", "releases", "removed", "deprecated", "added"}
+    | {"introduced", "breaking", "history", "renamed", "dropped"}
+)
+
 DATE_NAME = "date-named"
 YEAR_FOLDER = "year folders"
 FRONT_MATTER = "front matter date and author"
@@ -89,6 +103,17 @@ def dated_front_matter(front_matter: str | None) -> bool:
     (a Hugo docs page often has a date alone)."""
     text = front_matter or ""
     return bool(_DATE_KEY.search(text)) and bool(_AUTHOR.search(text))
+
+
+def is_changelog(path: str) -> bool:
+    """Whether a page is a changelog by its file name (CHANGELOG_NAMES): `CHANGELOG.md`, `changes.rst`."""
+    return _stem(path.rsplit("/", 1)[-1]).lower().replace("_", "-") in CHANGELOG_NAMES
+
+
+def asks_about_changes(words: Iterable[str], versions: Iterable[str]) -> bool:
+    """Whether a query (its case-folded `words`, the `versions` it names) asks what changed, when or in which
+    release: a changelog answers it."""
+    return any(True for _ in versions) or not CHANGE_WORDS.isdisjoint(words)
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,7 +15,7 @@ from scree.content.files import FileContent, read_markdown, stat_file
 from scree.content.formats import NotDocs, detect, is_thin
 from scree.content.ignore import IgnorePolicy
 from scree.content.languages import LanguageTrees
-from scree.content.posts import Posts
+from scree.content.posts import Posts, asks_about_changes, is_changelog
 from scree.embedders.base import KEYWORD_ONLY, Embedder
 from scree.embedders.factory import NEEDS_VECTORS, SEMANTIC_OFF, make_embedder, make_query_embedder
 from scree.embedders.kinds import embedder_available, similarity_floor
@@ -403,7 +403,7 @@ class SearchEngine:
         chunks VERSION_RANKS places down (issue 32): after that many current pages of similar rank, since among the
         files' best chunks a place is a page; and on a docs site with a blog (scree.content.posts), posts POST_RANKS
         places down, past pages the query's words found (`matched`, in hybrid mode) only: a post that alone
-        answers stays among the first hits."""
+        answers stays among the first hits; so is a changelog, unless the query asks about changes."""
         ranked = diversify(ranked, lambda pair: rows[pair[0]].path if pair[0] in rows else "", PER_FILE)
         trees = self._language_trees()
         if trees.versions.families or trees.versions.superseded:
@@ -412,6 +412,8 @@ class SearchEngine:
         posts = self._site_posts()
         if posts.folders:
             ranked = demote(ranked, lambda item: item in rows and posts.is_post(rows[item].path), POST_RANKS, matched)
+        if not asks_about_changes(query.folded_words, query.versions):
+            ranked = demote(ranked, lambda item: item in rows and is_changelog(rows[item].path), POST_RANKS, matched)
         questions = self._question_pages(ranked[:FAQ_WINDOW], rows, looked)
         if questions:
             ranked = demote(ranked, questions.__contains__, FAQ_RANKS, matched)
