@@ -421,6 +421,27 @@ def test_a_series_of_release_notes_answers_from_the_docs_and_marks_each_old_rele
         assert named[0].path == "docs/history/whatsnew-5.4.md" and named[0].version == "5.4 (old)", (mode, named)
 
 
+def test_a_query_naming_a_major_names_the_page_of_its_dot_zero_release(tmp_path: Path) -> None:
+    """Versions rule 8, the AI SDK's layout: migration-guides/migration-guide-4-0.mdx ... 6-0.mdx. "How do I migrate
+    from AI SDK 4 to 5?" named 4 and 5, which named no 4.0 or 5.0 page (a lone major names no 3.x page), so the 5.0
+    guide ranked as an old release's and fell out of the first five; 5 and 5.0 are one release."""
+    files = {f"docs/{name}": text for name, text in GUIDES.items()}
+    for major in (4, 5, 6):
+        files[f"docs/migration-guides/migration-guide-{major}-0.md"] = page(
+            f"Migrate AI SDK {major - 1}.x to {major}.0",
+            f"## Streaming\n\nMigrate the streaming helpers: in {major}.0 streamText replaces the {major - 1}.x stream "
+            "functions, and the data stream protocol moves to server-sent events.",
+        )
+    files["docs/streaming.md"] = page("Streaming", "Migrate nothing: streamText streams text as the model writes it.")
+    engine = engine_for(tree(tmp_path / "site", files), tmp_path / "index.db")
+    for mode in ("hybrid", "keyword"):
+        hits = search(engine, "how do I migrate the streaming helpers from AI SDK 4 to 5", mode)
+        assert (hits[0].path, hits[0].version) == ("docs/migration-guides/migration-guide-5-0.md", "5.0 (old)"), (
+            mode,
+            [(hit.path, hit.version) for hit in hits],
+        )
+
+
 def test_a_specification_kept_one_page_per_release_answers_from_the_newest(tmp_path: Path) -> None:
     """Versions rule 7, OAI/OpenAPI-Specification's layout: versions/3.0.4.md, 3.1.1.md, 3.2.0.md hold the same
     specification release by release, so an identical section was shown from whichever copy came first; the newest

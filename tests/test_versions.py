@@ -1390,6 +1390,11 @@ def test_version_in_a_page_name_needs_a_version_shape() -> None:
     assert query_versions("the HTTP+SSE transport of the 2024-11-05 spec") == {"2024.11.05"}
     assert query_versions("timeouts of 2-5 seconds") == {"2", "5"}  # a dash joins the numbers of a date only
     assert names_version(query_versions("upgrading from 3.6.2"), "3.6")
+    # a page named for a release is named by it, trailing zeros aside; a version tree is not (Jest 30 is 30.x)
+    assert names_version(query_versions("from AI SDK 4 to 5"), "5.0", page=True)
+    assert not names_version(query_versions("from AI SDK 4 to 5"), "5.0")
+    assert not names_version(query_versions("new in 5.1"), "5.0", page=True)
+    assert not names_version(query_versions("etcd 3 on Kubernetes"), "3.6", page=True)
     assert not names_version(query_versions("etcd 3 on Kubernetes"), "3.6")
 
 

@@ -471,7 +471,8 @@ class LanguageTrees:
         rank = 0 if language == wanted else 1 if language == self.main else 2 if language == ORIGINAL else 3
         # only outside the copies: a current tree's page about an old release (rule 6) still stands for its copies
         superseded = self.versions.superseded.get(path) if copy is None else None
-        asked = (superseded is not None and names_version(named, superseded)) or self.named_version(path, named)
+        asked = superseded is not None and names_version(named, superseded, page=True)
+        asked = asked or self.named_version(path, named)
         if superseded is not None and not asked:
             version = superseded
         return (rank, not asked, *version_rank(version, copy is not None and copy.newer))

@@ -1367,11 +1367,26 @@ def query_versions(query: str) -> set[str]:
     return {".".join(_NUMBERS.findall(each)) for each in found}
 
 
-def names_version(named: Iterable[str], version: str) -> bool:
+def names_version(named: Iterable[str], version: str, page: bool = False) -> bool:
     """Whether one of the query's versions (query_versions) is `version`, read at `version`'s precision: "3.6.2" names
-    the 3.6 upgrade notes; "3" alone names no 3.x page."""
+    the 3.6 upgrade notes; "3" alone names no 3.x page. A `page` named for a release (rules 6-8) is named by the
+    release it is, trailing zeros aside: "from AI SDK 4 to 5" names the AI SDK's migration-guide-5-0. Not a version
+    tree: "Jest 30" names the 30.x line, whose current tree is 30.4, not Jest's version-30.0/."""
     wanted = version_key(version)
-    return any(version_key(found)[: len(wanted)] == wanted for found in named if len(version_key(found)) >= len(wanted))
+    return any(
+        version_key(found)[: len(wanted)] == wanted
+        if len(version_key(found)) >= len(wanted)
+        else page and _release(version_key(found)) == _release(wanted)
+        for found in named
+    )
+
+
+def _release(key: tuple[int, ...]) -> tuple[int, ...]:
+    """A version's key without its trailing zeros: 5.0 and 5.0.0 are release 5."""
+    end = len(key)
+    while end > 1 and key[end - 1] == 0:
+        end -= 1
+    return key[:end]
 
 
 def _norm(version: str) -> str:

@@ -66,7 +66,7 @@ def other_version(trees: LanguageTrees, rows: dict[int, StoredChunk], chunk_id: 
     if copy is not None and copy.version is not None:
         return not trees.named_version(row.path, named)
     superseded = trees.versions.superseded.get(row.path)
-    return superseded is not None and not names_version(named, superseded)
+    return superseded is not None and not names_version(named, superseded, page=True)
 
 
 def fold_translations(
