@@ -10,6 +10,8 @@ import pytest
 from cli_helpers import run_scree, scree_env
 from test_version_search import GUIDES, engine_for, page, search, tree
 
+from scree.content.posts import is_changelog
+
 CLI = page(
     "CLI options",
     "## testPathPatterns\n\nRun only the test files whose path matches one of the regex patterns given.",
@@ -112,6 +114,8 @@ def test_a_changelog_comes_after_the_docs_page_unless_the_query_asks_about_chang
     how = [hit.path for hit in search(engine, "how do I add authentication with JWT token service", mode)]
     assert how[0] == "docs/tutorials/jwt-authentication.md", how
     assert "docs/changelogs/authentication-jwt/CHANGELOG.md" in how  # still found, after the docs page
+    assert is_changelog("HISTORY.md") and is_changelog("docs/changes.rst") and is_changelog("Release_Notes.md")
+    assert not is_changelog("docs/commands/history.md") and not is_changelog("docs/changelog-format.md")
     for query in (
         "which release added authentication with JWT token service",
         "what changed in authentication-jwt 0.4.0",

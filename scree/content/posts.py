@@ -20,7 +20,7 @@ scree.search.ranking.POST_RANKS), still found when only a post answers. The rule
 3. Posts are secondary only beside a docs tree: at least MIN_DOCS_PAGES pages outside every posts folder, index,
    README, changelog and licence pages aside. A repository that is only a blog has nothing to put its posts after.
 
-A changelog (`CHANGELOG.md`, `CHANGES.rst`, `HISTORY.md`, `NEWS.md`, `RELEASE-NOTES.md`: is_changelog) is secondary
+A changelog (`CHANGELOG.md`, `CHANGES.rst`, `RELEASE-NOTES.md`, `HISTORY.md`, `NEWS.md`: is_changelog) is secondary
 the same way, wherever it is: a monorepo keeps one per package, each entry naming the option it added (LoopBack's
 `lb4/changelogs/extensions/authentication-jwt/CHANGELOG.md` came first for "How do I add authentication with JWT?",
 its tutorial fourth), unless the query asks about changes (asks_about_changes: "what changed in 4.2", "when was
@@ -66,8 +66,10 @@ _YEAR = re.compile(r"(?:19|20)[0-9]{2}")
 _AUTHOR = re.compile(r"^(?:author|authors)\s*:", re.MULTILINE)
 _DATE_KEY = re.compile(r"^date\s*:\s*\S", re.MULTILINE)
 
-# a changelog's file name, case and `_` aside
-CHANGELOG_NAMES = frozenset({"changelog", "changes", "history", "news", "release-notes", "releasenotes"})
+# a changelog's file name, case and `_` aside; and, written in capitals as a project's own files are, these (a docs
+# page `history.md` or `news.md` is as often a command's or a feature's)
+CHANGELOG_NAMES = frozenset({"changelog", "changes", "release-notes", "releasenotes"})
+CAPITAL_CHANGELOG_NAMES = frozenset({"HISTORY", "NEWS"})
 # a query's words asking about changes, whose answer a changelog is
 CHANGE_WORDS = frozenset(
     {"changed", "changes", "changelog", "release", "released", "releases", "removed", "deprecated", "added"}
@@ -106,8 +108,10 @@ def dated_front_matter(front_matter: str | None) -> bool:
 
 
 def is_changelog(path: str) -> bool:
-    """Whether a page is a changelog by its file name (CHANGELOG_NAMES): `CHANGELOG.md`, `changes.rst`."""
-    return _stem(path.rsplit("/", 1)[-1]).lower().replace("_", "-") in CHANGELOG_NAMES
+    """Whether a page is a changelog by its file name (CHANGELOG_NAMES, CAPITAL_CHANGELOG_NAMES): `CHANGELOG.md`,
+    `changes.rst`, `HISTORY.md`, not `commands/history.md`."""
+    stem = _stem(path.rsplit("/", 1)[-1])
+    return stem.lower().replace("_", "-") in CHANGELOG_NAMES or stem in CAPITAL_CHANGELOG_NAMES
 
 
 def asks_about_changes(words: Iterable[str], versions: Iterable[str]) -> bool:
