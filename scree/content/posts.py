@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 
 POST_FOLDER_NAMES = frozenset(
@@ -114,10 +114,10 @@ def is_changelog(path: str) -> bool:
     return stem.lower().replace("_", "-") in CHANGELOG_NAMES or stem in CAPITAL_CHANGELOG_NAMES
 
 
-def asks_about_changes(words: Iterable[str], versions: Iterable[str]) -> bool:
+def asks_about_changes(words: Iterable[str], versions: Collection[str]) -> bool:
     """Whether a query (its case-folded `words`, the `versions` it names) asks what changed, when or in which
     release: a changelog answers it."""
-    return any(True for _ in versions) or not CHANGE_WORDS.isdisjoint(words)
+    return bool(versions) or not CHANGE_WORDS.isdisjoint(words)
 
 
 @dataclass(frozen=True, slots=True)
