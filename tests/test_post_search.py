@@ -122,3 +122,31 @@ def test_a_changelog_comes_after_the_docs_page_unless_the_query_asks_about_chang
     ):
         asked = [hit.path for hit in search(engine, query, mode)]
         assert asked[0] == "docs/changelogs/authentication-jwt/CHANGELOG.md", (query, asked)
+
+
+def test_doctor_names_the_changelogs_search_puts_after_the_docs(tmp_path: Path) -> None:
+    files = {
+        "CHANGELOG.md": JWT_CHANGELOG,
+        "packages/jwt/CHANGELOG.md": JWT_CHANGELOG,
+        "packages/jwt/HISTORY.md": JWT_CHANGELOG,
+        "docs/changes.rst": "Changes\n=======\n\nVersion 2.0\n-----------\n\nThe token service moved.\n",
+        "docs/commands/history.md": page("history", "Show the history of a release."),
+        **{f"docs/{name}": text for name, text in GUIDES.items()},
+    }
+    folder = tree(tmp_path / "site", files)
+    env = scree_env(tmp_path / "data", SCREE_EMBEDDER="hash")
+    assert run_scree("reindex", "--notes", str(folder), env=env).returncode == 0
+    doctor = run_scree("doctor", "--notes", str(folder), env=env)
+    lines = [line for line in doctor.stdout.splitlines() if line.startswith("ok    changelogs:")]
+    assert lines == [
+        "ok    changelogs: CHANGELOG.md, docs/changes.rst, packages/jwt/CHANGELOG.md and 1 more: shown after docs "
+        "pages of similar rank unless the query asks about changes"
+    ], doctor.stdout
+    (folder / "CHANGELOG.md").unlink()
+    for name in ("packages/jwt/CHANGELOG.md", "packages/jwt/HISTORY.md", "docs/changes.rst"):
+        (folder / name).unlink()
+    assert run_scree("reindex", "--notes", str(folder), env=env).returncode == 0
+    doctor = run_scree("doctor", "--notes", str(folder), env=env)
+    assert "ok    changelogs: none found (pages named CHANGELOG, CHANGES or RELEASE-NOTES" in doctor.stdout, (
+        doctor.stdout
+    )

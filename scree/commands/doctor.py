@@ -282,6 +282,7 @@ OVERRIDE_ADVICE = (
 def _check_copies(store: IndexReader, settings: Settings, report: _Report) -> None:
     """Issue 32: the version trees and translations search folds, and why, so a user can see and override them."""
     from scree.content.languages import ORIGINAL
+    from scree.content.posts import describe_changelogs
     from scree.content.versions import named_current, overrides
     from scree.search.post_evidence import site_posts
     from scree.search.version_evidence import copy_trees
@@ -309,6 +310,7 @@ def _check_copies(store: IndexReader, settings: Settings, report: _Report) -> No
     else:
         report.ok("translations", "none found")
     report.ok("posts", posts.describe())
+    report.ok("changelogs", describe_changelogs(store.paths()))
     _check_question_pages(store, report)
 
 

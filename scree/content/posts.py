@@ -114,6 +114,19 @@ def is_changelog(path: str) -> bool:
     return stem.lower().replace("_", "-") in CHANGELOG_NAMES or stem in CAPITAL_CHANGELOG_NAMES
 
 
+CHANGELOGS_SHOWN = 3  # changelogs `scree doctor` names
+
+
+def describe_changelogs(paths: Iterable[str]) -> str:
+    """One line for `scree doctor`: the changelogs among `paths` and what search does with them."""
+    found = sorted(path for path in paths if is_changelog(path))
+    if not found:
+        return "none found (pages named CHANGELOG, CHANGES or RELEASE-NOTES; HISTORY or NEWS in capitals)"
+    more = len(found) - CHANGELOGS_SHOWN
+    named = ", ".join(found[:CHANGELOGS_SHOWN]) + (f" and {more} more" if more > 0 else "")
+    return f"{named}: shown after docs pages of similar rank unless the query asks about changes"
+
+
 def asks_about_changes(words: Iterable[str], versions: Collection[str]) -> bool:
     """Whether a query (its case-folded `words`, the `versions` it names) asks what changed, when or in which
     release: a changelog answers it."""
