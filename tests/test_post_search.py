@@ -7,8 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from cli_helpers import run_scree, scree_env
-from test_version_search import GUIDES, engine_for, page, search, tree
+from cli_helpers import run_scree
+from test_version_search import GUIDES, engine_for, indexed_doctor, page, search, tree
 
 from scree.content.posts import is_changelog
 
@@ -75,10 +75,7 @@ def test_a_question_only_a_post_answers_still_finds_it(tmp_path: Path) -> None:
 
 
 def test_doctor_says_what_it_took_as_posts(tmp_path: Path) -> None:
-    folder = site(tmp_path / "site")
-    env = scree_env(tmp_path / "data", SCREE_EMBEDDER="hash")
-    assert run_scree("reindex", "--notes", str(folder), env=env).returncode == 0
-    doctor = run_scree("doctor", "--notes", str(folder), env=env)
+    _, doctor = indexed_doctor(tmp_path, site(tmp_path / "site"))
     lines = [line for line in doctor.stdout.splitlines() if line.split(":", 1)[0].endswith("posts")]
     assert lines == [
         "ok    posts: website/blog/ (5 pages, date-named): shown after docs pages of similar rank (6 docs pages "
@@ -134,9 +131,7 @@ def test_doctor_names_the_changelogs_search_puts_after_the_docs(tmp_path: Path) 
         **{f"docs/{name}": text for name, text in GUIDES.items()},
     }
     folder = tree(tmp_path / "site", files)
-    env = scree_env(tmp_path / "data", SCREE_EMBEDDER="hash")
-    assert run_scree("reindex", "--notes", str(folder), env=env).returncode == 0
-    doctor = run_scree("doctor", "--notes", str(folder), env=env)
+    env, doctor = indexed_doctor(tmp_path, folder)
     lines = [line for line in doctor.stdout.splitlines() if line.startswith("ok    changelogs:")]
     assert lines == [
         "ok    changelogs: CHANGELOG.md, docs/changes.rst, packages/jwt/CHANGELOG.md and 1 more: shown after docs "
