@@ -257,6 +257,11 @@ def test_the_label_docusaurus_gives_docs_says_whether_it_is_old_or_next(label: s
         assert trees.copy(f"{english}/version-5.0/install.md") == Copy(
             "en", "versioned_docs/version-5.0/install.md", None, structural=True
         )
+        # a query naming the label's version names the tree ("RocketMQ 4.x message filtering"), and its translation
+        asked = query_versions(f"install RocketMQ {label}")
+        assert versions.named_by("docs/install.md", asked) == bool(asked), label
+        assert trees.named_version(f"{english}/current/install.md", asked) == bool(asked), label
+        assert not versions.named_by("docs/install.md", query_versions("install RocketMQ 5.0"))
 
 
 def test_the_repository_root_is_the_current_tree_beside_top_folders_named_for_versions() -> None:

@@ -782,12 +782,14 @@ def _says_latest(entry: Mapping[str, object]) -> bool:
 @dataclass(frozen=True, slots=True)
 class Tree:
     """One version tree: its folder, the version its name carries (None: untagged), its status (CURRENT, OLD or
-    NEWER) and why it was taken so (for `scree doctor`)."""
+    NEWER) and why it was taken so (for `scree doctor`); for an untagged tree, the version the site's config labels
+    it with (Docusaurus's `versions.current.label`: RocketMQ's docs/ is `4.x`), which a query may name."""
 
     root: str
     version: str | None
     status: str
     why: str
+    labelled: str | None = None
 
     @property
     def label(self) -> str:
@@ -833,11 +835,12 @@ class VersionTrees:
     def tree_named(self, tree: Tree, named: Collection[str]) -> bool:
         """named_by for a tree: one other than its family's current one, whose version the query names and not the
         current one's."""
-        if not named or tree.status == CURRENT or tree.version is None:
+        version = tree.version or tree.labelled  # RocketMQ's docs/, labelled 4.x: "RocketMQ 4.x message filtering"
+        if not named or tree.status == CURRENT or version is None:
             return False
         current = next((family[0] for family in self.families if tree in family), None)
         said = current is not None and current.version is not None and names_version(named, current.version)
-        return not said and names_version(named, tree.version)
+        return not said and names_version(named, version)
 
     def describe(self) -> list[str]:
         """One line per family, for `scree doctor`: the current tree and why, then the others."""
@@ -1731,7 +1734,7 @@ def _decide(family: Sequence[str], hints: Sequence[Hint], override: str | None) 
         if root != current:
             number = labelled.get(root, numbers[root])  # for the status alone: the tree's name still carries none
             newer = root not in old_named and _ahead(number, numbers[current], below[root], named, below[current])
-            trees.append(Tree(root, numbers[root], NEWER if newer else OLD, ""))
+            trees.append(Tree(root, numbers[root], NEWER if newer else OLD, "", labelled.get(root)))
     # newest first: an unreleased untagged tree (next) before numbered ones, an old one (legacy) after them
     rest = sorted(
         trees[1:],
