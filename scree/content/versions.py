@@ -1187,7 +1187,7 @@ def version_in_name(path: str, strict: bool = False) -> str | None:
     """The version a page's file name is named for (`3.6` of `upgrade_3_6.md`, `4` of `migrating-to-v4.md`, `2.2.0`
     of `etcd-2-2-0-benchmarks.md`; the highest of several: `3` of `upgrading-from-v2-to-v3.md`, a page about moving
     to 3), else None: a number standing apart in the name (between separators) that has parts (`3_6`; `strict`:
-    a release's, _release_number: `5-0.md`, `v1.30.X.md`, `2-2-0`, not `oauth-2-0`), a name that speaks of
+    a release's, _parted_number: `5-0.md`, `v1.30.X.md`, `2-2-0`, not `oauth-2-0`), a name that speaks of
     versions (upgrade, migration, release...) around it, or a `v` before it that is the whole name (`v2.md`). A
     number glued to letters (`http2`, `ipv6`, `Jest30`), alone in a plain name (`01-intro`,
     `etcd-3-watch`), the number ordering a page (`06-upgrades`, _order_prefix) or an API's version (`api-v2.md`:
@@ -1199,24 +1199,21 @@ def version_in_name(path: str, strict: bool = False) -> str | None:
     found = [
         ".".join(_NUMBERS.findall(match.group(2)))
         for match in _NAMED_VERSION.finditer(stem)
-        if (
-            (match.group(3) and not strict)
-            or _release_number(match, stem)
-            or speaks
-            or (match.group(1) and match.group(0) == stem)
-        )
+        if (_parted_number(match, stem, strict) or speaks or (match.group(1) and match.group(0) == stem))
         and not _order_prefix(match, stem)
     ]
     return max(found, key=version_key) if found else None
 
 
-def _release_number(match: re.Match[str], stem: str) -> bool:
-    """Whether a number with parts standing apart in a page's name is a release's on its own: the whole name
-    (`5-0.md`), after a `v` (`v1.30.X.md`), or a release's three parts (`etcd-2-2-0-benchmarks`,
-    `data_driven_testing_4.2.0`). Two parts after a word are as often a protocol's or a standard's version
-    (`oauth-2-0.md`, `http-1-1.md`) as a release's."""
+def _parted_number(match: re.Match[str], stem: str, strict: bool) -> bool:
+    """Whether a number standing apart in a page's name has parts (`3_6`), and, `strict`, is a release's on its
+    own: the whole name (`5-0.md`), after a `v` (`v1.30.X.md`), or a release's three parts
+    (`etcd-2-2-0-benchmarks`, `data_driven_testing_4.2.0`). Two parts after a word are as often a protocol's or a
+    standard's version (`oauth-2-0.md`, `http-1-1.md`) as a release's."""
     if match.group(3) is None:
         return False
+    if not strict:
+        return True
     return match.group(0) == stem or match.group(1) is not None or len(_NUMBERS.findall(match.group(2))) >= 3
 
 
