@@ -1271,7 +1271,7 @@ def test_doctor_lists_the_nearest_old_trees_and_counts_the_rest() -> None:
     assert line.startswith("current content/docs/v1.11.0/ (6 pages; config.yaml (params.docs_latest) names v1.11.0")
     assert "other versions: content/docs/main/ (unreleased, 6 pages), content/docs/v1.10.0/ (old, 6 pages)" in line
     assert line.count("(old, 6 pages)") == 7
-    assert line.endswith(", and 4 more down to content/docs/v1.0.0/ (24 pages)")
+    assert line.endswith(", and 4 more down to content/docs/v1.0.0/ (24 pages in all)")
 
 
 def test_a_fingerprint_is_the_same_in_every_process() -> None:

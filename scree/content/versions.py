@@ -854,7 +854,7 @@ class VersionTrees:
             )
             if rest:  # Antrea's 85 versions made one line of 3,400 characters
                 held = plural(sum(count[tree.root] for tree in rest), "page")
-                others += f", and {len(rest)} more down to {_shown(rest[-1].root)} ({held})"
+                others += f", and {len(rest)} more down to {_shown(rest[-1].root)} ({held} in all)"
             pages = plural(count[current.root], "page")
             lines.append(f"current {_shown(current.root)} ({pages}; {current.why}); other versions: {others}")
         if self.superseded:
