@@ -264,6 +264,22 @@ def test_the_label_docusaurus_gives_docs_says_whether_it_is_old_or_next(label: s
         assert not versions.named_by("docs/install.md", query_versions("install RocketMQ 5.0"))
 
 
+def test_a_query_naming_the_label_of_the_current_untagged_tree_names_the_current_version() -> None:
+    """PixiJS's layout: docs/ is current (`lastVersion: 'current'`), labelled v8.x, beside versioned_docs/version-7.x/.
+    "How do I migrate from v7 to v8?" names the current version too, so the 7.x copies do not come first: only a
+    query naming 7 alone names the old tree."""
+    paths = [f"{root}/{p}" for root in ("docs", "versioned_docs/version-7.x") for p in PAGES]
+    config = (
+        "export default { presets: [['classic', { docs: { lastVersion: 'current',\n"
+        "  versions: { '7.x': { label: 'v7.x', path: '7.x' }, current: { label: 'v8.x', path: '8.x' } } } }]] };"
+    )
+    versions = find_trees(paths, parse_hints("versions.json", '["7.x"]', {"docusaurus.config.ts": config}))
+    assert statuses(versions) == {"docs": CURRENT, "versioned_docs/version-7.x": OLD}
+    old = "versioned_docs/version-7.x/install.md"
+    assert not versions.named_by(old, query_versions("How do I migrate from v7 to v8?"))
+    assert versions.named_by(old, query_versions("How did installing work in v7?"))
+
+
 def test_the_repository_root_is_the_current_tree_beside_top_folders_named_for_versions() -> None:
     """firecrawl/firecrawl-docs (a Mintlify site at the repository's root): the current pages at the root, the old
     API's in v1/ and v0/ at the same relative paths, translations in es/, a snippets/ family of its own. The root was

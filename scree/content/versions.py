@@ -839,7 +839,8 @@ class VersionTrees:
         if not named or tree.status == CURRENT or version is None:
             return False
         current = next((family[0] for family in self.families if tree in family), None)
-        said = current is not None and current.version is not None and names_version(named, current.version)
+        said_version = current.version or current.labelled if current is not None else None  # PixiJS's docs/: v8.x
+        said = said_version is not None and names_version(named, said_version)
         return not said and names_version(named, version)
 
     def describe(self) -> list[str]:
@@ -1722,9 +1723,9 @@ def _decide(family: Sequence[str], hints: Sequence[Hint], override: str | None) 
     old_named = {root for root in family if says_old(root)}
     below = _below_branch(family)
     current, why = _current_of(family, hints, override, numbers, old_named, below)
-    trees = [Tree(current, numbers[current], CURRENT, why)]
     naming = [hint for hint in _applicable(hints, family) if _named_by(hint, family, numbers, old_named) == current]
-    labelled = _untagged_label(naming, family, numbers, old_named, current)
+    labelled = _untagged_label(naming, family, numbers, old_named)
+    trees = [Tree(current, numbers[current], CURRENT, why, labelled.get(current))]
     # a current tree the config names by a label (Prettier's `stable`) counts as numbered: the untagged one is next
     named = numbers[current] is None and any(hint.current for hint in naming)
     for root in family:
@@ -1830,12 +1831,13 @@ def _applicable(hints: Sequence[Hint], family: Sequence[str]) -> list[Hint]:
 
 
 def _untagged_label(
-    naming: Sequence[Hint], family: Sequence[str], numbers: Mapping[str, str | None], old_named: set[str], current: str
+    naming: Sequence[Hint], family: Sequence[str], numbers: Mapping[str, str | None], old_named: set[str]
 ) -> dict[str, str]:
-    """The family's one untagged tree, when it is not current, with the version the config's label gives it
-    (Hint.untagged) where that config names the current tree (`naming`): RocketMQ's docs/, labelled 4.x beside the
-    current 5.0, is old, not an unreleased next; the preset's label says nothing of another plugin instance's docs."""
-    untagged = [root for root in _unnumbered(family, numbers, old_named) if root != current]
+    """The family's one untagged tree with the version the config's label gives it (Hint.untagged) where that config
+    names the current tree (`naming`): RocketMQ's docs/, labelled 4.x beside the current 5.0, is old, not an
+    unreleased next; PixiJS's current docs/, labelled v8.x, is 8.x when a query names versions ("migrate from v7 to
+    v8" names the current one too). The preset's label says nothing of another plugin instance's docs."""
+    untagged = _unnumbered(family, numbers, old_named)
     label = next((hint.untagged for hint in naming if hint.untagged is not None), None)
     return {untagged[0]: label} if label is not None and len(untagged) == 1 else {}
 
