@@ -189,6 +189,26 @@ def test_a_page_gone_from_the_current_version_is_one_hit_its_newest_copy_first(t
     assert {entry.rsplit(":", 1)[0] for entry in gone[0].also} == {"website/versioned_docs/version-28.1/Puppeteer.md"}
 
 
+@pytest.mark.parametrize("mode", MODES)
+def test_a_section_gone_from_the_current_page_is_one_hit_its_newest_text_first(tmp_path: Path, mode: str) -> None:
+    """pnpm's "Using Corepack", gone from the current installation page, is in 10.x and, rewritten, in 7.x: the
+    two old texts were two hits, the older one first. Now the newest old version's text is the hit, marked, the
+    older one in its also=."""
+    folder = jest_like(tmp_path / "site")
+    rewritten = "## browser\n\nStart the jasmine runner by hand to open each test file in a browser window of your own."
+    for name, text in (("Configuration.md", CONFIG_PAGE), *GUIDES.items()):
+        write_file(folder, f"website/versioned_docs/version-28.1/{name}", text)
+    write_file(folder, "website/versioned_docs/version-28.1/CLI.md", page("CLI options", rewritten))
+    write_file(folder, "website/versions.json", '["30.4", "29.7", "28.1"]\n')
+    engine = engine_for(folder, tmp_path / "index.db")
+    hits = search(engine, "run each test in a browser with the jasmine runner", mode, k=10)
+    gone = [hit for hit in hits if "jasmine" in hit.text]
+    assert [(hit.path, hit.version) for hit in gone] == [
+        ("website/versioned_docs/version-29.7/CLI.md", "version-29.7 (old)")
+    ], [(hit.path, hit.version, hit.heading) for hit in hits]
+    assert "website/versioned_docs/version-28.1/CLI.md" in {entry.rsplit(":", 1)[0] for entry in gone[0].also}
+
+
 def test_the_old_chunk_that_matched_is_shown_marked_and_the_current_one_where_it_says_the_same(
     tmp_path: Path,
 ) -> None:

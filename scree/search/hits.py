@@ -194,12 +194,22 @@ def _fold_family(
                 q
                 for q in better
                 if says_same(mine.text, rows[ranked[q][0]].text, words, rows[ranked[q][0]].heading == mine.heading)
+                or _older_section(copies[p], copies[q], mine, rows[ranked[q][0]])
             ),
             None,
         )
         if match is not None:
             out[p] = match
     return out
+
+
+def _older_section(mine: Copy, better: Copy, row: StoredChunk, other: StoredChunk) -> bool:
+    """Whether `row`, an old version's chunk, is an older text of a section that `other`, a chunk of a preferred
+    old version, holds too (the same heading, whatever each says): a section the current page no longer has, or
+    rewrote, is shown in its newest old text with the older ones in also= (pnpm's "Using Corepack", gone from the
+    current installation page, in 10.x beside the 7.x text it rewrote), as a removed page's old copies are."""
+    both_old = mine.version is not None and better.version is not None
+    return both_old and bool(row.heading) and row.heading == other.heading
 
 
 def preferred_twin(
