@@ -7,11 +7,13 @@ import hashlib
 from pathlib import Path
 
 import pytest
+from cli_helpers import reindex_here, scree_env, search_json, write_file
 from test_store import raw
 
 from scree.content.cjk import cjk_index_text, cjk_pairs
+from scree.content.languages import LanguageTrees
 from scree.search.engine import keyword_ranking
-from scree.search.query import cjk_terms, keyword_terms
+from scree.search.query import analyse, cjk_terms, keyword_terms
 from scree.store import SCHEMA_VERSION, FileState, NewChunk, SqliteReader, SqliteWriter
 from scree.store.keywords import fts5_expression
 from scree.store.schema import CJK_TABLE, migrate
@@ -155,3 +157,44 @@ def test_a_schema_4_index_is_upgraded_in_place_with_its_cjk_rows(tmp_path: Path)
         assert upgraded.integrity_check() == "ok"
     with SqliteReader.open(db_path, folder) as reader:
         assert paths(reader, "空格") == ["zh.md"]
+
+
+@pytest.mark.parametrize(
+    ("query", "mostly"),
+    [
+        ("如何查看JVM已加载的类信息？", True),
+        (JA, True),
+        (KO, True),
+        ("how do I use the 数据面板", False),
+        (EN, False),
+        ("", False),
+    ],
+)
+def test_a_query_is_mostly_cjk_when_its_cjk_characters_outnumber_its_other_letters(query: str, mostly: bool) -> None:
+    assert analyse(query, LanguageTrees.of([])).mostly_cjk is mostly
+
+
+ARTHAS_LIKE = {  # a diagnostics tool's Chinese docs, in the shape of Arthas' site/docs/doc/
+    "trace.md": "# trace\n\n方法内部调用路径，并输出方法路径上的每个节点上耗时。\n\n"
+    "trace 命令能主动搜索对应的方法调用路径，渲染和统计整个调用链路上的所有性能开销和追踪调用链路。\n",
+    "intro.md": "# 简介\n\n这是一款线上监控诊断产品，通过全局视角实时查看应用 load、内存、gc、线程的状态信息，"
+    "并能在不修改应用代码的情况下，对业务问题进行诊断。\n",
+    "quick-start.md": "# 快速入门\n\n启动示例程序，然后连接到进程，就可以开始使用了。\n",
+    "jad.md": "# jad\n\n反编译指定已加载类的源码，方便确认线上运行的代码是否符合预期。\n",
+    "logger.md": "# logger\n\n查看日志信息，并可以动态修改日志级别。\n",
+    "heapdump.md": "# heapdump\n\n生成堆转储文件，类似 jmap 命令的 heap dump 功能。\n",
+    "thread.md": "# thread\n\n查看当前线程信息，查看线程的堆栈，找出占用 CPU 最高的线程。\n",
+}
+
+
+def test_a_chinese_question_over_the_offline_model_is_answered_by_its_words(tmp_path: Path, installed: Path) -> None:
+    """all-MiniLM-L6-v2 learned from English: at the usual vector weight its cosines put jad.md (decompiling) before
+    trace.md (each call's time) for "how do I see how long a method's calls take?"; the words decide now."""
+    folder = tmp_path / "docs"
+    for name, text in ARTHAS_LIKE.items():
+        write_file(folder, name, text)
+    env = scree_env(tmp_path / "data", SCREE_LOCAL_MODEL_DIR=str(installed))
+    reindex_here(env, folder)
+    for query, page in (("如何查看方法的调用耗时？", "trace.md"), ("如何动态修改日志级别？", "logger.md")):
+        hits = search_json(folder, query, env, "-k", "3")["hits"]
+        assert hits[0]["path"] == page, (query, [hit["path"] for hit in hits])

@@ -18,7 +18,7 @@ from scree.content.languages import LanguageTrees
 from scree.content.posts import Posts, asks_about_changes, is_changelog
 from scree.embedders.base import KEYWORD_ONLY, Embedder
 from scree.embedders.factory import NEEDS_VECTORS, SEMANTIC_OFF, make_embedder, make_query_embedder
-from scree.embedders.kinds import embedder_available, similarity_floor
+from scree.embedders.kinds import cjk_vector_weight, embedder_available, similarity_floor
 from scree.errors import ScreeError
 from scree.logs import get_logger
 from scree.replies import no_markdown_note
@@ -262,7 +262,7 @@ class SearchEngine:
         elif mode == "keyword":
             ranked = [(chunk_id, 1.0 / (rank + 1)) for rank, chunk_id in enumerate(chunk_id for chunk_id, _ in keyword)]
         else:
-            ranked = fuse_hybrid(nearest, keyword, vector_weight(len(words)))
+            ranked = fuse_hybrid(nearest, keyword, _vector_weight(analysed, recorded))
         rows = self._store.chunks_by_ids(chunk_id for chunk_id, _ in ranked)
 
         def thin(chunk_id: int) -> bool:  # by the chunk's own format's rule (issue 33)
@@ -623,6 +623,13 @@ class SearchEngine:
         if isinstance(row, NotDocs):
             return None
         return _Current(ranges={c.text: (c.start_line, c.end_line) for c in row.chunks(content.text)})
+
+
+def _vector_weight(query: Query, recorded: tuple[str, int] | None) -> float:
+    """The vector list's weight in a hybrid search of `query` over an index whose vectors `recorded` made: lighter for
+    a query mostly in CJK script where that model read English (EmbedderKind.cjk_vector_weight)."""
+    special = cjk_vector_weight(recorded[0]) if query.mostly_cjk and recorded is not None else None
+    return special if special is not None else vector_weight(len(query.words))
 
 
 def _locate(row: StoredChunk, state: _Current) -> tuple[int, int, bool]:

@@ -46,6 +46,13 @@ class Query:
         return query_versions(self.text)
 
     @property
+    def mostly_cjk(self) -> bool:
+        """Whether it is written mostly in CJK script: more Chinese, Japanese or Korean characters than other
+        letters ("如何查看JVM已加载的类信息？" is; "use the 数据面板" is not)."""
+        cjk = sum(len(run) for run in CJK_RUN.findall(self.text))
+        return cjk > sum(character.isalpha() for character in CJK_RUN.sub("", self.text))
+
+    @property
     def folded_words(self) -> set[str]:
         """Its words in case-folded form, as versions.says_same compares them."""
         return {word.casefold() for word in self.words}
