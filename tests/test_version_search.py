@@ -416,6 +416,38 @@ def test_upgrade_notes_for_an_older_release_give_way_unless_the_query_names_it(t
         assert named[0].path not in {entry.rsplit(":", 1)[0] for entry in named[0].also}, named[0].also
 
 
+def test_a_query_naming_two_versions_gets_the_page_named_for_both_first(tmp_path: Path) -> None:
+    """cert-manager's releases/upgrading/ keeps one page per step, upgrading-1.18-1.19.md beside 1.19-1.20 and
+    1.20-1.21: "...upgrading cert-manager from 1.19 to 1.20?" got 1.18-1.19 first, whose opening says the question's
+    words ("Before upgrading cert-manager from 1.18 to 1.19, read..."); the page named for both versions comes first."""
+    upgrading = "docs/releases/upgrading"
+    folder = tree(
+        tmp_path / "site",
+        {
+            f"{upgrading}/upgrading-1.18-1.19.md": page(
+                "Upgrading from v1.18 to v1.19",
+                "Before upgrading cert-manager from 1.18 to 1.19, check these notes about breaking changes first.",
+                "## Use the latest patch\n\nWhen upgrading to 1.19, install its latest patch release.",
+            ),
+            f"{upgrading}/upgrading-1.19-1.20.md": page(
+                "Upgrading from v1.19 to v1.20",
+                "## Edit role restricted\n\nThe edit role no longer grants create on challenges and orders.",
+                "## Next steps\n\nFollow the regular upgrade process.",
+            ),
+            f"{upgrading}/upgrading-1.20-1.21.md": page(
+                "Upgrading from v1.20 to v1.21", "## Webhook port\n\nThe webhook listens on port 10250 now."
+            ),
+            "docs/installation/upgrade.md": page("Upgrading", "Upgrade with Helm or with the static manifests."),
+            **{f"docs/{name}": text for name, text in GUIDES.items()},
+        },
+    )
+    engine = engine_for(folder, tmp_path / "index.db")
+    hits = search(engine, "What do I need to check before upgrading cert-manager from 1.19 to 1.20?", "hybrid")
+    assert hits[0].path == f"{upgrading}/upgrading-1.19-1.20.md", [hit.path for hit in hits]
+    one = search(engine, "What do I need to check before upgrading cert-manager to 1.19?", "hybrid")
+    assert one[0].path == f"{upgrading}/upgrading-1.18-1.19.md", [hit.path for hit in one]  # one version: as before
+
+
 def test_a_series_of_release_notes_answers_from_the_docs_and_marks_each_old_release(tmp_path: Path) -> None:
     """Versions rule 8, Celery's layout: docs/history/whatsnew-5.4.rst ... whatsnew-5.6.rst beside the user guide,
     no version trees. The notes of 5.4 said more about retries than the guide that documents them and came first,

@@ -20,6 +20,7 @@ from scree.content.versions import (
     VersionTrees,
     find_trees,
     fingerprint,
+    names_each,
     names_version,
     parse_hints,
     parse_hugo_config_dir,
@@ -29,6 +30,7 @@ from scree.content.versions import (
     text_resemblance,
     version_in_name,
     version_of_name,
+    versions_in_name,
 )
 
 PAGES = ("intro.md", "install.md", "config.md", "cli/run.md", "cli/watch.md", "guides/ci.md")
@@ -1470,3 +1472,18 @@ def test_a_page_on_leaving_the_newest_old_version_is_current() -> None:
     assert dict(find_trees(older, parse_hints("versions.json", json.dumps(["2.x", "1.x"]), config)).superseded) == {
         "docs/migrate-v1.md": "1"
     }
+
+
+@pytest.mark.parametrize(
+    ("query", "path", "named"),
+    [
+        ("upgrading from 1.19 to 1.20", "releases/upgrading/upgrading-1.19-1.20.md", True),
+        ("upgrading from 1.19 to 1.20", "releases/upgrading/upgrading-1.18-1.19.md", False),
+        ("upgrading to 1.19", "releases/upgrading/upgrading-1.18-1.19.md", False),  # one version: no range asked
+        ("migrate from v2 to v3", "guides/upgrading-from-v2-to-v3.md", True),
+        ("from AI SDK 4 to 5", "migration-guides/migration-guide-5-0.mdx", False),  # names 5 only
+        ("roll back from 3.7 to 3.6", "upgrades/downgrade_3_7.md", False),
+    ],
+)
+def test_a_page_named_for_each_version_a_query_names(query: str, path: str, named: bool) -> None:
+    assert names_each(query_versions(query), versions_in_name(path)) is named

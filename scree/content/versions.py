@@ -1194,16 +1194,22 @@ def version_in_name(path: str, strict: bool = False) -> str | None:
     `etcd-3-watch`), the number ordering a page (`06-upgrades`, _order_prefix) or an API's version (`api-v2.md`:
     TiKV's API V2 page is current) is not taken for one. An index page (`index.md`, `_index.md`, `README.md`) is
     named by its folder: Redis's `release-notes/rs-7-8-releases/_index.md` is about 7.8."""
+    found = versions_in_name(path, strict)
+    return max(found, key=version_key) if found else None
+
+
+def versions_in_name(path: str, strict: bool = False) -> list[str]:
+    """Every version a page's file name is named for, as version_in_name reads them (`1.19` and `1.20` of
+    cert-manager's `upgrading-1.19-1.20.md`), in order; [] for none."""
     stem = _named_stem(path)
     lowered = stem.lower()
     speaks = any(word in lowered for word in VERSION_NAME_WORDS) or _VERSION_WORD_STARTS.search(lowered) is not None
-    found = [
+    return [
         ".".join(_NUMBERS.findall(match.group(2)))
         for match in _NAMED_VERSION.finditer(stem)
         if (_parted_number(match, stem, strict) or speaks or (match.group(1) and match.group(0) == stem))
         and not _order_prefix(match, stem)
     ]
-    return max(found, key=version_key) if found else None
 
 
 def _parted_number(match: re.Match[str], stem: str, strict: bool) -> bool:
@@ -1379,6 +1385,15 @@ def names_version(named: Iterable[str], version: str, page: bool = False) -> boo
         if len(version_key(found)) >= len(wanted)
         else page and _release(version_key(found)) == _release(wanted)
         for found in named
+    )
+
+
+def names_each(named: Collection[str], versions: Sequence[str]) -> bool:
+    """Whether a page named for `versions` (versions_in_name) is named for each of the query's versions, and it names
+    two or more: cert-manager's `upgrading-1.19-1.20.md` for "upgrading from 1.19 to 1.20", not its
+    `upgrading-1.18-1.19.md`, whose opening asks the question's words."""
+    return len(named) > 1 and all(
+        any(names_version((each,), version, page=True) for version in versions) for each in named
     )
 
 

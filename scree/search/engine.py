@@ -16,6 +16,7 @@ from scree.content.formats import NotDocs, detect, is_thin
 from scree.content.ignore import IgnorePolicy
 from scree.content.languages import LanguageTrees
 from scree.content.posts import Posts, asks_about_changes, is_changelog
+from scree.content.versions import names_each, versions_in_name
 from scree.embedders.base import KEYWORD_ONLY, Embedder
 from scree.embedders.factory import NEEDS_VECTORS, SEMANTIC_OFF, make_embedder, make_query_embedder
 from scree.embedders.kinds import cjk_vector_weight, embedder_available, similarity_floor
@@ -38,6 +39,7 @@ from scree.search.ranking import (
     PER_FILE,
     POOL,
     POST_RANKS,
+    RANGE_WEIGHT,
     VERSION_RANKS,
     above_floor,
     add_signal,
@@ -256,7 +258,6 @@ class SearchEngine:
         floor = similarity_floor(recorded[0]) if recorded is not None else None
         found_by_words = {chunk_id for chunk_id, _ in keyword}
         nearest = above_floor(nearest, found_by_words, floor)
-        words = analysed.words
         if mode == "semantic":
             ranked = nearest
         elif mode == "keyword":
@@ -269,29 +270,7 @@ class SearchEngine:
             return chunk_id in rows and is_thin(rows[chunk_id].path, rows[chunk_id].text)
 
         if mode == "hybrid":
-            terms = frozenset(self._store.stems(" ".join(words)))
-            ranked = add_signal(
-                ranked,
-                lambda chunk_id: path_match(terms, self._terms_of_path(rows, chunk_id)) if terms else 0.0,
-                PATH_WEIGHT,
-            )
-            wanted = literals(query)
-            if wanted:  # issue 32: the query's flags, names and quoted messages as written, more where a heading
-                # defines them (ranking.LITERAL_WEIGHT, DEFINITION_WEIGHT)
-                ranked = add_signal(
-                    ranked,
-                    lambda chunk_id: (
-                        literal_share(wanted, f"{rows[chunk_id].heading}\n{rows[chunk_id].text}")
-                        if chunk_id in rows
-                        else 0.0
-                    ),
-                    LITERAL_WEIGHT,
-                )
-                ranked = add_signal(
-                    ranked,
-                    lambda chunk_id: defined_share(wanted, rows[chunk_id].heading) if chunk_id in rows else 0.0,
-                    DEFINITION_WEIGHT,
-                )
+            ranked = self._signals(ranked, rows, analysed)
         if mode != "semantic":  # issue 25: one-line and link-list chunks rank lower (ranking.THIN_RANKS)
             ranked = demote_thin(
                 ranked,
@@ -308,6 +287,43 @@ class SearchEngine:
         ranked = self._diversify(ranked, rows, matched, analysed, looked)
         hits, dropped = self._recheck_and_collapse(ranked, rows, k, folded, analysed, looked)
         return SearchResult(hits=hits, notes=notes, dropped_paths=tuple(sorted(dropped)))
+
+    def _signals(
+        self, ranked: list[tuple[int, float]], rows: dict[int, StoredChunk], query: Query
+    ) -> list[tuple[int, float]]:
+        """The hybrid ranking's signals beside the two lists: the path naming the query's words, the query's
+        literals as written (more where a heading defines them), a page named for each version the query names."""
+        terms = frozenset(self._store.stems(" ".join(query.words)))
+        ranked = add_signal(
+            ranked,
+            lambda chunk_id: path_match(terms, self._terms_of_path(rows, chunk_id)) if terms else 0.0,
+            PATH_WEIGHT,
+        )
+        wanted = literals(query.text)
+        if wanted:  # issue 32: the query's flags, names and quoted messages as written, more where a heading
+            # defines them (ranking.LITERAL_WEIGHT, DEFINITION_WEIGHT)
+            ranked = add_signal(
+                ranked,
+                lambda chunk_id: (
+                    literal_share(wanted, f"{rows[chunk_id].heading}\n{rows[chunk_id].text}")
+                    if chunk_id in rows
+                    else 0.0
+                ),
+                LITERAL_WEIGHT,
+            )
+            ranked = add_signal(
+                ranked,
+                lambda chunk_id: defined_share(wanted, rows[chunk_id].heading) if chunk_id in rows else 0.0,
+                DEFINITION_WEIGHT,
+            )
+        named = query.versions
+        if len(named) > 1:  # "from 1.19 to 1.20": the page named for both (ranking.RANGE_WEIGHT)
+            ranked = add_signal(
+                ranked,
+                lambda chunk_id: float(chunk_id in rows and names_each(named, versions_in_name(rows[chunk_id].path))),
+                RANGE_WEIGHT,
+            )
+        return ranked
 
     def _candidates(
         self,
