@@ -7,16 +7,18 @@ import hashlib
 from pathlib import Path
 
 import pytest
+from backends import Backend
 from cli_helpers import reindex_here, scree_env, search_json, write_file
 from test_store import raw
 
-from scree.content.cjk import cjk_index_text, cjk_pairs
+from scree.content.cjk import apart_from_cjk, cjk_index_text, cjk_pairs
+from scree.content.formats import keyword_text
 from scree.content.languages import LanguageTrees
 from scree.search.engine import keyword_ranking
-from scree.search.query import analyse, cjk_terms, keyword_terms
+from scree.search.query import analyse, cjk_terms, keyword_match, keyword_terms
 from scree.store import SCHEMA_VERSION, FileState, NewChunk, SqliteReader, SqliteWriter
 from scree.store.keywords import fts5_expression
-from scree.store.schema import CJK_TABLE, migrate
+from scree.store.schema import CJK_TABLE, KEYWORD_FUNCTION, migrate
 
 DIMS = 8
 MODEL = "hash:test"
@@ -198,3 +200,53 @@ def test_a_chinese_question_over_the_offline_model_is_answered_by_its_words(tmp_
     for query, page in (("如何查看方法的调用耗时？", "trace.md"), ("如何动态修改日志级别？", "logger.md")):
         hits = search_json(folder, query, env, "-k", "3")["hits"]
         assert hits[0]["path"] == page, (query, [hit["path"] for hit in hits])
+
+
+def test_cjk_runs_are_set_apart_from_the_words_glued_to_them() -> None:
+    assert apart_from_cjk("在Kubernetes上跑Vitess") == " 在 Kubernetes 上跑 Vitess"
+    assert apart_from_cjk(EN) == EN  # no CJK: the text itself
+    assert keyword_text("docs/a.md", "用keyspace分片") == " 用 keyspace 分片 "
+
+
+GLUED = {  # Vitess's Chinese docs write English names into the Chinese with no space around them
+    "zh/local.md": "# 在Kubernetes上跑Vitess\n\n先创建一个keyspace，再用vtctldclient把它分片。\n",
+    "en/local.md": "# Run locally\n\nStart the cluster on your laptop with the example scripts.\n",
+}
+
+
+def test_a_word_glued_to_chinese_is_found_by_keyword_on_both_backends(tmp_path: Path, index_backend: Backend) -> None:
+    folder = tmp_path / "notes"
+    for name, text in GLUED.items():
+        write_file(folder, name, text)
+    with index_backend.engine(folder) as engine:
+        for query in ("kubernetes", "vtctldclient keyspace", "Vitess"):
+            hits = engine.search(query, k=3, mode="keyword").hits
+            assert hits and hits[0].path == "zh/local.md", (query, [hit.path for hit in hits])
+
+
+def test_a_schema_6_index_is_rebuilt_with_its_words_apart_from_cjk(tmp_path: Path) -> None:
+    """Migration 7 rebuilds the word index from headings and text with CJK runs set apart: a chunk indexed before it
+    is found by the English words glued to its Chinese, nothing re-embedded, FTS5's own check passing."""
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    db_path = tmp_path / "index.db"
+    conn = raw(db_path)
+    conn.create_scalar_function(KEYWORD_FUNCTION, lambda path, text: text, 2)  # schema 6's scree: the text as written
+    assert migrate(conn, upto=6) == [1, 2, 3, 4, 5, 6]
+    conn.execute("insert into meta(key, value) values ('folder', ?)", (str(folder.resolve()),))
+    conn.execute("insert into files values ('zh/local.md', 'abc', 1, 2)")
+    conn.execute(
+        "insert into chunks(path, ordinal, heading, text, start_line, end_line, text_hash) "
+        "values ('zh/local.md', 0, '在Kubernetes上跑Vitess', '先创建一个keyspace，再分片。', 1, 3, 'h0')"
+    )
+    glued = 'select rowid from chunks_fts where chunks_fts match \'"kubernetes" OR "keyspace"\''
+    assert conn.execute(glued).fetchall() == []  # one word with the Chinese: no match before
+    conn.close()
+    with SqliteWriter.open(db_path, folder) as upgraded:
+        assert upgraded.get_meta("schema_version") == str(SCHEMA_VERSION)
+        assert upgraded.integrity_check() == "ok"
+        for query in ("kubernetes", "keyspace"):
+            ranked = [chunk_id for chunk_id, _ in upgraded.keyword_lists(keyword_match(query), 5)[0]]
+            assert ranked == [1], query
+        upgraded.delete_files(["zh/local.md"])  # the delete trigger removes what the insert indexed
+        assert upgraded.integrity_check() == "ok"

@@ -16,6 +16,7 @@ from scree.search.query import keyword_match  # noqa: E402
 from scree.store import pg_keywords  # noqa: E402
 from scree.store.contract import KeywordTerm  # noqa: E402
 from scree.store.pg_reader import PgReader  # noqa: E402
+from scree.store.pg_schema import SCHEMA_VERSION  # noqa: E402
 from scree.store.pg_writer import PgWriter  # noqa: E402
 from scree.store.records import FileState, NewChunk  # noqa: E402
 
@@ -226,13 +227,13 @@ def test_a_schema_2_database_is_read_by_scoring_rows_then_gets_its_postings_from
             conn.execute("drop trigger scree_chunks_drop_postings on scree_chunks")
             conn.execute("drop function scree_drop_postings()")
             conn.execute("drop table scree_postings")
-            conn.execute("delete from scree_schema where version = 3")
+            conn.execute("delete from scree_schema where version >= 3")
     with PgReader.open(pg_url, "old", tmp_path) as reader:  # a reader upgraded before the writer
         for query, found in expected.items():
             _same(reader.keyword_lists(keyword_match(query), 20)[0], found)
     with PgWriter.open_writer(pg_url, "old", tmp_path, None) as writer:
         conn = writer._db()
-        assert conn.execute("select max(version) from scree_schema").fetchone() == (3,)
+        assert conn.execute("select max(version) from scree_schema").fetchone() == (SCHEMA_VERSION,)
         for query, found in expected.items():
             _same(writer.keyword_lists(keyword_match(query), 20)[0], found)
             _same(found, _exact(writer, query, 20))
@@ -267,3 +268,41 @@ def test_the_staged_insert_indexes_each_chunks_keyword_text(tmp_path: Path, pg_u
             ).fetchone()
             assert same == (True,), path
         assert keyword_text("a.mdx", text) != keyword_text("b.md", text)
+
+
+def test_a_schema_3_database_gets_its_words_apart_from_cjk(tmp_path: Path, pg_url: str) -> None:
+    """Migration 4: a chunk written before it, whose English words are glued to its Chinese (one word to
+    PostgreSQL's parser), is found by those words once its writer has migrated, through the postings too; an .mdx
+    chunk, whose keyword text SQL cannot make, keeps its tsvector until its file is synced again."""
+    from scree.store.pg_schema import POSTING_SQL, TEXT_CONFIG
+
+    rng = random.Random(4)
+    heading, text = "在Kubernetes上跑Vitess", "先创建一个keyspace，再分片。"
+    with PgWriter.open_writer(pg_url, "zh", tmp_path, None) as writer:
+        writer.set_model("test:ranking", 4)
+        writer.replace_files(
+            [
+                (FileState(path, str(n), 0, 0), [NewChunk(0, heading, text, 1, 3, f"h{n}", _vector(rng))])
+                for n, path in enumerate(("zh/local.md", "zh/tabs.mdx"))
+            ]
+        )
+        conn = writer._db()
+        with conn.transaction():  # back to schema 3: the tsvector as that scree made it, from the text as written
+            conn.execute(
+                f"update scree_chunks set tsv = setweight(to_tsvector('{TEXT_CONFIG}', heading), 'A') "
+                f"|| setweight(to_tsvector('{TEXT_CONFIG}', text), 'B')"
+            )
+            conn.execute("delete from scree_postings")
+            conn.execute(
+                "insert into scree_postings(collection, lexeme, tf, doc_len, impact, chunk) "
+                f"{POSTING_SQL} from scree_chunks c cross join lateral unnest(c.tsv) u"
+            )
+            conn.execute("delete from scree_schema where version = 4")
+        assert writer.keyword_lists(keyword_match("kubernetes keyspace"), 5)[0] == []
+    with PgWriter.open_writer(pg_url, "zh", tmp_path, None) as writer:
+        conn = writer._db()
+        assert conn.execute("select max(version) from scree_schema").fetchone() == (4,)
+        found = writer.keyword_lists(keyword_match("kubernetes keyspace"), 5)[0]
+        paths = dict(conn.execute("select id, path from scree_chunks").fetchall())
+        assert [paths[chunk_id] for chunk_id, _ in found] == ["zh/local.md"]
+        _same(found, _exact(writer, "kubernetes keyspace", 5))

@@ -24,6 +24,7 @@ from scree.content.chunking import (
     readable_mdx,
     thin,
 )
+from scree.content.cjk import apart_from_cjk
 
 Chunker = Callable[[str], Iterator[Chunk]]  # LF-normalised or raw text -> its chunks in order, as each closes
 
@@ -124,10 +125,11 @@ def is_thin(path: str, text: str) -> bool:
 
 
 def keyword_text(path: str, text: str) -> str:
-    """What keyword search weighs of a stored chunk of `path`: its text, as the first row its ending names keeps it
-    (both backends index this; the SQLite one computes it again, by path and text alone, to delete a row)."""
+    """What keyword search weighs of a stored chunk of `path`: its text, as the first row its ending names keeps it,
+    its CJK runs apart from the words glued to them (cjk.apart_from_cjk). Both backends index this; the SQLite one
+    computes it again, by path and text alone, to delete a row."""
     keywords = rows_for(path)[0].keywords
-    return keywords(text) if keywords is not None else text
+    return apart_from_cjk(keywords(text) if keywords is not None else text)
 
 
 def embedded_text(path: str, chunk: Chunk, row: DocFormat) -> str:

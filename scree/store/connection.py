@@ -8,7 +8,7 @@ from typing import Any
 
 import apsw
 
-from scree.content.cjk import cjk_index_text
+from scree.content.cjk import apart_from_cjk, cjk_index_text
 from scree.content.formats import keyword_text
 from scree.errors import IndexCorruptError, IndexMismatchError
 from scree.paths import FILE_MODE, ensure_private_dir
@@ -16,6 +16,7 @@ from scree.store.extension import vec0_path
 from scree.store.schema import (
     CJK_FUNCTION,
     KEYWORD_FUNCTION,
+    KEYWORD_HEADING_FUNCTION,
     META_FOLDER,
     SCHEMA_VERSION,
     NotAnIndexError,
@@ -44,10 +45,16 @@ def _keyword_text(*args: Any) -> str:
     return keyword_text(path, text) if isinstance(path, str) and isinstance(text, str) else (text or "")
 
 
+def _keyword_heading(*args: Any) -> str:
+    """SQL scree_keyword_heading(heading): what the word index weighs of a chunk's heading (cjk.apart_from_cjk)."""
+    return apart_from_cjk(args[0]) if isinstance(args[0], str) else ""
+
+
 def register_functions(conn: apsw.Connection) -> None:
     """The SQL functions the index's triggers and views call: every connection to an index registers them."""
     conn.create_scalar_function(CJK_FUNCTION, _cjk_pairs, 1, deterministic=True)
     conn.create_scalar_function(KEYWORD_FUNCTION, _keyword_text, 2, deterministic=True)
+    conn.create_scalar_function(KEYWORD_HEADING_FUNCTION, _keyword_heading, 1, deterministic=True)
 
 
 def connect(target: str, readonly: bool, *, immutable: bool = False) -> apsw.Connection:

@@ -123,7 +123,28 @@ create trigger scree_chunks_drop_postings after delete on scree_chunks
     referencing old table as scree_gone_chunks for each statement execute function scree_drop_postings();
 """
 
-MIGRATIONS: tuple[str, ...] = (M001, M002, M003)  # append only; a released migration is never edited
+# M004: the words glued to CJK runs apart (scree.content.cjk.apart_from_cjk: "Kubernetes上跑Vitess" holds the words
+# kubernetes and vitess, which PostgreSQL's parser had read as one word with the Chinese): the tsvector, length and
+# postings of each chunk holding CJK text, made again from its heading and text with a space on each side of every
+# CJK run, as the writer stages them since. The CJK ranges are cjk.CJK_RUN's, written out here as a migration is never
+# edited. An .mdx chunk's keyword text leaves its JSX tags out (formats.keyword_text), which SQL cannot do: those keep
+# their tsvector until their file is synced again.
+_CJK = "[\\u3040-\\u30ff\\u31f0-\\u31ff\\u3400-\\u4dbf\\u4e00-\\u9fff\\uac00-\\ud7af\\uf900-\\ufaff\\uff66-\\uff9f]"
+M004 = f"""
+create temporary table scree_apart on commit drop as
+    select id from scree_chunks where lower(path) not like '%.mdx' and (heading ~ E'{_CJK}' or text ~ E'{_CJK}');
+update scree_chunks c
+    set tsv = setweight(to_tsvector('{TEXT_CONFIG}', regexp_replace(c.heading, E'({_CJK}+)', ' \\1 ', 'g')), 'A')
+        || setweight(to_tsvector('{TEXT_CONFIG}', regexp_replace(c.text, E'({_CJK}+)', ' \\1 ', 'g')), 'B')
+    from scree_apart a where c.id = a.id;
+update scree_chunks c set doc_len = (select coalesce(sum(cardinality(u.positions)), 0) from unnest(c.tsv) u)
+    from scree_apart a where c.id = a.id;
+delete from scree_postings p using scree_apart a where p.chunk = a.id;
+insert into scree_postings(collection, lexeme, tf, doc_len, impact, chunk)
+    {POSTING_SQL} from scree_chunks c join scree_apart a on c.id = a.id cross join lateral unnest(c.tsv) u;
+"""
+
+MIGRATIONS: tuple[str, ...] = (M001, M002, M003, M004)  # append only; a released migration is never edited
 SCHEMA_VERSION = len(MIGRATIONS)
 # The oldest schema a reader of this version reads as it is, before a writer has migrated it: raise it to the new
 # version when a migration changes what readers query. M002 only adds a table, which a reader does without; so does

@@ -19,6 +19,7 @@ from typing import Any, Self
 import psycopg
 
 from scree.content.chunking import EMBED_FORMAT
+from scree.content.cjk import apart_from_cjk
 from scree.content.formats import keyword_text
 from scree.errors import IndexMismatchError, IndexUnavailableError, WriterFencedError
 from scree.store.contract import REINDEX_HINT, AddChunks, IndexWriter, model_mismatch
@@ -37,14 +38,14 @@ MAX_STORED_FILE_BYTES = 8 << 20  # a file's text is stored (compressed) for read
 _STAGE_SQL = """
 create temporary table if not exists scree_staged(
     ordinal integer, path text, heading text, text text, start_line integer, end_line integer, text_hash text,
-    embedding vector, cjk text[], keywords text
+    embedding vector, cjk text[], keywords text, heading_words text
 ) on commit delete rows
 """
 _COPY_SQL = (
-    "copy scree_staged(ordinal, path, heading, text, start_line, end_line, text_hash, embedding, cjk, keywords) "
-    "from stdin (format binary)"
+    "copy scree_staged(ordinal, path, heading, text, start_line, end_line, text_hash, embedding, cjk, keywords, "
+    "heading_words) from stdin (format binary)"
 )
-_STAGED_TYPES = ["integer", "text", "text", "text", "integer", "integer", "text", "vector", "text[]", "text"]
+_STAGED_TYPES = ["integer", "text", "text", "text", "integer", "integer", "text", "vector", "text[]", "text", "text"]
 _INSERT_STAGED_SQL = f"""
 with added as (
     insert into scree_chunks(collection, path, ordinal, heading, text, start_line, end_line, text_hash, embedding,
@@ -53,7 +54,7 @@ with added as (
            (select coalesce(sum(cardinality(u.positions)), 0) from unnest(t.tsv) u), s.cjk
     from scree_staged s
     cross join lateral (
-        select setweight(to_tsvector('{TEXT_CONFIG}', s.heading), 'A')
+        select setweight(to_tsvector('{TEXT_CONFIG}', s.heading_words), 'A')
                || setweight(to_tsvector('{TEXT_CONFIG}', s.keywords), 'B') as tsv
     ) t
     returning id, collection, tsv, doc_len
@@ -326,7 +327,8 @@ class PgWriter(PgReader):
                     copy.write_row(
                         (c.ordinal, path, c.heading, c.text, c.start_line, c.end_line, c.text_hash,
                          PgVector(c.vector) if dims else None, cjk_row_pairs(c.heading, c.text),
-                         keyword_text(path, c.text))  # issue 34: an .mdx chunk's JSX tags weigh nothing
+                         keyword_text(path, c.text),  # issue 34: an .mdx chunk's JSX tags weigh nothing
+                         apart_from_cjk(c.heading))
                     )  # fmt: skip
             cursor.execute(_INSERT_STAGED_SQL, {"c": collection})
             cursor.execute("truncate scree_staged")  # file_in_parts adds more than once in one transaction

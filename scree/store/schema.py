@@ -190,6 +190,42 @@ def m006_keyword_text(conn: apsw.Connection) -> None:
     )
 
 
+# The word index reads a chunk's heading through this function too (cjk.apart_from_cjk): its CJK runs apart from
+# the words glued to them.
+KEYWORD_HEADING_FUNCTION = "scree_keyword_heading"
+
+
+def m007_words_apart_from_cjk(conn: apsw.Connection) -> None:
+    """Migration 7: the word index reads headings through KEYWORD_HEADING_FUNCTION and text through the keyword text
+    that now sets CJK runs apart ("Kubernetes上跑Vitess" holds the words kubernetes and vitess), rebuilt once from it
+    (nothing re-embedded)."""
+    heading = f"{KEYWORD_HEADING_FUNCTION}(new.heading)"
+    old_heading = f"{KEYWORD_HEADING_FUNCTION}(old.heading)"
+    text = f"{KEYWORD_FUNCTION}(new.path, new.text)"
+    old = f"{KEYWORD_FUNCTION}(old.path, old.text)"
+    conn.execute(
+        f"""
+        drop trigger chunks_fts_insert;
+        drop trigger chunks_fts_delete;
+        drop trigger chunks_fts_update;
+        drop view {KEYWORD_VIEW};
+        create view {KEYWORD_VIEW}(id, heading, text) as
+            select id, {KEYWORD_HEADING_FUNCTION}(heading), {KEYWORD_FUNCTION}(path, text) from chunks;
+        create trigger chunks_fts_insert after insert on chunks begin
+            insert into chunks_fts(rowid, heading, text) values (new.id, {heading}, {text});
+        end;
+        create trigger chunks_fts_delete after delete on chunks begin
+            insert into chunks_fts(chunks_fts, rowid, heading, text) values ('delete', old.id, {old_heading}, {old});
+        end;
+        create trigger chunks_fts_update after update on chunks begin
+            insert into chunks_fts(chunks_fts, rowid, heading, text) values ('delete', old.id, {old_heading}, {old});
+            insert into chunks_fts(rowid, heading, text) values (new.id, {heading}, {text});
+        end;
+        insert into chunks_fts(chunks_fts) values ('rebuild');
+        """
+    )
+
+
 # Append only: a migration, once released, is never edited; mNNN_ is its version, the list index + 1.
 MIGRATIONS: tuple[Callable[[apsw.Connection], None], ...] = (
     m001_initial_schema,
@@ -198,6 +234,7 @@ MIGRATIONS: tuple[Callable[[apsw.Connection], None], ...] = (
     m004_text_start_index,
     m005_cjk_pairs_table,
     m006_keyword_text,
+    m007_words_apart_from_cjk,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
