@@ -167,6 +167,8 @@ def test_a_schema_4_index_is_upgraded_in_place_with_its_cjk_rows(tmp_path: Path)
         ("如何查看JVM已加载的类信息？", True),
         (JA, True),
         (KO, True),
+        ("FastAPIでCORSを設定するには？", True),  # two names of its product, eight characters of Japanese
+        ("什么是 keyspace？", True),
         ("how do I use the 数据面板", False),
         (EN, False),
         ("", False),

@@ -47,10 +47,11 @@ class Query:
 
     @property
     def mostly_cjk(self) -> bool:
-        """Whether it is written mostly in CJK script: more Chinese, Japanese or Korean characters than other
-        letters ("如何查看JVM已加载的类信息？" is; "use the 数据面板" is not)."""
+        """Whether it is written mostly in CJK script: more than two Chinese, Japanese or Korean characters (about a
+        word's worth) for each word of another script ("FastAPIでCORSを設定するには？" and "什么是 keyspace？" are;
+        "how do I use the 数据面板" is not)."""
         cjk = sum(len(run) for run in CJK_RUN.findall(self.text))
-        return cjk > sum(character.isalpha() for character in CJK_RUN.sub("", self.text))
+        return cjk > 2 * len(_WORD.findall(CJK_RUN.sub(" ", self.text)))
 
     @property
     def folded_words(self) -> set[str]:
