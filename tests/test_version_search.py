@@ -128,6 +128,30 @@ def test_also_names_the_versions_nearest_the_current_one_first(tmp_path: Path) -
     assert "version-7.14.x" in render_hit(1, hit) and "and 2 more" in render_hit(1, hit)
 
 
+def test_also_names_a_translation_of_a_version_after_that_versions_own_page(tmp_path: Path) -> None:
+    """Karmada keeps Chinese copies of old versions (`i18n/zh/…/version-v1.13/`), many untranslated: also= named
+    them first, oldest first, before the unreleased docs/ and the previous release."""
+    files = {"website/versions.json": '["30.4", "29.7", "28.1"]'}
+    keycloak = page("Keycloak OIDC", "Set the provider to keycloak-oidc and the realm.")
+    for root in (
+        "docs",
+        *(f"website/versioned_docs/version-{v}" for v in ("30.4", "29.7", "28.1")),
+        *(f"website/i18n/zh/{PLUGIN}/version-{v}" for v in ("29.7", "28.1")),
+    ):
+        files[f"{root}/keycloak.md"] = keycloak
+        files.update({f"{root}/{name}": text for name, text in GUIDES.items()})
+    engine = engine_for(tree(tmp_path / "site", files), tmp_path / "index.db")
+    hit = search(engine, "set the provider to keycloak-oidc", "hybrid")[0]
+    assert hit.path == "website/versioned_docs/version-30.4/keycloak.md"
+    assert [entry.rsplit("/", 1)[0] for entry in hit.also] == [
+        "docs",
+        "website/versioned_docs/version-29.7",
+        f"website/i18n/zh/{PLUGIN}/version-29.7",
+        "website/versioned_docs/version-28.1",
+        f"website/i18n/zh/{PLUGIN}/version-28.1",
+    ]
+
+
 def test_a_query_naming_an_old_version_gets_that_versions_copy_first(tmp_path: Path) -> None:
     """The MCP specification keeps each release in a folder named by its date (2024-11-05/, 2025-03-26/...): "how did
     capability negotiation work in 2025-03-26?" asks for that release's page, which had been folded into the

@@ -429,6 +429,15 @@ class LanguageTrees:
         ]
         return min(found, key=lambda tree: tree.root.split("/")[at] != self.main, default=None)
 
+    def version_tree(self, path: str) -> Tree | None:
+        """The version tree `path` is in, or the one its Docusaurus translation's folder translates
+        (`i18n/zh/…/version-v1.13/` is of versioned_docs/version-v1.13/); None for neither."""
+        found = self.versions.copy(path)
+        if found is not None:
+            return found.tree
+        translated = self._tree_translated(path)
+        return translated[0] if translated is not None else None
+
     def _tree_translated(self, path: str) -> tuple[Tree, str] | None:
         """The version tree a Docusaurus translation's folder translates (its `current/` the docs folder, its
         `version-N/` versioned_docs/version-N) when exactly one found tree is it, and the page's path in it: the

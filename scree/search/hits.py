@@ -45,13 +45,15 @@ def newest_first(trees: LanguageTrees, copies: Sequence[StoredChunk]) -> list[St
     """The copies also= names in the order an agent wants them (issue 32): those of no version tree or of the
     current one as found, then the versions ahead of it, then the old ones, newest first (oauth2-proxy's 7.14.x,
     7.13.x... where the paths' order had named 7.10.x first and 7.14.x among "and 5 more"); an old tree without a
-    number (legacy/) last."""
+    number (legacy/) last. A Docusaurus translation of a version counts as that version, after its own page
+    (Karmada's `i18n/zh/…/version-v1.13/` copies had come first, oldest first)."""
 
-    def key(copy: StoredChunk) -> tuple[int, bool, tuple[list[int], list[int]]]:
-        found = trees.versions.copy(copy.path)
-        if found is None or found.tree.status not in (NEWER, OLD):
-            return 0, False, ([], [])
-        return (1 if found.tree.status == NEWER else 2), not version_key(found.tree.version), release_order(found.tree)
+    def key(copy: StoredChunk) -> tuple[int, bool, tuple[list[int], list[int]], bool]:
+        tree = trees.version_tree(copy.path)
+        if tree is None or tree.status not in (NEWER, OLD):
+            return 0, False, ([], []), False
+        translated = trees.versions.copy(copy.path) is None  # after the version's own page
+        return (1 if tree.status == NEWER else 2), not version_key(tree.version), release_order(tree), translated
 
     return sorted(copies, key=key)
 
