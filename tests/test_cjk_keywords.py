@@ -169,6 +169,7 @@ def test_a_schema_4_index_is_upgraded_in_place_with_its_cjk_rows(tmp_path: Path)
         (KO, True),
         ("FastAPIでCORSを設定するには？", True),  # two names of its product, eight characters of Japanese
         ("什么是 keyspace？", True),
+        ("如何从v1.17升级到v1.18？", True),  # a version is one word
         ("how do I use the 数据面板", False),
         (EN, False),
         ("", False),

@@ -15,6 +15,7 @@ from scree.store.contract import KeywordMatch, KeywordTerm
 
 # Letters and digits only: the same split unicode61 makes (and to_tsvector's), no query syntax of either engine.
 _WORD = re.compile(r"[^\W_]+")
+_DOTTED_WORD = re.compile(r"[^\W_]+(?:\.[^\W_]+)*")  # a version (v1.17) or a dotted name is one word of a sentence
 MAX_QUERY_TERMS = 32  # a pasted page of text still makes a bounded query
 # English function words, left out of an OR-query that has other words: each matches most chunks, so it costs FTS5
 # a long posting list (bm25 over "the" is most of a 100 ms query at 100k chunks) and adds almost nothing to the rank.
@@ -48,10 +49,10 @@ class Query:
     @property
     def mostly_cjk(self) -> bool:
         """Whether it is written mostly in CJK script: more than two Chinese, Japanese or Korean characters (about a
-        word's worth) for each word of another script ("FastAPIでCORSを設定するには？" and "什么是 keyspace？" are;
-        "how do I use the 数据面板" is not)."""
+        word's worth) for each word of another script, a version one word ("FastAPIでCORSを設定するには？",
+        "什么是 keyspace？" and "如何从v1.17升级到v1.18？" are; "how do I use the 数据面板" is not)."""
         cjk = sum(len(run) for run in CJK_RUN.findall(self.text))
-        return cjk > 2 * len(_WORD.findall(CJK_RUN.sub(" ", self.text)))
+        return cjk > 2 * len(_DOTTED_WORD.findall(CJK_RUN.sub(" ", self.text)))
 
     @property
     def folded_words(self) -> set[str]:
