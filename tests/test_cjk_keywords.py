@@ -253,3 +253,30 @@ def test_a_schema_6_index_is_rebuilt_with_its_words_apart_from_cjk(tmp_path: Pat
             assert ranked == [1], query
         upgraded.delete_files(["zh/local.md"])  # the delete trigger removes what the insert indexed
         assert upgraded.integrity_check() == "ok"
+
+
+def test_a_chinese_questions_phrasing_is_left_out_of_its_pairs() -> None:
+    assert cjk_terms("如何在本机运行Vitess？") == ["本机", "机运", "运行"]  # not 如何, 何在, 在本
+    assert cjk_terms("什么是 keyspace？") == ["什么", "么是"]  # nothing else to ask for: the question's own pairs
+    assert cjk_terms(JA) == list(dict.fromkeys(cjk_pairs(JA)))  # Japanese (it has kana) as it is
+
+
+VITESS_LIKE = {  # as Vitess's Chinese docs have them: the page's title in every section's heading trail
+    "concepts/vschema.md": "# VSchema\n\nVSchema 用于描述如何在keyspace和分片中存储数据。\n",
+    "get-started/local.md": "# 本机运行Vitess\n\n本指南涵盖了从预编译的二进制文件安装，进行本地测试。\n\n"
+    "## 安装包\n\n下载每周构建的二进制文件。\n\n## 启动集群\n\n运行示例脚本，启动本机集群。\n\n"
+    "## 拆除\n\n运行脚本，停止本机集群。\n",
+    "get-started/kubernetes.md": "# 在Kubernetes上跑Vitess\n\n用 operator 部署一个集群，运行示例。\n",
+    "reference/cli.md": "# 命令行\n\n运行 vtctldclient 管理集群。\n\n## 运行参数\n\n每个参数的默认值。\n",
+}
+
+
+def test_a_chinese_question_finds_the_page_its_content_words_name(tmp_path: Path, index_backend: Backend) -> None:
+    """'如何在本机运行？' (how do I run it on this machine?) asked for the pair 何在 too, rare in docs, and got the
+    VSchema page, which says 如何在 in passing, before the page titled 本机运行Vitess."""
+    folder = tmp_path / "notes"
+    for name, text in VITESS_LIKE.items():
+        write_file(folder, name, text)
+    with index_backend.engine(folder) as engine:
+        hits = engine.search("如何在本机运行？", k=3, mode="keyword").hits
+    assert hits and hits[0].path == "get-started/local.md", [hit.path for hit in hits]
