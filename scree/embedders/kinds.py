@@ -143,7 +143,9 @@ KINDS: dict[str, EmbedderKind] = {
             # at the usual weight 1.7: 0.413 / 0.687; at 0.3 0.562 / 0.827, 0.5-0.7 0.604 / 0.827-0.833, 1.0 0.556
             # / 0.744. The words still decide; the vectors break ties. Checked after on FastAPI's Japanese docs (12
             # Japanese questions over docs/en, ja and zh): 0.500 at 1.7, 0.632 at 0.3, 0.669 at 0.6, 0.604 at 1.0;
-            # 0.711 once a question's English names count as words, not letters (Query.mostly_cjk).
+            # 0.711 once a question's English names count as words, not letters (Query.mostly_cjk). Once a Chinese
+            # question's phrasing left its CJK pairs (query._CHINESE_QUESTION), Arthas / Hexo / FastAPI: 0.611 /
+            # 0.869 / 0.674 at 0.3, 0.653 / 0.869 / 0.711 at 0.6, 0.500 / 0.786 / 0.646 at 1.0.
             cjk_vector_weight=0.6,
             verify=_verify_local,
             checks=_local_checks,
