@@ -258,7 +258,27 @@ def test_a_schema_6_index_is_rebuilt_with_its_words_apart_from_cjk(tmp_path: Pat
 def test_a_chinese_questions_phrasing_is_left_out_of_its_pairs() -> None:
     assert cjk_terms("如何在本机运行Vitess？") == ["本机", "机运", "运行"]  # not 如何, 何在, 在本
     assert cjk_terms("什么是 keyspace？") == ["什么", "么是"]  # nothing else to ask for: the question's own pairs
-    assert cjk_terms(JA) == list(dict.fromkeys(cjk_pairs(JA)))  # Japanese (it has kana) as it is
+    assert cjk_terms(JA) == list(dict.fromkeys(cjk_pairs(JA)))  # Japanese (it has kana): its own phrasing only
+    assert cjk_terms("FastAPIでCORSを設定するには？") == ["で", "を設", "設定"]  # not する, るに, には
+
+
+FASTAPI_LIKE = {  # FastAPI's Japanese docs, in their words
+    "tutorial/cors.md": "# CORS\n\nCORSMiddleware にオリジンの一覧を渡します。\n",
+    "tutorial/testing.md": "# テスト\n\nテストを書くには、TestClient をインポートするだけです。\n",
+    "tutorial/first-steps.md": "# 最初のステップ\n\nアプリを実行するには、uvicorn を使用します。\n",
+    "tutorial/settings.md": "# 設定\n\n環境変数を設定するには、Settings クラスを作成します。\n",
+}
+
+
+def test_a_japanese_question_finds_the_page_its_content_words_name(tmp_path: Path, index_backend: Backend) -> None:
+    """'オリジンを設定するには？' (how do I set the origins?) asked for 定す, する, るに and には too, which the
+    settings page's "環境変数を設定するには" holds, and got it before the CORS page that lists the origins."""
+    folder = tmp_path / "notes"
+    for name, text in FASTAPI_LIKE.items():
+        write_file(folder, name, text)
+    with index_backend.engine(folder) as engine:
+        hits = engine.search("オリジンを設定するには？", k=3, mode="keyword").hits
+    assert hits and hits[0].path == "tutorial/cors.md", [hit.path for hit in hits]
 
 
 VITESS_LIKE = {  # as Vitess's Chinese docs have them: the page's title in every section's heading trail

@@ -117,15 +117,18 @@ _CHINESE_QUESTION = re.compile(
     "为什么|為什麼|如何|怎么|怎麼|怎样|怎樣|什么|什麼|哪些|哪个|哪個|是否|能否"  # how, what, why, which, whether
     "|[的了在是和与與吗嗎呢我你]"
 )
+# A Japanese question's phrasing the same way: its endings ("...するには？" to do..., "...とは？" what
+# is..., "...ですか") and its question words. FastAPI's Japanese docs, 12 Japanese questions: keyword MRR@5
+# 0.642 -> 0.743, hybrid 0.711 -> 0.812 (splitting at the particles を は が で と の も へ に too: 0.753).
+_JAPANESE_QUESTION = re.compile("するには|には|とは|何ですか|ですか|ますか|どうやって|どのように|どうすれば|なぜ")
 _KANA = re.compile("[\u3040-\u30ff\u31f0-\u31ff\uff66-\uff9f]")
 
 
 def cjk_terms(query: str) -> list[str]:
-    """The distinct CJK pairs of `query`, in order, at most MAX_QUERY_TERMS; a Chinese question's runs split at the
-    words it is phrased in (_CHINESE_QUESTION), unless that leaves no pair."""
-    pairs = cjk_pairs(query)
-    if _KANA.search(query) is None:
-        pairs = cjk_pairs(_CHINESE_QUESTION.sub(" ", query)) or pairs
+    """The distinct CJK pairs of `query`, in order, at most MAX_QUERY_TERMS; a question's runs split at the words it
+    is phrased in (_JAPANESE_QUESTION where it has kana, else _CHINESE_QUESTION), unless that leaves no pair."""
+    phrasing = _JAPANESE_QUESTION if _KANA.search(query) is not None else _CHINESE_QUESTION
+    pairs = cjk_pairs(phrasing.sub(" ", query)) or cjk_pairs(query)
     return list(dict.fromkeys(pairs))[:MAX_QUERY_TERMS]
 
 
