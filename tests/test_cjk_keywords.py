@@ -257,7 +257,8 @@ def test_a_schema_6_index_is_rebuilt_with_its_words_apart_from_cjk(tmp_path: Pat
 
 def test_a_chinese_questions_phrasing_is_left_out_of_its_pairs() -> None:
     assert cjk_terms("如何在本机运行Vitess？") == ["本机", "机运", "运行"]  # not 如何, 何在, 在本
-    assert cjk_terms("什么是 keyspace？") == ["什么", "么是"]  # nothing else to ask for: the question's own pairs
+    assert keyword_match("什么是 keyspace？").cjk_pairs == ()  # keyspace is what it asks for
+    assert keyword_match("什么是？").cjk_pairs == ("什么", "么是")  # nothing else to ask for: its own pairs
     assert cjk_terms(JA) == list(dict.fromkeys(cjk_pairs(JA)))  # Japanese (it has kana): its own phrasing only
     assert cjk_terms("FastAPIでCORSを設定するには？") == ["で", "を設", "設定"]  # not する, るに, には
 
@@ -280,6 +281,13 @@ VITESS_LIKE = {  # as Vitess's Chinese docs have them: the page's title in every
 }
 
 
+WHAT_IS = {
+    "concepts/keyspace.md": "# Keyspace\n\n一个 keyspace 是逻辑上的数据库，可以有多个分片。\n",
+    "overview/whatisvitess.md": "# Vitess是什么\n\n说明 Vitess 是什么：一个数据库集群系统，管理每个 keyspace 和分片。\n"
+    "\n## 为什么\n\n为什么要用它，它是什么。\n",
+}
+
+
 @pytest.mark.parametrize(
     ("pages", "query", "page"),
     [
@@ -289,6 +297,9 @@ VITESS_LIKE = {  # as Vitess's Chinese docs have them: the page's title in every
         # するには asked for する, るに and には, which the settings page's 環境変数を設定するには holds: it came before
         # the CORS page listing the origins for "how do I set the origins?"
         (FASTAPI_LIKE, "オリジンを設定するには？", "tutorial/cors.md"),
+        # with its phrasing left out, "what is a keyspace?" asks for keyspace alone, not for 什么 and 么是, which the
+        # overview's title "Vitess是什么" holds
+        (VITESS_LIKE | WHAT_IS, "什么是 keyspace？", "concepts/keyspace.md"),
     ],
 )
 def test_a_question_finds_the_page_its_content_words_name_not_its_phrasing(

@@ -67,7 +67,8 @@ def analyse(text: str, trees: LanguageTrees) -> Query:
 
 def keyword_match(text: str) -> KeywordMatch:
     """What the keyword indexes match for `text`: its terms, its distinct CJK pairs and its symbols."""
-    return KeywordMatch(tuple(keyword_terms(text)), tuple(cjk_terms(text)), tuple(symbol_terms(text)))
+    terms = keyword_terms(text)
+    return KeywordMatch(tuple(terms), tuple(cjk_terms(text, alone=not terms)), tuple(symbol_terms(text)))
 
 
 def content_words(query: str) -> list[str]:
@@ -124,11 +125,13 @@ _JAPANESE_QUESTION = re.compile("するには|には|とは|何ですか|です�
 _KANA = re.compile("[\u3040-\u30ff\u31f0-\u31ff\uff66-\uff9f]")
 
 
-def cjk_terms(query: str) -> list[str]:
+def cjk_terms(query: str, alone: bool = True) -> list[str]:
     """The distinct CJK pairs of `query`, in order, at most MAX_QUERY_TERMS; a question's runs split at the words it
-    is phrased in (_JAPANESE_QUESTION where it has kana, else _CHINESE_QUESTION), unless that leaves no pair."""
+    is phrased in (_JAPANESE_QUESTION where it has kana, else _CHINESE_QUESTION). Where that leaves no pair, the
+    question's own pairs if they are `alone` (it has no other term), as STOPWORDS are kept in a query of only them:
+    "什么是 keyspace？" asks for keyspace alone, "什么是？" for 什么 and 么是."""
     phrasing = _JAPANESE_QUESTION if _KANA.search(query) is not None else _CHINESE_QUESTION
-    pairs = cjk_pairs(phrasing.sub(" ", query)) or cjk_pairs(query)
+    pairs = cjk_pairs(phrasing.sub(" ", query)) or (cjk_pairs(query) if alone else [])
     return list(dict.fromkeys(pairs))[:MAX_QUERY_TERMS]
 
 
