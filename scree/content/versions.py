@@ -1739,7 +1739,7 @@ def _decide(family: Sequence[str], hints: Sequence[Hint], override: str | None) 
     below = _below_branch(family)
     current, why = _current_of(family, hints, override, numbers, old_named, below)
     naming = [hint for hint in _applicable(hints, family) if _named_by(hint, family, numbers, old_named) == current]
-    labelled = _untagged_label(naming, family, numbers, old_named)
+    labelled = _untagged_label(naming, family, numbers, old_named, current)
     trees = [Tree(current, numbers[current], CURRENT, why, labelled.get(current))]
     # a current tree the config names by a label (Prettier's `stable`) counts as numbered: the untagged one is next
     named = numbers[current] is None and any(hint.current for hint in naming)
@@ -1846,15 +1846,21 @@ def _applicable(hints: Sequence[Hint], family: Sequence[str]) -> list[Hint]:
 
 
 def _untagged_label(
-    naming: Sequence[Hint], family: Sequence[str], numbers: Mapping[str, str | None], old_named: set[str]
+    naming: Sequence[Hint], family: Sequence[str], numbers: Mapping[str, str | None], old_named: set[str], current: str
 ) -> dict[str, str]:
-    """The family's one untagged tree with the version the config's label gives it (Hint.untagged) where that config
-    names the current tree (`naming`): RocketMQ's docs/, labelled 4.x beside the current 5.0, is old, not an
-    unreleased next; PixiJS's current docs/, labelled v8.x, is 8.x when a query names versions ("migrate from v7 to
-    v8" names the current one too). The preset's label says nothing of another plugin instance's docs."""
+    """The family's one untagged tree besides the current one, with the version the config's label gives it
+    (Hint.untagged) where that config names the current tree (`naming`): RocketMQ's docs/, labelled 4.x beside the
+    current 5.0, is old, not an unreleased next; the preset's label says nothing of another plugin instance's docs.
+    Where the current tree is the only untagged one, the label is its own: PixiJS's current docs/, labelled v8.x, is
+    8.x when a query names versions ("migrate from v7 to v8" names the current one too)."""
     untagged = _unnumbered(family, numbers, old_named)
+    others = [root for root in untagged if root != current]
     label = next((hint.untagged for hint in naming if hint.untagged is not None), None)
-    return {untagged[0]: label} if label is not None and len(untagged) == 1 else {}
+    if label is None:
+        return {}
+    if len(others) == 1:
+        return {others[0]: label}
+    return {current: label} if untagged == [current] else {}
 
 
 def _names_folder(scope: Sequence[str], folders: Collection[str]) -> bool:
