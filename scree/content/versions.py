@@ -792,6 +792,16 @@ class Tree:
     labelled: str | None = None
 
     @property
+    def named_as(self) -> str | None:
+        """The version a query names the tree by: its name's, else its config label's (RocketMQ's docs/, labelled
+        4.x: "RocketMQ 4.x message filtering"; PixiJS's current docs/, labelled v8.x)."""
+        return self.version or self.labelled
+
+    def holds(self, path: str) -> bool:
+        """Whether `path` is a page of this tree (not of a translation of it)."""
+        return _in_tree(path, self.root)
+
+    @property
     def label(self) -> str:
         """How a hit names the version: its folder's own name (`v3.4`, `version-29.7`, `docs`)."""
         return _leaf(self.root) or "."
@@ -835,11 +845,11 @@ class VersionTrees:
     def tree_named(self, tree: Tree, named: Collection[str]) -> bool:
         """named_by for a tree: one other than its family's current one, whose version the query names and not the
         current one's."""
-        version = tree.version or tree.labelled  # RocketMQ's docs/, labelled 4.x: "RocketMQ 4.x message filtering"
+        version = tree.named_as
         if not named or tree.status == CURRENT or version is None:
             return False
         current = next((family[0] for family in self.families if tree in family), None)
-        said_version = current.version or current.labelled if current is not None else None  # PixiJS's docs/: v8.x
+        said_version = current.named_as if current is not None else None
         said = said_version is not None and names_version(named, said_version)
         return not said and names_version(named, version)
 

@@ -52,7 +52,7 @@ def newest_first(trees: LanguageTrees, copies: Sequence[StoredChunk]) -> list[St
         tree = trees.version_tree(copy.path)
         if tree is None or tree.status not in (NEWER, OLD):
             return 0, False, ([], []), False
-        translated = trees.versions.copy(copy.path) is None  # after the version's own page
+        translated = not tree.holds(copy.path)  # after the version's own page
         return (1 if tree.status == NEWER else 2), not version_key(tree.version), release_order(tree), translated
 
     return sorted(copies, key=key)
