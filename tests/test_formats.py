@@ -65,3 +65,9 @@ def test_thin_is_each_formats_own_rule() -> None:
     assert formats.is_thin("docs/a.adoc", "== Setup\n:toc: left\n\nSee <<x>>.\n")
     assert not formats.is_thin("docs/a.adoc", "== Setup\n\n[source,sh]\n----\nmake\n----\n")
     assert formats.is_thin("notes/a.md", "# Setup\n\nSee below.\n")  # markdown's own rule, as before
+    release = "https://github.com/vmware-tanzu/velero/releases/tag/v1.18.0"  # a bare URL or autolink: no words
+    assert formats.is_thin("changelogs/CHANGELOG-1.18.md", f"### Download\n{release}\n")
+    assert formats.is_thin("changelogs/CHANGELOG-1.18.md", f"### Download\n<{release}>\n")
+    assert not formats.is_thin(
+        "notes/a.md", f"# Get it\n\nDownload the signed binary for your platform and check its sum first: {release}"
+    )

@@ -130,6 +130,17 @@ def test_a_thin_chunk_gives_its_place_to_its_files_next_chunk_and_goes_down() ->
     assert demote_thin(ranked, lambda item: False, files.__getitem__) == ranked
 
 
+def test_a_chunk_of_the_page_scoring_under_half_the_thin_ones_does_not_take_its_place() -> None:
+    """The stand-in matched too: a chunk of the thin one's page far down (under STAND_IN_SHARE of its score) is not
+    moved up to first place; the thin chunk goes down as it is."""
+    ranked = [(1, 10.0), (2, 8.0), (3, 7.0), (4, 6.0), (5, 4.9)]
+    files = {1: "a.md", 2: "b.md", 3: "c.md", 4: "d.md", 5: "a.md"}
+    out = demote_thin(ranked, lambda item: item == 1, files.__getitem__, places=2)
+    assert [item for item, _ in out] == [2, 3, 1, 4, 5]
+    ranked[4] = (5, 5.0)  # half the thin chunk's score: the page's chunk takes its place
+    assert [item for item, _ in demote_thin(ranked, lambda item: item == 1, files.__getitem__, places=2)][:1] == [5]
+
+
 def test_other_versions_move_down_by_places_and_scores_still_fall() -> None:
     """Issue 32: a demoted item goes `places` places down, after the items it passes; scores stay in order."""
     ranked = [(1, 9.0), (2, 8.0), (3, 7.0), (4, 6.0), (5, 5.0)]

@@ -247,6 +247,44 @@ def test_the_current_english_page_stands_for_its_old_versions_and_translations(t
     assert installing[0].also == ("versioned_docs/version-3.x/install.md:1-3",)
 
 
+def test_a_section_that_is_one_url_gives_way_to_the_page_that_explains(tmp_path: Path) -> None:
+    """Velero's per-release changelog has an "Upgrading" section that is one URL (to the upgrade guide): it matched
+    "How do I upgrade Velero to 1.18?" best on the URL's words and was the first hit, and once a lone URL read as no
+    words (thin) its place went to the page's release highlight ranked 97th. The guide comes first."""
+    folder = tmp_path / "site"
+    (folder / "changelogs").mkdir(parents=True)
+    (folder / "docs").mkdir()
+    highlights = "".join(
+        f"#### {title}\n\n{text}\n\n"
+        for title, text in (
+            ("Concurrent backup", "Backups of different namespaces now run side by side on one server."),
+            ("Incremental size", "The data mover reports the size of each incremental snapshot it writes."),
+            ("Resource policies", "A policy can now skip volumes by their storage class and their phase."),
+        )
+    )
+    (folder / "changelogs" / "CHANGELOG-2.4.md").write_text(
+        "## v2.4\n\n### Upgrading\nhttps://widget.example.org/docs/v2.4/upgrade-widget-to-2.4/\n\n"
+        f"### Highlights\n\n{highlights}",
+        encoding="utf-8",
+    )
+    (folder / "docs" / "moving-on.md").write_text(
+        "# Moving to a new release\n\n## From 2.3\n\nStop the widget server, replace its binary with the new one, "
+        "run the schema migration it ships with, and start it again; the clients keep working throughout.\n",
+        encoding="utf-8",
+    )
+    for name, text in (
+        ("install", "Install the widget with pip and run it once to create its config file."),
+        ("backup", "Back up the widget store by copying its folder while the server is stopped."),
+        ("plugins", "Plugins extend the widget with new commands; list them in the config file."),
+    ):
+        (folder / "docs" / f"{name}.md").write_text(f"# {name.title()}\n\n{text}\n", encoding="utf-8")
+    engine = build_engine(folder, tmp_path / "index.db")
+    for mode in ("hybrid", "keyword"):
+        hits = engine.search("how do I upgrade widget to 2.4", k=5, mode=mode).hits
+        assert hits[0].path == "docs/moving-on.md", (mode, [(hit.path, hit.heading) for hit in hits])
+        assert "changelogs/CHANGELOG-2.4.md" in [hit.path for hit in hits]  # still found
+
+
 def test_one_line_and_see_also_chunks_rank_below_the_page_that_explains(tmp_path: Path) -> None:
     """Issue 25 (item 9): a "SEE ALSO" list of links and a heading with one short line won hits, since a short chunk
     that names the query's words scores high; they rank below a chunk that explains, in hybrid and keyword mode."""

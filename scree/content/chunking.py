@@ -36,6 +36,9 @@ _LINK_ITEM = re.compile(
     r"[ \t]*(?:[-*+]|[0-9]+[.)])[ \t]+(?:\[[^\]\n]*\](?:\([^)\n]*\)|\[[^\]\n]*\])?|<[^<>\s]+>|[a-z]+://\S+)"
     r"[ \t]*(?:[-:\u2013\u2014][^\n]{0,80})?"
 )
+# A bare URL or an autolink: a link whose only words are its target, which thin() reads as no words (a changelog's
+# "### Download" over one release URL has nothing to read).
+_BARE_LINK = re.compile(r"<[a-z][a-z0-9+.-]*:[^<>\s]*>|\b[a-z][a-z0-9+.-]*://\S+", re.IGNORECASE)
 # Lines that could be a heading or a fence start with one of these after at most 3 spaces.
 _MARKER = re.compile(r" {0,3}[#`~]")
 # Issue 25: a top-level `title:` of the front matter (Docusaurus, Hugo, Jekyll), its value bare or quoted.
@@ -297,9 +300,8 @@ def too_little_to_show(text: str) -> bool:
 def thin(text: str) -> bool:
     """True for a chunk with very little to read (issue 25: one-line and "SEE ALSO" chunks won hits): its text, the
     heading line left out, is a list of links (each item a link and at most a short description), or, holding no code
-    fence, its words as embedded (links without targets, no markup) come to fewer than THIN_BYTES bytes besides
-    spaces. Search ranks
-    such a chunk lower (ranking.demote_thin), never drops it."""
+    fence, its words as embedded (links without targets, bare URLs not at all, no markup) come to fewer than
+    THIN_BYTES bytes besides spaces. Search ranks such a chunk lower (ranking.demote_thin), never drops it."""
     if _ATX_HEADING.match(text) is not None:
         text = text.partition("\n")[2]
     lines = [line for line in text.split("\n") if line.strip()]
@@ -307,7 +309,8 @@ def thin(text: str) -> bool:
         return True
     if any(_FENCE_OPEN.fullmatch(line) for line in lines):  # a code example is content, however short
         return False
-    return len("".join(_readable(text, keep=_without_jsx).split()).encode("utf-8", "replace")) < THIN_BYTES
+    words = _BARE_LINK.sub(" ", _readable(text, keep=_without_jsx))
+    return len("".join(words.split()).encode("utf-8", "replace")) < THIN_BYTES
 
 
 def cap_utf8(text: str, limit: int) -> str:

@@ -63,6 +63,13 @@ PER_FILE = 1  # chunks of one file before every other candidate file's best chun
 # bench.quality: 3 places with the stand-in, MRR as before; without the stand-in, hybrid MRR 0.908 -> 0.899 (an
 # anchor-only chunk of the strict-mode page had been its first hit).
 THIN_RANKS = 3
+# The stand-in is a chunk of the same page that matched too: one scoring under STAND_IN_SHARE of the thin chunk's
+# score does not take its place (the thin chunk goes down as it is). Velero's changelogs/CHANGELOG-1.18.md has an
+# "### Upgrading" section that is one URL, velero.io/docs/v1.18/upgrade-to-1.18/: it scored 14.5 for "How do I
+# upgrade Velero to 1.18?" on the URL's words, and its place went to the page's 97th-ranked chunk (1.1), a release
+# highlight, first above the upgrade guide. bench.quality's docs trees do not move at 0.3 or 0.5, nor
+# bench.quality_versions, quality_formats and versioned_site at 0.5.
+STAND_IN_SHARE = 0.5
 
 
 def demote_thin(
@@ -73,7 +80,8 @@ def demote_thin(
     matched: Callable[[int], bool] | None = None,
 ) -> list[tuple[int, float]]:
     """The ranked (item, score) list with each thin item's place taken by its file's next item that is not thin,
-    if any, and the thin item `places` places further down than it was (stable), but never below the last item
+    if any scores at least STAND_IN_SHARE of the thin one (scores are not negative), and the thin item `places`
+    places further down than it was (stable), but never below the last item
     after it that is not thin and `matched` (the query's words found it; every item when None): a thin chunk gives
     way to pages that match, not to whatever the vector search ranked next. A moved item's score is cut to the one
     ranked above it, so scores still fall with rank."""
@@ -94,7 +102,7 @@ def demote_thin(
         others = later.get(file_of(item), [])
         while others and (others[-1] < position or others[-1] in taken):
             others.pop()
-        if others:
+        if others and ranked[others[-1]][1] >= STAND_IN_SHARE * ranked[position][1]:
             taken.add(others[-1])
             keyed.append((position, others.pop()))
         below = [after for after in range(position + 1, len(ranked)) if strong[after]][:places]
