@@ -97,28 +97,34 @@ JWT_TUTORIAL = page(
 )
 
 
+@pytest.mark.parametrize("name", ("CHANGELOG.md", "CHANGELOG-0.4.md"))
 @pytest.mark.parametrize("mode", ("hybrid", "keyword"))
-def test_a_changelog_comes_after_the_docs_page_unless_the_query_asks_about_changes(tmp_path: Path, mode: str) -> None:
+def test_a_changelog_comes_after_the_docs_page_unless_the_query_asks_about_changes(
+    tmp_path: Path, mode: str, name: str
+) -> None:
     """LoopBack keeps a CHANGELOG.md per package in its docs (lb4/changelogs/extensions/authentication-jwt/): its
-    "add JWT authentication" entry came first for "How do I add authentication with JWT?", the tutorial fourth. A
+    "add JWT authentication" entry came first for "How do I add authentication with JWT?", the tutorial fourth;
+    Velero keeps one per release (changelogs/CHANGELOG-1.18.md), whose highlights came before the docs page. A
     question about what changed, or in which release, is the changelog's."""
+    changelog = f"docs/changelogs/authentication-jwt/{name}"
     files = {
-        "docs/changelogs/authentication-jwt/CHANGELOG.md": JWT_CHANGELOG,
+        changelog: JWT_CHANGELOG,
         "docs/tutorials/jwt-authentication.md": JWT_TUTORIAL,
         **{f"docs/{name}": text for name, text in GUIDES.items()},
     }
     engine = engine_for(tree(tmp_path / "site", files), tmp_path / "index.db")
     how = [hit.path for hit in search(engine, "how do I add authentication with JWT token service", mode)]
     assert how[0] == "docs/tutorials/jwt-authentication.md", how
-    assert "docs/changelogs/authentication-jwt/CHANGELOG.md" in how  # still found, after the docs page
+    assert changelog in how  # still found, after the docs page
     assert is_changelog("HISTORY.md") and is_changelog("docs/changes.rst") and is_changelog("Release_Notes.md")
+    assert is_changelog("changelogs/CHANGELOG-1.18.md") and is_changelog("docs/release-notes-v3.0.x.md")
     assert not is_changelog("docs/commands/history.md") and not is_changelog("docs/changelog-format.md")
     for query in (
         "which release added authentication with JWT token service",
         "what changed in authentication-jwt 0.4.0",
     ):
         asked = [hit.path for hit in search(engine, query, mode)]
-        assert asked[0] == "docs/changelogs/authentication-jwt/CHANGELOG.md", (query, asked)
+        assert asked[0] == changelog, (query, asked)
 
 
 def test_doctor_names_the_changelogs_search_puts_after_the_docs(tmp_path: Path) -> None:

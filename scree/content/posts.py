@@ -70,6 +70,8 @@ _DATE_KEY = re.compile(r"^date\s*:\s*\S", re.MULTILINE)
 # page `history.md` or `news.md` is as often a command's or a feature's)
 CHANGELOG_NAMES = frozenset({"changelog", "changes", "release-notes", "releasenotes"})
 CAPITAL_CHANGELOG_NAMES = frozenset({"HISTORY", "NEWS"})
+# A release after a changelog's name: Velero keeps one per release, changelogs/CHANGELOG-1.18.md
+_RELEASE_SUFFIX = re.compile(r"-v?[0-9]+(?:\.[0-9]+)*(?:\.x)?$")
 # a query's words asking about changes, whose answer a changelog is
 CHANGE_WORDS = frozenset(
     {"changed", "changes", "changelog", "release", "released", "releases", "removed", "deprecated", "added"}
@@ -108,10 +110,12 @@ def dated_front_matter(front_matter: str | None) -> bool:
 
 
 def is_changelog(path: str) -> bool:
-    """Whether a page is a changelog by its file name (CHANGELOG_NAMES, CAPITAL_CHANGELOG_NAMES): `CHANGELOG.md`,
-    `changes.rst`, `HISTORY.md`, not `commands/history.md`."""
+    """Whether a page is a changelog by its file name (CHANGELOG_NAMES, CAPITAL_CHANGELOG_NAMES), alone or with the
+    release it covers: `CHANGELOG.md`, `changes.rst`, `HISTORY.md`, `CHANGELOG-1.18.md`, `release-notes-v3.0.md`;
+    not `commands/history.md` or `changelog-format.md`."""
     stem = _stem(path.rsplit("/", 1)[-1])
-    return stem.lower().replace("_", "-") in CHANGELOG_NAMES or stem in CAPITAL_CHANGELOG_NAMES
+    named = _RELEASE_SUFFIX.sub("", stem.lower().replace("_", "-"))
+    return named in CHANGELOG_NAMES or stem in CAPITAL_CHANGELOG_NAMES
 
 
 CHANGELOGS_SHOWN = 3  # changelogs `scree doctor` names
