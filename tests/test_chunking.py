@@ -546,6 +546,12 @@ def test_a_front_matter_title_heads_the_text_before_the_first_heading() -> None:
     assert [chunk.heading for chunk in with_h1] == ["Upgrade guide"]
     nested = chunk_markdown("---\nsidebar:\n  title: Not the title\n---\n\nText.\n")
     assert [chunk.heading for chunk in nested] == [""]
+    # YAML lets the whole mapping be indented (Longhorn: 618 pages open `  title: Create a Snapshot`)
+    indented = chunk_markdown("---\n  title: Create a Snapshot\n  weight: 1\n---\n\nA snapshot is a state.\n")
+    assert [chunk.heading for chunk in indented] == ["Create a Snapshot"]
+    deeper = chunk_markdown("---\n  weight: 1\n  sidebar:\n    title: Not the title\n---\n\nText.\n")
+    assert [chunk.heading for chunk in deeper] == [""]
+    assert opted_out("---\n  title: x\n  scree: ignore\n---\n") and not opted_out("---\na:\n  scree: ignore\n---\n")
 
 
 @pytest.mark.timeout(20)

@@ -148,19 +148,34 @@ def opted_out(text: str) -> bool:
     front_matter, _, _ = split_front_matter(normalise_newlines(text))
     if front_matter is None:
         return False
-    return any(_OPT_OUT.fullmatch(line.rstrip(" \t")) for line in front_matter.split("\n"))
+    return any(_OPT_OUT.fullmatch(line) for line in _top_level_lines(front_matter))
 
 
 def front_matter_title(front_matter: str | None) -> str:
     """The front matter's top-level `title:` value, unquoted; "" for none (or a folded block value)."""
-    for line in (front_matter or "").split("\n"):
-        found = _TITLE.fullmatch(line.rstrip(" \t"))
+    for line in _top_level_lines(front_matter or ""):
+        found = _TITLE.fullmatch(line)
         if found is not None:
             double, single, bare = found.groups()
             if double is not None:
                 return re.sub(r"\\(.)", r"\1", double).strip()
             return (single.replace("''", "'") if single is not None else bare).strip()
     return ""
+
+
+def _top_level_lines(front_matter: str) -> Iterator[str]:
+    """The lines of YAML front matter that hold its top-level keys, without their indentation or trailing blanks:
+    those indented as its first key is. YAML lets the whole mapping be indented (Longhorn's pages open with
+    `  title: Create a Snapshot`), and a key indented deeper belongs to the one above it (`seo:` / `  title:`)."""
+    indent: str | None = None
+    for line in front_matter.split("\n"):
+        text = line.lstrip(" ")
+        if not text.strip() or text.startswith("#"):
+            continue
+        if indent is None:
+            indent = line[: len(line) - len(text)]
+        if line[: len(line) - len(text)] == indent:
+            yield text.rstrip(" \t")
 
 
 Readable = Callable[[str, "tuple[str, int] | None"], str]  # (chunk text, block open at its start) -> embedded words
