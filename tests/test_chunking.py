@@ -395,7 +395,10 @@ _FENCE = st.sampled_from(["```", "````", "~~~", "~~~~", "```python", "  ```", "`
 _BLANK = st.sampled_from(["", "", "  ", "\t"])
 _OTHER = st.sampled_from(["---", "...", "#", "#hashtag", "scree: ignore"])
 _LINE = st.one_of(_PROSE, _PROSE, _BLANK, _BLANK, _HEADING, _FENCE, _LONG, _OTHER)
-_FRONT_MATTER = st.sampled_from(["", "---\ntitle: t\n---\n", "---\nscree: ignore\n...\n", "---\nunclosed: yes\n"])
+_FRONT_MATTER = st.sampled_from(
+    ["", "---\ntitle: t\n---\n", "---\nscree: ignore\n...\n", "---\nunclosed: yes\n"]
+    + ['+++\ntitle = "t"\n+++\n', "+++\na = 1\n"]
+)
 _NEWLINE = st.sampled_from(["\n", "\n", "\r\n", "\r"])
 
 
@@ -430,10 +433,10 @@ def source_lines(text: str) -> list[str]:
 
 
 def front_matter_lines(lines: list[str]) -> int:
-    if len(lines) < 2 or lines[0] != "---":
+    if len(lines) < 2 or lines[0] not in ("---", "+++"):
         return 0
     for index in range(1, len(lines)):
-        if lines[index] in ("---", "..."):
+        if lines[index] in (("---", "...") if lines[0] == "---" else ("+++",)):
             return index + 1
     return 0
 
@@ -546,6 +549,11 @@ def test_a_front_matter_title_heads_the_text_before_the_first_heading() -> None:
     assert [chunk.heading for chunk in with_h1] == ["Upgrade guide"]
     nested = chunk_markdown("---\nsidebar:\n  title: Not the title\n---\n\nText.\n")
     assert [chunk.heading for chunk in nested] == [""]
+    # Hugo's TOML front matter (KEDA's 2,155 pages): skipped as YAML's is, its title heads the page, a table's is not
+    toml = '+++\ntitle = "Cron"\nmaintainer = "Community"\n[params]\ntitle = "Not it"\n+++\n\n### Trigger\n\nSpec.\n'
+    assert [(chunk.heading, chunk.start_line) for chunk in chunk_markdown(toml)] == [("Cron > Trigger", 8)]
+    assert split_front_matter("+++\na = 1\n---\nbody\n") == (None, "+++\na = 1\n---\nbody\n", 0)  # never closed
+    assert opted_out('+++\ntitle = "x"\nscree = "ignore"\n+++\n')
     # YAML lets the whole mapping be indented (Longhorn: 618 pages open `  title: Create a Snapshot`)
     indented = chunk_markdown("---\n  title: Create a Snapshot\n  weight: 1\n---\n\nA snapshot is a state.\n")
     assert [chunk.heading for chunk in indented] == ["Create a Snapshot"]

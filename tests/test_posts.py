@@ -47,6 +47,7 @@ def test_hugo_year_folders_and_front_matter_are_evidence_under_a_posts_name() ->
     dates_only = {path: "title: x\ndate: 2024-01-02" for path in undated}  # a Hugo docs page often has a date
     assert not find_posts([*DOCS, *undated], dates_only.get).folders
     assert dated_front_matter("date: 2024-01-02\nauthors: [ann, bob]")
+    assert dated_front_matter('date = 2020-09-11\nauthor = "Ann"')  # Hugo's TOML front matter
     assert not dated_front_matter(None)
 
 

@@ -20,6 +20,7 @@ HEADING_SEPARATOR = " > "  # R-C1: `API > Authentication > Tokens`
 
 FRONT_MATTER_OPEN = "---"  # R-C1: only a first line like this starts YAML front matter
 FRONT_MATTER_CLOSE = ("---", "...")
+TOML_FRONT_MATTER = "+++"  # Hugo's TOML front matter opens and closes with this line (KEDA's 2,155 pages)
 BYTE_ORDER_MARK = "\ufeff"
 
 # CommonMark ATX heading: up to 3 spaces, 1-6 `#`, then a space, a tab or the end of the line.
@@ -41,10 +42,15 @@ _LINK_ITEM = re.compile(
 _BARE_LINK = re.compile(r"<[a-z][a-z0-9+.-]*:[^<>\s]*>|\b[a-z][a-z0-9+.-]*://\S+", re.IGNORECASE)
 # Lines that could be a heading or a fence start with one of these after at most 3 spaces.
 _MARKER = re.compile(r" {0,3}[#`~]")
-# Issue 25: a top-level `title:` of the front matter (Docusaurus, Hugo, Jekyll), its value bare or quoted.
-_TITLE = re.compile(r"""title[ \t]*:[ \t]*(?:"((?:[^"\\]|\\.)*)"|'((?:[^']|'')*)'|([^"'#|>\s][^#]*?))[ \t]*(?:#.*)?""")
-# R-I1: `scree: ignore` as a top-level key of the front matter, the value bare or quoted.
-_OPT_OUT = re.compile(r"""scree[ \t]*:[ \t]*(?:ignore|"ignore"|'ignore')[ \t]*(?:#.*)?""", re.IGNORECASE)
+# Issue 25: a top-level `title:` of the front matter (Docusaurus, Hugo, Jekyll; `title =` in TOML), its value bare or
+# quoted.
+_TITLE = re.compile(
+    r"""title[ \t]*[:=][ \t]*(?:"((?:[^"\\]|\\.)*)"|'((?:[^']|'')*)'|([^"'#|>\s][^#]*?))[ \t]*(?:#.*)?"""
+)
+# A TOML table header, `[params]` or `[[menu.main]]`: the keys after it are the table's, not the page's.
+_TOML_TABLE = re.compile(r"""\[\[?[ \t]*[\w."' -]+[ \t]*\]\]?(?:[ \t]*#.*)?""")
+# R-I1: `scree: ignore` (TOML: `scree = "ignore"`) as a top-level key of the front matter, the value bare or quoted.
+_OPT_OUT = re.compile(r"""scree[ \t]*[:=][ \t]*(?:ignore|"ignore"|'ignore')[ \t]*(?:#.*)?""", re.IGNORECASE)
 
 # What docs tools put in a heading for links and styling, not words (#11): a trailing attribute list of ids, classes
 # and key=value pairs (kramdown/MkDocs attr_list `{: #id }`, `{ #id }`, Pandoc `{#id .class key=val}`, Hugo and
@@ -122,13 +128,16 @@ def normalise_newlines(text: str) -> str:
 def split_front_matter(text: str) -> tuple[str | None, str, int]:
     """Return (front matter body or None, the rest, lines the front matter used) for LF-normalised text.
 
-    Front matter is a first line `---` up to the next `---` or `...` line (trailing spaces and tabs
-    are allowed on both; a leading byte order mark is ignored). Never closed, it is not front matter.
+    Front matter is a first line `---` up to the next `---` or `...` line, or Hugo's TOML, a first line `+++` up to
+    the next `+++` (trailing spaces and tabs are allowed on both; a leading byte order mark is ignored). Never
+    closed, it is not front matter.
     """
     start = 1 if text.startswith(BYTE_ORDER_MARK) else 0
     first_end = text.find("\n", start)
-    if first_end < 0 or text[start:first_end].rstrip(" \t") != FRONT_MATTER_OPEN:
+    opening = text[start:first_end].rstrip(" \t") if first_end >= 0 else ""
+    if opening not in (FRONT_MATTER_OPEN, TOML_FRONT_MATTER):
         return None, text, 0
+    closing = FRONT_MATTER_CLOSE if opening == FRONT_MATTER_OPEN else (TOML_FRONT_MATTER,)
     body_start = position = first_end + 1
     consumed = 1
     while position <= len(text):
@@ -136,7 +145,7 @@ def split_front_matter(text: str) -> tuple[str | None, str, int]:
         if line_end < 0:
             line_end = len(text)
         consumed += 1
-        if text[position:line_end].rstrip(" \t") in FRONT_MATTER_CLOSE:
+        if text[position:line_end].rstrip(" \t") in closing:
             body = text[body_start : max(body_start, position - 1)]
             return body, text[line_end + 1 :], consumed
         position = line_end + 1
@@ -164,14 +173,17 @@ def front_matter_title(front_matter: str | None) -> str:
 
 
 def _top_level_lines(front_matter: str) -> Iterator[str]:
-    """The lines of YAML front matter that hold its top-level keys, without their indentation or trailing blanks:
-    those indented as its first key is. YAML lets the whole mapping be indented (Longhorn's pages open with
-    `  title: Create a Snapshot`), and a key indented deeper belongs to the one above it (`seo:` / `  title:`)."""
+    """The lines of front matter that hold its top-level keys, without their indentation or trailing blanks: those
+    indented as its first key is, up to a TOML table (`[params]`). YAML lets the whole mapping be indented
+    (Longhorn's pages open with `  title: Create a Snapshot`), and a key indented deeper belongs to the one above it
+    (`seo:` / `  title:`)."""
     indent: str | None = None
     for line in front_matter.split("\n"):
         text = line.lstrip(" ")
         if not text.strip() or text.startswith("#"):
             continue
+        if _TOML_TABLE.fullmatch(text.rstrip(" \t")):
+            return
         if indent is None:
             indent = line[: len(line) - len(text)]
         if line[: len(line) - len(text)] == indent:

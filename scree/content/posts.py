@@ -63,8 +63,8 @@ GENERIC = INDEX_NAMES | frozenset({"changelog", "changes", "history", "license",
 # A date at the start of a name: 2023-04-05, 2023_04_05, 20230405, 2023-04; then the end or a separator.
 _DATE_START = re.compile(r"(?:19|20)[0-9]{2}([-_.]?)(?:0[1-9]|1[0-2])(?:\1(?:0[1-9]|[12][0-9]|3[01]))?(?:$|[-_. ])")
 _YEAR = re.compile(r"(?:19|20)[0-9]{2}")
-_AUTHOR = re.compile(r"^(?:author|authors)\s*:", re.MULTILINE)
-_DATE_KEY = re.compile(r"^date\s*:\s*\S", re.MULTILINE)
+_AUTHOR = re.compile(r"^(?:author|authors)\s*[:=]", re.MULTILINE)  # YAML `author:`, TOML `author =`
+_DATE_KEY = re.compile(r"^date\s*[:=]\s*\S", re.MULTILINE)
 
 # a changelog's file name, case and `_` aside; and, written in capitals as a project's own files are, these (a docs
 # page `history.md` or `news.md` is as often a command's or a feature's)
