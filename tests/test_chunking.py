@@ -549,6 +549,12 @@ def test_a_front_matter_title_heads_the_text_before_the_first_heading() -> None:
     assert [chunk.heading for chunk in with_h1] == ["Upgrade guide"]
     nested = chunk_markdown("---\nsidebar:\n  title: Not the title\n---\n\nText.\n")
     assert [chunk.heading for chunk in nested] == [""]
+    # a link in a heading keeps its words, not its target (MikroORM's changelog, TiKV's "Deploy > [Install TiKV](…)")
+    linked = "## [5.5.3](https://github.com/mikro-orm/mikro-orm/compare/v5.5.2...v5.5.3) (2022-11-10)\n\nFixes.\n"
+    assert [chunk.heading for chunk in chunk_markdown(linked)] == ["5.5.3 (2022-11-10)"]
+    assert [
+        chunk.heading for chunk in chunk_markdown("# Deploy\n## [Install TiKV](../install/) ![x](i.png)\nRun.\n")
+    ] == ["Deploy > Install TiKV x"]
     # Hugo's TOML front matter (KEDA's 2,155 pages): skipped as YAML's is, its title heads the page, a table's is not
     toml = '+++\ntitle = "Cron"\nmaintainer = "Community"\n[params]\ntitle = "Not it"\n+++\n\n### Trigger\n\nSpec.\n'
     assert [(chunk.heading, chunk.start_line) for chunk in chunk_markdown(toml)] == [("Cron > Trigger", 8)]

@@ -361,8 +361,13 @@ def _clean(text: str) -> str:
 
 
 def _heading_title(rest: str) -> str:
+    """A heading as its trail shows it: no closing hashes or anchors, and a link's words without its target
+    (MikroORM's changelog headings `## [5.5.3](https://github.com/…/compare/v5.5.2...v5.5.3) (2022-11-10)` had the
+    URL fill the trail's 120 bytes)."""
     rest = rest.rstrip(" \t")
     title = (_CLOSING_HASHES.sub("", rest) if len(rest) <= HEADING_CLEANED_CHARS else rest).strip(" \t")
+    if "](" in title and len(title) <= HEADING_CLEANED_CHARS:
+        title = _LINK.sub(r"\1", title)
     return cap_utf8(strip_heading_anchors(title), HEADING_CAP_BYTES)
 
 
