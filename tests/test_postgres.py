@@ -748,6 +748,47 @@ def test_a_server_without_a_checkout_searches_and_reads_the_collection(
         assert reader.file_count() == 1  # the server never wrote: its role is read-only
 
 
+def test_a_server_without_a_checkout_takes_the_current_version_the_writer_took(tmp_path: Path, pg_url: str) -> None:
+    """The site's config files are not indexed: a server without a checkout read none (Chaos Mesh's versions.json
+    names versioned_docs/version-2.8.3 current), took the unreleased docs/ for current and answered from it. The
+    collection keeps the config the writer read, so both see the same current tree, and the same posts folder
+    (its pages' front matter read from their stored text)."""
+    checkout = tmp_path / "checkout"
+    guide = "# Sharding\n\nSplit the quokka index into {} shards with the shard option of the {} release.\n"
+    trees = {"docs": ("several", "next"), "versioned_docs/version-2.0": ("many", "current")}
+    trees["versioned_docs/version-1.0"] = ("two", "first")
+    pages = {
+        "versions.json": '["2.0", "1.0"]\n',
+        **{f"{tree}/sharding.md": guide.format(*words) for tree, words in trees.items()},
+        **{
+            f"{tree}/{name}.md": f"# {name}\n\nHow to {name} the quokka server with the command line tool.\n"
+            for tree in trees
+            for name in ("install", "backup")
+        },
+        **{
+            f"news/{name}.md": f"---\ntitle: {name}\ndate: 2024-0{day}-01\nauthor: Ann\n---\n\nThe {name} of quokka.\n"
+            for day, name in enumerate(("launch", "funding", "roadmap"), start=1)
+        },
+    }
+    for name, text in pages.items():
+        (checkout / name).parent.mkdir(parents=True, exist_ok=True)
+        (checkout / name).write_text(text, encoding="utf-8")
+    reindex_here(hash_env(tmp_path / "writer-home", pg_url, SCREE_COLLECTION="team/site"), checkout)  # set-up
+    empty = tmp_path / "server"
+    empty.mkdir()
+    for folder in (checkout, empty):
+        env = hash_env(tmp_path / f"{folder.name}-home", pg_url)
+        found = run_scree(
+            "search", "--json", "--notes", str(folder), "--collection", "team/site", "quokka shard option", env=env
+        )
+        assert found.returncode == 0, found.stderr
+        paths = [hit["path"] for hit in json.loads(found.stdout)["hits"]]
+        assert paths[0] == "versioned_docs/version-2.0/sharding.md", (folder.name, paths)
+        doctor = run_scree("doctor", "--notes", str(folder), "--collection", "team/site", env=env).stdout
+        assert "version trees: current versioned_docs/version-2.0/ (3 pages; versions.json names 2.0" in doctor, doctor
+        assert "posts: news/ (3 pages, front matter date and author)" in doctor, doctor
+
+
 def _generation(pg_url: str, name: str) -> int:
     import psycopg
 

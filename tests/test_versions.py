@@ -6,12 +6,14 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from scree.content.languages import Copy, LanguageTrees
+from scree.content.site_config import SiteConfig, read_site_config
 from scree.content.versions import (
     CONFIG_NAMES,
     CURRENT,
@@ -672,6 +674,23 @@ def test_a_hugo_mount_serving_a_version_as_the_stable_release_names_it_current(n
         "current"
     )
     assert statuses(find_trees(paths))["site/content/arangodb/4.x"] == CURRENT  # without it: the highest number
+
+
+def test_the_site_config_reads_back_from_its_record_as_it_was_read(tmp_path: Path) -> None:
+    """Issue 31: a team's collection keeps the config files the writer read (SiteConfig.to_json); a server without
+    a checkout reads the same hints from that record, and a record that does not read as one says nothing."""
+    site = tmp_path / "site"
+    (site / "website" / "config" / "_default").mkdir(parents=True)
+    (site / "website" / "versions.json").write_text('["30.4", "29.7"]\n')
+    (site / "website" / "docusaurus.config.js").write_text("module.exports = {title: 'Jest'};\n")
+    (site / "website" / "config" / "_default" / "params.toml").write_text('version = "v1.9"\n')
+    config = read_site_config(site, ["website/versioned_docs/version-30.4/CLI.md", "docs/CLI.md"])
+    assert [name for name, _ in config.files["website"]] == ["docusaurus.config.js", "versions.json"]
+    assert [name for name, _ in config.hugo["website"]] == ["params.toml"]
+    again = SiteConfig.from_json(config.to_json())
+    assert again == config and again.hints() == config.hints() and config.hints()
+    assert SiteConfig.from_json("not json") == SiteConfig.from_json(None) == SiteConfig()
+    assert SiteConfig.from_json('{"files": {"": 3}, "hugo": {}}') == SiteConfig()
 
 
 def test_a_hugo_config_directorys_files_are_the_tables_they_are_named_for() -> None:

@@ -14,6 +14,7 @@ from scree.index.backend import fenced, holder, index_present, lock_refusal, ope
 from scree.index.docs_map_file import refresh_map
 from scree.index.folder import prepare_index_dir
 from scree.index.model_policy import prepare
+from scree.index.site_config_share import share_site_config
 from scree.index.writing import open_for_writing
 from scree.paths import normalise_rel_path
 from scree.replies import (
@@ -84,6 +85,7 @@ def reindex(
             if report.removed:  # issue 25: pages of removed files go back to the file system
                 store.reclaim_space()
             refresh_map(store, settings.docs_map_path)  # issue 36: the map sessions' instructions show
+            share_site_config(store, settings.folder)  # issue 31: for servers without a checkout
             files, chunks = store.counts()
         message = report.reply(rel)  # R-M7: the MCP reindex tool's wording
         if rel is None and files == 0:  # issue 25: an empty or markdown-less folder is named, not left silent

@@ -1,6 +1,6 @@
 """The evidence scree.content.posts decides from, gathered from a folder and its index (issue 32): the indexed paths,
 and the front matter of pages under folders named as posts whose paths carry no date (read from disk: the index
-keeps no front matter). Shared by the search engine and `scree doctor`."""
+keeps no front matter; a team's collection keeps each file's text). Shared by the search engine and `scree doctor`."""
 
 from __future__ import annotations
 
@@ -32,6 +32,25 @@ def read_front_matter(root: Path, budget: list[int]) -> Callable[[str], str | No
     return front_matter
 
 
+def stored_front_matter(store: IndexReader, budget: list[int]) -> Callable[[str], str | None]:
+    """read_front_matter's function over the texts a team's collection keeps (issue 31: a server without a
+    checkout reads what the writer indexed)."""
+
+    def front_matter(path: str) -> str | None:
+        if budget[0] <= 0:
+            return None
+        budget[0] -= 1
+        stored = store.stored_text(path)
+        if stored is None:
+            return None
+        head = stored[1][:HEAD_BYTES].decode("utf-8", errors="replace")
+        return split_front_matter(normalise_newlines(head))[0]
+
+    return front_matter
+
+
 def site_posts(store: IndexReader, root: Path) -> Posts:
-    """The index's posts folders (scree.content.posts), beside a docs tree."""
-    return find_posts(store.paths(), read_front_matter(root, [MAX_READS]))
+    """The index's posts folders (scree.content.posts), beside a docs tree: front matter read from `root`, or from
+    the collection where `root` is no checkout of it (IndexReader.shared)."""
+    read = stored_front_matter(store, [MAX_READS]) if store.shared else read_front_matter(root, [MAX_READS])
+    return find_posts(store.paths(), read)

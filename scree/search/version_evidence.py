@@ -1,6 +1,6 @@
 """The evidence scree.content.versions decides from, gathered from a folder and its index (issue 32): the site's config
-files (read from disk: they are not indexed) and the indexed pages' text fingerprints (from the index). Shared by the
-search engine and `scree doctor`."""
+files (scree.content.site_config: read from disk, they are not indexed; a team's collection keeps its writer's) and
+the indexed pages' text fingerprints (from the index). Shared by the search engine and `scree doctor`."""
 
 from __future__ import annotations
 
@@ -9,85 +9,18 @@ from pathlib import Path
 
 from scree.content.languages import LanguageTrees, copy_of, language_folder
 from scree.content.posts import Posts
-from scree.content.versions import (
-    CONFIG_NAMES,
-    HUGO_CONFIG_DIR,
-    HUGO_CONFIG_SUFFIXES,
-    INSTANCE_VERSIONS,
-    JEKYLL_CONFIG,
-    MAX_HUGO_CONFIG_FILES,
-    Hint,
-    VersionTrees,
-    find_trees,
-    fingerprint,
-    is_jekyll_config,
-    is_versions_file,
-    parse_hints,
-    parse_hugo_config_dir,
-)
+from scree.content.site_config import SITE_CONFIG_KEY, SiteConfig, read_site_config
+from scree.content.versions import VersionTrees, find_trees, fingerprint
 from scree.search.post_evidence import site_posts
 from scree.store import IndexReader
 
-CONFIG_DEPTH = 2  # config files are looked for in the root and in folders this deep that hold indexed pages
-MAX_CONFIG_BYTES = 256 * 1024
 
-
-def config_folders(paths: Iterable[str]) -> set[str]:
-    """The root and the folders up to CONFIG_DEPTH deep that hold indexed pages, where a site keeps its config; and
-    each Antora component version's folder, however deep (the one above `modules/<module>/pages/`, where its
-    antora.yml is)."""
-    folders = {""}
-    for path in paths:
-        parts = path.split("/")[:-1]
-        for depth in range(1, min(CONFIG_DEPTH, len(parts)) + 1):
-            folders.add("/".join(parts[:depth]))
-        head, found, tail = path.partition("/modules/")
-        if found and "/pages/" in tail:
-            folders.add(head)
-    return folders
-
-
-def read_hints(root: Path, paths: Iterable[str]) -> list[Hint]:
-    """What the site's config files say about its versions, read from `root` (unreadable files say nothing)."""
-    hints: list[Hint] = []
-    for folder in sorted(config_folders(paths)):
-        texts: dict[str, str] = {}
-        base = root / folder if folder else root
-        try:  # a Docusaurus docs plugin instance's <id>_versions.json, Jekyll's _config*.yml, beside the site's config
-            instances = sorted(file.name for file in base.glob(f"*{INSTANCE_VERSIONS}") if is_versions_file(file.name))
-            instances += sorted(file.name for file in base.glob(f"{JEKYLL_CONFIG}*") if is_jekyll_config(file.name))
-        except OSError:
-            instances = []
-        for name in [*sorted(CONFIG_NAMES), *instances]:
-            if (text := _config_text(base / name)) is not None:
-                texts[name] = text
-        for name, text in texts.items():
-            siblings = {other: body for other, body in texts.items() if other != name}
-            hints += parse_hints(f"{folder}/{name}" if folder else name, text, siblings)
-        for name, text in _hugo_config_dir(base):
-            hints += parse_hugo_config_dir("/".join(filter(None, (folder, HUGO_CONFIG_DIR, name))), folder, text)
-    return hints
-
-
-def _hugo_config_dir(site: Path) -> list[tuple[str, str]]:
-    """(name, text) of the files of a Hugo site's config directory (HUGO_CONFIG_DIR), if it has one."""
-    try:
-        files = sorted(file for file in (site / HUGO_CONFIG_DIR).iterdir() if file.name.endswith(HUGO_CONFIG_SUFFIXES))[
-            :MAX_HUGO_CONFIG_FILES
-        ]
-    except OSError:  # none, or unreadable: it says nothing
-        return []
-    return [(file.name, text) for file in files if (text := _config_text(file)) is not None]
-
-
-def _config_text(file: Path) -> str | None:
-    """A config file's text; None where it is missing, unreadable or over MAX_CONFIG_BYTES."""
-    try:
-        if file.is_file() and file.stat().st_size <= MAX_CONFIG_BYTES:
-            return file.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        pass
-    return None
+def site_config(store: IndexReader, root: Path, paths: Iterable[str]) -> SiteConfig:
+    """The site's config files: read from `root`, or, where the index is a team's collection and `root` no checkout
+    of it (IndexReader.shared), as the collection's writer read them from its checkout (issue 31)."""
+    if store.shared:
+        return SiteConfig.from_json(store.get_meta(SITE_CONFIG_KEY))
+    return read_site_config(root, paths)
 
 
 def is_language_folder(folder: str) -> bool:
@@ -113,7 +46,7 @@ def version_trees(
     def excluded(folder: str) -> bool:
         return is_language_folder(folder) or posts.in_posts_folder(f"{folder}/")
 
-    return find_trees(paths, read_hints(root, paths), page_fingerprint, current, excluded)
+    return find_trees(paths, site_config(store, root, paths).hints(), page_fingerprint, current, excluded)
 
 
 def copy_trees(store: IndexReader, root: Path, current: str | None = None, posts: Posts | None = None) -> LanguageTrees:

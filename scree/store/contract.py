@@ -168,6 +168,11 @@ class IndexWriter(IndexReader, Protocol):
         """Issue 31: the docs map kept in a shared index for readers without the map file; nothing locally."""
         ...
 
+    def record_site_config(self, config: str) -> None:
+        """Issue 31: the site's config files (scree.content.site_config, as JSON) kept in a shared index for readers
+        without a checkout; nothing locally, where every reader has the folder."""
+        ...
+
     def move_to(self, folder: Path) -> None: ...
 
     def replace_with(self, other: IndexWriter) -> None:

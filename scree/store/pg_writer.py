@@ -21,6 +21,7 @@ import psycopg
 from scree.content.chunking import EMBED_FORMAT
 from scree.content.cjk import apart_from_cjk
 from scree.content.formats import keyword_text
+from scree.content.site_config import SITE_CONFIG_KEY
 from scree.errors import IndexMismatchError, IndexUnavailableError, WriterFencedError
 from scree.store.contract import REINDEX_HINT, AddChunks, IndexWriter, model_mismatch
 from scree.store.pg_connect import WRITER_LOCK_KEY_SQL, PgVector, connect, failure_line, register_vector, where
@@ -146,6 +147,12 @@ class PgWriter(PgReader):
                 "update scree_collections set meta = meta || jsonb_build_object(%s::text, %s::text) where id = %s",
                 (key, value, collection),
             )
+
+    def record_site_config(self, config: str) -> None:
+        """Keep the site's config files with the collection (meta SITE_CONFIG_KEY), for readers without a checkout;
+        written only when they changed, so an unchanged config bumps no version."""
+        if self.get_meta(SITE_CONFIG_KEY) != config:
+            self.set_meta(SITE_CONFIG_KEY, config)
 
     def record_docs_map(self, summary: str) -> None:
         """Keep the docs map (its JSON, as the map file holds it) with the collection, for readers on machines

@@ -46,6 +46,9 @@ class SqliteWriter(SqliteReader):
     def record_docs_map(self, summary: str) -> None:
         """Nothing to do: a local index's docs map is the file beside it (scree.index.docs_map_file)."""
 
+    def record_site_config(self, config: str) -> None:
+        """Nothing to do: a local index's readers read the site's config from the folder."""
+
     def set_meta(self, key: str, value: str) -> None:
         with self._transaction():
             self._conn.execute("insert or replace into meta(key, value) values (?, ?)", (key, value))

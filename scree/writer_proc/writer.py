@@ -43,6 +43,7 @@ from scree.index.backend import shared
 from scree.index.docs_map_file import refresh_map
 from scree.index.model_policy import prepare
 from scree.index.shape import check_for_writer
+from scree.index.site_config_share import share_site_config
 from scree.index.writing import open_for_writing
 from scree.logs import get_logger, logged_thread
 from scree.protocol import Finished, Outcome, WriterReport
@@ -419,6 +420,7 @@ class Writer:
         """Issue 36: the docs map the next session's instructions show, after a sync that may have changed it."""
         if job.full or report.indexed or report.removed:
             refresh_map(parts.syncer.store, self._settings.docs_map_path)
+            share_site_config(parts.syncer.store, self._settings.folder)  # issue 31: for servers without a checkout
 
     def _progress(self, report: SyncReport, _total: int) -> None:
         if self._first_sync_running:
