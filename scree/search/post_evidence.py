@@ -18,33 +18,38 @@ MAX_READS = 2000  # pages whose front matter is read per computation: a bound on
 def read_front_matter(root: Path, budget: list[int]) -> Callable[[str], str | None]:
     """A function giving a page's front matter read from `root` (None: none, unreadable, or past the budget)."""
 
-    def front_matter(path: str) -> str | None:
-        if budget[0] <= 0:
-            return None
-        budget[0] -= 1
+    def head(path: str) -> bytes | None:
         try:
             with (root / path).open("rb") as file:
-                head = file.read(HEAD_BYTES).decode("utf-8", errors="replace")
+                return file.read(HEAD_BYTES)
         except OSError:
             return None
-        return split_front_matter(normalise_newlines(head))[0]
 
-    return front_matter
+    return _front_matter_of(head, budget)
 
 
 def stored_front_matter(store: IndexReader, budget: list[int]) -> Callable[[str], str | None]:
     """read_front_matter's function over the texts a team's collection keeps (issue 31: a server without a
     checkout reads what the writer indexed)."""
 
+    def head(path: str) -> bytes | None:
+        stored = store.stored_text(path)
+        return None if stored is None else stored[1][:HEAD_BYTES]
+
+    return _front_matter_of(head, budget)
+
+
+def _front_matter_of(head: Callable[[str], bytes | None], budget: list[int]) -> Callable[[str], str | None]:
+    """A page's front matter from its first bytes as `head` gives them, while the budget lasts."""
+
     def front_matter(path: str) -> str | None:
         if budget[0] <= 0:
             return None
         budget[0] -= 1
-        stored = store.stored_text(path)
-        if stored is None:
+        data = head(path)
+        if data is None:
             return None
-        head = stored[1][:HEAD_BYTES].decode("utf-8", errors="replace")
-        return split_front_matter(normalise_newlines(head))[0]
+        return split_front_matter(normalise_newlines(data.decode("utf-8", errors="replace")))[0]
 
     return front_matter
 
