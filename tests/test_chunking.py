@@ -549,6 +549,13 @@ def test_a_front_matter_title_heads_the_text_before_the_first_heading() -> None:
     assert [chunk.heading for chunk in with_h1] == ["Upgrade guide"]
     nested = chunk_markdown("---\nsidebar:\n  title: Not the title\n---\n\nText.\n")
     assert [chunk.heading for chunk in nested] == [""]
+    # a heading that says its parent's words again opens no level (Crossplane, Longhorn, Harbor, Vitess: a title in
+    # front matter and a first `## ` heading of the same words)
+    repeated = "---\ntitle: Install Crossplane\n---\n\n## Install Crossplane\n\nIntro.\n\n### Step 1\n\nRun.\n"
+    assert [chunk.heading for chunk in chunk_markdown(repeated)] == [
+        "Install Crossplane",
+        "Install Crossplane > Step 1",
+    ]
     # a link in a heading keeps its words, not its target (MikroORM's changelog, TiKV's "Deploy > [Install TiKV](…)")
     linked = "## [5.5.3](https://github.com/mikro-orm/mikro-orm/compare/v5.5.2...v5.5.3) (2022-11-10)\n\nFixes.\n"
     assert [chunk.heading for chunk in chunk_markdown(linked)] == ["5.5.3 (2022-11-10)"]

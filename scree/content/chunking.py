@@ -445,9 +445,14 @@ def _words_of_line(line: str) -> str | None:
 
 
 def _push_heading(trail: list[tuple[int, str]], level: int, title: str) -> None:
-    """A heading replaces every open heading at its level or deeper."""
+    """A heading replaces every open heading at its level or deeper; one that says its parent's words again opens no
+    level of its own (a page titled "Install Crossplane" in its front matter whose first heading is `## Install
+    Crossplane`: its sections read "Install Crossplane > Step 1", not "Install Crossplane > Install Crossplane >
+    Step 1")."""
     while trail and trail[-1][0] >= level:
         trail.pop()
+    if trail and title and trail[-1][1].casefold() == title.casefold():
+        return
     trail.append((level, title))
 
 
