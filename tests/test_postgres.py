@@ -787,6 +787,18 @@ def test_a_server_without_a_checkout_takes_the_current_version_the_writer_took(t
         doctor = run_scree("doctor", "--notes", str(folder), "--collection", "team/site", env=env).stdout
         assert "version trees: current versioned_docs/version-2.0/ (3 pages; versions.json names 2.0" in doctor, doctor
         assert "posts: news/ (3 pages, front matter date and author)" in doctor, doctor
+    # the writer told its current tree: a server without a checkout takes it, unless told its own
+    told = hash_env(tmp_path / "writer-home", pg_url, SCREE_COLLECTION="team/site")
+    reindex_here({**told, "SCREE_CURRENT_VERSION": "versioned_docs/version-1.0"}, checkout)
+    for own, first in (
+        (None, "versioned_docs/version-1.0/"),
+        ("versioned_docs/version-2.0", "versioned_docs/version-2.0/"),
+    ):
+        env = hash_env(tmp_path / "server-home", pg_url, **({"SCREE_CURRENT_VERSION": own} if own else {}))
+        found = run_scree(
+            "search", "--json", "--notes", str(empty), "--collection", "team/site", "quokka shard", env=env
+        )
+        assert json.loads(found.stdout)["hits"][0]["path"] == f"{first}sharding.md", (own, found.stdout)
 
 
 def _generation(pg_url: str, name: str) -> int:

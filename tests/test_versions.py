@@ -689,6 +689,8 @@ def test_the_site_config_reads_back_from_its_record_as_it_was_read(tmp_path: Pat
     assert [name for name, _ in config.hugo["website"]] == ["params.toml"]
     again = SiteConfig.from_json(config.to_json())
     assert again == config and again.hints() == config.hints() and config.hints()
+    told = read_site_config(site, ["docs/CLI.md"], "website/versioned_docs/version-30.4")  # SCREE_CURRENT_VERSION
+    assert SiteConfig.from_json(told.to_json()).current == "website/versioned_docs/version-30.4"
     assert SiteConfig.from_json("not json") == SiteConfig.from_json(None) == SiteConfig()
     assert SiteConfig.from_json('{"files": {"": 3}, "hugo": {}}') == SiteConfig()
 

@@ -33,10 +33,12 @@ SITE_CONFIG_KEY = "site_config"  # the collection's record of them (IndexWriter.
 @dataclass(frozen=True, slots=True)
 class SiteConfig:
     """The config files found, by the folder that holds them ("" for the root): `files` {folder: [(name, text)]} in
-    the order they are read, `hugo` the same of the folder's Hugo config directory."""
+    the order they are read, `hugo` the same of the folder's Hugo config directory; `current`, the current version
+    tree its writer was told (SCREE_CURRENT_VERSION), which a server without a checkout takes unless told its own."""
 
     files: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
     hugo: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
+    current: str | None = None
 
     def hints(self) -> list[Hint]:
         """What the files say about the site's versions (scree.content.versions.parse_hints)."""
@@ -51,7 +53,8 @@ class SiteConfig:
         return hints
 
     def to_json(self) -> str:
-        return json.dumps({"files": self.files, "hugo": self.hugo}, ensure_ascii=False, sort_keys=True)
+        record = {"files": self.files, "hugo": self.hugo, "current": self.current}
+        return json.dumps(record, ensure_ascii=False, sort_keys=True)
 
     @classmethod
     def from_json(cls, text: str | None) -> SiteConfig:
@@ -62,9 +65,10 @@ class SiteConfig:
                 {str(folder): [(str(name), str(body)) for name, body in pairs] for folder, pairs in data[kind].items()}
                 for kind in ("files", "hugo")
             )
+            current = data.get("current")
         except (ValueError, TypeError, AttributeError, KeyError):
             return cls()
-        return cls(files, hugo)
+        return cls(files, hugo, current if isinstance(current, str) else None)
 
 
 def config_folders(paths: Iterable[str]) -> set[str]:
@@ -82,10 +86,10 @@ def config_folders(paths: Iterable[str]) -> set[str]:
     return folders
 
 
-def read_site_config(root: Path, paths: Iterable[str]) -> SiteConfig:
+def read_site_config(root: Path, paths: Iterable[str], current: str | None = None) -> SiteConfig:
     """The site's config files under `root`, where the indexed `paths` say a site keeps them (unreadable files are
-    left out: they say nothing)."""
-    config = SiteConfig()
+    left out: they say nothing), with the `current` version tree this process was told."""
+    config = SiteConfig(current=current)
     for folder in sorted(config_folders(paths)):
         texts: dict[str, str] = {}
         base = root / folder if folder else root

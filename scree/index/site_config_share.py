@@ -15,12 +15,13 @@ if TYPE_CHECKING:
 log = get_logger(__name__)
 
 
-def share_site_config(store: IndexWriter, folder: Path) -> None:
-    """Record the site's config files with the index (nothing for a local one). A failure is logged, never fails the
-    sync: the index is what matters."""
+def share_site_config(store: IndexWriter, folder: Path, current: str | None) -> None:
+    """Record the site's config files with the index, and the `current` version tree this writer was told
+    (SCREE_CURRENT_VERSION); nothing for a local one. A failure is logged, never fails the sync: the index is what
+    matters."""
     from scree.errors import IndexUnavailableError
 
     try:
-        store.record_site_config(read_site_config(folder, store.paths()).to_json())
+        store.record_site_config(read_site_config(folder, store.paths(), current).to_json())
     except (OSError, ValueError, IndexUnavailableError) as exc:
         log.warning("cannot record the site's config", error=str(exc))

@@ -17,7 +17,8 @@ from scree.store import IndexReader
 
 def site_config(store: IndexReader, root: Path, paths: Iterable[str]) -> SiteConfig:
     """The site's config files: read from `root`, or, where the index is a team's collection and `root` no checkout
-    of it (IndexReader.shared), as the collection's writer read them from its checkout (issue 31)."""
+    of it (IndexReader.shared), as the collection's writer read them from its checkout, with the current version
+    tree the writer was told (issue 31)."""
     if store.shared:
         return SiteConfig.from_json(store.get_meta(SITE_CONFIG_KEY))
     return read_site_config(root, paths)
@@ -46,7 +47,9 @@ def version_trees(
     def excluded(folder: str) -> bool:
         return is_language_folder(folder) or posts.in_posts_folder(f"{folder}/")
 
-    return find_trees(paths, site_config(store, root, paths).hints(), page_fingerprint, current, excluded)
+    config = site_config(store, root, paths)  # on a server without a checkout, the writer's current unless told one
+    chosen = current if current is not None else config.current
+    return find_trees(paths, config.hints(), page_fingerprint, chosen, excluded)
 
 
 def copy_trees(store: IndexReader, root: Path, current: str | None = None, posts: Posts | None = None) -> LanguageTrees:

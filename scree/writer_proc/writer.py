@@ -420,7 +420,8 @@ class Writer:
         """Issue 36: the docs map the next session's instructions show, after a sync that may have changed it."""
         if job.full or report.indexed or report.removed:
             refresh_map(parts.syncer.store, self._settings.docs_map_path)
-            share_site_config(parts.syncer.store, self._settings.folder)  # issue 31: for servers without a checkout
+            # issue 31: for servers without a checkout
+            share_site_config(parts.syncer.store, self._settings.folder, self._settings.current_version)
 
     def _progress(self, report: SyncReport, _total: int) -> None:
         if self._first_sync_running:
