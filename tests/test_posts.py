@@ -46,6 +46,11 @@ def test_hugo_year_folders_and_front_matter_are_evidence_under_a_posts_name() ->
     assert not find_posts([*DOCS, *undated]).folders  # a name alone never decides
     dates_only = {path: "title: x\ndate: 2024-01-02" for path in undated}  # a Hugo docs page often has a date
     assert not find_posts([*DOCS, *undated], dates_only.get).folders
+    # under a folder named for a blog a date alone dates a page (Kyverno's Astro blog gives no author); not under news/
+    astro = [f"src/content/blog/{name}/index.md" for name in ("release-1.15", "security-audit", "kubecon")]
+    heads = {path: "title: x\ndate: 2025-07-31" for path in astro}
+    found = find_posts([*DOCS, *astro], heads.get).folders
+    assert [(f.root, f.pages, f.why) for f in found] == [("src/content/blog", 3, "front matter date")]
     assert dated_front_matter("date: 2024-01-02\nauthors: [ann, bob]")
     assert dated_front_matter('date = 2020-09-11\nauthor = "Ann"')  # Hugo's TOML front matter
     assert not dated_front_matter(None)

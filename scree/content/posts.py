@@ -10,7 +10,8 @@ scree.search.ranking.POST_RANKS), still found when only a post answers. The rule
 1. A page is dated when its file name, or the name of the folder it is the index page of, starts with a date
    (`2023-04-05-foo.md`, `2021-03-09-upgrade/index.md`, `20230405_foo.md`), when a folder on its path is a year
    (`blog/2026/foo.md`, `news/2023/04/foo.md`), or, under a folder named as posts (rule 2), when its front matter
-   has a `date:` and an `author:`/`authors:` (Hugo and Docusaurus posts without dates in their names).
+   has a `date:` and an `author:`/`authors:` (Hugo and Docusaurus posts without dates in their names); under one
+   named for a blog (`blog`, `posts`: BLOG_NAMES), a `date:` alone (Astro's blog collections give no author).
 2. A posts folder is the nearest folder named as posts (`blog`, `posts`, `_posts`, `news`, `changelog`,
    `release-notes`, `announcements`, ...; POST_FOLDER_NAMES) above at least MIN_POSTS dated pages that are at least
    POSTS_SHARE of its pages; or, whatever its name, the deepest folder holding at least MIN_DATED_NAMES pages with a
@@ -53,6 +54,9 @@ POST_FOLDER_NAMES = frozenset(
         "newsletters",
     }
 )
+# Names that say blog: under these a front matter `date:` alone dates a page (Kyverno's Astro blog,
+# src/content/blog/<slug>/index.md, gives no author); `news/`, `releases/` and the rest need an author too.
+BLOG_NAMES = frozenset({"blog", "blogs", "posts", "_posts", "post"})
 MIN_POSTS = 3  # dated pages before a folder named as posts is taken for one
 POSTS_SHARE = 0.5  # ... and this share of its pages
 MIN_DATED_NAMES = 5  # pages with a date in their file name before a folder of any name is taken for posts
@@ -81,6 +85,7 @@ CHANGE_WORDS = frozenset(
 DATE_NAME = "date-named"
 YEAR_FOLDER = "year folders"
 FRONT_MATTER = "front matter date and author"
+FRONT_MATTER_DATE = "front matter date"
 
 
 def _stem(name: str) -> str:
@@ -102,11 +107,11 @@ def in_year_folder(path: str, below: str = "") -> bool:
     return any(_YEAR.fullmatch(part) for part in rest.split("/")[:-1])
 
 
-def dated_front_matter(front_matter: str | None) -> bool:
+def dated_front_matter(front_matter: str | None, date_alone: bool = False) -> bool:
     """Whether a page's front matter has a `date:` and an `author:`/`authors:`: a post's, not a reference page's
-    (a Hugo docs page often has a date alone)."""
+    (a Hugo docs page often has a date alone); with `date_alone` (under a folder named for a blog), a date."""
     text = front_matter or ""
-    return bool(_DATE_KEY.search(text)) and bool(_AUTHOR.search(text))
+    return bool(_DATE_KEY.search(text)) and (date_alone or bool(_AUTHOR.search(text)))
 
 
 def is_changelog(path: str) -> bool:
@@ -206,13 +211,17 @@ def _named_folders(paths: Sequence[str], front_matter: Callable[[str], str | Non
     found: dict[str, PostsFolder] = {}
     for folder, members in sorted(named.items()):
         kinds: Counter[str] = Counter()
+        blog = folder.rsplit("/", 1)[-1].lower() in BLOG_NAMES
         for path in members:
             if dated_name(path):
                 kinds[DATE_NAME] += 1
             elif in_year_folder(path, folder):
                 kinds[YEAR_FOLDER] += 1
-            elif front_matter is not None and dated_front_matter(front_matter(path)):
-                kinds[FRONT_MATTER] += 1
+            elif front_matter is not None and (head := front_matter(path)) is not None:
+                if dated_front_matter(head):
+                    kinds[FRONT_MATTER] += 1
+                elif blog and dated_front_matter(head, date_alone=True):
+                    kinds[FRONT_MATTER_DATE] += 1
         dated = sum(kinds.values())
         if dated >= MIN_POSTS and dated >= POSTS_SHARE * len(members):
             found[folder] = PostsFolder(folder, len(members), ", ".join(kind for kind, _ in kinds.most_common()))
