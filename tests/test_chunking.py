@@ -567,6 +567,8 @@ def test_a_front_matter_title_heads_the_text_before_the_first_heading() -> None:
     assert [(chunk.heading, chunk.start_line) for chunk in chunk_markdown(toml)] == [("Cron > Trigger", 8)]
     assert split_front_matter("+++\na = 1\n---\nbody\n") == (None, "+++\na = 1\n---\nbody\n", 0)  # never closed
     assert opted_out('+++\ntitle = "x"\nscree = "ignore"\n+++\n')
+    scalar = "---\ndescription: >\n  [Deprecated]\ntitle: Old API\n---\n\nText.\n"  # a block scalar's text is no table
+    assert [chunk.heading for chunk in chunk_markdown(scalar)] == ["Old API"]
     # YAML lets the whole mapping be indented (Longhorn: 618 pages open `  title: Create a Snapshot`)
     indented = chunk_markdown("---\n  title: Create a Snapshot\n  weight: 1\n---\n\nA snapshot is a state.\n")
     assert [chunk.heading for chunk in indented] == ["Create a Snapshot"]

@@ -182,12 +182,13 @@ def _top_level_lines(front_matter: str) -> Iterator[str]:
         text = line.lstrip(" ")
         if not text.strip() or text.startswith("#"):
             continue
-        if _TOML_TABLE.fullmatch(text.rstrip(" \t")):
-            return
         if indent is None:
             indent = line[: len(line) - len(text)]
-        if line[: len(line) - len(text)] == indent:
-            yield text.rstrip(" \t")
+        if line[: len(line) - len(text)] != indent:  # a deeper key, or a block scalar's text
+            continue
+        if _TOML_TABLE.fullmatch(text.rstrip(" \t")):
+            return
+        yield text.rstrip(" \t")
 
 
 Readable = Callable[[str, "tuple[str, int] | None"], str]  # (chunk text, block open at its start) -> embedded words
