@@ -58,7 +58,7 @@ def newest_first(trees: LanguageTrees, copies: Sequence[StoredChunk]) -> list[St
     return sorted(copies, key=key)
 
 
-def other_version(trees: LanguageTrees, rows: dict[int, StoredChunk], chunk_id: int, named: set[str]) -> bool:
+def other_version(trees: LanguageTrees, rows: dict[int, StoredChunk], chunk_id: int, named: Collection[str]) -> bool:
     """A chunk of a version other than the current one, or of a current page named for an older version
     (versions rule 6: upgrade notes to an old release) unless the query names that version (`named`)."""
     row = rows.get(chunk_id)

@@ -40,11 +40,7 @@ class Query:
     words: tuple[str, ...]  # content_words: its distinct words that carry its meaning
     match: KeywordMatch  # what the keyword indexes match
     language: str | None  # the language trees' language it is most likely in (LanguageTrees.query_language)
-
-    @property
-    def versions(self) -> set[str]:
-        """The version numbers it names (versions.query_versions: `3.6` of "roll back from 3.7 to 3.6")."""
-        return query_versions(self.text)
+    versions: frozenset[str]  # the version numbers it names (versions.query_versions: `3.6` of "from 3.7 to 3.6")
 
     @property
     def mostly_cjk(self) -> bool:
@@ -62,7 +58,8 @@ class Query:
 
 def analyse(text: str, trees: LanguageTrees) -> Query:
     """`text` analysed for a search over an index with the language trees `trees`."""
-    return Query(text, tuple(content_words(text)), keyword_match(text), trees.query_language(text))
+    versions = frozenset(query_versions(text))
+    return Query(text, tuple(content_words(text)), keyword_match(text), trees.query_language(text), versions)
 
 
 def keyword_match(text: str) -> KeywordMatch:
