@@ -472,6 +472,29 @@ def test_a_query_naming_two_versions_gets_the_page_named_for_both_first(tmp_path
     assert one[0].path == f"{upgrading}/upgrading-1.18-1.19.md", [hit.path for hit in one]  # one version: as before
 
 
+def test_a_query_naming_a_release_gets_the_changelog_section_headed_by_it(tmp_path: Path) -> None:
+    """pytest's doc/en/changelog.rst has a section per release: "What changed in pytest 8.0?" got its 8.3.1 section
+    (one line on the 8.3.0 release's change notes) first and the 8.0.0 sections out of the first hundred; a section
+    headed by the release the query names comes first, its pre-release's too (ranking.RELEASE_WEIGHT)."""
+    changelog = page(
+        "Changelog",
+        "## pytest 8.3.1 (2024-07-20)\n\nThe pytest 8.3.0 release failed to include the changes it made; this "
+        "release of pytest adds the changed notes, nothing else changed in pytest.",
+        "## pytest 8.3.0 (2024-07-20)\n\n### Features\n\n- The junit report names each failed test case and the "
+        "file that holds it.",
+        "## pytest 8.0.0 (2024-01-27)\n\n### Bug Fixes\n\n- Escape the reason of a skip mark when writing JUnit XML "
+        "files.",
+        "## pytest 8.0.0rc1 (2023-12-30)\n\n### Breaking Changes\n\n- Python 3.7 is no longer supported; use "
+        "Python 3.8 or later.",
+    )
+    files = {"CHANGELOG.md": changelog, **{f"docs/{name}": text for name, text in GUIDES.items()}}
+    engine = engine_for(tree(tmp_path / "site", files), tmp_path / "index.db")
+    hits = search(engine, "What changed in pytest 8.0?", "hybrid", k=1)
+    assert hits[0].path == "CHANGELOG.md" and "8.0.0" in hits[0].heading, hits[0]
+    later = search(engine, "What changed in pytest 8.3.0?", "hybrid", k=1)
+    assert later[0].heading == "Changelog > pytest 8.3.0 (2024-07-20) > Features", later[0]
+
+
 def test_a_series_of_release_notes_answers_from_the_docs_and_marks_each_old_release(tmp_path: Path) -> None:
     """Versions rule 8, Celery's layout: docs/history/whatsnew-5.4.rst ... whatsnew-5.6.rst beside the user guide,
     no version trees. The notes of 5.4 said more about retries than the guide that documents them and came first,

@@ -1282,6 +1282,12 @@ def test_a_series_of_release_notes_is_old_but_the_newest() -> None:
     tree = [f"docs/v{v}/{p}" for v in ("3.7", "3.6") for p in (*PAGES, *notes)]
     hints = parse_hints("config.yaml", "params:\n  latest_stable_version: v3.7\n")
     assert dict(find_trees(tree, hints).superseded) == {"docs/v3.7/notes/release-3.6.md": "3.6"}
+    # a pre-release glued to its number (PEP 440, pytest's announce/release-8.0.0rc1.rst) is of that release's
+    # series and older than it: the 8.0.0 candidates were a series of their own, its newest taken for current
+    announced = [f"announce/release-{v}.rst" for v in ("7.0.0rc1", "7.0.0", "8.0.0rc1", "8.0.0rc2", "8.0.0", "9.1.1")]
+    assert dict(find_trees(announced).superseded) == {page: page[17:22] for page in announced[:5]}
+    beta = [f"announce/release-{v}.rst" for v in ("1.0", "1.1", "2.0b1")]  # the newest a pre-release: still newest
+    assert sorted(find_trees(beta).superseded) == beta[:2]
 
 
 def test_old_trees_are_listed_newest_first_and_an_old_one_without_a_number_last() -> None:

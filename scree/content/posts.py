@@ -142,6 +142,12 @@ def asks_about_changes(words: Iterable[str], versions: Collection[str]) -> bool:
     return bool(versions) or not CHANGE_WORDS.isdisjoint(words)
 
 
+def asks_what_changed(words: Iterable[str]) -> bool:
+    """Whether a query's case-folded `words` ask what a release changed ("what changed in 8.0", "what's new in
+    1.17"), not how to do a thing in it ("how do I upgrade to 1.18"): a changelog's section on it answers."""
+    return not (CHANGE_WORDS | {"new"}).isdisjoint(words)
+
+
 @dataclass(frozen=True, slots=True)
 class PostsFolder:
     """A folder of posts: its path, how many pages it holds, and the evidence it was taken on (for `scree doctor`)."""

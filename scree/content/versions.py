@@ -140,6 +140,8 @@ DOCS_WORDS = ("docs", "doc", "documentation", "manual", "reference", "api", "sit
 PRERELEASE_STAGES = ("alpha", "beta", "pre", "rc")  # in the order a release goes through them
 _PRERELEASE = rf"[-.](?:{'|'.join(PRERELEASE_STAGES)})(?:[.-]?[0-9]+)?"
 _PRERELEASE_END = re.compile(rf"{_PRERELEASE}$", re.IGNORECASE)
+# ... or glued to the number, as Python's releases write it (PEP 440: `8.0.0rc1`, `2.0b3`, `1.0.dev0`)
+_GLUED_PRERELEASE = re.compile(r"(?<=[0-9])\.?(?:rc|a|b|alpha|beta|dev|pre)[0-9]*$", re.IGNORECASE)
 _VERSION_CORE = rf"(?:version|release|ver|rel|v)?[-_]?v?([0-9]+(?:[._-][0-9]+)*)(?:[._-]?x)?(?:{_PRERELEASE})?"
 _VERSION_WORD = "|".join((*DOCS_WORDS, *NEXT_WORDS, *OLD_WORDS, *CURRENT_WORDS))
 _VERSION_NAME = re.compile(rf"(?:(?:{_VERSION_WORD})[-_])?{_VERSION_CORE}(?:[-_](?:{_VERSION_WORD}))?", re.IGNORECASE)
@@ -1346,21 +1348,26 @@ def _release_notes(ordered: Sequence[str]) -> dict[str, str]:
     says what its release did, and all but the newest are old (page -> its version; all where the folder says old),
     ranked as rule 6's pages are unless the query names their version. Index pages and dated names (posts) are
     left out."""
-    series: dict[tuple[str, str], list[tuple[str, str]]] = defaultdict(list)
+    series: dict[tuple[str, str], list[tuple[str, str, bool]]] = defaultdict(list)
     for page in ordered:
         folder, _, name = page.rpartition("/")
-        stem = name.rsplit(".", 1)[0].lower()
+        stem, dot, ending = name.lower().rpartition(".") if "." in name else (name.lower(), "", "")
         if stem in INDEX_NAMES or dated_name(page) or not _speaks_of_releases(page):
             continue
-        version = version_in_name(page)
+        release = _GLUED_PRERELEASE.sub("", stem)  # pytest's release-8.0.0rc1.rst: a pre-release of 8.0.0
+        version = version_in_name(f"{folder}/{release}{dot}{ending}")
         if version is not None:
-            series[(folder, " ".join(_LETTERS.findall(stem)))].append((page, version))
+            series[(folder, " ".join(_LETTERS.findall(release)))].append((page, version, release == stem))
     out: dict[str, str] = {}
     for (folder, _), members in series.items():
         if len(members) >= MIN_RELEASE_SERIES:
-            newest = max(version_key(version) for _, version in members)
+            newest = max((version_key(version), final) for _, version, final in members)
             archived = says_old(folder)  # RKE2's release-notes-old/v1.24.X.md ... v1.32.X.md: the newest too
-            out.update((page, version) for page, version in members if archived or version_key(version) < newest)
+            out.update(
+                (page, version)
+                for page, version, final in members
+                if archived or (version_key(version), final) < newest
+            )
     return out
 
 
@@ -1396,6 +1403,33 @@ def names_version(named: Iterable[str], version: str, page: bool = False) -> boo
         else page and _release(version_key(found)) == _release(wanted)
         for found in named
     )
+
+
+_HEADING_RELEASE = re.compile(
+    r"(?<![\w.])v?([0-9]+(?:\.[0-9]+)+)(?:\.[x*]|-?(?:rc|alpha|beta|a|b|dev|pre)(?:[.-]?[0-9]+)?)?(?![\w.]|\.[0-9])",
+    re.IGNORECASE,
+)
+
+
+def heading_releases(heading: str) -> list[str]:
+    """The releases a heading trail names: dotted numbers, a pre-release's suffix left out (`pytest 8.0.0rc1
+    (2023-12-30)`: 8.0.0; a date's parts are joined by hyphens and name none)."""
+    return [found.group(1) for found in _HEADING_RELEASE.finditer(heading)]
+
+
+def heading_names_release(named: Collection[str], heading: str) -> float:
+    """1 where a heading trail names a release the query names (`pytest 8.0.0 (2024-01-27)` for "what changed in
+    8.0", its pre-releases too), -1 where it names releases and none of the lines the query names (the 8.3.1
+    section for 8.0; 8.0.2 is of the 8.0 line: 0), else 0."""
+    found = heading_releases(heading)
+    if not found or not named:
+        return 0.0
+    if any(names_version(named, version, page=True) for version in found):
+        return 1.0
+    lines = [version_key(each) for each in named]
+    if any(version_key(version)[: len(line)] == line for version in found for line in lines):
+        return 0.0
+    return -1.0
 
 
 def names_each(named: Collection[str], versions: Sequence[str]) -> bool:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import stat as stat_mod
 import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -15,8 +15,8 @@ from scree.content.files import FileContent, read_markdown, stat_file
 from scree.content.formats import NotDocs, detect, is_thin
 from scree.content.ignore import IgnorePolicy
 from scree.content.languages import LanguageTrees
-from scree.content.posts import Posts, asks_about_changes, is_changelog
-from scree.content.versions import names_each, versions_in_name
+from scree.content.posts import Posts, asks_about_changes, asks_what_changed, is_changelog
+from scree.content.versions import heading_names_release, names_each, versions_in_name
 from scree.embedders.base import KEYWORD_ONLY, Embedder
 from scree.embedders.factory import NEEDS_VECTORS, SEMANTIC_OFF, make_embedder, make_query_embedder
 from scree.embedders.kinds import cjk_vector_weight, embedder_available, similarity_floor
@@ -40,6 +40,7 @@ from scree.search.ranking import (
     POOL,
     POST_RANKS,
     RANGE_WEIGHT,
+    RELEASE_WEIGHT,
     VERSION_RANKS,
     above_floor,
     add_signal,
@@ -323,7 +324,26 @@ class SearchEngine:
                 lambda chunk_id: float(chunk_id in rows and names_each(named, versions_in_name(rows[chunk_id].path))),
                 RANGE_WEIGHT,
             )
+        if named:  # "what changed in 8.0": the section headed by that release (ranking.RELEASE_WEIGHT)
+            changes = asks_what_changed(query.folded_words)
+            ranked = add_signal(
+                ranked, lambda chunk_id: self._release_named(rows, chunk_id, named, changes), RELEASE_WEIGHT
+            )
         return ranked
+
+    @staticmethod
+    def _release_named(rows: dict[int, StoredChunk], chunk_id: int, named: Collection[str], changes: bool) -> float:
+        """1 where a chunk's heading trail names a release the query names (a changelog's section only where the
+        query asks what `changes` it made: "how do I upgrade to 1.18" wants the upgrade guide); -1 where a
+        changelog's section is headed by other releases only (its 8.3.1 section for "what changed in 8.0"), else 0
+        (versions.heading_names_release: a heading elsewhere may name a release in passing)."""
+        row = rows.get(chunk_id)
+        if row is None:
+            return 0.0
+        said = heading_names_release(named, row.heading)
+        if not is_changelog(row.path):
+            return max(said, 0.0)
+        return said if said < 0 or changes else 0.0
 
     def _candidates(
         self,
