@@ -333,17 +333,15 @@ class SearchEngine:
 
     @staticmethod
     def _release_named(rows: dict[int, StoredChunk], chunk_id: int, named: Collection[str], changes: bool) -> float:
-        """1 where a chunk's heading trail names a release the query names (a changelog's section only where the
-        query asks what `changes` it made: "how do I upgrade to 1.18" wants the upgrade guide); -1 where a
+        """1 where a chunk's heading trail names a release the query names and the query asks what `changes` it
+        made ("how do I upgrade to 1.18" wants the upgrade guide, not each heading naming 1.18); -1 where a
         changelog's section is headed by other releases only (its 8.3.1 section for "what changed in 8.0"), else 0
         (versions.heading_names_release: a heading elsewhere may name a release in passing)."""
         row = rows.get(chunk_id)
         if row is None:
             return 0.0
         said = heading_names_release(named, row.heading)
-        if not is_changelog(row.path):
-            return max(said, 0.0)
-        return said if said < 0 or changes else 0.0
+        return said if (said > 0 and changes) or (said < 0 and is_changelog(row.path)) else 0.0
 
     def _candidates(
         self,

@@ -52,15 +52,16 @@ DEFINITION_WEIGHT = 1.0
 # neighbouring step's page (upgrading-1.18-1.19.md, opening "Before upgrading cert-manager from 1.18 to 1.19...")
 # stood 4.6 above it; at 3 it stayed first. Jest, etcd, the generated site, docs and formats sets unchanged at 3 and 5.
 RANGE_WEIGHT = 5.0
-# A chunk whose heading trail names a release the query names (`## pytest 8.0.0 (2024-01-27)`, `## v1.17`, a
-# pre-release's `8.0.0rc1` too; versions.heading_names_release) adds RELEASE_WEIGHT; a changelog's section headed by
-# other releases only takes it off. pytest's doc/en/changelog.rst (a section per release, 8.4.2 down to 1.0) answered
-# "What changed in pytest 8.0?" with its 8.3.1 section (one line: "The 8.3.0 release failed to include the change
-# notes...") and the 8.0.0 sections 168th; Velero's "What is new in Velero 1.17?" with a release-instructions stub.
-# At 3: pytest's 8.0.0rc1 announcement and the changelog's 8.0.0rc1 "Breaking Changes" in the first four, Velero's
-# CHANGELOG-1.17.md highlights first; bench.quality_versions, versioned_site, quality --sets docs and
-# quality_formats as before (etcd's nDCG@5 0.654 -> 0.653: its 3.7-to-3.6 downgrade question shows upgrade_3_6 5th).
-RELEASE_WEIGHT = 3.0
+# A chunk whose heading trail names a release the query asks what changed in (`## pytest 8.0.0 (2024-01-27)`,
+# `## v1.17`, a pre-release's `8.0.0rc1` too; versions.heading_names_release, posts.asks_what_changed) adds
+# RELEASE_WEIGHT; a changelog's section headed by other releases only takes it off. pytest's doc/en/changelog.rst (a
+# section per release, 8.4.2 down to 1.0) answered "What changed in pytest 8.0?" with its one-line 8.3.1 section and
+# had the 8.0.0 sections 168th; pip's NEWS.rst "What changed in pip 24.0?" with its 24.1b2 section (at 3 still first,
+# 7.18 against 24.0's 7.17); Velero's "What is new in Velero 1.17?" with a release-instructions stub. At 5 each gets the
+# release's own sections first. A how-to naming a release is left alone: every heading naming 3.6 raised put etcd's
+# upgrade_3_6 and 3.6 announcement before the downgrade guide for "roll back from 3.7 to 3.6" (nDCG@5 0.654 -> 0.650).
+# bench.quality_versions, versioned_site, quality --sets docs and quality_formats as before.
+RELEASE_WEIGHT = 5.0
 PER_FILE = 1  # chunks of one file before every other candidate file's best chunk has been shown
 
 
