@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from backends import Backend
 
+from scree.content import formats
 from scree.content.ignore import IgnorePolicy
 from scree.embedders.hashed import HashEmbedder
 from scree.errors import ScreeError
@@ -283,6 +284,33 @@ def test_a_section_that_is_one_url_gives_way_to_the_page_that_explains(tmp_path:
         hits = engine.search("how do I upgrade widget to 2.4", k=5, mode=mode).hits
         assert hits[0].path == "docs/moving-on.md", (mode, [(hit.path, hit.heading) for hit in hits])
         assert "changelogs/CHANGELOG-2.4.md" in [hit.path for hit in hits]  # still found
+
+
+def test_a_sentence_pointing_elsewhere_gives_its_place_to_its_page_s_section_that_explains(tmp_path: Path) -> None:
+    """SvelteKit's adapter page ends "### Further reading: You may wish to refer to [Cloudflare's documentation for
+    deploying a SvelteKit site on Cloudflare Pages](…)": the link's words matched "How do I deploy to Cloudflare
+    Pages?" best and the pointer was the hit's text; the page's deployment section is shown, the pointer ranked
+    lower. A changelog's short entry with a link to its pull request stays as it was (not thin)."""
+    folder = tmp_path / "site"
+    folder.mkdir()
+    (folder / "cloudflare.md").write_text(
+        "# Cloudflare\n\n## Deployment\n\nSet the build command to npm run build and the output directory to "
+        "build/cloudflare in your project settings, then push: every push to the main branch deploys the site.\n\n"
+        "## Further reading\n\nYou may wish to refer to [the guide on deploying a widget site on Cloudflare "
+        "Pages](https://example.org/pages/widget/).\n",
+        encoding="utf-8",
+    )
+    for name, text in (
+        ("install", "Install the widget with pip and run it once to create its config file."),
+        ("backup", "Back up the widget store by copying its folder while the server is stopped."),
+    ):
+        (folder / f"{name}.md").write_text(f"# {name.title()}\n\n{text}\n", encoding="utf-8")
+    engine = build_engine(folder, tmp_path / "index.db")
+    for mode in ("hybrid", "keyword"):
+        hits = engine.search("deploying a widget site on Cloudflare Pages", k=5, mode=mode).hits
+        assert (hits[0].path, hits[0].heading) == ("cloudflare.md", "Cloudflare > Deployment"), (mode, hits[0])
+    entry = "### Patch Changes\n\n- fix: handle a missing package.json file gracefully ([#13691](https://x.org/pull/1))\n"
+    assert not formats.is_thin("CHANGELOG.md", entry)
 
 
 def test_one_line_and_see_also_chunks_rank_below_the_page_that_explains(tmp_path: Path) -> None:

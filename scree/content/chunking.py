@@ -32,6 +32,12 @@ _FENCE_CLOSE = re.compile(r" {0,3}(`{3,}|~{3,})[ \t]*")
 MIN_SHOWN_BYTES = 8  # #11: a chunk with fewer bytes than this besides spaces (its heading aside) is no hit
 _WORD_CHARACTER = re.compile(r"[^\W_]")
 THIN_BYTES = 48  # issue 25: a chunk with fewer bytes of words than this (its heading aside) is thin (one short line)
+# ... and so is one that points elsewhere: fewer bytes than this besides its links' words (SvelteKit's "Further
+# reading: You may wish to refer to [Cloudflare's documentation for deploying a SvelteKit site on Cloudflare
+# Pages](…)" was the first hit for "How do I deploy to Cloudflare Pages?", its link's words matching). At THIN_BYTES a
+# changelog's entries ("fix: handle missing package.json gracefully ([#13691](…))") were thin too: 226 chunks of
+# SvelteKit's 2,746 against 2 at this bound, 6 of Electron's 3,427 (link lists, "See [`crashReporter.…`](#…).").
+POINTER_BYTES = THIN_BYTES // 2
 # A list item that is a link (inline, reference, autolink or bare URL) and at most a short description: "SEE ALSO".
 _LINK_ITEM = re.compile(
     r"[ \t]*(?:[-*+]|[0-9]+[.)])[ \t]+(?:\[[^\]\n]*\](?:\([^)\n]*\)|\[[^\]\n]*\])?|<[^<>\s]+>|[a-z]+://\S+)"
@@ -329,7 +335,8 @@ def thin(text: str) -> bool:
     """True for a chunk with very little to read (issue 25: one-line and "SEE ALSO" chunks won hits): its text, the
     heading line left out, is a list of links (each item a link and at most a short description), or, holding no code
     fence, its words as embedded (links without targets, bare URLs not at all, no markup) come to fewer than
-    THIN_BYTES bytes besides spaces. Search ranks such a chunk lower (ranking.demote_thin), never drops it."""
+    THIN_BYTES bytes besides spaces, or those besides its links' words to fewer than POINTER_BYTES (a sentence that
+    points elsewhere). Search ranks such a chunk lower (ranking.demote_thin), never drops it."""
     if _ATX_HEADING.match(text) is not None:
         text = text.partition("\n")[2]
     lines = [line for line in text.split("\n") if line.strip()]
@@ -338,7 +345,12 @@ def thin(text: str) -> bool:
     if any(_FENCE_OPEN.fullmatch(line) for line in lines):  # a code example is content, however short
         return False
     words = _BARE_LINK.sub(" ", _readable(text, keep=_without_jsx))
-    return len("".join(words.split()).encode("utf-8", "replace")) < THIN_BYTES
+    if len("".join(words.split()).encode("utf-8", "replace")) < THIN_BYTES:
+        return True
+    if "](" not in text:
+        return False
+    outside = _BARE_LINK.sub(" ", _readable(_LINK.sub(" ", text), keep=_without_jsx))
+    return len("".join(outside.split()).encode("utf-8", "replace")) < POINTER_BYTES
 
 
 def cap_utf8(text: str, limit: int) -> str:
