@@ -170,6 +170,41 @@ def test_a_page_in_the_querys_language_stands_for_its_translations(tmp_path: Pat
     assert "docs/tr/cors.md" in turkish and "docs/en/cors.md" not in turkish
 
 
+def test_a_translation_the_query_is_not_in_comes_after_pages_in_its_language(tmp_path: Path) -> None:
+    """Astro's docs (src/content/docs/en/ and 13 translations): "What changed in Astro 5?" showed, after the v5
+    upgrade guide, four Korean and German tutorial pages (`ko/tutorial/5-astro-api/1.mdx`), matched on the words
+    of their path and of links left untranslated, whose English copies the query's words did not find, so nothing
+    folded them. A translation in neither the query's language nor the main one comes VERSION_RANKS places down,
+    still found."""
+    folder = tmp_path / "site"
+    pages = {
+        "en": {
+            "tutorial.md": "# Tutorial\n\nBuild a small blog with posts, tags and an archive page.\n",
+            "upgrade.md": "# Upgrade\n\nTo move the widget to a new release, run the upgrade command and restart it.\n",
+            "index.md": "# Welcome\n\nStart here.\n",
+        },
+        "ko": {
+            "tutorial.md": "# 튜토리얼\n\n## 리소스\n\n- [Widget upgrade to version 5](/ko/upgrade/)\n- 블로그 글\n",
+            "upgrade.md": "# 업그레이드\n\n새 릴리스로 옮기려면 명령을 실행하고 다시 시작하세요.\n",
+            "index.md": "# 환영합니다\n\n여기서 시작하세요.\n",
+        },
+    }
+    for language, files in pages.items():
+        for name, text in files.items():
+            (folder / "docs" / language).mkdir(parents=True, exist_ok=True)
+            (folder / "docs" / language / name).write_text(text, encoding="utf-8")
+    for name in ("install", "backup"):
+        (folder / "docs" / "en" / f"{name}.md").write_text(f"# {name.title()}\n\nThe widget {name}.\n", "utf-8")
+    engine = build_engine(folder, tmp_path / "index.db")
+    for mode in ("keyword",):  # in hybrid mode every chunk of so small an index is a candidate: the English copy too
+        paths = [hit.path for hit in engine.search("widget upgrade to version 5", k=8, mode=mode).hits]
+        assert paths[0] == "docs/en/upgrade.md", (mode, paths)
+        assert "docs/ko/tutorial.md" in paths, (mode, paths)  # lower, not dropped
+        assert paths.index("docs/ko/tutorial.md") > paths.index("docs/en/install.md"), (mode, paths)
+    korean = [hit.path for hit in engine.search("업그레이드 명령", k=3, mode="keyword").hits]
+    assert korean[0] == "docs/ko/upgrade.md", korean
+
+
 def test_the_translations_a_hit_stands_for_are_named_in_also(tmp_path: Path) -> None:
     """#11: the copies folded into the query language's hit are listed in also= (the agent could not know of them
     otherwise), each file once with the range of its best chunk, and capped in the reply like identical twins."""
@@ -309,7 +344,9 @@ def test_a_sentence_pointing_elsewhere_gives_its_place_to_its_page_s_section_tha
     for mode in ("hybrid", "keyword"):
         hits = engine.search("deploying a widget site on Cloudflare Pages", k=5, mode=mode).hits
         assert (hits[0].path, hits[0].heading) == ("cloudflare.md", "Cloudflare > Deployment"), (mode, hits[0])
-    entry = "### Patch Changes\n\n- fix: handle a missing package.json file gracefully ([#13691](https://x.org/pull/1))\n"
+    entry = (
+        "### Patch Changes\n\n- fix: handle a missing package.json file gracefully ([#13691](https://x.org/pull/1))\n"
+    )
     assert not formats.is_thin("CHANGELOG.md", entry)
 
 

@@ -443,6 +443,8 @@ class SearchEngine:
         if trees.versions.families or trees.versions.superseded:
             named = query.versions
             ranked = demote(ranked, lambda chunk_id: other_version(trees, rows, chunk_id, named), VERSION_RANKS)
+        if trees.counts:
+            ranked = demote(ranked, lambda chunk_id: self._foreign(trees, rows, chunk_id, query), VERSION_RANKS)
         posts = self._site_posts()
         if posts.folders:
             ranked = demote(ranked, lambda item: item in rows and posts.is_post(rows[item].path), POST_RANKS, matched)
@@ -452,6 +454,14 @@ class SearchEngine:
         if questions:
             ranked = demote(ranked, questions.__contains__, FAQ_RANKS, matched)
         return ranked
+
+    @staticmethod
+    def _foreign(trees: LanguageTrees, rows: dict[int, StoredChunk], chunk_id: int, query: Query) -> bool:
+        """Whether a chunk is a translation in neither the query's language nor the main one: it was left as it is
+        (translations.fold_translations) because no copy in those languages was among the candidates."""
+        row = rows.get(chunk_id)
+        copy = trees.copy(row.path) if row is not None else None
+        return copy is not None and copy.language not in (query.language, trees.main)
 
     def _question_pages(
         self, ranked: list[tuple[int, float]], rows: dict[int, StoredChunk], looked: _Lookups
