@@ -19,7 +19,16 @@ from embed_server import EmbedServer
 from mcp.client import Client
 from mcp.client.stdio import StdioServerParameters
 
-from scree.content.docs_map import DocsSummary, Page, outline, ranked_paths, summarise
+from scree.content.docs_map import (
+    KEEP_PAGES,
+    DocsSummary,
+    Page,
+    entry_key,
+    outline,
+    ranked_paths,
+    shown_paths,
+    summarise,
+)
 from scree.reader_proc.instructions import MAX_INSTRUCTIONS_CHARS, instructions_text
 
 CLIENT_TIMEOUT_S = 60.0
@@ -301,3 +310,23 @@ def test_other_formats_are_counted_by_their_ending_and_titled_by_their_chunker(t
     assert done.returncode == 0, done.stderr
     block = (folder / "AGENTS.md").read_text()
     assert "by format: .adoc 1, .md 1, .rst 1" in block and '  - README.rst: "Mixed project"' in block
+
+
+def test_a_page_in_several_languages_is_one_entry_shown_in_english() -> None:
+    """Astro's docs (src/content/docs/en/ and 13 translations): the map's entry points were the recipes index in 8
+    languages, then the tutorial's in 9; a page and its translations are one entry, shown in English (or untagged),
+    counting the others, and a summary keeps KEEP_PAGES entries, not KEEP_PAGES copies."""
+    languages = ("en", "fr", "ko", "zh-cn", "de")
+    sizes = {f"docs/{language}/{name}/index.md": 900 + n for n, name in enumerate(("recipes", "tutorial", "deploy"))
+             for language in languages}  # fmt: skip
+    sizes |= {f"docs/{language}/guides/page-{n:03}.md": 500 for n in range(80) for language in languages}
+    sizes |= {"guide/x.md": 100, "guide/fr/x.md": 100, "guide/it/y.md": 90}  # an untagged original beside one
+    summary = summarise(sizes, {path: f"Title of {path}" for path in sizes}, complete=True)
+    text = outline(summary, 8000)
+    assert '  - docs/en/recipes/index.md: "Title of docs/en/recipes/index.md" (and 4 translations)' in text, text
+    assert "docs/fr/" not in text and "docs/ko/" not in text, text
+    assert '  - guide/x.md: "Title of guide/x.md" (and 1 translation)' in text, text
+    assert "  - guide/it/y.md" in text  # a page alone in a language folder is its own entry
+    assert len({entry_key(page.path, set(sizes)) for page in summary.pages}) == KEEP_PAGES
+    shown = shown_paths(list(sizes))
+    assert "docs/en/recipes/index.md" in shown and "docs/fr/recipes/index.md" not in shown

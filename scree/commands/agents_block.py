@@ -19,12 +19,12 @@ from scree.commands.file_edit import locked_folder, read_regular, replace_file
 from scree.config import Settings
 from scree.content.chunking import opted_out
 from scree.content.docs_map import (
-    KEEP_PAGES,
     LEFT_OUT,
     DocsSummary,
     counts_line,
+    kept_paths,
     outline,
-    ranked_paths,
+    shown_paths,
     summarise,
     title_of,
 )
@@ -60,7 +60,7 @@ def walk_summary(settings: Settings) -> DocsSummary:
             if isinstance(detect(rel, content.text), DocFormat):  # not a license or a data file (issue 33)
                 sizes[rel] = content.size
     titles: dict[str, str] = {}
-    for rel in ranked_paths(sizes)[:KEEP_PAGES]:
+    for rel in shown_paths(kept_paths(sizes)):
         content = read_markdown(settings.folder, rel, settings.max_file_bytes)
         row = detect(rel, content.text) if isinstance(content, FileContent) else None
         if isinstance(content, FileContent) and isinstance(

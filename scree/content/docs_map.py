@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from scree.content.chunking import HEADING_SEPARATOR
+from scree.content.languages import ORIGINAL, copy_of
 
 RULE = "READMEs, index pages, guides, then the largest"
 README_STEMS = frozenset({"readme"})
@@ -34,7 +35,9 @@ ROOT = "./"  # the top folder of a file at the root
 # the block that `scree init --agents-md` puts in them.
 LEFT_OUT = frozenset({"AGENTS.md", "CLAUDE.md"})
 TITLE_CHARS = 60  # a page's title is cut to this many characters in the map
-KEEP_PAGES = 60  # the ranked pages a summary carries: more than any map within 8 KB shows
+KEEP_PAGES = 60  # the ranked entries a summary carries (a page with its versions and translations is one): more
+# than any map within 8 KB shows
+KEEP_COPIES = 8 * KEEP_PAGES  # ... and the pages they stand for, at most (Astro's 14 languages: 60 entries, 438 pages)
 SUMMARY_VERSION = 1
 MORE_LINE_CHARS = 40  # "(+12345 more: search_docs finds them)"
 
@@ -137,13 +140,39 @@ def ranked_paths(sizes: dict[str, int]) -> list[str]:
     return sorted((path for path in sizes if path not in LEFT_OUT), key=lambda path: rank_key(path, sizes[path]))
 
 
+def kept_paths(sizes: dict[str, int]) -> list[str]:
+    """The paths a summary keeps, in RULE's order: those of the first KEEP_PAGES entries (a page, its versions and
+    its translations: entry_key), at most KEEP_COPIES in all."""
+    paths = set(sizes)
+    entries: set[str] = set()
+    kept: list[str] = []
+    for path in ranked_paths(sizes):
+        key = entry_key(path, paths)
+        if key not in entries and len(entries) == KEEP_PAGES:
+            continue
+        entries.add(key)
+        kept.append(path)
+        if len(kept) == KEEP_COPIES:
+            break
+    return kept
+
+
+def shown_paths(paths: list[str]) -> list[str]:
+    """Of `paths` (kept_paths), the one each entry is shown by: the titles a summary needs."""
+    known = set(paths)
+    groups: dict[str, list[str]] = {}
+    for path in paths:
+        groups.setdefault(entry_key(path, known), []).append(path)
+    return [_shown(group) for group in groups.values()]
+
+
 def summarise(sizes: dict[str, int], titles: dict[str, str], *, complete: bool) -> DocsSummary:
-    """A summary of the files in `sizes` (path -> bytes), LEFT_OUT aside; `titles` needs only the first KEEP_PAGES
-    of ranked_paths(sizes)."""
+    """A summary of the files in `sizes` (path -> bytes), LEFT_OUT aside; `titles` needs only those of
+    shown_paths(kept_paths(sizes))."""
     sizes = {path: size for path, size in sizes.items() if path not in LEFT_OUT}
     by_folder = Counter(top_folder(path) for path in sizes)
     by_format = Counter(file_format(path) for path in sizes)
-    top = ranked_paths(sizes)[:KEEP_PAGES]
+    top = kept_paths(sizes)
     return DocsSummary(
         files=len(sizes),
         by_folder=_by_count(by_folder),
@@ -173,9 +202,37 @@ def counts_line(summary: DocsSummary, *, folders: int = 8, formats: int = 5) -> 
 
 
 # A path segment naming a version of the docs (v3.4, version-30.0, 2.1.x): the same page in several versions is one
-# entry of the map, not one per version.
+# entry of the map, not one per version; so is a page in several languages (languages.copy_of: `docs/fr/x.md`,
+# Docusaurus's i18n folders, `x.de.md`), shown in English or untagged where it is.
 _VERSION = re.compile(r"(?:v|version-?)\d+(?:\.\d+)*(?:\.x)?|\d+\.\d+(?:\.\d+)*(?:\.x)?", re.IGNORECASE)
 PER_ROUND = 4  # each folder shows this many pages before any folder shows more
+
+
+def entry_key(path: str, paths: set[str]) -> str:
+    """What `path` is a copy of, the same for each of its versions and translations among `paths`: its version
+    segments and its language part as `*` (an untagged original beside `docs/fr/x.md`, `docs/x.md`, counts as one)."""
+    copy = copy_of(path)
+    page = copy.page if copy is not None else path
+    untagged = page.replace("/*/", "/", 1) if "/*/" in page else page.removeprefix("*/")
+    if untagged != page and untagged in paths:
+        page = untagged
+    return "/".join("*" if _VERSION.fullmatch(part) else part for part in page.split("/"))
+
+
+def _language(path: str) -> str:
+    copy = copy_of(path)
+    return copy.language if copy is not None else ORIGINAL
+
+
+def _shown(group: list[str]) -> str:
+    """The copy an entry is shown by: in English or untagged where one is, then the highest version by number."""
+    return max(
+        group,
+        key=lambda path: (
+            _language(path).split("-")[0] in ("en", ORIGINAL),
+            [_version_key(part) for part in path.split("/")],
+        ),
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -191,23 +248,38 @@ def _version_key(segment: str) -> tuple[int, ...]:
 
 
 def _entries(pages: tuple[Page, ...]) -> list[_Entry]:
-    """The outline's entries in rank order: pages that differ only in a version segment are one entry, shown by the
-    highest version (by number) and counting the others."""
-    versions: dict[str, list[Page]] = {}
+    """The outline's entries in rank order: pages that differ only in a version segment or their language are one
+    entry, shown in English or untagged where one is, by the highest version (by number), counting the others."""
+    paths = {page.path for page in pages}
+    copies: dict[str, list[Page]] = {}
     for page in pages:
-        key = "/".join("*" if _VERSION.fullmatch(part) else part for part in page.path.split("/"))
-        versions.setdefault(key, []).append(page)
+        copies.setdefault(entry_key(page.path, paths), []).append(page)
     entries: list[_Entry] = []
     per_folder: Counter[str] = Counter()
-    for group in versions.values():
-        shown = max(group, key=lambda page: [_version_key(part) for part in page.path.split("/")])
+    for group in copies.values():
+        by_path = {page.path: page for page in group}
+        shown = by_path[_shown(list(by_path))]
         text = f"  - {shown.path}" + (f': "{_clean(shown.title)}"' if shown.title else "")
         if len(group) > 1:
-            text += f" (and {len(group) - 1} other version{'' if len(group) == 2 else 's'})"
+            text += f" (and {_others(group)})"
         folder = top_folder(shown.path)
         entries.append(_Entry(folder, per_folder[folder], text, len(group)))
         per_folder[folder] += 1
     return entries
+
+
+def _others(group: list[Page]) -> str:
+    """`3 other versions`, `7 translations`, or both, of the pages an entry stands for besides the one shown."""
+    versions = {tuple(part for part in page.path.split("/") if _VERSION.fullmatch(part)) for page in group}
+    languages = {_language(page.path) for page in group}
+    said = []
+    if len(versions) > 1 or (len(languages) == 1 and len(group) > 1):
+        count = len(versions) - 1 if len(versions) > 1 else len(group) - 1
+        said.append(f"{count} other version{'' if count == 1 else 's'}")
+    if len(languages) > 1:
+        count = len(languages) - 1
+        said.append(f"{count} translation{'' if count == 1 else 's'}")
+    return " and ".join(said)
 
 
 def _folder_line(summary: DocsSummary, folder: str) -> str:

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from scree.content.docs_map import KEEP_PAGES, DocsSummary, ranked_paths, summarise, title_of
+from scree.content.docs_map import DocsSummary, kept_paths, shown_paths, summarise, title_of
 from scree.logs import get_logger
 from scree.paths import FILE_MODE, replace_whole
 
@@ -30,7 +30,7 @@ def summary_of(store: IndexReader) -> DocsSummary:
     """The index's docs summary: every file's path and size, titles of the best KEEP_PAGES from their chunks."""
     sizes = {path: state.size for path, state in store.files().items()}
     titles = {}
-    for path in ranked_paths(sizes)[:KEEP_PAGES]:
+    for path in shown_paths(kept_paths(sizes)):
         titles[path] = title_of([chunk.heading for chunk in store.chunks_for_path(path)])
     return summarise(sizes, titles, complete=store.is_complete())
 
