@@ -321,12 +321,14 @@ def test_a_page_in_several_languages_is_one_entry_shown_in_english() -> None:
              for language in languages}  # fmt: skip
     sizes |= {f"docs/{language}/guides/page-{n:03}.md": 500 for n in range(80) for language in languages}
     sizes |= {"guide/x.md": 100, "guide/fr/x.md": 100, "guide/it/y.md": 90}  # an untagged original beside one
+    sizes |= {"README.md": 50, "README_zh.md": 50}
     summary = summarise(sizes, {path: f"Title of {path}" for path in sizes}, complete=True)
     text = outline(summary, 8000)
     assert '  - docs/en/recipes/index.md: "Title of docs/en/recipes/index.md" (and 4 translations)' in text, text
     assert "docs/fr/" not in text and "docs/ko/" not in text, text
     assert '  - guide/x.md: "Title of guide/x.md" (and 1 translation)' in text, text
     assert "  - guide/it/y.md" in text  # a page alone in a language folder is its own entry
+    assert '  - README.md: "Title of README.md" (and 1 translation)' in text, text
     assert len({entry_key(page.path, set(sizes)) for page in summary.pages}) == KEEP_PAGES
     shown = shown_paths(list(sizes))
     assert "docs/en/recipes/index.md" in shown and "docs/fr/recipes/index.md" not in shown

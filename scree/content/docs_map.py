@@ -210,12 +210,14 @@ PER_ROUND = 4  # each folder shows this many pages before any folder shows more
 
 def entry_key(path: str, paths: set[str]) -> str:
     """What `path` is a copy of, the same for each of its versions and translations among `paths`: its version
-    segments and its language part as `*` (an untagged original beside `docs/fr/x.md`, `docs/x.md`, counts as one)."""
+    segments and its language part as `*`; an untagged original among `paths` (`docs/x.md` beside `docs/fr/x.md`,
+    README.md beside README_zh.md) is the copy's key."""
     copy = copy_of(path)
     page = copy.page if copy is not None else path
-    untagged = page.replace("/*/", "/", 1) if "/*/" in page else page.removeprefix("*/")
-    if untagged != page and untagged in paths:
-        page = untagged
+    for untagged in (page.replace("/*/", "/", 1), page.removeprefix("*/"), page.replace(".*.", ".", 1)):
+        if untagged != page and untagged in paths:  # README_zh.md and x.de.md beside README.md and x.md
+            page = untagged
+            break
     return "/".join("*" if _VERSION.fullmatch(part) else part for part in page.split("/"))
 
 

@@ -300,8 +300,9 @@ def add_signal(
     ranked: Sequence[tuple[int, float]], signal: Callable[[int], float], weight: float
 ) -> list[tuple[int, float]]:
     """Each item's fused score plus `weight` x its signal (0..1: its path's match, the share of the query's literals
-    its text holds or its heading defines), re-sorted (ties by id)."""
-    scored = [(item, score + weight * signal(item)) for item, score in ranked]
+    its text holds or its heading defines; -1 takes it off: a changelog's section on another release), never below
+    0 (fused scores are not negative: demote_thin compares them by share), re-sorted (ties by id)."""
+    scored = [(item, max(0.0, score + weight * signal(item))) for item, score in ranked]
     return sorted(scored, key=lambda pair: (-pair[1], pair[0]))
 
 
