@@ -283,6 +283,19 @@ def test_the_current_english_page_stands_for_its_old_versions_and_translations(t
     assert installing[0].also == ("versioned_docs/version-3.x/install.md:1-3",)
 
 
+WIDGET_PAGES = {
+    "install": "Install the widget with pip and run it once to create its config file.",
+    "backup": "Back up the widget store by copying its folder while the server is stopped.",
+    "plugins": "Plugins extend the widget with new commands; list them in the config file.",
+}
+
+
+def write_widget_pages(folder: Path, names: tuple[str, ...]) -> None:
+    """Pages beside the ones a test ranks, each a title and one line (WIDGET_PAGES)."""
+    for name in names:
+        (folder / f"{name}.md").write_text(f"# {name.title()}\n\n{WIDGET_PAGES[name]}\n", encoding="utf-8")
+
+
 def test_a_section_that_is_one_url_gives_way_to_the_page_that_explains(tmp_path: Path) -> None:
     """Velero's per-release changelog has an "Upgrading" section that is one URL (to the upgrade guide): it matched
     "How do I upgrade Velero to 1.18?" best on the URL's words and was the first hit, and once a lone URL read as no
@@ -308,12 +321,7 @@ def test_a_section_that_is_one_url_gives_way_to_the_page_that_explains(tmp_path:
         "run the schema migration it ships with, and start it again; the clients keep working throughout.\n",
         encoding="utf-8",
     )
-    for name, text in (
-        ("install", "Install the widget with pip and run it once to create its config file."),
-        ("backup", "Back up the widget store by copying its folder while the server is stopped."),
-        ("plugins", "Plugins extend the widget with new commands; list them in the config file."),
-    ):
-        (folder / "docs" / f"{name}.md").write_text(f"# {name.title()}\n\n{text}\n", encoding="utf-8")
+    write_widget_pages(folder / "docs", ("install", "backup", "plugins"))
     engine = build_engine(folder, tmp_path / "index.db")
     for mode in ("hybrid", "keyword"):
         hits = engine.search("how do I upgrade widget to 2.4", k=5, mode=mode).hits
@@ -335,11 +343,7 @@ def test_a_sentence_pointing_elsewhere_gives_its_place_to_its_page_s_section_tha
         "Pages](https://example.org/pages/widget/).\n",
         encoding="utf-8",
     )
-    for name, text in (
-        ("install", "Install the widget with pip and run it once to create its config file."),
-        ("backup", "Back up the widget store by copying its folder while the server is stopped."),
-    ):
-        (folder / f"{name}.md").write_text(f"# {name.title()}\n\n{text}\n", encoding="utf-8")
+    write_widget_pages(folder, ("install", "backup"))
     engine = build_engine(folder, tmp_path / "index.db")
     for mode in ("hybrid", "keyword"):
         hits = engine.search("deploying a widget site on Cloudflare Pages", k=5, mode=mode).hits
