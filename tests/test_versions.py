@@ -22,6 +22,7 @@ from scree.content.versions import (
     VersionTrees,
     find_trees,
     fingerprint,
+    heading_names_release,
     names_each,
     names_version,
     parse_hints,
@@ -1514,3 +1515,20 @@ def test_a_page_on_leaving_the_newest_old_version_is_current() -> None:
 )
 def test_a_page_named_for_each_version_a_query_names(query: str, path: str, named: bool) -> None:
     assert names_each(query_versions(query), versions_in_name(path)) is named
+
+
+def test_a_heading_names_the_release_a_query_asks_about_alone() -> None:
+    """The release sections of a changelog (ranking.RELEASE_WEIGHT): the section headed by the release the query names
+    (a pre-release of it too), not a step between two releases nor its version tree's own landing page; a
+    section headed by another line's release says so (-1), a patch of the named line says nothing."""
+    eight = {"8.0"}
+    assert heading_names_release(eight, "Changelog > pytest 8.0.0 (2024-01-27) > Bug Fixes") == 1.0
+    assert heading_names_release(eight, "pytest 8.0.0rc1 (2023-12-30) > Breaking Changes") == 1.0
+    assert heading_names_release(eight, "Changelog > pytest 8.3.1 (2024-07-20)") == -1.0
+    assert heading_names_release(eight, "Changelog > pytest 8.0.2 (2024-02-24)") == 0.0  # the 8.0 line
+    assert heading_names_release(eight, "Changelog > Unreleased") == 0.0
+    assert heading_names_release({"1.17"}, "v1.17 > Highlights") == 1.0
+    assert heading_names_release({"3.6"}, "Downgrade etcd from v3.6 to v3.5 > Checklists") == 0.0
+    assert heading_names_release({"3.6"}, "Downgrade etcd from v3.7 to v3.6", own="v3.7") == 0.0
+    assert heading_names_release({"3.6"}, "v3.6 docs", own="v3.6") == 0.0
+    assert heading_names_release({"3.6"}, "Announcing etcd v3.6.0 > Breaking changes") == 1.0

@@ -1417,17 +1417,22 @@ def heading_releases(heading: str) -> list[str]:
     return [found.group(1) for found in _HEADING_RELEASE.finditer(heading)]
 
 
-def heading_names_release(named: Collection[str], heading: str) -> float:
-    """1 where a heading trail names a release the query names (`pytest 8.0.0 (2024-01-27)` for "what changed in
-    8.0", its pre-releases too), -1 where it names releases and none of the lines the query names (the 8.3.1
-    section for 8.0; 8.0.2 is of the 8.0 line: 0), else 0."""
+def heading_names_release(named: Collection[str], heading: str, own: str | None = None) -> float:
+    """1 where a heading trail names a release the query names and no other (`pytest 8.0.0 (2024-01-27)` for "what
+    changed in 8.0", its pre-releases too; "Downgrade etcd from v3.6 to v3.5" is a step between two: 0), -1 where it
+    names releases and none of the lines the query names (the 8.3.1 section for 8.0; 8.0.2 is of the 8.0 line: 0),
+    else 0. The release of the version tree holding the page (`own`) names nothing of its own: etcd's
+    v3.6/_index.md, "v3.6 docs", is its tree's landing page, no section on what 3.6 changed."""
     found = heading_releases(heading)
     if not found or not named:
         return 0.0
-    if any(names_version(named, version, page=True) for version in found):
-        return 1.0
+    releases = {_release(version_key(version)) for version in found}
+    mine = _release(version_key(own)) if own is not None else None
+    counted = [version for version in found if _release(version_key(version)) != mine]
+    if any(names_version(named, version, page=True) for version in counted):
+        return 1.0 if len(releases) == 1 else 0.0
     lines = [version_key(each) for each in named]
-    if any(version_key(version)[: len(line)] == line for version in found for line in lines):
+    if not counted or any(version_key(version)[: len(line)] == line for version in found for line in lines):
         return 0.0
     return -1.0
 

@@ -16,7 +16,7 @@ from scree.content.formats import NotDocs, detect, is_thin
 from scree.content.ignore import IgnorePolicy
 from scree.content.languages import LanguageTrees
 from scree.content.posts import Posts, asks_about_changes, asks_what_changed, is_changelog
-from scree.content.versions import heading_names_release, names_each, versions_in_name
+from scree.content.versions import VersionTrees, heading_names_release, names_each, versions_in_name
 from scree.embedders.base import KEYWORD_ONLY, Embedder
 from scree.embedders.factory import NEEDS_VECTORS, SEMANTIC_OFF, make_embedder, make_query_embedder
 from scree.embedders.kinds import cjk_vector_weight, embedder_available, similarity_floor
@@ -326,13 +326,16 @@ class SearchEngine:
             )
         if named:  # "what changed in 8.0": the section headed by that release (ranking.RELEASE_WEIGHT)
             changes = asks_what_changed(query.folded_words)
+            trees = self._language_trees().versions
             ranked = add_signal(
-                ranked, lambda chunk_id: self._release_named(rows, chunk_id, named, changes), RELEASE_WEIGHT
+                ranked, lambda chunk_id: self._release_named(rows, chunk_id, named, changes, trees), RELEASE_WEIGHT
             )
         return ranked
 
     @staticmethod
-    def _release_named(rows: dict[int, StoredChunk], chunk_id: int, named: Collection[str], changes: bool) -> float:
+    def _release_named(
+        rows: dict[int, StoredChunk], chunk_id: int, named: Collection[str], changes: bool, trees: VersionTrees
+    ) -> float:
         """1 where a chunk's heading trail names a release the query names and the query asks what `changes` it
         made ("how do I upgrade to 1.18" wants the upgrade guide, not each heading naming 1.18); -1 where a
         changelog's section is headed by other releases only (its 8.3.1 section for "what changed in 8.0"), else 0
@@ -340,7 +343,8 @@ class SearchEngine:
         row = rows.get(chunk_id)
         if row is None:
             return 0.0
-        said = heading_names_release(named, row.heading)
+        copy = trees.copy(row.path)
+        said = heading_names_release(named, row.heading, copy.tree.named_as if copy is not None else None)
         return said if (said > 0 and changes) or (said < 0 and is_changelog(row.path)) else 0.0
 
     def _candidates(
