@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from backends import Backend
+from cli_helpers import write_file
 
 from scree.content import formats
 from scree.content.ignore import IgnorePolicy
@@ -281,6 +282,21 @@ def test_the_current_english_page_stands_for_its_old_versions_and_translations(t
     installing = engine.search("download the binary", k=5, mode="keyword").hits
     assert [hit.path for hit in installing] == ["docs/install.md"]
     assert installing[0].also == ("versioned_docs/version-3.x/install.md:1-3",)
+
+
+def test_the_untagged_original_is_never_moved_down_as_another_language(tmp_path: Path) -> None:
+    """Pinia's English docs/ beside docs/zh/, whose English API pages are generated (not committed): zh holds more
+    than twice the pages and is the main language, and a query of names alone is read as Chinese. The untagged
+    original's pages stay where their score puts them; only a third language's come after."""
+    folder = tmp_path / "site"
+    for name in ("install", "start"):
+        write_file(folder, f"docs/{name}.md", f"# {name.title()}\n\nTo {name} the widget, run widget {name}.\n")
+        write_file(folder, f"docs/zh/{name}.md", "# 页面\n\n运行这个命令。\n")
+    for n in range(6):
+        write_file(folder, f"docs/zh/api/p{n}.md", f"# 接口 {n}\n\n使用 widget 命令。\n")
+    engine = build_engine(folder, tmp_path / "index.db")
+    paths = [hit.path for hit in engine.search("widget install", k=8, mode="keyword").hits]
+    assert paths[0] == "docs/install.md", paths
 
 
 WIDGET_PAGES = {

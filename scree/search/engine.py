@@ -14,7 +14,7 @@ from scree.content.chunking import opted_out, too_little_to_show
 from scree.content.files import FileContent, read_markdown, stat_file
 from scree.content.formats import NotDocs, detect, is_thin
 from scree.content.ignore import IgnorePolicy
-from scree.content.languages import LanguageTrees
+from scree.content.languages import ORIGINAL, LanguageTrees
 from scree.content.posts import Posts, asks_about_changes, asks_what_changed, is_changelog
 from scree.content.versions import VersionTrees, heading_names_release, names_each, versions_in_name
 from scree.embedders.base import KEYWORD_ONLY, Embedder
@@ -461,11 +461,13 @@ class SearchEngine:
 
     @staticmethod
     def _foreign(trees: LanguageTrees, rows: dict[int, StoredChunk], chunk_id: int, query: Query) -> bool:
-        """Whether a chunk is a translation in neither the query's language nor the main one: it was left as it is
-        (translations.fold_translations) because no copy in those languages was among the candidates."""
+        """Whether a chunk is a translation in neither the query's language nor the main one, nor the untagged
+        original: it was left as it is (hits.fold_translations) because no copy in those languages was among the
+        candidates. Pinia's untagged English docs/ beside a larger zh/ (its English API pages are generated, not
+        committed) stay as they are though zh is the main language by its pages."""
         row = rows.get(chunk_id)
         copy = trees.copy(row.path) if row is not None else None
-        return copy is not None and copy.language not in (query.language, trees.main)
+        return copy is not None and copy.language not in (query.language, trees.main, ORIGINAL)
 
     def _question_pages(
         self, ranked: list[tuple[int, float]], rows: dict[int, StoredChunk], looked: _Lookups
