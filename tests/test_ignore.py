@@ -555,3 +555,38 @@ def test_refresh_while_another_thread_loads_rules_never_fails(tmp_path: Path) ->
         done.set()
         refresher.join()
     assert not failures, failures
+
+
+def test_a_tracked_file_is_never_gitignored_as_git_check_ignore_says(tmp_path: Path) -> None:
+    """R-I1 follows `git check-ignore`, which never reports a tracked file: vuejs/pinia commits its generated API
+    pages under packages/docs/api/, a folder its .gitignore names, and scree skipped all 77. The folder is entered
+    for its tracked files alone; .screeignore still applies to them; untracking one makes it ignored again."""
+    root = tmp_path / "repo"
+    for rel in ("api/tracked.md", "api/deep/tracked.md", "docs/intro.md"):
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text("# Page\n", encoding="utf-8")
+    _git(tmp_path, root, "init", "-q")
+    _git(tmp_path, root, "add", ".")
+    _git(tmp_path, root, "-c", "user.email=a@example.org", "-c", "user.name=a", "commit", "-q", "-m", "pages")
+    (root / ".gitignore").write_text("api\n", encoding="utf-8")
+    (root / "api" / "generated.md").write_text("# Page\n", encoding="utf-8")
+    (root / "api" / "new").mkdir()
+    (root / "api" / "new" / "page.md").write_text("# Page\n", encoding="utf-8")
+    paths = ["api/tracked.md", "api/deep/tracked.md", "api/generated.md", "api/new/page.md", "docs/intro.md"]
+    result = subprocess.run(["git", "check-ignore", *paths], cwd=root, capture_output=True, env=_git_env(tmp_path))
+    git_says = set(os.fsdecode(result.stdout).split())
+    assert git_says == {"api/generated.md", "api/new/page.md"}, git_says
+    policy = IgnorePolicy(root)
+    assert {path for path in paths if policy(path) is not None} == git_says
+    assert policy("api/generated.md") == "gitignored by .gitignore"
+    assert list(policy.walk()) == ["api/deep/tracked.md", "api/tracked.md", "docs/intro.md"]
+    assert list(policy.walk_dirs()) == ["", "api", "api/deep", "docs"]  # watches: not api/new/
+    (root / ".screeignore").write_text("api/deep/\n", encoding="utf-8")
+    assert policy.refresh() and list(policy.walk()) == ["api/tracked.md", "docs/intro.md"]
+    _git(tmp_path, root, "rm", "-q", "--cached", "api/tracked.md")
+    assert policy.refresh() and policy("api/tracked.md") == "gitignored by .gitignore"
+    plain = tmp_path / "plain"  # no repository: the rules apply as written
+    (plain / "api").mkdir(parents=True)
+    (plain / "api" / "tracked.md").write_text("# Page\n", encoding="utf-8")
+    (plain / ".gitignore").write_text("api\n", encoding="utf-8")
+    assert list(IgnorePolicy(plain).walk()) == []

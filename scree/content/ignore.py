@@ -9,7 +9,9 @@ Gitignore follows `git check-ignore`: a `.gitignore` at every level, deeper file
 the last matching pattern within a file winning, `!` negations, anchored, directory-only and `**` patterns,
 then `.git/info/exclude` (found through a `.git` file too, for worktrees), and no re-including a path below an
 excluded folder. `core.excludesFile` and the global ignore file are deliberately not read: what gets indexed
-must not depend on who runs scree. `.gitignore` files are honoured whether or not the folder is a repository.
+must not depend on who runs scree. `.gitignore` files are honoured whether or not the folder is a repository. As
+with git, a file the repository tracks is never gitignored (scree.content.git_tracked: `git ls-files`), and a
+gitignored folder holding tracked files is entered for them alone.
 `.screeignore` files use the same syntax and rules, as a second, separate set.
 
 Each pattern line is translated as git's wildmatch reads it (scree.content.ignore_rules); the levels are combined here,
@@ -27,6 +29,7 @@ from pathlib import Path
 
 from scree.content.files import scandir_by_names
 from scree.content.formats import DEFAULT_SUFFIXES, name_refusal
+from scree.content.git_tracked import Tracked, index_path, tracked_files
 from scree.content.ignore_rules import RuleFile, compile_rules, read_ignore_file
 
 GITIGNORE = ".gitignore"
@@ -108,6 +111,9 @@ class IgnorePolicy:
         # every file the cached rules and folder decisions came from (ignore files, .git entries), present or not,
         # with what a stat said then: refresh() re-compiles only when one of them changed (issue 13)
         self._sources: dict[str, _Signature] = {}
+        self._tracked: Tracked | None = None  # read when a gitignore rule first matters (_git_tracked)
+        self._index: tuple[str, _Signature] | None = None  # the index file it was read after, and its stat then
+        self._kept_dirs: dict[str, bool] = {}  # folder -> no reason but gitignore's skips it (_only_gitignored)
 
     def __call__(self, rel: str, is_dir: bool = False) -> str | None:
         """Why `rel` (relative, '/'-separated) is not indexed, or None; `is_dir` says it names a folder."""
@@ -124,11 +130,42 @@ class IgnorePolicy:
             return self.dir_ignored(rel)
         parent = _parent(rel)
         reason = self.dir_ignored(parent) if parent else None
-        if reason is not None:
+        if reason is not None and not (self._only_gitignored(parent) and self._git_tracked().holds(rel)):
             return reason
         if not parts[-1].lower().endswith(self.extensions):
             return NOT_MARKDOWN
-        return self._git_reason(rel, False) or self._scree_reason(rel, False) or name_refusal(rel)
+        git = self._git_reason(rel, False)
+        if git is not None and self._git_tracked().holds(rel):
+            git = None
+        return git or self._scree_reason(rel, False) or name_refusal(rel)
+
+    def entered(self, rel_dir: str) -> bool:
+        """Whether a walk goes into the folder (and a watch is placed on it): it is not skipped, or only gitignore
+        skips it and the repository tracks files below it (git never ignores a tracked file)."""
+        if self.dir_ignored(rel_dir) is None:
+            return True
+        return self._only_gitignored(rel_dir) and self._git_tracked().holds_below(rel_dir)
+
+    def _git_tracked(self) -> Tracked:
+        """What the repository tracks, read again after its index changed (refresh): `git add`, `git rm`, and any
+        command that rewrites the index, which drops this set alone, not the compiled rules."""
+        if self._tracked is None:
+            index = index_path(self.root)
+            self._index = (str(index), _signature(str(index), follow_symlinks=True)) if index is not None else None
+            self._tracked = tracked_files(self.root) if index is not None else Tracked()
+        return self._tracked
+
+    def _only_gitignored(self, rel_dir: str) -> bool:
+        """Whether the folder and each folder above it is skipped for no reason but a gitignore rule (not hidden,
+        no nested repository, no .screeignore rule, no package folder)."""
+        if not rel_dir:
+            return True
+        known = self._kept_dirs.get(rel_dir)
+        if known is None:
+            parent = _parent(rel_dir)
+            known = (not parent or self._only_gitignored(parent)) and self._own_dir_reason(rel_dir, git=False) is None
+            self._kept_dirs[rel_dir] = known
+        return known
 
     def dir_ignored(self, rel_dir: str) -> str | None:
         """Why the folder (and so everything below it) is skipped; "" is the root, never skipped."""
@@ -149,11 +186,11 @@ class IgnorePolicy:
                 reasons[prefix] = reason
         return reason
 
-    def _own_dir_reason(self, rel_dir: str) -> str | None:
+    def _own_dir_reason(self, rel_dir: str, git: bool = True) -> str | None:
         name = rel_dir.rpartition("/")[2]
         if name.startswith("."):
             return HIDDEN
-        reason = self._git_reason(rel_dir, True)
+        reason = self._git_reason(rel_dir, True) if git else None
         if reason is None and self._note_source(os.path.join(self._root_str, rel_dir, GIT_DIR)) is not None:
             reason = f"inside nested repository {rel_dir}/"
         if reason is not None:
@@ -218,7 +255,8 @@ class IgnorePolicy:
         return self._info_exclude
 
     def walk(self) -> Iterator[str]:
-        """Every indexable path, sorted; ignored folders are never entered, symlinked folders never followed.
+        """Every indexable path, sorted; ignored folders are never entered (a gitignored one holding tracked files
+        is, for those: `entered`), symlinked folders never followed.
 
         Every non-folder entry the policy accepts is yielded (a symlink or FIFO named x.md too): whether it is a
         regular file is scree.content.files' job, which says why it refuses one.
@@ -228,7 +266,7 @@ class IgnorePolicy:
                 yield rel
 
     def walk_dirs(self) -> Iterator[str]:
-        """Every folder that is not skipped, the root ("") first, parents before children: where watches go."""
+        """Every folder a walk enters (`entered`), the root ("") first, parents before children: where watches go."""
         for rel, _ in self._traverse(with_files=False):
             yield rel
 
@@ -245,7 +283,7 @@ class IgnorePolicy:
                 continue
             rel, is_dir = entry
             if is_dir:
-                if self.dir_ignored(rel) is None:
+                if self.entered(rel):
                     yield rel, True
                     stack.append(iter(self._entries(rel)))
             elif with_files:
@@ -302,6 +340,8 @@ class IgnorePolicy:
         self._chains = {}
         self._info_exclude = None
         self._sources = {}
+        self._tracked = self._index = None
+        self._kept_dirs = {}
 
     def refresh(self) -> bool:
         """Forget the cached rules only if a file they came from changed, appeared or went (one stat each): with
@@ -311,6 +351,10 @@ class IgnorePolicy:
             if _signature(path, follow_symlinks=seen is not None and seen[-1]) != seen:
                 self.invalidate()
                 return True
+        index = self._index
+        if index is not None and _signature(index[0], follow_symlinks=True) != index[1]:
+            self._tracked = self._index = None
+            return True
         return False
 
     def _note_source(self, path: str, *, follow_symlinks: bool = False) -> _Signature:

@@ -64,7 +64,7 @@ class IgnoreDirFilter:
 
     def __call__(self, rel_dir: str) -> bool:
         with self._lock:
-            allowed = self.policy.dir_ignored(rel_dir) is None
+            allowed = self.policy.entered(rel_dir)
             if not allowed and os.path.lexists(os.path.join(self.policy.root, rel_dir, GIT_DIR)):
                 self._nested.add(rel_dir)
             return allowed
