@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import os
 import subprocess
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from scree.logs import get_logger
 
 log = get_logger(__name__)
 
-GIT_TIMEOUT_S = 30.0  # `git ls-files` lists 100,000 paths in well under a second
+GIT_TIMEOUT_S = 30.0  # a bound for a huge repository on a slow disk; past it the rules apply as written
 _GIT_ENVIRONMENT = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE")  # a caller's settings must not pick another repo
 
 
@@ -26,7 +26,7 @@ class Tracked:
     """Tracked paths relative to the folder ('/'-separated), and every folder above one."""
 
     files: frozenset[str] = frozenset()
-    folders: frozenset[str] = field(default=frozenset())
+    folders: frozenset[str] = frozenset()
 
     @classmethod
     def of(cls, paths: list[str]) -> Tracked:
