@@ -85,7 +85,7 @@ def reindex(
             if report.removed:  # issue 25: pages of removed files go back to the file system
                 store.reclaim_space()
             refresh_map(store, settings.docs_map_path)  # issue 36: the map sessions' instructions show
-            share_site_config(store, settings.folder, settings.current_version)  # issue 31: checkout-less servers
+            share_site_config(store, settings)  # issue 31: checkout-less servers
             files, chunks = store.counts()
         message = report.reply(rel)  # R-M7: the MCP reindex tool's wording
         if rel is None and files == 0:  # issue 25: an empty or markdown-less folder is named, not left silent

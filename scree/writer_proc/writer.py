@@ -421,7 +421,7 @@ class Writer:
         if job.full or report.indexed or report.removed:
             refresh_map(parts.syncer.store, self._settings.docs_map_path)
             # issue 31: for servers without a checkout
-            share_site_config(parts.syncer.store, self._settings.folder, self._settings.current_version)
+            share_site_config(parts.syncer.store, self._settings)
 
     def _progress(self, report: SyncReport, _total: int) -> None:
         if self._first_sync_running:
