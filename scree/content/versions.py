@@ -141,7 +141,8 @@ PRERELEASE_STAGES = ("alpha", "beta", "pre", "rc")  # in the order a release goe
 _PRERELEASE = rf"[-.](?:{'|'.join(PRERELEASE_STAGES)})(?:[.-]?[0-9]+)?"
 _PRERELEASE_END = re.compile(rf"{_PRERELEASE}$", re.IGNORECASE)
 # ... or glued to the number, as Python's releases write it (PEP 440: `8.0.0rc1`, `2.0b3`, `1.0.dev0`)
-_GLUED_PRERELEASE = re.compile(r"(?<=[0-9])\.?(?:rc|a|b|alpha|beta|dev|pre)[0-9]*$", re.IGNORECASE)
+_PRERELEASE_MARKS = "alpha|beta|dev|pre|rc|a|b"  # the stages above and PEP 440's short ones, longest first
+_GLUED_PRERELEASE = re.compile(rf"(?<=[0-9])\.?(?:{_PRERELEASE_MARKS})[0-9]*$", re.IGNORECASE)
 _VERSION_CORE = rf"(?:version|release|ver|rel|v)?[-_]?v?([0-9]+(?:[._-][0-9]+)*)(?:[._-]?x)?(?:{_PRERELEASE})?"
 _VERSION_WORD = "|".join((*DOCS_WORDS, *NEXT_WORDS, *OLD_WORDS, *CURRENT_WORDS))
 _VERSION_NAME = re.compile(rf"(?:(?:{_VERSION_WORD})[-_])?{_VERSION_CORE}(?:[-_](?:{_VERSION_WORD}))?", re.IGNORECASE)
@@ -1406,7 +1407,7 @@ def names_version(named: Iterable[str], version: str, page: bool = False) -> boo
 
 
 _HEADING_RELEASE = re.compile(
-    r"(?<![\w.])v?([0-9]+(?:\.[0-9]+)+)(?:\.[x*]|-?(?:rc|alpha|beta|a|b|dev|pre)(?:[.-]?[0-9]+)?)?(?![\w.]|\.[0-9])",
+    rf"(?<![\w.])v?([0-9]+(?:\.[0-9]+)+)(?:\.[x*]|-?(?:{_PRERELEASE_MARKS})(?:[.-]?[0-9]+)?)?(?![\w.]|\.[0-9])",
     re.IGNORECASE,
 )
 
