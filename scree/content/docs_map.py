@@ -159,11 +159,16 @@ def kept_paths(sizes: dict[str, int]) -> list[str]:
 
 def shown_paths(paths: list[str]) -> list[str]:
     """Of `paths` (kept_paths), the one each entry is shown by: the titles a summary needs."""
+    return [_shown(group) for group in _copies(paths)]
+
+
+def _copies(paths: list[str]) -> list[list[str]]:
+    """`paths` grouped by entry_key, in the order each entry's first copy comes."""
     known = set(paths)
     groups: dict[str, list[str]] = {}
     for path in paths:
         groups.setdefault(entry_key(path, known), []).append(path)
-    return [_shown(group) for group in groups.values()]
+    return list(groups.values())
 
 
 def summarise(sizes: dict[str, int], titles: dict[str, str], *, complete: bool) -> DocsSummary:
@@ -252,15 +257,12 @@ def _version_key(segment: str) -> tuple[int, ...]:
 def _entries(pages: tuple[Page, ...]) -> list[_Entry]:
     """The outline's entries in rank order: pages that differ only in a version segment or their language are one
     entry, shown in English or untagged where one is, by the highest version (by number), counting the others."""
-    paths = {page.path for page in pages}
-    copies: dict[str, list[Page]] = {}
-    for page in pages:
-        copies.setdefault(entry_key(page.path, paths), []).append(page)
+    by_path = {page.path: page for page in pages}
     entries: list[_Entry] = []
     per_folder: Counter[str] = Counter()
-    for group in copies.values():
-        by_path = {page.path: page for page in group}
-        shown = by_path[_shown(list(by_path))]
+    for paths in _copies(list(by_path)):
+        group = [by_path[path] for path in paths]
+        shown = by_path[_shown(paths)]
         text = f"  - {shown.path}" + (f': "{_clean(shown.title)}"' if shown.title else "")
         if len(group) > 1:
             text += f" (and {_others(group)})"
