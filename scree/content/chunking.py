@@ -328,7 +328,7 @@ def too_little_to_show(text: str) -> bool:
         text = text.partition("\n")[2]
     if _WORD_CHARACTER.search(text) is None:
         return True
-    return len("".join(text.split()).encode("utf-8", "replace")) < MIN_SHOWN_BYTES
+    return bytes_besides_spaces(text) < MIN_SHOWN_BYTES
 
 
 def thin(text: str) -> bool:
@@ -345,12 +345,17 @@ def thin(text: str) -> bool:
     if any(_FENCE_OPEN.fullmatch(line) for line in lines):  # a code example is content, however short
         return False
     words = _BARE_LINK.sub(" ", _readable(text, keep=_without_jsx))
-    if len("".join(words.split()).encode("utf-8", "replace")) < THIN_BYTES:
+    if bytes_besides_spaces(words) < THIN_BYTES:
         return True
     if "](" not in text:
         return False
     outside = _BARE_LINK.sub(" ", _readable(_LINK.sub(" ", text), keep=_without_jsx))
-    return len("".join(outside.split()).encode("utf-8", "replace")) < POINTER_BYTES
+    return bytes_besides_spaces(outside) < POINTER_BYTES
+
+
+def bytes_besides_spaces(text: str) -> int:
+    """How many UTF-8 bytes `text` holds besides whitespace: what the thin and too-little rules weigh."""
+    return len("".join(text.split()).encode("utf-8", "replace"))
 
 
 def cap_utf8(text: str, limit: int) -> str:

@@ -4,7 +4,7 @@ lines and a closing "```", so the model reads every format's code alike."""
 
 from __future__ import annotations
 
-from scree.content.chunking import CODE_LINES_EMBEDDED, THIN_BYTES
+from scree.content.chunking import CODE_LINES_EMBEDDED, THIN_BYTES, bytes_besides_spaces
 
 FENCE = "```"
 
@@ -66,4 +66,4 @@ def thin_words(words: str, titled: bool) -> bool:
     if any(line.startswith(FENCE) for line in lines):  # a code example is content, however short
         return False
     body = "".join(lines[1:] if titled else lines)
-    return len("".join(body.split()).encode("utf-8", "replace")) < THIN_BYTES
+    return bytes_besides_spaces(body) < THIN_BYTES

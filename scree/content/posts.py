@@ -81,6 +81,8 @@ CHANGE_WORDS = frozenset(
     {"changed", "changes", "changelog", "release", "released", "releases", "removed", "deprecated", "added"}
     | {"introduced", "breaking", "history", "renamed", "dropped"}
 )
+# ... and, for what a release changed ("what's new in 1.17"), this word too
+WHAT_CHANGED_WORDS = CHANGE_WORDS | {"new"}
 
 DATE_NAME = "date-named"
 YEAR_FOLDER = "year folders"
@@ -145,7 +147,7 @@ def asks_about_changes(words: Iterable[str], versions: Collection[str]) -> bool:
 def asks_what_changed(words: Iterable[str]) -> bool:
     """Whether a query's case-folded `words` ask what a release changed ("what changed in 8.0", "what's new in
     1.17"), not how to do a thing in it ("how do I upgrade to 1.18"): a changelog's section on it answers."""
-    return not (CHANGE_WORDS | {"new"}).isdisjoint(words)
+    return not WHAT_CHANGED_WORDS.isdisjoint(words)
 
 
 @dataclass(frozen=True, slots=True)
