@@ -4,11 +4,13 @@ by the writer of `scree serve`, read by a real MCP client over stdio."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import random
 import re
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +23,7 @@ from mcp.client.stdio import StdioServerParameters
 
 from scree.content.docs_map import (
     KEEP_PAGES,
+    Copy,
     DocsSummary,
     Page,
     entry_key,
@@ -29,6 +32,7 @@ from scree.content.docs_map import (
     shown_paths,
     summarise,
 )
+from scree.index.docs_map_file import read_summary
 from scree.reader_proc.instructions import MAX_INSTRUCTIONS_CHARS, instructions_text
 
 CLIENT_TIMEOUT_S = 60.0
@@ -62,7 +66,7 @@ def serve_session(folder: Path, env: dict[str, str]) -> tuple[str, dict[str, dic
 def map_paths(instructions: str) -> list[str]:
     """The page paths the outline lists, in order."""
     lines = [line[len(MAP_LINE) :] for line in instructions.splitlines() if line.startswith(MAP_LINE)]
-    return [re.split(r": \"| \(and ", line, maxsplit=1)[0] for line in lines]
+    return [re.split(r": \"| \(", line, maxsplit=1)[0] for line in lines]
 
 
 def small_repo(root: Path) -> Path:
@@ -108,8 +112,13 @@ def test_summary_round_trips_and_a_damaged_one_reads_as_none() -> None:
     summary = summarise({"README.md": 10, "docs/a.rst": 20}, {"README.md": "Hi"}, complete=False)
     assert summary.by_format == {".md": 1, ".rst": 1} and summary.by_folder == {"./": 1, "docs/": 1}
     assert DocsSummary.from_json(json.loads(json.dumps(summary.to_json(), sort_keys=True))) == summary
+    copies = {"v2/a.md": Copy("v2/a.md", "v2", "current"), "v1/a.md": Copy("v2/a.md", "v1", "old")}
+    versioned = summarise({"v2/a.md": 5, "v1/a.md": 5}, {}, complete=True, copies=copies)
+    assert DocsSummary.from_json(json.loads(json.dumps(versioned.to_json()))) == versioned
     for damaged in ({}, {"version": 99}, {"version": 1, "pages": "x"}, [], None, "text"):
         assert DocsSummary.from_json(damaged) is None
+    bad_row = versioned.to_json() | {"pages": [["v2/a.md", "", 5, "v2/a.md"]]}
+    assert DocsSummary.from_json(bad_row) is None
 
 
 def test_outline_fits_its_budget_and_says_what_it_left_out() -> None:
@@ -235,12 +244,12 @@ def test_an_index_whose_first_sync_has_not_finished_says_so(tmp_path: Path) -> N
     assert "first sync has not finished" in instructions and len(instructions) <= MAX_INSTRUCTIONS_CHARS
 
 
-def test_the_writer_of_a_first_session_makes_the_map_the_next_session_shows(tmp_path: Path) -> None:
-    import subprocess
+@contextlib.contextmanager
+def open_session(folder: Path, env: dict[str, str]) -> Iterator[str]:
+    """A real `scree serve` on stdio, its handshake done (the writer starts at `initialized`), kept open for the
+    block: its first instructions."""
     import sys
 
-    folder = small_repo(tmp_path)
-    env = hash_env(tmp_path)
     proc = subprocess.Popen(
         [str(Path(sys.executable).parent / "scree"), "serve", "--notes", str(folder)],
         env=env,
@@ -257,15 +266,22 @@ def test_the_writer_of_a_first_session_makes_the_map_the_next_session_shows(tmp_
         first = json.loads(proc.stdout.readline())["result"]["instructions"]
         proc.stdin.write(b'{"jsonrpc": "2.0", "method": "notifications/initialized"}\n')  # the writer starts now
         proc.stdin.flush()
-        assert "Docs map: not made yet" in first
-        maps = list((tmp_path / "data").rglob("docs-map.json"))
-        wait_until(lambda: list((tmp_path / "data").rglob("docs-map.json")), "the writer writes the map", 120)
-        assert not maps
+        yield first
     finally:
         for stream in (proc.stdin, proc.stdout):
             if stream is not None:
                 stream.close()
         proc.wait(30)
+
+
+def test_the_writer_of_a_first_session_makes_the_map_the_next_session_shows(tmp_path: Path) -> None:
+    folder = small_repo(tmp_path)
+    env = hash_env(tmp_path)
+    with open_session(folder, env) as first:
+        assert "Docs map: not made yet" in first
+        maps = list((tmp_path / "data").rglob("docs-map.json"))
+        wait_until(lambda: list((tmp_path / "data").rglob("docs-map.json")), "the writer writes the map", 120)
+        assert not maps
     second, _ = serve_session(folder, env)
     assert map_paths(second)[0] == "README.md"
 
@@ -332,3 +348,67 @@ def test_a_page_in_several_languages_is_one_entry_shown_in_english() -> None:
     assert len({entry_key(page.path, set(sizes)) for page in summary.pages}) == KEEP_PAGES
     shown = shown_paths(list(sizes))
     assert "docs/en/recipes/index.md" in shown and "docs/fr/recipes/index.md" not in shown
+
+
+def jest_shaped(root: Path) -> Path:
+    """Jest's layout: docs/ is the unreleased next, website/versions.json names 2.0 current, 1.0 is old; a page
+    only the old version keeps, and one only the next release has."""
+    folder = root / "jestish"
+    write_text(folder / "website/versions.json", '["2.0", "1.0"]\n')
+    for tree in ("docs", "website/versioned_docs/version-2.0", "website/versioned_docs/version-1.0"):
+        for name, words in (("Configuration", "config options"), ("CLI", "command line flags"), ("Mocks", "fakes")):
+            write_text(folder / f"{tree}/{name}.md", f"# {name}\n\nAll about {words}, in {tree}.\n" * 3)
+    write_text(folder / "website/versioned_docs/version-1.0/Jasmine.md", "# Jasmine\n\nThe jasmine runner.\n")
+    write_text(folder / "docs/Upcoming.md", "# Upcoming\n\nWhat the next release brings.\n")
+    return folder
+
+
+def map_line(text: str, path: str) -> str:
+    return next((line for line in text.splitlines() if line.startswith(f"{MAP_LINE}{path}")), "")
+
+
+def test_a_versioned_sites_map_shows_each_page_by_its_current_versions_copy(tmp_path: Path) -> None:
+    """Issue 32: the map showed a page by its highest-numbered copy (etcd's v3.8 draft, not the current v3.7) and
+    took Jest's docs/X.md (the next release) and website/versioned_docs/version-30.4/X.md for two pages. The map
+    knows the version trees search knows: one entry per page, shown by the current version's copy, a page of an old
+    or unreleased version alone marked so; the instructions and the AGENTS.md block alike."""
+    folder = jest_shaped(tmp_path)
+    env = hash_env(tmp_path)
+    reindex_here(env, folder)
+    instructions, _ = serve_session(folder, env)
+    subprocess.run(["git", "init", "-q", str(folder)], check=True, timeout=30)
+    done = run_scree("init", "--agents-md", env=env, cwd=folder)
+    assert done.returncode == 0, done.stderr
+    block = (folder / "AGENTS.md").read_text()
+    for text in (instructions, block):
+        current = "website/versioned_docs/version-2.0"
+        assert map_line(text, f"{current}/CLI.md") == f'{MAP_LINE}{current}/CLI.md: "CLI" (and 2 other versions)', text
+        assert not map_line(text, "docs/CLI.md") and not map_line(text, "website/versioned_docs/version-1.0/CLI.md")
+        jasmine = "website/versioned_docs/version-1.0/Jasmine.md"
+        assert map_line(text, jasmine) == f'{MAP_LINE}{jasmine}: "Jasmine" (an old version)', text
+        assert map_line(text, "docs/Upcoming.md") == f'{MAP_LINE}docs/Upcoming.md: "Upcoming" (unreleased)', text
+
+
+def test_the_writers_map_follows_a_new_current_version(tmp_path: Path) -> None:
+    """The writer keeps the version trees between syncs that change no path; a release (a new version folder, the
+    versions list naming it) changes them, and the map shows the new current copy."""
+    folder = jest_shaped(tmp_path)
+    env = hash_env(tmp_path)
+
+    def shown() -> str:
+        found = list((tmp_path / "data").rglob("docs-map.json"))
+        summary = read_summary(found[0]) if found else None
+        return outline(summary, 8000) if summary is not None else ""
+
+    with open_session(folder, env):
+        wait_until(lambda: map_line(shown(), "website/versioned_docs/version-2.0/CLI.md"), "the first map", 120)
+        write_text(folder / "website/versions.json", '["3.0", "2.0", "1.0"]\n')
+        for name in ("Configuration", "CLI", "Mocks"):
+            source = folder / f"docs/{name}.md"
+            write_text(folder / f"website/versioned_docs/version-3.0/{name}.md", source.read_text())
+        wait_until(
+            lambda: map_line(shown(), "website/versioned_docs/version-3.0/CLI.md").endswith("(and 3 other versions)"),
+            "the map after the release",
+            120,
+        )
+        assert not map_line(shown(), "website/versioned_docs/version-2.0/CLI.md")

@@ -17,10 +17,11 @@ from pathlib import Path
 
 from scree.commands.file_edit import locked_folder, read_regular, replace_file
 from scree.config import Settings
-from scree.content.chunking import opted_out
+from scree.content.chunking import Chunk, opted_out
 from scree.content.docs_map import (
     LEFT_OUT,
     DocsSummary,
+    copies_of,
     counts_line,
     kept_paths,
     outline,
@@ -31,7 +32,12 @@ from scree.content.docs_map import (
 from scree.content.files import FileContent, read_markdown
 from scree.content.formats import DocFormat, detect
 from scree.content.ignore import IgnorePolicy
+from scree.content.posts import find_posts
+from scree.content.site_config import read_site_config
+from scree.content.versions import VersionTrees
 from scree.errors import ConfigError, UsageError
+from scree.search.post_evidence import MAX_READS, read_front_matter
+from scree.search.version_evidence import find_version_trees
 
 BLOCK_FILES = {"agents": "AGENTS.md", "claude": "CLAUDE.md"}  # each of them is in docs_map.LEFT_OUT
 BEGIN = "<!-- BEGIN scree docs map"
@@ -59,15 +65,32 @@ def walk_summary(settings: Settings) -> DocsSummary:
         if isinstance(content, FileContent) and not opted_out(content.text):
             if isinstance(detect(rel, content.text), DocFormat):  # not a license or a data file (issue 33)
                 sizes[rel] = content.size
+    copies = copies_of(_version_trees(settings, list(sizes)))
     titles: dict[str, str] = {}
-    for rel in shown_paths(kept_paths(sizes)):
-        content = read_markdown(settings.folder, rel, settings.max_file_bytes)
-        row = detect(rel, content.text) if isinstance(content, FileContent) else None
-        if isinstance(content, FileContent) and isinstance(
-            row, DocFormat
-        ):  # the title as its format's chunker reads it
-            titles[rel] = title_of([chunk.heading for chunk in row.chunks(content.text)])
-    return summarise(sizes, titles, complete=True)
+    for rel in shown_paths(kept_paths(sizes, copies), copies):
+        chunks = _chunks(settings, rel)
+        if chunks is not None:  # the title as its format's chunker reads it
+            titles[rel] = title_of([chunk.heading for chunk in chunks])
+    return summarise(sizes, titles, complete=True, copies=copies)
+
+
+def _chunks(settings: Settings, rel: str) -> list[Chunk] | None:
+    """The file's chunks as its format's chunker makes them; None for a file that no longer reads as a doc."""
+    content = read_markdown(settings.folder, rel, settings.max_file_bytes)
+    row = detect(rel, content.text) if isinstance(content, FileContent) else None
+    return list(row.chunks(content.text)) if isinstance(content, FileContent) and isinstance(row, DocFormat) else None
+
+
+def _version_trees(settings: Settings, paths: list[str]) -> VersionTrees:
+    """The version trees among `paths` (issue 32), from the site's config and the files' text, as an index's."""
+    posts = find_posts(paths, read_front_matter(settings.folder, [MAX_READS]))
+    config = read_site_config(settings.folder, paths, settings.current_version)
+
+    def text_of(rel: str) -> str | None:
+        chunks = _chunks(settings, rel)
+        return "\n".join(chunk.text for chunk in chunks) if chunks else None
+
+    return find_version_trees(paths, config, text_of, posts, settings.current_version)
 
 
 def _utf8_len(text: str) -> int:

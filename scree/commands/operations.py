@@ -11,7 +11,7 @@ from scree.embedders.factory import make_embedder
 from scree.errors import IndexUnavailableError, LockHeldError, ScreeError
 from scree.index import shape as index_shape
 from scree.index.backend import fenced, holder, index_present, lock_refusal, open_reader, writer_lock
-from scree.index.docs_map_file import refresh_map
+from scree.index.docs_map_file import MapMaker
 from scree.index.folder import prepare_index_dir
 from scree.index.model_policy import prepare
 from scree.index.site_config_share import share_site_config
@@ -84,8 +84,8 @@ def reindex(
                 index_shape.record(store, settings)  # issue 25: what the index holds now
             if report.removed:  # issue 25: pages of removed files go back to the file system
                 store.reclaim_space()
-            refresh_map(store, settings.docs_map_path)  # issue 36: the map sessions' instructions show
-            share_site_config(store, settings)  # issue 31: checkout-less servers
+            share_site_config(store, settings)  # issue 31: checkout-less servers (first: the map reads it)
+            MapMaker(settings).refresh(store)  # issue 36: the map sessions' instructions show
             files, chunks = store.counts()
         message = report.reply(rel)  # R-M7: the MCP reindex tool's wording
         if rel is None and files == 0:  # issue 25: an empty or markdown-less folder is named, not left silent

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any
 
 from scree.content.chunking import HEADING_SEPARATOR
 from scree.content.languages import ORIGINAL, copy_of
+from scree.content.versions import CURRENT, NEWER, OLD, VersionTrees
 
 RULE = "READMEs, index pages, guides, then the largest"
 README_STEMS = frozenset({"readme"})
@@ -43,12 +45,46 @@ MORE_LINE_CHARS = 40  # "(+12345 more: search_docs finds them)"
 
 
 @dataclass(frozen=True, slots=True)
+class Copy:
+    """Where a page stands among the site's version trees (scree.content.versions, issue 32): the page it is a copy
+    of (one for all its versions), its tree's folder and that tree's status (current, old or unreleased)."""
+
+    page: str
+    tree: str
+    status: str
+
+
+Copies = Mapping[str, Copy]  # path -> where it stands, for the pages of version trees
+NO_COPIES: Copies = MappingProxyType({})
+
+
+def copies_of(trees: VersionTrees) -> Copies:
+    """Where each page of the version trees stands, as the map keeps it."""
+    return {path: Copy(found.page, found.tree.root, found.tree.status) for path, found in trees.copies.items()}
+
+
+@dataclass(frozen=True, slots=True)
 class Page:
-    """One indexed file as the map sees it: its path (relative, '/'-separated), title ('' for none) and size."""
+    """One indexed file as the map sees it: its path (relative, '/'-separated), title ('' for none), size, and
+    where it stands among version trees (None: in none)."""
 
     path: str
     title: str
     size: int
+    copy: Copy | None = None
+
+    def row(self) -> list[str | int]:
+        found = self.copy
+        head: list[str | int] = [self.path, self.title, self.size]
+        return head if found is None else [*head, found.page, found.tree, found.status]
+
+    @classmethod
+    def of_row(cls, row: list[Any]) -> Page:
+        path, title, size, *rest = row
+        found = Copy(*(str(part) for part in rest)) if len(rest) == 3 else None
+        if rest and found is None:
+            raise ValueError("a page's row has 3 or 6 fields")
+        return cls(str(path), str(title), int(size), found)
 
 
 def title_of(headings: list[str]) -> str:
@@ -109,7 +145,7 @@ class DocsSummary:
             "complete": self.complete,
             "by_folder": self.by_folder,
             "by_format": self.by_format,
-            "pages": [[page.path, page.title, page.size] for page in self.pages],
+            "pages": [page.row() for page in self.pages],
         }
 
     @classmethod
@@ -118,7 +154,7 @@ class DocsSummary:
         try:
             if data["version"] != SUMMARY_VERSION:
                 return None
-            pages = tuple(Page(str(p), str(t), int(s)) for p, t, s in data["pages"])
+            pages = tuple(Page.of_row(row) for row in data["pages"])
             return cls(
                 files=int(data["files"]),
                 by_folder=_by_count({str(k): int(v) for k, v in data["by_folder"].items()}),
@@ -140,14 +176,14 @@ def ranked_paths(sizes: dict[str, int]) -> list[str]:
     return sorted((path for path in sizes if path not in LEFT_OUT), key=lambda path: rank_key(path, sizes[path]))
 
 
-def kept_paths(sizes: dict[str, int]) -> list[str]:
+def kept_paths(sizes: dict[str, int], copies: Copies = NO_COPIES) -> list[str]:
     """The paths a summary keeps, in RULE's order: those of the first KEEP_PAGES entries (a page, its versions and
     its translations: entry_key), at most KEEP_COPIES in all."""
     paths = set(sizes)
     entries: set[str] = set()
     kept: list[str] = []
     for path in ranked_paths(sizes):
-        key = entry_key(path, paths)
+        key = entry_key(path, paths, copies)
         if key not in entries and len(entries) == KEEP_PAGES:
             continue
         entries.add(key)
@@ -157,32 +193,34 @@ def kept_paths(sizes: dict[str, int]) -> list[str]:
     return kept
 
 
-def shown_paths(paths: list[str]) -> list[str]:
+def shown_paths(paths: list[str], copies: Copies = NO_COPIES) -> list[str]:
     """Of `paths` (kept_paths), the one each entry is shown by: the titles a summary needs."""
-    return [_shown(group) for group in _copies(paths)]
+    return [_shown(group, copies) for group in _grouped(paths, copies)]
 
 
-def _copies(paths: list[str]) -> list[list[str]]:
+def _grouped(paths: list[str], copies: Copies) -> list[list[str]]:
     """`paths` grouped by entry_key, in the order each entry's first copy comes."""
     known = set(paths)
     groups: dict[str, list[str]] = {}
     for path in paths:
-        groups.setdefault(entry_key(path, known), []).append(path)
+        groups.setdefault(entry_key(path, known, copies), []).append(path)
     return list(groups.values())
 
 
-def summarise(sizes: dict[str, int], titles: dict[str, str], *, complete: bool) -> DocsSummary:
+def summarise(
+    sizes: dict[str, int], titles: dict[str, str], *, complete: bool, copies: Copies = NO_COPIES
+) -> DocsSummary:
     """A summary of the files in `sizes` (path -> bytes), LEFT_OUT aside; `titles` needs only those of
-    shown_paths(kept_paths(sizes))."""
+    shown_paths(kept_paths(sizes, copies), copies); `copies` says where the pages of version trees stand."""
     sizes = {path: size for path, size in sizes.items() if path not in LEFT_OUT}
     by_folder = Counter(top_folder(path) for path in sizes)
     by_format = Counter(file_format(path) for path in sizes)
-    top = kept_paths(sizes)
+    top = kept_paths(sizes, copies)
     return DocsSummary(
         files=len(sizes),
         by_folder=_by_count(by_folder),
         by_format=_by_count(by_format),
-        pages=tuple(Page(path, titles.get(path, ""), sizes[path]) for path in top),
+        pages=tuple(Page(path, titles.get(path, ""), sizes[path], copies.get(path)) for path in top),
         complete=complete,
     )
 
@@ -213,12 +251,13 @@ _VERSION = re.compile(r"(?:v|version-?)\d+(?:\.\d+)*(?:\.x)?|\d+\.\d+(?:\.\d+)*(
 PER_ROUND = 4  # each folder shows this many pages before any folder shows more
 
 
-def entry_key(path: str, paths: set[str]) -> str:
-    """What `path` is a copy of, the same for each of its versions and translations among `paths`: its version
-    segments and its language part as `*`; an untagged original among `paths` (`docs/x.md` beside `docs/fr/x.md`,
-    README.md beside README_zh.md) is the copy's key."""
-    copy = copy_of(path)
-    page = copy.page if copy is not None else path
+def entry_key(path: str, paths: set[str], copies: Copies = NO_COPIES) -> str:
+    """What `path` is a copy of, the same for each of its versions and translations among `paths`: the page a
+    version tree's copy stands for (`copies`), its version segments and its language part as `*`; an untagged
+    original among `paths` (`docs/x.md` beside `docs/fr/x.md`, README.md beside README_zh.md) is the copy's key."""
+    found = copies.get(path)
+    copy = copy_of(found.page if found is not None else path)
+    page = copy.page if copy is not None else found.page if found is not None else path
     for untagged in (page.replace("/*/", "/", 1), page.removeprefix("*/"), page.replace(".*.", ".", 1)):
         if untagged != page and untagged in paths:  # README_zh.md and x.de.md beside README.md and x.md
             page = untagged
@@ -231,12 +270,26 @@ def _language(path: str) -> str:
     return copy.language if copy is not None else ORIGINAL
 
 
-def _shown(group: list[str]) -> str:
-    """The copy an entry is shown by: in English or untagged where one is, then the highest version by number."""
+# The copy an entry is shown by, of a version tree's (scree.content.versions): the current version's, then a page
+# in no version tree, then an old version's, then an unreleased one's (Jest's docs/ is the next release, etcd's v3.8
+# a draft: the map had shown both, as the highest versions by number).
+_STANDING = {CURRENT: 3, None: 2, OLD: 1, NEWER: 0}
+_MARKS = {OLD: "an old version", NEWER: "unreleased"}  # said of an entry shown by such a copy
+
+
+def _shown(group: list[str], copies: Copies) -> str:
+    """The copy an entry is shown by: in English or untagged where one is, then by where its version tree stands
+    (_STANDING), then the highest version by number."""
+
+    def standing(path: str) -> int:
+        found = copies.get(path)
+        return _STANDING.get(found.status if found is not None else None, 0)
+
     return max(
         group,
         key=lambda path: (
             _language(path).split("-")[0] in ("en", ORIGINAL),
+            standing(path),
             [_version_key(part) for part in path.split("/")],
         ),
     )
@@ -255,17 +308,22 @@ def _version_key(segment: str) -> tuple[int, ...]:
 
 
 def _entries(pages: tuple[Page, ...]) -> list[_Entry]:
-    """The outline's entries in rank order: pages that differ only in a version segment or their language are one
-    entry, shown in English or untagged where one is, by the highest version (by number), counting the others."""
+    """The outline's entries in rank order: pages that differ only in a version segment or their language, or that
+    the version trees take for copies of one page, are one entry, shown in English or untagged where one is, by the
+    current version's copy (else the highest version by number), counting the others."""
     by_path = {page.path: page for page in pages}
+    copies = {page.path: page.copy for page in pages if page.copy is not None}
     entries: list[_Entry] = []
     per_folder: Counter[str] = Counter()
-    for paths in _copies(list(by_path)):
+    for paths in _grouped(list(by_path), copies):
         group = [by_path[path] for path in paths]
-        shown = by_path[_shown(paths)]
+        shown = by_path[_shown(paths, copies)]
         text = f"  - {shown.path}" + (f': "{_clean(shown.title)}"' if shown.title else "")
+        said = [_MARKS[shown.copy.status]] if shown.copy is not None and shown.copy.status in _MARKS else []
         if len(group) > 1:
-            text += f" (and {_others(group)})"
+            said.append(f"and {_others(group)}")
+        if said:
+            text += f" ({'; '.join(said)})"
         folder = top_folder(shown.path)
         entries.append(_Entry(folder, per_folder[folder], text, len(group)))
         per_folder[folder] += 1
@@ -274,7 +332,12 @@ def _entries(pages: tuple[Page, ...]) -> list[_Entry]:
 
 def _others(group: list[Page]) -> str:
     """`3 other versions`, `7 translations`, or both, of the pages an entry stands for besides the one shown."""
-    versions = {tuple(part for part in page.path.split("/") if _VERSION.fullmatch(part)) for page in group}
+    versions = {
+        (page.copy.tree,)
+        if page.copy is not None
+        else tuple(part for part in page.path.split("/") if _VERSION.fullmatch(part))
+        for page in group
+    }
     languages = {_language(page.path) for page in group}
     said = []
     if len(versions) > 1 or (len(languages) == 1 and len(group) > 1):

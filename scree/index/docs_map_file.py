@@ -12,7 +12,16 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from scree.content.docs_map import DocsSummary, kept_paths, shown_paths, summarise, title_of
+from scree.content.docs_map import (
+    NO_COPIES,
+    Copies,
+    DocsSummary,
+    copies_of,
+    kept_paths,
+    shown_paths,
+    summarise,
+    title_of,
+)
 from scree.logs import get_logger
 from scree.paths import FILE_MODE, replace_whole
 
@@ -26,13 +35,14 @@ MAX_MAP_FILE_BYTES = 1_000_000  # a summary holds KEEP_PAGES pages: anything lar
 SHARED_MAP_DEADLINE_S = 1.0  # a handshake waits at most this for a shared index's map, then says "not made yet"
 
 
-def summary_of(store: IndexReader) -> DocsSummary:
-    """The index's docs summary: every file's path and size, titles of the best KEEP_PAGES from their chunks."""
+def summary_of(store: IndexReader, copies: Copies = NO_COPIES) -> DocsSummary:
+    """The index's docs summary: every file's path and size, titles of the best KEEP_PAGES from their chunks;
+    `copies` says where the pages of version trees stand (MapMaker)."""
     sizes = {path: state.size for path, state in store.files().items()}
     titles = {}
-    for path in shown_paths(kept_paths(sizes)):
+    for path in shown_paths(kept_paths(sizes, copies), copies):
         titles[path] = title_of([chunk.heading for chunk in store.chunks_for_path(path)])
-    return summarise(sizes, titles, complete=store.is_complete())
+    return summarise(sizes, titles, complete=store.is_complete(), copies=copies)
 
 
 def read_summary(path: Path) -> DocsSummary | None:
@@ -86,15 +96,34 @@ def write_summary(path: Path, summary: DocsSummary) -> bool:
     return True
 
 
-def refresh_map(store: IndexWriter, path: Path) -> None:
-    """After a sync: the map file brought up to date, and a shared index's copy of it (issue 31). A failure is
-    logged, never fails the sync (the map is a convenience; the index is what matters)."""
-    from scree.errors import IndexUnavailableError
+class MapMaker:
+    """Issue 36: the docs map, made after each sync, and a shared index's copy of it (issue 31). Issue 32: an entry
+    is shown by its current version's copy, so the map knows the version trees; it keeps them until the index's
+    paths change (a large versioned site's take a second: Longhorn's 8,328 pages, 1.2 s), as the search engine
+    does."""
 
-    try:
-        summary = summary_of(store)
-        if write_summary(path, summary):
-            log.debug("docs map written", path=str(path))
-        store.record_docs_map(_payload(summary).decode("utf-8"))
-    except (OSError, ValueError, IndexUnavailableError) as exc:
-        log.warning("cannot write the docs map", path=str(path), error=str(exc))
+    def __init__(self, settings: Settings) -> None:
+        self._settings = settings
+        self._trees: tuple[frozenset[str], Copies] | None = None
+
+    def refresh(self, store: IndexWriter) -> None:
+        """The map file brought up to date, and a shared index's copy of it. A failure is logged, never fails the
+        sync (the map is a convenience; the index is what matters)."""
+        from scree.errors import IndexUnavailableError
+
+        try:
+            summary = summary_of(store, self._copies(store))
+            if write_summary(self._settings.docs_map_path, summary):
+                log.debug("docs map written", path=str(self._settings.docs_map_path))
+            store.record_docs_map(_payload(summary).decode("utf-8"))
+        except (OSError, ValueError, IndexUnavailableError) as exc:
+            log.warning("cannot write the docs map", path=str(self._settings.docs_map_path), error=str(exc))
+
+    def _copies(self, store: IndexWriter) -> Copies:
+        from scree.search.version_evidence import version_trees  # the writer's, not the reader's handshake
+
+        paths = frozenset(store.paths())
+        if self._trees is None or self._trees[0] != paths:
+            trees = version_trees(store, self._settings.folder, self._settings.current_version)
+            self._trees = (paths, copies_of(trees))
+        return self._trees[1]

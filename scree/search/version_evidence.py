@@ -4,7 +4,7 @@ the indexed pages' text fingerprints (from the index). Shared by the search engi
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from scree.content.languages import LanguageTrees, copy_of, language_folder
@@ -40,14 +40,27 @@ def version_trees(
     paths = list(store.paths())
     posts = posts if posts is not None else site_posts(store, root)
 
-    def page_fingerprint(path: str) -> frozenset[int] | None:
+    def text_of(path: str) -> str | None:
         chunks = store.chunks_for_path(path)
-        return fingerprint("\n".join(chunk.text for chunk in chunks)) if chunks else None
+        return "\n".join(chunk.text for chunk in chunks) if chunks else None
+
+    config = site_config(store, root, paths)  # on a server without a checkout, the writer's current unless told one
+    return find_version_trees(paths, config, text_of, posts, current)
+
+
+def find_version_trees(
+    paths: list[str], config: SiteConfig, text_of: Callable[[str], str | None], posts: Posts, current: str | None
+) -> VersionTrees:
+    """The version trees of `paths`, from the site's config and the pages' text as `text_of` gives it (their
+    chunks' text; None: unknown), `current` (SCREE_CURRENT_VERSION) naming the current tree over the config."""
+
+    def page_fingerprint(path: str) -> frozenset[int] | None:
+        text = text_of(path)
+        return fingerprint(text) if text is not None else None
 
     def excluded(folder: str) -> bool:
         return is_language_folder(folder) or posts.in_posts_folder(f"{folder}/")
 
-    config = site_config(store, root, paths)  # on a server without a checkout, the writer's current unless told one
     chosen = current if current is not None else config.current
     return find_trees(paths, config.hints(), page_fingerprint, chosen, excluded)
 

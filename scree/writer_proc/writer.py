@@ -40,7 +40,7 @@ from scree.embedders.kinds import shares_queries
 from scree.embedders.priority import QueriesFirst
 from scree.errors import EmbeddingError, IndexUnavailableError, WriterFencedError
 from scree.index.backend import shared
-from scree.index.docs_map_file import refresh_map
+from scree.index.docs_map_file import MapMaker
 from scree.index.model_policy import prepare
 from scree.index.shape import check_for_writer
 from scree.index.site_config_share import share_site_config
@@ -128,6 +128,7 @@ class Writer:
         self._index_complete = False  # the index had a finished first sync when this writer opened it (a catch-up)
         self._event_batches = 0
         self._watches = 0
+        self._map = MapMaker(settings)  # the sync thread's alone
 
     # --- what others call (thread-safe) ---
 
@@ -419,9 +420,9 @@ class Writer:
     def _refresh_map(self, parts: _SyncParts, job: Job[Request], report: SyncReport) -> None:
         """Issue 36: the docs map the next session's instructions show, after a sync that may have changed it."""
         if job.full or report.indexed or report.removed:
-            refresh_map(parts.syncer.store, self._settings.docs_map_path)
-            # issue 31: for servers without a checkout
+            # issue 31: for servers without a checkout (first: a shared index's map reads the trees from it)
             share_site_config(parts.syncer.store, self._settings)
+            self._map.refresh(parts.syncer.store)
 
     def _progress(self, report: SyncReport, _total: int) -> None:
         if self._first_sync_running:
