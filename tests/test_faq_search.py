@@ -93,6 +93,9 @@ def test_which_pages_are_pages_of_questions() -> None:
     assert not is_question_page(entries[:3])  # three questions: a guide may have as many
     assert not is_question_page([*entries, *(f"Guide > Step {n}" for n in range(5))])  # under half
     assert not is_question_page([])
+    names = ("children", "options", "queryClient", "`defaultOptions`")
+    assert not is_question_page([f"HydrationBoundaryProps > Properties > {name}?" for name in names])
+    assert is_question_page([f"常见问题 > {text}?" for text in ("如何安装", "为什么失败", "怎样升级", "在哪里配置")])
 
 
 def test_doctors_line_names_a_few_pages_and_says_what_it_checked() -> None:

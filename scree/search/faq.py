@@ -13,14 +13,27 @@ from collections.abc import Iterable
 MIN_QUESTIONS = 4  # distinct question headings: a page with a question or two is a guide
 QUESTION_SHARE = 0.5  # of its distinct headings
 DOCTOR_LISTED = 5  # pages named in `scree doctor`'s line
+# A heading of one ASCII word and "?" is a question only if the word asks one: TypeDoc's API pages head each optional
+# property with its name and "?" (TanStack Query's `### children?`, `### options?`, `### queryClient?`), which had
+# made docs/framework/preact/reference/interfaces/HydrationBoundaryProps.md a FAQ. A question in words, or in a
+# language written without spaces (如何安装?), is one as before.
+QUESTION_WORDS = frozenset({"why", "what", "how", "who", "when", "where", "which", "whom", "whose"})
+
+
+def is_question(heading: str) -> bool:
+    """Whether a heading asks a question: it ends in "?", and is more than an identifier with one."""
+    if not heading.endswith("?"):
+        return False
+    word = heading[:-1].strip().strip("`").strip()
+    return not (word.isascii() and not any(char.isspace() for char in word)) or word.lower() in QUESTION_WORDS
 
 
 def question_count(headings: Iterable[str]) -> tuple[int, int]:
     """(questions, entries): of a page's chunks' headings (trails, "Title > Section > Entry"), how many distinct last
-    headings end in "?", and how many distinct last headings there are."""
+    headings ask a question (is_question), and how many distinct last headings there are."""
     entries = {heading.rsplit(" > ", 1)[-1].strip() for heading in headings}
     entries.discard("")
-    return sum(entry.endswith("?") for entry in entries), len(entries)
+    return sum(is_question(entry) for entry in entries), len(entries)
 
 
 def is_question_page(headings: Iterable[str]) -> bool:
