@@ -285,7 +285,7 @@ def _check_copies(store: IndexReader, settings: Settings, report: _Report) -> No
     from scree.content.posts import describe_changelogs
     from scree.content.versions import named_current, overrides
     from scree.search.post_evidence import site_posts
-    from scree.search.version_evidence import copy_trees
+    from scree.search.version_evidence import copy_trees, site_variants
 
     posts = site_posts(store, settings.folder)  # read once: the version trees leave posts folders out
     trees = copy_trees(store, settings.folder, settings.current_version, posts)
@@ -309,6 +309,7 @@ def _check_copies(store: IndexReader, settings: Settings, report: _Report) -> No
         )
     else:
         report.ok("translations", "none found")
+    report.ok("variants", site_variants(store.paths(), trees).describe())
     report.ok("posts", posts.describe())
     report.ok("changelogs", describe_changelogs(store.paths()))
     _check_question_pages(store, report)

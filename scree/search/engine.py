@@ -16,6 +16,7 @@ from scree.content.formats import NotDocs, detect, is_thin
 from scree.content.ignore import IgnorePolicy
 from scree.content.languages import ORIGINAL, LanguageTrees
 from scree.content.posts import Posts, asks_about_changes, asks_what_changed, is_changelog
+from scree.content.variants import Variants, holds
 from scree.content.versions import VersionTrees, heading_names_release, names_each, versions_in_name
 from scree.embedders.base import KEYWORD_ONLY, Embedder
 from scree.embedders.factory import NEEDS_VECTORS, SEMANTIC_OFF, make_embedder, make_query_embedder
@@ -41,6 +42,7 @@ from scree.search.ranking import (
     POST_RANKS,
     RANGE_WEIGHT,
     RELEASE_WEIGHT,
+    VARIANT_WEIGHT,
     VERSION_RANKS,
     above_floor,
     add_signal,
@@ -54,7 +56,7 @@ from scree.search.ranking import (
     vector_weight,
 )
 from scree.search.scope import scope_filter
-from scree.search.version_evidence import copy_trees
+from scree.search.version_evidence import copy_trees, site_variants
 from scree.store import FileState, IndexReader, KeywordMatch, PathFilter, StoredChunk
 
 log = get_logger(__name__)
@@ -159,6 +161,7 @@ class SearchEngine:
         self._faq_pages: dict[str, tuple[str, bool]] = {}  # path -> (indexed sha256, a page of questions)
         self._trees: tuple[int, float, LanguageTrees] | None = None  # (files counted, when, the trees then)
         self._posts: tuple[int, float, Posts] | None = None  # (files counted, when, the posts folders then)
+        self._variants: tuple[int, float, Variants] | None = None  # (files counted, when, the variant folders then)
         # The store's connection serves one thread at a time. The query embedding may wait on the API for seconds:
         # it runs under its own lock, never under the store's, so a keyword search never waits behind it (R-M3,
         # issue 13).
@@ -330,6 +333,13 @@ class SearchEngine:
             ranked = add_signal(
                 ranked, lambda chunk_id: self._release_named(rows, chunk_id, named, changes, trees), RELEASE_WEIGHT
             )
+        variants = self._site_variants()
+        asked = variants.named(terms, self._store.stems) if variants.folders else frozenset()
+        if asked:  # "suspense with useQuery in React": not docs/framework/solid/ (ranking.VARIANT_WEIGHT)
+            others = variants.others(asked)
+            ranked = add_signal(
+                ranked, lambda chunk_id: -float(chunk_id in rows and holds(others, rows[chunk_id].path)), VARIANT_WEIGHT
+            )
         return ranked
 
     @staticmethod
@@ -428,6 +438,15 @@ class SearchEngine:
         if self._posts is None or (self._posts[0] != files and now - self._posts[1] >= TREES_REFRESH_S):
             self._posts = (files, now, site_posts(self._store, self._root))
         return self._posts[2]
+
+    def _site_variants(self) -> Variants:
+        """The index's variant folders (scree.content.variants): sibling folders mirroring each other's pages that
+        are neither version trees nor languages' trees, worked out again as _language_trees works the trees out."""
+        files = self._store.file_count()
+        now = time.monotonic()
+        if self._variants is None or (self._variants[0] != files and now - self._variants[1] >= TREES_REFRESH_S):
+            self._variants = (files, now, site_variants(self._store.paths(), self._language_trees()))
+        return self._variants[2]
 
     def _diversify(
         self,

@@ -62,6 +62,15 @@ RANGE_WEIGHT = 5.0
 # upgrade_3_6 and 3.6 announcement before the downgrade guide for "roll back from 3.7 to 3.6" (nDCG@5 0.654 -> 0.650).
 # bench.quality_versions, versioned_site, quality --sets docs and quality_formats as before.
 RELEASE_WEIGHT = 5.0
+# A query naming a variant folder (scree.content.variants: TanStack Query's docs/framework/react/ beside vue/, solid/,
+# angular/...) takes VARIANT_WEIGHT off the chunks of its siblings. Measured with the offline model on TanStack Query
+# (13 questions naming a framework, 6 naming one beside a page outside the framework folders, MRR@8 over all 19):
+# 0.846 as it was; 0.882 at 3 and at 6 ("suspense with useQuery in React": 3 -> 1); 0.855 at 1.5. Adding the weight
+# to the named variant's chunks instead gave 0.826: "the QueryClient constructor with React" put React's pages
+# before docs/reference/QueryClient.md (2 -> 5), "the MutationCache in Svelte" Svelte's (1 -> 4). Capacitor's
+# android/ and ios/: an iOS question's Android troubleshooting page left the first three. bench.quality_versions,
+# versioned_site, quality --sets docs and quality_formats as before (none of their queries names a variant).
+VARIANT_WEIGHT = 3.0
 PER_FILE = 1  # chunks of one file before every other candidate file's best chunk has been shown
 
 

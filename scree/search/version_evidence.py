@@ -10,6 +10,7 @@ from pathlib import Path
 from scree.content.languages import LanguageTrees, copy_of, language_folder
 from scree.content.posts import Posts
 from scree.content.site_config import SITE_CONFIG_KEY, SiteConfig, read_site_config
+from scree.content.variants import Variants, find_variants
 from scree.content.versions import VersionTrees, find_trees, fingerprint
 from scree.search.post_evidence import site_posts
 from scree.store import IndexReader
@@ -68,3 +69,9 @@ def find_version_trees(
 def copy_trees(store: IndexReader, root: Path, current: str | None = None, posts: Posts | None = None) -> LanguageTrees:
     """The index's translations and versions, as the search engine folds them."""
     return LanguageTrees.of(store.paths(), version_trees(store, root, current, posts))
+
+
+def site_variants(paths: Iterable[str], trees: LanguageTrees) -> Variants:
+    """The variant folders among `paths` (scree.content.variants): never a version tree or a language's tree."""
+    roots = {tree.root for family in trees.versions.families for tree in family}
+    return find_variants(sorted(paths), lambda folder: folder in roots or is_language_folder(folder))

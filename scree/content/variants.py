@@ -1,0 +1,116 @@
+"""Variants: sibling folders that mirror each other's pages without being versions or translations (pure).
+
+A library documents each framework it supports in a folder of its own (TanStack Query's docs/framework/react/,
+vue/, solid/, angular/... each with guides/suspense.md, guides/query-cancellation.md), a platform each OS (Capacitor's
+android/ and ios/), a client each flavour (tRPC's client/react/ and client/vanilla/). A query that names one ("How do
+I use suspense with useQuery in React?") asks for that variant's page, and the others say nearly the same in the same
+words: with the offline model Solid's useQuery reference came first and React's suspense guide third. The engine
+takes ranking.VARIANT_WEIGHT off the chunks of the named variant's siblings; pages outside them (docs/reference/
+QueryClient.md for "the QueryClient constructor in React") keep their place, and a question no page of the named
+variant answers still finds a sibling's.
+
+The rule: two folders with one parent are variants of each other when at least MIN_SHARED pages sit at the same
+relative path in both, and at least SHARE of the smaller folder's pages; never a folder named for a version or
+saying old (scree.content.versions) or for a kind of page (SECTION_NAMES: api/ beside guides/), a version tree or
+a language's tree (the caller's `excluded`). A query names a
+variant when it holds every word of the folder's name (`react-native`: react and native), compared as the keyword
+index stems words.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
+from dataclasses import dataclass, field
+
+from scree.content.versions import mirrored_pairs, says_old, version_of_name
+
+MIN_SHARED = 3  # pages at one relative path in two sibling folders before they are variants
+SHARE = 0.5  # ... and at least half the smaller folder's pages
+MIN_WORD_CHARS = 2  # a folder name's words this long at least (`a/`, `b/` name nothing a query asks for)
+DESCRIBED = 5  # groups named in `scree doctor`'s line
+# Folders named for a kind of page are sections of one docs tree, not variants of what it documents: a site's api/
+# and guides/ may each hold a page per topic (pydantic's docs/api/ and docs/concepts/ share 8 page names), and a
+# query naming "the API" does not ask for the guides to go down.
+SECTION_NAMES = frozenset(
+    {
+        "api", "apis", "reference", "references", "ref", "guide", "guides", "concepts", "concept", "tutorial",
+        "tutorials", "docs", "doc", "documentation", "howto", "how-to", "howtos", "usage", "manual", "overview",
+        "tasks", "topics", "learn", "cookbook", "recipes", "faq", "examples", "example", "samples", "blog", "news",
+        "features", "advanced", "basics", "getting-started", "quickstart", "setup", "install", "configuration",
+        "operations", "admin", "development", "contributing", "internals", "design", "architecture", "specs",
+    }
+)  # fmt: skip
+_WORD = re.compile(r"[^\W_]+")
+
+
+@dataclass(frozen=True)
+class Variants:
+    """The variant folders found, each with the words its name is made of (lower case)."""
+
+    folders: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+
+    def named(self, terms: AbstractSet[str], stems: Callable[[str], Iterable[str]]) -> frozenset[str]:
+        """The variant folders whose names' words are all among the query's `terms`, both as `stems` makes them."""
+        out = set()
+        for folder, words in self.folders.items():
+            wanted = {stem for word in words for stem in stems(word)}
+            if wanted and wanted <= terms:
+                out.add(folder)
+        return frozenset(out)
+
+    def others(self, named: Collection[str]) -> frozenset[str]:
+        """The variant folders beside those `named` (of one parent) that are not named themselves."""
+        parents = {folder.rpartition("/")[0] for folder in named}
+        return frozenset(f for f in self.folders if f not in named and f.rpartition("/")[0] in parents)
+
+    def describe(self) -> str:
+        """One line for `scree doctor`: the groups of variants, by the folder that holds them."""
+        if not self.folders:
+            return "none found (sibling folders that mirror each other's pages, not versions or translations)"
+        groups: dict[str, list[str]] = {}
+        for folder in sorted(self.folders):
+            parent, _, name = folder.rpartition("/")
+            groups.setdefault(parent, []).append(name)
+        shown = [f"{parent or '.'}/{{{', '.join(names)}}}" for parent, names in list(groups.items())[:DESCRIBED]]
+        more = f" and {len(groups) - DESCRIBED} more" if len(groups) > DESCRIBED else ""
+        return f"{'; '.join(shown)}{more}: a query naming one ranks the others' pages lower"
+
+
+def holds(folders: Collection[str], path: str) -> bool:
+    """Whether `path` is below one of `folders`."""
+    return any(path.startswith(f"{folder}/") for folder in folders)
+
+
+def find_variants(paths: Sequence[str], excluded: Callable[[str], bool]) -> Variants:
+    """The variant folders among `paths` (the module's rule); `excluded` folders (version trees, languages' trees)
+    never are one."""
+    size: Counter[str] = Counter()
+    for path in paths:
+        parts = path.split("/")
+        for cut in range(1, len(parts)):
+            size["/".join(parts[:cut])] += 1
+    found: dict[str, tuple[str, ...]] = {}
+    for (a, b), shared in mirrored_pairs(paths, excluded).items():
+        if not a or a.rpartition("/")[0] != b.rpartition("/")[0]:
+            continue
+        if shared < MIN_SHARED or shared < SHARE * min(size[a], size[b]):
+            continue
+        named = {folder: _words(folder) for folder in (a, b)}
+        if all(named.values()) and not any(map(_not_a_variant, (a, b))) and not any(map(excluded, (a, b))):
+            found.update(named)
+    return Variants(found)
+
+
+def _words(folder: str) -> tuple[str, ...]:
+    """The words of a folder's name, lower case; () when one is too short to be asked for."""
+    words = tuple(word.lower() for word in _WORD.findall(folder.rpartition("/")[2]))
+    return words if words and all(len(word) >= MIN_WORD_CHARS for word in words) else ()
+
+
+def _not_a_variant(folder: str) -> bool:
+    """Named for a version, saying old, or named for a kind of page (SECTION_NAMES)."""
+    name = folder.rpartition("/")[2]
+    return version_of_name(name) is not None or says_old(folder) or name.lower().lstrip("_.") in SECTION_NAMES

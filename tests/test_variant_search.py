@@ -1,0 +1,74 @@
+"""Variants (scree.content.variants): sibling folders mirroring each other's pages that are neither versions nor
+translations (a library's docs per framework, a platform's per OS). A query naming one ranks the others' pages lower,
+over a real folder, a real index and real searches (the hashed test embedder), and `scree doctor` lists them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from test_version_search import engine_for, indexed_doctor, page, search, tree
+
+from scree.content.variants import find_variants
+from scree.search.version_evidence import is_language_folder
+
+GUIDES = ("caching", "queries", "mutations", "testing")
+
+
+def tanstack_like(folder: Path) -> Path:
+    """docs/framework/<framework>/guides/ for three frameworks; Solid's suspense guide says React's words more often
+    than React's own; a reference page outside the framework folders."""
+    files: dict[str, str] = {}
+    for framework in ("react", "solid", "vue"):
+        for name in GUIDES:
+            files[f"docs/framework/{framework}/guides/{name}.md"] = page(
+                f"{name.title()} in {framework}",
+                f"How {name} work in the {framework} adapter of the library, step by step.",
+            )
+    files["docs/framework/react/guides/suspense.md"] = page(
+        "Suspense", "Suspense with useQuery: wrap the component in a boundary that shows a fallback while it loads."
+    )
+    files["docs/framework/solid/guides/suspense.md"] = page(
+        "Suspense",
+        "Suspense with useQuery in Solid works as Suspense with useQuery in React does: React users know useQuery "
+        "and Suspense already, so Solid's useQuery suspends like React's.",
+    )
+    files["docs/reference/QueryClient.md"] = page(
+        "QueryClient", "The QueryClient constructor takes the default options and the query cache."
+    )
+    return tree(folder, files)
+
+
+def test_which_sibling_folders_are_variants() -> None:
+    paths = [f"docs/framework/{fw}/guides/{name}.md" for fw in ("react", "solid", "vue") for name in GUIDES]
+    paths += [f"docs/v{n}/guides/{name}.md" for n in (1, 2) for name in GUIDES]  # versions, not variants
+    paths += [f"docs/fr/guides/{name}.md" for name in GUIDES] + [f"docs/guides/{name}.md" for name in GUIDES]
+    paths += [f"docs/api/{name}.md" for name in GUIDES] + [f"docs/concepts/{n}.md" for n in ("caching", "x", "y")]
+    paths += [
+        f"docs/concepts/z{n}.md" for n in range(4)
+    ]  # shares 1 of its 7 pages with api/: a guide beside a reference
+    found = find_variants(sorted(paths), is_language_folder)
+    assert sorted(found.folders) == ["docs/framework/react", "docs/framework/solid", "docs/framework/vue"]
+    assert found.folders["docs/framework/react"] == ("react",)
+    assert found.named({"react", "suspens"}, lambda word: [word]) == {"docs/framework/react"}
+    assert found.others({"docs/framework/react"}) == {"docs/framework/solid", "docs/framework/vue"}
+
+
+def test_a_query_naming_a_framework_gets_that_frameworks_page(tmp_path: Path) -> None:
+    """TanStack Query: "How do I use suspense with useQuery in React?" had Solid's useQuery page first and React's
+    suspense guide third; a query naming no framework, or one beside a page outside the framework folders, ranks as
+    before."""
+    folder = tanstack_like(tmp_path / "site")
+    engine = engine_for(folder, tmp_path / "index.db")
+    hits = search(engine, "How do I use suspense with useQuery in React?", "hybrid")
+    assert hits[0].path == "docs/framework/react/guides/suspense.md", [hit.path for hit in hits]
+    unnamed = search(engine, "How do I use suspense with useQuery?", "hybrid")
+    assert unnamed[0].path == "docs/framework/solid/guides/suspense.md", [hit.path for hit in unnamed]
+    reference = search(engine, "What does the QueryClient constructor take in React?", "hybrid")
+    assert reference[0].path == "docs/reference/QueryClient.md", [hit.path for hit in reference]
+    _, doctor = indexed_doctor(tmp_path, folder)
+    assert (
+        "ok    variants: docs/framework/{react, solid, vue}: a query naming one ranks the others' pages lower"
+        in doctor.stdout
+    ), doctor.stdout
+    _, plain = indexed_doctor(tmp_path / "plain", tree(tmp_path / "plain-site", {"docs/a.md": page("A", "words")}))
+    assert "ok    variants: none found" in plain.stdout, plain.stdout
