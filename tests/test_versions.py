@@ -1532,3 +1532,16 @@ def test_a_heading_names_the_release_a_query_asks_about_alone() -> None:
     assert heading_names_release({"3.6"}, "Downgrade etcd from v3.7 to v3.6", own="v3.7") == 0.0
     assert heading_names_release({"3.6"}, "v3.6 docs", own="v3.6") == 0.0
     assert heading_names_release({"3.6"}, "Announcing etcd v3.6.0 > Breaking changes") == 1.0
+
+
+def test_a_query_naming_a_release_names_its_tree_not_a_coarser_one_of_the_family() -> None:
+    """Linkerd's site: content/docs/ current, 2-edge/ (the next 2.x, whose name reads as version 2) and 2.18/ old.
+    "What changed in Linkerd 2.18?" named both 2.18 and 2-edge, so the unreleased copy was not moved down and came
+    first; the tree the query names more precisely is the one asked for."""
+    paths = [f"content/{root}/{p}" for root in ("docs", "2-edge", "2.18", "2.17") for p in PAGES]
+    versions = find_trees(paths)
+    assert statuses(versions)["content/2-edge"] == NEWER and statuses(versions)["content/2.18"] == OLD
+    asked = query_versions("What changed in Linkerd 2.18?")
+    assert versions.named_by("content/2.18/install.md", asked)
+    assert not versions.named_by("content/2-edge/install.md", asked)
+    assert versions.named_by("content/2-edge/install.md", query_versions("What is new in Linkerd 2?"))

@@ -847,14 +847,23 @@ class VersionTrees:
 
     def tree_named(self, tree: Tree, named: Collection[str]) -> bool:
         """named_by for a tree: one other than its family's current one, whose version the query names and not the
-        current one's."""
+        current one's, nor a tree of its family more precisely: Linkerd's `2-edge/` (the next 2.x) beside `2.18/`,
+        for "What changed in Linkerd 2.18?", is not asked for."""
         version = tree.named_as
         if not named or tree.status == CURRENT or version is None:
             return False
-        current = next((family[0] for family in self.families if tree in family), None)
-        said_version = current.named_as if current is not None else None
+        family = next((family for family in self.families if tree in family), (tree,))
+        said_version = family[0].named_as
         said = said_version is not None and names_version(named, said_version)
-        return not said and names_version(named, version)
+        if said or not names_version(named, version):
+            return False
+        precision = len(version_key(version))
+        return not any(
+            other.named_as is not None
+            and len(version_key(other.named_as)) > precision
+            and names_version(named, other.named_as)
+            for other in family
+        )
 
     def describe(self) -> list[str]:
         """One line per family, for `scree doctor`: the current tree and why, then the others."""
