@@ -65,6 +65,15 @@ def test_thin_is_each_formats_own_rule() -> None:
     assert formats.is_thin("docs/a.adoc", "== Setup\n:toc: left\n\nSee <<x>>.\n")
     assert not formats.is_thin("docs/a.adoc", "== Setup\n\n[source,sh]\n----\nmake\n----\n")
     assert formats.is_thin("notes/a.md", "# Setup\n\nSee below.\n")  # markdown's own rule, as before
+    learn_more = (  # Linkerd's features/gateway-api.md: an introduced list of reference links, and their targets
+        "## Learn More\n\nTo get started with the Gateway API types, you can:\n\n- [Configure fault injection]"
+        "(../tasks/fault-injection/)\n- [Configure timeouts][timeouts]\n- [Configure dynamic request routing][dyn]\n\n"
+        "[timeouts]: ../features/retries-and-timeouts/\n[dyn]: ../tasks/configuring-dynamic-request-routing/\n"
+    )
+    assert formats.is_thin("docs/features/gateway-api.md", learn_more)
+    explained = "## Retries\n\nRetries are configured per route with an annotation, and these links say more:\n\n"
+    assert not formats.is_thin("docs/a.md", explained + "Each retry waits for the backoff to pass first.\n")
+    assert not formats.is_thin("docs/a.md", "## Links\n\n" + "Read these, which explain it all:\n" * 2 + "- [a](a)\n")
     release = "https://github.com/vmware-tanzu/velero/releases/tag/v1.18.0"  # a bare URL or autolink: no words
     assert formats.is_thin("changelogs/CHANGELOG-1.18.md", f"### Download\n{release}\n")
     assert formats.is_thin("changelogs/CHANGELOG-1.18.md", f"### Download\n<{release}>\n")

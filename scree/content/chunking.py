@@ -43,6 +43,12 @@ _LINK_ITEM = re.compile(
     r"[ \t]*(?:[-*+]|[0-9]+[.)])[ \t]+(?:\[[^\]\n]*\](?:\([^)\n]*\)|\[[^\]\n]*\])?|<[^<>\s]+>|[a-z]+://\S+)"
     r"[ \t]*(?:[-:\u2013\u2014][^\n]{0,80})?"
 )
+# A link reference definition, `[timeouts]: ../features/retries-and-timeouts/`: the target of a reference link.
+_LINK_DEFINITION = re.compile(r" {0,3}\[[^\]\n]+\]:[ \t]*\S+.*")
+# A list of links may follow a line this long at most that introduces it (ending in ":"): Linkerd's "Learn More"
+# section, "To get started with the Gateway API types, you can:" over four links, had come first for "How do I
+# configure retries for a route?", its links' words matching.
+INTRO_CHARS = 120
 # A bare URL or an autolink: a link whose only words are its target, which thin() reads as no words (a changelog's
 # "### Download" over one release URL has nothing to read).
 _BARE_LINK = re.compile(r"<[a-z][a-z0-9+.-]*:[^<>\s]*>|\b[a-z][a-z0-9+.-]*://\S+", re.IGNORECASE)
@@ -333,14 +339,17 @@ def too_little_to_show(text: str) -> bool:
 
 def thin(text: str) -> bool:
     """True for a chunk with very little to read (issue 25: one-line and "SEE ALSO" chunks won hits): its text, the
-    heading line left out, is a list of links (each item a link and at most a short description), or, holding no code
+    heading line left out, is a list of links (each item a link and at most a short description; after a short line
+    that introduces it, "To get started, you can:", and with its link definitions, `[timeouts]: ../timeouts/`, left
+    out), or, holding no code
     fence, its words as embedded (links without targets, bare URLs not at all, no markup) come to fewer than
     THIN_BYTES bytes besides spaces, or those besides its links' words to fewer than POINTER_BYTES (a sentence that
     points elsewhere). Search ranks such a chunk lower (ranking.demote_thin), never drops it."""
     if _ATX_HEADING.match(text) is not None:
         text = text.partition("\n")[2]
-    lines = [line for line in text.split("\n") if line.strip()]
-    if len(lines) > 1 and all(_LINK_ITEM.fullmatch(line) for line in lines):
+    lines = [line for line in text.split("\n") if line.strip() and not _LINK_DEFINITION.fullmatch(line)]
+    items = lines[1:] if len(lines) > 2 and len(lines[0]) <= INTRO_CHARS and lines[0].rstrip().endswith(":") else lines
+    if len(items) > 1 and all(_LINK_ITEM.fullmatch(line) for line in items):
         return True
     if any(_FENCE_OPEN.fullmatch(line) for line in lines):  # a code example is content, however short
         return False
