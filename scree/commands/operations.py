@@ -26,6 +26,7 @@ from scree.replies import (
 )
 from scree.search.engine import SearchEngine
 from scree.search.hits import SearchResult
+from scree.search.version_evidence import map_copies
 from scree.store import IndexReader
 from scree.writer_proc.machine_vectors import MachineVectors
 from scree.writer_proc.sync import Progress, Syncer, SyncReport, rebuild
@@ -85,7 +86,8 @@ def reindex(
             if report.removed:  # issue 25: pages of removed files go back to the file system
                 store.reclaim_space()
             share_site_config(store, settings)  # issue 31: checkout-less servers (first: the map reads it)
-            MapMaker(settings).refresh(store)  # issue 36: the map sessions' instructions show
+            maps = MapMaker(settings, map_copies(settings.folder, settings.current_version))
+            maps.refresh(store)  # issue 36: the map sessions' instructions show
             files, chunks = store.counts()
         message = report.reply(rel)  # R-M7: the MCP reindex tool's wording
         if rel is None and files == 0:  # issue 25: an empty or markdown-less folder is named, not left silent

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -16,7 +17,6 @@ from scree.content.docs_map import (
     NO_COPIES,
     Copies,
     DocsSummary,
-    copies_of,
     kept_paths,
     shown_paths,
     summarise,
@@ -98,13 +98,14 @@ def write_summary(path: Path, summary: DocsSummary) -> bool:
 
 class MapMaker:
     """Issue 36: the docs map, made after each sync, and a shared index's copy of it (issue 31). Issue 32: an entry
-    is shown by its current version's copy, so the map knows the version trees; it keeps them until the index's
-    paths change (a large versioned site's take a second: Longhorn's 8,328 pages, 1.2 s), as the search engine
-    does."""
+    is shown by its current version's copy, so the map knows the version trees (`copies`: where an index's pages
+    stand among them, scree.search.version_evidence.map_copies); it keeps them until the index's paths change (a
+    large versioned site's take a second: Longhorn's 8,328 pages, 1.2 s), as the search engine does."""
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, copies: Callable[[IndexReader], Copies]) -> None:
         self._settings = settings
-        self._trees: tuple[frozenset[str], Copies] | None = None
+        self._copies_of = copies
+        self._copies: tuple[frozenset[str], Copies] | None = None
 
     def refresh(self, store: IndexWriter) -> None:
         """The map file brought up to date, and a shared index's copy of it. A failure is logged, never fails the
@@ -112,18 +113,15 @@ class MapMaker:
         from scree.errors import IndexUnavailableError
 
         try:
-            summary = summary_of(store, self._copies(store))
+            summary = summary_of(store, self._current_copies(store))
             if write_summary(self._settings.docs_map_path, summary):
                 log.debug("docs map written", path=str(self._settings.docs_map_path))
             store.record_docs_map(_payload(summary).decode("utf-8"))
         except (OSError, ValueError, IndexUnavailableError) as exc:
             log.warning("cannot write the docs map", path=str(self._settings.docs_map_path), error=str(exc))
 
-    def _copies(self, store: IndexWriter) -> Copies:
-        from scree.search.version_evidence import version_trees  # the writer's, not the reader's handshake
-
+    def _current_copies(self, store: IndexWriter) -> Copies:
         paths = frozenset(store.paths())
-        if self._trees is None or self._trees[0] != paths:
-            trees = version_trees(store, self._settings.folder, self._settings.current_version)
-            self._trees = (paths, copies_of(trees))
-        return self._trees[1]
+        if self._copies is None or self._copies[0] != paths:
+            self._copies = (paths, self._copies_of(store))
+        return self._copies[1]

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
+from scree.content.docs_map import Copies, copies_of
 from scree.content.languages import LanguageTrees, copy_of, language_folder
 from scree.content.posts import Posts
 from scree.content.site_config import SITE_CONFIG_KEY, SiteConfig, read_site_config
@@ -75,3 +76,8 @@ def site_variants(paths: Iterable[str], trees: LanguageTrees) -> Variants:
     """The variant folders among `paths` (scree.content.variants): never a version tree or a language's tree."""
     roots = {tree.root for family in trees.versions.families for tree in family}
     return find_variants(sorted(paths), lambda folder: folder in roots or is_language_folder(folder))
+
+
+def map_copies(root: Path, current: str | None) -> Callable[[IndexReader], Copies]:
+    """Where an index's pages stand among its version trees, as the docs map keeps it (index.docs_map_file)."""
+    return lambda store: copies_of(version_trees(store, root, current))

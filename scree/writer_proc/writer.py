@@ -49,6 +49,7 @@ from scree.logs import get_logger, logged_thread
 from scree.protocol import Finished, Outcome, WriterReport
 from scree.redact import redact
 from scree.replies import failed_message, over_cap_message, paused_reply, reindex_error_reply
+from scree.search.version_evidence import map_copies
 from scree.store import IndexReader, IndexWriter
 from scree.writer_proc.debounce import Job, Schedule
 from scree.writer_proc.health import HealthCheck
@@ -128,7 +129,7 @@ class Writer:
         self._index_complete = False  # the index had a finished first sync when this writer opened it (a catch-up)
         self._event_batches = 0
         self._watches = 0
-        self._map = MapMaker(settings)  # the sync thread's alone
+        self._map = MapMaker(settings, map_copies(settings.folder, settings.current_version))  # the sync thread's alone
 
     # --- what others call (thread-safe) ---
 
