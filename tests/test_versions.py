@@ -1545,3 +1545,19 @@ def test_a_query_naming_a_release_names_its_tree_not_a_coarser_one_of_the_family
     assert versions.named_by("content/2.18/install.md", asked)
     assert not versions.named_by("content/2-edge/install.md", asked)
     assert versions.named_by("content/2-edge/install.md", query_versions("What is new in Linkerd 2?"))
+
+
+def test_a_release_packed_into_two_digits_is_named_by_its_dotted_version() -> None:
+    """SQLAlchemy's doc/build/changelog/migration_20.rst is "What's New in SQLAlchemy 2.0?" and changelog_14.rst the
+    1.4 changelog, down to changelog_01.rst: rule 8 ranks all but the newest as old, and "What's new in SQLAlchemy
+    2.0?" had not named migration_20.rst (20 read as release 20), so the page that answers went ten places down."""
+    paths = [
+        f"doc/build/changelog/{kind}_{v}.rst" for kind in ("changelog", "migration") for v in ("09", "14", "20", "21")
+    ]
+    superseded = find_trees(paths).superseded
+    assert superseded["doc/build/changelog/migration_20.rst"] == "20"
+    assert names_version(query_versions("What's new in SQLAlchemy 2.0?"), "20", page=True)
+    assert names_version(query_versions("the 1.4 changelog"), "14", page=True)
+    assert not names_version(query_versions("What's new in SQLAlchemy 2.0?"), "21", page=True)
+    assert not names_version(query_versions("What's new in SQLAlchemy 2.0?"), "20")  # a version tree's 20 is 20
+    assert not names_version(query_versions("What changed in 0.2?"), "20", page=True)  # 0.2 packs as 02

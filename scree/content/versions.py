@@ -1412,7 +1412,18 @@ def names_version(named: Iterable[str], version: str, page: bool = False) -> boo
         if len(version_key(found)) >= len(wanted)
         else page and _release(version_key(found)) == _release(wanted)
         for found in named
-    )
+    ) or (page and _PACKED.fullmatch(version) is not None and any(_packed(found) == version for found in named))
+
+
+# A page named for a release by its digits run together: SQLAlchemy's doc/build/changelog/migration_20.rst ("What's
+# New in SQLAlchemy 2.0?") and changelog_14.rst (1.4), down to changelog_01.rst. "2.0" names migration_20.rst.
+_PACKED = re.compile(r"[0-9]{2}")
+
+
+def _packed(found: str) -> str | None:
+    """A query's version as a page's name may pack it, two single digits run together ("2.0": "20"); else None."""
+    key = version_key(found)
+    return "".join(map(str, key)) if len(key) == 2 and all(part < 10 for part in key) else None
 
 
 _HEADING_RELEASE = re.compile(
