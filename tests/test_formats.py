@@ -71,6 +71,19 @@ def test_thin_is_each_formats_own_rule() -> None:
         "[timeouts]: ../features/retries-and-timeouts/\n[dyn]: ../tasks/configuring-dynamic-request-routing/\n"
     )
     assert formats.is_thin("docs/features/gateway-api.md", learn_more)
+    cards = (  # Clerk's "Next steps": each card a link, then its description as an item of its own
+        "## Next steps\n\n<Cards>\n  - [Clerk](/docs/ios/reference/native-mobile/clerk)\n"
+        "  - Learn how to access Clerk in your app.\n\n  ---\n\n"
+        "  - [iOS Quickstart](/docs/ios/getting-started/quickstart)\n"
+        "  - Follow the end-to-end setup guide for a Clerk-powered iOS app.\n</Cards>\n"
+    )
+    assert formats.is_thin("docs/reference/native-mobile/configuration.ios.mdx", cards)
+    steps = "## Steps\n\n- [Install](install.md)\n- Run the installer, then answer its questions.\n- Restart it.\n"
+    assert not formats.is_thin("docs/a.md", steps)  # an item that is no link's description is content
+    types = "These types:\n- [`.astro`](#astro)\n- `.mdx` (with the [MDX integration](/mdx/))\n- [`.md`](#md)\n"
+    assert not formats.is_thin("docs/pages.md", "## Supported page files\n\n" + types)
+    after = "- [The CLI](#cli)\n- [The control plane](#control)\n\nThese steps should be performed in this order."
+    assert not formats.is_thin("docs/upgrade.md", "## Upgrade\n\nThere are two parts to upgrade:\n\n" + after)
     explained = "## Retries\n\nRetries are configured per route with an annotation, and these links say more:\n\n"
     assert not formats.is_thin("docs/a.md", explained + "Each retry waits for the backoff to pass first.\n")
     assert not formats.is_thin("docs/a.md", "## Links\n\n" + "Read these, which explain it all:\n" * 2 + "- [a](a)\n")

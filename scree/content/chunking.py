@@ -45,6 +45,12 @@ _LINK_ITEM = re.compile(
 )
 # A link reference definition, `[timeouts]: ../features/retries-and-timeouts/`: the target of a reference link.
 _LINK_DEFINITION = re.compile(r" {0,3}\[[^\]\n]+\]:[ \t]*\S+.*")
+# Lines around a list of links that carry no words: a component's own tag (`<Cards>`, `</Cards>`), a thematic break.
+_MARKUP_LINE = re.compile(r"[ \t]*(?:</?[A-Z][\w.]*(?:\s[^<>]*)?/?>|(?:[-*_][ \t]*){3,})[ \t]*")
+# A link's description as an item of its own after it (Clerk's cards: `- [Clerk](...)`, `- Learn how to access Clerk
+# in your app.`): one sentence, no link of its own (a sibling item, Astro's "`.mdx` (with the [MDX integration](...))"
+# among links to the page's sections, is content).
+_DESCRIPTION_ITEM = re.compile(r"[ \t]*(?:[-*+]|[0-9]+[.)])[ \t]+[^\[\]()\n]*[.!]")
 # A list of links may follow a line this long at most that introduces it (ending in ":"): Linkerd's "Learn More"
 # section, "To get started with the Gateway API types, you can:" over four links, had come first for "How do I
 # configure retries for a route?", its links' words matching.
@@ -348,8 +354,7 @@ def thin(text: str) -> bool:
     if _ATX_HEADING.match(text) is not None:
         text = text.partition("\n")[2]
     lines = [line for line in text.split("\n") if line.strip() and not _LINK_DEFINITION.fullmatch(line)]
-    items = lines[1:] if len(lines) > 2 and len(lines[0]) <= INTRO_CHARS and lines[0].rstrip().endswith(":") else lines
-    if len(items) > 1 and all(_LINK_ITEM.fullmatch(line) for line in items):
+    if _link_list(lines):
         return True
     if any(_FENCE_OPEN.fullmatch(line) for line in lines):  # a code example is content, however short
         return False
@@ -360,6 +365,27 @@ def thin(text: str) -> bool:
         return False
     outside = _BARE_LINK.sub(" ", _readable(_LINK.sub(" ", text), keep=_without_jsx))
     return bytes_besides_spaces(outside) < POINTER_BYTES
+
+
+def _link_list(lines: list[str]) -> bool:
+    """Whether a chunk's lines (its heading and link definitions aside) are a list of links: two items or more, each
+    a link with at most a short description (on its line, or on the next as an item of its own: Clerk's `<Cards>`),
+    after at most a short line that introduces them; component tags and thematic breaks around them are markup."""
+    if len(lines) > 2 and len(lines[0]) <= INTRO_CHARS and lines[0].rstrip().endswith(":"):
+        lines = lines[1:]
+    links = 0
+    described = True  # the line before was a description or markup, not a link waiting for one
+    for line in lines:
+        if _LINK_ITEM.fullmatch(line):
+            links += 1
+            described = False
+        elif _MARKUP_LINE.fullmatch(line):
+            described = True
+        elif not described and _DESCRIPTION_ITEM.fullmatch(line) is not None and len(line.strip()) <= INTRO_CHARS:
+            described = True
+        else:
+            return False
+    return links > 1
 
 
 def bytes_besides_spaces(text: str) -> int:
