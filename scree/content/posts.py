@@ -74,6 +74,14 @@ _DATE_KEY = re.compile(r"^date\s*[:=]\s*\S", re.MULTILINE)
 # page `history.md` or `news.md` is as often a command's or a feature's)
 CHANGELOG_NAMES = frozenset({"changelog", "changes", "release-notes", "releasenotes"})
 CAPITAL_CHANGELOG_NAMES = frozenset({"HISTORY", "NEWS"})
+# Issue 32: folders of change notes, one file per issue or pull request, gathered into the changelog at a release
+# (towncrier's `changelog.d/`, `newsfragments/`; pytest's `changelog/`, pip's `news/`). Each fragment reads as a
+# short answer ("Fixed Session.close() in a context manager") and had come second for "How do I use the Session with a
+# context manager?" on SQLAlchemy's docs.
+FRAGMENT_FOLDERS = frozenset(
+    {"changelog", "changelog.d", "changes", "changes.d", "newsfragments", "news", "changelogs"}
+)
+_FRAGMENT = re.compile(r"[0-9]+(?:\.|$)")  # a file named for an issue or a pull request: 10128.bugfix.rst, 11297.rst
 # A release after a changelog's name: Velero keeps one per release, changelogs/CHANGELOG-1.18.md
 _RELEASE_SUFFIX = re.compile(r"-v?[0-9]+(?:\.[0-9]+)*(?:\.x)?$")
 # a query's words asking about changes, whose answer a changelog is
@@ -119,10 +127,15 @@ def dated_front_matter(front_matter: str | None, date_alone: bool = False) -> bo
 def is_changelog(path: str) -> bool:
     """Whether a page is a changelog by its file name (CHANGELOG_NAMES, CAPITAL_CHANGELOG_NAMES), alone or with the
     release it covers: `CHANGELOG.md`, `changes.rst`, `HISTORY.md`, `CHANGELOG-1.18.md`, `release-notes-v3.0.md`;
-    not `commands/history.md` or `changelog-format.md`."""
-    stem = _stem(path.rsplit("/", 1)[-1])
+    not `commands/history.md` or `changelog-format.md`; or a changelog's fragment: a page named for an issue or a
+    pull request in a folder of change notes (FRAGMENT_FOLDERS: towncrier's `changelog/10128.bugfix.rst`, pip's
+    `news/12248.bugfix.rst`, SQLAlchemy's `doc/build/changelog/unreleased_21/11297.rst`)."""
+    parts = path.split("/")
+    stem = _stem(parts[-1])
     named = _RELEASE_SUFFIX.sub("", stem.lower().replace("_", "-"))
-    return named in CHANGELOG_NAMES or stem in CAPITAL_CHANGELOG_NAMES
+    if named in CHANGELOG_NAMES or stem in CAPITAL_CHANGELOG_NAMES:
+        return True
+    return _FRAGMENT.match(parts[-1]) is not None and any(part.lower() in FRAGMENT_FOLDERS for part in parts[:-1])
 
 
 CHANGELOGS_SHOWN = 3  # changelogs `scree doctor` names
@@ -132,7 +145,10 @@ def describe_changelogs(paths: Iterable[str]) -> str:
     """One line for `scree doctor`: the changelogs among `paths` and what search does with them."""
     found = sorted(path for path in paths if is_changelog(path))
     if not found:
-        return "none found (pages named CHANGELOG, CHANGES or RELEASE-NOTES; HISTORY or NEWS in capitals)"
+        return (
+            "none found (pages named CHANGELOG, CHANGES or RELEASE-NOTES; HISTORY or NEWS in capitals; or named for an "
+            "issue in a changelog/ or news/ folder)"
+        )
     more = len(found) - CHANGELOGS_SHOWN
     named = ", ".join(found[:CHANGELOGS_SHOWN]) + (f" and {more} more" if more > 0 else "")
     return f"{named}: shown after docs pages of similar rank unless the query asks about changes"
