@@ -575,6 +575,34 @@ def test_a_front_matter_title_heads_the_text_before_the_first_heading() -> None:
     deeper = chunk_markdown("---\n  weight: 1\n  sidebar:\n    title: Not the title\n---\n\nText.\n")
     assert [chunk.heading for chunk in deeper] == [""]
     assert opted_out("---\n  title: x\n  scree: ignore\n---\n") and not opted_out("---\na:\n  scree: ignore\n---\n")
+    # a block scalar's title (Linkerd's posts: `title: |-` over the indented title) and a key in capitals (APISIX's
+    # `Title: Router Radixtree`, as Hugo reads it)
+    block = (
+        "---\ndate: 2025\ntitle: |-\n  Announcing Linkerd 2.18: Battlescars,\n  lessons learned\nslug: x\n---\n\nHi.\n"
+    )
+    assert [chunk.heading for chunk in chunk_markdown(block)] == [
+        "Announcing Linkerd 2.18: Battlescars, lessons learned"
+    ]
+    folded = "---\nseo:\n  title: >-\n    Not it\ntitle: >\n  Folded\n  title\n---\n\nText.\n"
+    assert [chunk.heading for chunk in chunk_markdown(folded)] == ["Folded title"]
+    assert [chunk.heading for chunk in chunk_markdown("---\nTitle: Router Radixtree\n---\n\nText.\n")] == [
+        "Router Radixtree"
+    ]
+
+
+def test_an_html_comment_block_holds_no_headings() -> None:
+    """APISIX's pages (and many Apache projects') open with the license in an HTML comment whose lines start with
+    `#`: each was a heading ("Licensed to the Apache Software Foundation...") until the next `#` line. CommonMark
+    reads the block as HTML to its closing `-->`; a chunk of the comment alone is never shown as a hit."""
+    license_lines = "\n".join(("#", "# Licensed to the Apache Software Foundation (ASF) under one", "# limitations."))
+    page = f"---\ntitle: Router\n---\n\n<!--\n{license_lines}\n-->\n\n### What is it?\n\nA radix tree.\n"
+    chunks = chunk_markdown(page)
+    assert [chunk.heading for chunk in chunks] == ["Router", "Router > What is it?"]
+    assert too_little_to_show(chunks[0].text) and not too_little_to_show(chunks[1].text)
+    inline = chunk_markdown("# Guide\n\n<!-- a note --> \n\n## Step\n\nRun it.\n")  # closed on its line
+    assert [chunk.heading for chunk in inline] == ["Guide", "Guide > Step"]
+    fenced = chunk_markdown("# Guide\n\n```html\n<!--\n```\n\n## Step\n\nRun it.\n")  # in a fence: code
+    assert [chunk.heading for chunk in fenced][-1] == "Guide > Step"
 
 
 @pytest.mark.timeout(20)

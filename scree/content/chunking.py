@@ -58,13 +58,21 @@ INTRO_CHARS = 120
 # A bare URL or an autolink: a link whose only words are its target, which thin() reads as no words (a changelog's
 # "### Download" over one release URL has nothing to read).
 _BARE_LINK = re.compile(r"<[a-z][a-z0-9+.-]*:[^<>\s]*>|\b[a-z][a-z0-9+.-]*://\S+", re.IGNORECASE)
+# An HTML comment block (CommonMark's HTML block of type 2) runs from a line opening one to the line that closes it;
+# the lines between are no headings: Apache projects open their pages with the license in one, its lines starting
+# with `#` (APISIX's 35 English pages: "# Licensed to the Apache Software Foundation..." had been 16 headings).
+COMMENT_OPEN, COMMENT_CLOSE = "<!--", "-->"
+_COMMENT_OPEN = re.compile(r" {0,3}<!--")
+_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.DOTALL)
 # Lines that could be a heading or a fence start with one of these after at most 3 spaces.
 _MARKER = re.compile(r" {0,3}[#`~]")
 # Issue 25: a top-level `title:` of the front matter (Docusaurus, Hugo, Jekyll; `title =` in TOML), its value bare or
-# quoted.
+# quoted; its key in any case, as Hugo reads it (APISIX's pages open with `Title: Router Radixtree`).
 _TITLE = re.compile(
-    r"""title[ \t]*[:=][ \t]*(?:"((?:[^"\\]|\\.)*)"|'((?:[^']|'')*)'|([^"'#|>\s][^#]*?))[ \t]*(?:#.*)?"""
+    r"""(?i:title)[ \t]*[:=][ \t]*(?:"((?:[^"\\]|\\.)*)"|'((?:[^']|'')*)'|([^"'#|>\s][^#]*?))[ \t]*(?:#.*)?"""
 )
+# ... or a YAML block scalar's (`title: |-`, `title: >`), its text on the more indented lines below.
+_BLOCK_TITLE = re.compile(r"(?i:title)[ \t]*:[ \t]*[|>][0-9+-]{0,2}[ \t]*(?:#.*)?")
 # A TOML table header, `[params]` or `[[menu.main]]`: the keys after it are the table's, not the page's.
 _TOML_TABLE = re.compile(r"""\[\[?[ \t]*[\w."' -]+[ \t]*\]\]?(?:[ \t]*#.*)?""")
 # R-I1: `scree: ignore` (TOML: `scree = "ignore"`) as a top-level key of the front matter, the value bare or quoted.
@@ -179,7 +187,8 @@ def opted_out(text: str) -> bool:
 
 
 def front_matter_title(front_matter: str | None) -> str:
-    """The front matter's top-level `title:` value, unquoted; "" for none (or a folded block value)."""
+    """The front matter's top-level `title:` value, unquoted, or a block scalar's lines joined by spaces (`title: |-`
+    over indented lines: Linkerd's posts); "" for none."""
     for line in _top_level_lines(front_matter or ""):
         found = _TITLE.fullmatch(line)
         if found is not None:
@@ -187,6 +196,25 @@ def front_matter_title(front_matter: str | None) -> str:
             if double is not None:
                 return re.sub(r"\\(.)", r"\1", double).strip()
             return (single.replace("''", "'") if single is not None else bare).strip()
+        if _BLOCK_TITLE.fullmatch(line) is not None:
+            return _block_scalar(front_matter or "", line)
+    return ""
+
+
+def _block_scalar(front_matter: str, key_line: str) -> str:
+    """The text of the block scalar `key_line` opens (its more indented lines after it), joined by spaces."""
+    lines = front_matter.split("\n")
+    keys = [line for line in lines if line.strip() and not line.lstrip(" ").startswith("#")]
+    top = len(keys[0]) - len(keys[0].lstrip(" ")) if keys else 0  # the top-level keys' indentation
+    for at, line in enumerate(lines):
+        indent = len(line) - len(line.lstrip(" "))
+        if indent == top and line.strip() == key_line:
+            words: list[str] = []
+            for text in lines[at + 1 :]:
+                if text.strip() and len(text) - len(text.lstrip(" ")) <= indent:
+                    break
+                words.append(text.strip())
+            return " ".join(" ".join(words).split())
     return ""
 
 
@@ -306,6 +334,7 @@ def iter_chunks(text: str) -> Iterator[Chunk]:
         _push_heading(trail, 1, title)
         builder.heading = title
     fence: tuple[str, int] | None = None  # (fence character, run length) of the open fence
+    comment = False  # inside an HTML comment block: its lines are no headings or fences (CommonMark)
     for line_no, line in enumerate(_lines(body), start=line_offset + 1):
         if builder.chunks:
             yield from builder.chunks
@@ -315,6 +344,10 @@ def iter_chunks(text: str) -> Iterator[Chunk]:
             if _closes_fence(line, fence):
                 fence = None
             builder.add(line, line_no, in_fence=True, inside=inside)
+            continue
+        if comment or _COMMENT_OPEN.match(line) is not None:
+            comment = COMMENT_CLOSE not in (line if comment else line.split(COMMENT_OPEN, 1)[1])
+            builder.add(line, line_no, in_fence=False)
             continue
         if _MARKER.match(line) is None:
             builder.add(line, line_no, in_fence=False)
@@ -338,6 +371,8 @@ def too_little_to_show(text: str) -> bool:
     as a hit (#11)."""
     if _ATX_HEADING.match(text) is not None:
         text = text.partition("\n")[2]
+    if COMMENT_OPEN in text:  # a comment is no text to show: a license in one is a chunk of its own
+        text = _COMMENT.sub(" ", text)
     if _WORD_CHARACTER.search(text) is None:
         return True
     return bytes_besides_spaces(text) < MIN_SHOWN_BYTES
