@@ -154,3 +154,23 @@ def test_doctor_names_the_changelogs_search_puts_after_the_docs(tmp_path: Path) 
     assert "ok    changelogs: none found (pages named CHANGELOG, CHANGES or RELEASE-NOTES" in doctor.stdout, (
         doctor.stdout
     )
+
+
+def test_the_announcement_of_the_release_a_query_asks_what_changed_in_is_not_moved_down(tmp_path: Path) -> None:
+    """Linkerd's "What changed in Linkerd 2.18?": its "Announcing Linkerd 2.18" post, the page that answers, went
+    after the docs pages naming 2.18 as a post; a post headed by the asked release is not moved down for such a
+    question, and stays after the docs for a how-to naming no release."""
+    files = {f"website/blog/{name}": text for name, text in OTHER_POSTS.items()}
+    files["website/blog/2025-04-23-announcing-28-1.md"] = page(
+        "Announcing Jest 28.1", "Jest 28.1 changed the watch mode, and sharding splits the suite across machines."
+    )
+    files["docs/Sharding.md"] = page(
+        "Sharding", "Since Jest 28.1 the shard option splits the test suite across machines; what changed is the flag."
+    )
+    files["docs/Watch.md"] = page("Watch mode", "What changed in the watch mode in Jest 28.1: it reruns related tests.")
+    files.update({f"docs/{name}": text for name, text in GUIDES.items()})
+    engine = engine_for(tree(tmp_path / "site", files), tmp_path / "index.db")
+    asked = [hit.path for hit in search(engine, "What changed in Jest 28.1?", "hybrid", k=6)]
+    assert asked[0] == "website/blog/2025-04-23-announcing-28-1.md", asked
+    how = [hit.path for hit in search(engine, "how do I split the suite across machines with sharding", "hybrid")]
+    assert how[0] == "docs/Sharding.md", how

@@ -470,13 +470,25 @@ class SearchEngine:
             ranked = demote(ranked, lambda chunk_id: self._foreign(trees, rows, chunk_id, query), VERSION_RANKS)
         posts = self._site_posts()
         if posts.folders:
-            ranked = demote(ranked, lambda item: item in rows and posts.is_post(rows[item].path), POST_RANKS, matched)
+            announced = query.versions if asks_what_changed(query.folded_words) else frozenset()
+            ranked = demote(
+                ranked, lambda item: self._secondary_post(posts, rows, item, announced), POST_RANKS, matched
+            )
         if not asks_about_changes(query.folded_words, query.versions):
             ranked = demote(ranked, lambda item: item in rows and is_changelog(rows[item].path), POST_RANKS, matched)
         questions = self._question_pages(ranked[:FAQ_WINDOW], rows, looked)
         if questions:
             ranked = demote(ranked, questions.__contains__, FAQ_RANKS, matched)
         return ranked
+
+    @staticmethod
+    def _secondary_post(posts: Posts, rows: dict[int, StoredChunk], chunk_id: int, announced: Collection[str]) -> bool:
+        """Whether a chunk is of a post (ranked after the docs pages), but not a post headed by the release a query
+        asks what changed in (`announced`): "What changed in Linkerd 2.18?" is the 2.18 announcement's question."""
+        row = rows.get(chunk_id)
+        if row is None or not posts.is_post(row.path):
+            return False
+        return not announced or heading_names_release(announced, row.heading) <= 0
 
     @staticmethod
     def _foreign(trees: LanguageTrees, rows: dict[int, StoredChunk], chunk_id: int, query: Query) -> bool:
