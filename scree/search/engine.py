@@ -8,6 +8,7 @@ import time
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Generic, TypeVar
 
 from scree.config import Settings
 from scree.content.chunking import opted_out, too_little_to_show
@@ -62,8 +63,23 @@ from scree.store import FileState, IndexReader, KeywordMatch, PathFilter, Stored
 log = get_logger(__name__)
 
 TREES_REFRESH_S = 10.0
+T = TypeVar("T")
 PREFETCH_FACTOR = 2  # the likely hits: the first k x this candidates, their files' states read in one query
 PATH_NOISE = frozenset({"index", "readme", "md", "markdown", "docs", "doc"})  # path words that name no topic
+
+
+class _FromFiles(Generic[T]):
+    """A value worked out from the index's files, kept until their number changes, and worked out again at most
+    every TREES_REFRESH_S while it keeps changing (a first sync adds files all the time)."""
+
+    def __init__(self) -> None:
+        self._held: tuple[int, float, T] | None = None  # (files counted, when, the value then)
+
+    def get(self, files: int, make: Callable[[], T]) -> T:
+        now = time.monotonic()
+        if self._held is None or (self._held[0] != files and now - self._held[1] >= TREES_REFRESH_S):
+            self._held = (files, now, make())
+        return self._held[2]
 
 
 @dataclass(slots=True)
@@ -159,9 +175,9 @@ class SearchEngine:
         self._embedder: Embedder | None = None
         self._path_terms: dict[str, frozenset[str]] = {}
         self._faq_pages: dict[str, tuple[str, bool]] = {}  # path -> (indexed sha256, a page of questions)
-        self._trees: tuple[int, float, LanguageTrees] | None = None  # (files counted, when, the trees then)
-        self._posts: tuple[int, float, Posts] | None = None  # (files counted, when, the posts folders then)
-        self._variants: tuple[int, float, Variants] | None = None  # (files counted, when, the variant folders then)
+        self._trees: _FromFiles[LanguageTrees] = _FromFiles()
+        self._posts: _FromFiles[Posts] = _FromFiles()
+        self._variants: _FromFiles[Variants] = _FromFiles()
         # The store's connection serves one thread at a time. The query embedding may wait on the API for seconds:
         # it runs under its own lock, never under the store's, so a keyword search never waits behind it (R-M3,
         # issue 13).
@@ -421,32 +437,22 @@ class SearchEngine:
 
     def _language_trees(self) -> LanguageTrees:
         """The index's translations and version trees (issue 32: from its paths, the site's config and its pages'
-        text), worked out again when the number of files changed, at most every TREES_REFRESH_S while it keeps
-        changing (a first sync: the trees of a large versioned site take a second or two)."""
-        files = self._store.file_count()
-        now = time.monotonic()
-        if self._trees is None or (self._trees[0] != files and now - self._trees[1] >= TREES_REFRESH_S):
-            trees = copy_trees(self._store, self._root, self._current_version, self._site_posts())
-            self._trees = (files, now, trees)
-        return self._trees[2]
+        text), worked out again as _FromFiles says (a first sync: the trees of a large versioned site take a second
+        or two)."""
+        return self._trees.get(
+            self._store.file_count(),
+            lambda: copy_trees(self._store, self._root, self._current_version, self._site_posts()),
+        )
 
     def _site_posts(self) -> Posts:
-        """The index's posts folders beside a docs tree (scree.content.posts), worked out again as _language_trees
-        works the trees out."""
-        files = self._store.file_count()
-        now = time.monotonic()
-        if self._posts is None or (self._posts[0] != files and now - self._posts[1] >= TREES_REFRESH_S):
-            self._posts = (files, now, site_posts(self._store, self._root))
-        return self._posts[2]
+        """The index's posts folders beside a docs tree (scree.content.posts)."""
+        return self._posts.get(self._store.file_count(), lambda: site_posts(self._store, self._root))
 
     def _site_variants(self) -> Variants:
         """The index's variant folders (scree.content.variants): sibling folders mirroring each other's pages that
-        are neither version trees nor languages' trees, worked out again as _language_trees works the trees out."""
+        are neither version trees nor languages' trees."""
         files = self._store.file_count()
-        now = time.monotonic()
-        if self._variants is None or (self._variants[0] != files and now - self._variants[1] >= TREES_REFRESH_S):
-            self._variants = (files, now, site_variants(self._store.paths(), self._language_trees()))
-        return self._variants[2]
+        return self._variants.get(files, lambda: site_variants(self._store.paths(), self._language_trees()))
 
     def _diversify(
         self,
