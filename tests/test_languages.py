@@ -321,6 +321,12 @@ def test_a_query_of_names_only_is_english_beside_an_original_in_another_language
     assert chinese_main.main == "zh-cn"
     assert chinese_main.query_language("consumer group load balancing") == "en"
     assert chinese_main.query_language("如何发送事务消息") == "zh-cn"
+    # EMQX: zh_CN/ (291 pages) beside en_US/ (288): the English tree under a regional code is English all the same
+    emqx = [f"{language}/messaging/{page}" for language in ("zh_CN", "en_US") for page in pages]
+    regional = LanguageTrees.of([*emqx, "zh_CN/messaging/extra.md", "zh_CN/messaging/more.md"])
+    assert regional.main == "zh-cn"
+    assert regional.query_language("MQTT retained messages") == "en-us"
+    assert regional.query_language("如何发送保留消息") == "zh-cn"
 
 
 def test_cn_is_chinese_as_sites_write_it() -> None:

@@ -510,7 +510,7 @@ class LanguageTrees:
         An ORIGINAL tree is read as English unless `en` is a tree of its own; then a query of no script of its own
         and no function words (`consumer group load balancing`) is read as English, not as the original, which is
         in another language (RocketMQ's docs/ in Chinese beside i18n/en/), nor as a main language written in another
-        script (Nacos's zh-cn/ beside en/)."""
+        script (Nacos's zh-cn/ beside en/; EMQX's zh_CN/ beside en_US/: an English tree under a regional code)."""
         if not self.counts:
             return self.main
         for script, candidates in _SCRIPTS:
@@ -521,16 +521,16 @@ class LanguageTrees:
                 return found[0] if found else self.main
         words = [word.casefold() for word in _WORD.findall(query)]
         best, best_hits = self.main, 0.0
-        english_named = "en" in self.languages
+        english = next((language for language in self.languages if _base(language) == "en"), None)  # en, en-us
         for language in self.languages:
-            code = "en" if language == ORIGINAL and not english_named else _base(language)
+            code = "en" if language == ORIGINAL and english is None else _base(language)
             stops = _STOP_SETS.get(code)
             hits = sum(_STOP_SHARE[word] for word in words if word in stops) if stops else 0.0
             if hits > best_hits:
                 best, best_hits = language, hits
         other_script = best is not None and _base(best) in _OTHER_SCRIPTS
-        if not best_hits and english_named and (best == ORIGINAL or other_script):
-            return "en"
+        if not best_hits and english is not None and (best == ORIGINAL or other_script):
+            return english
         return best
 
     def sync_order(self, paths: list[str]) -> list[str]:
