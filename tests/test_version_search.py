@@ -693,3 +693,26 @@ def test_the_setting_names_the_current_tree_of_each_family(tmp_path: Path) -> No
     ], doctor.stdout
     assert all("named by SCREE_CURRENT_VERSION" in line for line in found)
     assert "warn  version trees: SCREE_CURRENT_VERSION names v9, which is no version tree found" in doctor.stdout
+
+
+def test_a_step_between_releases_is_answered_by_the_page_of_the_newest(tmp_path: Path) -> None:
+    """Socket.IO keeps docs/categories/07-Migrations/migrating-from-2-to-3.md and -3-to-4.md; rule 8 takes all but
+    the newest for old releases' pages, ranked after current pages unless the query names their release. "How do I
+    migrate from 3.x to 4.0?" named the 2-to-3 guide by its 3, and it came first; a step's question names its newest
+    release."""
+    files = {
+        f"docs/migrations/migrating-from-{a}-to-{b}.md": page(f"Migrating from {a}.x to {b}.0", text)
+        for a, b, text in (
+            (1, 2, "The 2.0 release dropped the legacy transports; update the server first."),
+            (2, 3, "How do I migrate from 2.x to 3.x: migrate the server, then migrate the client, as 4.0 will too."),
+            (3, 4, "The wsEngine option now takes a class, and the 4.0 server drops the legacy handshake."),
+        )
+    }
+    files.update({f"docs/{name}": text for name, text in GUIDES.items()})
+    engine = engine_for(tree(tmp_path / "site", files), tmp_path / "index.db")
+    assert engine._language_trees().versions.superseded["docs/migrations/migrating-from-2-to-3.md"] == "3"
+    for mode in MODES:
+        hits = search(engine, "How do I migrate from 3.x to 4.0?", mode)
+        assert hits[0].path == "docs/migrations/migrating-from-3-to-4.md", (mode, [hit.path for hit in hits])
+        older = search(engine, "How do I migrate from 2.x to 3.0?", mode)
+        assert older[0].path == "docs/migrations/migrating-from-2-to-3.md", (mode, [hit.path for hit in older])

@@ -11,7 +11,7 @@ from collections import Counter, defaultdict
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
-from scree.content.versions import CURRENT, NEWER, OLD, Tree, VersionTrees, names_version
+from scree.content.versions import CURRENT, NEWER, OLD, Tree, VersionTrees, names_version, newest_named
 
 # ISO 639-1 codes that docs sites use for their translations (FastAPI, MkDocs i18n, Docusaurus, Hugo, Sphinx).
 LANGUAGE_CODES = frozenset(
@@ -480,7 +480,7 @@ class LanguageTrees:
         rank = 0 if language == wanted else 1 if language == self.main else 2 if language == ORIGINAL else 3
         # only outside the copies: a current tree's page about an old release (rule 6) still stands for its copies
         superseded = self.versions.superseded.get(path) if copy is None else None
-        asked = superseded is not None and names_version(named, superseded, page=True)
+        asked = superseded is not None and names_version(newest_named(named), superseded, page=True)
         asked = asked or self.named_version(path, named)
         if superseded is not None and not asked:
             version = superseded

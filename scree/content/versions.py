@@ -1458,6 +1458,16 @@ def heading_names_release(named: Collection[str], heading: str, own: str | None 
     return -1.0
 
 
+def newest_named(named: Collection[str]) -> Collection[str]:
+    """Of a query's versions (query_versions), those a page named for one release answers: each of one; of a step
+    between two or more ("How do I migrate from 3.x to 4.0?"), the newest alone. Socket.IO's migrating-from-2-to-3
+    (a page of release 3, old by rule 8) had come first for that question, named by its 3."""
+    if len(named) < 2:
+        return named
+    newest = max(named, key=version_key)
+    return {version for version in named if version_key(version) == version_key(newest)}
+
+
 def names_each(named: Collection[str], versions: Sequence[str]) -> bool:
     """Whether a page named for `versions` (versions_in_name) is named for each of the query's versions, and it names
     two or more: cert-manager's `upgrading-1.19-1.20.md` for "upgrading from 1.19 to 1.20", not its

@@ -8,7 +8,7 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 
 from scree.content.languages import Copy, LanguageTrees
-from scree.content.versions import NEWER, OLD, names_version, release_order, says_same, version_key
+from scree.content.versions import NEWER, OLD, names_version, newest_named, release_order, says_same, version_key
 from scree.search.query import Query
 from scree.store.records import StoredChunk
 
@@ -68,7 +68,7 @@ def other_version(trees: LanguageTrees, rows: dict[int, StoredChunk], chunk_id: 
     if copy is not None and copy.version is not None:
         return not trees.named_version(row.path, named)
     superseded = trees.versions.superseded.get(row.path)
-    return superseded is not None and not names_version(named, superseded, page=True)
+    return superseded is not None and not names_version(newest_named(named), superseded, page=True)
 
 
 def fold_translations(
