@@ -120,6 +120,7 @@ def test_a_changelog_comes_after_the_docs_page_unless_the_query_asks_about_chang
     assert is_changelog("changelogs/CHANGELOG-1.18.md") and is_changelog("docs/release-notes-v3.0.x.md")
     assert not is_changelog("docs/commands/history.md") and not is_changelog("docs/changelog-format.md")
     fragments = ("changelog/10128.bugfix.rst", "news/12248.bugfix.rst", "doc/changelog/unreleased_21/11297.rst")
+    fragments += ("changelog_unreleased/yaml/19599.md", "changelog.d/42.feature.md")  # Prettier's; towncrier's
     assert all(map(is_changelog, fragments))  # a changelog's fragments, one per issue (towncrier)
     assert not is_changelog("docs/news/2024-launch.md") and not is_changelog("docs/guides/10-steps.md")
     for query in (

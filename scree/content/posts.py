@@ -78,9 +78,8 @@ CAPITAL_CHANGELOG_NAMES = frozenset({"HISTORY", "NEWS"})
 # (towncrier's `changelog.d/`, `newsfragments/`; pytest's `changelog/`, pip's `news/`). Each fragment reads as a
 # short answer ("Fixed Session.close() in a context manager") and had come second for "How do I use the Session with a
 # context manager?" on SQLAlchemy's docs.
-FRAGMENT_FOLDERS = frozenset(
-    {"changelog", "changelog.d", "changes", "changes.d", "newsfragments", "news", "changelogs"}
-)
+FRAGMENT_FOLDERS = frozenset({"changelog", "changelogs", "changes", "newsfragments", "news"})  # a word of its name
+_FOLDER_WORD = re.compile(r"[._-]")  # changelog.d, changelog_unreleased (Prettier's), unreleased-changes
 _FRAGMENT = re.compile(r"[0-9]+(?:\.|$)")  # a file named for an issue or a pull request: 10128.bugfix.rst, 11297.rst
 # A release after a changelog's name: Velero keeps one per release, changelogs/CHANGELOG-1.18.md
 _RELEASE_SUFFIX = re.compile(r"-v?[0-9]+(?:\.[0-9]+)*(?:\.x)?$")
@@ -135,7 +134,9 @@ def is_changelog(path: str) -> bool:
     named = _RELEASE_SUFFIX.sub("", stem.lower().replace("_", "-"))
     if named in CHANGELOG_NAMES or stem in CAPITAL_CHANGELOG_NAMES:
         return True
-    return _FRAGMENT.match(parts[-1]) is not None and any(part.lower() in FRAGMENT_FOLDERS for part in parts[:-1])
+    return _FRAGMENT.match(parts[-1]) is not None and any(
+        not FRAGMENT_FOLDERS.isdisjoint(_FOLDER_WORD.split(part.lower())) for part in parts[:-1]
+    )
 
 
 CHANGELOGS_SHOWN = 3  # changelogs `scree doctor` names
