@@ -175,3 +175,27 @@ def test_the_announcement_of_the_release_a_query_asks_what_changed_in_is_not_mov
     assert asked[0] == "website/blog/2025-04-23-announcing-28-1.md", asked
     how = [hit.path for hit in search(engine, "how do I split the suite across machines with sharding", "hybrid")]
     assert how[0] == "docs/Sharding.md", how
+
+
+def test_a_test_fixture_comes_after_the_docs_page_unless_the_query_asks_about_tests(tmp_path: Path) -> None:
+    """Prettier's tests/format/markdown/ holds 314 of its 430 .md files; an old copy of its README there came first
+    for "How do I configure trailing commas?" before the options page. A page in a tests, fixtures, test data or
+    snapshots folder stays indexed and found, after the docs pages; a question about the tests is its own."""
+    options = page("Options", "## Trailing Commas\n\nSet trailingComma to all, es5 or none in the config file.")
+    fixture = page(
+        "Prettier", "## Trailing Commas\n\nTrailing commas: set trailingComma, the trailing commas option."
+    )
+    files = {"docs/options.md": options, "tests/format/markdown/real-world-case.md": fixture}
+    files.update({f"docs/{name}": text for name, text in GUIDES.items()})
+    folder = tree(tmp_path / "site", files)
+    engine = engine_for(folder, tmp_path / "index.db")
+    for mode in ("hybrid", "keyword"):
+        paths = [hit.path for hit in search(engine, "how do I configure trailing commas", mode)]
+        assert paths[0] == "docs/options.md" and "tests/format/markdown/real-world-case.md" in paths, (mode, paths)
+        asked = [hit.path for hit in search(engine, "the trailing commas test fixture", mode)]
+        assert asked[0] == "tests/format/markdown/real-world-case.md", (mode, asked)
+    _, doctor = indexed_doctor(tmp_path, folder)
+    assert (
+        "ok    test pages: tests/format/markdown/real-world-case.md: shown after docs pages of similar rank unless the "
+        "query asks about tests"
+    ) in doctor.stdout, doctor.stdout

@@ -281,6 +281,7 @@ OVERRIDE_ADVICE = (
 
 def _check_copies(store: IndexReader, settings: Settings, report: _Report) -> None:
     """Issue 32: the version trees and translations search folds, and why, so a user can see and override them."""
+    from scree.content.fixtures import describe as describe_test_pages
     from scree.content.languages import ORIGINAL
     from scree.content.posts import describe_changelogs
     from scree.content.versions import named_current, overrides
@@ -312,6 +313,7 @@ def _check_copies(store: IndexReader, settings: Settings, report: _Report) -> No
     report.ok("variants", site_variants(store.paths(), trees).describe())
     report.ok("posts", posts.describe())
     report.ok("changelogs", describe_changelogs(store.paths()))
+    report.ok("test pages", describe_test_pages(store.paths()))
     _check_question_pages(store, report)
 
 

@@ -13,6 +13,7 @@ from typing import Generic, TypeVar
 from scree.config import Settings
 from scree.content.chunking import opted_out, too_little_to_show
 from scree.content.files import FileContent, read_markdown, stat_file
+from scree.content.fixtures import asks_about_tests, is_test_page
 from scree.content.formats import NotDocs, detect, is_thin
 from scree.content.ignore import IgnorePolicy
 from scree.content.languages import ORIGINAL, LanguageTrees
@@ -482,6 +483,8 @@ class SearchEngine:
             )
         if not asks_about_changes(query.folded_words, query.versions):
             ranked = demote(ranked, lambda item: item in rows and is_changelog(rows[item].path), POST_RANKS, matched)
+        if not asks_about_tests(query.folded_words):  # a formatter's test fixtures are markdown by the hundred
+            ranked = demote(ranked, lambda item: item in rows and is_test_page(rows[item].path), POST_RANKS, matched)
         questions = self._question_pages(ranked[:FAQ_WINDOW], rows, looked)
         if questions:
             ranked = demote(ranked, questions.__contains__, FAQ_RANKS, matched)
