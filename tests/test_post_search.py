@@ -182,9 +182,7 @@ def test_a_test_fixture_comes_after_the_docs_page_unless_the_query_asks_about_te
     for "How do I configure trailing commas?" before the options page. A page in a tests, fixtures, test data or
     snapshots folder stays indexed and found, after the docs pages; a question about the tests is its own."""
     options = page("Options", "## Trailing Commas\n\nSet trailingComma to all, es5 or none in the config file.")
-    fixture = page(
-        "Prettier", "## Trailing Commas\n\nTrailing commas: set trailingComma, the trailing commas option."
-    )
+    fixture = page("Prettier", "## Trailing Commas\n\nTrailing commas: set trailingComma, the trailing commas option.")
     files = {"docs/options.md": options, "tests/format/markdown/real-world-case.md": fixture}
     files.update({f"docs/{name}": text for name, text in GUIDES.items()})
     folder = tree(tmp_path / "site", files)
