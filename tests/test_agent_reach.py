@@ -412,3 +412,16 @@ def test_the_writers_map_follows_a_new_current_version(tmp_path: Path) -> None:
             120,
         )
         assert not map_line(shown(), "website/versioned_docs/version-2.0/CLI.md")
+
+
+def test_the_pages_of_a_repositorys_tests_come_last_in_the_map() -> None:
+    """Prettier keeps 315 pages under tests/, READMEs among them, ranked as READMEs before its docs' options page:
+    a test's page comes after every other page, and its folder after every other folder's turns."""
+    sizes = {f"tests/integration/case-{n}/README.md": 100 for n in range(70)}
+    sizes |= {"README.md": 50, "docs/options.md": 900, "docs/cli.md": 800, "tests/README.md": 30}
+    assert ranked_paths(sizes)[:3] == ["README.md", "docs/cli.md", "docs/options.md"]
+    summary = summarise(sizes, {path: f"Title of {path}" for path in sizes}, complete=True)
+    assert "docs/options.md" in {page.path for page in summary.pages}
+    text = outline(summary, 600)
+    assert "docs/options.md" in text and text.index("docs/options.md") < text.index("tests/"), text
+    assert "tests/" not in outline(summary, 300)  # the docs' entries fill a small map first

@@ -16,6 +16,7 @@ from types import MappingProxyType
 from typing import Any
 
 from scree.content.chunking import HEADING_SEPARATOR
+from scree.content.fixtures import is_test_page
 from scree.content.languages import ORIGINAL, copy_of
 from scree.content.versions import CURRENT, NEWER, OLD, VersionTrees
 
@@ -122,9 +123,11 @@ def _kind(path: str) -> int:
     return 3
 
 
-def rank_key(path: str, size: int) -> tuple[int, int, int, str]:
-    """The order of RULE: kind, depth, larger size class first, path."""
-    return _kind(path), path.count("/"), -max(size, 0).bit_length(), path
+def rank_key(path: str, size: int) -> tuple[bool, int, int, int, str]:
+    """The order of RULE: kind, depth, larger size class first, path; the pages of a repository's tests after all
+    others (scree.content.fixtures: Prettier's 315 under tests/, their READMEs ranked as READMEs, had come before its
+    options page)."""
+    return is_test_page(path), _kind(path), path.count("/"), -max(size, 0).bit_length(), path
 
 
 @dataclass(frozen=True, slots=True)
@@ -301,6 +304,7 @@ class _Entry:
     nth: int  # its place among its folder's entries
     text: str
     pages: int  # the pages it stands for: one, or the same page in several versions
+    tests: bool  # a page of the repository's tests: shown once every other folder has had its turns
 
 
 def _version_key(segment: str) -> tuple[int, ...]:
@@ -325,7 +329,7 @@ def _entries(pages: tuple[Page, ...]) -> list[_Entry]:
         if said:
             text += f" ({'; '.join(said)})"
         folder = top_folder(shown.path)
-        entries.append(_Entry(folder, per_folder[folder], text, len(group)))
+        entries.append(_Entry(folder, per_folder[folder], text, len(group), is_test_page(shown.path)))
         per_folder[folder] += 1
     return entries
 
@@ -366,7 +370,7 @@ def outline(
     used = measure(header) + MORE_LINE_CHARS  # room for the last line, should any page be left out
     chosen: set[int] = set()
     folders: set[str] = set()
-    for i in sorted(range(len(entries)), key=lambda i: (entries[i].nth // PER_ROUND, i)):
+    for i in sorted(range(len(entries)), key=lambda i: (entries[i].tests, entries[i].nth // PER_ROUND, i)):
         entry = entries[i]
         cost = measure(entry.text) + 1
         if entry.folder not in folders:
