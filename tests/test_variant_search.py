@@ -46,6 +46,7 @@ def test_which_sibling_folders_are_variants() -> None:
     paths += [
         f"docs/concepts/z{n}.md" for n in range(4)
     ]  # shares 1 of its 7 pages with api/: a guide beside a reference
+    paths += [f"samples/bookstore/{stage}/{name}.md" for stage in ("start", "solution") for name in GUIDES]  # stages
     found = find_variants(sorted(paths), is_language_folder)
     assert sorted(found.folders) == ["docs/framework/react", "docs/framework/solid", "docs/framework/vue"]
     assert found.folders["docs/framework/react"] == ("react",)

@@ -41,6 +41,10 @@ SECTION_NAMES = frozenset(
         "tasks", "topics", "learn", "cookbook", "recipes", "faq", "examples", "example", "samples", "blog", "news",
         "features", "advanced", "basics", "getting-started", "quickstart", "setup", "install", "configuration",
         "operations", "admin", "development", "contributing", "internals", "design", "architecture", "specs",
+        # ... and for a stage of a tutorial's code, whose names are everyday words a query uses as such (Knative's
+        # bookstore-sample-app/start/ and solution/: "How do I start the broker?" names no variant)
+        "start", "starter", "begin", "solution", "solutions", "final", "finished", "complete", "before", "after",
+        "initial", "base", "main", "default", "new", "old",
     }
 )  # fmt: skip
 _WORD = re.compile(r"[^\W_]+")
