@@ -12,9 +12,9 @@ variant answers still finds a sibling's.
 The rule: two folders with one parent are variants of each other when at least MIN_SHARED pages sit at the same
 relative path in both, and at least SHARE of the smaller folder's pages; never a folder named for a version or
 saying old (scree.content.versions) or for a kind of page (SECTION_NAMES: api/ beside guides/), a version tree or
-a language's tree (the caller's `excluded`). A query names a
-variant when it holds every word of the folder's name (`react-native`: react and native), compared as the keyword
-index stems words.
+a language's tree (the caller's `excluded`). A query names a variant when it holds the words of the folder's name
+in a run (`react-native`: react, native), compared as the keyword index stems words, where a query names one
+(_naming).
 """
 
 from __future__ import annotations
