@@ -93,6 +93,15 @@ def test_which_pages_are_pages_of_questions() -> None:
     assert not is_question_page(entries[:3])  # three questions: a guide may have as many
     assert not is_question_page([*entries, *(f"Guide > Step {n}" for n in range(5))])  # under half
     assert not is_question_page([])
+    # a guide that ends in a FAQ section (Clerk's cli.mdx) is no page of questions; etcd's faq.md, its questions under
+    # four sections, and a FAQ whose questions sit right under its title are
+    asked = ("What can't it do?", "Which frameworks are supported?", "Is it open source?", "How do I report a bug?")
+    guide = ["Clerk CLI", "Clerk CLI > Installation", "Clerk CLI > Get started", "Clerk CLI > What you can do"]
+    assert not is_question_page([*guide, *(f"Clerk CLI > Frequently asked questions > {q}" for q in asked)])
+    assert is_question_page([*guide[:2], *(f"Clerk CLI > Frequently asked questions > {q}" for q in asked)])
+    sections = ("General", "Configuration", "Deployment", "Operation")
+    assert is_question_page([*guide, *(f"FAQ > {section} > {q}" for section, q in zip(sections, asked, strict=True))])
+    assert is_question_page([*guide, *(f"FAQ > {q}" for q in asked)])
     names = ("children", "options", "queryClient", "`defaultOptions`")
     assert not is_question_page([f"HydrationBoundaryProps > Properties > {name}?" for name in names])
     assert is_question_page([f"常见问题 > {text}?" for text in ("如何安装", "为什么失败", "怎样升级", "在哪里配置")])

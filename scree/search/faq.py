@@ -12,6 +12,7 @@ from collections.abc import Iterable
 
 MIN_QUESTIONS = 4  # distinct question headings: a page with a question or two is a guide
 QUESTION_SHARE = 0.5  # of its distinct headings
+GUIDE_SECTIONS = 2  # sections that are no questions beside a section of questions: a guide ending in a FAQ
 DOCTOR_LISTED = 5  # pages named in `scree doctor`'s line
 # A heading of one ASCII word and "?" is a question only if the word asks one: TypeDoc's API pages head each optional
 # property with its name and "?" (TanStack Query's `### children?`, `### options?`, `### queryClient?`), which had
@@ -38,9 +39,29 @@ def question_count(headings: Iterable[str]) -> tuple[int, int]:
 
 def is_question_page(headings: Iterable[str]) -> bool:
     """True for a page whose headings are mostly questions: at least MIN_QUESTIONS distinct last headings ending in
-    "?", and at least QUESTION_SHARE of them."""
+    "?", and at least QUESTION_SHARE of them; not a guide whose questions all sit in one section of its own
+    (_faq_section)."""
+    headings = list(headings)
     questions, entries = question_count(headings)
-    return questions >= MIN_QUESTIONS and questions >= QUESTION_SHARE * entries
+    return questions >= MIN_QUESTIONS and questions >= QUESTION_SHARE * entries and not _faq_section(headings)
+
+
+def _faq_section(headings: list[str]) -> bool:
+    """Whether a page's questions all sit under one heading below its title, beside GUIDE_SECTIONS sections or more
+    that are no questions: a guide that ends in a FAQ (Clerk's cli.mdx, "Clerk CLI > Frequently asked questions (FAQ)
+    > Is it open source?" after Installation, Get started, What you can do; Grafana Loki's landing page), not a page
+    of questions (etcd's faq.md keeps its questions under four sections, APISIX's FAQ.md under its title)."""
+    trails = [[part.strip() for part in heading.split(" > ")] for heading in headings if heading.strip()]
+    parents = {tuple(trail[:-1]) for trail in trails if is_question(trail[-1])}
+    if len(parents) != 1:
+        return False
+    (parent,) = parents
+    if len(parent) < 2:  # the questions sit right under the page's title
+        return False
+    others = {
+        trail[-1] for trail in trails if len(trail) > 1 and not is_question(trail[-1]) and trail[-1] != parent[-1]
+    }
+    return len(others) >= GUIDE_SECTIONS
 
 
 def describe(pages: dict[str, tuple[int, int]], checked: int, total: int) -> str:
