@@ -4,6 +4,7 @@ the writer's refusals and the reasons it stopped. Pure: numbers and strings in, 
 from __future__ import annotations
 
 import signal
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -155,6 +156,12 @@ def rebuild_kept_old(summary: str) -> str:
 
 def plural(count: int, noun: str) -> str:
     return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+
+
+def first_few(items: Sequence[str], shown: int, separator: str = ", ") -> str:
+    """The first `shown` of `items`, then how many more: `a, b, c and 12 more` (the lines of `scree doctor`)."""
+    more = f" and {len(items) - shown} more" if len(items) > shown else ""
+    return separator.join(items[:shown]) + more
 
 
 def not_indexed(deferred: int, with_rows: int) -> str:

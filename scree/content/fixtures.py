@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from scree.replies import first_few
+
 # Folders whose pages are tests' inputs and outputs: a folder of tests, of fixtures, of test data, of snapshots.
 TEST_FOLDERS = frozenset(
     {"test", "tests", "__tests__", "fixtures", "fixture", "__fixtures__", "testdata", "test-data", "test_data"}
@@ -35,5 +37,4 @@ def describe(paths: Iterable[str]) -> str:
     found = sorted(path for path in paths if is_test_page(path))
     if not found:
         return "none found (pages in a tests/, fixtures/, testdata/ or __snapshots__/ folder)"
-    more = f" and {len(found) - SHOWN} more" if len(found) > SHOWN else ""
-    return f"{', '.join(found[:SHOWN])}{more}: shown after docs pages of similar rank unless the query asks about tests"
+    return f"{first_few(found, SHOWN)}: shown after docs pages of similar rank unless the query asks about tests"

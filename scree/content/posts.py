@@ -35,6 +35,8 @@ from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 
+from scree.replies import first_few
+
 POST_FOLDER_NAMES = frozenset(
     {
         "blog",
@@ -150,8 +152,7 @@ def describe_changelogs(paths: Iterable[str]) -> str:
             "none found (pages named CHANGELOG, CHANGES or RELEASE-NOTES; HISTORY or NEWS in capitals; or named for an "
             "issue in a changelog/ or news/ folder)"
         )
-    more = len(found) - CHANGELOGS_SHOWN
-    named = ", ".join(found[:CHANGELOGS_SHOWN]) + (f" and {more} more" if more > 0 else "")
+    named = first_few(found, CHANGELOGS_SHOWN)
     return f"{named}: shown after docs pages of similar rank unless the query asks about changes"
 
 

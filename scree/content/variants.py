@@ -25,6 +25,7 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from scree.content.versions import mirrored_pairs, says_old, version_of_name
+from scree.replies import first_few
 
 MIN_SHARED = 3  # pages at one relative path in two sibling folders before they are variants
 SHARE = 0.5  # ... and at least half the smaller folder's pages
@@ -83,9 +84,8 @@ class Variants:
         for folder in sorted(self.folders):
             parent, _, name = folder.rpartition("/")
             groups.setdefault(parent, []).append(name)
-        shown = [f"{parent or '.'}/{{{', '.join(names)}}}" for parent, names in list(groups.items())[:DESCRIBED]]
-        more = f" and {len(groups) - DESCRIBED} more" if len(groups) > DESCRIBED else ""
-        return f"{'; '.join(shown)}{more}: a query naming one ranks the others' pages lower"
+        shown = [f"{parent or '.'}/{{{', '.join(names)}}}" for parent, names in groups.items()]
+        return f"{first_few(shown, DESCRIBED, '; ')}: a query naming one ranks the others' pages lower"
 
 
 # A query names a variant with a word before it (after at most a determiner: "in a React app", "with the Vue

@@ -81,7 +81,7 @@ from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, S
 from dataclasses import dataclass, field, replace
 
 from scree.content.posts import INDEX_NAMES, dated_name
-from scree.replies import plural
+from scree.replies import first_few, plural
 
 MIN_MIRRORED = 2  # pages at the same relative path before two folders can be versions of one tree
 # pairs sharing at most this many pages are read page by page (_index_pages_alone): more can never stand for one
@@ -882,9 +882,8 @@ class VersionTrees:
             lines.append(f"current {_shown(current.root)} ({pages}; {current.why}); other versions: {others}")
         if self.superseded:
             named = sorted(self.superseded.items(), key=lambda item: (version_key(item[1]), item[0]))
-            shown = ", ".join(f"{path} ({version})" for path, version in named[:SUPERSEDED_SHOWN])
-            more = f" and {len(named) - SUPERSEDED_SHOWN} more" if len(named) > SUPERSEDED_SHOWN else ""
-            lines.append(f"pages named for an older version, ranked as old ones: {shown}{more}")
+            shown = first_few([f"{path} ({version})" for path, version in named], SUPERSEDED_SHOWN)
+            lines.append(f"pages named for an older version, ranked as old ones: {shown}")
         return lines
 
 

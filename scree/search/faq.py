@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from scree.replies import first_few
+
 MIN_QUESTIONS = 4  # distinct question headings: a page with a question or two is a guide
 QUESTION_SHARE = 0.5  # of its distinct headings
 GUIDE_SECTIONS = 2  # sections that are no questions beside a section of questions: a guide ending in a FAQ
@@ -70,6 +72,4 @@ def describe(pages: dict[str, tuple[int, int]], checked: int, total: int) -> str
     if not pages:
         return f"none found (pages whose headings are mostly questions){scope}"
     listed = [f"{path} ({questions} of {entries} headings questions)" for path, (questions, entries) in pages.items()]
-    more = f" and {len(listed) - DOCTOR_LISTED} more" if len(listed) > DOCTOR_LISTED else ""
-    found = ", ".join(listed[:DOCTOR_LISTED]) + more
-    return f"{found}: shown one place after a page the query's words found{scope}"
+    return f"{first_few(listed, DOCTOR_LISTED)}: shown one place after a page the query's words found{scope}"
