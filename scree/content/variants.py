@@ -56,15 +56,15 @@ class Variants:
 
     folders: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
-    def named(self, query: str, stem: Callable[[str], str]) -> frozenset[str]:
-        """The variant folders a query names: the words of a folder's name in a run, as `stem` makes them, where a
-        query names a variant (_naming: "in React", "with a Vue app", "Solid's useQuery", "framework mode"), not
-        where it uses the word as such (React Router's data/ mode and "while data loads")."""
+    def named(self, query: str, stems: Callable[[str], list[str]]) -> frozenset[str]:
+        """The variant folders a query names: the words of a folder's name in a run, as the keyword index stems them
+        (`stems`), where a query names a variant (_naming: "in React", "with a Vue app", "Solid's useQuery",
+        "framework mode"), not where it uses the word as such (React Router's data/ mode and "while data loads")."""
         words = [word.casefold() for word in _WORD.findall(query)]
-        keys = [stem(word) for word in words]
+        keys = _stemmed(words, stems)
         out = set()
         for folder, name in self.folders.items():
-            wanted = [stem(word) for word in name]
+            wanted = _stemmed(list(name), stems)
             for start in range(len(keys) - len(wanted) + 1):
                 if keys[start : start + len(wanted)] == wanted and _naming(words, start, start + len(wanted)):
                     out.add(folder)
@@ -100,6 +100,13 @@ NAMING_AFTER = frozenset(
      "framework", "platform", "plugin", "query", "build", "builds", "integration", "package", "client", "bindings",
      "s"}  # "s": the owner's 's, "Solid's useQuery"
 )  # fmt: skip
+
+
+def _stemmed(words: list[str], stems: Callable[[str], list[str]]) -> list[str]:
+    """Each word as the keyword index stems it: in one call for all (on PostgreSQL a round trip each), word by word
+    where the index does not make one token of each."""
+    keys = stems(" ".join(words))
+    return keys if len(keys) == len(words) else [" ".join(stems(word)) for word in words]
 
 
 def _naming(words: list[str], start: int, end: int) -> bool:

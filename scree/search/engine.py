@@ -351,7 +351,7 @@ class SearchEngine:
                 ranked, lambda chunk_id: self._release_named(rows, chunk_id, named, changes, trees), RELEASE_WEIGHT
             )
         variants = self._site_variants()
-        asked = variants.named(query.text, self._stem) if variants.folders else frozenset()
+        asked = variants.named(query.text, self._store.stems) if variants.folders else frozenset()
         if asked:  # "suspense with useQuery in React": not docs/framework/solid/ (ranking.VARIANT_WEIGHT)
             others = variants.others(asked)
             ranked = add_signal(
@@ -448,10 +448,6 @@ class SearchEngine:
     def _site_posts(self) -> Posts:
         """The index's posts folders beside a docs tree (scree.content.posts)."""
         return self._posts.get(self._store.file_count(), lambda: site_posts(self._store, self._root))
-
-    def _stem(self, word: str) -> str:
-        """A word as the keyword index stems it."""
-        return " ".join(self._store.stems(word))
 
     def _site_variants(self) -> Variants:
         """The index's variant folders (scree.content.variants): sibling folders mirroring each other's pages that
