@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from scree.content.chunking import HEADING_SEPARATOR
 from scree.replies import first_few
 
 MIN_QUESTIONS = 4  # distinct question headings: a page with a question or two is a guide
@@ -34,7 +35,7 @@ def is_question(heading: str) -> bool:
 def question_count(headings: Iterable[str]) -> tuple[int, int]:
     """(questions, entries): of a page's chunks' headings (trails, "Title > Section > Entry"), how many distinct last
     headings ask a question (is_question), and how many distinct last headings there are."""
-    entries = {heading.rsplit(" > ", 1)[-1].strip() for heading in headings}
+    entries = {heading.rsplit(HEADING_SEPARATOR, 1)[-1].strip() for heading in headings}
     entries.discard("")
     return sum(is_question(entry) for entry in entries), len(entries)
 
@@ -53,7 +54,7 @@ def _faq_section(headings: list[str]) -> bool:
     that are no questions: a guide that ends in a FAQ (Clerk's cli.mdx, "Clerk CLI > Frequently asked questions (FAQ)
     > Is it open source?" after Installation, Get started, What you can do; Grafana Loki's landing page), not a page
     of questions (etcd's faq.md keeps its questions under four sections, APISIX's FAQ.md under its title)."""
-    trails = [[part.strip() for part in heading.split(" > ")] for heading in headings if heading.strip()]
+    trails = [[part.strip() for part in heading.split(HEADING_SEPARATOR)] for heading in headings if heading.strip()]
     parents = {tuple(trail[:-1]) for trail in trails if is_question(trail[-1])}
     if len(parents) != 1:
         return False
