@@ -87,6 +87,22 @@ def test_last_version_current_keeps_docs_current() -> None:
     assert statuses(find_trees(paths, [hint])) == {"docs": CURRENT, "versioned_docs/version-10.x": OLD}
 
 
+def test_the_config_naming_the_current_version_is_the_one_doctor_names() -> None:
+    """tigera/docs: calico-enterprise_versions.json lists the unreleased 3.24-1 first, docusaurus.config.js's
+    `lastVersion: '3.23-2'` names the current one; `scree doctor` said the versions file named it."""
+    paths = [f"site/versioned_docs/version-{v}/{p}" for v in ("3.24-1", "3.23-2") for p in PAGES]
+    config = "module.exports = { presets: [['classic', { docs: { lastVersion: '3.23-2' } }]] };"
+    hints = parse_hints("site/versions.json", '["3.24-1", "3.23-2"]', {"docusaurus.config.js": config})
+    trees = find_trees(paths, hints)
+    assert statuses(trees) == {
+        "site/versioned_docs/version-3.23-2": CURRENT,
+        "site/versioned_docs/version-3.24-1": NEWER,
+    }
+    assert trees.families[0][0].why == "site/docusaurus.config.js (lastVersion) names 3.23-2 current"
+    listed = find_trees(paths, parse_hints("site/versions.json", '["3.24-1", "3.23-2"]'))
+    assert listed.families[0][0].why == "site/versions.json names 3.24-1 current"
+
+
 def test_an_id_of_another_object_names_no_docs_plugin_instance() -> None:
     """great_expectations' docusaurus.config.js: `gtag: {id: 'GTM-…'}` and a commented-out announcement bar's
     `id: 'RTD_docs'` come before the preset's `docs: {lastVersion: 'current'}`, whose option was taken for an

@@ -304,6 +304,9 @@ class Hint:
     # labelled "v2.x (Unmaintained)", `url = "/v3/about"` "v3.x (Current)"): (the folder below the content folder
     # the link opens, the entry's label), in the menu's order
     menu: tuple[tuple[str, str], ...] = ()
+    # the config and key that named `current` where the source only lists versions (a Docusaurus config's
+    # `lastVersion` beside versions.json: tigera's 3.23-2, listed second after the unreleased 3.24-1)
+    decided_by: str | None = None
 
 
 DOCUSAURUS_CONFIGS = (
@@ -733,6 +736,7 @@ def _versions_json_hint(path: str, folder: str, text: str, siblings: Mapping[str
         current: str | None = listed[0]
         untagged: str | None = None
         docs: str | None = None if instance else "docs"
+        decided_by: str | None = None
         for sibling, sibling_text in siblings.items():
             if sibling in DOCUSAURUS_CONFIGS:
                 if instance:  # the first `path` after the instance's id is its own: its versions' paths come later
@@ -741,12 +745,22 @@ def _versions_json_hint(path: str, folder: str, text: str, siblings: Mapping[str
                 last = _docusaurus_options(sibling_text, _LAST_VERSION).get(instance)
                 if last is not None:
                     current = _last_version(last)
+                    decided_by = f"{folder}/{sibling} (lastVersion)" if folder else f"{sibling} (lastVersion)"
                 untagged = _labelled_version(_docusaurus_options(sibling_text, _CURRENT_LABEL).get(instance))
                 only = _docusaurus_options(sibling_text, _ONLY_INCLUDE).get(instance)
                 if only is not None:
                     included = [v for v in _QUOTED.findall(only.group(1))]
                     listed = tuple(v for v in listed if v in included) or listed
-        return Hint(path, folder, current, listed, _instance_scope(instance), untagged=untagged, docs=docs)
+        return Hint(
+            path,
+            folder,
+            current,
+            listed,
+            _instance_scope(instance),
+            untagged=untagged,
+            docs=docs,
+            decided_by=decided_by,
+        )
     if instance:
         return None
     if all(isinstance(item, dict) for item in data):  # mike: [{"version", "title", "aliases"}]
@@ -1870,7 +1884,8 @@ def _current_of(
         found = _named_by(hint, family, numbers, old_named)
         if found is not None:
             said = "lists {} as its newest release" if hint.from_list else "names {} current"
-            return found, f"{hint.source} {said.format(hint.current or 'the untagged tree')}"
+            source = hint.decided_by or hint.source
+            return found, f"{source} {said.format(hint.current or 'the untagged tree')}"
     # not named for the next release: k6's next/, IoTDB's Master/Tree/
     untagged = [root for root in _unnumbered(family, numbers, old_named) if not _says(UNRELEASED_WORDS, below[root])]
     if len(untagged) == 1:
