@@ -310,6 +310,39 @@ def test_hugo_versions_with_renamed_pages(tmp_path: Path) -> None:
         assert "content/en/docs/v3.6/tutorials/interacting.md" in named
 
 
+def test_an_old_section_holding_none_of_the_query_words_folds_into_the_current_page(tmp_path: Path) -> None:
+    """Envoy Gateway's v1.1 circuit breaker page says "Follow the installation step..." under Prerequisites > Install
+    the gateway, where its v1.9 page includes a boilerplate file: the v1.1 section, matched by the heading trail both
+    share, was a hit of its own beside the current page's. A section only the old page says (the removed option) is
+    still shown, marked."""
+    sections = (
+        "## Thresholds\n\nSet the circuit breaker thresholds: max connections, pending requests and retries.",
+        "## Test the settings\n\nSend a burst of requests with hey and watch the circuit breaker trip at the limit.",
+    )
+    current = page("Circuit breakers", "## Prerequisites\n\n### Install the gateway\n\n{{< boilerplate prereqs >}}",
+                   *sections)  # fmt: skip
+    old = page(
+        "Circuit breakers",
+        "## Prerequisites\n\n### Install the gateway\n\nFollow the installation step from the quickstart first.",
+        *sections,
+        "## Outlier ejection\n\nThe circuit breaker's outlier ejection, removed since, ejected failing hosts.",
+    )
+    files = {"config.yaml": "params:\n  latest_stable_version: v1.9\n"}
+    for version, text in (("v1.9", current), ("v1.1", old)):
+        files.update({f"content/en/docs/{version}/tasks/{name}": text for name, text in GUIDES.items()})
+        files[f"content/en/docs/{version}/tasks/circuit-breaker.md"] = text
+    engine = engine_for(tree(tmp_path / "site", files), tmp_path / "index.db")
+    for mode in MODES:
+        hits = search(engine, "configure the circuit breakers", mode, k=10)
+        shown = [(h.path, h.heading.rsplit(" > ", 1)[-1]) for h in hits if h.path.endswith("circuit-breaker.md")]
+        assert ("content/en/docs/v1.9/tasks/circuit-breaker.md", "Install the gateway") in shown, (mode, shown)
+        assert ("content/en/docs/v1.1/tasks/circuit-breaker.md", "Install the gateway") not in shown, (mode, shown)
+        ejection = [h for h in search(engine, "outlier ejection of failing hosts", mode, k=10) if "ejected" in h.text]
+        assert [(h.path, h.version) for h in ejection] == [
+            ("content/en/docs/v1.1/tasks/circuit-breaker.md", "v1.1 (old)")
+        ]
+
+
 def test_a_docs_v2_that_is_current_and_an_unrelated_old_folder_are_not_demoted(tmp_path: Path) -> None:
     files = {f"docs/{name}": text for name, text in GUIDES.items()}
     files["docs/v2/users.md"] = page("Users API", "List the users of an account with a GET on the users endpoint.")
@@ -668,8 +701,8 @@ def test_each_docs_plugin_instance_has_its_own_current_version(tmp_path: Path) -
         "names 4.12.0 current); other versions: platform/ (unreleased, 3 pages)"
     ), found[0]
     assert found[1].startswith(
-        "ok    version trees: current vcluster_versioned_docs/version-0.36.0/ (3 pages; vcluster_versions.json "
-        "names 0.36.0 current); other versions: vcluster/ (unreleased, 3 pages), "
+        "ok    version trees: current vcluster_versioned_docs/version-0.36.0/ (3 pages; docusaurus.config.js "
+        "(lastVersion) names 0.36.0 current); other versions: vcluster/ (unreleased, 3 pages), "
         "vcluster_versioned_docs/version-0.37.0/ (unreleased, 3 pages), vcluster_versioned_docs/version-0.35.0/ "
         "(old, 3 pages)"
     ), found[1]

@@ -1355,6 +1355,10 @@ def test_says_same_needs_the_query_words_the_old_chunk_holds() -> None:
     assert says_same(old, current, {"watch", "flag"})
     assert not says_same(old, current, {"browser", "flag"})  # the removed option: the old chunk answers it
     assert not says_same("Totally different words here about cats.", current)
+    # under the same heading, an old text holding none of the query's words gives way, whatever it says
+    assert says_same("Follow the installation step first.", "{{< boilerplate prereqs >}}", {"circuit"}, True)
+    assert not says_same("Follow the installation step first.", "{{< boilerplate prereqs >}}", {"installation"}, True)
+    assert not says_same("Follow the installation step first.", "{{< boilerplate prereqs >}}", {"circuit"})
 
 
 def test_version_copies_fold_into_their_current_page() -> None:

@@ -268,14 +268,21 @@ def says_same(old: str, new: str, query_words: Iterable[str] = (), same_heading:
     """Whether chunk `new` says what chunk `old` says, for a query of `query_words` (casefolded): the same text, or
     a near-duplicate (SAME_SAYING; SAME_SECTION_SAYING under the same heading, a section edited between versions)
     that holds every query word `old` holds. A current chunk that lost the words the query matched (a removed
-    option) does not stand for the old one (issue 32)."""
+    option) does not stand for the old one (issue 32). Under the same heading, a new text stands for an old one that
+    holds none of the query's words, whatever each says: what the query found there is the heading they share (Envoy
+    Gateway's v1.1 "Circuit Breakers > Prerequisites > Install Envoy Gateway", a sentence its v1.9 page includes from
+    a boilerplate file, came fourth for "How do I configure circuit breaking?" beside the current page, first)."""
     if old == new:
+        return True
+    old_words = {word.casefold() for word in _WORDS.findall(old)}
+    asked = set(query_words)
+    held = {word for word in asked if word in old_words}
+    if same_heading and asked and not held:
         return True
     if text_resemblance(old, new) < (SAME_SECTION_SAYING if same_heading else SAME_SAYING):
         return False
-    old_words = {word.casefold() for word in _WORDS.findall(old)}
     new_words = {word.casefold() for word in _WORDS.findall(new)}
-    return all(word in new_words for word in query_words if word in old_words)
+    return held <= new_words
 
 
 # --- the site's config (parsed from its text; read by scree.search.version_evidence) ---
