@@ -229,6 +229,30 @@ def test_the_translations_a_hit_stands_for_are_named_in_also(tmp_path: Path) -> 
         assert f'also="{", ".join(cors.also[:5])}, and 1 more"' in shown, shown  # R-M1: five named, then a count
 
 
+def test_a_translations_chunk_gives_way_to_the_originals_chunk_at_its_place(tmp_path: Path) -> None:
+    """OpenTelemetry's glossary: its Korean entry "스팬(Span)" ranked first for "What is a span?" and stood for the
+    English page's best chunk, the "Span link" entry; the English entry at its place, "Span", is the hit."""
+    folder = tmp_path / "site"
+    english = (
+        "# Glossary\n\n## Trace\n\nThe path of a request through a distributed system.\n\n"
+        "## Span\n\nRepresents a single operation within a trace.\n\n"
+        "## Span link\n\nA span link connects one span to a causally related span of another trace.\n"
+    )
+    korean = (
+        "# 용어집\n\n## 트레이스\n\n분산 시스템을 지나는 요청의 경로.\n\n"
+        "## 스팬(Span)\n\nspan: 트레이스 안의 작업 하나. span 은 span 의 이름을 가진다.\n\n"
+        "## 스팬 링크\n\n다른 트레이스의 스팬과 이어 주는 링크.\n"
+    )
+    for language, text in (("en", english), ("ko", korean)):
+        (folder / "docs" / language).mkdir(parents=True)
+        (folder / "docs" / language / "glossary.md").write_text(text, encoding="utf-8")
+        (folder / "docs" / language / "index.md").write_text(f"# Index {language}\n\nWelcome.\n", encoding="utf-8")
+    engine = build_engine(folder, tmp_path / "index.db")
+    first = engine.search("span", k=5, mode="keyword").hits[0]
+    assert (first.path, first.heading) == ("docs/en/glossary.md", "Glossary > Span"), first
+    assert [entry.rsplit(":", 1)[0] for entry in first.also] == ["docs/ko/glossary.md"]
+
+
 def test_a_chunk_of_markup_alone_is_never_a_hit(tmp_path: Path) -> None:
     """#11: a pymdownx block's closing `///` cut off by the soft limit was the third hit for an OAuth2 question."""
     folder = tmp_path / "notes"

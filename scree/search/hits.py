@@ -7,10 +7,15 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 
+from scree.content.chunking import HEADING_SEPARATOR
 from scree.content.languages import Copy, LanguageTrees
 from scree.content.versions import NEWER, OLD, names_version, newest_named, release_order, says_same, version_key
 from scree.search.query import Query
 from scree.store.records import StoredChunk
+
+# A translated chunk leading its page's family among the first this many candidates gives way to the shown copy's
+# chunk at its place (same_place): two page reads each, on the hits that can be shown
+PLACED_WINDOW = 30
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,6 +102,27 @@ def fold_translations(
     wanted = query.language
     words = query.folded_words
     named = query.versions
+    ranked = list(ranked)  # gains the chunks _placed_in looks up
+    position_of = {chunk_id: position for position, (chunk_id, _) in enumerate(ranked)}
+    read: dict[str, list[StoredChunk]] = {}
+
+    def chunks_of(path: str) -> list[StoredChunk]:
+        if path not in read:
+            read[path] = page_chunks(path)
+        return read[path]
+
+    def placed(row: StoredChunk, shown: str) -> int | None:
+        """The position in `ranked` of `shown`'s chunk at the place `row`, its translation's chunk, holds in its
+        page (same_place), appended with the last score where it was no candidate; None where none is known."""
+        found = same_place(row, chunks_of(row.path), chunks_of(shown))
+        if found is None:
+            return None
+        if found.id not in position_of:
+            position_of[found.id] = len(ranked)
+            ranked.append((found.id, ranked[-1][1]))
+            rows[found.id] = found
+        return position_of[found.id]
+
     copies: dict[int, Copy] = {}
     pages: dict[str, list[int]] = {}  # page -> positions of its chunks in ranked
     for position, (chunk_id, _) in enumerate(ranked):
@@ -107,7 +133,8 @@ def fold_translations(
             pages.setdefault(copy.page, []).append(position)
     stands_for: dict[int, int] = {}  # position -> the position of the chunk shown in its place
     for positions in pages.values():
-        stands_for.update(_fold_family(positions, ranked, rows, copies, trees, wanted, words, named))
+        place = placed if positions[0] < PLACED_WINDOW else None
+        stands_for.update(_fold_family(positions, ranked, rows, copies, trees, wanted, words, named, place))
     ranked = _current_stand_ins(ranked, rows, copies, stands_for, trees, words, page_chunks, named)
     if stands_for:
         ranked, folded = _regroup(ranked, stands_for, lambda chunk_id: rows[chunk_id].path)
@@ -163,9 +190,12 @@ def _fold_family(
     wanted: str | None,
     words: set[str],
     named: Collection[str],
+    placed: Callable[[StoredChunk, str], int | None] | None = None,
 ) -> dict[int, int]:
     """One page's chunks among the candidates: position -> the position of the chunk shown in its place (a copy
-    in a version tree the query names first: LanguageTrees.preference)."""
+    in a version tree the query names first: LanguageTrees.preference). The translations' chunks give way to the
+    shown copy's chunk under the heading of the family's first chunk, else (`placed`) at the place that chunk holds
+    in its page, else to its best."""
 
     def path(position: int) -> str:
         return rows[ranked[position][0]].path
@@ -177,8 +207,12 @@ def _fold_family(
     shown = min(paths, key=lambda each: (rank[each], each))
     language = copies[next(p for p in positions if path(p) == shown)].language
     own = [p for p in positions if path(p) == shown]
-    heading = rows[ranked[positions[0]][0]].heading
-    stand_in = next((p for p in own if rows[ranked[p][0]].heading == heading), own[0])
+    first = rows[ranked[positions[0]][0]]
+    stand_in = next((p for p in own if rows[ranked[p][0]].heading == first.heading), None)
+    if stand_in is None and placed is not None and copies[positions[0]].language != language:
+        stand_in = placed(first, shown)
+    if stand_in is None:
+        stand_in = own[0]
     out: dict[int, int] = {}
     for p in positions:
         if path(p) == shown:
@@ -202,6 +236,34 @@ def _fold_family(
         )
         if match is not None:
             out[p] = match
+    return out
+
+
+def same_place(row: StoredChunk, page: Sequence[StoredChunk], original: Sequence[StoredChunk]) -> StoredChunk | None:
+    """The chunk of `original` at the place `row` holds in `page`, its translation: the first chunk of the section
+    in the same place, where both pages' sections (each run of chunks under one heading trail, in order) nest alike;
+    None where they do not (a translation behind its original) or `row` is not in `page`. OpenTelemetry's Korean
+    glossary entry "용어집 > 용어 > 스팬(Span)" stood for the English glossary's best chunk, "Span link", for "What
+    is a span?"; its place is the English entry "Span"."""
+    mine, theirs = _sections(page), _sections(original)
+    if [depth for depth, _ in mine] != [depth for depth, _ in theirs]:
+        return None
+    index = next((at for at, (_, ids) in enumerate(mine) if row.id in ids), None)
+    if index is None:
+        return None
+    first = theirs[index][1][0]
+    return next(chunk for chunk in original if chunk.id == first)
+
+
+def _sections(chunks: Sequence[StoredChunk]) -> list[tuple[int, list[int]]]:
+    """A page's sections in order: (the depth of its heading trail, its chunks' ids)."""
+    out: list[tuple[int, list[int]]] = []
+    heading: str | None = None
+    for chunk in sorted(chunks, key=lambda chunk: chunk.ordinal):
+        if chunk.heading != heading or not out:
+            out.append((chunk.heading.count(HEADING_SEPARATOR) if chunk.heading else -1, []))
+            heading = chunk.heading
+        out[-1][1].append(chunk.id)
     return out
 
 
