@@ -261,8 +261,27 @@ ANCHORED_HEADINGS = [
     ('Implementing `__get_pydantic_core_schema__` <a name="impl"></a>', "Implementing `__get_pydantic_core_schema__`"),
     ('<a id="top"></a> Top', "Top"),
     ("Intro <!-- keep short -->", "Intro"),
+    # HTML around a heading's words (OpenTelemetry's README: the logo's <img> had been the docs map's title)
+    ('<img src="https://x.io/logo.png" alt="OTel logo" width="45"> OpenTelemetry.io', "OpenTelemetry.io"),
+    ('`borderCurve` <div className="label ios">iOS</div>', "`borderCurve` iOS"),  # React Native
+    ('<span style="color:red"> 1. From the repository </span>', "1. From the repository"),  # Vitess
+    ('Astro <picture><source media="(prefers-color-scheme: dark)" srcset="a.png"><img src="b.png"></picture>', "Astro"),
+    ('Title <Badge text="beta" />', "Title"),
+    ("Why <b>bold</b>", "Why bold"),
+    ("Break<br/>here", "Break here"),
 ]
-UNTOUCHED_HEADINGS = ["Use {} here", "A dict {x: 1}", "Set {a, b}", "Sets {#}", "Why <b>bold</b>", "# {}", "C# {x}"]
+UNTOUCHED_HEADINGS = [
+    "Use {} here",
+    "A dict {x: 1}",
+    "Set {a, b}",
+    "Sets {#}",
+    "# {}",
+    "C# {x}",
+    "`<input bind:value>`",  # code spans keep their tags (Svelte)
+    "Flags --prefix <prefix>",  # placeholders and generics are no HTML
+    "Array<T> and Promise<void>",
+    "<Version>1.2</Version>",
+]
 
 
 def test_heading_anchors_are_stripped_from_real_heading_forms() -> None:

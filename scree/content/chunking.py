@@ -90,6 +90,17 @@ _HEADING_NOISE = re.compile(
     r"|<a(?:\s+(?:id|name)\s*=\s*(?:\"[^\"]*\"|'[^']*'|[^\s>]+))+\s*/?>\s*(?:</a>)?",  # empty anchor
     re.IGNORECASE,
 )
+# HTML tags in a heading outside its code spans go, the words between them stay: a known inline or layout element's
+# (`<img src=…>` before a README's title, `<sup>1</sup>`, `<picture><source …>`) and any tag with attributes (React
+# Native's `### `cursor` <div className="label ios">iOS</div>`, Vitess's `<span style="color:red">`, a `<Badge
+# text="beta" />`), with the closing tags of those; a placeholder (`--prefix <prefix>`, `Array<T>`) stays.
+_HEADING_ELEMENTS = frozenset(
+    (
+        "a abbr b big br center code del div em font i img ins kbd mark p picture s small source span strong sub sup u"
+    ).split()
+)
+_HEADING_TAG = re.compile(r"<(/?)([A-Za-z][\w.:-]*)((?:\s[^<>]*)?)/?>")
+_CODE_SPAN = re.compile(r"(`+)[^`]*?\1")
 # Inline links and images keep their words and lose their targets: `[the guide](../guide.md#setup)` -> `the guide`.
 _LINK = re.compile(r"!?\[([^\]\n]*)\]\((?:[^()\s]|\([^()\s]*\))*(?:[ \t]+(?:\"[^\"\n]*\"|'[^'\n]*'))?\)")
 # Markup that costs the model tokens and carries no words (#11), left out of the embedded text only: reference links
@@ -292,8 +303,33 @@ def strip_heading_anchors(title: str) -> str:
     """
     if ("{" not in title and "<" not in title) or len(title) > HEADING_CLEANED_CHARS:
         return title
-    cleaned = _HEADING_ATTRIBUTES.sub("", _HEADING_NOISE.sub("", title))
+    cleaned = _HEADING_ATTRIBUTES.sub("", _without_tags(_HEADING_NOISE.sub("", title)))
     return " ".join(cleaned.split()) if cleaned != title else title
+
+
+def _without_tags(title: str) -> str:
+    """`title` without its HTML tags outside code spans (_HEADING_TAG), each replaced by a space."""
+    if "<" not in title:
+        return title
+    stripped: set[str] = set()
+
+    def tag(found: re.Match[str]) -> str:
+        closing, name, rest = found.group(1), found.group(2).lower(), found.group(3)
+        if closing:
+            return " " if name in _HEADING_ELEMENTS or name in stripped else found.group(0)
+        if name in _HEADING_ELEMENTS or "=" in rest:
+            stripped.add(name)
+            return " "
+        return found.group(0)
+
+    out: list[str] = []
+    at = 0
+    for span in _CODE_SPAN.finditer(title):
+        out.append(_HEADING_TAG.sub(tag, title[at : span.start()]))
+        out.append(span.group(0))
+        at = span.end()
+    out.append(_HEADING_TAG.sub(tag, title[at:]))
+    return "".join(out)
 
 
 def text_hash(model_identity: str, embedded: str) -> str:
