@@ -150,7 +150,8 @@ def _schema_1_collection(url: str, name: str, folder: Path) -> None:
     unchanged)."""
     import psycopg
 
-    from scree.content.chunking import EMBED_FORMAT
+    from scree.content.chunking import CHUNKER_REVISION, EMBED_FORMAT
+    from scree.store.contract import CHUNKER_KEY
     from scree.store.pg_schema import MIGRATIONS
 
     path = folder / "a.md"
@@ -166,7 +167,14 @@ def _schema_1_collection(url: str, name: str, folder: Path) -> None:
         row = conn.execute(
             "insert into scree_collections(name, model, dims, embed_format, first_sync_done, meta) "
             "values (%s, %s, %s, %s, true, %s) returning id",
-            (name, embedder.identity, embedder.dims, EMBED_FORMAT, json.dumps({"folder": str(folder)})),
+            # chunked as today's chunker does: the schema's migration is what this collection tests, not a re-chunk
+            (
+                name,
+                embedder.identity,
+                embedder.dims,
+                EMBED_FORMAT,
+                json.dumps({"folder": str(folder), CHUNKER_KEY: str(CHUNKER_REVISION)}),
+            ),  # fmt: skip
         ).fetchone()
         assert row is not None
         conn.execute(

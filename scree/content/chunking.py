@@ -118,6 +118,11 @@ _BLOCK_MARKER = re.compile(r"([ \t]*)(?:!!!|\?\?\?\+?|///)[ \t]*([\w-]*)(?:[ \t]
 _FENCE_ATTRIBUTES = re.compile(r"[ \t]*\{[^}]*\}")  # ```python {test="skip"}: tool options, not words
 CODE_LINES_EMBEDDED = 5  # #11: a fence's first lines are embedded; the rest is left to keyword search
 EMBED_FORMAT = "5"  # R-F3, #11: bumped whenever embed_text() or the heading trail changes what a chunk's vector is of
+# Bumped whenever a format's chunker cuts or heads a file's chunks otherwise (a heading trail's words, a title from
+# front matter, the lines a comment holds): an index recording an older one has every file chunked again once, at
+# the writer's next full sync, the vectors of unchanged text reused (Syncer.sync_all). 1: stop 54's trails (HTML
+# tags in headings) and the comments and titles of the stop before, which had reached a file only when it changed.
+CHUNKER_REVISION = 1
 # Issue 25: lines of an .mdx file that are code for the site, not words: ES module `import`/`export` lines, MDX
 # comments, and JSX component tags (`<Tabs>`, `<TabItem value="linux" label="Linux">`, `</TabItem>`, `<Foo />`),
 # which issue 34 takes out wherever they are on a line (a 985 KB line of JSX is cut into pieces), and at a piece's

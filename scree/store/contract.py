@@ -22,6 +22,7 @@ AddChunks = Callable[[Sequence[NewChunk]], None]  # what IndexWriter.file_in_par
 REINDEX_HINT = "run `scree reindex --all` to rebuild it"
 EMBED_FORMAT_KEY = "embed_format"
 FIRST_EMBED_FORMAT = "1"  # what an index without the meta row was made with
+CHUNKER_KEY = "chunker_revision"  # chunking.CHUNKER_REVISION of the index's chunks; none: made before it was kept
 
 
 @dataclass(frozen=True, slots=True)

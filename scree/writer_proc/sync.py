@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from scree import replies
 from scree.config import BYTES_PER_MB, Settings
-from scree.content.chunking import Chunk, opted_out, text_hash
+from scree.content.chunking import CHUNKER_REVISION, Chunk, opted_out, text_hash
 from scree.content.files import (
     BAD_NAME,
     FileContent,
@@ -33,6 +33,7 @@ from scree.inert import UNSHOWABLE_NAME, shown_exactly
 from scree.logs import get_logger
 from scree.redact import redact
 from scree.store import FileState, IndexReader, IndexWriter, NewChunk
+from scree.store.contract import CHUNKER_KEY
 from scree.writer_proc.machine_vectors import MachineVectors
 
 log = get_logger(__name__)
@@ -147,6 +148,7 @@ class Syncer:
         self._ready = 0  # how many files at the head of _pending have every vector
         self._ready_rows = 0
         self._files_in_run = 0  # for the progress callback (R-L1)
+        self._rechunk = False  # sync_all: chunk unchanged files again, the index's chunking being older (chunks_older)
 
     def sync_all(self) -> SyncReport:
         """R-S3: every indexable file against the index; rows of deleted or newly ignored files removed."""
@@ -159,13 +161,24 @@ class Syncer:
         gone = [path for path in self._store.paths() if path not in present]
         del present
         gone = self._keep_unlisted(gone, report)
+        self._rechunk = chunks_older(self._store)
+        if self._rechunk and self._store.file_count() == 0:  # nothing chunked yet: what it gets is today's chunking
+            self._store.set_meta(CHUNKER_KEY, str(CHUNKER_REVISION))
+            self._rechunk = False
+        if self._rechunk:
+            log.info("chunking changed since the index was made: every file is chunked again, its vectors reused")
         with self._store.bulk_cache():
             report.removed += self._store.delete_files(gone)
             # One indexed row at a time: a dict of every row would leave Python's memory pools fragmented for good
             # after a big folder (the writer idle bar, SPEC §10); a lookup by primary key costs ~15 µs a file.
-            self._run(paths, self._store.file_state, report)
+            try:
+                self._run(paths, self._store.file_state, report)
+            finally:
+                self._rechunk = False
         report.seconds = time.monotonic() - started
         self._store.record_full_sync(complete=report.deferred == 0)
+        if report.deferred == 0 and chunks_older(self._store):  # an unreadable file keeps its old rows as it is
+            self._store.set_meta(CHUNKER_KEY, str(CHUNKER_REVISION))
         self._record_outage(report)
         return report
 
@@ -345,7 +358,7 @@ class Syncer:
         report.bytes_read += content.size
         report.formats[row.name] = report.formats.get(row.name, 0) + 1
         state = FileState(path=path, sha256=content.sha256, mtime_ns=content.mtime_ns, size=content.size)
-        if old is not None and old.sha256 == content.sha256:
+        if old is not None and old.sha256 == content.sha256 and not self._rechunk:
             if (old.mtime_ns, old.size) != (state.mtime_ns, state.size):
                 self._store.touch_file(state)
             report.unchanged += 1
@@ -462,6 +475,16 @@ class Syncer:
 
     def _rows(self, item: _Pending) -> list[NewChunk]:
         return [NewChunk.of(c, h, self._vectors[h]) for c, h in zip(item.chunks, item.hashes, strict=True)]
+
+
+def chunks_older(store: IndexReader) -> bool:
+    """Whether the index's chunks were cut by an older chunker than this one (chunking.CHUNKER_REVISION); never
+    for a newer one: a team's collection written by two releases in turn is not chunked over again each time."""
+    recorded = store.get_meta(CHUNKER_KEY)
+    try:
+        return recorded is None or int(recorded) < CHUNKER_REVISION
+    except ValueError:  # not written by scree: chunk again, and record ours
+        return True
 
 
 def markdown_bytes(policy: IgnorePolicy) -> int:
