@@ -102,7 +102,7 @@ def fold_translations(
     wanted = query.language
     words = query.folded_words
     named = query.versions
-    ranked = list(ranked)  # gains the chunks _placed_in looks up
+    ranked = list(ranked)  # gains the chunks `placed` looks up in the index
     position_of = {chunk_id: position for position, (chunk_id, _) in enumerate(ranked)}
     read: dict[str, list[StoredChunk]] = {}
 
