@@ -78,6 +78,18 @@ def test_thin_is_each_formats_own_rule() -> None:
         "  - Follow the end-to-end setup guide for a Clerk-powered iOS app.\n</Cards>\n"
     )
     assert formats.is_thin("docs/reference/native-mobile/configuration.ios.mdx", cards)
+    next_steps = (  # KubeVela's "What's Next": items sending the reader on in a few words around each link
+        "## What's Next\n\n* Learn more about [defining customized trait](../traits/customize-trait) in CUE.\n"
+        "* Learn how to [define health check and custom status](../traits/status) of Component.\n"
+    )
+    assert formats.is_thin("docs/platform-engineers/components/custom-component.md", next_steps)
+    replaced = (  # React Native 0.72's removals: the words between the links say what replaces what
+        "### Deprecated Component Removals\n\n- [Slider](https://reactnative.dev/docs/0.72/slider) is superseded by "
+        "[@react-native-community/slider](https://github.com/callstack/react-native-slider)\n- [DatePickerIOS]"
+        "(https://reactnative.dev/docs/0.72/datepickerios) is superseded by [@react-native-community/datetimepicker]"
+        "(https://github.com/react-native-datetimepicker/datetimepicker)\n"
+    )
+    assert not formats.is_thin("website/blog/2023-06-21-0.72.mdx", replaced)
     steps = "## Steps\n\n- [Install](install.md)\n- Run the installer, then answer its questions.\n- Restart it.\n"
     assert not formats.is_thin("docs/a.md", steps)  # an item that is no link's description is content
     types = "These types:\n- [`.astro`](#astro)\n- `.mdx` (with the [MDX integration](/mdx/))\n- [`.md`](#md)\n"

@@ -44,6 +44,12 @@ _LINK_ITEM = re.compile(
     r"[ \t]*(?:[-:\u2013\u2014][^\n]{0,80})?"
 )
 # A link reference definition, `[timeouts]: ../features/retries-and-timeouts/`: the target of a reference link.
+_LIST_MARK = re.compile(r"[ \t]*(?:[-*+]|[0-9]+[.)])[ \t]+")  # a list item's marker
+# The words a "Next steps" item opens with to send the reader to another page (_pointer_item)
+_POINTER_WORDS = re.compile(
+    r"(?:learn|see|read|check\s+out|refer\s+to|visit|explore|follow|go\s+to|find\s+out|discover|continue|try)\b",
+    re.IGNORECASE,
+)
 _LINK_DEFINITION = re.compile(r" {0,3}\[[^\]\n]+\]:[ \t]*\S+.*")
 # Lines around a list of links that carry no words: a component's own tag (`<Cards>`, `</Cards>`), a thematic break.
 _MARKUP_LINE = re.compile(r"[ \t]*(?:</?[A-Z][\w.]*(?:\s[^<>]*)?/?>|(?:[-*_][ \t]*){3,})[ \t]*")
@@ -452,7 +458,7 @@ def _link_list(lines: list[str]) -> bool:
     links = 0
     described = True  # the line before was a description or markup, not a link waiting for one
     for line in lines:
-        if _LINK_ITEM.fullmatch(line):
+        if _LINK_ITEM.fullmatch(line) or _pointer_item(line):
             links += 1
             described = False
         elif _MARKUP_LINE.fullmatch(line):
@@ -462,6 +468,21 @@ def _link_list(lines: list[str]) -> bool:
         else:
             return False
     return links > 1
+
+
+def _pointer_item(line: str) -> bool:
+    """Whether a list item sends the reader elsewhere (KubeVela's "What's Next": `* Learn more about [defining
+    customized trait](../traits/customize-trait) in CUE.`): it opens with a word that says so (_POINTER_WORDS) and has
+    fewer than POINTER_BYTES bytes of words outside its links, as a sentence that points elsewhere has. Words around
+    links that say something stay content (React Native's "[Slider](…) is superseded by [@react-native-community/
+    slider](…)")."""
+    item = _LIST_MARK.match(line)
+    if item is None or "](" not in line:
+        return False
+    rest = line[item.end() :]
+    if _POINTER_WORDS.match(rest) is None or _LINK.search(rest) is None:
+        return False
+    return bytes_besides_spaces(_LINK.sub(" ", rest)) < POINTER_BYTES
 
 
 def bytes_besides_spaces(text: str) -> int:
