@@ -174,7 +174,7 @@ def _schema_1_collection(url: str, name: str, folder: Path) -> None:
                 embedder.dims,
                 EMBED_FORMAT,
                 json.dumps({"folder": str(folder), CHUNKER_KEY: str(CHUNKER_REVISION)}),
-            ),  # fmt: skip
+            ),
         ).fetchone()
         assert row is not None
         conn.execute(

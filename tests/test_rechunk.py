@@ -70,7 +70,7 @@ def test_an_index_made_before_the_revision_was_kept_gets_todays_heading_trails(
     tmp_path: Path, recorded: str | None
 ) -> None:
     """The SQLite file as an older scree left it: no revision recorded (or one scree never wrote) and the README's
-    trail holding its logo's tag, which keyword search matched; after the writer's next full sync, its words alone."""
+    trail holding its logo's tag; after the writer's next full sync, the title's words alone, nothing embedded."""
     folder = tmp_path / "docs"
     for rel, text in PAGES.items():
         write_file(folder, rel, text)
