@@ -38,25 +38,26 @@ THIN_BYTES = 48  # issue 25: a chunk with fewer bytes of words than this (its he
 # changelog's entries ("fix: handle missing package.json gracefully ([#13691](…))") were thin too: 226 chunks of
 # SvelteKit's 2,746 against 2 at this bound, 6 of Electron's 3,427 (link lists, "See [`crashReporter.…`](#…).").
 POINTER_BYTES = THIN_BYTES // 2
+_ITEM_MARK = r"[ \t]*(?:[-*+]|[0-9]+[.)])[ \t]+"  # a list item's marker, which the item patterns below open with
+_LIST_MARK = re.compile(_ITEM_MARK)
 # A list item that is a link (inline, reference, autolink or bare URL) and at most a short description: "SEE ALSO".
 _LINK_ITEM = re.compile(
-    r"[ \t]*(?:[-*+]|[0-9]+[.)])[ \t]+(?:\[[^\]\n]*\](?:\([^)\n]*\)|\[[^\]\n]*\])?|<[^<>\s]+>|[a-z]+://\S+)"
+    _ITEM_MARK + r"(?:\[[^\]\n]*\](?:\([^)\n]*\)|\[[^\]\n]*\])?|<[^<>\s]+>|[a-z]+://\S+)"
     r"[ \t]*(?:[-:\u2013\u2014][^\n]{0,80})?"
 )
-# A link reference definition, `[timeouts]: ../features/retries-and-timeouts/`: the target of a reference link.
-_LIST_MARK = re.compile(r"[ \t]*(?:[-*+]|[0-9]+[.)])[ \t]+")  # a list item's marker
 # The words a "Next steps" item opens with to send the reader to another page (_pointer_item)
 _POINTER_WORDS = re.compile(
     r"(?:learn|see|read|check\s+out|refer\s+to|visit|explore|follow|go\s+to|find\s+out|discover|continue|try)\b",
     re.IGNORECASE,
 )
+# A link reference definition, `[timeouts]: ../features/retries-and-timeouts/`: the target of a reference link.
 _LINK_DEFINITION = re.compile(r" {0,3}\[[^\]\n]+\]:[ \t]*\S+.*")
 # Lines around a list of links that carry no words: a component's own tag (`<Cards>`, `</Cards>`), a thematic break.
 _MARKUP_LINE = re.compile(r"[ \t]*(?:</?[A-Z][\w.]*(?:\s[^<>]*)?/?>|(?:[-*_][ \t]*){3,})[ \t]*")
 # A link's description as an item of its own after it (Clerk's cards: `- [Clerk](...)`, `- Learn how to access Clerk
 # in your app.`): one sentence, no link of its own (a sibling item, Astro's "`.mdx` (with the [MDX integration](...))"
 # among links to the page's sections, is content).
-_DESCRIPTION_ITEM = re.compile(r"[ \t]*(?:[-*+]|[0-9]+[.)])[ \t]+[^\[\]()\n]*[.!]")
+_DESCRIPTION_ITEM = re.compile(_ITEM_MARK + r"[^\[\]()\n]*[.!]")
 # A list of links may follow a line this long at most that introduces it (ending in ":"): Linkerd's "Learn More"
 # section, "To get started with the Gateway API types, you can:" over four links, had come first for "How do I
 # configure retries for a route?", its links' words matching.

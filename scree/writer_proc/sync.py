@@ -161,23 +161,24 @@ class Syncer:
         gone = [path for path in self._store.paths() if path not in present]
         del present
         gone = self._keep_unlisted(gone, report)
-        self._rechunk = chunks_older(self._store)
-        if self._rechunk and self._store.file_count() == 0:  # nothing chunked yet: what it gets is today's chunking
+        older = chunks_older(self._store)
+        if older and self._store.file_count() == 0:  # nothing chunked yet: what it gets is today's chunking
             self._store.set_meta(CHUNKER_KEY, str(CHUNKER_REVISION))
-            self._rechunk = False
-        if self._rechunk:
+            older = False
+        if older:
             log.info("chunking changed since the index was made: every file is chunked again, its vectors reused")
         with self._store.bulk_cache():
             report.removed += self._store.delete_files(gone)
             # One indexed row at a time: a dict of every row would leave Python's memory pools fragmented for good
             # after a big folder (the writer idle bar, SPEC §10); a lookup by primary key costs ~15 µs a file.
+            self._rechunk = older
             try:
                 self._run(paths, self._store.file_state, report)
             finally:
                 self._rechunk = False
         report.seconds = time.monotonic() - started
         self._store.record_full_sync(complete=report.deferred == 0)
-        if report.deferred == 0 and chunks_older(self._store):  # an unreadable file keeps its old rows as it is
+        if older and report.deferred == 0:  # an unreadable file keeps its old rows as it is
             self._store.set_meta(CHUNKER_KEY, str(CHUNKER_REVISION))
         self._record_outage(report)
         return report
