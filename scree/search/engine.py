@@ -11,7 +11,8 @@ from pathlib import Path
 from typing import Generic, TypeVar
 
 from scree.config import Settings
-from scree.content.chunking import opted_out, too_little_to_show
+from scree.content.chunking import HEADING_SEPARATOR, opted_out, too_little_to_show
+from scree.content.docs_map import title_of
 from scree.content.files import FileContent, read_markdown, stat_file
 from scree.content.fixtures import asks_about_tests, is_test_page
 from scree.content.formats import NotDocs, detect, is_thin
@@ -27,11 +28,12 @@ from scree.errors import ScreeError
 from scree.logs import get_logger
 from scree.replies import no_markdown_note
 from scree.search import DEFAULT_K, DEFAULT_MODE, MAX_K
+from scree.search.definition import OPENING_WINDOW, asked_subject, names_subject, stand_ins
 from scree.search.faq import is_question_page
 from scree.search.hits import Hit, SearchResult, fold_translations, newest_first, other_version, preferred_twin
 from scree.search.literals import defined_share, literal_share, literals
 from scree.search.post_evidence import site_posts
-from scree.search.query import Query, analyse, keyword_match
+from scree.search.query import Query, analyse, content_words, keyword_match
 from scree.search.ranking import (
     COPIES_POOL_FACTOR,
     DEFINITION_WEIGHT,
@@ -301,6 +303,9 @@ class SearchEngine:
             )
             if mode == "keyword":  # its scores say the rank
                 ranked = [(chunk_id, 1.0 / (rank + 1)) for rank, (chunk_id, _) in enumerate(ranked)]
+        subject = asked_subject(query)
+        if subject is not None:  # "What is a CloneSet?": the CloneSet page's opening (scree.search.definition)
+            ranked = self._openings(ranked, rows, subject)
         trees = self._language_trees()  # copies of one page give way to the copy to show (hits.fold_translations)
         ranked, folded = fold_translations(ranked, rows, trees, analysed, self._store.chunks_for_path)
         looked = _Lookups()  # what the FAQ rule and the hits look up, each once
@@ -308,6 +313,54 @@ class SearchEngine:
         ranked = self._diversify(ranked, rows, matched, analysed, looked)
         hits, dropped = self._recheck_and_collapse(ranked, rows, k, folded, analysed, looked)
         return SearchResult(hits=hits, notes=notes, dropped_paths=tuple(sorted(dropped)))
+
+    def _openings(
+        self, ranked: list[tuple[int, float]], rows: dict[int, StoredChunk], subject: str
+    ) -> list[tuple[int, float]]:
+        """`ranked` with the opening chunk of each of the first OPENING_WINDOW pages titled for the `subject` a query
+        asks to be defined standing for the page's best chunk (scree.search.definition); `rows` gains the openings."""
+        terms = self._terms(subject)
+        if not terms:
+            return ranked
+        openings: dict[int, int] = {}
+        pages: set[str] = set()
+        for chunk_id, _ in ranked:
+            row = rows.get(chunk_id)
+            if row is None or row.path in pages:
+                continue
+            pages.add(row.path)
+            if len(pages) > OPENING_WINDOW:
+                break
+            opening = self._opening(row, terms)
+            if opening is not None and opening.id != chunk_id:
+                rows[opening.id] = opening
+                openings[chunk_id] = opening.id
+        return stand_ins(ranked, openings) if openings else ranked
+
+    def _opening(self, best: StoredChunk, subject: frozenset[str]) -> StoredChunk | None:
+        """When `best`'s page is titled for `subject` and `best`'s own heading is not the subject ("## What is a
+        CloneSet?" answers as well as the opening): the page's first section with substance headed by the subject
+        (Karmada's generated `## PropagationPolicy` under the title "PropagationPolicy v1alpha1", after lines of
+        `apiVersion` and comments), else its first chunk with substance; else None."""
+        if self._heads(subject, best.heading):
+            return None
+        chunks = self._store.chunks_for_path(best.path)
+        if not names_subject(subject, self._terms(title_of([chunk.heading for chunk in chunks]))):
+            return None
+        shown = [
+            chunk for chunk in chunks if not too_little_to_show(chunk.text) and not is_thin(chunk.path, chunk.text)
+        ]
+        sections = (chunk for chunk in shown if HEADING_SEPARATOR in chunk.heading)  # not the title's own text
+        return next((chunk for chunk in sections if self._heads(subject, chunk.heading)), shown[0] if shown else None)
+
+    def _heads(self, subject: frozenset[str], trail: str) -> bool:
+        """Whether the last heading of `trail` is the subject's words and no more ("## What is a CloneSet?",
+        "## CloneSet"; not "### Operations on Failed CloneSet", nor "## CloneSet options")."""
+        return self._terms(trail.rsplit(HEADING_SEPARATOR, 1)[-1]) == subject
+
+    def _terms(self, text: str) -> frozenset[str]:
+        """The keyword index's terms of `text`'s content words."""
+        return frozenset(self._store.stems(" ".join(content_words(text))))
 
     def _signals(
         self, ranked: list[tuple[int, float]], rows: dict[int, StoredChunk], query: Query

@@ -1,0 +1,62 @@
+"""A question asking what something is, answered by the opening of the page named for it. Pure.
+
+"What is a CloneSet?" finds OpenKruise's CloneSet page first, but the page's best chunk by score is its "Operations on
+Failed CloneSet" section, a few lines naming CloneSet four times; the reader wants the page's opening, which says what
+a CloneSet is. The same on Crossplane ("What is a Composition?": "How composition functions work") and on Karmada's API
+reference ("What is a PropagationPolicy?": the `create` operation's Response). When a query asks what something is
+(asked_subject) and a page among the first candidates is titled for it (names_subject), the page's first chunk with
+substance stands for the page at its best chunk's place (stand_ins); a best chunk whose own heading names the subject
+("## What is a CloneSet?") stays.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Mapping, Sequence
+
+# Pages among the first candidates whose titles are compared with the subject: each costs a read of its chunks.
+OPENING_WINDOW = 5
+# Words a title may have beyond the subject's, or the subject beyond the title's ("CloneSet in OpenKruise" for the
+# page "CloneSet"; "PropagationPolicy" for the page "PropagationPolicy v1alpha1"), and still name it.
+SUBJECT_SLACK = 1
+
+_END = r"\s*[?.!]*\s*$"
+_ASKS = (
+    re.compile(r"^\s*what(?:'s|\u2019s|\s+is|\s+are)\s+(.+?)" + _END, re.IGNORECASE),
+    re.compile(r"^\s*what\s+(?:does|do)\s+(.+?)\s+(?:mean|stand\s+for)" + _END, re.IGNORECASE),
+    re.compile(r"^\s*(?:define|definition\s+of|(?:the\s+)?meaning\s+of)\s+(.+?)" + _END, re.IGNORECASE),
+)
+
+
+def asked_subject(query: str) -> str | None:
+    """What `query` asks to be defined, or None: "What is a CloneSet?" -> "a CloneSet", "what does RBAC stand for"
+    -> "RBAC", "define idempotency" -> "idempotency". English only."""
+    for pattern in _ASKS:
+        found = pattern.match(query)
+        if found:
+            return found.group(1)
+    return None
+
+
+def names_subject(subject: Collection[str], title: Collection[str]) -> bool:
+    """Whether a title's terms name the subject's: one holds all of the other's and at most SUBJECT_SLACK more ("What
+    is the difference between CloneSet and Deployment?" is no question about the page "CloneSet", nor "What is the
+    App of Apps pattern?" about the page "App Deletion")."""
+    mine, theirs = set(subject), set(title)
+    if not mine or not theirs or not (mine <= theirs or theirs <= mine):
+        return False
+    return len(mine ^ theirs) <= SUBJECT_SLACK
+
+
+def stand_ins(ranked: Sequence[tuple[int, float]], openings: Mapping[int, int]) -> list[tuple[int, float]]:
+    """`ranked` with each opening (openings: best chunk id -> its page's opening chunk id) just before the best chunk
+    it stands for, at its score, and not again where it ranked itself."""
+    placed = set(openings.values())
+    out: list[tuple[int, float]] = []
+    for chunk_id, score in ranked:
+        if chunk_id in openings:
+            out.append((openings[chunk_id], score))
+        elif chunk_id in placed:
+            continue
+        out.append((chunk_id, score))
+    return out

@@ -1,0 +1,94 @@
+"""A question asking what something is shows the opening of the page titled for it (scree.search.definition)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from backends import Backend
+
+from scree.search.definition import asked_subject, names_subject, stand_ins
+
+CLONESET = (
+    "# CloneSet\n\n"
+    "The CloneSet controller manages stateless applications: it keeps a set of identical pods running and\n"
+    "updates them in place.\n\n"
+    "## Update features\n\n"
+    "### Scaling\n\n"
+    "Scale out and scale in the replicas of a workload with partitions.\n\n"
+    "### Operations on Failed CloneSet\n\n"
+    "A failed CloneSet stays failed: fix the CloneSet template, then the CloneSet rolls the CloneSet pods again.\n"
+)
+WIDGET = (
+    "# Widget\n\n"
+    "Install the widget package with the package manager before anything else.\n\n"
+    "## What is a Widget?\n\n"
+    "A widget is a small reusable control that draws itself and answers to input events.\n\n"
+    "## Widget options\n\n"
+    "Each widget takes widget options: a widget name, a widget size and a widget colour.\n"
+)
+OTHER = "# Kubectl plugin\n\nThe migrate command moves a Deployment to a CloneSet, keeping its pods.\n"
+
+
+@pytest.mark.parametrize(
+    ("query", "subject"),
+    [
+        ("What is a CloneSet?", "a CloneSet"),
+        ("what's JetStream", "JetStream"),
+        ("What are policy exceptions?", "policy exceptions"),
+        ("What does RBAC stand for?", "RBAC"),
+        ("define idempotency", "idempotency"),
+        ("How do I scale a CloneSet?", None),
+        ("CloneSet", None),
+    ],
+)
+def test_a_question_asking_what_something_is_names_its_subject(query: str, subject: str | None) -> None:
+    assert asked_subject(query) == subject
+
+
+def test_a_title_names_the_subject_when_one_holds_the_other_and_at_most_one_word_more() -> None:
+    assert names_subject({"cloneset"}, {"cloneset"})
+    assert names_subject({"propagationpolici"}, {"propagationpolici", "v1alpha1"})  # "PropagationPolicy v1alpha1"
+    assert names_subject({"cloneset", "openkruis"}, {"cloneset"})  # "What is a CloneSet in OpenKruise?"
+    assert not names_subject({"app", "pattern"}, {"app", "delet"})  # "App of Apps pattern" is not "App Deletion"
+    assert not names_subject({"differ", "cloneset", "deploy"}, {"cloneset"})  # a difference, not a definition
+    assert not names_subject({"cloneset"}, {"cloneset", "lifecycl", "insert"})
+    assert not names_subject(set(), {"cloneset"})
+
+
+def test_an_opening_stands_just_before_the_chunk_it_stands_for_and_not_again() -> None:
+    ranked = [(7, 3.0), (2, 2.0), (5, 1.0), (4, 0.5)]
+    assert stand_ins(ranked, {7: 4}) == [(4, 3.0), (7, 3.0), (2, 2.0), (5, 1.0)]
+    assert stand_ins(ranked, {}) == ranked
+
+
+@pytest.fixture
+def site(tmp_path: Path) -> Path:
+    folder = tmp_path / "site"
+    (folder / "docs").mkdir(parents=True)
+    for name, text in {"cloneset.md": CLONESET, "widget.md": WIDGET, "kubectl-plugin.md": OTHER}.items():
+        (folder / "docs" / name).write_text(text, encoding="utf-8")
+    return folder
+
+
+def test_what_is_x_shows_the_opening_of_the_page_titled_x(site: Path, index_backend: Backend) -> None:
+    """OpenKruise: "What is a CloneSet?" found the CloneSet page by its "Operations on Failed CloneSet" section, the
+    chunk naming CloneSet most; the page's opening says what a CloneSet is."""
+    with index_backend.engine(site) as engine:
+        for mode in ("keyword", "hybrid", "semantic"):
+            hits = engine.search("What is a CloneSet?", k=3, mode=mode).hits
+            page = [hit for hit in hits if hit.path == "docs/cloneset.md"]
+            assert page, (mode, [(hit.path, hit.heading) for hit in hits])
+            assert mode == "semantic" or page[0] == hits[0], (mode, [(hit.path, hit.heading) for hit in hits])
+            assert (page[0].heading, page[0].start) == ("CloneSet", 1), (mode, page[0].heading)
+            assert "stateless applications" in page[0].text
+        hits = engine.search("How does a failed CloneSet recover?", k=1, mode="keyword").hits
+        assert hits[0].heading.endswith("Operations on Failed CloneSet"), hits[0].heading  # no definition asked
+
+
+def test_a_section_headed_by_the_subject_comes_before_the_opening(site: Path, index_backend: Backend) -> None:
+    """The page titled "Widget", found for "What is a widget?" by its "Widget options" (the most widgets), shows its
+    "What is a Widget?" section, not its opening, which is about installing."""
+    with index_backend.engine(site) as engine:
+        hits = engine.search("What is a widget?", k=1, mode="keyword").hits
+        assert (hits[0].path, hits[0].heading) == ("docs/widget.md", "Widget > What is a Widget?")
