@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 from backends import Backend
 
-from scree.search.definition import asked_subject, names_subject, stand_ins
+from scree.search.definition import asked_subject, names_subject
+from scree.search.ranking import stand_ins
 
 CLONESET = (
     "# CloneSet\n\n"

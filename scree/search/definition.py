@@ -5,14 +5,14 @@ Failed CloneSet" section, a few lines naming CloneSet four times; the reader wan
 a CloneSet is. The same on Crossplane ("What is a Composition?": "How composition functions work") and on Karmada's API
 reference ("What is a PropagationPolicy?": the `create` operation's Response). When a query asks what something is
 (asked_subject) and a page among the first candidates is titled for it (names_subject), the page's first chunk with
-substance stands for the page at its best chunk's place (stand_ins); a best chunk whose own heading names the subject
-("## What is a CloneSet?") stays.
+substance stands for the page at its best chunk's place (ranking.stand_ins); a best chunk whose own heading names the
+subject ("## What is a CloneSet?") stays.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection
 
 # Pages among the first candidates whose titles are compared with the subject: each costs a read of its chunks.
 OPENING_WINDOW = 5
@@ -46,17 +46,3 @@ def names_subject(subject: Collection[str], title: Collection[str]) -> bool:
     if not mine or not theirs or not (mine <= theirs or theirs <= mine):
         return False
     return len(mine ^ theirs) <= SUBJECT_SLACK
-
-
-def stand_ins(ranked: Sequence[tuple[int, float]], openings: Mapping[int, int]) -> list[tuple[int, float]]:
-    """`ranked` with each opening (openings: best chunk id -> its page's opening chunk id) just before the best chunk
-    it stands for, at its score, and not again where it ranked itself."""
-    placed = set(openings.values())
-    out: list[tuple[int, float]] = []
-    for chunk_id, score in ranked:
-        if chunk_id in openings:
-            out.append((openings[chunk_id], score))
-        elif chunk_id in placed:
-            continue
-        out.append((chunk_id, score))
-    return out

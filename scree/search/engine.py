@@ -28,10 +28,11 @@ from scree.errors import ScreeError
 from scree.logs import get_logger
 from scree.replies import no_markdown_note
 from scree.search import DEFAULT_K, DEFAULT_MODE, MAX_K
-from scree.search.definition import OPENING_WINDOW, asked_subject, names_subject, stand_ins
+from scree.search.definition import OPENING_WINDOW, asked_subject, names_subject
 from scree.search.faq import is_question_page
 from scree.search.hits import Hit, SearchResult, fold_translations, newest_first, other_version, preferred_twin
 from scree.search.literals import defined_share, literal_share, literals
+from scree.search.pointers import POINTER_WINDOW, PageKeys, link_targets, points_elsewhere
 from scree.search.post_evidence import site_posts
 from scree.search.query import Query, analyse, content_words, keyword_match
 from scree.search.ranking import (
@@ -57,6 +58,7 @@ from scree.search.ranking import (
     fuse_keyword_lists,
     one_of_identical,
     path_match,
+    stand_ins,
     vector_weight,
 )
 from scree.search.scope import scope_filter
@@ -181,6 +183,7 @@ class SearchEngine:
         self._trees: _FromFiles[LanguageTrees] = _FromFiles()
         self._posts: _FromFiles[Posts] = _FromFiles()
         self._variants: _FromFiles[Variants] = _FromFiles()
+        self._pages: _FromFiles[PageKeys] = _FromFiles()
         # The store's connection serves one thread at a time. The query embedding may wait on the API for seconds:
         # it runs under its own lock, never under the store's, so a keyword search never waits behind it (R-M3,
         # issue 13).
@@ -295,6 +298,7 @@ class SearchEngine:
         if mode == "hybrid":
             ranked = self._signals(ranked, rows, analysed)
         if mode != "semantic":  # issue 25: one-line and link-list chunks rank lower (ranking.THIN_RANKS)
+            ranked = self._pointed(ranked, rows, thin)  # "See [configure languages][].": that page first
             ranked = demote_thin(
                 ranked,
                 thin,
@@ -347,11 +351,38 @@ class SearchEngine:
         chunks = self._store.chunks_for_path(best.path)
         if not names_subject(subject, self._terms(title_of([chunk.heading for chunk in chunks]))):
             return None
-        shown = [
-            chunk for chunk in chunks if not too_little_to_show(chunk.text) and not is_thin(chunk.path, chunk.text)
-        ]
+        shown = _with_substance(chunks)
         sections = (chunk for chunk in shown if HEADING_SEPARATOR in chunk.heading)  # not the title's own text
         return next((chunk for chunk in sections if self._heads(subject, chunk.heading)), shown[0] if shown else None)
+
+    def _pointed(
+        self, ranked: list[tuple[int, float]], rows: dict[int, StoredChunk], thin: Callable[[int], bool]
+    ) -> list[tuple[int, float]]:
+        """`ranked` with the page each thin chunk among the first POINTER_WINDOW sends the reader to ("See [configure
+        languages][].") standing just before it, when its links lead to exactly one other indexed file
+        (scree.search.pointers): that page's first chunk with substance, where the link lands, unless the page ranks
+        above its pointer already; `rows` gains the chunks it adds."""
+        stands: dict[int, int] = {}
+        for position, (chunk_id, _) in enumerate(ranked[:POINTER_WINDOW]):
+            row = rows.get(chunk_id)
+            if row is None or not thin(chunk_id) or not points_elsewhere(row.text):
+                continue
+            target = self._led_to(row)
+            if target is None or any(rows[c].path == target for c, _ in ranked[:position] if c in rows):
+                continue
+            landing = next(iter(_with_substance(self._store.chunks_for_path(target))), None)
+            if landing is not None and landing.id not in stands.values():
+                rows[landing.id] = landing
+                stands[chunk_id] = landing.id
+        return stand_ins(ranked, stands) if stands else ranked
+
+    def _led_to(self, row: StoredChunk) -> str | None:
+        """The one other indexed file `row`'s links lead to (reference links by the definitions in its file), or
+        None."""
+        whole = "\n".join(chunk.text for chunk in self._store.chunks_for_path(row.path)) if "][" in row.text else ""
+        pages = self._pages.get(self._store.file_count(), lambda: PageKeys(self._store.paths()))
+        led = {pages.resolve(target, row.path) for target in link_targets(row.text, whole)} - {None}
+        return led.pop() if len(led) == 1 else None
 
     def _heads(self, subject: frozenset[str], trail: str) -> bool:
         """Whether the last heading of `trail` is the subject's words and no more ("## What is a CloneSet?",
@@ -766,6 +797,11 @@ class SearchEngine:
         if isinstance(row, NotDocs):
             return None
         return _Current(ranges={c.text: (c.start_line, c.end_line) for c in row.chunks(content.text)})
+
+
+def _with_substance(chunks: Iterable[StoredChunk]) -> list[StoredChunk]:
+    """The chunks a hit may show as a page's own text: neither too little to show nor thin."""
+    return [chunk for chunk in chunks if not too_little_to_show(chunk.text) and not is_thin(chunk.path, chunk.text)]
 
 
 def _vector_weight(query: Query, recorded: tuple[str, int] | None) -> float:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import TypeVar
 
 T = TypeVar("T")
@@ -133,6 +133,21 @@ def demote_thin(
         if place == int(place) and place < len(ranked):
             score = max(score, ranked[int(place)][1]) if position != place else score
         out.append((item, min(score, out[-1][1]) if out else score))
+    return out
+
+
+def stand_ins(ranked: Sequence[tuple[int, float]], stands: Mapping[int, int]) -> list[tuple[int, float]]:
+    """`ranked` with each stand-in (`stands`: item -> the item standing for it) just before the item it stands for,
+    at its score, and not again where it ranked itself: a page's opening for a what-is question
+    (scree.search.definition), the page a thin pointer leads to (scree.search.pointers)."""
+    placed = set(stands.values())
+    out: list[tuple[int, float]] = []
+    for item, score in ranked:
+        if item in stands:
+            out.append((stands[item], score))
+        elif item in placed:
+            continue
+        out.append((item, score))
     return out
 
 
