@@ -314,23 +314,29 @@ def _check_copies(store: IndexReader, settings: Settings, report: _Report) -> No
     report.ok("posts", posts.describe())
     report.ok("changelogs", describe_changelogs(store.paths()))
     report.ok("test pages", describe_test_pages(store.paths()))
-    _check_question_pages(store, report)
+    _check_page_shapes(store, report)
 
 
 DOCTOR_PAGES_CHECKED = 5000  # pages read for their headings: a bound on a large index's cost
 
 
-def _check_question_pages(store: IndexReader, report: _Report) -> None:
-    """Issue 32: the pages of questions (FAQs) search ranks one place after a page the query's words found."""
-    from scree.search.faq import describe, is_question_page, question_count
+def _check_page_shapes(store: IndexReader, report: _Report) -> None:
+    """Issue 32: the pages of questions (FAQs) search ranks one place after a page the query's words found, and the
+    design proposals it ranks after docs pages of similar rank, each told by its headings."""
+    from scree.search import faq, proposals
 
     paths = sorted(store.paths())
-    found: dict[str, tuple[int, int]] = {}
+    questions: dict[str, tuple[int, int]] = {}
+    designs: list[str] = []
     for path in paths[:DOCTOR_PAGES_CHECKED]:
         headings = [chunk.heading for chunk in store.chunks_for_path(path)]
-        if is_question_page(headings):
-            found[path] = question_count(headings)
-    report.ok("pages of questions", describe(found, min(len(paths), DOCTOR_PAGES_CHECKED), len(paths)))
+        if faq.is_question_page(headings):
+            questions[path] = faq.question_count(headings)
+        if proposals.is_proposal(headings):
+            designs.append(path)
+    checked = min(len(paths), DOCTOR_PAGES_CHECKED)
+    report.ok("pages of questions", faq.describe(questions, checked, len(paths)))
+    report.ok("design proposals", proposals.describe(designs, checked, len(paths)))
 
 
 def run_doctor(settings: Settings, emit: Callable[[str], None]) -> int:

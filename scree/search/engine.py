@@ -34,6 +34,7 @@ from scree.search.hits import Hit, SearchResult, fold_translations, newest_first
 from scree.search.literals import defined_share, literal_share, literals
 from scree.search.pointers import POINTER_WINDOW, PageKeys, link_targets, points_elsewhere
 from scree.search.post_evidence import site_posts
+from scree.search.proposals import asks_about_design, is_proposal
 from scree.search.query import Query, analyse, content_words, keyword_match
 from scree.search.ranking import (
     COPIES_POOL_FACTOR,
@@ -45,6 +46,7 @@ from scree.search.ranking import (
     PER_FILE,
     POOL,
     POST_RANKS,
+    PROPOSAL_RANKS,
     RANGE_WEIGHT,
     RELEASE_WEIGHT,
     VARIANT_WEIGHT,
@@ -179,7 +181,8 @@ class SearchEngine:
         self._embedder_factory = embedder_factory
         self._embedder: Embedder | None = None
         self._path_terms: dict[str, frozenset[str]] = {}
-        self._faq_pages: dict[str, tuple[str, bool]] = {}  # path -> (indexed sha256, a page of questions)
+        # path -> (indexed sha256, a page of questions, a design proposal)
+        self._page_shapes: dict[str, tuple[str, bool, bool]] = {}
         self._trees: _FromFiles[LanguageTrees] = _FromFiles()
         self._posts: _FromFiles[Posts] = _FromFiles()
         self._variants: _FromFiles[Variants] = _FromFiles()
@@ -569,9 +572,11 @@ class SearchEngine:
             ranked = demote(ranked, lambda item: item in rows and is_changelog(rows[item].path), POST_RANKS, matched)
         if not asks_about_tests(query.folded_words):  # a formatter's test fixtures are markdown by the hundred
             ranked = demote(ranked, lambda item: item in rows and is_test_page(rows[item].path), POST_RANKS, matched)
-        questions = self._question_pages(ranked[:FAQ_WINDOW], rows, looked)
+        questions, proposals = self._shaped_pages(ranked[:FAQ_WINDOW], rows, looked)
         if questions:
             ranked = demote(ranked, questions.__contains__, FAQ_RANKS, matched)
+        if proposals and not asks_about_design(query.folded_words):  # scree.search.proposals
+            ranked = demote(ranked, proposals.__contains__, PROPOSAL_RANKS, matched)
         return ranked
 
     @staticmethod
@@ -593,25 +598,29 @@ class SearchEngine:
         copy = trees.copy(row.path) if row is not None else None
         return copy is not None and copy.language not in (query.language, trees.main, ORIGINAL)
 
-    def _question_pages(
+    def _shaped_pages(
         self, ranked: list[tuple[int, float]], rows: dict[int, StoredChunk], looked: _Lookups
-    ) -> set[int]:
-        """The items of `ranked` whose page is a page of questions (scree.search.faq), each page judged by all its
-        chunks' headings once per indexed version of the file."""
-        out: set[int] = set()
+    ) -> tuple[set[int], set[int]]:
+        """The items of `ranked` whose page is a page of questions (scree.search.faq), and those whose page is a
+        design proposal (scree.search.proposals), each page judged by all its chunks' headings once per indexed
+        version of the file."""
+        questions: set[int] = set()
+        proposals: set[int] = set()
         self._prefetch(looked, (rows[chunk_id].path for chunk_id, _ in ranked if chunk_id in rows))
         for chunk_id, _ in ranked:
             row = rows.get(chunk_id)
             state = looked.indexed.get(row.path) if row is not None else None
             if row is None or state is None:
                 continue
-            known = self._faq_pages.get(row.path)
+            known = self._page_shapes.get(row.path)
             if known is None or known[0] != state.sha256:
                 headings = [chunk.heading for chunk in self._store.chunks_for_path(row.path)]
-                known = self._faq_pages[row.path] = (state.sha256, is_question_page(headings))
+                known = self._page_shapes[row.path] = (state.sha256, is_question_page(headings), is_proposal(headings))
             if known[1]:
-                out.add(chunk_id)
-        return out
+                questions.add(chunk_id)
+            if known[2]:
+                proposals.add(chunk_id)
+        return questions, proposals
 
     def _one_of_identical(
         self,

@@ -176,6 +176,12 @@ POST_RANKS = 3
 # 0.858 at 2, 0.854 at 3. Jest, the docs trees, the formats trees, SciFact and the generated site have no such page.
 FAQ_RANKS = 1
 FAQ_WINDOW = 30
+# A design proposal (scree.search.proposals: Goals beside Non-Goals, or the sections design templates ask for) goes
+# PROPOSAL_RANKS places down among the files' best chunks, as a post does (in hybrid mode only past pages the query's
+# words found), unless the query asks about a design: it says how a feature was to be built, in the words of the
+# question about using it. Contour: its design/ pages came first for "How do I configure CORS?" and "How do I set up
+# TLS for a virtual host?". Judged among the first FAQ_WINDOW places, with the pages of questions.
+PROPOSAL_RANKS = POST_RANKS
 
 
 # Issue 32: on a site with version trees or translations, most pages are copied unchanged into every version (Jest: 4
