@@ -528,6 +528,25 @@ def test_a_query_naming_a_release_gets_the_changelog_section_headed_by_it(tmp_pa
     assert later[0].heading == "Changelog > pytest 8.3.0 (2024-07-20) > Features", later[0]
 
 
+def test_a_section_for_an_older_release_gives_way_to_its_pages_newer_text(tmp_path: Path) -> None:
+    """Contour's upgrading.md keeps a section per step since 1.0.0 under its current instructions: "How do I upgrade
+    Contour?" had its "Upgrading Contour 1.0.0 to 1.0.1 > The less easy way" stand for the page; a query naming no
+    release gets the page's newer text (ranking.OLD_SECTION_WEIGHT), and one naming 1.0.1 still gets that section."""
+    upgrading = page(
+        "Upgrading",
+        "## The easy way\n\nTo upgrade Contour, apply the manifests of the new release to the cluster.",
+        "## Upgrading Contour 1.24.0 to 1.25.0\n\nApply the manifests of 1.25.0.",
+        "## Upgrading Contour 1.0.0 to 1.0.1\n\n### The less easy way\n\nTo upgrade Contour, edit the image of "
+        "the Contour deployment.",
+    )
+    files = {"docs/upgrading.md": upgrading, **{f"docs/{name}": text for name, text in GUIDES.items()}}
+    engine = engine_for(tree(tmp_path / "site", files), tmp_path / "index.db")
+    hits = search(engine, "How do I upgrade Contour?", "hybrid", k=1)
+    assert hits[0].path == "docs/upgrading.md" and "1.0.0" not in hits[0].heading, hits[0].heading
+    named = search(engine, "How do I upgrade Contour 1.0.1?", "hybrid", k=1)
+    assert "1.0.0 to 1.0.1" in named[0].heading, named[0].heading
+
+
 def test_a_series_of_release_notes_answers_from_the_docs_and_marks_each_old_release(tmp_path: Path) -> None:
     """Versions rule 8, Celery's layout: docs/history/whatsnew-5.4.rst ... whatsnew-5.6.rst beside the user guide,
     no version trees. The notes of 5.4 said more about retries than the guide that documents them and came first,

@@ -20,7 +20,14 @@ from scree.content.ignore import IgnorePolicy
 from scree.content.languages import ORIGINAL, LanguageTrees
 from scree.content.posts import Posts, asks_about_changes, asks_what_changed, is_changelog
 from scree.content.variants import Variants, holds
-from scree.content.versions import VersionTrees, heading_names_release, names_each, versions_in_name
+from scree.content.versions import (
+    VersionTrees,
+    heading_names_release,
+    heading_releases,
+    names_each,
+    version_key,
+    versions_in_name,
+)
 from scree.embedders.base import KEYWORD_ONLY, Embedder
 from scree.embedders.factory import NEEDS_VECTORS, SEMANTIC_OFF, make_embedder, make_query_embedder
 from scree.embedders.kinds import cjk_vector_weight, embedder_available, similarity_floor
@@ -58,6 +65,7 @@ from scree.search.ranking import (
     diversify,
     fuse_hybrid,
     fuse_keyword_lists,
+    give_way,
     one_of_identical,
     path_match,
     stand_ins,
@@ -310,9 +318,7 @@ class SearchEngine:
             )
             if mode == "keyword":  # its scores say the rank
                 ranked = [(chunk_id, 1.0 / (rank + 1)) for rank, (chunk_id, _) in enumerate(ranked)]
-        subject = asked_subject(query)
-        if subject is not None:  # "What is a CloneSet?": the CloneSet page's opening (scree.search.definition)
-            ranked = self._openings(ranked, rows, subject)
+        ranked = self._page_sections(ranked, rows, analysed)
         trees = self._language_trees()  # copies of one page give way to the copy to show (hits.fold_translations)
         ranked, folded = fold_translations(ranked, rows, trees, analysed, self._store.chunks_for_path)
         looked = _Lookups()  # what the FAQ rule and the hits look up, each once
@@ -320,6 +326,23 @@ class SearchEngine:
         ranked = self._diversify(ranked, rows, matched, analysed, looked)
         hits, dropped = self._recheck_and_collapse(ranked, rows, k, folded, analysed, looked)
         return SearchResult(hits=hits, notes=notes, dropped_paths=tuple(sorted(dropped)))
+
+    def _page_sections(
+        self, ranked: list[tuple[int, float]], rows: dict[int, StoredChunk], query: Query
+    ) -> list[tuple[int, float]]:
+        """Which chunk stands for a page, where its best one is not the one to show: for a query naming no release,
+        not a section headed by an older release than the newest its page's candidates are (ranking.give_way); for
+        one asking what something is, the opening of the page titled for it (scree.search.definition)."""
+        if not query.versions:  # "How do I upgrade Contour?": not its "Upgrading Contour 1.0.0 to 1.0.1" section
+            older = _older_sections(rows, ranked)
+            if older:
+                ranked = give_way(
+                    ranked, older.__contains__, lambda chunk_id: rows[chunk_id].path if chunk_id in rows else ""
+                )
+        subject = asked_subject(query.text)
+        if subject is not None:  # "What is a CloneSet?": the CloneSet page's opening
+            ranked = self._openings(ranked, rows, subject)
+        return ranked
 
     def _openings(
         self, ranked: list[tuple[int, float]], rows: dict[int, StoredChunk], subject: str
@@ -806,6 +829,21 @@ class SearchEngine:
         if isinstance(row, NotDocs):
             return None
         return _Current(ranges={c.text: (c.start_line, c.end_line) for c in row.chunks(content.text)})
+
+
+def _older_sections(rows: dict[int, StoredChunk], ranked: Sequence[tuple[int, float]]) -> set[int]:
+    """The candidates under a heading naming only releases older than the newest another candidate of their page is
+    headed by (ranking.give_way): Contour's upgrading.md keeps a section per step since 1.0.0."""
+    newest: dict[str, tuple[int, ...]] = {}
+    named: dict[int, tuple[int, ...]] = {}
+    for chunk_id, _ in ranked:
+        row = rows.get(chunk_id)
+        releases = heading_releases(row.heading) if row is not None else []
+        if row is None or not releases:
+            continue
+        named[chunk_id] = max(version_key(release) for release in releases)
+        newest[row.path] = max(newest.get(row.path, ()), named[chunk_id])
+    return {chunk_id for chunk_id, key in named.items() if key < newest[rows[chunk_id].path]}
 
 
 def _with_substance(chunks: Iterable[StoredChunk]) -> list[StoredChunk]:

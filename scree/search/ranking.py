@@ -151,6 +151,28 @@ def stand_ins(ranked: Sequence[tuple[int, float]], stands: Mapping[int, int]) ->
     return out
 
 
+def give_way(
+    ranked: Sequence[tuple[int, float]], yields: Callable[[int], bool], file_of: Callable[[int], str]
+) -> list[tuple[int, float]]:
+    """`ranked` with each file's best item that `yields` standing behind the file's best item that does not, where
+    one scores at least STAND_IN_SHARE of it: that one takes its place and score (stand_ins). For a query naming no
+    release, a section headed by an older release than the newest its page's candidates are headed by: Contour's
+    upgrading.md, "Legacy per-version upgrade instructions > Upgrading Contour 1.0.0 to 1.0.1 > The less easy way",
+    had stood for the page for "How do I upgrade Contour?" before its current text. Which pages come first does not
+    change."""
+    best: dict[str, tuple[int, float]] = {}
+    stands: dict[int, int] = {}
+    for item, score in ranked:
+        file = file_of(item)
+        if file not in best:
+            best[file] = (item, score)
+        elif item not in stands.values() and best[file][0] not in stands:
+            first, top = best[file]
+            if yields(first) and not yields(item) and score >= STAND_IN_SHARE * top:
+                stands[first] = item
+    return stand_ins(ranked, stands) if stands else list(ranked)
+
+
 # Issue 32: a chunk of a version other than the current one (old, or unreleased) that no current chunk says the same
 # as (the engine folds those) stays findable, VERSION_RANKS places further down among the files' best chunks (after
 # ranking.diversify, so a place is a page): after current pages of similar rank. bench.quality_versions, top-5 slots
