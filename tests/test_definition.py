@@ -93,3 +93,24 @@ def test_a_section_headed_by_the_subject_comes_before_the_opening(site: Path, in
     with index_backend.engine(site) as engine:
         hits = engine.search("What is a widget?", k=1, mode="keyword").hits
         assert (hits[0].path, hits[0].heading) == ("docs/widget.md", "Widget > What is a Widget?")
+
+
+def test_the_page_titled_by_the_subject_alone_comes_first(tmp_path: Path, index_backend: Backend) -> None:
+    """webpack: "What is a loader?" had the API page "Loader Interface" first by its `this.loaders` section and the
+    concept page "Loaders" third; a page titled by the subject's words alone comes first among the first pages."""
+    folder = tmp_path / "site"
+    pages = {
+        "api/loaders.md": "# Loader Interface\n\n## this.loaders\n\nAn array of all the loaders: each loader of the"
+        " loaders, the loader's options, the loader's request. Loaders loaders loaders.\n",
+        "concepts/loaders.md": "# Loaders\n\nLoaders are transformations applied to the source code of a module.\n",
+        "guides/setup.md": "# Setup\n\nInstall the bundler, then write a config file with a loader or two.\n",
+    }
+    for name, text in pages.items():
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_text(text, encoding="utf-8")
+    with index_backend.engine(folder) as engine:
+        for mode in ("keyword", "hybrid"):
+            hits = engine.search("What is a loader?", k=3, mode=mode).hits
+            assert hits[0].path == "concepts/loaders.md", (mode, [hit.path for hit in hits])
+            assert hits[0].score >= hits[1].score
+        assert engine.search("this.loaders array", k=1, mode="keyword").hits[0].path == "api/loaders.md"

@@ -6,7 +6,9 @@ a CloneSet is. The same on Crossplane ("What is a Composition?": "How compositio
 reference ("What is a PropagationPolicy?": the `create` operation's Response). When a query asks what something is
 (asked_subject) and a page among the first candidates is titled for it (names_subject), the page's first chunk with
 substance stands for the page at its best chunk's place (ranking.stand_ins); a best chunk whose own heading names the
-subject ("## What is a CloneSet?") stays.
+subject ("## What is a CloneSet?") stays. Pages titled by the subject's words alone come first among those pages
+(ranking.first_of): webpack's concept page "Loaders" had come third for "What is a loader?", after the API page
+"Loader Interface" by its `this.loaders` section.
 """
 
 from __future__ import annotations

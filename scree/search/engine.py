@@ -63,6 +63,7 @@ from scree.search.ranking import (
     demote,
     demote_thin,
     diversify,
+    first_of,
     fuse_hybrid,
     fuse_keyword_lists,
     give_way,
@@ -348,11 +349,13 @@ class SearchEngine:
         self, ranked: list[tuple[int, float]], rows: dict[int, StoredChunk], subject: str
     ) -> list[tuple[int, float]]:
         """`ranked` with the opening chunk of each of the first OPENING_WINDOW pages titled for the `subject` a query
-        asks to be defined standing for the page's best chunk (scree.search.definition); `rows` gains the openings."""
+        asks to be defined standing for the page's best chunk, and the pages titled by the subject's words alone
+        first (scree.search.definition); `rows` gains the openings."""
         terms = self._terms(subject)
         if not terms:
             return ranked
         openings: dict[int, int] = {}
+        exact: list[int] = []  # the chunks standing for the pages titled by the subject alone, in rank order
         pages: set[str] = set()
         for chunk_id, _ in ranked:
             row = rows.get(chunk_id)
@@ -361,25 +364,31 @@ class SearchEngine:
             pages.add(row.path)
             if len(pages) > OPENING_WINDOW:
                 break
-            opening = self._opening(row, terms)
-            if opening is not None and opening.id != chunk_id:
+            title, opening = self._opening(row, terms)
+            if opening is not None:
                 rows[opening.id] = opening
                 openings[chunk_id] = opening.id
-        return stand_ins(ranked, openings) if openings else ranked
+            if title == terms:
+                exact.append(opening.id if opening is not None else chunk_id)
+        ranked = stand_ins(ranked, openings) if openings else ranked
+        return first_of(ranked, exact)
 
-    def _opening(self, best: StoredChunk, subject: frozenset[str]) -> StoredChunk | None:
-        """When `best`'s page is titled for `subject` and `best`'s own heading is not the subject ("## What is a
-        CloneSet?" answers as well as the opening): the page's first section with substance headed by the subject
-        (Karmada's generated `## PropagationPolicy` under the title "PropagationPolicy v1alpha1", after lines of
-        `apiVersion` and comments), else its first chunk with substance; else None."""
-        if self._heads(subject, best.heading):
-            return None
+    def _opening(self, best: StoredChunk, subject: frozenset[str]) -> tuple[frozenset[str], StoredChunk | None]:
+        """The terms of `best`'s page's title, and, when that title names `subject` and `best`'s own heading is not
+        the subject ("## What is a CloneSet?" answers as well as the opening), the page's first section with
+        substance headed by the subject (Karmada's generated `## PropagationPolicy` under the title
+        "PropagationPolicy v1alpha1", after lines of `apiVersion` and comments), else its first chunk with
+        substance."""
         chunks = self._store.chunks_for_path(best.path)
-        if not names_subject(subject, self._terms(title_of([chunk.heading for chunk in chunks]))):
-            return None
+        title = self._terms(title_of([chunk.heading for chunk in chunks]))
+        if self._heads(subject, best.heading) or not names_subject(subject, title):
+            return title, None
         shown = _with_substance(chunks)
         sections = (chunk for chunk in shown if HEADING_SEPARATOR in chunk.heading)  # not the title's own text
-        return next((chunk for chunk in sections if self._heads(subject, chunk.heading)), shown[0] if shown else None)
+        opening = next(
+            (chunk for chunk in sections if self._heads(subject, chunk.heading)), shown[0] if shown else None
+        )
+        return title, opening if opening is not None and opening.id != best.id else None
 
     def _pointed(
         self, ranked: list[tuple[int, float]], rows: dict[int, StoredChunk], thin: Callable[[int], bool]

@@ -151,6 +151,17 @@ def stand_ins(ranked: Sequence[tuple[int, float]], stands: Mapping[int, int]) ->
     return out
 
 
+def first_of(ranked: Sequence[tuple[int, float]], items: Sequence[int]) -> list[tuple[int, float]]:
+    """`ranked` with `items` (those in it, in their order) first, at the first item's score: the pages titled by
+    what a query asks to be defined (scree.search.definition)."""
+    wanted = [item for item in items if any(item == other for other, _ in ranked)]
+    if not ranked or not wanted or [item for item, _ in ranked[: len(wanted)]] == wanted:
+        return list(ranked)
+    top = ranked[0][1]
+    moved = set(wanted)
+    return [(item, top) for item in wanted] + [(item, score) for item, score in ranked if item not in moved]
+
+
 def give_way(
     ranked: Sequence[tuple[int, float]], yields: Callable[[int], bool], file_of: Callable[[int], str]
 ) -> list[tuple[int, float]]:
