@@ -75,6 +75,14 @@ def reindex_here(env: dict[str, str], folder: Path) -> None:
     assert done.returncode == 0, done.stderr
 
 
+def doctor_lines(env: dict[str, str], folder: Path, label: str) -> tuple[list[str], str]:
+    """The lines of `scree doctor` over `folder`, indexed first in this process, that report `label`, and all of
+    its output (for an assertion's message)."""
+    reindex_here(env, folder)  # set-up: doctor is the subject
+    doctor = run_scree("doctor", "--notes", str(folder), env=env)
+    return [line for line in doctor.stdout.splitlines() if f"{label}:" in line], doctor.stdout
+
+
 def _main_here(args: Sequence[str], env: dict[str, str], cwd: Path | None) -> int:
     import logging
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from cli_helpers import reindex_here, run_scree, scree_env
+from cli_helpers import doctor_lines, scree_env
 from test_version_search import engine_for, page, search, tree
 
 from scree.content.ignore import IgnorePolicy
@@ -122,8 +122,5 @@ def test_doctor_lists_the_pages_of_questions(tmp_path: Path) -> None:
         ("faq", FAQ, "docs/faq.md (4 of 5 headings questions): shown one place after a page the query's words found"),
         ("guide", GUIDE, "none found (pages whose headings are mostly questions)"),
     ):
-        folder = site(tmp_path / name, faq=faq)
-        reindex_here(env, folder)  # set-up: doctor is the subject
-        doctor = run_scree("doctor", "--notes", str(folder), env=env)
-        lines = [line for line in doctor.stdout.splitlines() if "pages of questions:" in line]
-        assert lines == [f"ok    pages of questions: {expected}"], doctor.stdout
+        lines, output = doctor_lines(env, site(tmp_path / name, faq=faq), "pages of questions")
+        assert lines == [f"ok    pages of questions: {expected}"], output

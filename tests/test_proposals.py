@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from cli_helpers import reindex_here, run_scree, scree_env
+from cli_helpers import doctor_lines, scree_env
+from test_faq_search import OTHERS  # pages of another topic around the two
 from test_version_search import engine_for, page, search, tree
 
 from scree.search.proposals import asks_about_design, describe, is_proposal
@@ -27,16 +28,6 @@ GUIDE = page(
     "## Goals\n\nThe project routes traffic to services.",
     "## Components\n\nThe controller configures the proxies.",
 )
-OTHERS = {
-    f"docs/page-{n}.md": page(f"Page {n}", text)
-    for n, text in enumerate(
-        (
-            "## Origins\n\nList the origins a virtual host accepts.",
-            "## Headers\n\nRequest headers are passed to the service.",
-            "## Timeouts\n\nA route's timeout policy limits a request.",
-        )
-    )
-}
 
 
 def site(folder: Path, design: str = PROPOSAL) -> Path:
@@ -81,8 +72,5 @@ def test_doctor_lists_the_design_proposals(tmp_path: Path) -> None:
         ("proposal", PROPOSAL, "design/cors-configuration.md: shown after docs pages of similar rank unless"),
         ("guide", GUIDE, "none found (pages with a design proposal's sections"),
     ):
-        folder = site(tmp_path / name, design=design)
-        reindex_here(env, folder)  # set-up: doctor is the subject
-        doctor = run_scree("doctor", "--notes", str(folder), env=env)
-        lines = [line for line in doctor.stdout.splitlines() if "design proposals:" in line]
-        assert len(lines) == 1 and lines[0].startswith(f"ok    design proposals: {expected}"), doctor.stdout
+        lines, output = doctor_lines(env, site(tmp_path / name, design=design), "design proposals")
+        assert len(lines) == 1 and lines[0].startswith(f"ok    design proposals: {expected}"), output

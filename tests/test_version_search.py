@@ -73,6 +73,12 @@ def engine_for(folder: Path, db: Path, current_version: str | None = None) -> Se
     return SearchEngine(reader, policy, folder, 1_000_000, lambda: embedder, current_version=current_version)
 
 
+def beside_guides(tmp_path: Path, files: dict[str, str]) -> SearchEngine:
+    """An engine over `files` beside a few guides in docs/ (GUIDES), in tmp_path/site."""
+    guides = {f"docs/{name}": text for name, text in GUIDES.items()}
+    return engine_for(tree(tmp_path / "site", {**files, **guides}), tmp_path / "index.db")
+
+
 def indexed_doctor(tmp_path: Path, folder: Path) -> tuple[dict[str, str], subprocess.CompletedProcess[str]]:
     """`folder` indexed by `scree reindex` with the hashed embedder (its data under `tmp_path`), and what `scree
     doctor` then says of it: (the environment both ran in, doctor's process)."""
@@ -520,8 +526,7 @@ def test_a_query_naming_a_release_gets_the_changelog_section_headed_by_it(tmp_pa
         "## pytest 8.0.0rc1 (2023-12-30)\n\n### Breaking Changes\n\n- Python 3.7 is no longer supported; use "
         "Python 3.8 or later.",
     )
-    files = {"CHANGELOG.md": changelog, **{f"docs/{name}": text for name, text in GUIDES.items()}}
-    engine = engine_for(tree(tmp_path / "site", files), tmp_path / "index.db")
+    engine = beside_guides(tmp_path, {"CHANGELOG.md": changelog})
     hits = search(engine, "What changed in pytest 8.0?", "hybrid", k=1)
     assert hits[0].path == "CHANGELOG.md" and "8.0.0" in hits[0].heading, hits[0]
     later = search(engine, "What changed in pytest 8.3.0?", "hybrid", k=1)
@@ -531,7 +536,7 @@ def test_a_query_naming_a_release_gets_the_changelog_section_headed_by_it(tmp_pa
 def test_a_section_for_an_older_release_gives_way_to_its_pages_newer_text(tmp_path: Path) -> None:
     """Contour's upgrading.md keeps a section per step since 1.0.0 under its current instructions: "How do I upgrade
     Contour?" had its "Upgrading Contour 1.0.0 to 1.0.1 > The less easy way" stand for the page; a query naming no
-    release gets the page's newer text (ranking.OLD_SECTION_WEIGHT), and one naming 1.0.1 still gets that section."""
+    release gets the page's newer text (ranking.give_way), and one naming 1.0.1 still gets that section."""
     upgrading = page(
         "Upgrading",
         "## The easy way\n\nTo upgrade Contour, apply the manifests of the new release to the cluster.",
@@ -539,8 +544,7 @@ def test_a_section_for_an_older_release_gives_way_to_its_pages_newer_text(tmp_pa
         "## Upgrading Contour 1.0.0 to 1.0.1\n\n### The less easy way\n\nTo upgrade Contour, edit the image of "
         "the Contour deployment.",
     )
-    files = {"docs/upgrading.md": upgrading, **{f"docs/{name}": text for name, text in GUIDES.items()}}
-    engine = engine_for(tree(tmp_path / "site", files), tmp_path / "index.db")
+    engine = beside_guides(tmp_path, {"docs/upgrading.md": upgrading})
     hits = search(engine, "How do I upgrade Contour?", "hybrid", k=1)
     assert hits[0].path == "docs/upgrading.md" and "1.0.0" not in hits[0].heading, hits[0].heading
     named = search(engine, "How do I upgrade Contour 1.0.1?", "hybrid", k=1)
