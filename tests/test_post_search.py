@@ -10,6 +10,7 @@ import pytest
 from cli_helpers import run_scree
 from test_version_search import GUIDES, engine_for, indexed_doctor, page, search, tree
 
+from scree.content.fixtures import beside_the_docs, docs_root
 from scree.content.posts import is_changelog
 
 CLI = page(
@@ -197,3 +198,35 @@ def test_a_test_fixture_comes_after_the_docs_page_unless_the_query_asks_about_te
         "ok    test pages: tests/format/markdown/real-world-case.md: shown after docs pages of similar rank unless the "
         "query asks about tests"
     ) in doctor.stdout, doctor.stdout
+
+
+def test_the_docs_top_folder_is_where_most_pages_that_are_no_tests_sit() -> None:
+    prettier = [
+        *(f"tests/format/markdown/case-{n}.md" for n in range(9)),
+        "docs/options.md",
+        "docs/cli.md",
+        "README.md",
+    ]
+    assert docs_root(prettier) == "docs/"  # 9 fixtures do not make tests/ the docs
+    assert beside_the_docs("tests/format/markdown/case-1.md", "docs/")
+    assert not beside_the_docs("docs/developer/test/memfootprint.md", "docs/")  # KubeEdge: docs about testing
+    assert docs_root(["README.md", "CONTRIBUTING.md", "docs/a.md"]) is None  # the top of the repository holds most
+
+
+def test_a_testing_tools_own_test_pages_beside_its_docs_come_after_them(tmp_path: Path) -> None:
+    """Vitest: "How do I run tests in the browser?" had its test suite's test/browser/README.md second, since a query
+    saying "tests" lifted the rule for test pages, and every question on a testing tool's site says it. A test page
+    outside the docs' top folder comes after the docs pages unless the query names a fixture."""
+    guide = page(
+        "Browser Mode", "## Running tests\n\nRun your tests in the browser: set browser.enabled in the config."
+    )
+    suite = page("Browser Tests", "The tests in this folder run in the browser: run the browser tests with the "
+                 "browser test fixtures, tests in the browser, each test in a browser.")  # fmt: skip
+    files = {"docs/guide/browser.md": guide, "test/browser/README.md": suite}
+    files.update({f"docs/{name}": text for name, text in GUIDES.items()})
+    engine = engine_for(tree(tmp_path / "site", files), tmp_path / "index.db")
+    for mode in ("hybrid", "keyword"):
+        paths = [hit.path for hit in search(engine, "How do I run tests in the browser?", mode)]
+        assert paths[0] == "docs/guide/browser.md" and "test/browser/README.md" in paths, (mode, paths)
+        asked = [hit.path for hit in search(engine, "the browser test fixtures", mode)]
+        assert asked[0] == "test/browser/README.md", (mode, asked)

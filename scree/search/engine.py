@@ -14,7 +14,13 @@ from scree.config import Settings
 from scree.content.chunking import HEADING_SEPARATOR, opted_out, too_little_to_show
 from scree.content.docs_map import title_of
 from scree.content.files import FileContent, read_markdown, stat_file
-from scree.content.fixtures import asks_about_tests, is_test_page
+from scree.content.fixtures import (
+    asks_about_tests,
+    asks_about_the_suite,
+    beside_the_docs,
+    docs_root,
+    is_test_page,
+)
 from scree.content.formats import NotDocs, detect, is_thin
 from scree.content.ignore import IgnorePolicy
 from scree.content.languages import ORIGINAL, LanguageTrees
@@ -196,6 +202,7 @@ class SearchEngine:
         self._posts: _FromFiles[Posts] = _FromFiles()
         self._variants: _FromFiles[Variants] = _FromFiles()
         self._pages: _FromFiles[PageKeys] = _FromFiles()
+        self._docs_roots: _FromFiles[str | None] = _FromFiles()
         # The store's connection serves one thread at a time. The query embedding may wait on the API for seconds:
         # it runs under its own lock, never under the store's, so a keyword search never waits behind it (R-M3,
         # issue 13).
@@ -568,6 +575,10 @@ class SearchEngine:
         """The index's posts folders beside a docs tree (scree.content.posts)."""
         return self._posts.get(self._store.file_count(), lambda: site_posts(self._store, self._root))
 
+    def _docs_root(self) -> str | None:
+        """The top folder holding most of the index's pages that are no test pages (fixtures.docs_root)."""
+        return self._docs_roots.get(self._store.file_count(), lambda: docs_root(self._store.paths()))
+
     def _site_variants(self) -> Variants:
         """The index's variant folders (scree.content.variants): sibling folders mirroring each other's pages that
         are neither version trees nor languages' trees."""
@@ -604,6 +615,11 @@ class SearchEngine:
             ranked = demote(ranked, lambda item: item in rows and is_changelog(rows[item].path), POST_RANKS, matched)
         if not asks_about_tests(query.folded_words):  # a formatter's test fixtures are markdown by the hundred
             ranked = demote(ranked, lambda item: item in rows and is_test_page(rows[item].path), POST_RANKS, matched)
+        elif not asks_about_the_suite(query.folded_words):  # a testing tool's site: its own tests beside the docs
+            root = self._docs_root()
+            ranked = demote(
+                ranked, lambda item: item in rows and beside_the_docs(rows[item].path, root), POST_RANKS, matched
+            )
         questions, proposals = self._shaped_pages(ranked[:FAQ_WINDOW], rows, looked)
         if questions:
             ranked = demote(ranked, questions.__contains__, FAQ_RANKS, matched)
