@@ -154,8 +154,9 @@ def stand_ins(ranked: Sequence[tuple[int, float]], stands: Mapping[int, int]) ->
 def first_of(ranked: Sequence[tuple[int, float]], items: Sequence[int]) -> list[tuple[int, float]]:
     """`ranked` with `items` (those in it, in their order) first, at the first item's score: the pages titled by
     what a query asks to be defined (scree.search.definition)."""
-    wanted = [item for item in items if any(item == other for other, _ in ranked)]
-    if not ranked or not wanted or [item for item, _ in ranked[: len(wanted)]] == wanted:
+    present = {item for item, _ in ranked}
+    wanted = [item for item in dict.fromkeys(items) if item in present]
+    if not wanted or [item for item, _ in ranked[: len(wanted)]] == wanted:
         return list(ranked)
     top = ranked[0][1]
     moved = set(wanted)
