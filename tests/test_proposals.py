@@ -38,6 +38,8 @@ def test_a_proposal_is_told_by_its_sections() -> None:
     assert is_proposal(["Gateway > Goals", "Gateway > Non-Goals", "Gateway > API"])
     assert is_proposal(["Ruler > 1. Motivation", "Ruler > 2. Proposal", "Ruler > Alternatives considered"])
     assert is_proposal(["RFC > **Drawbacks**", "RFC > Prior Art", "RFC > Unresolved Questions:"])
+    assert is_proposal(["Design: OSD replacement > Problem", "Design: OSD replacement > Goals and non-goals"])  # Rook
+    assert is_proposal(["**Rook Cluster Upgrades** > **Goal**", "**Rook Cluster Upgrades** > **Detailed Design**"])
     assert not is_proposal(["Architecture > Goals", "Architecture > Components"])
     assert not is_proposal(["Sequences > Motivation", "Sequences > Alternatives", "Sequences > Security"])
 

@@ -6,10 +6,10 @@ Vector's `rfcs/`, Loki's `lids/` and operator enhancements. A proposal says how 
 before it was, in the words of the question about using it: Contour's `design/cors-configuration.md` came before
 its docs page `config/cors.md` for "How do I configure CORS?", and `design/ingressroute-design.md` first for "How do
 I set up TLS for a virtual host?". A folder's name does not tell (Calico's and EMQX's `design/` pages explain the
-architecture to users); a proposal's sections do: Goals beside Non-Goals, or three of the sections design templates
-ask for (Motivation, Proposal, Alternatives considered, Drawbacks, Open questions, Risks and mitigations...). The
-engine ranks a proposal ranking.PROPOSAL_RANKS places down among the pages, past pages the query's words found,
-unless the query asks about a design (asks_about_design).
+architecture to users); a proposal's sections do: Goals beside Non-Goals or beside one of the sections design
+templates ask for (Motivation, Proposal, Alternatives considered, Drawbacks, Open questions, Risks and mitigations...),
+or three of those. The engine ranks a proposal ranking.PROPOSAL_RANKS places down among the pages, past pages the
+query's words found, unless the query asks about a design (asks_about_design).
 """
 
 from __future__ import annotations
@@ -26,10 +26,11 @@ DOCTOR_LISTED = 5  # pages named in `scree doctor`'s line
 _NUMBERED = r"(?:\d+(?:\.\d+)*\.?\s+)?"
 _GOALS = re.compile(_NUMBERED + r"goals?\s*:?", re.IGNORECASE)
 _NON_GOALS = re.compile(_NUMBERED + r"non[- ]?goals?\s*:?", re.IGNORECASE)
+_BOTH = re.compile(_NUMBERED + r"goals?\s+and\s+non[- ]?goals?\s*:?", re.IGNORECASE)  # Rook's "Goals and non-goals"
 _SECTION = re.compile(
     _NUMBERED + r"(alternatives?(?: considered| solutions?)?|rejected alternatives|drawbacks|open (?:questions|issues)"
     r"|unresolved questions|risks and mitigations|prior art|design details|detailed design|high[- ]level design"
-    r"|proposal|proposed (?:design|solution|changes?)|user stories|motivation|abstract)\s*:?",
+    r"|proposal|proposed \w+|user stor(?:y|ies)|motivation|abstract)\s*:?",
     re.IGNORECASE,
 )
 _MARKUP = "*_` "
@@ -41,13 +42,14 @@ DESIGN_WORDS = frozenset(
 
 
 def is_proposal(headings: Iterable[str]) -> bool:
-    """True for a page whose chunks' heading trails hold Goals and Non-Goals, or MIN_SECTIONS of the other sections
-    design templates ask for."""
+    """True for a page whose chunks' heading trails hold Goals and Non-Goals (as two headings or one), Goals beside
+    one of the other sections design templates ask for, or MIN_SECTIONS of those."""
     names = {part.strip().strip(_MARKUP) for heading in headings for part in heading.split(HEADING_SEPARATOR)}
-    if any(_GOALS.fullmatch(name) for name in names) and any(_NON_GOALS.fullmatch(name) for name in names):
+    goals = any(_GOALS.fullmatch(name) for name in names)
+    if any(_BOTH.fullmatch(name) for name in names) or (goals and any(_NON_GOALS.fullmatch(name) for name in names)):
         return True
     sections = {found.group(1).lower() for found in map(_SECTION.fullmatch, names) if found is not None}
-    return len(sections) >= MIN_SECTIONS
+    return len(sections) >= (1 if goals else MIN_SECTIONS)
 
 
 def asks_about_design(words: Collection[str]) -> bool:
