@@ -383,18 +383,21 @@ class SearchEngine:
     def _opening(self, best: StoredChunk, subject: frozenset[str]) -> tuple[frozenset[str], StoredChunk | None]:
         """The terms of `best`'s page's title, and, when that title names `subject` and `best`'s own heading is not
         the subject ("## What is a CloneSet?" answers as well as the opening), the page's first section with
-        substance headed by the subject (Karmada's generated `## PropagationPolicy` under the title
-        "PropagationPolicy v1alpha1", after lines of `apiVersion` and comments), else its first chunk with
-        substance."""
+        substance headed by the subject alone (Karmada's generated `## PropagationPolicy` under the title
+        "PropagationPolicy v1alpha1", after lines of `apiVersion` and comments; not "### Operations on Failed
+        CloneSet", nor "## CloneSet options"), else its first chunk with substance. The headings' terms are read in
+        two queries, not one per section."""
         chunks = self._store.chunks_for_path(best.path)
-        title = self._terms(title_of([chunk.heading for chunk in chunks]))
-        if self._heads(subject, best.heading) or not names_subject(subject, title):
+        title_text = title_of([chunk.heading for chunk in chunks])
+        terms = self._terms_of([title_text, _last_heading(best.heading)])
+        title = terms[title_text]
+        if terms[_last_heading(best.heading)] == subject or not names_subject(subject, title):
             return title, None
         shown = _with_substance(chunks)
-        sections = (chunk for chunk in shown if HEADING_SEPARATOR in chunk.heading)  # not the title's own text
-        opening = next(
-            (chunk for chunk in sections if self._heads(subject, chunk.heading)), shown[0] if shown else None
-        )
+        sections = [chunk for chunk in shown if HEADING_SEPARATOR in chunk.heading]  # not the title's own text
+        terms = self._terms_of(_last_heading(chunk.heading) for chunk in sections)
+        first = shown[0] if shown else None
+        opening = next((chunk for chunk in sections if terms[_last_heading(chunk.heading)] == subject), first)
         return title, opening if opening is not None and opening.id != best.id else None
 
     def _pointed(
@@ -426,14 +429,15 @@ class SearchEngine:
         led = {pages.resolve(target, row.path) for target in link_targets(row.text, whole)} - {None}
         return led.pop() if len(led) == 1 else None
 
-    def _heads(self, subject: frozenset[str], trail: str) -> bool:
-        """Whether the last heading of `trail` is the subject's words and no more ("## What is a CloneSet?",
-        "## CloneSet"; not "### Operations on Failed CloneSet", nor "## CloneSet options")."""
-        return self._terms(trail.rsplit(HEADING_SEPARATOR, 1)[-1]) == subject
-
     def _terms(self, text: str) -> frozenset[str]:
         """The keyword index's terms of `text`'s content words."""
         return frozenset(self._store.stems(" ".join(content_words(text))))
+
+    def _terms_of(self, texts: Iterable[str]) -> dict[str, frozenset[str]]:
+        """_terms() of many texts in one query."""
+        words = {text: " ".join(content_words(text)) for text in texts}
+        stems = self._store.stems_of(words.values())
+        return {text: frozenset(stems[joined]) for text, joined in words.items()}
 
     def _signals(
         self, ranked: list[tuple[int, float]], rows: dict[int, StoredChunk], query: Query
@@ -869,6 +873,10 @@ def _older_sections(rows: dict[int, StoredChunk], ranked: Sequence[tuple[int, fl
         named[chunk_id] = max(version_key(release) for release in releases)
         newest[row.path] = max(newest.get(row.path, ()), named[chunk_id])
     return {chunk_id for chunk_id, key in named.items() if key < newest[rows[chunk_id].path]}
+
+
+def _last_heading(trail: str) -> str:
+    return trail.rsplit(HEADING_SEPARATOR, 1)[-1]
 
 
 def _with_substance(chunks: Iterable[StoredChunk]) -> list[StoredChunk]:

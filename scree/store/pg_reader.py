@@ -455,7 +455,18 @@ class PgReader:
         paths = list(self.paths())
         if not paths or len(paths) > STEMS_KEPT // 2:
             return
-        texts = list(dict.fromkeys(p.rsplit(".", 1)[0] if "." in p.rsplit("/", 1)[-1] else p for p in paths))
+        self._keep_stems(list(dict.fromkeys(p.rsplit(".", 1)[0] if "." in p.rsplit("/", 1)[-1] else p for p in paths)))
+
+    def stems_of(self, texts: Iterable[str]) -> dict[str, list[str]]:
+        wanted = list(dict.fromkeys(texts))
+        missing = [text for text in wanted if text not in self._stems]
+        found = {text: list(self._stems[text]) for text in wanted if text in self._stems}
+        if missing:
+            found.update(self._keep_stems(missing))
+        return {text: found[text] for text in wanted}
+
+    def _keep_stems(self, texts: list[str]) -> dict[str, list[str]]:
+        """The stems of `texts` in one round trip, kept (STEMS_KEPT)."""
         rows = self._call(
             lambda conn: conn.execute(
                 "select t, coalesce((select array_agg(u.lexeme order by p) from "
@@ -464,9 +475,11 @@ class PgReader:
                 (texts,),
             ).fetchall()
         )
-        if len(self._stems) + len(rows) >= STEMS_KEPT:
+        fetched = {str(r[0]): [str(x) for x in r[1]] for r in rows}
+        if len(self._stems) + len(fetched) >= STEMS_KEPT:
             self._stems.clear()
-        self._stems.update({str(r[0]): [str(x) for x in r[1]] for r in rows})
+        self._stems.update(fetched)
+        return {text: list(stems) for text, stems in fetched.items()}
 
     def _stems_now(self, text: str) -> list[str]:
         rows = self._call(

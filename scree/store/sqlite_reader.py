@@ -337,6 +337,9 @@ class SqliteReader(SqliteIndex):
         )
         return [str(token) for token in tokens]
 
+    def stems_of(self, texts: Iterable[str]) -> dict[str, list[str]]:
+        return {text: self.stems(text) for text in dict.fromkeys(texts)}  # in-process: no round trips
+
     # --- chunks ---
 
     def chunks_by_ids(self, ids: Iterable[int]) -> dict[int, StoredChunk]:
