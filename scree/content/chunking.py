@@ -413,12 +413,16 @@ def iter_chunks(text: str) -> Iterator[Chunk]:
     yield from builder.chunks
 
 
+def below_heading(text: str) -> str:
+    """A chunk's text without its heading line, if it opens with one."""
+    return text.partition("\n")[2] if _ATX_HEADING.match(text) is not None else text
+
+
 def too_little_to_show(text: str) -> bool:
     """True for a chunk whose text, its heading line left out, is markup alone (`///`, `---`) or under
     MIN_SHOWN_BYTES bytes of UTF-8 besides spaces (`TBD`; three CJK characters are enough): search never returns one
     as a hit (#11)."""
-    if _ATX_HEADING.match(text) is not None:
-        text = text.partition("\n")[2]
+    text = below_heading(text)
     if COMMENT_OPEN in text:  # a comment is no text to show: a license in one is a chunk of its own
         text = _COMMENT.sub(" ", text)
     if _WORD_CHARACTER.search(text) is None:
@@ -434,8 +438,7 @@ def thin(text: str) -> bool:
     fence, its words as embedded (links without targets, bare URLs not at all, no markup) come to fewer than
     THIN_BYTES bytes besides spaces, or those besides its links' words to fewer than POINTER_BYTES (a sentence that
     points elsewhere). Search ranks such a chunk lower (ranking.demote_thin), never drops it."""
-    if _ATX_HEADING.match(text) is not None:
-        text = text.partition("\n")[2]
+    text = below_heading(text)
     lines = [line for line in text.split("\n") if line.strip() and not _LINK_DEFINITION.fullmatch(line)]
     if _link_list(lines):
         return True

@@ -25,6 +25,8 @@ import posixpath
 import re
 from collections.abc import Iterable
 
+from scree.content.chunking import below_heading
+
 POINTER_WINDOW = 10  # the first candidates looked at for pointers: each looks up its file's link definitions
 
 # A sentence sending the reader to another page for this topic: "See [configure languages][].", "Please refer to
@@ -35,7 +37,6 @@ _POINTING = re.compile(
     r"|for\s[^.\n]{0,80}?,\s*(?:please\s+)?(?:see|refer\s+to|read|visit)\b",
     re.IGNORECASE,
 )
-_HEADING_LINE = re.compile(r" {0,3}#{1,6}(?:[ \t][^\n]*)?\n?")
 _INLINE = re.compile(r"(?<!!)\[[^\]\n]*\]\(\s*<?([^()\s<>]+)>?(?:\s+(?:\"[^\"\n]*\"|'[^'\n]*'))?\s*\)")
 _REFERENCE = re.compile(r"(?<![!\]])\[([^\]\n]+)\]\[([^\]\n]*)\]")
 _DEFINITION = re.compile(r"^ {0,3}\[([^\]\n]+)\]:[ \t]*<?([^\s<>]+)>?", re.MULTILINE)
@@ -46,8 +47,7 @@ _FOLDER_PAGE = frozenset({"index", "_index", "readme"})
 
 def points_elsewhere(text: str) -> bool:
     """Whether a chunk's text, its heading line aside, opens with a sentence sending the reader to another page."""
-    body = _HEADING_LINE.sub("", text, count=1) if text.lstrip(" ").startswith("#") else text
-    return _POINTING.match(body.lstrip()) is not None
+    return _POINTING.match(below_heading(text).lstrip()) is not None
 
 
 def link_targets(text: str, definitions: str = "") -> list[str]:
