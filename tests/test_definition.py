@@ -114,3 +114,56 @@ def test_the_page_titled_by_the_subject_alone_comes_first(tmp_path: Path, index_
             assert hits[0].path == "concepts/loaders.md", (mode, [hit.path for hit in hits])
             assert hits[0].score >= hits[1].score
         assert engine.search("this.loaders array", k=1, mode="keyword").hits[0].path == "api/loaders.md"
+
+
+QUESTIONS = (
+    "# FAQ\n\nHere are some frequently asked questions. Hope you find your answer here.\n\n"
+    "## What is Quillstack?\n\nA toolkit that typesets long documents from plain text files on any machine.\n\n"
+    "## Who maintains Quillstack?\n\nA small group of volunteers reviews every change before a release.\n\n"
+    "## Why would I want to use Quillstack?\n\nIt builds a book in seconds and keeps the sources readable.\n\n"
+    "## What is Quillstack Cloud?\n\nThe hosted service: it builds the documents on its servers for a fee.\n\n"
+    "## Where is the documentation?\n\nIn the docs folder beside this page, one page for each command.\n"
+)
+GUIDE = (
+    "# Running in production\n\n## Quillstack servers\n\nRun Quillstack behind a proxy: Quillstack workers, Quillstack"
+    " queues and the Quillstack cache each take a Quillstack config file of their own.\n"
+)
+
+
+@pytest.fixture
+def faq_site(tmp_path: Path) -> Path:
+    folder = tmp_path / "site"
+    (folder / "docs").mkdir(parents=True)
+    for name, text in {"faq.md": QUESTIONS, "production.md": GUIDE, "widget.md": WIDGET}.items():
+        (folder / "docs" / name).write_text(text, encoding="utf-8")
+    return folder
+
+
+@pytest.mark.parametrize(
+    ("query", "heading"),
+    [
+        ("What is Quillstack?", "FAQ > What is Quillstack?"),
+        ("what's quillstack", "FAQ > What is Quillstack?"),
+        ("Who maintains Quillstack?", "FAQ > Who maintains Quillstack?"),
+        ("What is Quillstack Cloud?", "FAQ > What is Quillstack Cloud?"),
+    ],
+)
+def test_a_section_whose_heading_asks_the_query_comes_first(
+    faq_site: Path, index_backend: Backend, query: str, heading: str
+) -> None:
+    """gRPC's docs: "What is gRPC?" showed the docs' landing page, then the FAQ by its opening line ("Here are some
+    frequently asked questions"), its "What is gRPC?" entry nowhere: the page's other chunks and a FAQ's place after
+    the docs pages kept it off the first hits. Vue's: "Introduction > What is Vue?" sixth. A section whose own heading
+    asks what the query asks comes first, a FAQ's too."""
+    with index_backend.engine(faq_site) as engine:
+        for mode in ("keyword", "hybrid"):
+            hits = engine.search(query, k=3, mode=mode).hits
+            assert (hits[0].path, hits[0].heading) == ("docs/faq.md", heading), (mode, [h.heading for h in hits])
+
+
+def test_a_question_heading_asking_something_else_is_not_moved(faq_site: Path, index_backend: Backend) -> None:
+    """Quillstack Cloud's entry does not ask what Quillstack is, nor the widget page's "What is a Widget?" what a
+    Quillstack worker is: a FAQ page still comes after the docs page the query's words found."""
+    with index_backend.engine(faq_site) as engine:
+        hits = engine.search("How do I configure the Quillstack workers and queues?", k=3, mode="keyword").hits
+        assert hits[0].path == "docs/production.md", [(hit.path, hit.heading) for hit in hits]

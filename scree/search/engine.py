@@ -42,7 +42,7 @@ from scree.logs import get_logger
 from scree.replies import no_markdown_note
 from scree.search import DEFAULT_K, DEFAULT_MODE, MAX_K
 from scree.search.definition import OPENING_WINDOW, asked_subject, names_subject
-from scree.search.faq import is_question_page
+from scree.search.faq import is_question, is_question_page
 from scree.search.hits import Hit, SearchResult, fold_translations, newest_first, other_version, preferred_twin
 from scree.search.literals import defined_share, literal_share, literals
 from scree.search.pointers import POINTER_WINDOW, PageKeys, link_targets, points_elsewhere
@@ -326,21 +326,23 @@ class SearchEngine:
             )
             if mode == "keyword":  # its scores say the rank
                 ranked = [(chunk_id, 1.0 / (rank + 1)) for rank, (chunk_id, _) in enumerate(ranked)]
-        ranked = self._page_sections(ranked, rows, analysed)
+        ranked, asked = self._page_sections(ranked, rows, analysed)
         trees = self._language_trees()  # copies of one page give way to the copy to show (hits.fold_translations)
         ranked, folded = fold_translations(ranked, rows, trees, analysed, self._store.chunks_for_path)
         looked = _Lookups()  # what the FAQ rule and the hits look up, each once
         matched = found_by_words.__contains__ if mode == "hybrid" else None
-        ranked = self._diversify(ranked, rows, matched, analysed, looked)
+        ranked = self._diversify(ranked, rows, matched, analysed, looked, asked)
         hits, dropped = self._recheck_and_collapse(ranked, rows, k, folded, analysed, looked)
         return SearchResult(hits=hits, notes=notes, dropped_paths=tuple(sorted(dropped)))
 
     def _page_sections(
         self, ranked: list[tuple[int, float]], rows: dict[int, StoredChunk], query: Query
-    ) -> list[tuple[int, float]]:
+    ) -> tuple[list[tuple[int, float]], set[int]]:
         """Which chunk stands for a page, where its best one is not the one to show: for a query naming no release,
         not a section headed by an older release than the newest its page's candidates are (ranking.give_way); for
-        one asking what something is, the opening of the page titled for it (scree.search.definition)."""
+        one asking what something is, the opening of the page titled for it (scree.search.definition). Then the
+        sections whose own heading asks the query's question come first, those of pages titled by a what-is
+        question's subject before them; they are returned too, as no FAQ rule moves them down."""
         if not query.versions:  # "How do I upgrade Contour?": not its "Upgrading Contour 1.0.0 to 1.0.1" section
             older = _older_sections(rows, ranked)
             if older:
@@ -348,19 +350,51 @@ class SearchEngine:
                     ranked, older.__contains__, lambda chunk_id: rows[chunk_id].path if chunk_id in rows else ""
                 )
         subject = asked_subject(query.text)
+        exact: list[int] = []
         if subject is not None:  # "What is a CloneSet?": the CloneSet page's opening
-            ranked = self._openings(ranked, rows, subject)
-        return ranked
+            ranked, exact = self._openings(ranked, rows, subject)
+        asked = self._asking(ranked, rows, query, subject)
+        return first_of(ranked, exact + asked), set(asked)
+
+    def _asking(
+        self, ranked: list[tuple[int, float]], rows: dict[int, StoredChunk], query: Query, subject: str | None
+    ) -> list[int]:
+        """The candidates, in rank order, whose own heading asks what the query asks, by the terms of its words (of a
+        what-is question, its subject's): "FAQ > What is gRPC?" and "Introduction > What is Vue?" for "What is
+        gRPC?" and "What is Vue?", which a page's other chunks, or a FAQ's place after the docs pages, had kept off
+        the first hits. Thin ones are left to the pointer and thin rules."""
+        questions = {
+            chunk_id: _last_heading(rows[chunk_id].heading)
+            for chunk_id, _ in ranked
+            if chunk_id in rows and is_question(_last_heading(rows[chunk_id].heading))
+        }
+        if not questions:
+            return []
+        asked = subject if subject is not None else query.text
+        texts = {
+            chunk_id: asked_subject(heading) if subject is not None else heading
+            for chunk_id, heading in questions.items()
+        }
+        terms = self._terms_of([asked, *(text for text in texts.values() if text is not None)])
+        if not terms[asked]:
+            return []
+        return [
+            chunk_id
+            for chunk_id, text in texts.items()
+            if text is not None
+            and terms[text] == terms[asked]
+            and not is_thin(rows[chunk_id].path, rows[chunk_id].text)
+        ]
 
     def _openings(
         self, ranked: list[tuple[int, float]], rows: dict[int, StoredChunk], subject: str
-    ) -> list[tuple[int, float]]:
+    ) -> tuple[list[tuple[int, float]], list[int]]:
         """`ranked` with the opening chunk of each of the first OPENING_WINDOW pages titled for the `subject` a query
-        asks to be defined standing for the page's best chunk, and the pages titled by the subject's words alone
-        first (scree.search.definition); `rows` gains the openings."""
+        asks to be defined standing for the page's best chunk, and the chunks standing for the pages titled by the
+        subject's words alone, in rank order, to come first (scree.search.definition); `rows` gains the openings."""
         terms = self._terms(subject)
         if not terms:
-            return ranked
+            return ranked, []
         openings: dict[int, int] = {}
         exact: list[int] = []  # the chunks standing for the pages titled by the subject alone, in rank order
         pages: set[str] = set()
@@ -377,8 +411,7 @@ class SearchEngine:
                 openings[chunk_id] = opening.id
             if title == terms:
                 exact.append(opening.id if opening is not None else chunk_id)
-        ranked = stand_ins(ranked, openings) if openings else ranked
-        return first_of(ranked, exact)
+        return (stand_ins(ranked, openings) if openings else ranked), exact
 
     def _opening(self, best: StoredChunk, subject: frozenset[str]) -> tuple[frozenset[str], StoredChunk | None]:
         """The terms of `best`'s page's title, and, when that title names `subject` and `best`'s own heading is not
@@ -596,6 +629,7 @@ class SearchEngine:
         matched: Callable[[int], bool] | None,
         query: Query,
         looked: _Lookups,
+        asked: Collection[int] = frozenset(),
     ) -> list[tuple[int, float]]:
         """Each file's best chunk first (ranking.diversify); then, on a site with version trees, other versions'
         chunks VERSION_RANKS places down (issue 32): after that many current pages of similar rank, since among the
@@ -625,6 +659,7 @@ class SearchEngine:
                 ranked, lambda item: item in rows and beside_the_docs(rows[item].path, root), POST_RANKS, matched
             )
         questions, proposals = self._shaped_pages(ranked[:FAQ_WINDOW], rows, looked)
+        questions -= set(asked)  # "FAQ > What is gRPC?" for "What is gRPC?" is the answer
         if questions:
             ranked = demote(ranked, questions.__contains__, FAQ_RANKS, matched)
         if proposals and not asks_about_design(query.folded_words):  # scree.search.proposals
