@@ -98,15 +98,16 @@ JWT_TUTORIAL = page(
 )
 
 
-@pytest.mark.parametrize("name", ("CHANGELOG.md", "CHANGELOG-0.4.md"))
+@pytest.mark.parametrize("name", ("CHANGELOG.md", "CHANGELOG-0.4.md", "changelog/index.md"))
 @pytest.mark.parametrize("mode", ("hybrid", "keyword"))
 def test_a_changelog_comes_after_the_docs_page_unless_the_query_asks_about_changes(
     tmp_path: Path, mode: str, name: str
 ) -> None:
     """LoopBack keeps a CHANGELOG.md per package in its docs (lb4/changelogs/extensions/authentication-jwt/): its
     "add JWT authentication" entry came first for "How do I add authentication with JWT?", the tutorial fourth;
-    Velero keeps one per release (changelogs/CHANGELOG-1.18.md), whose highlights came before the docs page. A
-    question about what changed, or in which release, is the changelog's."""
+    Velero keeps one per release (changelogs/CHANGELOG-1.18.md), whose highlights came before the docs page;
+    Material for MkDocs has its own as docs/changelog/index.md, third for "How do I add admonitions?". A question
+    about what changed, or in which release, is the changelog's."""
     changelog = f"docs/changelogs/authentication-jwt/{name}"
     files = {
         changelog: JWT_CHANGELOG,
@@ -120,6 +121,8 @@ def test_a_changelog_comes_after_the_docs_page_unless_the_query_asks_about_chang
     assert is_changelog("HISTORY.md") and is_changelog("docs/changes.rst") and is_changelog("Release_Notes.md")
     assert is_changelog("changelogs/CHANGELOG-1.18.md") and is_changelog("docs/release-notes-v3.0.x.md")
     assert not is_changelog("docs/commands/history.md") and not is_changelog("docs/changelog-format.md")
+    assert is_changelog("docs/sources/release-notes/_index.md") and is_changelog("docs/Changelog/README.md")
+    assert not is_changelog("docs/changelog/format.md") and not is_changelog("docs/changelog-format/index.md")
     fragments = ("changelog/10128.bugfix.rst", "news/12248.bugfix.rst", "doc/changelog/unreleased_21/11297.rst")
     fragments += ("changelog_unreleased/yaml/19599.md", "changelog.d/42.feature.md")  # Prettier's; towncrier's
     assert all(map(is_changelog, fragments))  # a changelog's fragments, one per issue (towncrier)

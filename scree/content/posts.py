@@ -128,17 +128,25 @@ def dated_front_matter(front_matter: str | None, date_alone: bool = False) -> bo
 def is_changelog(path: str) -> bool:
     """Whether a page is a changelog by its file name (CHANGELOG_NAMES, CAPITAL_CHANGELOG_NAMES), alone or with the
     release it covers: `CHANGELOG.md`, `changes.rst`, `HISTORY.md`, `CHANGELOG-1.18.md`, `release-notes-v3.0.md`;
-    not `commands/history.md` or `changelog-format.md`; or a changelog's fragment: a page named for an issue or a
-    pull request in a folder of change notes (FRAGMENT_FOLDERS: towncrier's `changelog/10128.bugfix.rst`, pip's
-    `news/12248.bugfix.rst`, SQLAlchemy's `doc/build/changelog/unreleased_21/11297.rst`)."""
+    not `commands/history.md` or `changelog-format.md`; or the index page of a folder so named (`changelog/index.md`,
+    `release-notes/_index.md`: the changelog, or the list of its releases' pages); or a changelog's fragment: a page
+    named for an issue or a pull request in a folder of change notes (FRAGMENT_FOLDERS: towncrier's
+    `changelog/10128.bugfix.rst`, pip's `news/12248.bugfix.rst`, SQLAlchemy's
+    `doc/build/changelog/unreleased_21/11297.rst`)."""
     parts = path.split("/")
     stem = _stem(parts[-1])
-    named = _RELEASE_SUFFIX.sub("", stem.lower().replace("_", "-"))
-    if named in CHANGELOG_NAMES or stem in CAPITAL_CHANGELOG_NAMES:
+    if stem in CAPITAL_CHANGELOG_NAMES or _changelog_name(stem):
         return True
+    if stem.lower() in INDEX_NAMES and len(parts) > 1 and _changelog_name(parts[-2]):
+        return True  # the index page of a folder so named: Material for MkDocs' docs/changelog/index.md
     return _FRAGMENT.match(parts[-1]) is not None and any(
         not FRAGMENT_FOLDERS.isdisjoint(_FOLDER_WORD.split(part.lower())) for part in parts[:-1]
     )
+
+
+def _changelog_name(name: str) -> bool:
+    """Whether a file stem or folder name is a changelog's (CHANGELOG_NAMES), alone or with its release."""
+    return _RELEASE_SUFFIX.sub("", name.lower().replace("_", "-")) in CHANGELOG_NAMES
 
 
 CHANGELOGS_SHOWN = 3  # changelogs `scree doctor` names
@@ -149,8 +157,8 @@ def describe_changelogs(paths: Iterable[str]) -> str:
     found = sorted(path for path in paths if is_changelog(path))
     if not found:
         return (
-            "none found (pages named CHANGELOG, CHANGES or RELEASE-NOTES; HISTORY or NEWS in capitals; or named for an "
-            "issue in a changelog/ or news/ folder)"
+            "none found (pages named CHANGELOG, CHANGES or RELEASE-NOTES, or the index page of a folder so named; "
+            "HISTORY or NEWS in capitals; or named for an issue in a changelog/ or news/ folder)"
         )
     named = first_few(found, CHANGELOGS_SHOWN)
     return f"{named}: shown after docs pages of similar rank unless the query asks about changes"
