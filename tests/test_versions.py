@@ -398,6 +398,24 @@ def test_old_versions_inside_the_current_tree_are_all_found() -> None:
     assert statuses(find_trees([*chef, *vendored])) == {"content/client/19": CURRENT, "content/client/18": OLD}
 
 
+def test_a_book_keeps_its_old_editions_beside_its_current_source() -> None:
+    """rust-lang/book: src/ at the root is the current book; first-edition/src/, second-edition/src/ and
+    2018-edition/src/ keep its old pages (stubs pointing to the current ones), and took places 1 to 4 for "What is
+    ownership?". An edition's folder carries a version (an ordinal in words or figures, or a year); each shares with
+    the root only its src/, which holds nearly all of it: an old copy of the book, not a folder of shared snippets."""
+    book = [f"src/{p}" for p in PAGES] + ["src/SUMMARY.md", "nostarch/chapter01.md", "listings/ch01/output.txt"]
+    editions = ("first-edition", "second-edition", "2018-edition")
+    book += [f"{edition}/src/{p}" for edition in editions for p in (*PAGES, "SUMMARY.md")]
+    assert statuses(find_trees(book)) == {"": CURRENT} | {edition: OLD for edition in editions}
+    assert [version_of_name(name) for name in (*editions, "3rd-edition", "special-edition")] == [
+        "1",
+        "2",
+        "2018",
+        "3",
+        None,
+    ]
+
+
 def test_the_root_pairs_only_with_top_folders_named_for_versions() -> None:
     """A website/ copy of the root's pages, or a v2/ inside a folder, says nothing of the root's versions."""
     for other in ("website", "api/v2"):
@@ -1456,6 +1474,10 @@ def test_version_in_a_page_name_needs_a_version_shape() -> None:
     assert version_in_name("docs/06-migration/readme.md") is None
     assert version_in_name("05-migrations/09-v7-to-v7_1.md") == "7.1"
     assert version_in_name("05-migrations/2-0-0-upgrade.md") == "2.0.0"
+    # ... as a book numbers its sections with a leading zero (the Rust book's chapter 14, section 1, on releases)
+    assert version_in_name("src/ch14-01-release-profiles.md") is None
+    assert version_in_name("doc/build/changelog/changelog_01.rst") == "01"  # SQLAlchemy's 0.1, no section
+    assert version_in_name("upgrades/upgrade-3-06.md") == "3.06"  # a part of a release's number stays one
     assert query_versions("We need to roll back from 3.7 to 3.6") == {"3.7", "3.6"}
     assert query_versions("after upgrading, http2 fails") == set()
     assert query_versions("the HTTP+SSE transport of the 2024-11-05 spec") == {"2024.11.05"}

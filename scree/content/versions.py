@@ -88,6 +88,7 @@ MIN_MIRRORED = 2  # pages at the same relative path before two folders can be ve
 # page or folder, whose index and README pages are at most these
 FEW_SHARED = len(INDEX_NAMES)
 MIRROR_SHARE = 0.3  # ... and this share of the smaller folder's pages
+WRAPPED_SHARE = 0.9  # a folder with this share of its pages in the one subfolder it shares is that subfolder's copy
 UNTAGGED_SHARE = 0.5  # an untagged folder smaller than this share of a numbered one it mirrors is no version of it
 NEWER_UNMIRRORED_SHARE = 0.5  # a newer version folder mirroring too little joins its older siblings at this size
 MAX_FOLDERS_PER_NAME = 40  # a relative path held by more folders than this (a per-folder index page) says nothing
@@ -158,9 +159,14 @@ ORDINAL_WORDS = (
     *("unit", "section", "stage", "phase", "level", "round", "task", "test", "case", "page", "item", "question"),
 )
 _GLUED_VERSION = re.compile(rf"(?!(?:{'|'.join(ORDINAL_WORDS)})s?[0-9])[a-z]{{2,}}([0-9]{{1,2}})", re.IGNORECASE)
+# ... or an edition's, as books name theirs (the Rust book's first-edition/, second-edition/ and 2018-edition/ beside
+# its current src/): an ordinal in words or figures, or a year, before "edition"
+ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth")
+_EDITION = re.compile(rf"({'|'.join(ORDINALS)}|[0-9]+(?:st|nd|rd|th)?)[-_]edition", re.IGNORECASE)
 _NUMBERS = re.compile(r"[0-9]+")
 _LETTERS = re.compile(r"[a-z]{2,}")  # a page name's words, numbers and a version's `v` left out
 _PADDED = re.compile(r"0[0-9]")  # a number written with a leading zero: `01`
+_SECTION_OF = re.compile(r"[0-9][-_.]$")  # ... right after a numbered part: `ch14-` of `ch14-01-release-profiles`
 # a page's name saying it moves from a version, nothing after it (`migrating-from-v4`, not `from-v2-to-v3`)
 _MOVING_FROM = re.compile(r"(?:^|[-_. ])from[-_. ]v?[0-9]+(?:[._-][0-9]+)*(?:[._-]?x)?$", re.IGNORECASE)
 _YEAR = re.compile(r"(?:19|20)[0-9]{2}")
@@ -200,13 +206,21 @@ def version_of_name(name: str) -> str | None:
     match = _version_name(name)
     if match is None:
         return None
-    return match.group(1).replace("_", ".").replace("-", ".")
+    number = match.group(1).lower()
+    if match.re is _EDITION:  # "second" -> 2, "3rd" -> 3, "2018" as it is
+        return str(ORDINALS.index(number) + 1) if number in ORDINALS else number.rstrip("stndrh")
+    return number.replace("_", ".").replace("-", ".")
 
 
 def _version_name(name: str) -> re.Match[str] | None:
     """A folder name read as a version's (_VERSION_NAME), but for a zero-padded number before a word, which orders
     the folder among its siblings (the AI SDK's cookbook/01-next/ beside 05-node/ and 20-rsc/: no Next release)."""
-    match = _VERSION_NAME.fullmatch(name) or _WORDED_VERSION.fullmatch(name) or _GLUED_VERSION.fullmatch(name)
+    match = (
+        _VERSION_NAME.fullmatch(name)
+        or _WORDED_VERSION.fullmatch(name)
+        or _GLUED_VERSION.fullmatch(name)
+        or _EDITION.fullmatch(name)
+    )
     if match is None:
         return None
     word_after = name[match.end(1) :].strip("._-").lower() not in ("", "x")
@@ -1275,8 +1289,15 @@ def _named_stem(path: str) -> str:
 
 def _order_prefix(match: re.Match[str], stem: str) -> bool:
     """Whether a number found in a page's name is the number ordering it among its siblings (Docusaurus's `06-` of
-    ibc-go's `06-upgrades.md`, `05-` of `05-migrations/`): a plain number at the start, a name after it."""
-    return match.start() == 0 and match.end() < len(stem) and not match.group(1) and not match.group(3)
+    ibc-go's `06-upgrades.md`, `05-` of `05-migrations/`): a plain number at the start, a name after it; or a plain
+    number written with a leading zero after a numbered part, as a book numbers a chapter's sections (the Rust
+    book's `ch14-01-release-profiles.md`: chapter 14, section 1, on release profiles; SQLAlchemy's
+    `changelog_01.rst` is release 0.1's)."""
+    if match.group(1) or match.group(3):
+        return False
+    if match.start() == 0 and match.end() < len(stem):
+        return True
+    return _PADDED.match(match.group(2)) is not None and _SECTION_OF.search(stem, 0, match.start()) is not None
 
 
 def older_than(named: str, current: str, inclusive: bool = False) -> bool:
@@ -1685,12 +1706,18 @@ def _copies_one_subfolder(a: str, b: str, ordered: Sequence[str]) -> bool:
     """Whether a folder and a folder inside it share only the pages of one subfolder of each: chef-web-docs'
     content/ and content/client/19/ each keep reusable/md/ (222 shared snippets), which made the whole site the
     current version and Chef Infra Client 19 an old one. That subfolder pairs on its own, or not at all; a version
-    inside the current tree shares pages across it (Redis's rs/ and rs/8.0/)."""
+    inside the current tree shares pages across it (Redis's rs/ and rs/8.0/). Not where that subfolder holds nearly
+    all the inner folder's pages (WRAPPED_SHARE): the inner folder is an old copy of it, wrapped as the site builds
+    it (the Rust book's 2018-edition/src/ beside its current src/, the pair one level down of equal names)."""
     inner, outer = (b, a) if a == ROOT or _under(b, a) else (a, b)
     if not (outer == ROOT or _under(inner, outer)):
         return False
     tops = {rest.split("/", 1)[0] if "/" in rest else "" for rest in _shared_content(inner, outer, ordered)}
-    return len(tops) == 1 and "" not in tops
+    if len(tops) != 1 or "" in tops:
+        return False
+    inside = list(_pages_below(inner, ordered))
+    wrapped = sum(1 for page in _pages_below(_join(inner, next(iter(tops))), ordered))
+    return wrapped < WRAPPED_SHARE * len(inside)
 
 
 def _shared_content(a: str, b: str, ordered: Sequence[str]) -> list[str]:
