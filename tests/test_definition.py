@@ -167,3 +167,47 @@ def test_a_question_heading_asking_something_else_is_not_moved(faq_site: Path, i
     with index_backend.engine(faq_site) as engine:
         hits = engine.search("How do I configure the Quillstack workers and queues?", k=3, mode="keyword").hits
         assert hits[0].path == "docs/production.md", [(hit.path, hit.heading) for hit in hits]
+
+
+CORS = (
+    "# CORS\n\nCross-origin resource sharing lets a browser call the proxy from another origin: list the origins,"
+    " methods and headers a virtual host allows in its corsPolicy.\n\n"
+    "## Allowed methods\n\nName each HTTP method a cross-origin request may use, or a star for any.\n\n"
+    "## MaxAge\n\nHow long a browser keeps the answer: configure CORS maxAge to configure CORS caching, as CORS"
+    " preflight answers configure CORS for every later CORS request.\n"
+)
+WIDGETS = {
+    "metadata.md": '---\ntitle: Metadata\n---\n{{< youtube id="psYQFbPgIOI" title="Metadata limits" >}}\n'
+    "### Overview\n\nMetadata is a side channel of key-value pairs that clients and servers send with each call.\n",
+    "transition.md": "<script setup>\nimport Basic from './transition-demos/Basic.vue'\n"
+    "import SlideFade from './transition-demos/SlideFade.vue'\n</script>\n\n# Transition\n\n"
+    "The Transition component animates an element or a component as it enters and leaves the page.\n\n"
+    "## Hooks\n\nTransition hooks run on enter and leave; use a transition hook to run code as it moves.\n",
+}
+
+
+def test_a_how_to_question_about_a_page_s_whole_topic_shows_its_opening(tmp_path: Path, index_backend: Backend) -> None:
+    """Contour's `config/cors.md` answered "How do I configure CORS?" with its last lines, on MaxAge; Material for
+    MkDocs' admonitions page "How do I add admonitions?" with "Nested admonitions". A how-to question naming nothing
+    but a page's title (a task's verbs aside: use, add, configure, set up, enable) shows the page's opening; a
+    question naming more keeps the section that says it, and no page moves."""
+    folder = tmp_path / "site"
+    (folder / "config").mkdir(parents=True)
+    (folder / "config" / "cors.md").write_text(CORS, encoding="utf-8")
+    (folder / "config" / "tls.md").write_text("# TLS\n\nConfigure TLS for a virtual host with a secret.\n")
+    for name, text in WIDGETS.items():
+        (folder / "guides" / name).parent.mkdir(exist_ok=True)
+        (folder / "guides" / name).write_text(text, encoding="utf-8")
+    with index_backend.engine(folder) as engine:
+        for mode in ("keyword", "hybrid"):
+            hits = engine.search("How do I configure CORS?", k=2, mode=mode).hits
+            assert (hits[0].path, hits[0].start) == ("config/cors.md", 1), (mode, hits[0].heading)
+            hits = engine.search("How do I configure CORS maxAge caching?", k=2, mode=mode).hits
+            assert hits[0].heading == "CORS > MaxAge", (mode, hits[0].heading)
+            # a page opening with a shortcode line or a script block opens with the section after it
+            hits = engine.search("How do I use metadata?", k=1, mode=mode).hits
+            assert (hits[0].path, hits[0].heading) == ("guides/metadata.md", "Metadata > Overview"), (mode, hits[0])
+            hits = engine.search("How do I use transition hooks?", k=1, mode=mode).hits
+            assert hits[0].heading == "Transition > Hooks", (mode, hits[0].heading)
+            hits = engine.search("How do I use transitions?", k=1, mode=mode).hits
+            assert (hits[0].heading, hits[0].start) == ("Transition", 6), (mode, hits[0].heading, hits[0].start)

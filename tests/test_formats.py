@@ -65,6 +65,12 @@ def test_thin_is_each_formats_own_rule() -> None:
     assert formats.is_thin("docs/a.adoc", "== Setup\n:toc: left\n\nSee <<x>>.\n")
     assert not formats.is_thin("docs/a.adoc", "== Setup\n\n[source,sh]\n----\nmake\n----\n")
     assert formats.is_thin("notes/a.md", "# Setup\n\nSee below.\n")  # markdown's own rule, as before
+    # a shortcode alone on its line and a script block show a widget, not words; what a shortcode wraps is words
+    assert formats.is_thin("docs/a.md", '{{< youtube id="psYQFbPgIOI" class="youtube-video" title="Metadata" >}}\n')
+    assert formats.is_thin("docs/a.md", "<script setup>\nimport Basic from './demos/Basic.vue'\n</script>\n")
+    noted = "{{% notice %}}\nRestart the proxy after you change its listeners, or the change waits.\n{{% /notice %}}\n"
+    assert not formats.is_thin("docs/a.md", noted)
+    assert not formats.is_thin("docs/a.md", "```html\n<script>\nrun()\n</script>\n```\n")
     learn_more = (  # Linkerd's features/gateway-api.md: an introduced list of reference links, and their targets
         "## Learn More\n\nTo get started with the Gateway API types, you can:\n\n- [Configure fault injection]"
         "(../tasks/fault-injection/)\n- [Configure timeouts][timeouts]\n- [Configure dynamic request routing][dyn]\n\n"

@@ -71,6 +71,13 @@ _BARE_LINK = re.compile(r"<[a-z][a-z0-9+.-]*:[^<>\s]*>|\b[a-z][a-z0-9+.-]*://\S+
 COMMENT_OPEN, COMMENT_CLOSE = "<!--", "-->"
 _COMMENT_OPEN = re.compile(r" {0,3}<!--")
 _COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.DOTALL)
+# What a page renders as no words to read: an HTML script or style block (VitePress's `<script setup>` of component
+# imports above a page's title) and a line that is a Hugo shortcode alone (`{{< youtube id="..." >}}`), whose
+# parameters read as words but show a widget.
+_WIDGETS = re.compile(
+    r"^[ \t]*<(script|style)\b[^>]*>.*?(?:</\1\s*>|\Z)|^[ \t]*\{\{[<%].*?[%>]\}\}[ \t]*$",
+    re.DOTALL | re.IGNORECASE | re.MULTILINE,
+)
 # Lines that could be a heading or a fence start with one of these after at most 3 spaces.
 _MARKER = re.compile(r" {0,3}[#`~]")
 # Issue 25: a top-level `title:` of the front matter (Docusaurus, Hugo, Jekyll; `title =` in TOML), its value bare or
@@ -437,8 +444,11 @@ def thin(text: str) -> bool:
     out), or, holding no code
     fence, its words as embedded (links without targets, bare URLs not at all, no markup) come to fewer than
     THIN_BYTES bytes besides spaces, or those besides its links' words to fewer than POINTER_BYTES (a sentence that
-    points elsewhere). Search ranks such a chunk lower (ranking.demote_thin), never drops it."""
+    points elsewhere). Script and style blocks and lines of a Hugo shortcode alone (_WIDGETS) count as markup.
+    Search ranks such a chunk lower (ranking.demote_thin), never drops it."""
     text = below_heading(text)
+    if "{{" in text or "<" in text:
+        text = _WIDGETS.sub("", text)
     lines = [line for line in text.split("\n") if line.strip() and not _LINK_DEFINITION.fullmatch(line)]
     if _link_list(lines):
         return True

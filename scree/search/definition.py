@@ -14,7 +14,7 @@ subject ("## What is a CloneSet?") stays. Pages titled by the subject's words al
 from __future__ import annotations
 
 import re
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 
 # Pages among the first candidates whose titles are compared with the subject: each costs a read of its chunks.
 OPENING_WINDOW = 5
@@ -22,6 +22,13 @@ OPENING_WINDOW = 5
 # page "CloneSet"; "PropagationPolicy" for the page "PropagationPolicy v1alpha1"), and still name it.
 SUBJECT_SLACK = 1
 
+# The verbs of a task a how-to question asks about, which no page title needs to repeat: "How do I configure CORS?"
+# asks about the page "CORS", "How do I write a pyproject.toml?" about "Writing your pyproject.toml" (its title says
+# the verb too, and the comparison is of the words left on both sides).
+TASK_VERBS = frozenset(
+    {"use", "using", "add", "adding", "configure", "configuring", "set", "setting", "setup", "up", "enable"}
+    | {"enabling"}
+)
 _END = r"\s*[?.!]*\s*$"
 _ASKS = (
     re.compile(r"^\s*what(?:'s|\u2019s|\s+is|\s+are)\s+(.+?)" + _END, re.IGNORECASE),
@@ -40,11 +47,19 @@ def asked_subject(query: str) -> str | None:
     return None
 
 
-def names_subject(subject: Collection[str], title: Collection[str]) -> bool:
-    """Whether a title's terms name the subject's: one holds all of the other's and at most SUBJECT_SLACK more ("What
-    is the difference between CloneSet and Deployment?" is no question about the page "CloneSet", nor "What is the
-    App of Apps pattern?" about the page "App Deletion")."""
+def asked_topic(words: Sequence[str]) -> str | None:
+    """What a query asks how to do something with, where that is all it names: its content words without the verbs
+    of a task (TASK_VERBS), "How do I add admonitions?" -> "admonitions", "How do I write a pyproject.toml?" ->
+    "pyproject toml"; None where nothing else is left."""
+    topic = [word for word in words if word.casefold() not in TASK_VERBS]
+    return " ".join(topic) if topic else None
+
+
+def names_subject(subject: Collection[str], title: Collection[str], slack: int = SUBJECT_SLACK) -> bool:
+    """Whether a title's terms name the subject's: one holds all of the other's and at most `slack` more ("What is
+    the difference between CloneSet and Deployment?" is no question about the page "CloneSet", nor "What is the App
+    of Apps pattern?" about the page "App Deletion")."""
     mine, theirs = set(subject), set(title)
     if not mine or not theirs or not (mine <= theirs or theirs <= mine):
         return False
-    return len(mine ^ theirs) <= SUBJECT_SLACK
+    return len(mine ^ theirs) <= slack

@@ -41,7 +41,14 @@ from scree.errors import ScreeError
 from scree.logs import get_logger
 from scree.replies import no_markdown_note
 from scree.search import DEFAULT_K, DEFAULT_MODE, MAX_K
-from scree.search.definition import OPENING_WINDOW, asked_subject, names_subject
+from scree.search.definition import (
+    OPENING_WINDOW,
+    SUBJECT_SLACK,
+    TASK_VERBS,
+    asked_subject,
+    asked_topic,
+    names_subject,
+)
 from scree.search.faq import is_question, is_question_page
 from scree.search.hits import Hit, SearchResult, fold_translations, newest_first, other_version, preferred_twin
 from scree.search.literals import defined_share, literal_share, literals
@@ -353,6 +360,10 @@ class SearchEngine:
         exact: list[int] = []
         if subject is not None:  # "What is a CloneSet?": the CloneSet page's opening
             ranked, exact = self._openings(ranked, rows, subject)
+        else:  # "How do I configure CORS?": the CORS page's opening, not its last lines; no page moves
+            topic = asked_topic(query.words)
+            if topic is not None:
+                ranked, _ = self._openings(ranked, rows, topic, slack=0, ignored=self._terms(" ".join(TASK_VERBS)))
         asked = self._asking(ranked, rows, query, subject)
         return first_of(ranked, exact + asked), set(asked)
 
@@ -387,11 +398,18 @@ class SearchEngine:
         ]
 
     def _openings(
-        self, ranked: list[tuple[int, float]], rows: dict[int, StoredChunk], subject: str
+        self,
+        ranked: list[tuple[int, float]],
+        rows: dict[int, StoredChunk],
+        subject: str,
+        slack: int = SUBJECT_SLACK,
+        ignored: frozenset[str] = frozenset(),
     ) -> tuple[list[tuple[int, float]], list[int]]:
         """`ranked` with the opening chunk of each of the first OPENING_WINDOW pages titled for the `subject` a query
-        asks to be defined standing for the page's best chunk, and the chunks standing for the pages titled by the
-        subject's words alone, in rank order, to come first (scree.search.definition); `rows` gains the openings."""
+        asks to be defined (or, with no `slack`, the topic a how-to question asks about) standing for the page's best
+        chunk, and the chunks standing for the pages titled by the subject's words alone, in rank order, to come
+        first (scree.search.definition); `rows` gains the openings. Titles and headings are compared without the
+        `ignored` terms (a task's verbs)."""
         terms = self._terms(subject)
         if not terms:
             return ranked, []
@@ -405,7 +423,7 @@ class SearchEngine:
             pages.add(row.path)
             if len(pages) > OPENING_WINDOW:
                 break
-            title, opening = self._opening(row, terms)
+            title, opening = self._opening(row, terms, slack, ignored)
             if opening is not None:
                 rows[opening.id] = opening
                 openings[chunk_id] = opening.id
@@ -413,7 +431,9 @@ class SearchEngine:
                 exact.append(opening.id if opening is not None else chunk_id)
         return (stand_ins(ranked, openings) if openings else ranked), exact
 
-    def _opening(self, best: StoredChunk, subject: frozenset[str]) -> tuple[frozenset[str], StoredChunk | None]:
+    def _opening(
+        self, best: StoredChunk, subject: frozenset[str], slack: int, ignored: frozenset[str]
+    ) -> tuple[frozenset[str], StoredChunk | None]:
         """The terms of `best`'s page's title, and, when that title names `subject` and `best`'s own heading is not
         the subject ("## What is a CloneSet?" answers as well as the opening), the page's first section with
         substance headed by the subject alone (Karmada's generated `## PropagationPolicy` under the title
@@ -423,14 +443,14 @@ class SearchEngine:
         chunks = self._store.chunks_for_path(best.path)
         title_text = title_of([chunk.heading for chunk in chunks])
         terms = self._terms_of([title_text, _last_heading(best.heading)])
-        title = terms[title_text]
-        if terms[_last_heading(best.heading)] == subject or not names_subject(subject, title):
+        title = terms[title_text] - ignored
+        if terms[_last_heading(best.heading)] - ignored == subject or not names_subject(subject, title, slack):
             return title, None
         shown = _with_substance(chunks)
         sections = [chunk for chunk in shown if HEADING_SEPARATOR in chunk.heading]  # not the title's own text
         terms = self._terms_of(_last_heading(chunk.heading) for chunk in sections)
         first = shown[0] if shown else None
-        opening = next((chunk for chunk in sections if terms[_last_heading(chunk.heading)] == subject), first)
+        opening = next((chunk for chunk in sections if terms[_last_heading(chunk.heading)] - ignored == subject), first)
         return title, opening if opening is not None and opening.id != best.id else None
 
     def _pointed(
