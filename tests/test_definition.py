@@ -63,13 +63,20 @@ def test_an_opening_stands_just_before_the_chunk_it_stands_for_and_not_again() -
     assert stand_ins(ranked, {}) == ranked
 
 
+def docs_site(tmp_path: Path, pages: dict[str, str]) -> Path:
+    """A folder `site` holding `pages` (relative path -> text)."""
+    folder = tmp_path / "site"
+    for name, text in pages.items():
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_text(text, encoding="utf-8")
+    return folder
+
+
 @pytest.fixture
 def site(tmp_path: Path) -> Path:
-    folder = tmp_path / "site"
-    (folder / "docs").mkdir(parents=True)
-    for name, text in {"cloneset.md": CLONESET, "widget.md": WIDGET, "kubectl-plugin.md": OTHER}.items():
-        (folder / "docs" / name).write_text(text, encoding="utf-8")
-    return folder
+    return docs_site(
+        tmp_path, {"docs/cloneset.md": CLONESET, "docs/widget.md": WIDGET, "docs/kubectl-plugin.md": OTHER}
+    )
 
 
 def test_what_is_x_shows_the_opening_of_the_page_titled_x(site: Path, index_backend: Backend) -> None:
@@ -98,16 +105,13 @@ def test_a_section_headed_by_the_subject_comes_before_the_opening(site: Path, in
 def test_the_page_titled_by_the_subject_alone_comes_first(tmp_path: Path, index_backend: Backend) -> None:
     """webpack: "What is a loader?" had the API page "Loader Interface" first by its `this.loaders` section and the
     concept page "Loaders" third; a page titled by the subject's words alone comes first among the first pages."""
-    folder = tmp_path / "site"
     pages = {
         "api/loaders.md": "# Loader Interface\n\n## this.loaders\n\nAn array of all the loaders: each loader of the"
         " loaders, the loader's options, the loader's request. Loaders loaders loaders.\n",
         "concepts/loaders.md": "# Loaders\n\nLoaders are transformations applied to the source code of a module.\n",
         "guides/setup.md": "# Setup\n\nInstall the bundler, then write a config file with a loader or two.\n",
     }
-    for name, text in pages.items():
-        (folder / name).parent.mkdir(parents=True, exist_ok=True)
-        (folder / name).write_text(text, encoding="utf-8")
+    folder = docs_site(tmp_path, pages)
     with index_backend.engine(folder) as engine:
         for mode in ("keyword", "hybrid"):
             hits = engine.search("What is a loader?", k=3, mode=mode).hits
@@ -132,11 +136,7 @@ GUIDE = (
 
 @pytest.fixture
 def faq_site(tmp_path: Path) -> Path:
-    folder = tmp_path / "site"
-    (folder / "docs").mkdir(parents=True)
-    for name, text in {"faq.md": QUESTIONS, "production.md": GUIDE, "widget.md": WIDGET}.items():
-        (folder / "docs" / name).write_text(text, encoding="utf-8")
-    return folder
+    return docs_site(tmp_path, {"docs/faq.md": QUESTIONS, "docs/production.md": GUIDE, "docs/widget.md": WIDGET})
 
 
 @pytest.mark.parametrize(
@@ -191,13 +191,8 @@ def test_a_how_to_question_about_a_page_s_whole_topic_shows_its_opening(tmp_path
     MkDocs' admonitions page "How do I add admonitions?" with "Nested admonitions". A how-to question naming nothing
     but a page's title (a task's verbs aside: use, add, configure, set up, enable) shows the page's opening; a
     question naming more keeps the section that says it, and no page moves."""
-    folder = tmp_path / "site"
-    (folder / "config").mkdir(parents=True)
-    (folder / "config" / "cors.md").write_text(CORS, encoding="utf-8")
-    (folder / "config" / "tls.md").write_text("# TLS\n\nConfigure TLS for a virtual host with a secret.\n")
-    for name, text in WIDGETS.items():
-        (folder / "guides" / name).parent.mkdir(exist_ok=True)
-        (folder / "guides" / name).write_text(text, encoding="utf-8")
+    pages = {"config/cors.md": CORS, "config/tls.md": "# TLS\n\nConfigure TLS for a virtual host with a secret.\n"}
+    folder = docs_site(tmp_path, pages | {f"guides/{name}": text for name, text in WIDGETS.items()})
     with index_backend.engine(folder) as engine:
         for mode in ("keyword", "hybrid"):
             hits = engine.search("How do I configure CORS?", k=2, mode=mode).hits
