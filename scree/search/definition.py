@@ -9,6 +9,10 @@ substance stands for the page at its best chunk's place (ranking.stand_ins); a b
 subject ("## What is a CloneSet?") stays. Pages titled by the subject's words alone come first among those pages
 (ranking.first_of): webpack's concept page "Loaders" had come third for "What is a loader?", after the API page
 "Loader Interface" by its `this.loaders` section.
+
+A how-to question naming nothing but a page's title, a task's verbs aside (asked_topic, TASK_VERBS: "How do I
+configure CORS?" and Contour's page "CORS", which it had answered with its last two lines), is answered by that
+page's opening the same way, its title compared with no slack; no page moves for it.
 """
 
 from __future__ import annotations
