@@ -12,6 +12,7 @@ from cli_helpers import search_json
 from fault_helpers import hash_env, scree
 from test_store import raw
 
+from scree.content import formats
 from scree.content.chunking import chunk_markdown, thin
 from scree.content.formats import MDX, embedded_text, keyword_text
 from scree.search.query import keyword_match
@@ -110,3 +111,34 @@ def test_keyword_search_ranks_the_prose_over_the_tags_on_both_backends(tmp_path:
     with index_backend.engine(folder) as engine:
         hits = engine.search("rotate the key install guide", k=3, mode="keyword").hits
     assert hits and "To rotate the key" in hits[0].text, [hit.text[:60] for hit in hits]
+
+
+IMPORTS = (
+    "import Callout from '@mdx/Callout.astro';\nimport Steps from '@mdx/Steps.astro';\n"
+    "import Tabs from '@mdx/Tabs.astro';\n\n"
+)
+MIGRATIONS = (
+    f"{IMPORTS}# Drizzle migrations fundamentals\n\n<Callout>\nRead the schema page first.\n</Callout>\n\n"
+    "SQL databases need a strict schema up front; the migrate command applies each pending SQL file to the "
+    "database in order and records it in a journal table.\n"
+)
+
+
+def test_an_mdx_page_s_imports_above_its_title_are_never_a_hit(tmp_path: Path, index_backend: Backend) -> None:
+    """Drizzle's docs open every page with a block of component imports above its title: a chunk whose embedded
+    text is the path alone, which came first for "How do I run migrations?" (pg/migrations.mdx) and showed its import
+    lines. By the .mdx rules they are no words: thin, and nothing to show; the page's prose answers. In a .md page
+    the same lines are text."""
+    folder = tmp_path / "site"
+    (folder / "docs" / "pg").mkdir(parents=True)
+    (folder / "docs" / "pg" / "migrations.mdx").write_text(MIGRATIONS, encoding="utf-8")
+    (folder / "docs" / "pg" / "schema.mdx").write_text(f"{IMPORTS}# Schema\n\nDeclare each table in TypeScript.\n")
+    with index_backend.engine(folder) as engine:
+        for mode in ("hybrid", "keyword", "semantic"):
+            hits = engine.search("migrations", k=5, mode=mode).hits
+            assert hits and all("import Callout" not in hit.text for hit in hits), (mode, [h.text[:40] for h in hits])
+            assert hits[0].path == "docs/pg/migrations.mdx", (mode, hits[0].path)
+    assert formats.is_thin("docs/pg/migrations.mdx", IMPORTS) and formats.too_little("docs/pg/migrations.mdx", IMPORTS)
+    assert not formats.is_thin("docs/pg/migrations.md", IMPORTS) and not formats.too_little(
+        "docs/migrations.md", IMPORTS
+    )

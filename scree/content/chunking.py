@@ -437,15 +437,17 @@ def too_little_to_show(text: str) -> bool:
     return bytes_besides_spaces(text) < MIN_SHOWN_BYTES
 
 
-def thin(text: str) -> bool:
+def thin(text: str, keep: Callable[[str], str | None] | None = None) -> bool:
     """True for a chunk with very little to read (issue 25: one-line and "SEE ALSO" chunks won hits): its text, the
     heading line left out, is a list of links (each item a link and at most a short description; after a short line
     that introduces it, "To get started, you can:", and with its link definitions, `[timeouts]: ../timeouts/`, left
     out), or, holding no code
     fence, its words as embedded (links without targets, bare URLs not at all, no markup) come to fewer than
     THIN_BYTES bytes besides spaces, or those besides its links' words to fewer than POINTER_BYTES (a sentence that
-    points elsewhere). Script and style blocks and lines of a Hugo shortcode alone (_WIDGETS) count as markup.
-    Search ranks such a chunk lower (ranking.demote_thin), never drops it."""
+    points elsewhere). Script and style blocks and lines of a Hugo shortcode alone (_WIDGETS) count as markup, and so
+    does what `keep` leaves out of a line (JSX tags; thin_mdx: import and export lines too). Search ranks such a chunk
+    lower (ranking.demote_thin), never drops it."""
+    keep = keep or _without_jsx
     text = below_heading(text)
     if "{{" in text or "<" in text:
         text = _WIDGETS.sub("", text)
@@ -454,13 +456,20 @@ def thin(text: str) -> bool:
         return True
     if any(_FENCE_OPEN.fullmatch(line) for line in lines):  # a code example is content, however short
         return False
-    words = _BARE_LINK.sub(" ", _readable(text, keep=_without_jsx))
+    words = _BARE_LINK.sub(" ", _readable(text, keep=keep))
     if bytes_besides_spaces(words) < THIN_BYTES:
         return True
     if "](" not in text:
         return False
-    outside = _BARE_LINK.sub(" ", _readable(_LINK.sub(" ", text), keep=_without_jsx))
+    outside = _BARE_LINK.sub(" ", _readable(_LINK.sub(" ", text), keep=keep))
     return bytes_besides_spaces(outside) < POINTER_BYTES
+
+
+def thin_mdx(text: str) -> bool:
+    """thin() of an .mdx chunk, whose import and export lines and MDX comments render as nothing (_mdx_words): a
+    page's block of component imports above its title (Drizzle's docs) had come first for "How do I run
+    migrations?", its embedding the file's path alone."""
+    return thin(text, _mdx_words)
 
 
 def _link_list(lines: list[str]) -> bool:

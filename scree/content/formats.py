@@ -23,6 +23,8 @@ from scree.content.chunking import (
     readable_markdown,
     readable_mdx,
     thin,
+    thin_mdx,
+    too_little_to_show,
 )
 from scree.content.cjk import apart_from_cjk
 
@@ -52,7 +54,7 @@ class DocFormat:
 
 
 MARKDOWN = DocFormat("markdown", (".md", ".markdown"), iter_chunks, readable_markdown, thin)
-MDX = DocFormat("mdx", (".mdx",), iter_chunks, readable_mdx, thin, keywords=keyword_mdx)  # markdown with JSX (#25)
+MDX = DocFormat("mdx", (".mdx",), iter_chunks, readable_mdx, thin_mdx, keywords=keyword_mdx)  # markdown with JSX (#25)
 # Sphinx and docutils; Django names its rst sources .txt, so a .txt file whose content is rst is read as rst.
 RST = DocFormat("rst", (".rst", ".rest", ".txt"), rst.iter_chunks, rst.readable, rst.thin, claims=rst.looks_like_rst)
 ASCIIDOC = DocFormat("asciidoc", (".adoc", ".asciidoc", ".asc"), asciidoc.iter_chunks, asciidoc.readable, asciidoc.thin)
@@ -122,6 +124,13 @@ def is_thin(path: str, text: str) -> bool:
     """Does a stored chunk of `path` have little to read? Asked of the first row its ending names (a .txt chunk is
     judged as rst's: without the file's text, that is the closer guess for what scree indexes as .txt)."""
     return rows_for(path)[0].thin(text)
+
+
+def too_little(path: str, text: str) -> bool:
+    """chunking.too_little_to_show of a stored chunk of `path`, read as its format reads words: an .mdx chunk of
+    import lines and component tags alone (Drizzle's block of imports above each page's title) is nothing to show."""
+    keywords = rows_for(path)[0].keywords
+    return too_little_to_show(keywords(text) if keywords is not None else text)
 
 
 def keyword_text(path: str, text: str) -> str:

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Generic, TypeVar
 
 from scree.config import Settings
-from scree.content.chunking import HEADING_SEPARATOR, opted_out, too_little_to_show
+from scree.content.chunking import HEADING_SEPARATOR, opted_out
 from scree.content.docs_map import title_of
 from scree.content.files import FileContent, read_markdown, stat_file
 from scree.content.fixtures import (
@@ -21,7 +21,7 @@ from scree.content.fixtures import (
     docs_root,
     is_test_page,
 )
-from scree.content.formats import NotDocs, detect, is_thin
+from scree.content.formats import NotDocs, detect, is_thin, too_little
 from scree.content.ignore import IgnorePolicy
 from scree.content.languages import ORIGINAL, LanguageTrees
 from scree.content.posts import Posts, asks_about_changes, asks_what_changed, is_changelog
@@ -772,7 +772,7 @@ class SearchEngine:
         hits: list[Hit] = []
         for chunk_id, score in ranked:
             row = rows.get(chunk_id)
-            if row is None or row.text in seen_texts or too_little_to_show(row.text):
+            if row is None or row.text in seen_texts or too_little(row.path, row.text):
                 continue
             if trees.active:
                 twins = [twin for twin in self._same_text(row.text, looked) if twin.path != row.path]
@@ -936,7 +936,7 @@ def _last_heading(trail: str) -> str:
 
 def _with_substance(chunks: Iterable[StoredChunk]) -> list[StoredChunk]:
     """The chunks a hit may show as a page's own text: neither too little to show nor thin."""
-    return [chunk for chunk in chunks if not too_little_to_show(chunk.text) and not is_thin(chunk.path, chunk.text)]
+    return [chunk for chunk in chunks if not too_little(chunk.path, chunk.text) and not is_thin(chunk.path, chunk.text)]
 
 
 def _vector_weight(query: Query, recorded: tuple[str, int] | None) -> float:
