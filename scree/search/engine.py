@@ -413,16 +413,23 @@ class SearchEngine:
         terms = self._terms(subject)
         if not terms:
             return ranked, []
-        openings: dict[int, int] = {}
-        exact: list[int] = []  # the chunks standing for the pages titled by the subject alone, in rank order
-        pages: set[str] = set()
+        firsts: dict[str, tuple[int, StoredChunk]] = {}  # the first OPENING_WINDOW pages' best chunks
         for chunk_id, _ in ranked:
             row = rows.get(chunk_id)
-            if row is None or row.path in pages:
-                continue
-            pages.add(row.path)
-            if len(pages) > OPENING_WINDOW:
-                break
+            if row is not None and row.path not in firsts:
+                firsts[row.path] = (chunk_id, row)
+                if len(firsts) == OPENING_WINDOW:
+                    break
+        if ignored:  # a how-to question: a page whose chunks' trails open with no title naming it is read no further
+            tops = self._terms_of(_first_heading(row.heading) for _, row in firsts.values())
+            firsts = {
+                path: (chunk_id, row)
+                for path, (chunk_id, row) in firsts.items()
+                if names_subject(terms, tops[_first_heading(row.heading)] - ignored, slack)
+            }
+        openings: dict[int, int] = {}
+        exact: list[int] = []  # the chunks standing for the pages titled by the subject alone, in rank order
+        for chunk_id, row in firsts.values():
             title, opening = self._opening(row, terms, slack, ignored)
             if opening is not None:
                 rows[opening.id] = opening
@@ -928,6 +935,10 @@ def _older_sections(rows: dict[int, StoredChunk], ranked: Sequence[tuple[int, fl
         named[chunk_id] = max(version_key(release) for release in releases)
         newest[row.path] = max(newest.get(row.path, ()), named[chunk_id])
     return {chunk_id for chunk_id, key in named.items() if key < newest[rows[chunk_id].path]}
+
+
+def _first_heading(trail: str) -> str:
+    return trail.split(HEADING_SEPARATOR, 1)[0].strip()
 
 
 def _last_heading(trail: str) -> str:
