@@ -421,11 +421,11 @@ class SearchEngine:
                 if len(firsts) == OPENING_WINDOW:
                     break
         if ignored:  # a how-to question: a page whose chunks' trails open with no title naming it is read no further
-            tops = self._terms_of(_first_heading(row.heading) for _, row in firsts.values())
+            tops = self._terms_of(title_of([row.heading]) for _, row in firsts.values())
             firsts = {
                 path: (chunk_id, row)
                 for path, (chunk_id, row) in firsts.items()
-                if names_subject(terms, tops[_first_heading(row.heading)] - ignored, slack)
+                if names_subject(terms, tops[title_of([row.heading])] - ignored, slack)
             }
         openings: dict[int, int] = {}
         exact: list[int] = []  # the chunks standing for the pages titled by the subject alone, in rank order
@@ -935,10 +935,6 @@ def _older_sections(rows: dict[int, StoredChunk], ranked: Sequence[tuple[int, fl
         named[chunk_id] = max(version_key(release) for release in releases)
         newest[row.path] = max(newest.get(row.path, ()), named[chunk_id])
     return {chunk_id for chunk_id, key in named.items() if key < newest[rows[chunk_id].path]}
-
-
-def _first_heading(trail: str) -> str:
-    return trail.split(HEADING_SEPARATOR, 1)[0].strip()
 
 
 def _last_heading(trail: str) -> str:

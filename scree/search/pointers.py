@@ -26,6 +26,7 @@ import re
 from collections.abc import Iterable
 
 from scree.content.chunking import below_heading
+from scree.content.posts import INDEX_NAMES
 
 POINTER_WINDOW = 10  # the first candidates looked at for pointers: each looks up its file's link definitions
 
@@ -42,7 +43,6 @@ _REFERENCE = re.compile(r"(?<![!\]])\[([^\]\n]+)\]\[([^\]\n]*)\]")
 _DEFINITION = re.compile(r"^ {0,3}\[([^\]\n]+)\]:[ \t]*<?([^\s<>]+)>?", re.MULTILINE)
 _SCHEME = re.compile(r"[a-z][a-z0-9+.-]*:", re.IGNORECASE)
 _PAGE_SUFFIX = re.compile(r"\.(?:md|mdx|markdown|html?|rst|adoc)$", re.IGNORECASE)
-_FOLDER_PAGE = frozenset({"index", "_index", "readme"})
 
 
 def points_elsewhere(text: str) -> bool:
@@ -72,7 +72,7 @@ def page_key(path: str) -> str:
     lower case (Hugo lower-cases its URLs)."""
     key = _PAGE_SUFFIX.sub("", path).lower()
     head, _, last = key.rpartition("/")
-    return head if last in _FOLDER_PAGE else key
+    return head if last in INDEX_NAMES else key
 
 
 class PageKeys:
