@@ -457,7 +457,10 @@ def test_sigkill_at_random_points_of_a_large_sync_leaves_every_file_old_or_new(
     embed_server.set(delay_s=0.05)  # each request slow enough that a 300-file sync lasts seconds
     for version in range(1, KILL_ROUNDS + 1):
         write_version(version)
-        target = rng.randint(1, KILL_FILES - 1)
+        # A write transaction holds about WRITE_BATCH_CHUNKS rows (2 to 4 chunks a file here: fewer than KILL_FILES
+        # files), so the count jumps by a batch at a time and a target past the last batch's start lands after the
+        # sync. The first round's target comes before the first batch ends, so at least one kill lands mid-sync.
+        target = rng.randint(1, KILL_FILES // 4 if version == 1 else KILL_FILES - 1)
         watch = start_watch(env, folder)
         wait_until(
             lambda v=version, t=target, w=watch: count_at(settings, shas, v) >= t or _synced(w),
