@@ -10,7 +10,7 @@ import pytest
 from cli_helpers import run_scree
 from test_version_search import GUIDES, engine_for, indexed_doctor, page, search, tree
 
-from scree.content.fixtures import beside_the_docs, docs_root
+from scree.content.fixtures import SuitePages, docs_root, docs_sections
 from scree.content.posts import is_changelog
 
 CLI = page(
@@ -211,9 +211,38 @@ def test_the_docs_top_folder_is_where_most_pages_that_are_no_tests_sit() -> None
         "README.md",
     ]
     assert docs_root(prettier) == "docs/"  # 9 fixtures do not make tests/ the docs
-    assert beside_the_docs("tests/format/markdown/case-1.md", "docs/")
-    assert not beside_the_docs("docs/developer/test/memfootprint.md", "docs/")  # KubeEdge: docs about testing
+    tests = SuitePages.of(prettier)
+    assert tests.root == "docs/" and tests.beside_the_docs("tests/format/markdown/case-1.md")
+    assert not tests.beside_the_docs("docs/options.md")
     assert docs_root(["README.md", "CONTRIBUTING.md", "docs/a.md"]) is None  # the top of the repository holds most
+
+
+def test_a_folder_named_test_among_many_docs_pages_is_the_docs_section_on_testing() -> None:
+    """Deno's docs keep their pages on testing (coverage, mocking, snapshots) in `runtime/test/` beside the rest of
+    `runtime/`; Tauri's in `develop/Tests/`: pages of the docs. A folder named like a test suite at the top of the
+    repository, or beside fewer pages than it holds, is a suite; fixtures and test data are never docs."""
+    runtime = [f"runtime/fundamentals/page-{n}.md" for n in range(6)] + ["runtime/index.md"]
+    deno = [*runtime, "runtime/test/coverage.md", "runtime/test/mocking.md", *(f"lint/rule-{n}.md" for n in range(9))]
+    assert docs_sections(deno) == {"runtime/test"}
+    tests = SuitePages.of(deno)
+    assert not tests.holds("runtime/test/coverage.md") and not tests.beside_the_docs("runtime/test/mocking.md")
+    tauri = [
+        "develop/index.mdx",
+        "develop/debug.md",
+        "develop/icons.md",
+        "develop/state.md",
+        "develop/Tests/mocking.md",
+    ]
+    tauri += ["develop/Tests/WebDriver/index.mdx", "develop/Tests/fixtures/app.md"]
+    tests = SuitePages.of(tauri)
+    assert tests.sections == {"develop/Tests"} and not tests.holds("develop/Tests/WebDriver/index.mdx")
+    assert tests.holds("develop/Tests/fixtures/app.md")  # a fixture inside the section is still a test page
+    suites = ["docs/guide.md", "docs/api.md", "test/README.md", "test/browser/README.md"]  # Vitest: at the top
+    suites += ["packages/kit/README.md", *(f"packages/kit/test/apps/app-{n}/README.md" for n in range(4))]
+    suites += ["mkdocs/tests/integration/docs/index.md", "mkdocs/tests/integration/docs/testing.md"]
+    suites += ["site/testing/_index.md", *(f"site/testing/tests/page-{n}.md" for n in range(3))]  # 1 page beside 3
+    assert docs_sections(suites) == frozenset()
+    assert all(SuitePages.of(suites).holds(path) for path in suites if "/test/" in path or "/tests/" in path)
 
 
 def test_a_testing_tools_own_test_pages_beside_its_docs_come_after_them(tmp_path: Path) -> None:
@@ -233,3 +262,31 @@ def test_a_testing_tools_own_test_pages_beside_its_docs_come_after_them(tmp_path
         assert paths[0] == "docs/guide/browser.md" and "test/browser/README.md" in paths, (mode, paths)
         asked = [hit.path for hit in search(engine, "the browser test fixtures", mode)]
         assert asked[0] == "test/browser/README.md", (mode, asked)
+
+
+def test_the_docs_section_on_testing_ranks_as_the_docs_it_is(tmp_path: Path) -> None:
+    """Deno: "How do I migrate from Jest?" had `runtime/test/migrate_from_jest.md` third and "How do I measure code
+    coverage?" its coverage page nowhere in the first four: `runtime/test/` was taken for a test suite, moved after
+    the docs pages of similar rank, and, the repository's top folder with most pages being `lint/`, even for a
+    question saying "test". A folder named test among many more docs pages is the docs' section on testing."""
+    coverage = page(
+        "Test coverage", "Measure code coverage: run the tests with --coverage, then write a coverage report."
+    )
+    mocking = page("Mocking", "Mock a function in your tests with a spy that records each call and its arguments.")
+    files = {"runtime/test/coverage.md": coverage, "runtime/test/mocking.md": mocking}
+    files["runtime/reference/cli.md"] = page("CLI", "The coverage subcommand prints a report; run writes a file.")
+    files["runtime/fundamentals/debugging.md"] = page("Debugging", "Functions in your code: a report of each call.")
+    files.update({f"runtime/{name}": text for name, text in GUIDES.items()})
+    files.update({f"lint/rule-{n}.md": page(f"Lint rule {n}", f"Rule {n} reports unused code.") for n in range(12)})
+    folder = tree(tmp_path / "site", files)
+    engine = engine_for(folder, tmp_path / "index.db")
+    for mode in ("hybrid", "keyword"):
+        measured = [hit.path for hit in search(engine, "How do I measure code coverage and write a report?", mode)]
+        assert measured[0] == "runtime/test/coverage.md", (mode, measured)
+        mocked = [hit.path for hit in search(engine, "How do I mock a function in my tests?", mode)]
+        assert mocked[0] == "runtime/test/mocking.md", (mode, mocked)
+    _, doctor = indexed_doctor(tmp_path, folder)
+    assert (
+        "ok    test pages: none found (pages in a tests/, fixtures/, testdata/ or __snapshots__/ folder); "
+        "runtime/test/: pages of the docs, not tests (the folder around each holds most of its pages)"
+    ) in doctor.stdout, doctor.stdout

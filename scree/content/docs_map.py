@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
 from scree.content.chunking import HEADING_SEPARATOR
-from scree.content.fixtures import is_test_page
+from scree.content.fixtures import docs_sections, is_test_page
 from scree.content.languages import ORIGINAL, copy_of
 from scree.content.versions import CURRENT, NEWER, OLD, VersionTrees
 
@@ -123,11 +123,11 @@ def _kind(path: str) -> int:
     return 3
 
 
-def rank_key(path: str, size: int) -> tuple[bool, int, int, int, str]:
+def rank_key(path: str, size: int, sections: Collection[str] = frozenset()) -> tuple[bool, int, int, int, str]:
     """The order of RULE: kind, depth, larger size class first, path; the pages of a repository's tests after all
-    others (scree.content.fixtures: Prettier's 315 under tests/, their READMEs ranked as READMEs, had come before its
-    options page)."""
-    return is_test_page(path), _kind(path), path.count("/"), -max(size, 0).bit_length(), path
+    others (scree.content.fixtures, `sections` the docs' own folders named like tests: Prettier's 315 under tests/,
+    their READMEs ranked as READMEs, had come before its options page)."""
+    return is_test_page(path, sections), _kind(path), path.count("/"), -max(size, 0).bit_length(), path
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,6 +140,7 @@ class DocsSummary:
     by_format: dict[str, int]
     pages: tuple[Page, ...]  # the first KEEP_PAGES in rank order, with titles
     complete: bool
+    test_sections: frozenset[str] = frozenset()  # folders named like tests that are the docs' (fixtures.docs_sections)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -149,6 +150,7 @@ class DocsSummary:
             "by_folder": self.by_folder,
             "by_format": self.by_format,
             "pages": [page.row() for page in self.pages],
+            "test_sections": sorted(self.test_sections),
         }
 
     @classmethod
@@ -164,6 +166,7 @@ class DocsSummary:
                 by_format=_by_count({str(k): int(v) for k, v in data["by_format"].items()}),
                 pages=pages,
                 complete=bool(data["complete"]),
+                test_sections=frozenset(str(folder) for folder in data.get("test_sections", ())),
             )
         except (KeyError, TypeError, ValueError, AttributeError):
             return None
@@ -176,7 +179,10 @@ def _by_count(counts: dict[str, int]) -> dict[str, int]:
 
 def ranked_paths(sizes: dict[str, int]) -> list[str]:
     """Every path in RULE's order, LEFT_OUT aside."""
-    return sorted((path for path in sizes if path not in LEFT_OUT), key=lambda path: rank_key(path, sizes[path]))
+    sections = docs_sections(sizes)
+    return sorted(
+        (path for path in sizes if path not in LEFT_OUT), key=lambda path: rank_key(path, sizes[path], sections)
+    )
 
 
 def kept_paths(sizes: dict[str, int], copies: Copies = NO_COPIES) -> list[str]:
@@ -225,6 +231,7 @@ def summarise(
         by_format=_by_count(by_format),
         pages=tuple(Page(path, titles.get(path, ""), sizes[path], copies.get(path)) for path in top),
         complete=complete,
+        test_sections=docs_sections(sizes),
     )
 
 
@@ -311,10 +318,11 @@ def _version_key(segment: str) -> tuple[int, ...]:
     return tuple(int(n) for n in re.findall(r"\d+", segment))
 
 
-def _entries(pages: tuple[Page, ...]) -> list[_Entry]:
+def _entries(pages: tuple[Page, ...], sections: Collection[str]) -> list[_Entry]:
     """The outline's entries in rank order: pages that differ only in a version segment or their language, or that
     the version trees take for copies of one page, are one entry, shown in English or untagged where one is, by the
-    current version's copy (else the highest version by number), counting the others."""
+    current version's copy (else the highest version by number), counting the others; each says whether it is a
+    page of the repository's tests (`sections`: the docs' own folders named like tests, fixtures.docs_sections)."""
     by_path = {page.path: page for page in pages}
     copies = {page.path: page.copy for page in pages if page.copy is not None}
     entries: list[_Entry] = []
@@ -329,7 +337,7 @@ def _entries(pages: tuple[Page, ...]) -> list[_Entry]:
         if said:
             text += f" ({'; '.join(said)})"
         folder = top_folder(shown.path)
-        entries.append(_Entry(folder, per_folder[folder], text, len(group), is_test_page(shown.path)))
+        entries.append(_Entry(folder, per_folder[folder], text, len(group), is_test_page(shown.path, sections)))
         per_folder[folder] += 1
     return entries
 
@@ -366,7 +374,7 @@ def outline(
     the whole map; folders in the order of their best page, pages in rank order; a last line says how many pages
     were left out."""
     header = header or f"Entry points ({RULE}; path: title):"
-    entries = _entries(summary.pages)
+    entries = _entries(summary.pages, summary.test_sections)
     used = measure(header) + MORE_LINE_CHARS  # room for the last line, should any page be left out
     chosen: set[int] = set()
     folders: set[str] = set()

@@ -15,11 +15,9 @@ from scree.content.chunking import HEADING_SEPARATOR, opted_out
 from scree.content.docs_map import title_of
 from scree.content.files import FileContent, read_markdown, stat_file
 from scree.content.fixtures import (
+    SuitePages,
     asks_about_tests,
     asks_about_the_suite,
-    beside_the_docs,
-    docs_root,
-    is_test_page,
 )
 from scree.content.formats import NotDocs, detect, is_thin, too_little
 from scree.content.ignore import IgnorePolicy
@@ -209,7 +207,7 @@ class SearchEngine:
         self._posts: _FromFiles[Posts] = _FromFiles()
         self._variants: _FromFiles[Variants] = _FromFiles()
         self._pages: _FromFiles[PageKeys] = _FromFiles()
-        self._docs_roots: _FromFiles[str | None] = _FromFiles()
+        self._tests: _FromFiles[SuitePages] = _FromFiles()
         # The store's connection serves one thread at a time. The query embedding may wait on the API for seconds:
         # it runs under its own lock, never under the store's, so a keyword search never waits behind it (R-M3,
         # issue 13).
@@ -639,9 +637,9 @@ class SearchEngine:
         """The index's posts folders beside a docs tree (scree.content.posts)."""
         return self._posts.get(self._store.file_count(), lambda: site_posts(self._store, self._root))
 
-    def _docs_root(self) -> str | None:
-        """The top folder holding most of the index's pages that are no test pages (fixtures.docs_root)."""
-        return self._docs_roots.get(self._store.file_count(), lambda: docs_root(self._store.paths()))
+    def _test_pages(self) -> SuitePages:
+        """The index's test pages, their folders and the docs' top folder (scree.content.fixtures)."""
+        return self._tests.get(self._store.file_count(), lambda: SuitePages.of(self._store.paths()))
 
     def _site_variants(self) -> Variants:
         """The index's variant folders (scree.content.variants): sibling folders mirroring each other's pages that
@@ -678,12 +676,12 @@ class SearchEngine:
             )
         if not asks_about_changes(query.folded_words, query.versions):
             ranked = demote(ranked, lambda item: item in rows and is_changelog(rows[item].path), POST_RANKS, matched)
+        tests = self._test_pages()
         if not asks_about_tests(query.folded_words):  # a formatter's test fixtures are markdown by the hundred
-            ranked = demote(ranked, lambda item: item in rows and is_test_page(rows[item].path), POST_RANKS, matched)
+            ranked = demote(ranked, lambda item: item in rows and tests.holds(rows[item].path), POST_RANKS, matched)
         elif not asks_about_the_suite(query.folded_words):  # a testing tool's site: its own tests beside the docs
-            root = self._docs_root()
             ranked = demote(
-                ranked, lambda item: item in rows and beside_the_docs(rows[item].path, root), POST_RANKS, matched
+                ranked, lambda item: item in rows and tests.beside_the_docs(rows[item].path), POST_RANKS, matched
             )
         questions, proposals = self._shaped_pages(ranked[:FAQ_WINDOW], rows, looked)
         questions -= set(asked)  # "FAQ > What is gRPC?" for "What is gRPC?" is the answer
