@@ -120,6 +120,7 @@ def test_a_changelog_comes_after_the_docs_page_unless_the_query_asks_about_chang
     assert changelog in how  # still found, after the docs page
     assert is_changelog("HISTORY.md") and is_changelog("docs/changes.rst") and is_changelog("Release_Notes.md")
     assert is_changelog("changelogs/CHANGELOG-1.18.md") and is_changelog("docs/release-notes-v3.0.x.md")
+    assert is_changelog("CHANGELOG-v0.1.0_v1.1.0.md")  # Argo Rollouts: the releases before its CHANGELOG.md
     assert not is_changelog("docs/commands/history.md") and not is_changelog("docs/changelog-format.md")
     assert is_changelog("docs/sources/release-notes/_index.md") and is_changelog("docs/Changelog/README.md")
     assert not is_changelog("docs/changelog/format.md") and not is_changelog("docs/changelog-format/index.md")

@@ -84,7 +84,7 @@ FRAGMENT_FOLDERS = frozenset({"changelog", "changelogs", "changes", "newsfragmen
 _FOLDER_WORD = re.compile(r"[._-]")  # changelog.d, changelog_unreleased (Prettier's), unreleased-changes
 _FRAGMENT = re.compile(r"[0-9]+(?:\.|$)")  # a file named for an issue or a pull request: 10128.bugfix.rst, 11297.rst
 # A release after a changelog's name: Velero keeps one per release, changelogs/CHANGELOG-1.18.md
-_RELEASE_SUFFIX = re.compile(r"-v?[0-9]+(?:\.[0-9]+)*(?:\.x)?$")
+_RELEASE_SUFFIX = re.compile(r"(?:-v?[0-9]+(?:\.[0-9]+)*(?:\.x)?)+$")  # a release, or a range of them
 # a query's words asking about changes, whose answer a changelog is
 CHANGE_WORDS = frozenset(
     {"changed", "changes", "changelog", "release", "released", "releases", "removed", "deprecated", "added"}
@@ -127,7 +127,8 @@ def dated_front_matter(front_matter: str | None, date_alone: bool = False) -> bo
 
 def is_changelog(path: str) -> bool:
     """Whether a page is a changelog by its file name (CHANGELOG_NAMES, CAPITAL_CHANGELOG_NAMES), alone or with the
-    release it covers: `CHANGELOG.md`, `changes.rst`, `HISTORY.md`, `CHANGELOG-1.18.md`, `release-notes-v3.0.md`;
+    releases it covers: `CHANGELOG.md`, `changes.rst`, `HISTORY.md`, `CHANGELOG-1.18.md`, `release-notes-v3.0.md`,
+    `CHANGELOG-v0.1.0_v1.1.0.md`;
     not `commands/history.md` or `changelog-format.md`; or the index page of a folder so named (`changelog/index.md`,
     `release-notes/_index.md`: the changelog, or the list of its releases' pages); or a changelog's fragment: a page
     named for an issue or a pull request in a folder of change notes (FRAGMENT_FOLDERS: towncrier's
