@@ -84,6 +84,11 @@ def test_thin_is_each_formats_own_rule() -> None:
         "  - Follow the end-to-end setup guide for a Clerk-powered iOS app.\n</Cards>\n"
     )
     assert formats.is_thin("docs/reference/native-mobile/configuration.ios.mdx", cards)
+    sections = "".join(f"{'    ' * (n % 2)}- [Section {n}](#section-{n})\n" for n in range(30))
+    # Laravel: each page opens with its sections' links (38 on its Eloquent page), the next heading's anchor after
+    contents = f'# Eloquent: Getting Started\n\n{sections}\n<a name="introduction"></a>\n'
+    assert formats.is_thin("eloquent.md", contents)
+    assert not formats.is_thin("eloquent.md", contents.replace("<a name", "Eloquent maps tables to models. <a name"))
     next_steps = (  # KubeVela's "What's Next": items sending the reader on in a few words around each link
         "## What's Next\n\n* Learn more about [defining customized trait](../traits/customize-trait) in CUE.\n"
         "* Learn how to [define health check and custom status](../traits/status) of Component.\n"

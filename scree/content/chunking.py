@@ -52,8 +52,11 @@ _POINTER_WORDS = re.compile(
 )
 # A link reference definition, `[timeouts]: ../features/retries-and-timeouts/`: the target of a reference link.
 _LINK_DEFINITION = re.compile(r" {0,3}\[[^\]\n]+\]:[ \t]*\S+.*")
-# Lines around a list of links that carry no words: a component's own tag (`<Cards>`, `</Cards>`), a thematic break.
-_MARKUP_LINE = re.compile(r"[ \t]*(?:</?[A-Z][\w.]*(?:\s[^<>]*)?/?>|(?:[-*_][ \t]*){3,})[ \t]*")
+# An empty HTML anchor, `<a name="x"></a>`, in any case.
+_EMPTY_ANCHOR = r"(?i:<a(?:\s+(?:id|name)\s*=\s*(?:\"[^\"]*\"|'[^']*'|[^\s>]+))+\s*/?>\s*(?:</a>)?)"
+# Lines around a list of links that carry no words: a component's own tag (`<Cards>`, `</Cards>`), a thematic break,
+# an empty anchor (Laravel's docs put one above each heading, so it ends the list of the page's sections before).
+_MARKUP_LINE = re.compile(rf"[ \t]*(?:</?[A-Z][\w.]*(?:\s[^<>]*)?/?>|(?:[-*_][ \t]*){{3,}}|{_EMPTY_ANCHOR})[ \t]*")
 # A link's description as an item of its own after it (Clerk's cards: `- [Clerk](...)`, `- Learn how to access Clerk
 # in your app.`): one sentence, no link of its own (a sibling item, Astro's "`.mdx` (with the [MDX integration](...))"
 # among links to the page's sections, is content).
@@ -101,7 +104,7 @@ _HEADING_ATTRIBUTES = re.compile(rf"[ \t]*\{{:?[ \t]*{_ATTR_ITEM}(?:[ \t]+{_ATTR
 _HEADING_NOISE = re.compile(
     r"\{/\*.*?\*/\}"  # MDX comment
     r"|<!--.*?-->"  # HTML comment
-    r"|<a(?:\s+(?:id|name)\s*=\s*(?:\"[^\"]*\"|'[^']*'|[^\s>]+))+\s*/?>\s*(?:</a>)?",  # empty anchor
+    rf"|{_EMPTY_ANCHOR}",  # empty anchor
     re.IGNORECASE,
 )
 # HTML tags in a heading outside its code spans go, the words between them stay: a known inline or layout element's
