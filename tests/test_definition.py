@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from backends import Backend
 
-from scree.search.definition import asked_subject, names_subject
+from scree.search.definition import asked_subject, names_subject, page_topic
 from scree.search.ranking import stand_ins
 
 CLONESET = (
@@ -55,6 +55,8 @@ def test_a_title_names_the_subject_when_one_holds_the_other_and_at_most_one_word
     assert not names_subject({"differ", "cloneset", "deploy"}, {"cloneset"})  # a difference, not a definition
     assert not names_subject({"cloneset"}, {"cloneset", "lifecycl", "insert"})
     assert not names_subject(set(), {"cloneset"})
+    assert page_topic("Eloquent: Getting Started").strip(" :") == "Eloquent" and page_topic("Introduction") == ""
+    assert page_topic("Start a cluster") == "Start a cluster" and page_topic("Overviewing") == "Overviewing"
 
 
 def test_an_opening_stands_just_before_the_chunk_it_stands_for_and_not_again() -> None:
@@ -118,6 +120,27 @@ def test_the_page_titled_by_the_subject_alone_comes_first(tmp_path: Path, index_
             assert hits[0].path == "concepts/loaders.md", (mode, [hit.path for hit in hits])
             assert hits[0].score >= hits[1].score
         assert engine.search("this.loaders array", k=1, mode="keyword").hits[0].path == "api/loaders.md"
+
+
+ELOQUENT = (  # Laravel's shape: a title saying what kind of page it is, the page's sections' links, an anchor a heading
+    "# Eloquent: Getting Started\n\n- [Introduction](#introduction)\n- [Scopes](#scopes)\n"
+    '    - [Global Scopes](#global-scopes)\n\n<a name="introduction"></a>\n## Introduction\n\n'
+    "Laravel includes an object-relational mapper that maps each table to a model class.\n\n"
+    '<a name="scopes"></a>\n## Scopes\n\n<a name="global-scopes"></a>\n### Global Scopes\n\n'
+    "Eloquent global scopes add constraints to every Eloquent query of an Eloquent model: Eloquent, Eloquent.\n"
+)
+
+
+def test_a_title_saying_what_kind_of_page_it_is_still_names_its_subject(tmp_path: Path, index_backend: Backend) -> None:
+    """Laravel: "What is Eloquent?" showed the page "Eloquent: Getting Started" by its "Anonymous Global Scopes", and
+    its first chunk, the list of the page's sections ending with the next heading's anchor, read as substance. Words
+    saying what kind of page a title is (getting started, overview, introduction, basics) name no subject, and such
+    a list is thin: the opening is the introduction."""
+    pages = {"eloquent.md": ELOQUENT, "queues.md": "# Queues\n\nPush a job on a queue; a worker runs it later.\n"}
+    with index_backend.engine(docs_site(tmp_path, pages)) as engine:
+        for mode in ("keyword", "hybrid"):
+            hits = engine.search("What is Eloquent?", k=2, mode=mode).hits
+            assert hits[0].heading == "Eloquent: Getting Started > Introduction", (mode, hits[0].heading)
 
 
 QUESTIONS = (

@@ -33,6 +33,9 @@ TASK_VERBS = frozenset(
     {"use", "using", "add", "adding", "configure", "configuring", "set", "setting", "setup", "up", "enable"}
     | {"enabling"}
 )
+# Words of a title that say what kind of page it is, not what it is about: Laravel's "Eloquent: Getting Started" is
+# the page on Eloquent. Not "Documentation": Crossplane's README "Crossplane Documentation" is about its docs.
+_PAGE_KIND = re.compile(r"(?:^|(?<=\W))(?:getting\s+started|overview|introduction|intro|basics)(?=\W|$)", re.IGNORECASE)
 _END = r"\s*[?.!]*\s*$"
 _ASKS = (
     re.compile(r"^\s*what(?:'s|\u2019s|\s+is|\s+are)\s+(.+?)" + _END, re.IGNORECASE),
@@ -57,6 +60,12 @@ def asked_topic(words: Sequence[str]) -> str | None:
     "pyproject toml"; None where nothing else is left."""
     topic = [word for word in words if word.casefold() not in TASK_VERBS]
     return " ".join(topic) if topic else None
+
+
+def page_topic(title: str) -> str:
+    """A page's title without the words saying what kind of page it is (_PAGE_KIND): "Eloquent: Getting Started" ->
+    "Eloquent: ", "Introduction" -> ""."""
+    return _PAGE_KIND.sub("", title)
 
 
 def names_subject(subject: Collection[str], title: Collection[str], slack: int = SUBJECT_SLACK) -> bool:

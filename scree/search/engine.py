@@ -46,6 +46,7 @@ from scree.search.definition import (
     asked_subject,
     asked_topic,
     names_subject,
+    page_topic,
 )
 from scree.search.faq import is_question, is_question_page
 from scree.search.hits import Hit, SearchResult, fold_translations, newest_first, other_version, preferred_twin
@@ -419,11 +420,11 @@ class SearchEngine:
                 if len(firsts) == OPENING_WINDOW:
                     break
         if ignored:  # a how-to question: a page whose chunks' trails open with no title naming it is read no further
-            tops = self._terms_of(title_of([row.heading]) for _, row in firsts.values())
+            tops = self._terms_of(page_topic(title_of([row.heading])) for _, row in firsts.values())
             firsts = {
                 path: (chunk_id, row)
                 for path, (chunk_id, row) in firsts.items()
-                if names_subject(terms, tops[title_of([row.heading])] - ignored, slack)
+                if names_subject(terms, tops[page_topic(title_of([row.heading]))] - ignored, slack)
             }
         openings: dict[int, int] = {}
         exact: list[int] = []  # the chunks standing for the pages titled by the subject alone, in rank order
@@ -446,7 +447,7 @@ class SearchEngine:
         CloneSet", nor "## CloneSet options"), else its first chunk with substance. The headings' terms are read in
         two queries, not one per section."""
         chunks = self._store.chunks_for_path(best.path)
-        title_text = title_of([chunk.heading for chunk in chunks])
+        title_text = page_topic(title_of([chunk.heading for chunk in chunks]))
         terms = self._terms_of([title_text, _last_heading(best.heading)])
         title = terms[title_text] - ignored
         if terms[_last_heading(best.heading)] - ignored == subject or not names_subject(subject, title, slack):
