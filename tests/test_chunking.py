@@ -607,6 +607,14 @@ def test_a_front_matter_title_heads_the_text_before_the_first_heading() -> None:
     assert [chunk.heading for chunk in chunk_markdown("---\nTitle: Router Radixtree\n---\n\nText.\n")] == [
         "Router Radixtree"
     ]
+    # the Go website's JSON in an HTML comment (golang/website: 40 pages, no other title); not JSON, no title
+    go = '<!--{\n  "Title": "Developing and publishing modules",\n  "Path": "/doc/modules"\n}-->\n\nYou can collect.\n'
+    assert [(chunk.heading, chunk.start_line) for chunk in chunk_markdown(go)] == [
+        ("Developing and publishing modules", 6)
+    ]
+    assert [chunk.heading for chunk in chunk_markdown('<!--{\n  "Title": [1]\n}-->\n\nText.\n')] == [""]
+    assert [chunk.heading for chunk in chunk_markdown("<!--{\n  Title: oops\n}-->\n\nText.\n")] == [""]
+    assert split_front_matter("<!--{\nTitle\n")[0] is None  # never closed
 
 
 def test_an_html_comment_block_holds_no_headings() -> None:

@@ -6,6 +6,7 @@ of formats; rst.py, asciidoc.py and plaintext.py are the other chunkers)."""
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -21,6 +22,8 @@ HEADING_SEPARATOR = " > "  # R-C1: `API > Authentication > Tokens`
 FRONT_MATTER_OPEN = "---"  # R-C1: only a first line like this starts YAML front matter
 FRONT_MATTER_CLOSE = ("---", "...")
 TOML_FRONT_MATTER = "+++"  # Hugo's TOML front matter opens and closes with this line (KEDA's 2,155 pages)
+# The Go website's pages (golang/website) hold a JSON object in an HTML comment: `<!--{`, `"Title": ...`, `}-->`.
+JSON_FRONT_MATTER = ("<!--{", "}-->")
 BYTE_ORDER_MARK = "\ufeff"
 
 # CommonMark ATX heading: up to 3 spaces, 1-6 `#`, then a space, a tab or the end of the line.
@@ -139,7 +142,8 @@ EMBED_FORMAT = "5"  # R-F3, #11: bumped whenever embed_text() or the heading tra
 # front matter, the lines a comment holds): an index recording an older one has every file chunked again once, at
 # the writer's next full sync, the vectors of unchanged text reused (Syncer.sync_all). 1: stop 54's trails (HTML
 # tags in headings) and the comments and titles of the stop before, which had reached a file only when it changed.
-CHUNKER_REVISION = 1
+# 2: the Go website's JSON front matter (JSON_FRONT_MATTER) titles its pages.
+CHUNKER_REVISION = 2
 # Issue 25: lines of an .mdx file that are code for the site, not words: ES module `import`/`export` lines, MDX
 # comments, and JSX component tags (`<Tabs>`, `<TabItem value="linux" label="Linux">`, `</TabItem>`, `<Foo />`),
 # which issue 34 takes out wherever they are on a line (a 985 KB line of JSX is cut into pieces), and at a piece's
@@ -187,16 +191,19 @@ def normalise_newlines(text: str) -> str:
 def split_front_matter(text: str) -> tuple[str | None, str, int]:
     """Return (front matter body or None, the rest, lines the front matter used) for LF-normalised text.
 
-    Front matter is a first line `---` up to the next `---` or `...` line, or Hugo's TOML, a first line `+++` up to
-    the next `+++` (trailing spaces and tabs are allowed on both; a leading byte order mark is ignored). Never
-    closed, it is not front matter.
+    Front matter is a first line `---` up to the next `---` or `...` line, Hugo's TOML, a first line `+++` up to
+    the next `+++`, or the Go website's JSON, a first line `<!--{` up to a line `}-->` (its body then the JSON
+    object, braces included); trailing spaces and tabs are allowed on these lines, and a leading byte order mark is
+    ignored. Never closed, it is not front matter.
     """
     start = 1 if text.startswith(BYTE_ORDER_MARK) else 0
     first_end = text.find("\n", start)
     opening = text[start:first_end].rstrip(" \t") if first_end >= 0 else ""
-    if opening not in (FRONT_MATTER_OPEN, TOML_FRONT_MATTER):
+    if opening not in (FRONT_MATTER_OPEN, TOML_FRONT_MATTER, JSON_FRONT_MATTER[0]):
         return None, text, 0
-    closing = FRONT_MATTER_CLOSE if opening == FRONT_MATTER_OPEN else (TOML_FRONT_MATTER,)
+    closing = {FRONT_MATTER_OPEN: FRONT_MATTER_CLOSE, TOML_FRONT_MATTER: (TOML_FRONT_MATTER,)}.get(
+        opening, JSON_FRONT_MATTER[1:]
+    )
     body_start = position = first_end + 1
     consumed = 1
     while position <= len(text):
@@ -206,6 +213,8 @@ def split_front_matter(text: str) -> tuple[str | None, str, int]:
         consumed += 1
         if text[position:line_end].rstrip(" \t") in closing:
             body = text[body_start : max(body_start, position - 1)]
+            if opening == JSON_FRONT_MATTER[0]:
+                body = "{" + body + "}"
             return body, text[line_end + 1 :], consumed
         position = line_end + 1
     return None, text, 0
@@ -221,7 +230,9 @@ def opted_out(text: str) -> bool:
 
 def front_matter_title(front_matter: str | None) -> str:
     """The front matter's top-level `title:` value, unquoted, or a block scalar's lines joined by spaces (`title: |-`
-    over indented lines: Linkerd's posts); "" for none."""
+    over indented lines: Linkerd's posts), or a JSON object's "Title" (any case); "" for none."""
+    if front_matter is not None and front_matter.startswith("{"):
+        return _json_title(front_matter)
     for line in _top_level_lines(front_matter or ""):
         found = _TITLE.fullmatch(line)
         if found is not None:
@@ -232,6 +243,19 @@ def front_matter_title(front_matter: str | None) -> str:
         if _BLOCK_TITLE.fullmatch(line) is not None:
             return _block_scalar(front_matter or "", line)
     return ""
+
+
+def _json_title(front_matter: str) -> str:
+    """The "Title" of front matter holding a JSON object (JSON_FRONT_MATTER), in any case; "" for none, or for
+    anything that is not such an object."""
+    try:
+        fields = json.loads(front_matter)
+    except ValueError:
+        return ""
+    if not isinstance(fields, dict):
+        return ""
+    title = next((value for key, value in fields.items() if key.lower() == "title"), "")
+    return " ".join(title.split()) if isinstance(title, str) else ""
 
 
 def _block_scalar(front_matter: str, key_line: str) -> str:
