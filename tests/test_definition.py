@@ -143,6 +143,23 @@ def test_a_title_saying_what_kind_of_page_it_is_still_names_its_subject(tmp_path
             assert hits[0].heading == "Eloquent: Getting Started > Introduction", (mode, hits[0].heading)
 
 
+def test_a_section_headed_by_the_subject_alone_comes_first(tmp_path: Path, index_backend: Backend) -> None:
+    """uv: "What is the lockfile?" had "Exporting a lockfile" first (its title names the lockfile and one word more)
+    and the section that says what it is, "Project structure and files > The lockfile", third. Among the first
+    pages' candidates, a section headed by the subject alone comes first (after pages titled by it alone)."""
+    pages = {
+        "layout.md": "# Project structure and files\n\n## The pyproject file\n\nThe metadata and settings.\n\n"
+        "## The lockfile\n\nuv.lock records the exact resolved versions of every package, for the same installs.\n",
+        "export.md": "# Exporting a lockfile\n\nExport the lockfile: the lockfile as a requirements file. Lockfile "
+        "export keeps the lockfile hashes; each lockfile entry.\n\n## Lockfile options\n\nThe lockfile format.\n",
+    }
+    with index_backend.engine(docs_site(tmp_path, pages)) as engine:
+        for mode in ("keyword", "hybrid"):
+            hits = engine.search("What is the lockfile?", k=2, mode=mode).hits
+            assert hits[0].heading == "Project structure and files > The lockfile", (mode, hits[0].heading)
+            assert hits[1].path == "export.md", (mode, hits[1].path)
+
+
 QUESTIONS = (
     "# FAQ\n\nHere are some frequently asked questions. Hope you find your answer here.\n\n"
     "## What is Quillstack?\n\nA toolkit that typesets long documents from plain text files on any machine.\n\n"

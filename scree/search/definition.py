@@ -8,7 +8,9 @@ reference ("What is a PropagationPolicy?": the `create` operation's Response). W
 substance stands for the page at its best chunk's place (ranking.stand_ins); a best chunk whose own heading names the
 subject ("## What is a CloneSet?") stays. Pages titled by the subject's words alone come first among those pages
 (ranking.first_of): webpack's concept page "Loaders" had come third for "What is a loader?", after the API page
-"Loader Interface" by its `this.loaders` section.
+"Loader Interface" by its `this.loaders` section. Where no page is titled by the subject alone, a section headed by
+it among the first pages' candidates comes first (uv's "Project structure and files > The lockfile" for "What is the
+lockfile?", which "Exporting a lockfile" had led).
 
 A how-to question naming nothing but a page's title, a task's verbs aside (asked_topic, TASK_VERBS: "How do I
 configure CORS?" and Contour's page "CORS", which it had answered with its last two lines), is answered by that

@@ -348,7 +348,8 @@ class SearchEngine:
         not a section headed by an older release than the newest its page's candidates are (ranking.give_way); for
         one asking what something is, the opening of the page titled for it (scree.search.definition). Then the
         sections whose own heading asks the query's question come first, those of pages titled by a what-is
-        question's subject before them; they are returned too, as no FAQ rule moves them down."""
+        question's subject before them and those headed by the subject alone after them; the asking ones are
+        returned too, as no FAQ rule moves them down."""
         if not query.versions:  # "How do I upgrade Contour?": not its "Upgrading Contour 1.0.0 to 1.0.1" section
             older = _older_sections(rows, ranked)
             if older:
@@ -364,7 +365,34 @@ class SearchEngine:
             if topic is not None:
                 ranked, _ = self._openings(ranked, rows, topic, slack=0, ignored=self._terms(" ".join(TASK_VERBS)))
         asked = self._asking(ranked, rows, query, subject)
-        return first_of(ranked, exact + asked), set(asked)
+        headed = self._headed(ranked, rows, subject, exact + asked) if subject is not None else []
+        return first_of(ranked, exact + asked + headed), set(asked)
+
+    def _headed(
+        self, ranked: list[tuple[int, float]], rows: dict[int, StoredChunk], subject: str, placed: Collection[int]
+    ) -> list[int]:
+        """Among the candidates of the first OPENING_WINDOW pages, in rank order, the sections headed by a what-is
+        question's subject alone ("Project structure and files > The lockfile" for "What is the lockfile?"), thin
+        ones aside."""
+        pages: set[str] = set()
+        sections: dict[int, str] = {}
+        for chunk_id, _ in ranked:
+            row = rows.get(chunk_id)
+            if row is None:
+                continue
+            if row.path not in pages and len(pages) == OPENING_WINDOW:
+                break
+            pages.add(row.path)
+            if chunk_id not in placed and HEADING_SEPARATOR in row.heading:
+                sections[chunk_id] = _last_heading(row.heading)
+        terms = self._terms_of([subject, *sections.values()])
+        if not terms[subject]:
+            return []
+        return [
+            chunk_id
+            for chunk_id, heading in sections.items()
+            if terms[heading] == terms[subject] and not is_thin(rows[chunk_id].path, rows[chunk_id].text)
+        ]
 
     def _asking(
         self, ranked: list[tuple[int, float]], rows: dict[int, StoredChunk], query: Query, subject: str | None
