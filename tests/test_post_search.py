@@ -48,6 +48,12 @@ def site(folder: Path, with_docs: bool = True) -> Path:
     return tree(folder, files)
 
 
+def doctor_line(tmp_path: Path, folder: Path, topic: str) -> str:
+    """The line `scree doctor` writes on `topic` ("test pages") of `folder`, indexed (its whole output if none)."""
+    _, doctor = indexed_doctor(tmp_path, folder)
+    return next((line for line in doctor.stdout.splitlines() if line.startswith(f"ok    {topic}:")), doctor.stdout)
+
+
 @pytest.mark.parametrize("mode", ("hybrid", "keyword"))
 def test_the_docs_page_comes_before_the_post_that_matches_as_well(tmp_path: Path, mode: str) -> None:
     engine = engine_for(site(tmp_path / "site"), tmp_path / "index.db")
@@ -197,11 +203,10 @@ def test_a_test_fixture_comes_after_the_docs_page_unless_the_query_asks_about_te
         assert paths[0] == "docs/options.md" and "tests/format/markdown/real-world-case.md" in paths, (mode, paths)
         asked = [hit.path for hit in search(engine, "the trailing commas test fixture", mode)]
         assert asked[0] == "tests/format/markdown/real-world-case.md", (mode, asked)
-    _, doctor = indexed_doctor(tmp_path, folder)
-    assert (
+    assert doctor_line(tmp_path, folder, "test pages") == (
         "ok    test pages: tests/format/markdown/real-world-case.md: shown after docs pages of similar rank unless the "
-        "query asks about tests"
-    ) in doctor.stdout, doctor.stdout
+        "query asks about tests (those outside docs/: unless it names a fixture)"
+    )
 
 
 def test_the_docs_top_folder_is_where_most_pages_that_are_no_tests_sit() -> None:
@@ -286,8 +291,7 @@ def test_the_docs_section_on_testing_ranks_as_the_docs_it_is(tmp_path: Path) -> 
         assert measured[0] == "runtime/test/coverage.md", (mode, measured)
         mocked = [hit.path for hit in search(engine, "How do I mock a function in my tests?", mode)]
         assert mocked[0] == "runtime/test/mocking.md", (mode, mocked)
-    _, doctor = indexed_doctor(tmp_path, folder)
-    assert (
+    assert doctor_line(tmp_path, folder, "test pages") == (
         "ok    test pages: none found (pages in a tests/, fixtures/, testdata/ or __snapshots__/ folder); "
         "runtime/test/: pages of the docs, not tests (the folder around each holds most of its pages)"
-    ) in doctor.stdout, doctor.stdout
+    )
