@@ -15,6 +15,7 @@ from scree.content.chunking import (
     HEADING_CAP_BYTES,
     SOFT_LIMIT_BYTES,
     Chunk,
+    below_heading,
     chunk_markdown,
     embed_text,
     normalise_newlines,
@@ -464,19 +465,34 @@ def is_blank(line: str) -> bool:
     return line.strip(" \t") == ""
 
 
-def looks_like_heading(line: str) -> bool:
-    return re.match(r" {0,3}#{1,6}(?:[ \t]|$)", line) is not None
+UNDERLINE = re.compile(r" {0,3}(?:=+|-+)[ \t]*")  # a setext heading's, more loosely than the chunker reads it
+
+
+def looks_like_heading(lines: list[str], number: int) -> bool:
+    """Whether line `number` (from 1) may be a heading's: an ATX heading, or a line of text over an underline, or
+    the underline under such a line."""
+    line = lines[number - 1]
+    if re.match(r" {0,3}#{1,6}(?:[ \t]|$)", line) is not None:
+        return True
+    if not is_blank(line) and number < len(lines) and UNDERLINE.fullmatch(lines[number]):
+        return True
+    return UNDERLINE.fullmatch(line) is not None and number > 1 and not is_blank(lines[number - 2])
 
 
 def dropped_heading_is_alone(lines: list[str], number: int) -> bool:
-    """A dropped heading is followed by blanks then another heading or the end, or is too big to share a chunk."""
+    """A dropped heading (its underline too) is followed by blanks then another heading or the end, or is too big to
+    share a chunk."""
     heading = utf8_len(lines[number - 1])
+    if number < len(lines) and UNDERLINE.fullmatch(lines[number]) and not is_blank(lines[number - 1]):
+        number += 1  # a setext heading: its underline is dropped with it
+        heading += 1 + utf8_len(lines[number - 1])
     blanks = 0
-    for line in lines[number:]:
+    for after in range(number + 1, len(lines) + 1):
+        line = lines[after - 1]
         if is_blank(line):
             blanks += 1
             continue
-        return looks_like_heading(line) or heading + blanks + 1 + utf8_len(line) > HARD_LIMIT_BYTES
+        return looks_like_heading(lines, after) or heading + blanks + 1 + utf8_len(line) > HARD_LIMIT_BYTES
     return True
 
 
@@ -507,7 +523,7 @@ def check_each_line_in_exactly_one_chunk(lines: list[str], chunks: list[Chunk]) 
         if number in long_lines and covering.get(number, 0) > 1:
             continue  # pieces of one long line, each a chunk of its own
         if covering.get(number, 0) == 0:
-            assert looks_like_heading(line), f"line {number} is in no chunk: {line!r}"
+            assert looks_like_heading(lines, number), f"line {number} is in no chunk: {line!r}"
             assert dropped_heading_is_alone(lines, number)
             continue
         assert covering[number] == 1
@@ -530,7 +546,7 @@ def check_chunks_close_only_at_a_limit(lines: list[str], chunks: list[Chunk]) ->
     for before, after in zip(chunks, chunks[1:], strict=False):
         gap = lines[before.end_line : after.start_line - 1]
         first = lines[after.start_line - 1]
-        if not all(is_blank(line) for line in gap) or looks_like_heading(first):
+        if not all(is_blank(line) for line in gap) or looks_like_heading(lines, after.start_line):
             continue  # a new section or a dropped heading lies between
         if HARD_LIMIT_BYTES < max(utf8_len(lines[before.end_line - 1]), utf8_len(first)):
             continue  # pieces of a long line stand alone
@@ -615,6 +631,26 @@ def test_a_front_matter_title_heads_the_text_before_the_first_heading() -> None:
     assert [chunk.heading for chunk in chunk_markdown('<!--{\n  "Title": [1]\n}-->\n\nText.\n')] == [""]
     assert [chunk.heading for chunk in chunk_markdown("<!--{\n  Title: oops\n}-->\n\nText.\n")] == [""]
     assert split_front_matter("<!--{\nTitle\n")[0] is None  # never closed
+
+
+def test_a_setext_heading_heads_its_section_as_an_atx_heading_would() -> None:
+    """requests' HISTORY.md heads each release with a line of dashes under it (CommonMark's setext heading): the
+    whole file had been one run of chunks with no trail. A one-line paragraph over `===` is level 1, over `---`
+    level 2; a list item, a line of a longer paragraph, indented code or a table over dashes is no heading."""
+    text = (
+        "Release History\n===============\n\n2.32.3 (2024-05-29)\n-------------------\n\n- Fixed a proxy bug.\n\n"
+        "Install\n=======\n\nRun pip.\n\n- a list item\n---\n\nOne line\nand another\n---\n\n    code\n    ---\n\n"
+        "| a |\n|---|\n"
+    )
+    chunks = chunk_markdown(text)
+    assert [(chunk.heading, chunk.start_line) for chunk in chunks] == [
+        ("Release History > 2.32.3 (2024-05-29)", 4),
+        ("Install", 9),
+    ]
+    assert "- a list item\n---" in chunks[1].text and "| a |\n|---|" in chunks[1].text
+    assert embed_text("HISTORY.md", chunks[0]).endswith("2.32.3 (2024-05-29)\n\n- Fixed a proxy bug.")  # no dashes
+    assert below_heading(chunks[1].text).startswith("\nRun pip.")
+    assert [chunk.heading for chunk in chunk_markdown("---\ntitle: Page\n---\n\nText.\n")] == ["Page"]
 
 
 def test_an_html_comment_block_holds_no_headings() -> None:

@@ -28,6 +28,15 @@ BYTE_ORDER_MARK = "\ufeff"
 
 # CommonMark ATX heading: up to 3 spaces, 1-6 `#`, then a space, a tab or the end of the line.
 _ATX_HEADING = re.compile(r" {0,3}(#{1,6})(?:[ \t]+|$)")
+# CommonMark's setext heading: a one-line paragraph over a line of `=` (level 1) or `-` (level 2), at most 3 spaces in
+# (requests' HISTORY.md: `2.32.3 (2024-05-29)` over dashes). Two characters at least: a lone `-` under a line reads
+# more often as a stray list marker than as a heading.
+_SETEXT_UNDERLINE = re.compile(r" {0,3}(={2,}|-{2,})[ \t]*")
+# A line that cannot be a setext heading's text: blank, indented code, a list item, a quote, a table row, HTML, a link
+# definition or an underline itself.
+_NOT_SETEXT_TEXT = re.compile(
+    r"[ \t]*$| {4}|\t|[ \t]*(?:[-*+>|<]|[0-9]+[.)](?:[ \t]|$)|\[[^\]\n]+\]:|={2,}[ \t]*$|-{2,}[ \t]*$)"
+)
 # An optional closing run of `#` is dropped if a space precedes it (or it is all there is).
 _CLOSING_HASHES = re.compile(r"(?:^|[ \t]+)#+$")
 _FENCE_OPEN = re.compile(r" {0,3}(`{3,}|~{3,})(.*)")
@@ -142,8 +151,8 @@ EMBED_FORMAT = "5"  # R-F3, #11: bumped whenever embed_text() or the heading tra
 # front matter, the lines a comment holds): an index recording an older one has every file chunked again once, at
 # the writer's next full sync, the vectors of unchanged text reused (Syncer.sync_all). 1: stop 54's trails (HTML
 # tags in headings) and the comments and titles of the stop before, which had reached a file only when it changed.
-# 2: the Go website's JSON front matter (JSON_FRONT_MATTER) titles its pages.
-CHUNKER_REVISION = 2
+# 2: the Go website's JSON front matter (JSON_FRONT_MATTER) titles its pages. 3: setext headings (`Title` over `===`).
+CHUNKER_REVISION = 3
 # Issue 25: lines of an .mdx file that are code for the site, not words: ES module `import`/`export` lines, MDX
 # comments, and JSX component tags (`<Tabs>`, `<TabItem value="linux" label="Linux">`, `</TabItem>`, `<Foo />`),
 # which issue 34 takes out wherever they are on a line (a 985 KB line of JSX is cut into pieces), and at a piece's
@@ -417,10 +426,17 @@ def iter_chunks(text: str) -> Iterator[Chunk]:
         builder.heading = title
     fence: tuple[str, int] | None = None  # (fence character, run length) of the open fence
     comment = False  # inside an HTML comment block: its lines are no headings or fences (CommonMark)
+    held: tuple[str, int] | None = None  # a one-line paragraph a setext underline on the next line makes a heading
+    paragraph_may_start = True  # the line before was blank or a heading, or this is the first line
     for line_no, line in enumerate(_lines(body), start=line_offset + 1):
         if builder.chunks:
             yield from builder.chunks
             builder.chunks.clear()
+        if _add_held(builder, trail, held, line, line_no):
+            held, paragraph_may_start = None, True
+            continue
+        held = None
+        starts_paragraph, paragraph_may_start = paragraph_may_start, _is_blank(line)
         if fence is not None:
             inside = fence
             if _closes_fence(line, fence):
@@ -432,7 +448,10 @@ def iter_chunks(text: str) -> Iterator[Chunk]:
             builder.add(line, line_no, in_fence=False)
             continue
         if _MARKER.match(line) is None:
-            builder.add(line, line_no, in_fence=False)
+            if starts_paragraph and _NOT_SETEXT_TEXT.match(line) is None:
+                held = (line, line_no)  # added with the next line, as its text or as a heading
+            else:
+                builder.add(line, line_no, in_fence=False)
             continue
         heading = _ATX_HEADING.match(line)
         if heading is not None:
@@ -440,16 +459,45 @@ def iter_chunks(text: str) -> Iterator[Chunk]:
             _push_heading(trail, len(heading.group(1)), _heading_title(line[heading.end() :]))
             builder.heading = HEADING_SEPARATOR.join(title for _, title in trail if title)
             builder.add(line, line_no, in_fence=False, is_heading=True)
+            paragraph_may_start = True
             continue
         fence = _opens_fence(line)
         builder.add(line, line_no, in_fence=fence is not None)
+    _add_held(builder, trail, held, "", 0)
     builder.close()
     yield from builder.chunks
 
 
+def _add_held(
+    builder: _ChunkBuilder, trail: list[tuple[int, str]], held: tuple[str, int] | None, line: str, line_no: int
+) -> bool:
+    """Add the line `held` back for a setext underline (iter_chunks): as a heading, with `line` under it, when
+    `line` is one (True: `line` is taken); else as text (False). Nothing when no line is held."""
+    if held is None:
+        return False
+    underline = _SETEXT_UNDERLINE.fullmatch(line)
+    if underline is None:
+        builder.add(held[0], held[1], in_fence=False)
+        return False
+    builder.close()
+    _push_heading(trail, 1 if underline.group(1)[0] == "=" else 2, _heading_title(held[0].strip(" \t")))
+    builder.heading = HEADING_SEPARATOR.join(title for _, title in trail if title)
+    builder.add(held[0], held[1], in_fence=False, is_heading=True)
+    builder.add(line, line_no, in_fence=False, is_heading=True)
+    return True
+
+
 def below_heading(text: str) -> str:
-    """A chunk's text without its heading line, if it opens with one."""
-    return text.partition("\n")[2] if _ATX_HEADING.match(text) is not None else text
+    """A chunk's text without its heading line (a setext heading's two lines), if it opens with one."""
+    if _ATX_HEADING.match(text) is not None:
+        return text.partition("\n")[2]
+    return text.split("\n", 2)[2] if _setext_heading(text) else text
+
+
+def _setext_heading(text: str) -> bool:
+    """Whether `text` opens with a setext heading: a line that may be a heading's text over an underline."""
+    first, _, rest = text.partition("\n")
+    return _NOT_SETEXT_TEXT.match(first) is None and _SETEXT_UNDERLINE.fullmatch(rest.partition("\n")[0]) is not None
 
 
 def too_little_to_show(text: str) -> bool:
@@ -593,7 +641,7 @@ def _readable(text: str, fence: tuple[str, int] | None = None, keep: Callable[[s
     none; MDX's code lines and JSX tags, readable_mdx)."""
     out: list[str] = []
     code_lines = 0
-    for line in text.split("\n"):
+    for line in _lines_read(text, fence):
         if fence is not None:
             if fence[0] in line and _closes_fence(line, fence):
                 fence = None
@@ -622,6 +670,14 @@ def _readable(text: str, fence: tuple[str, int] | None = None, keep: Callable[[s
             continue
         out.append(words)
     return "\n".join(out)
+
+
+def _lines_read(text: str, fence: tuple[str, int] | None) -> list[str]:
+    """A chunk's lines as _readable reads them: a setext heading's underline, which carries no words, left out."""
+    lines = text.split("\n")
+    if fence is None and _setext_heading(text):
+        del lines[1]
+    return lines
 
 
 def _words_of_line(line: str) -> str | None:
