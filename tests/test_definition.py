@@ -160,6 +160,31 @@ def test_a_section_headed_by_the_subject_alone_comes_first(tmp_path: Path, index
             assert hits[1].path == "export.md", (mode, hits[1].path)
 
 
+MIGRATIONS = (  # Laravel's shape: a "Category: Topic" title, sections headed by the task
+    "# Database: Migrations\n\n## Migration Structure\n\nA migration class has an up and a down method.\n\n"
+    "### Setting the Migration Connection\n\nA migration that runs on a database connection other than the default"
+    " database sets the connection property: run migrations on that database, the database the migrations run"
+    " on.\n\n"
+    "## Running Migrations\n\nTo run all of your outstanding migrations, execute the migrate Artisan command. It"
+    " prints each file it applies, in order, with the time each took; add --pretend to see the SQL statements first,"
+    " --step to apply each file as a batch of its own, --force in production, --seed to seed the tables afterwards,"
+    " --isolated to hold a lock while it works, and --graceful to carry on past errors.\n"
+)
+
+
+def test_a_section_whose_trail_names_the_whole_question_shows_its_page(tmp_path: Path, index_backend: Backend) -> None:
+    """Laravel: "How do I run database migrations?" showed the migrations page by "Setting the Migration Connection"
+    (the most migrations and databases), not "Running Migrations": among a first page's candidates, a section whose
+    trail holds all the question's words and whose own heading says nothing else stands for the page."""
+    pages = {"migrations.md": MIGRATIONS, "seeding.md": "# Database: Seeding\n\nRun the seeders after migrations.\n"}
+    with index_backend.engine(docs_site(tmp_path, pages)) as engine:
+        for mode in ("keyword", "hybrid"):
+            hits = engine.search("How do I run database migrations?", k=2, mode=mode).hits
+            assert hits[0].heading == "Database: Migrations > Running Migrations", (mode, hits[0].heading)
+            hits = engine.search("How do I set the migration connection?", k=1, mode=mode).hits
+            assert hits[0].heading.endswith("Setting the Migration Connection"), (mode, hits[0].heading)
+
+
 QUESTIONS = (
     "# FAQ\n\nHere are some frequently asked questions. Hope you find your answer here.\n\n"
     "## What is Quillstack?\n\nA toolkit that typesets long documents from plain text files on any machine.\n\n"

@@ -346,7 +346,8 @@ class SearchEngine:
     ) -> tuple[list[tuple[int, float]], set[int]]:
         """Which chunk stands for a page, where its best one is not the one to show: for a query naming no release,
         not a section headed by an older release than the newest its page's candidates are (ranking.give_way); for
-        one asking what something is, the opening of the page titled for it (scree.search.definition). Then the
+        one asking what something is, the opening of the page titled for it (scree.search.definition); for any
+        other, a section whose trail names the whole question (_named_sections). Then the
         sections whose own heading asks the query's question come first, those of pages titled by a what-is
         question's subject before them and those headed by the subject alone after them; the asking ones are
         returned too, as no FAQ rule moves them down."""
@@ -364,6 +365,7 @@ class SearchEngine:
             topic = asked_topic(query.words)
             if topic is not None:
                 ranked, _ = self._openings(ranked, rows, topic, slack=0, ignored=self._terms(" ".join(TASK_VERBS)))
+            ranked = self._named_sections(ranked, rows, query)
         asked = self._asking(ranked, rows, query, subject)
         headed = self._headed(ranked, rows, subject, exact + asked) if subject is not None else []
         return first_of(ranked, exact + asked + headed), set(asked)
@@ -393,6 +395,42 @@ class SearchEngine:
             for chunk_id, heading in sections.items()
             if terms[heading] == terms[subject] and not is_thin(rows[chunk_id].path, rows[chunk_id].text)
         ]
+
+    def _named_sections(
+        self, ranked: list[tuple[int, float]], rows: dict[int, StoredChunk], query: Query
+    ) -> list[tuple[int, float]]:
+        """`ranked` with, for each of the first OPENING_WINDOW pages whose best chunk's trail does not hold all the
+        query's terms, its first candidate section whose trail does and whose own heading says nothing else standing
+        for it: Laravel's "Database: Migrations > Running Migrations" for "How do I run database migrations?", which
+        its "Setting the Migration Connection" had answered. Thin sections aside; no page moves."""
+        wanted = self._terms(query.text)
+        if not wanted:
+            return ranked
+        by_page: dict[str, list[int]] = {}
+        for chunk_id, _ in ranked:
+            row = rows.get(chunk_id)
+            if row is not None and (row.path in by_page or len(by_page) < OPENING_WINDOW):
+                by_page.setdefault(row.path, []).append(chunk_id)
+        trails = {chunk_id: rows[chunk_id].heading for chunks in by_page.values() for chunk_id in chunks}
+        terms = self._terms_of([*trails.values(), *(_last_heading(trail) for trail in trails.values())])
+        stands: dict[int, int] = {}
+        for best, *others in by_page.values():
+            if wanted <= terms[trails[best]]:
+                continue
+            named = next(
+                (
+                    chunk_id
+                    for chunk_id in others
+                    if wanted <= terms[trails[chunk_id]]
+                    and terms[_last_heading(trails[chunk_id])]
+                    and terms[_last_heading(trails[chunk_id])] <= wanted
+                    and not is_thin(rows[chunk_id].path, rows[chunk_id].text)
+                ),
+                None,
+            )
+            if named is not None:
+                stands[best] = named
+        return stand_ins(ranked, stands) if stands else ranked
 
     def _asking(
         self, ranked: list[tuple[int, float]], rows: dict[int, StoredChunk], query: Query, subject: str | None
