@@ -11,7 +11,7 @@ from cli_helpers import run_scree
 from test_version_search import GUIDES, engine_for, indexed_doctor, page, search, tree
 
 from scree.content.fixtures import SuitePages, docs_root, docs_sections
-from scree.content.posts import is_changelog
+from scree.content.posts import is_changelog, titled_changelog
 
 CLI = page(
     "CLI options",
@@ -104,7 +104,7 @@ JWT_TUTORIAL = page(
 )
 
 
-@pytest.mark.parametrize("name", ("CHANGELOG.md", "CHANGELOG-0.4.md", "changelog/index.md"))
+@pytest.mark.parametrize("name", ("CHANGELOG.md", "CHANGELOG-0.4.md", "changelog/index.md", "jwt0.4.md"))
 @pytest.mark.parametrize("mode", ("hybrid", "keyword"))
 def test_a_changelog_comes_after_the_docs_page_unless_the_query_asks_about_changes(
     tmp_path: Path, mode: str, name: str
@@ -112,11 +112,13 @@ def test_a_changelog_comes_after_the_docs_page_unless_the_query_asks_about_chang
     """LoopBack keeps a CHANGELOG.md per package in its docs (lb4/changelogs/extensions/authentication-jwt/): its
     "add JWT authentication" entry came first for "How do I add authentication with JWT?", the tutorial fourth;
     Velero keeps one per release (changelogs/CHANGELOG-1.18.md), whose highlights came before the docs page;
-    Material for MkDocs has its own as docs/changelog/index.md, third for "How do I add admonitions?". A question
-    about what changed, or in which release, is the changelog's."""
+    Material for MkDocs has its own as docs/changelog/index.md, third for "How do I add admonitions?"; the Go website
+    names its by release alone (`go1.21.md`, titled "Go 1.21 Release Notes"), 28 of them, first for "How do I use
+    the race detector?". A question about what changed, or in which release, is the changelog's."""
     changelog = f"docs/changelogs/authentication-jwt/{name}"
+    titled = name == "jwt0.4.md"  # a changelog by its title alone
     files = {
-        changelog: JWT_CHANGELOG,
+        changelog: JWT_CHANGELOG.replace("# Change Log", "# JWT 0.4 Release Notes") if titled else JWT_CHANGELOG,
         "docs/tutorials/jwt-authentication.md": JWT_TUTORIAL,
         **{f"docs/{name}": text for name, text in GUIDES.items()},
     }
@@ -134,6 +136,8 @@ def test_a_changelog_comes_after_the_docs_page_unless_the_query_asks_about_chang
     fragments += ("changelog_unreleased/yaml/19599.md", "changelog.d/42.feature.md")  # Prettier's; towncrier's
     assert all(map(is_changelog, fragments))  # a changelog's fragments, one per issue (towncrier)
     assert not is_changelog("docs/news/2024-launch.md") and not is_changelog("docs/guides/10-steps.md")
+    assert titled_changelog("Go 1.21 Release Notes") and titled_changelog("Changelog")
+    assert not titled_changelog("Change Logs") and not titled_changelog("Releasing notes")  # Crossplane's feature guide
     for query in (
         "which release added authentication with JWT token service",
         "what changed in authentication-jwt 0.4.0",

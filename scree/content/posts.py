@@ -25,7 +25,8 @@ A changelog (`CHANGELOG.md`, `CHANGES.rst`, `RELEASE-NOTES.md`, `HISTORY.md`, `N
 the same way, wherever it is: a monorepo keeps one per package, each entry naming the option it added (LoopBack's
 `lb4/changelogs/extensions/authentication-jwt/CHANGELOG.md` came first for "How do I add authentication with JWT?",
 its tutorial fourth), unless the query asks about changes (asks_about_changes: "what changed in 4.2", "when was
---foo removed").
+--foo removed"). So is a page titled as release notes or a changelog whatever its name (titled_changelog: the Go
+website's `go1.21.md`, "Go 1.21 Release Notes", 28 of them, had come first for "How do I use the race detector?").
 """
 
 from __future__ import annotations
@@ -148,6 +149,16 @@ def is_changelog(path: str) -> bool:
 def _changelog_name(name: str) -> bool:
     """Whether a file stem or folder name is a changelog's (CHANGELOG_NAMES), alone or with its release."""
     return _RELEASE_SUFFIX.sub("", name.lower().replace("_", "-")) in CHANGELOG_NAMES
+
+
+# A page title saying the page is release notes or a changelog ("Go 1.21 Release Notes", "Vector v0.55.0 release
+# notes"); not "Change Logs", Crossplane's guide to its change logs feature.
+_CHANGELOG_TITLE = re.compile(r"\b(?:release\s+notes|changelog)\b", re.IGNORECASE)
+
+
+def titled_changelog(title: str) -> bool:
+    """Whether a page's title says it is release notes or a changelog (_CHANGELOG_TITLE)."""
+    return _CHANGELOG_TITLE.search(title) is not None
 
 
 CHANGELOGS_SHOWN = 3  # changelogs `scree doctor` names

@@ -22,7 +22,7 @@ from scree.content.fixtures import (
 from scree.content.formats import NotDocs, detect, is_thin, too_little
 from scree.content.ignore import IgnorePolicy
 from scree.content.languages import ORIGINAL, LanguageTrees
-from scree.content.posts import Posts, asks_about_changes, asks_what_changed, is_changelog
+from scree.content.posts import Posts, asks_about_changes, asks_what_changed, is_changelog, titled_changelog
 from scree.content.variants import Variants, holds
 from scree.content.versions import (
     VersionTrees,
@@ -742,7 +742,7 @@ class SearchEngine:
                 ranked, lambda item: self._secondary_post(posts, rows, item, announced), POST_RANKS, matched
             )
         if not asks_about_changes(query.folded_words, query.versions):
-            ranked = demote(ranked, lambda item: item in rows and is_changelog(rows[item].path), POST_RANKS, matched)
+            ranked = demote(ranked, lambda item: item in rows and _changelog(rows[item]), POST_RANKS, matched)
         tests = self._test_pages()
         if not asks_about_tests(query.folded_words):  # a formatter's test fixtures are markdown by the hundred
             ranked = demote(ranked, lambda item: item in rows and tests.holds(rows[item].path), POST_RANKS, matched)
@@ -1000,6 +1000,11 @@ def _older_sections(rows: dict[int, StoredChunk], ranked: Sequence[tuple[int, fl
         named[chunk_id] = max(version_key(release) for release in releases)
         newest[row.path] = max(newest.get(row.path, ()), named[chunk_id])
     return {chunk_id for chunk_id, key in named.items() if key < newest[rows[chunk_id].path]}
+
+
+def _changelog(row: StoredChunk) -> bool:
+    """Whether a chunk is of a changelog, by its page's name or its title (scree.content.posts)."""
+    return is_changelog(row.path) or titled_changelog(title_of([row.heading]))
 
 
 def _last_heading(trail: str) -> str:
