@@ -31,11 +31,12 @@ _ATX_HEADING = re.compile(r" {0,3}(#{1,6})(?:[ \t]+|$)")
 # CommonMark's setext heading: a one-line paragraph over a line of `=` (level 1) or `-` (level 2), at most 3 spaces in
 # (requests' HISTORY.md: `2.32.3 (2024-05-29)` over dashes). Two characters at least: a lone `-` under a line reads
 # more often as a stray list marker than as a heading.
-_SETEXT_UNDERLINE = re.compile(r" {0,3}(={2,}|-{2,})[ \t]*")
+_UNDERLINE = r"(={2,}|-{2,})[ \t]*"
+_SETEXT_UNDERLINE = re.compile(rf" {{0,3}}{_UNDERLINE}")
 # A line that cannot be a setext heading's text: blank, indented code, a list item, a quote, a table row, HTML, a link
 # definition or an underline itself.
 _NOT_SETEXT_TEXT = re.compile(
-    r"[ \t]*$| {4}|\t|[ \t]*(?:[-*+>|<]|[0-9]+[.)](?:[ \t]|$)|\[[^\]\n]+\]:|={2,}[ \t]*$|-{2,}[ \t]*$)"
+    rf"[ \t]*$| {{4}}|\t|[ \t]*(?:[-*+>|<]|[0-9]+[.)](?:[ \t]|$)|\[[^\]\n]+\]:|{_UNDERLINE}$)"
 )
 # An optional closing run of `#` is dropped if a space precedes it (or it is all there is).
 _CLOSING_HASHES = re.compile(r"(?:^|[ \t]+)#+$")

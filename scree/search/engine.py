@@ -5,7 +5,7 @@ from __future__ import annotations
 import stat as stat_mod
 import threading
 import time
-from collections.abc import Callable, Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Generic, TypeVar
@@ -406,11 +406,7 @@ class SearchEngine:
         wanted = self._terms(query.text)
         if not wanted:
             return ranked
-        by_page: dict[str, list[int]] = {}
-        for chunk_id, _ in ranked:
-            row = rows.get(chunk_id)
-            if row is not None and (row.path in by_page or len(by_page) < OPENING_WINDOW):
-                by_page.setdefault(row.path, []).append(chunk_id)
+        by_page = _first_pages(ranked, rows)
         trails = {chunk_id: rows[chunk_id].heading for chunks in by_page.values() for chunk_id in chunks}
         terms = self._terms_of([*trails.values(), *(_last_heading(trail) for trail in trails.values())])
         stands: dict[int, int] = {}
@@ -478,19 +474,15 @@ class SearchEngine:
         terms = self._terms(subject)
         if not terms:
             return ranked, []
-        firsts: dict[str, tuple[int, StoredChunk]] = {}  # the first OPENING_WINDOW pages' best chunks
-        for chunk_id, _ in ranked:
-            row = rows.get(chunk_id)
-            if row is not None and row.path not in firsts:
-                firsts[row.path] = (chunk_id, row)
-                if len(firsts) == OPENING_WINDOW:
-                    break
+        # the first OPENING_WINDOW pages' best chunks
+        firsts = {path: (chunks[0], rows[chunks[0]]) for path, chunks in _first_pages(ranked, rows).items()}
         if ignored:  # a how-to question: a page whose chunks' trails open with no title naming it is read no further
-            tops = self._terms_of(page_topic(title_of([row.heading])) for _, row in firsts.values())
+            titles = {path: page_topic(title_of([row.heading])) for path, (_, row) in firsts.items()}
+            tops = self._terms_of(titles.values())
             firsts = {
-                path: (chunk_id, row)
-                for path, (chunk_id, row) in firsts.items()
-                if names_subject(terms, tops[page_topic(title_of([row.heading]))] - ignored, slack)
+                path: first
+                for path, first in firsts.items()
+                if names_subject(terms, tops[titles[path]] - ignored, slack)
             }
         openings: dict[int, int] = {}
         exact: list[int] = []  # the chunks standing for the pages titled by the subject alone, in rank order
@@ -1000,6 +992,17 @@ def _older_sections(rows: dict[int, StoredChunk], ranked: Sequence[tuple[int, fl
         named[chunk_id] = max(version_key(release) for release in releases)
         newest[row.path] = max(newest.get(row.path, ()), named[chunk_id])
     return {chunk_id for chunk_id, key in named.items() if key < newest[rows[chunk_id].path]}
+
+
+def _first_pages(ranked: Sequence[tuple[int, float]], rows: Mapping[int, StoredChunk]) -> dict[str, list[int]]:
+    """The candidates of the first OPENING_WINDOW pages in `ranked`, by page in rank order, each page's in rank
+    order: the pages the opening and section rules read."""
+    pages: dict[str, list[int]] = {}
+    for chunk_id, _ in ranked:
+        row = rows.get(chunk_id)
+        if row is not None and (row.path in pages or len(pages) < OPENING_WINDOW):
+            pages.setdefault(row.path, []).append(chunk_id)
+    return pages
 
 
 def _changelog(row: StoredChunk) -> bool:
