@@ -1,4 +1,5 @@
-"""A thin chunk sending the reader to one other page stands aside for that page (scree.search.pointers)."""
+"""A thin chunk sending the reader to one other page stands aside for that page, and a section that several of the
+first candidates link to by the query's words stands before them (scree.search.pointers)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,19 @@ from pathlib import Path
 import pytest
 from backends import Backend
 
-from scree.search.pointers import PageKeys, link_targets, page_key, points_elsewhere
+from scree.search.pointers import (
+    PageKeys,
+    Reference,
+    anchors,
+    fragment,
+    link_targets,
+    links,
+    page_key,
+    points_elsewhere,
+    referral,
+    same_page,
+    slug,
+)
 
 PATHS = [
     "content/en/configuration/languages.md",
@@ -28,6 +41,21 @@ def test_links_are_read_inline_and_by_reference_with_definitions_anywhere_in_the
     assert link_targets(text, whole) == ["../api.md#top", "/configuration/languages/"]
     assert link_targets("Read [the guide][guide].", "[guide]: <guide.md>") == ["guide.md"]
     assert link_targets("See [undefined][].", "") == []
+    assert links(text, whole) == [("the API", "../api.md#top"), ("configure languages", "/configuration/languages/")]
+
+
+def test_a_link_names_a_section_by_its_written_id_or_its_headings_slug() -> None:
+    assert fragment("./confirms#Publisher-Confirms") == "publisher-confirms"
+    assert fragment("./confirms") == ""
+    assert slug(" Ordering Considerations: Publisher Confirms (AMQP 0-9-1) ") == (
+        "ordering-considerations-publisher-confirms-amqp-0-9-1"
+    )
+    assert anchors("## Publisher Confirms {#publisher-confirms}\n\ntext", "Guide > Publisher Confirms") == {
+        "publisher-confirms"
+    }
+    assert anchors("### Maximum Tag {#max-tag}\n", "Guide > Maximum Tag") == {"max-tag", "maximum-tag"}
+    assert anchors('<a name="intro"></a>\n## Introduction\n', "Introduction") == {"intro", "introduction"}
+    assert anchors("## Request body { #request-body }\n", "Request body") == {"request-body"}
 
 
 def test_a_page_key_is_the_page_a_link_names() -> None:
@@ -49,10 +77,34 @@ def test_a_page_key_is_the_page_a_link_names() -> None:
         ("https://gohugo.io/configuration/languages/", "content/en/a.md", None),  # another site
         ("#configuration", "content/en/a.md", None),  # this page
         ("/content-management/multilingual/", "content/en/content-management/multilingual.md", None),  # itself
+        ("./languages", "content/en/configuration/_index.md", PATHS[0]),  # an index page: from its folder (Hugo)
+        ("./multilingual", "content/en/content-management/_index.md", PATHS[2]),  # served at its folder's URL
+        ("./configuration/languages", "content/en/about/_index.md", PATHS[0]),  # so from the folder's parent
     ],
 )
 def test_a_link_resolves_to_the_indexed_file_it_leads_to(target: str, source: str, led_to: str | None) -> None:
     assert PageKeys(PATHS).resolve(target, source) == led_to
+
+
+def _reference(position: int, source: str, led: str, anchor: str = "") -> Reference:
+    return Reference(position, source, led, anchor, frozenset({"publish", "confirm"}))
+
+
+def test_a_section_is_referred_to_by_two_files_linking_to_it() -> None:
+    current, unreleased = "versioned_docs/version-4.3/confirms.md", "docs/confirms.md"
+    guide, tutorial = "versioned_docs/version-4.3/publishers/index.md", "tutorials/tutorial-seven-go.md"
+    assert referral([_reference(1, guide, current, "publisher-confirms")]) is None  # one file is no agreement
+    twice = [_reference(1, guide, current, "publisher-confirms"), _reference(3, guide, current, "publisher-confirms")]
+    assert referral(twice) is None  # nor one file twice
+    agreed = [
+        _reference(4, tutorial, unreleased, "publisher-confirms"),  # a version's copy is the same page
+        _reference(2, guide, current, "publisher-confirms"),
+        _reference(0, tutorial, current, "overview"),  # another section of that page
+        _reference(1, guide, guide),  # a page linking to itself refers to nothing
+    ]
+    assert referral(agreed) == agreed[1]
+    assert same_page(current, unreleased)
+    assert not same_page(current, guide)
 
 
 def test_a_pointer_is_a_sentence_sending_the_reader_elsewhere() -> None:
@@ -99,3 +151,60 @@ def test_the_page_a_thin_pointer_sends_the_reader_to_comes_first(site: Path, ind
             assert hits[0].heading == "Configure languages > Base settings"
         hits = engine.search("multilingual next step", k=2, mode="keyword").hits  # a list leading on is no pointer
         assert hits[0].path == "content/content-management/multilingual.md", [hit.path for hit in hits]
+
+
+@pytest.fixture
+def referred(tmp_path: Path) -> Path:
+    """RabbitMQ's docs, shrunk: its publishers guide and a tutorial say "publisher confirms" again and again and link
+    them to the reference page's section, whose own text hardly says the words."""
+    folder = tmp_path / "referred"
+    pages = {
+        "docs/confirms.md": (
+            "# Acknowledgements and Confirms\n\n## Consumer Acknowledgements {#consumer-acknowledgements}\n\n"
+            "Consumers acknowledge each delivery so the broker can forget it, or requeue it when they fail.\n\n"
+            "## Publisher Confirms {#publisher-confirms}\n\n"
+            "Networks fail in less than obvious ways, so a client that wrote a frame to its socket cannot assume it\n"
+            "arrived. Once a channel is in confirm mode, the broker acknowledges each message it has handled, and\n"
+            "the delivery tag carries the message's sequence number.\n"
+        ),
+        "docs/publishers/index.md": (
+            "# Publishers\n\n## Data Safety\n\n"
+            "[Publisher confirms](./confirms#publisher-confirms) tell publishers which messages the broker took:\n"
+            "publishers using publisher confirms wait for confirms in batches or one by one, publisher by publisher.\n"
+        ),
+        "tutorials/confirms-go.md": (
+            "# Tutorial seven: publisher confirms in Go\n\n## Publisher confirms\n\n"
+            "[Publisher confirms](/docs/confirms#publisher-confirms) are how a publisher knows its messages are\n"
+            "safe: this tutorial enables publisher confirms on a channel and publishes with confirms.\n"
+        ),
+        "docs/queues.md": "# Queues\n\n## Declaring\n\nDeclare a queue before consumers subscribe to it.\n",
+    }
+    for name, text in pages.items():
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_text(text, encoding="utf-8")
+    return folder
+
+
+def test_the_section_the_first_hits_link_to_by_the_querys_words_comes_first(
+    referred: Path, index_backend: Backend
+) -> None:
+    with index_backend.engine(referred) as engine:
+        hits = engine.search("How do publisher confirms work?", k=3, mode="hybrid").hits
+        assert (hits[0].path, hits[0].heading) == (
+            "docs/confirms.md",
+            "Acknowledgements and Confirms > Publisher Confirms",
+        ), [(hit.path, hit.heading) for hit in hits]
+        assert {hit.path for hit in hits[1:]} == {"docs/publishers/index.md", "tutorials/confirms-go.md"}
+        hits = engine.search("How do publisher confirms work?", k=3, mode="keyword").hits  # hybrid's rule alone
+        assert hits[0].path != "docs/confirms.md", [(hit.path, hit.heading) for hit in hits]
+
+
+def test_one_page_linking_is_no_referral(referred: Path, index_backend: Backend) -> None:
+    (referred / "tutorials/confirms-go.md").write_text(
+        "# Tutorial seven: publisher confirms in Go\n\n## Publisher confirms\n\nThis tutorial enables publisher\n"
+        "confirms on a channel and publishes with publisher confirms, as publishers do.\n",
+        encoding="utf-8",
+    )
+    with index_backend.engine(referred) as engine:
+        hits = engine.search("How do publisher confirms work?", k=3, mode="hybrid").hits
+        assert hits[0].path != "docs/confirms.md", [(hit.path, hit.heading) for hit in hits]

@@ -51,7 +51,19 @@ from scree.search.definition import (
 from scree.search.faq import is_question, is_question_page
 from scree.search.hits import Hit, SearchResult, fold_translations, newest_first, other_version, preferred_twin
 from scree.search.literals import defined_share, literal_share, literals
-from scree.search.pointers import POINTER_WINDOW, PageKeys, link_targets, points_elsewhere
+from scree.search.pointers import (
+    POINTER_WINDOW,
+    REFERRAL_WINDOW,
+    PageKeys,
+    Reference,
+    anchors,
+    fragment,
+    link_targets,
+    links,
+    points_elsewhere,
+    referral,
+    same_page,
+)
 from scree.search.post_evidence import site_posts
 from scree.search.proposals import asks_about_design, is_proposal
 from scree.search.query import Query, analyse, content_words, keyword_match
@@ -324,6 +336,8 @@ class SearchEngine:
             ranked = self._signals(ranked, rows, analysed)
         if mode != "semantic":  # issue 25: one-line and link-list chunks rank lower (ranking.THIN_RANKS)
             ranked = self._pointed(ranked, rows, thin)  # "See [configure languages][].": that page first
+        if mode == "hybrid":
+            ranked = self._referred(ranked, rows, analysed)
             ranked = demote_thin(
                 ranked,
                 thin,
@@ -537,6 +551,55 @@ class SearchEngine:
                 rows[landing.id] = landing
                 stands[chunk_id] = landing.id
         return stand_ins(ranked, stands) if stands else ranked
+
+    def _referred(
+        self, ranked: list[tuple[int, float]], rows: dict[int, StoredChunk], query: Query
+    ) -> list[tuple[int, float]]:
+        """`ranked` with the section that REFERRERS or more of the first REFERRAL_WINDOW candidates' files link to
+        by the query's own words standing just before the first of them (scree.search.pointers.referral), unless its
+        page ranks above that already: the section the link's anchor names, else the page's first section headed by
+        the link's words, else its opening."""
+        wanted = self._terms(query.text)
+        if not wanted:
+            return ranked
+        linked = [
+            (position, rows[chunk_id].path, text, target)
+            for position, (chunk_id, _) in enumerate(ranked[:REFERRAL_WINDOW])
+            if chunk_id in rows and "](" in rows[chunk_id].text  # inline links: a reference's definition is elsewhere
+            for text, target in links(rows[chunk_id].text)
+        ]
+        said = self._terms_of(text for _, _, text, _ in linked)
+        pages = self._pages.get(self._store.file_count(), lambda: PageKeys(self._store.paths()))
+        found = [
+            Reference(position, source, led, fragment(target), said[text])
+            for position, source, text, target in linked
+            if said[text] <= wanted and 2 * len(said[text]) > len(wanted)
+            for led in [pages.resolve(target, source)]
+            if led is not None
+        ]
+        chosen = referral(found)
+        if chosen is None or any(
+            same_page(rows[chunk_id].path, chosen.led) for chunk_id, _ in ranked[: chosen.position] if chunk_id in rows
+        ):
+            return ranked
+        landing = self._landing(chosen)
+        if landing is None:
+            return ranked
+        rows[landing.id] = landing
+        return stand_ins(ranked, {ranked[chosen.position][0]: landing.id})
+
+    def _landing(self, reference: Reference) -> StoredChunk | None:
+        """Where a reader following `reference` lands: the chunk its anchor names, or with no anchor the page's first
+        section headed by the link's words, else the page's first chunk with substance."""
+        chunks = self._store.chunks_for_path(reference.led)
+        if reference.anchor:
+            return next((chunk for chunk in chunks if reference.anchor in anchors(chunk.text, chunk.heading)), None)
+        substantial = _with_substance(chunks)
+        headed = self._terms_of(_last_heading(chunk.heading) for chunk in substantial)
+        return next(
+            (chunk for chunk in substantial if reference.said <= headed[_last_heading(chunk.heading)]),
+            substantial[0] if substantial else None,
+        )
 
     def _led_to(self, row: StoredChunk) -> str | None:
         """The one other indexed file `row`'s links lead to (reference links by the definitions in its file), or
