@@ -336,8 +336,8 @@ class SearchEngine:
             ranked = self._signals(ranked, rows, analysed)
         if mode != "semantic":  # issue 25: one-line and link-list chunks rank lower (ranking.THIN_RANKS)
             ranked = self._pointed(ranked, rows, thin)  # "See [configure languages][].": that page first
-        if mode == "hybrid":
-            ranked = self._referred(ranked, rows, analysed)
+            if mode == "hybrid":  # the section the first hits link to by the query's words
+                ranked = self._referred(ranked, rows, analysed)
             ranked = demote_thin(
                 ranked,
                 thin,
