@@ -73,7 +73,7 @@ def test_a_page_key_is_the_page_a_link_names() -> None:
         ("../about/", "content/en/content-management/multilingual.md", PATHS[4]),  # from the file's folder
         ("../configuration/languages", "content/en/content-management/multilingual.md", PATHS[0]),  # Hugo's way
         ("./install-binary.md", "docs/installation/installation.md", PATHS[6]),  # not the v1 copy
-        ("/install-binary/", "docs/other/page.md", None),  # two files alike: no guess
+        ("/install-binary/", "docs/other/page.md", PATHS[6]),  # two files alike: the one in fewer folders
         ("https://gohugo.io/configuration/languages/", "content/en/a.md", None),  # another site
         ("#configuration", "content/en/a.md", None),  # this page
         ("/content-management/multilingual/", "content/en/content-management/multilingual.md", None),  # itself
@@ -113,6 +113,19 @@ def test_a_pointer_is_a_sentence_sending_the_reader_elsewhere() -> None:
     assert points_elsewhere("For every option, see [the reference](ref.md).")
     assert not points_elsewhere("### Next Step\n\n* [Check Application State](./get-application-instance)")
     assert not points_elsewhere("Seeing is believing: [a demo](demo.md).")
+    assert points_elsewhere(
+        "## Suppress lint rules\n\nYou can refer to [the suppression page](/analyzer/suppressions)."
+    )
+    assert not points_elsewhere("You can use [the suppression comment](/analyzer/suppressions) instead.")
+
+
+def test_of_files_alike_a_link_leads_to_the_one_in_the_fewest_folders() -> None:
+    """Starlight keeps its default language at the top of `docs/` and each translation in a folder of its own: a
+    site-absolute link from a page outside them all leads to the default language's page."""
+    paths = ["docs/analyzer/suppressions.mdx", "docs/fr/analyzer/suppressions.mdx", "docs/ja/analyzer/suppressions.mdx"]
+    assert PageKeys(paths).resolve("/analyzer/suppressions", "docs/linter/index.mdx") == paths[0]
+    assert PageKeys(paths).resolve("/analyzer/suppressions", "docs/ja/linter/index.mdx") == paths[2]
+    assert PageKeys(paths[1:]).resolve("/analyzer/suppressions", "docs/linter/index.mdx") is None  # a tie
 
 
 @pytest.fixture

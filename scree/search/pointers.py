@@ -16,8 +16,9 @@ them: a relative target from the linking file's folder (or from its page's own f
 relative links), a site-absolute one (`/configuration/languages/`) to the file whose path ends in it; a file named
 `index`, `_index` or `README` stands for its folder, and an extension (`.md`, `.mdx`, `.html`) is optional. Where
 several files end in the same target (a site's versions and languages), the one sharing the longest leading folders
-with the linking file is it; a tie, an external URL or an anchor alone resolves to nothing. A folder's index page is
-served at the folder's URL, so its relative links resolve from the folder's parent too.
+with the linking file is it, then the one in the fewest folders; a tie, an external URL or an anchor alone resolves
+to nothing. A folder's index page is served at the folder's URL, so its relative links resolve from the folder's
+parent too.
 
 Docs also link a concept's name to the section that explains it, and the pages that say the name most often are
 not that section: a section that REFERRERS files among the first REFERRAL_WINDOW candidates link to by the query's
@@ -42,7 +43,8 @@ REFERRERS = 2  # files among them linking to one section by the query's words
 # [installing by binary](./install-binary.md).", "For the options, see [...]". Not a "Next Step" list of links
 # (KubeVela's `* [Check Application State](...)`), which leads on, not to this topic's answer.
 _POINTING = re.compile(
-    r"(?:please\s+)?(?:see|refer\s+to|read|visit|go\s+to|check\s+out|learn\s+more)\b"
+    r"(?:please\s+|you\s+(?:can|may|could|should)\s+(?:also\s+)?)?"
+    r"(?:see|refer\s+to|read|visit|go\s+to|check\s+out|learn\s+more)\b"
     r"|for\s[^.\n]{0,80}?,\s*(?:please\s+)?(?:see|refer\s+to|read|visit)\b",
     re.IGNORECASE,
 )
@@ -129,7 +131,9 @@ class PageKeys:
     @staticmethod
     def _nearest(paths: list[str], source: str) -> str | None:
         """Of the files a link may lead to, the one sharing the most leading folders with `source` (its version,
-        its language); None on a tie or when the link leads back to `source`."""
+        its language), then the one in the fewest folders (a site's default language beside its translations:
+        Starlight's `docs/analyzer/x.mdx` beside `docs/fr/analyzer/x.mdx`); None on a tie or when the link leads back
+        to `source`."""
         paths = [path for path in dict.fromkeys(paths) if path != source]
         if len(paths) < 2:
             return paths[0] if paths else None
@@ -143,8 +147,11 @@ class PageKeys:
                 count += 1
             return count
 
-        ranked = sorted(paths, key=shared, reverse=True)
-        return ranked[0] if shared(ranked[0]) > shared(ranked[1]) else None
+        ranked = sorted(paths, key=lambda path: (-shared(path), path.count("/")))
+        first, second = ranked[0], ranked[1]
+        if shared(first) > shared(second) or first.count("/") < second.count("/"):
+            return first
+        return None
 
 
 # An explicit id on a heading's line: Docusaurus, Hugo and Pandoc `{#id}`, kramdown and MkDocs `{: #id }`, `{ #id }`;
