@@ -57,6 +57,7 @@ def test_a_title_names_the_subject_when_one_holds_the_other_and_at_most_one_word
     assert not names_subject(set(), {"cloneset"})
     assert page_topic("Eloquent: Getting Started").strip(" :") == "Eloquent" and page_topic("Introduction") == ""
     assert page_topic("Start a cluster") == "Start a cluster" and page_topic("Overviewing") == "Overviewing"
+    assert page_topic("noUnusedVariables (JavaScript)") == "noUnusedVariables"
 
 
 def test_an_opening_stands_just_before_the_chunk_it_stands_for_and_not_again() -> None:
@@ -141,6 +142,22 @@ def test_a_title_saying_what_kind_of_page_it_is_still_names_its_subject(tmp_path
         for mode in ("keyword", "hybrid"):
             hits = engine.search("What is Eloquent?", k=2, mode=mode).hits
             assert hits[0].heading == "Eloquent: Getting Started > Introduction", (mode, hits[0].heading)
+
+
+def test_a_title_s_qualifier_in_brackets_still_names_its_subject(tmp_path: Path, index_backend: Backend) -> None:
+    """Biome: "What is the noUnusedVariables rule?" showed the page "noUnusedVariables (JavaScript)" by its example of
+    invalid code, which says the rule's name most; the language in brackets is no part of the subject."""
+    rule = (
+        "---\ntitle: noExplicitAny (JavaScript)\n---\n\n## Summary\n\n- Available since v1.0.0; recommended, so on by\n"
+        "default.\n\n## Description\n\nDisallow the any type: it is an escape hatch from the type system.\n\n"
+        "## Examples\n\n### Invalid\n\n```ts\n// the noExplicitAny rule reports this: noExplicitAny rule, any rule\n"
+        "let value: any = 1;\n```\n"
+    )
+    pages = {"rules/no-explicit-any/javascript.md": rule, "rules.md": "# Rules\n\nEach rule has a page of its own.\n"}
+    with index_backend.engine(docs_site(tmp_path, pages)) as engine:
+        for mode in ("keyword", "hybrid"):
+            hits = engine.search("What is the noExplicitAny rule?", k=2, mode=mode).hits
+            assert hits[0].heading == "noExplicitAny (JavaScript) > Summary", (mode, hits[0].heading)
 
 
 def test_a_section_headed_by_the_subject_alone_comes_first(tmp_path: Path, index_backend: Backend) -> None:
