@@ -153,17 +153,18 @@ def test_doctor_names_the_changelogs_search_puts_after_the_docs(tmp_path: Path) 
         "packages/jwt/HISTORY.md": JWT_CHANGELOG,
         "docs/changes.rst": "Changes\n=======\n\nVersion 2.0\n-----------\n\nThe token service moved.\n",
         "docs/commands/history.md": page("history", "Show the history of a release."),
+        "docs/go1.21.md": "---\ntitle: Go 1.21 Release Notes\n---\n\n## Tools\n\nThe go command changed.\n",
         **{f"docs/{name}": text for name, text in GUIDES.items()},
     }
     folder = tree(tmp_path / "site", files)
     env, doctor = indexed_doctor(tmp_path, folder)
     lines = [line for line in doctor.stdout.splitlines() if line.startswith("ok    changelogs:")]
-    assert lines == [
-        "ok    changelogs: CHANGELOG.md, docs/changes.rst, packages/jwt/CHANGELOG.md and 1 more: shown after docs "
+    assert lines == [  # by name, or by title (the Go site's release notes)
+        "ok    changelogs: CHANGELOG.md, docs/changes.rst, docs/go1.21.md and 2 more: shown after docs "
         "pages of similar rank unless the query asks about changes"
     ], doctor.stdout
     (folder / "CHANGELOG.md").unlink()
-    for name in ("packages/jwt/CHANGELOG.md", "packages/jwt/HISTORY.md", "docs/changes.rst"):
+    for name in ("packages/jwt/CHANGELOG.md", "packages/jwt/HISTORY.md", "docs/changes.rst", "docs/go1.21.md"):
         (folder / name).unlink()
     assert run_scree("reindex", "--notes", str(folder), env=env).returncode == 0
     doctor = run_scree("doctor", "--notes", str(folder), env=env)

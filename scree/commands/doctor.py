@@ -281,6 +281,7 @@ OVERRIDE_ADVICE = (
 
 def _check_copies(store: IndexReader, settings: Settings, report: _Report) -> None:
     """Issue 32: the version trees and translations search folds, and why, so a user can see and override them."""
+    from scree.content.docs_map import title_of
     from scree.content.fixtures import describe as describe_test_pages
     from scree.content.languages import ORIGINAL
     from scree.content.posts import describe_changelogs
@@ -310,33 +311,28 @@ def _check_copies(store: IndexReader, settings: Settings, report: _Report) -> No
         )
     else:
         report.ok("translations", "none found")
-    report.ok("variants", site_variants(store.paths(), trees).describe())
+    paths = sorted(store.paths())
+    report.ok("variants", site_variants(paths, trees).describe())
     report.ok("posts", posts.describe())
-    report.ok("changelogs", describe_changelogs(store.paths()))
-    report.ok("test pages", describe_test_pages(store.paths()))
-    _check_page_shapes(store, report)
+    headings = {path: [chunk.heading for chunk in store.chunks_for_path(path)] for path in paths[:DOCTOR_PAGES_CHECKED]}
+    report.ok("changelogs", describe_changelogs(paths, {path: title_of(trails) for path, trails in headings.items()}))
+    report.ok("test pages", describe_test_pages(paths))
+    _check_page_shapes(headings, len(paths), report)
 
 
-DOCTOR_PAGES_CHECKED = 5000  # pages read for their headings: a bound on a large index's cost
+DOCTOR_PAGES_CHECKED = 5000  # pages read for their headings (by path): a bound on a large index's cost
 
 
-def _check_page_shapes(store: IndexReader, report: _Report) -> None:
+def _check_page_shapes(headings: dict[str, list[str]], pages: int, report: _Report) -> None:
     """Issue 32: the pages of questions (FAQs) search ranks one place after a page the query's words found, and the
-    design proposals it ranks after docs pages of similar rank, each told by its headings."""
+    design proposals it ranks after docs pages of similar rank, each told by its `headings` (of the pages read, of
+    `pages` in all)."""
     from scree.search import faq, proposals
 
-    paths = sorted(store.paths())
-    questions: dict[str, tuple[int, int]] = {}
-    designs: list[str] = []
-    for path in paths[:DOCTOR_PAGES_CHECKED]:
-        headings = [chunk.heading for chunk in store.chunks_for_path(path)]
-        if faq.is_question_page(headings):
-            questions[path] = faq.question_count(headings)
-        if proposals.is_proposal(headings):
-            designs.append(path)
-    checked = min(len(paths), DOCTOR_PAGES_CHECKED)
-    report.ok("pages of questions", faq.describe(questions, checked, len(paths)))
-    report.ok("design proposals", proposals.describe(designs, checked, len(paths)))
+    questions = {path: faq.question_count(trails) for path, trails in headings.items() if faq.is_question_page(trails)}
+    designs = [path for path, trails in headings.items() if proposals.is_proposal(trails)]
+    report.ok("pages of questions", faq.describe(questions, len(headings), pages))
+    report.ok("design proposals", proposals.describe(designs, len(headings), pages))
 
 
 def run_doctor(settings: Settings, emit: Callable[[str], None]) -> int:

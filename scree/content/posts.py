@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable, Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from scree.replies import first_few
@@ -164,13 +164,16 @@ def titled_changelog(title: str) -> bool:
 CHANGELOGS_SHOWN = 3  # changelogs `scree doctor` names
 
 
-def describe_changelogs(paths: Iterable[str]) -> str:
-    """One line for `scree doctor`: the changelogs among `paths` and what search does with them."""
-    found = sorted(path for path in paths if is_changelog(path))
+def describe_changelogs(paths: Iterable[str], titles: Mapping[str, str] | None = None) -> str:
+    """One line for `scree doctor`: the changelogs among `paths`, by name or by their `titles` (path -> title, for
+    the pages read), and what search does with them."""
+    titles = titles or {}
+    found = sorted(path for path in paths if is_changelog(path) or titled_changelog(titles.get(path, "")))
     if not found:
         return (
             "none found (pages named CHANGELOG, CHANGES or RELEASE-NOTES, or the index page of a folder so named; "
-            "HISTORY or NEWS in capitals; or named for an issue in a changelog/ or news/ folder)"
+            "HISTORY or NEWS in capitals; or named for an issue in a changelog/ or news/ folder; or titled release "
+            "notes or changelog)"
         )
     named = first_few(found, CHANGELOGS_SHOWN)
     return f"{named}: shown after docs pages of similar rank unless the query asks about changes"

@@ -682,7 +682,7 @@ class SearchEngine:
             return 0.0
         copy = trees.copy(row.path)
         said = heading_names_release(named, row.heading, copy.tree.named_as if copy is not None else None)
-        return said if (said > 0 and changes) or (said < 0 and is_changelog(row.path)) else 0.0
+        return said if (said > 0 and changes) or (said < 0 and _changelog(row)) else 0.0
 
     def _candidates(
         self,
