@@ -271,7 +271,7 @@ WIDGETS = {
 def test_a_how_to_question_about_a_page_s_whole_topic_shows_its_opening(tmp_path: Path, index_backend: Backend) -> None:
     """Contour's `config/cors.md` answered "How do I configure CORS?" with its last lines, on MaxAge; Material for
     MkDocs' admonitions page "How do I add admonitions?" with "Nested admonitions". A how-to question naming nothing
-    but a page's title (a task's verbs aside: use, add, configure, set up, enable) shows the page's opening; a
+    but a page's title (a task's verbs aside: use, add, configure, set up, enable, write) shows the page's opening; a
     question naming more keeps the section that says it, and no page moves."""
     pages = {"config/cors.md": CORS, "config/tls.md": "# TLS\n\nConfigure TLS for a virtual host with a secret.\n"}
     folder = docs_site(tmp_path, pages | {f"guides/{name}": text for name, text in WIDGETS.items()})
@@ -288,3 +288,19 @@ def test_a_how_to_question_about_a_page_s_whole_topic_shows_its_opening(tmp_path
             assert hits[0].heading == "Transition > Hooks", (mode, hits[0].heading)
             hits = engine.search("How do I use transitions?", k=1, mode=mode).hits
             assert (hits[0].heading, hits[0].start) == ("Transition", 6), (mode, hits[0].heading, hits[0].start)
+
+
+def test_writing_is_a_task_verb_too(tmp_path: Path, index_backend: Backend) -> None:
+    """ESLint: "How do I write a custom rule?" showed the page "Custom Rules" by its "Rule Unit Tests" section (the
+    words write, custom and rule most often); the page's opening says what a custom rule is and how to write one."""
+    rules = (
+        "# Custom Rules\n\nYou can create custom rules to use with ESLint when the core rules do not cover your use"
+        " case. A rule exports an object with meta and create.\n\n"
+        "## Rule Unit Tests\n\nWrite unit tests for each custom rule you write: a custom rule's tests run the rule"
+        " on valid and invalid code, so write custom rule tests as you write the custom rule.\n"
+    )
+    pages = {"extend/custom-rules.md": rules, "extend/plugins.md": "# Plugins\n\nA plugin bundles rules.\n"}
+    with index_backend.engine(docs_site(tmp_path, pages)) as engine:
+        for mode in ("keyword", "hybrid"):
+            hits = engine.search("How do I write a custom rule?", k=2, mode=mode).hits
+            assert (hits[0].path, hits[0].heading) == ("extend/custom-rules.md", "Custom Rules"), (mode, hits[0])

@@ -33,7 +33,7 @@ SUBJECT_SLACK = 1
 # the verb too, and the comparison is of the words left on both sides).
 TASK_VERBS = frozenset(
     {"use", "using", "add", "adding", "configure", "configuring", "set", "setting", "setup", "up", "enable"}
-    | {"enabling"}
+    | {"enabling", "write", "writing"}
 )
 # Words of a title that say what kind of page it is, not what it is about: Laravel's "Eloquent: Getting Started" is
 # the page on Eloquent. Not "Documentation": Crossplane's README "Crossplane Documentation" is about its docs.
