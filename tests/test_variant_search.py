@@ -9,6 +9,7 @@ from pathlib import Path
 from test_version_search import engine_for, indexed_doctor, page, search, tree
 
 from scree.content.variants import find_variants
+from scree.search.ranking import after_others
 from scree.search.version_evidence import is_language_folder
 
 GUIDES = ("caching", "queries", "mutations", "testing")
@@ -59,6 +60,18 @@ def test_which_sibling_folders_are_variants() -> None:
     assert modes.named("How do I show pending UI while data loads?", str.split) == set()
     assert modes.named("How do I install it in framework mode?", str.split) == {"docs/start/framework"}
     assert found.others({"docs/framework/react"}) == {"docs/framework/solid", "docs/framework/vue"}
+    assert found.page_of("docs/framework/vue/guides/caching.md") == "docs/framework/*/guides/caching.md"
+    assert found.page_of("docs/framework/react/guides/caching.md") == "docs/framework/*/guides/caching.md"
+    assert found.page_of("docs/guides/caching.md") is None
+
+
+def test_an_item_after_others_goes_past_that_many_items_not_moved() -> None:
+    ranked = [(item, 10.0 - item) for item in range(8)]
+    moved = {1, 2, 3}.__contains__  # a crowd of them: demote() would have them pass few others
+    assert [item for item, _ in after_others(ranked, moved, 2)] == [0, 4, 5, 1, 2, 3, 6, 7]
+    assert [item for item, _ in after_others(ranked, {6}.__contains__, 5)] == [0, 1, 2, 3, 4, 5, 7, 6]  # or last
+    scores = [score for _, score in after_others(ranked, moved, 2)]
+    assert scores == sorted(scores, reverse=True)  # a moved item's score is cut to the one above it
 
 
 def test_a_query_naming_a_framework_gets_that_frameworks_page(tmp_path: Path) -> None:
@@ -71,12 +84,15 @@ def test_a_query_naming_a_framework_gets_that_frameworks_page(tmp_path: Path) ->
     assert hits[0].path == "docs/framework/react/guides/suspense.md", [hit.path for hit in hits]
     unnamed = search(engine, "How do I use suspense with useQuery?", "hybrid")
     assert unnamed[0].path == "docs/framework/solid/guides/suspense.md", [hit.path for hit in unnamed]
+    # naming none, one variant of a page comes before the others: React's copy goes past five other pages
+    paths = [hit.path for hit in search(engine, "How do I use suspense with useQuery?", "hybrid", k=10)]
+    assert paths.index("docs/framework/react/guides/suspense.md") > 5, paths
     reference = search(engine, "What does the QueryClient constructor take in React?", "hybrid")
     assert reference[0].path == "docs/reference/QueryClient.md", [hit.path for hit in reference]
     _, doctor = indexed_doctor(tmp_path, folder)
     assert (
-        "ok    variants: docs/framework/{react, solid, vue}: a query naming one ranks the others' pages lower"
-        in doctor.stdout
+        "ok    variants: docs/framework/{react, solid, vue}: a query naming one ranks the others' pages lower; naming "
+        "none, it shows one variant of a page before the others" in doctor.stdout
     ), doctor.stdout
     _, plain = indexed_doctor(tmp_path / "plain", tree(tmp_path / "plain-site", {"docs/a.md": page("A", "words")}))
     assert "ok    variants: none found" in plain.stdout, plain.stdout

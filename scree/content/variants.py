@@ -76,6 +76,15 @@ class Variants:
         parents = {folder.rpartition("/")[0] for folder in named}
         return frozenset(f for f in self.folders if f not in named and f.rpartition("/")[0] in parents)
 
+    def page_of(self, path: str) -> str | None:
+        """The page `path` is one variant of, the same for each variant's copy: its path with the variant folder's
+        name left out (`docs/framework/*/guides/suspense.md`); None below no variant folder."""
+        parts = path.split("/")
+        for cut in range(len(parts) - 1, 0, -1):
+            if "/".join(parts[:cut]) in self.folders:
+                return "/".join([*parts[: cut - 1], "*", *parts[cut:]])
+        return None
+
     def describe(self) -> str:
         """One line for `scree doctor`: the groups of variants, by the folder that holds them."""
         if not self.folders:
@@ -85,7 +94,10 @@ class Variants:
             parent, _, name = folder.rpartition("/")
             groups.setdefault(parent, []).append(name)
         shown = [f"{parent or '.'}/{{{', '.join(names)}}}" for parent, names in groups.items()]
-        return f"{first_few(shown, DESCRIBED, '; ')}: a query naming one ranks the others' pages lower"
+        return (
+            f"{first_few(shown, DESCRIBED, '; ')}: a query naming one ranks the others' pages lower; "
+            "naming none, it shows one variant of a page before the others"
+        )
 
 
 # A query names a variant with a word before it (after at most a determiner: "in a React app", "with the Vue

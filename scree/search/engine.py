@@ -80,10 +80,12 @@ from scree.search.ranking import (
     PROPOSAL_RANKS,
     RANGE_WEIGHT,
     RELEASE_WEIGHT,
+    VARIANT_RANKS,
     VARIANT_WEIGHT,
     VERSION_RANKS,
     above_floor,
     add_signal,
+    after_others,
     demote,
     demote_thin,
     diversify,
@@ -784,6 +786,9 @@ class SearchEngine:
         places down, past pages the query's words found (`matched`, in hybrid mode) only: a post that alone
         answers stays among the first hits; so is a changelog, unless the query asks about changes."""
         ranked = diversify(ranked, lambda pair: rows[pair[0]].path if pair[0] in rows else "", PER_FILE)
+        variants = self._site_variants()
+        if variants.folders and not variants.named(query.text, self._store.stems):
+            ranked = after_others(ranked, _repeated_variants(variants, ranked, rows).__contains__, VARIANT_RANKS)
         trees = self._language_trees()
         if trees.versions.families or trees.versions.superseded:
             named = query.versions
@@ -1055,6 +1060,22 @@ def _older_sections(rows: dict[int, StoredChunk], ranked: Sequence[tuple[int, fl
         named[chunk_id] = max(version_key(release) for release in releases)
         newest[row.path] = max(newest.get(row.path, ()), named[chunk_id])
     return {chunk_id for chunk_id, key in named.items() if key < newest[rows[chunk_id].path]}
+
+
+def _repeated_variants(
+    variants: Variants, ranked: Sequence[tuple[int, float]], rows: Mapping[int, StoredChunk]
+) -> set[int]:
+    """The candidates that are a variant of a page an earlier one is another variant of (Variants.page_of): gRPC's
+    Java and C++ basics tutorials' "Defining the service" after PHP's, for a query naming no language."""
+    seen: set[str] = set()
+    repeated: set[int] = set()
+    for chunk_id, _ in ranked:
+        page = variants.page_of(rows[chunk_id].path) if chunk_id in rows else None
+        if page is not None and page in seen:
+            repeated.add(chunk_id)
+        elif page is not None:
+            seen.add(page)
+    return repeated
 
 
 def _first_pages(ranked: Sequence[tuple[int, float]], rows: Mapping[int, StoredChunk]) -> dict[str, list[int]]:

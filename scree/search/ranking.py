@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 import math
 from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import TypeVar
@@ -193,6 +194,10 @@ def give_way(
 # 0/0/2 and 1/0/3, MRR@5 the same (Jest 0.782, etcd 0.698 hybrid). By places, not by score: fused scores fall steeply
 # after the first few, so "within 0.4-0.8 of its score" let an old chunk that matched far better stay on top.
 VERSION_RANKS = 10
+# A page's variant (scree.content.variants: its copy for another framework, platform or language) after one variant
+# of it has been shown goes this many other pages down, for a query naming no variant: gRPC's "How do I define a
+# service?" had the PHP, Java and C++ basics tutorials' "Defining the service" in the first five.
+VARIANT_RANKS = 5
 # Issue 32: a dated post beside a docs tree (scree.content.posts: a blog's release announcements name every option of
 # their day) goes POST_RANKS places down among the files' best chunks, after docs pages of similar rank; in hybrid mode
 # only past pages the query's words found, so a question only a post answers still finds it among the first hits.
@@ -265,6 +270,28 @@ def demote(
 
     flags = [demoted(item) for item, _ in ranked]
     strong = [not flags[i] and (matched is None or matched(item)) for i, (item, _) in enumerate(ranked)]
+    keyed = sorted((place(position) if flags[position] else position, position) for position in range(len(ranked)))
+    out: list[tuple[int, float]] = []
+    for _, position in keyed:
+        item, score = ranked[position]
+        out.append((item, min(score, out[-1][1]) if out else score))
+    return out
+
+
+def after_others(
+    ranked: Sequence[tuple[int, float]], demoted: Callable[[int], bool], places: int
+) -> list[tuple[int, float]]:
+    """The ranked (item, score) list with each `demoted` item after the `places` items that follow it and are not
+    demoted (or last, stable, where fewer follow): demote() counts places among all items, so where the demoted
+    crowd the list (a page's variant in each of ten languages) they would pass few others. A moved item's score is
+    cut to the one ranked above it."""
+    flags = [demoted(item) for item, _ in ranked]
+    others = [position for position, flag in enumerate(flags) if not flag]
+
+    def place(position: int) -> float:
+        later = bisect.bisect_right(others, position) + places - 1
+        return others[later] + 0.5 if later < len(others) else len(ranked) + 0.5
+
     keyed = sorted((place(position) if flags[position] else position, position) for position in range(len(ranked)))
     out: list[tuple[int, float]] = []
     for _, position in keyed:
