@@ -8,6 +8,7 @@ import pytest
 from backends import Backend
 
 from scree.search.definition import asked_subject, names_subject, page_topic
+from scree.search.hits import Hit
 from scree.search.ranking import stand_ins
 
 CLONESET = (
@@ -154,10 +155,8 @@ def test_a_title_s_qualifier_in_brackets_still_names_its_subject(tmp_path: Path,
         "let value: any = 1;\n```\n"
     )
     pages = {"rules/no-explicit-any/javascript.md": rule, "rules.md": "# Rules\n\nEach rule has a page of its own.\n"}
-    with index_backend.engine(docs_site(tmp_path, pages)) as engine:
-        for mode in ("keyword", "hybrid"):
-            hits = engine.search("What is the noExplicitAny rule?", k=2, mode=mode).hits
-            assert hits[0].heading == "noExplicitAny (JavaScript) > Summary", (mode, hits[0].heading)
+    for mode, hit in first_hits(docs_site(tmp_path, pages), index_backend, "What is the noExplicitAny rule?").items():
+        assert hit.heading == "noExplicitAny (JavaScript) > Summary", (mode, hit.heading)
 
 
 def test_a_section_headed_by_the_subject_alone_comes_first(tmp_path: Path, index_backend: Backend) -> None:
@@ -300,7 +299,11 @@ def test_writing_is_a_task_verb_too(tmp_path: Path, index_backend: Backend) -> N
         " on valid and invalid code, so write custom rule tests as you write the custom rule.\n"
     )
     pages = {"extend/custom-rules.md": rules, "extend/plugins.md": "# Plugins\n\nA plugin bundles rules.\n"}
-    with index_backend.engine(docs_site(tmp_path, pages)) as engine:
-        for mode in ("keyword", "hybrid"):
-            hits = engine.search("How do I write a custom rule?", k=2, mode=mode).hits
-            assert (hits[0].path, hits[0].heading) == ("extend/custom-rules.md", "Custom Rules"), (mode, hits[0])
+    for mode, hit in first_hits(docs_site(tmp_path, pages), index_backend, "How do I write a custom rule?").items():
+        assert (hit.path, hit.heading) == ("extend/custom-rules.md", "Custom Rules"), (mode, hit)
+
+
+def first_hits(folder: Path, index_backend: Backend, query: str) -> dict[str, Hit]:
+    """The first hit for `query` over `folder` in keyword and in hybrid mode."""
+    with index_backend.engine(folder) as engine:
+        return {mode: engine.search(query, k=2, mode=mode).hits[0] for mode in ("keyword", "hybrid")}

@@ -270,9 +270,14 @@ def demote(
 
     flags = [demoted(item) for item, _ in ranked]
     strong = [not flags[i] and (matched is None or matched(item)) for i, (item, _) in enumerate(ranked)]
-    keyed = sorted((place(position) if flags[position] else position, position) for position in range(len(ranked)))
+    return _moved(ranked, [place(position) if flag else position for position, flag in enumerate(flags)])
+
+
+def _moved(ranked: Sequence[tuple[int, float]], places: Sequence[float]) -> list[tuple[int, float]]:
+    """`ranked` ordered by each item's new place (`places`, stable), each score cut to the one ranked above it so
+    scores still fall with rank."""
     out: list[tuple[int, float]] = []
-    for _, position in keyed:
+    for _, position in sorted((place, position) for position, place in enumerate(places)):
         item, score = ranked[position]
         out.append((item, min(score, out[-1][1]) if out else score))
     return out
@@ -292,12 +297,7 @@ def after_others(
         later = bisect.bisect_right(others, position) + places - 1
         return others[later] + 0.5 if later < len(others) else len(ranked) + 0.5
 
-    keyed = sorted((place(position) if flags[position] else position, position) for position in range(len(ranked)))
-    out: list[tuple[int, float]] = []
-    for _, position in keyed:
-        item, score = ranked[position]
-        out.append((item, min(score, out[-1][1]) if out else score))
-    return out
+    return _moved(ranked, [place(position) if flag else position for position, flag in enumerate(flags)])
 
 
 def fuse_rrf(
