@@ -8,7 +8,7 @@ from pathlib import Path
 
 from test_version_search import engine_for, indexed_doctor, page, search, tree
 
-from scree.content.variants import find_variants
+from scree.content.variants import copy_keys, find_variants
 from scree.search.ranking import after_others
 from scree.search.version_evidence import is_language_folder
 
@@ -65,6 +65,18 @@ def test_which_sibling_folders_are_variants() -> None:
     assert found.page_of("docs/guides/caching.md") is None
 
 
+def test_a_section_s_copy_shares_a_key_with_it_where_one_part_of_the_path_differs() -> None:
+    go = copy_keys("tutorials/tutorial-seven-go.md", "Publishing with Confirms > Publisher Confirms > Overview")
+    java = copy_keys("tutorials/tutorial-seven-java.md", "Publishing with Confirms > Publisher Confirms")
+    ruby = copy_keys("tutorials/tutorial-seven-ruby.md", "Publishing with Confirms > Publisher Confirms > (Bunny)")
+    assert go & java and java & ruby  # a trail leading to the other's, a qualifier in brackets aside
+    html = copy_keys("rules/no-excessive-lines/html.mdx", "noExcessiveLines (HTML) > Suppressions")
+    assert html & copy_keys("rules/no-excessive-lines/css.mdx", "noExcessiveLines (CSS) > Suppressions")
+    assert not html & copy_keys("rules/no-excessive-lines/css.mdx", "noExcessiveLines (CSS) > Options")
+    assert not java & copy_keys("docs/guides/seven-java.md", "Publishing with Confirms > Publisher Confirms")  # 2 parts
+    assert not copy_keys("network-faults-in-nodes.md", "Simulate Network Faults")  # an opening: its title alone
+
+
 def test_an_item_after_others_goes_past_that_many_items_not_moved() -> None:
     ranked = [(item, 10.0 - item) for item in range(8)]
     moved = {1, 2, 3}.__contains__  # a crowd of them: demote() would have them pass few others
@@ -96,3 +108,23 @@ def test_a_query_naming_a_framework_gets_that_frameworks_page(tmp_path: Path) ->
     ), doctor.stdout
     _, plain = indexed_doctor(tmp_path / "plain", tree(tmp_path / "plain-site", {"docs/a.md": page("A", "words")}))
     assert "ok    variants: none found" in plain.stdout, plain.stdout
+
+
+def test_a_tutorial_in_several_languages_shows_one_of_them_first(tmp_path: Path) -> None:
+    """RabbitMQ's tutorials are one file per client language in one folder (`tutorial-seven-go.md`, `-java.md`,
+    ...), no variant folders: "How do publisher confirms work?" had three of them among the first six hits."""
+    files = {
+        f"tutorials/tutorial-confirms-{language}.md": (
+            "# Publisher confirms tutorial\n\n## Enabling publisher confirms\n\n"
+            f"Enable publisher confirms on a channel with the {language} client, then publish and wait for confirms.\n"
+        )
+        for language in ("go", "java", "ruby")
+    }
+    topics = ("channels", "queues", "exchanges", "consumers", "publishers", "acknowledgements")
+    files |= {
+        f"docs/{name}.md": page(name.title(), f"How {name} use a channel and publisher confirms.") for name in topics
+    }
+    engine = engine_for(tree(tmp_path / "site", files), tmp_path / "index.db")
+    paths = [hit.path for hit in search(engine, "How do I enable publisher confirms on a channel?", "hybrid", k=10)]
+    tutorials = [position for position, path in enumerate(paths) if path.startswith("tutorials/")]
+    assert tutorials[0] < 3 and tutorials[1] > 5, paths

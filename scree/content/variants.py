@@ -24,6 +24,7 @@ from collections import Counter
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from scree.content.chunking import HEADING_SEPARATOR
 from scree.content.versions import mirrored_pairs, says_old, version_of_name
 from scree.replies import first_few
 
@@ -165,3 +166,23 @@ def _not_a_variant(folder: str) -> bool:
     """Named for a version, saying old, or named for a kind of page (SECTION_NAMES)."""
     name = folder.rpartition("/")[2]
     return version_of_name(name) is not None or says_old(folder) or name.lower().lstrip("_.") in SECTION_NAMES
+
+
+# A qualifier in brackets in a heading: the language or platform of a page's copy ("noExcessiveLinesPerFile (HTML)",
+# RabbitMQ's "(using the Bunny Ruby Client)").
+_QUALIFIER = re.compile(r"\s*\([^()]*\)")
+
+
+def copy_keys(path: str, trail: str) -> set[str]:
+    """Keys that a section shares with its copy in another variant of its page however the variants are named: its
+    heading trail from the page's first section down (qualifiers in brackets and case aside), each with its path,
+    one part at a time left out. Two sections share one when one's trail is the other's or leads to it and their
+    paths differ in one part: the file (`tutorial-seven-go.md`, `tutorial-seven-java.md`) or a folder
+    (`languages/php/`, `languages/java/`). None for a page's opening, headed by its title alone: two pages of one
+    title may differ past it (Chaos Mesh's "Simulate Network Faults" in physical nodes and on Kubernetes)."""
+    parts = [part for part in (_QUALIFIER.sub("", part).casefold().strip() for part in trail.split(HEADING_SEPARATOR))]
+    parts = [part for part in parts if part]
+    trails = [HEADING_SEPARATOR.join(parts[:end]) for end in range(2, len(parts) + 1)]
+    places = path.split("/")
+    patterns = ["/".join([*places[:cut], "*", *places[cut + 1 :]]) for cut in range(len(places))]
+    return {f"{pattern}\n{heading}" for pattern in patterns for heading in trails}
