@@ -136,6 +136,7 @@ def test_a_changelog_comes_after_the_docs_page_unless_the_query_asks_about_chang
     fragments += ("changelog_unreleased/yaml/19599.md", "changelog.d/42.feature.md")  # Prettier's; towncrier's
     assert all(map(is_changelog, fragments))  # a changelog's fragments, one per issue (towncrier)
     assert not is_changelog("docs/news/2024-launch.md") and not is_changelog("docs/guides/10-steps.md")
+    assert is_changelog("doc/changes/0.1.rst") and not is_changelog("news/01.md")  # no issue number starts with 0
     assert titled_changelog("Go 1.21 Release Notes") and titled_changelog("Changelog")
     assert not titled_changelog("Change Logs") and not titled_changelog("Releasing notes")  # Crossplane's feature guide
     for query in (

@@ -83,7 +83,9 @@ CAPITAL_CHANGELOG_NAMES = frozenset({"HISTORY", "NEWS"})
 # context manager?" on SQLAlchemy's docs.
 FRAGMENT_FOLDERS = frozenset({"changelog", "changelogs", "changes", "newsfragments", "news"})  # a word of its name
 _FOLDER_WORD = re.compile(r"[._-]")  # changelog.d, changelog_unreleased (Prettier's), unreleased-changes
-_FRAGMENT = re.compile(r"[0-9]+(?:\.|$)")  # a file named for an issue or a pull request: 10128.bugfix.rst, 11297.rst
+# A file named for an issue or a pull request: 10128.bugfix.rst, 11297.rst; or for a release: Sphinx's changes/0.1.rst.
+# Not a number with a leading zero, which no issue has: RocketMQ's news/01.md is its first news article.
+_FRAGMENT = re.compile(r"(?!0[0-9])[0-9]+(?:\.|$)")
 # A release after a changelog's name: Velero keeps one per release, changelogs/CHANGELOG-1.18.md
 _RELEASE_SUFFIX = re.compile(r"(?:-v?[0-9]+(?:\.[0-9]+)*(?:\.x)?)+$")  # a release, or a range of them
 # a query's words asking about changes, whose answer a changelog is
