@@ -221,3 +221,32 @@ def test_one_page_linking_is_no_referral(referred: Path, index_backend: Backend)
     with index_backend.engine(referred) as engine:
         hits = engine.search("How do publisher confirms work?", k=3, mode="hybrid").hits
         assert hits[0].path != "docs/confirms.md", [(hit.path, hit.heading) for hit in hits]
+
+
+def test_a_link_with_no_anchor_lands_on_the_section_headed_by_its_words(tmp_path: Path, index_backend: Backend) -> None:
+    """Argo CD's pages link "[App of Apps pattern](../operator-manual/cluster-bootstrapping.md)", a page whose
+    section "App Of Apps Pattern (Alternative)" is what they mean; the pages linking it said the words more often."""
+    pages = {
+        "operator-manual/cluster-bootstrapping.md": (
+            "# Cluster Bootstrapping\n\nBootstrap clusters with Argo CD.\n\n## Application Sets\n\n"
+            "Generate one application per cluster from a template.\n\n## App Of Apps Pattern (Alternative)\n\n"
+            "Declare one parent application whose source holds the child applications' manifests.\n"
+        ),
+        "user-guide/app-deletion.md": (
+            "# App Deletion\n\n## Child applications\n\nWith the [App of Apps pattern](../operator-manual/cluster-"
+            "bootstrapping.md), deleting a parent app of apps deletes its child apps: the app of apps pattern's apps.\n"
+        ),
+        "user-guide/managed-by.md": (
+            "# Managed By\n\n## Example\n\nIn the [app of apps pattern](../operator-manual/cluster-bootstrapping.md)"
+            " a parent app manages its apps, as an app of apps pattern does.\n"
+        ),
+    }
+    for name, text in pages.items():
+        (tmp_path / "docs" / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "docs" / name).write_text(text, encoding="utf-8")
+    with index_backend.engine(tmp_path / "docs") as engine:
+        hits = engine.search("How does the app of apps pattern work?", k=3, mode="hybrid").hits
+        assert (hits[0].path, hits[0].heading) == (
+            "operator-manual/cluster-bootstrapping.md",
+            "Cluster Bootstrapping > App Of Apps Pattern (Alternative)",
+        ), [(hit.path, hit.heading) for hit in hits]

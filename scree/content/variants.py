@@ -168,9 +168,14 @@ def _not_a_variant(folder: str) -> bool:
     return version_of_name(name) is not None or says_old(folder) or name.lower().lstrip("_.") in SECTION_NAMES
 
 
-# A qualifier in brackets in a heading: the language or platform of a page's copy ("noExcessiveLinesPerFile (HTML)",
-# RabbitMQ's "(using the Bunny Ruby Client)").
+# A qualifier in brackets in a title or heading: the language, platform or state of what it names, not what it names
+# ("noExcessiveLinesPerFile (HTML)", RabbitMQ's "(using the Bunny Ruby Client)", "Hooks (experimental)").
 _QUALIFIER = re.compile(r"\s*\([^()]*\)")
+
+
+def without_qualifiers(text: str) -> str:
+    """`text` without its qualifiers in brackets (_QUALIFIER)."""
+    return _QUALIFIER.sub("", text)
 
 
 def copy_keys(path: str, trail: str) -> set[str]:
@@ -180,8 +185,8 @@ def copy_keys(path: str, trail: str) -> set[str]:
     paths differ in one part: the file (`tutorial-seven-go.md`, `tutorial-seven-java.md`) or a folder
     (`languages/php/`, `languages/java/`). None for a page's opening, headed by its title alone: two pages of one
     title may differ past it (Chaos Mesh's "Simulate Network Faults" in physical nodes and on Kubernetes)."""
-    parts = [part for part in (_QUALIFIER.sub("", part).casefold().strip() for part in trail.split(HEADING_SEPARATOR))]
-    parts = [part for part in parts if part]
+    parts = [part for part in (without_qualifiers(part).casefold().strip() for part in trail.split(HEADING_SEPARATOR))]
+    parts = list(filter(None, parts))
     trails = [HEADING_SEPARATOR.join(parts[:end]) for end in range(2, len(parts) + 1)]
     places = path.split("/")
     patterns = ["/".join([*places[:cut], "*", *places[cut + 1 :]]) for cut in range(len(places))]

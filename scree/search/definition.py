@@ -22,6 +22,8 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Sequence
 
+from scree.content.variants import without_qualifiers
+
 # Pages among the first candidates whose titles are compared with the subject: each costs a read of its chunks.
 OPENING_WINDOW = 5
 # Words a title may have beyond the subject's, or the subject beyond the title's ("CloneSet in OpenKruise" for the
@@ -38,9 +40,6 @@ TASK_VERBS = frozenset(
 # Words of a title that say what kind of page it is, not what it is about: Laravel's "Eloquent: Getting Started" is
 # the page on Eloquent. Not "Documentation": Crossplane's README "Crossplane Documentation" is about its docs.
 _PAGE_KIND = re.compile(r"(?:^|(?<=\W))(?:getting\s+started|overview|introduction|intro|basics)(?=\W|$)", re.IGNORECASE)
-# A title's qualifier in brackets: the language or state of the page's subject, not the subject ("noUnusedVariables
-# (JavaScript)", "Hooks (experimental)").
-_QUALIFIER = re.compile(r"\s*\([^()]*\)")
 _END = r"\s*[?.!]*\s*$"
 _ASKS = (
     re.compile(r"^\s*what(?:'s|\u2019s|\s+is|\s+are)\s+(.+?)" + _END, re.IGNORECASE),
@@ -69,9 +68,9 @@ def asked_topic(words: Sequence[str]) -> str | None:
 
 def page_topic(title: str) -> str:
     """A page's title without the words saying what kind of page it is (_PAGE_KIND) and its qualifiers in brackets
-    (_QUALIFIER): "Eloquent: Getting Started" -> "Eloquent: ", "Introduction" -> "", "noUnusedVariables (JavaScript)"
-    -> "noUnusedVariables"."""
-    return _PAGE_KIND.sub("", _QUALIFIER.sub("", title))
+    (variants.without_qualifiers): "Eloquent: Getting Started" -> "Eloquent: ", "Introduction" -> "",
+    "noUnusedVariables (JavaScript)" -> "noUnusedVariables"."""
+    return _PAGE_KIND.sub("", without_qualifiers(title))
 
 
 def names_subject(subject: Collection[str], title: Collection[str], slack: int = SUBJECT_SLACK) -> bool:
