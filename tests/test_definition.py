@@ -271,7 +271,7 @@ def test_a_how_to_question_about_a_page_s_whole_topic_shows_its_opening(tmp_path
     """Contour's `config/cors.md` answered "How do I configure CORS?" with its last lines, on MaxAge; Material for
     MkDocs' admonitions page "How do I add admonitions?" with "Nested admonitions". A how-to question naming nothing
     but a page's title (a task's verbs aside: use, add, configure, set up, enable, write) shows the page's opening; a
-    question naming more keeps the section that says it, and no page moves."""
+    question naming more keeps the section that says it."""
     pages = {"config/cors.md": CORS, "config/tls.md": "# TLS\n\nConfigure TLS for a virtual host with a secret.\n"}
     folder = docs_site(tmp_path, pages | {f"guides/{name}": text for name, text in WIDGETS.items()})
     with index_backend.engine(folder) as engine:
@@ -307,3 +307,19 @@ def first_hits(folder: Path, index_backend: Backend, query: str) -> dict[str, Hi
     """The first hit for `query` over `folder` in keyword and in hybrid mode."""
     with index_backend.engine(folder) as engine:
         return {mode: engine.search(query, k=2, mode=mode).hits[0] for mode in ("keyword", "hybrid")}
+
+
+def test_a_how_to_question_about_a_page_s_whole_topic_has_that_page_first(
+    tmp_path: Path, index_backend: Backend
+) -> None:
+    """VitePress: "How do I add a search?" had the site config's "Build Hooks" section (add functionality, add search
+    indexing, add a sitemap) before the page "Search"."""
+    pages = {
+        "reference/search.md": "# Search\n\nVitePress supports fuzzy full-text search with an in-browser index.\n",
+        "reference/site-config.md": (
+            "# Site Config\n\n## Build Hooks\n\nBuild hooks add functionality: add search indexing to add a search,"
+            " add a sitemap, add a PWA; add search to the site with a hook that adds search.\n"
+        ),
+    }
+    for mode, hit in first_hits(docs_site(tmp_path, pages), index_backend, "How do I add a search?").items():
+        assert (hit.path, hit.heading) == ("reference/search.md", "Search"), (mode, hit)

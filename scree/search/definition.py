@@ -14,7 +14,8 @@ lockfile?", which "Exporting a lockfile" had led).
 
 A how-to question naming nothing but a page's title, a task's verbs aside (asked_topic, TASK_VERBS: "How do I
 configure CORS?" and Contour's page "CORS", which it had answered with its last two lines), is answered by that
-page's opening the same way, its title compared with no slack; no page moves for it.
+page's opening the same way, its title compared with no slack, and such pages come first as for a what-is
+question.
 """
 
 from __future__ import annotations

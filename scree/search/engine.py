@@ -377,10 +377,10 @@ class SearchEngine:
         exact: list[int] = []
         if subject is not None:  # "What is a CloneSet?": the CloneSet page's opening
             ranked, exact = self._openings(ranked, rows, subject)
-        else:  # "How do I configure CORS?": the CORS page's opening, not its last lines; no page moves
+        else:  # "How do I configure CORS?": the CORS page's opening, not its last lines, and that page first
             topic = asked_topic(query.words)
             if topic is not None:
-                ranked, _ = self._openings(ranked, rows, topic, slack=0, ignored=self._terms(" ".join(TASK_VERBS)))
+                ranked, exact = self._openings(ranked, rows, topic, slack=0, ignored=self._terms(" ".join(TASK_VERBS)))
             ranked = self._named_sections(ranked, rows, query)
         asked = self._asking(ranked, rows, query, subject)
         headed = self._headed(ranked, rows, subject, exact + asked) if subject is not None else []
