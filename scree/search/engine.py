@@ -381,6 +381,7 @@ class SearchEngine:
             topic = asked_topic(query.words)
             if topic is not None:
                 ranked, exact = self._openings(ranked, rows, topic, slack=0, ignored=self._terms(" ".join(TASK_VERBS)))
+                exact = self._after_landings(exact, ranked, rows)
             ranked = self._named_sections(ranked, rows, query)
         asked = self._asking(ranked, rows, query, subject)
         headed = self._headed(ranked, rows, subject, exact + asked) if subject is not None else []
@@ -602,6 +603,36 @@ class SearchEngine:
             (chunk for chunk in substantial if reference.said <= headed[_last_heading(chunk.heading)]),
             substantial[0] if substantial else None,
         )
+
+    def _after_landings(
+        self, items: list[int], ranked: list[tuple[int, float]], rows: dict[int, StoredChunk]
+    ) -> list[int]:
+        """`items` (chunks to come first, in order) each after the best chunk of the page its own page's thin pointer
+        among the first POINTER_WINDOW leads to (the pointer rule's): Hugo's "Multilingual mode", whose Configuration
+        section says only "See [configure languages][]", comes first for "configure multilingual mode" after the
+        page it sends the reader to, as the pointer rule had it."""
+        pointers = {
+            rows[chunk_id].path: rows[chunk_id]
+            for chunk_id, _ in reversed(ranked[:POINTER_WINDOW])
+            if chunk_id in rows
+            and is_thin(rows[chunk_id].path, rows[chunk_id].text)
+            and points_elsewhere(rows[chunk_id].text)
+        }
+        if not pointers:
+            return items
+        best: dict[str, int] = {}
+        for chunk_id, _ in ranked:
+            if chunk_id in rows:
+                best.setdefault(rows[chunk_id].path, chunk_id)
+        out: list[int] = []
+        for item in items:
+            pointer = pointers.get(rows[item].path) if item in rows else None
+            led = self._led_to(pointer) if pointer is not None else None
+            if led is not None and led in best and best[led] not in out:
+                out.append(best[led])
+            if item not in out:
+                out.append(item)
+        return out
 
     def _led_to(self, row: StoredChunk) -> str | None:
         """The one other indexed file `row`'s links lead to (reference links by the definitions in its file), or
