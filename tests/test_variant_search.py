@@ -77,6 +77,22 @@ def test_a_section_s_copy_shares_a_key_with_it_where_one_part_of_the_path_differ
     assert not copy_keys("network-faults-in-nodes.md", "Simulate Network Faults")  # an opening: its title alone
 
 
+def test_a_copy_is_a_section_of_another_file_never_of_its_own() -> None:
+    trail = "Publishing with Confirms > Publisher Confirms"
+    sections = [
+        (1, "tutorials/seven-go.md", trail),
+        (2, "tutorials/seven-go.md", f"{trail} > Overview"),  # its own file's: no copy
+        (3, "tutorials/seven-java.md", f"{trail} > Overview"),
+        (4, "docs/framework/vue/guides/caching.md", "Caching > Keys"),
+        (5, "docs/framework/react/guides/caching.md", "Caching in React > Stale time"),  # a variant's page
+        (6, "tutorials/seven-ruby.md", "Publishing with Confirms"),  # an opening: its title alone
+    ]
+    variants = find_variants(
+        [f"docs/framework/{fw}/guides/{name}.md" for fw in ("react", "vue") for name in GUIDES], is_language_folder
+    )
+    assert variants.repeated(sections) == {3, 5}
+
+
 def test_an_item_after_others_goes_past_that_many_items_not_moved() -> None:
     ranked = [(item, 10.0 - item) for item in range(8)]
     moved = {1, 2, 3}.__contains__  # a crowd of them: demote() would have them pass few others

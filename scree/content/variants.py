@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from scree.content.chunking import HEADING_SEPARATOR
@@ -85,6 +85,22 @@ class Variants:
             if "/".join(parts[:cut]) in self.folders:
                 return "/".join([*parts[: cut - 1], "*", *parts[cut:]])
         return None
+
+    def repeated(self, sections: Iterable[tuple[int, str, str]]) -> set[int]:
+        """Of `sections` (id, path, heading trail), in rank order, those that are another copy of a page an earlier
+        one in another file is a copy of: a variant of it (page_of: gRPC's Java and C++ basics tutorials' "Defining
+        the service" after PHP's), or a section headed as it is in a file one path part away (copy_keys: RabbitMQ's
+        `tutorial-seven-java.md` after `tutorial-seven-go.md`). A file's own sections are no copies of each other."""
+        seen: dict[str, str] = {}  # key -> the file that first had it
+        out: set[int] = set()
+        for item, path, trail in sections:
+            page = self.page_of(path)
+            keys = copy_keys(path, trail) | ({page} if page is not None else set())
+            if any(seen.get(key, path) != path for key in keys):
+                out.add(item)
+            for key in keys:
+                seen.setdefault(key, path)
+        return out
 
     def describe(self) -> str:
         """One line for `scree doctor`: the groups of variants, by the folder that holds them."""

@@ -23,7 +23,7 @@ from scree.content.formats import NotDocs, detect, is_thin, too_little
 from scree.content.ignore import IgnorePolicy
 from scree.content.languages import ORIGINAL, LanguageTrees
 from scree.content.posts import Posts, asks_about_changes, asks_what_changed, is_changelog, titled_changelog
-from scree.content.variants import Variants, copy_keys, holds
+from scree.content.variants import Variants, holds
 from scree.content.versions import (
     VersionTrees,
     heading_names_release,
@@ -825,7 +825,10 @@ class SearchEngine:
             ranked = demote(ranked, lambda chunk_id: self._foreign(trees, rows, chunk_id, query), VERSION_RANKS)
         variants = self._site_variants()  # after the versions and languages: the copy to show is seen first
         if not (variants.folders and variants.named(query.text, self._store.stems)):
-            ranked = after_others(ranked, _repeated_copies(variants, ranked, rows).__contains__, VARIANT_RANKS)
+            sections = [
+                (chunk_id, rows[chunk_id].path, rows[chunk_id].heading) for chunk_id, _ in ranked if chunk_id in rows
+            ]
+            ranked = after_others(ranked, variants.repeated(sections).__contains__, VARIANT_RANKS)
         posts = self._site_posts()
         if posts.folders:
             announced = query.versions if asks_what_changed(query.folded_words) else frozenset()
@@ -1091,28 +1094,6 @@ def _older_sections(rows: dict[int, StoredChunk], ranked: Sequence[tuple[int, fl
         named[chunk_id] = max(version_key(release) for release in releases)
         newest[row.path] = max(newest.get(row.path, ()), named[chunk_id])
     return {chunk_id for chunk_id, key in named.items() if key < newest[rows[chunk_id].path]}
-
-
-def _repeated_copies(
-    variants: Variants, ranked: Sequence[tuple[int, float]], rows: Mapping[int, StoredChunk]
-) -> set[int]:
-    """The candidates that are another copy of a page an earlier one is a copy of: a variant of it (Variants.page_of:
-    gRPC's Java and C++ basics tutorials' "Defining the service" after PHP's), or a section headed as an earlier one
-    is (qualifiers in brackets aside) in a file whose path differs from that one's in one part (copy_keys: RabbitMQ's
-    `tutorial-seven-java.md` after `tutorial-seven-go.md`, Biome's `no-excessive-lines-per-file/css.mdx` after its
-    `html.mdx`)."""
-    seen: set[str] = set()
-    repeated: set[int] = set()
-    for chunk_id, _ in ranked:
-        row = rows.get(chunk_id)
-        if row is None:
-            continue
-        page = variants.page_of(row.path)
-        keys = copy_keys(row.path, row.heading) | ({page} if page is not None else set())
-        if keys & seen:
-            repeated.add(chunk_id)
-        seen |= keys
-    return repeated
 
 
 def _first_pages(ranked: Sequence[tuple[int, float]], rows: Mapping[int, StoredChunk]) -> dict[str, list[int]]:
