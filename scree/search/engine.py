@@ -815,7 +815,8 @@ class SearchEngine:
         chunks VERSION_RANKS places down (issue 32): after that many current pages of similar rank, since among the
         files' best chunks a place is a page; and on a docs site with a blog (scree.content.posts), posts POST_RANKS
         places down, past pages the query's words found (`matched`, in hybrid mode) only: a post that alone
-        answers stays among the first hits; so is a changelog, unless the query asks about changes."""
+        answers stays among the first hits; so is a changelog, unless the query asks about changes. A page's copies
+        in other variants, for a query naming none, go VARIANT_RANKS other pages down (Variants.repeated)."""
         ranked = diversify(ranked, lambda pair: rows[pair[0]].path if pair[0] in rows else "", PER_FILE)
         trees = self._language_trees()
         if trees.versions.families or trees.versions.superseded:
