@@ -126,10 +126,13 @@ class _FromFiles(Generic[T]):
 
 @dataclass(slots=True)
 class _Lookups:
-    """What one search looks up in the index and the folder, each once, for the FAQ rule and its hits: the index's
-    state of each file, each file's re-check (R-M2), the chunks holding each text (R-M4: a round trip each on
+    """What one search looks up in the index and the folder, each once: the keyword index's terms of the query's
+    words and the variant folders it names (the ranking rules' several asks), and for the FAQ rule and the hits the
+    index's state of each file, each file's re-check (R-M2), the chunks holding each text (R-M4: a round trip each on
     PostgreSQL)."""
 
+    terms: frozenset[str] | None = None
+    variants_named: frozenset[str] | None = None
     indexed: dict[str, FileState | None] = field(default_factory=dict)
     current: dict[str, _Current | None] = field(default_factory=dict)
     same_text: dict[str, list[StoredChunk]] = field(default_factory=dict)
@@ -319,6 +322,7 @@ class SearchEngine:
             notes.append(f"[{off}]")
             mode = "keyword"
         analysed = analyse(query, self._language_trees())  # the query's words, terms and language, once (#37)
+        looked = _Lookups()  # what the ranking rules, the FAQ rule and the hits look up, each once
         nearest, keyword = self._candidates(analysed, vector, mode, k, scope, notes)
         floor = similarity_floor(recorded[0]) if recorded is not None else None
         found_by_words = {chunk_id for chunk_id, _ in keyword}
@@ -335,11 +339,11 @@ class SearchEngine:
             return chunk_id in rows and is_thin(rows[chunk_id].path, rows[chunk_id].text)
 
         if mode == "hybrid":
-            ranked = self._signals(ranked, rows, analysed)
+            ranked = self._signals(ranked, rows, analysed, looked)
         if mode != "semantic":  # issue 25: one-line and link-list chunks rank lower (ranking.THIN_RANKS)
-            ranked = self._pointed(ranked, rows, thin)  # "See [configure languages][].": that page first
+            ranked = self._pointed(ranked, rows)  # "See [configure languages][].": that page first
             if mode == "hybrid":  # the section the first hits link to by the query's words
-                ranked = self._referred(ranked, rows, analysed)
+                ranked = self._referred(ranked, rows, analysed, looked)
             ranked = demote_thin(
                 ranked,
                 thin,
@@ -348,17 +352,16 @@ class SearchEngine:
             )
             if mode == "keyword":  # its scores say the rank
                 ranked = [(chunk_id, 1.0 / (rank + 1)) for rank, (chunk_id, _) in enumerate(ranked)]
-        ranked, asked = self._page_sections(ranked, rows, analysed)
+        ranked, asked = self._page_sections(ranked, rows, analysed, looked)
         trees = self._language_trees()  # copies of one page give way to the copy to show (hits.fold_translations)
         ranked, folded = fold_translations(ranked, rows, trees, analysed, self._store.chunks_for_path)
-        looked = _Lookups()  # what the FAQ rule and the hits look up, each once
         matched = found_by_words.__contains__ if mode == "hybrid" else None
         ranked = self._diversify(ranked, rows, matched, analysed, looked, asked)
         hits, dropped = self._recheck_and_collapse(ranked, rows, k, folded, analysed, looked)
         return SearchResult(hits=hits, notes=notes, dropped_paths=tuple(sorted(dropped)))
 
     def _page_sections(
-        self, ranked: list[tuple[int, float]], rows: dict[int, StoredChunk], query: Query
+        self, ranked: list[tuple[int, float]], rows: dict[int, StoredChunk], query: Query, looked: _Lookups
     ) -> tuple[list[tuple[int, float]], set[int]]:
         """Which chunk stands for a page, where its best one is not the one to show: for a query naming no release,
         not a section headed by an older release than the newest its page's candidates are (ranking.give_way); for
@@ -382,7 +385,7 @@ class SearchEngine:
             if topic is not None:
                 ranked, exact = self._openings(ranked, rows, topic, slack=0, ignored=self._terms(" ".join(TASK_VERBS)))
                 exact = self._after_landings(exact, ranked, rows)
-            ranked = self._named_sections(ranked, rows, query)
+            ranked = self._named_sections(ranked, rows, query, looked)
         asked = self._asking(ranked, rows, query, subject)
         headed = self._headed(ranked, rows, subject, exact + asked) if subject is not None else []
         return first_of(ranked, exact + asked + headed), set(asked)
@@ -414,13 +417,13 @@ class SearchEngine:
         ]
 
     def _named_sections(
-        self, ranked: list[tuple[int, float]], rows: dict[int, StoredChunk], query: Query
+        self, ranked: list[tuple[int, float]], rows: dict[int, StoredChunk], query: Query, looked: _Lookups
     ) -> list[tuple[int, float]]:
         """`ranked` with, for each of the first OPENING_WINDOW pages whose best chunk's trail does not hold all the
         query's terms, its first candidate section whose trail does and whose own heading says nothing else standing
         for it: Laravel's "Database: Migrations > Running Migrations" for "How do I run database migrations?", which
         its "Setting the Migration Connection" had answered. Thin sections aside; no page moves."""
-        wanted = self._terms(query.text)
+        wanted = self._query_terms(query, looked)
         if not wanted:
             return ranked
         by_page = _first_pages(ranked, rows)
@@ -534,9 +537,7 @@ class SearchEngine:
         opening = next((chunk for chunk in sections if terms[_last_heading(chunk.heading)] - ignored == subject), first)
         return title, opening if opening is not None and opening.id != best.id else None
 
-    def _pointed(
-        self, ranked: list[tuple[int, float]], rows: dict[int, StoredChunk], thin: Callable[[int], bool]
-    ) -> list[tuple[int, float]]:
+    def _pointed(self, ranked: list[tuple[int, float]], rows: dict[int, StoredChunk]) -> list[tuple[int, float]]:
         """`ranked` with the page each thin chunk among the first POINTER_WINDOW sends the reader to ("See [configure
         languages][].") standing just before it, when its links lead to exactly one other indexed file
         (scree.search.pointers): that page's first chunk with substance, where the link lands, unless the page ranks
@@ -544,7 +545,7 @@ class SearchEngine:
         stands: dict[int, int] = {}
         for position, (chunk_id, _) in enumerate(ranked[:POINTER_WINDOW]):
             row = rows.get(chunk_id)
-            if row is None or not thin(chunk_id) or not points_elsewhere(row.text):
+            if row is None or not _is_pointer(row):
                 continue
             target = self._led_to(row)
             if target is None or any(rows[c].path == target for c, _ in ranked[:position] if c in rows):
@@ -556,13 +557,13 @@ class SearchEngine:
         return stand_ins(ranked, stands) if stands else ranked
 
     def _referred(
-        self, ranked: list[tuple[int, float]], rows: dict[int, StoredChunk], query: Query
+        self, ranked: list[tuple[int, float]], rows: dict[int, StoredChunk], query: Query, looked: _Lookups
     ) -> list[tuple[int, float]]:
         """`ranked` with the section that REFERRERS or more of the first REFERRAL_WINDOW candidates' files link to
         by the query's own words standing just before the first of them (scree.search.pointers.referral), unless its
         page ranks above that already: the section the link's anchor names, else the page's first section headed by
         the link's words, else its opening."""
-        wanted = self._terms(query.text)
+        wanted = self._query_terms(query, looked)
         if not wanted:
             return ranked
         linked = [
@@ -614,9 +615,7 @@ class SearchEngine:
         pointers = {
             rows[chunk_id].path: rows[chunk_id]
             for chunk_id, _ in reversed(ranked[:POINTER_WINDOW])
-            if chunk_id in rows
-            and is_thin(rows[chunk_id].path, rows[chunk_id].text)
-            and points_elsewhere(rows[chunk_id].text)
+            if chunk_id in rows and _is_pointer(rows[chunk_id])
         }
         if not pointers:
             return items
@@ -642,6 +641,18 @@ class SearchEngine:
         led = {pages.resolve(target, row.path) for target in link_targets(row.text, whole)} - {None}
         return led.pop() if len(led) == 1 else None
 
+    def _query_terms(self, query: Query, looked: _Lookups) -> frozenset[str]:
+        """The keyword index's terms of the query's words (_terms), looked up once per search."""
+        if looked.terms is None:
+            looked.terms = self._terms(query.text)
+        return looked.terms
+
+    def _variants_named(self, query: Query, variants: Variants, looked: _Lookups) -> frozenset[str]:
+        """The variant folders the query names (Variants.named), looked up once per search."""
+        if looked.variants_named is None:
+            looked.variants_named = variants.named(query.text, self._store.stems) if variants.folders else frozenset()
+        return looked.variants_named
+
     def _terms(self, text: str) -> frozenset[str]:
         """The keyword index's terms of `text`'s content words."""
         return frozenset(self._store.stems(" ".join(content_words(text))))
@@ -653,11 +664,11 @@ class SearchEngine:
         return {text: frozenset(stems[joined]) for text, joined in words.items()}
 
     def _signals(
-        self, ranked: list[tuple[int, float]], rows: dict[int, StoredChunk], query: Query
+        self, ranked: list[tuple[int, float]], rows: dict[int, StoredChunk], query: Query, looked: _Lookups
     ) -> list[tuple[int, float]]:
         """The hybrid ranking's signals beside the two lists: the path naming the query's words, the query's
         literals as written (more where a heading defines them), a page named for each version the query names."""
-        terms = frozenset(self._store.stems(" ".join(query.words)))
+        terms = self._query_terms(query, looked)
         ranked = add_signal(
             ranked,
             lambda chunk_id: path_match(terms, self._terms_of_path(rows, chunk_id)) if terms else 0.0,
@@ -694,7 +705,7 @@ class SearchEngine:
                 ranked, lambda chunk_id: self._release_named(rows, chunk_id, named, changes, trees), RELEASE_WEIGHT
             )
         variants = self._site_variants()
-        asked = variants.named(query.text, self._store.stems) if variants.folders else frozenset()
+        asked = self._variants_named(query, variants, looked)
         if asked:  # "suspense with useQuery in React": not docs/framework/solid/ (ranking.VARIANT_WEIGHT)
             others = variants.others(asked)
             ranked = add_signal(
@@ -825,7 +836,7 @@ class SearchEngine:
         if trees.counts:
             ranked = demote(ranked, lambda chunk_id: self._foreign(trees, rows, chunk_id, query), VERSION_RANKS)
         variants = self._site_variants()  # after the versions and languages: the copy to show is seen first
-        if not (variants.folders and variants.named(query.text, self._store.stems)):
+        if not self._variants_named(query, variants, looked):
             sections = [
                 (chunk_id, rows[chunk_id].path, rows[chunk_id].heading) for chunk_id, _ in ranked if chunk_id in rows
             ]
@@ -1095,6 +1106,12 @@ def _older_sections(rows: dict[int, StoredChunk], ranked: Sequence[tuple[int, fl
         named[chunk_id] = max(version_key(release) for release in releases)
         newest[row.path] = max(newest.get(row.path, ()), named[chunk_id])
     return {chunk_id for chunk_id, key in named.items() if key < newest[rows[chunk_id].path]}
+
+
+def _is_pointer(row: StoredChunk) -> bool:
+    """Whether a chunk is a thin one sending the reader to another page (the pointer rule's: "See [configure
+    languages][].")."""
+    return is_thin(row.path, row.text) and points_elsewhere(row.text)
 
 
 def _first_pages(ranked: Sequence[tuple[int, float]], rows: Mapping[int, StoredChunk]) -> dict[str, list[int]]:
