@@ -102,6 +102,16 @@ def test_which_pages_are_pages_of_questions() -> None:
     sections = ("General", "Configuration", "Deployment", "Operation")
     assert is_question_page([*guide, *(f"FAQ > {section} > {q}" for section, q in zip(sections, asked, strict=True))])
     assert is_question_page([*guide, *(f"FAQ > {q}" for q in asked)])
+    # a guide may open with the question it answers (Mastodon's "What are quote posts?") before its FAQ section; two
+    # questions outside the section make a page of questions again
+    opening = "Clerk CLI > What is the Clerk CLI?"
+    faq = [f"Clerk CLI > Frequently asked questions > {q}" for q in asked]
+    assert not is_question_page([*guide, opening, *faq])
+    assert is_question_page([*guide, opening, "Clerk CLI > Why a CLI?", *faq])
+    # ...unless its title says it holds questions (Dapr's "General Dapr questions and answers")
+    titled = [heading.replace("Clerk CLI", "Clerk CLI questions and answers") for heading in [*guide, opening, *faq]]
+    assert is_question_page(titled)
+    assert is_question_page([heading.replace("Clerk CLI", "Clerk CLI FAQ") for heading in [*guide, *faq]])
     names = ("children", "options", "queryClient", "`defaultOptions`")
     assert not is_question_page([f"HydrationBoundaryProps > Properties > {name}?" for name in names])
     assert is_question_page([f"常见问题 > {text}?" for text in ("如何安装", "为什么失败", "怎样升级", "在哪里配置")])

@@ -8,6 +8,8 @@ words found: the explaining page first where the two rank alike, the FAQ still a
 
 from __future__ import annotations
 
+import re
+from collections import Counter
 from collections.abc import Iterable
 
 from scree.content.chunking import HEADING_SEPARATOR
@@ -16,11 +18,13 @@ from scree.replies import first_few
 MIN_QUESTIONS = 4  # distinct question headings: a page with a question or two is a guide
 QUESTION_SHARE = 0.5  # of its distinct headings
 GUIDE_SECTIONS = 2  # sections that are no questions beside a section of questions: a guide ending in a FAQ
+OPENING_QUESTIONS = 1  # questions outside that section a guide may have too: the one its opening answers
 DOCTOR_LISTED = 5  # pages named in `scree doctor`'s line
 # A heading of one ASCII word and "?" is a question only if the word asks one: TypeDoc's API pages head each optional
 # property with its name and "?" (TanStack Query's `### children?`, `### options?`, `### queryClient?`), which had
 # made docs/framework/preact/reference/interfaces/HydrationBoundaryProps.md a FAQ. A question in words, or in a
 # language written without spaces (如何安装?), is one as before.
+QUESTIONS_TITLE = re.compile(r"\b(?:faqs?|questions|q ?& ?a)\b", re.IGNORECASE)
 QUESTION_WORDS = frozenset({"why", "what", "how", "who", "when", "where", "which", "whom", "whose"})
 
 
@@ -46,20 +50,31 @@ def is_question_page(headings: Iterable[str]) -> bool:
     (_faq_section)."""
     headings = list(headings)
     questions, entries = question_count(headings)
-    return questions >= MIN_QUESTIONS and questions >= QUESTION_SHARE * entries and not _faq_section(headings)
+    if questions < MIN_QUESTIONS or questions < QUESTION_SHARE * entries:
+        return False
+    return _titled_questions(headings) or not _faq_section(headings)
+
+
+def _titled_questions(headings: list[str]) -> bool:
+    """Whether the page's title says it holds questions (Dapr's "General Dapr questions and answers", whose questions
+    sit mostly under "Actors" after an opening one, as a guide's FAQ section would)."""
+    titles = {heading.split(HEADING_SEPARATOR, 1)[0].strip() for heading in headings}
+    return any(QUESTIONS_TITLE.search(title) for title in titles)
 
 
 def _faq_section(headings: list[str]) -> bool:
-    """Whether a page's questions all sit under one heading below its title, beside GUIDE_SECTIONS sections or more
-    that are no questions: a guide that ends in a FAQ (Clerk's cli.mdx, "Clerk CLI > Frequently asked questions (FAQ)
+    """Whether a page's questions sit under one heading below its title, beside GUIDE_SECTIONS sections or more that
+    are no questions: a guide that ends in a FAQ (Clerk's cli.mdx, "Clerk CLI > Frequently asked questions (FAQ)
     > Is it open source?" after Installation, Get started, What you can do; Grafana Loki's landing page), not a page
-    of questions (etcd's faq.md keeps its questions under four sections, APISIX's FAQ.md under its title)."""
+    of questions (etcd's faq.md keeps its questions under four sections, APISIX's FAQ.md under its title). Up to
+    OPENING_QUESTIONS more may sit elsewhere: Mastodon's quote-posts.md and Renovate's minimum-release-age.md open
+    with "What are quote posts?" before their how-to sections and the FAQ."""
     trails = [[part.strip() for part in heading.split(HEADING_SEPARATOR)] for heading in headings if heading.strip()]
-    parents = {tuple(trail[:-1]) for trail in trails if is_question(trail[-1])}
-    if len(parents) != 1:
+    groups = Counter(tuple(trail[:-1]) for trail in {tuple(trail) for trail in trails} if is_question(trail[-1]))
+    if not groups:
         return False
-    (parent,) = parents
-    if len(parent) < 2:  # the questions sit right under the page's title
+    parent, asked = groups.most_common(1)[0]
+    if len(parent) < 2 or groups.total() - asked > OPENING_QUESTIONS:  # right under the page's title; or scattered
         return False
     others = {
         trail[-1] for trail in trails if len(trail) > 1 and not is_question(trail[-1]) and trail[-1] != parent[-1]
