@@ -323,3 +323,24 @@ def test_a_how_to_question_about_a_page_s_whole_topic_has_that_page_first(
     }
     for mode, hit in first_hits(docs_site(tmp_path, pages), index_backend, "How do I add a search?").items():
         assert (hit.path, hit.heading) == ("reference/search.md", "Search"), (mode, hit)
+
+
+def test_a_section_headed_by_what_a_how_to_question_says_comes_first(tmp_path: Path, index_backend: Backend) -> None:
+    """React: "How do I update state based on the previous state?" had "Choosing the State Structure > ... >
+    Improving memory usage" first, and useState's "Usage > Updating state based on the previous state", whose
+    chunks are mostly code, second. Among the first pages' candidates, a section whose own heading says what the
+    question says comes first."""
+    pages = {
+        "learn/state-structure.md": (
+            "# Choosing the State Structure\n\n## Improving memory usage\n\nWhen you update state, the previous state"
+            " is kept: state based on the previous state, updated state and previous state both held, so update the"
+            " state sparingly; each state update based on previous state allocates.\n"
+        ),
+        "reference/use-state.md": (
+            "# useState\n\n## Usage\n\n### Updating state based on the previous state\n\n```js\nsetAge(a => a + 1);"
+            "\nsetAge(a => a + 1);\n```\n\nPass an updater function instead of the next value.\n"
+        ),
+    }
+    query = "How do I update state based on the previous state?"
+    for mode, hit in first_hits(docs_site(tmp_path, pages), index_backend, query).items():
+        assert hit.heading == "useState > Usage > Updating state based on the previous state", (mode, hit.heading)

@@ -108,6 +108,7 @@ TREES_REFRESH_S = 10.0
 T = TypeVar("T")
 PREFETCH_FACTOR = 2  # the likely hits: the first k x this candidates, their files' states read in one query
 PATH_NOISE = frozenset({"index", "readme", "md", "markdown", "docs", "doc"})  # path words that name no topic
+STATED_TERMS = 2  # a section heading saying what a query says is a signal from two terms on ("Installation" is not)
 
 
 class _FromFiles(Generic[T]):
@@ -386,9 +387,33 @@ class SearchEngine:
                 ranked, exact = self._openings(ranked, rows, topic, slack=0, ignored=self._terms(" ".join(TASK_VERBS)))
                 exact = self._after_landings(exact, ranked, rows)
             ranked = self._named_sections(ranked, rows, query, looked)
+            exact += [chunk_id for chunk_id in self._stating(ranked, rows, query, looked) if chunk_id not in exact]
         asked = self._asking(ranked, rows, query, subject)
         headed = self._headed(ranked, rows, subject, exact + asked) if subject is not None else []
         return first_of(ranked, exact + asked + headed), set(asked)
+
+    def _stating(
+        self, ranked: list[tuple[int, float]], rows: dict[int, StoredChunk], query: Query, looked: _Lookups
+    ) -> list[int]:
+        """Among the candidates of the first OPENING_WINDOW pages, in rank order, the sections whose own heading says
+        what the query says, by the terms of its words, STATED_TERMS of them at least: React's "useState > Usage >
+        Updating state based on the previous state" for "How do I update state based on the previous state?", which
+        a page that scored its code-heavy chunks higher had kept second. Thin ones aside."""
+        wanted = self._query_terms(query, looked)
+        if len(wanted) < STATED_TERMS:
+            return []
+        sections = {
+            chunk_id: _last_heading(rows[chunk_id].heading)
+            for chunks in _first_pages(ranked, rows).values()
+            for chunk_id in chunks
+            if HEADING_SEPARATOR in rows[chunk_id].heading
+        }
+        terms = self._terms_of(sections.values())
+        return [
+            chunk_id
+            for chunk_id, heading in sections.items()
+            if terms[heading] == wanted and not is_thin(rows[chunk_id].path, rows[chunk_id].text)
+        ]
 
     def _headed(
         self, ranked: list[tuple[int, float]], rows: dict[int, StoredChunk], subject: str, placed: Collection[int]
