@@ -570,6 +570,36 @@ def test_chunking_properties(text: str) -> None:
     assert chunk_markdown(unix) == chunks == chunk_markdown(unix.replace("\n", "\r\n"))
 
 
+def test_a_front_matter_title_over_text_stays_above_the_page_s_h1s() -> None:
+    """Tokio's "Spawning" (Zola; Hugo pages do the same): a paragraph under the front matter's title, then `# Accepting
+    sockets` and `# Concurrency` as sections. Their trails had lost the page's title ("Concurrency > Tasks"); an H1
+    after words a reader sees is a section of the titled page, unless it says the title again."""
+    page = (
+        "---\ntitle: Spawning\n---\n\nWe start the server.\n\n# Accepting sockets\n\nBind.\n\n"
+        "# Concurrency\n\nMany.\n\n## Tasks\n\nA task.\n"
+    )
+    assert [chunk.heading for chunk in chunk_markdown(page)] == [
+        "Spawning",
+        "Spawning > Accepting sockets",
+        "Spawning > Concurrency",
+        "Spawning > Concurrency > Tasks",
+    ]
+    setext = "---\ntitle: Spawning\n---\nWe start.\n\nConcurrency\n===\n\nText.\n"
+    assert [chunk.heading for chunk in chunk_markdown(setext)] == ["Spawning", "Spawning > Concurrency"]
+    # what a reader does not see is no text above the H1: a licence comment, a script block, `&nbsp;`, imports
+    for hidden in (
+        "<!--\nLicensed to the ASF\n-->",
+        "<script setup>\nconst a = b\n</script>",
+        "&nbsp;",
+        "import X from 'x';",
+    ):
+        chunks = chunk_markdown(f"---\ntitle: Cron\n---\n{hidden}\n\n# Cron scaler\n\nSpec.\n\n## Trigger\n\nT.\n")
+        assert [chunk.heading for chunk in chunks][-2:] == ["Cron scaler", "Cron scaler > Trigger"], hidden
+    # an H1 saying the title again after a tagline replaces it (Redux Toolkit's `# Redux Toolkit Quick Start`)
+    restated = "---\ntitle: Quick Start\n---\n\n*The official way.*\n\n# Redux Toolkit Quick Start\n\nInstall.\n"
+    assert [chunk.heading for chunk in chunk_markdown(restated)] == ["Quick Start", "Redux Toolkit Quick Start"]
+
+
 def test_a_front_matter_title_heads_the_text_before_the_first_heading() -> None:
     """Issue 25: Docusaurus pages have no H1 (the title is in front matter), so their opening text had no heading
     and their sections no page name; the title heads the trail as an H1 would, and a real H1 replaces it."""

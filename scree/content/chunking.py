@@ -86,6 +86,10 @@ _BARE_LINK = re.compile(r"<[a-z][a-z0-9+.-]*:[^<>\s]*>|\b[a-z][a-z0-9+.-]*://\S+
 # with `#` (APISIX's 35 English pages: "# Licensed to the Apache Software Foundation..." had been 16 headings).
 COMMENT_OPEN, COMMENT_CLOSE = "<!--", "-->"
 _COMMENT_OPEN = re.compile(r" {0,3}<!--")
+# What a reader of the rendered page does not see before its first heading (_prose).
+_HIDDEN_BLOCK = re.compile(r"<!--.*?(?:-->|$)|<(script|style)\b.*?(?:</\1\s*>|$)", re.DOTALL | re.IGNORECASE)
+_TAG_OR_ENTITY = re.compile(r"<[^<>]*>|&#?\w+;")
+_TITLE_WORD = re.compile(r"[^\W\d_]{2,}")
 _COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.DOTALL)
 # What a page renders as no words to read: an HTML script or style block (VitePress's `<script setup>` of component
 # imports above a page's title) and a line that is a Hugo shortcode alone (`{{< youtube id="..." >}}`), whose
@@ -153,7 +157,8 @@ EMBED_FORMAT = "5"  # R-F3, #11: bumped whenever embed_text() or the heading tra
 # the writer's next full sync, the vectors of unchanged text reused (Syncer.sync_all). 1: stop 54's trails (HTML
 # tags in headings) and the comments and titles of the stop before, which had reached a file only when it changed.
 # 2: the Go website's JSON front matter (JSON_FRONT_MATTER) titles its pages. 3: setext headings (`Title` over `===`).
-CHUNKER_REVISION = 3
+# 4: a front matter title over text stays above the page's H1s (_title_above_sections).
+CHUNKER_REVISION = 4
 # Issue 25: lines of an .mdx file that are code for the site, not words: ES module `import`/`export` lines, MDX
 # comments, and JSX component tags (`<Tabs>`, `<TabItem value="linux" label="Linux">`, `</TabItem>`, `<Foo />`),
 # which issue 34 takes out wherever they are on a line (a 985 KB line of JSX is cut into pieces), and at a piece's
@@ -425,6 +430,7 @@ def iter_chunks(text: str) -> Iterator[Chunk]:
     if title:  # issue 25: the page's title, as a docs site shows it: an H1 over what comes before any `#` heading
         _push_heading(trail, 1, title)
         builder.heading = title
+    headed = False  # a heading of the page's own has come
     fence: tuple[str, int] | None = None  # (fence character, run length) of the open fence
     comment = False  # inside an HTML comment block: its lines are no headings or fences (CommonMark)
     held: tuple[str, int] | None = None  # a one-line paragraph a setext underline on the next line makes a heading
@@ -433,8 +439,8 @@ def iter_chunks(text: str) -> Iterator[Chunk]:
         if builder.chunks:
             yield from builder.chunks
             builder.chunks.clear()
-        if _add_held(builder, trail, held, line, line_no):
-            held, paragraph_may_start = None, True
+        if _add_held(builder, trail, held, line, line_no, first=bool(title) and not headed):
+            held, paragraph_may_start, headed = None, True, True
             continue
         held = None
         starts_paragraph, paragraph_may_start = paragraph_may_start, _is_blank(line)
@@ -456,9 +462,10 @@ def iter_chunks(text: str) -> Iterator[Chunk]:
             continue
         heading = _ATX_HEADING.match(line)
         if heading is not None:
-            builder.close()
-            _push_heading(trail, len(heading.group(1)), _heading_title(line[heading.end() :]))
-            builder.heading = HEADING_SEPARATOR.join(title for _, title in trail if title)
+            _open_section(
+                builder, trail, len(heading.group(1)), line[heading.end() :], first=bool(title) and not headed
+            )
+            headed = True
             builder.add(line, line_no, in_fence=False, is_heading=True)
             paragraph_may_start = True
             continue
@@ -469,20 +476,58 @@ def iter_chunks(text: str) -> Iterator[Chunk]:
     yield from builder.chunks
 
 
+def _open_section(builder: _ChunkBuilder, trail: list[tuple[int, str]], level: int, text: str, *, first: bool) -> None:
+    """Close the chunk before a heading of `level` and open the heading's: its trail. `first`: the page's first
+    heading, under a title from its front matter (_title_above_sections)."""
+    if first:
+        _title_above_sections(trail, builder, text)
+    builder.close()
+    _push_heading(trail, level, _heading_title(text))
+    builder.heading = HEADING_SEPARATOR.join(title for _, title in trail if title)
+
+
+def _title_above_sections(trail: list[tuple[int, str]], builder: _ChunkBuilder, heading: str) -> None:
+    """At a page's first heading: when the front matter's title heads words a reader sees already (Tokio's
+    "Spawning", whose `# Accepting sockets` and `# Concurrency` follow a paragraph; Hugo and Zola show the title over
+    the body's H1s) and the heading does not say the title again, the page's headings are its sections, an H1 too:
+    the title stays above them. An H1 before any such words, or one restating the title after a tagline
+    (Redux Toolkit's `# Redux Toolkit Quick Start` under `title: Quick Start`), replaces it as before."""
+    if not (builder.closed or _prose(builder.text())):
+        return
+    said, title = (set(_TITLE_WORD.findall(text.casefold())) for text in (heading, trail[0][1]))
+    if not (said and title and (said <= title or title <= said)):
+        trail[0] = (0, trail[0][1])
+
+
+def _prose(text: str) -> bool:
+    """Whether `text` holds words a reader sees: not only blank lines, HTML comments (a licence header), script and
+    style blocks, lines of tags and entities (`&nbsp;`) and an .mdx page's import and export lines."""
+    text = _HIDDEN_BLOCK.sub("", text)
+    return any(
+        _TITLE_WORD.search(_TAG_OR_ENTITY.sub("", line)) and _MDX_CODE_LINE.fullmatch(line) is None
+        for line in text.split("\n")
+    )
+
+
 def _add_held(
-    builder: _ChunkBuilder, trail: list[tuple[int, str]], held: tuple[str, int] | None, line: str, line_no: int
+    builder: _ChunkBuilder,
+    trail: list[tuple[int, str]],
+    held: tuple[str, int] | None,
+    line: str,
+    line_no: int,
+    *,
+    first: bool = False,
 ) -> bool:
     """Add the line `held` back for a setext underline (iter_chunks): as a heading, with `line` under it, when
-    `line` is one (True: `line` is taken); else as text (False). Nothing when no line is held."""
+    `line` is one (True: `line` is taken); else as text (False). Nothing when no line is held. `first`: as
+    _open_section's."""
     if held is None:
         return False
     underline = _SETEXT_UNDERLINE.fullmatch(line)
     if underline is None:
         builder.add(held[0], held[1], in_fence=False)
         return False
-    builder.close()
-    _push_heading(trail, 1 if underline.group(1)[0] == "=" else 2, _heading_title(held[0].strip(" \t")))
-    builder.heading = HEADING_SEPARATOR.join(title for _, title in trail if title)
+    _open_section(builder, trail, 1 if underline.group(1)[0] == "=" else 2, held[0].strip(" \t"), first=first)
     builder.add(held[0], held[1], in_fence=False, is_heading=True)
     builder.add(line, line_no, in_fence=False, is_heading=True)
     return True
@@ -783,6 +828,10 @@ class _ChunkBuilder:
         self._end = 0
         self._has_body = False  # something other than the heading line
         self._open_fence: tuple[str, int] | None = None  # the fence open before the chunk's first line
+
+    def text(self) -> str:
+        """The current chunk's lines so far."""
+        return "\n".join(self._parts)
 
     def add(
         self,
