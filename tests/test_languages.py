@@ -35,6 +35,11 @@ def test_a_language_folder_or_suffix_names_the_copy() -> None:
     assert copy_of("docs/ptbr/guide/state.md") == Copy("pt-br", "docs/*/guide/state.md")
     assert copy_of("docs/zhCN/guide/state.md") == Copy("zh-cn", "docs/*/guide/state.md")
     assert copy_of("src/node/index.md") is None and copy_of("docs/demo/index.md") is None
+    # a three-letter code with its region as BCP 47 writes it (Starship's docs/ckb-IR/ beside de-DE/ and ja-JP/),
+    # never such a word in lower case alone
+    assert copy_of("docs/ckb-IR/guide/README.md") == Copy("ckb-ir", "docs/*/guide/README.md")
+    assert copy_of("docs/fil_PH/guide/README.md") == Copy("fil-ph", "docs/*/guide/README.md")
+    assert copy_of("docs/web-ui/guide/README.md") is None and copy_of("docs/ckb/guide/README.md") is None
 
 
 def test_trees_need_pages_shared_between_languages() -> None:
@@ -351,3 +356,17 @@ def test_complete_translations_that_tie_make_english_main() -> None:
     assert trees.main == "en"
     assert trees.query_language("express.static options") == "en"
     assert LanguageTrees.of([path for path in paths if "/en/" not in path]).main == "de"  # no English: by name
+
+
+def test_a_three_letter_language_with_its_region_is_a_translation() -> None:
+    """Starship: docs/ beside 21 Crowdin trees (de-DE/, ja-JP/...), Central Kurdish in docs/ckb-IR/, whose pages keep
+    most of the English text. ckb-IR was no language, so its copies were hits of their own for English questions
+    (3 of the first 8 for "How do I install starship on Linux?")."""
+    pages = ("guide/README.md", "installing/README.md", "faq/README.md", "config/README.md")
+    paths = [f"docs/{page}" for page in pages]
+    paths += [f"docs/{language}/{page}" for language in ("de-DE", "ja-JP", "ckb-IR") for page in pages]
+    trees = LanguageTrees.of(paths)
+    assert trees.main == "" and set(trees.languages) == {"", "de-de", "ja-jp", "ckb-ir"}
+    installing = ["docs/ckb-IR/installing/README.md", "docs/installing/README.md"]
+    asked = trees.query_language("How do I install starship on Linux?")
+    assert min(installing, key=lambda path: trees.preference(path, asked)) == "docs/installing/README.md"

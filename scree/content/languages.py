@@ -25,6 +25,10 @@ LANGUAGE_CODES = frozenset(
 _ALIASES = {"cn": "zh", "kr": "ko", "jp": "ja", "ba": "bs"}
 # `en`, `pt-BR`, `pt_br`, `zh-hant`, `es-419`: a language code and an optional region or script.
 _CODE = re.compile(r"([A-Za-z]{2})(?:[-_](?:[A-Za-z]{2}|[A-Za-z]{4}|[0-9]{3}))?")
+# A three-letter ISO 639 code with its region, written as BCP 47 writes them (Crowdin's `ckb-IR`, `fil-PH`,
+# `yue-HK`: Starship's docs/ckb-IR/ beside de-DE/ and ja-JP/); never in lower case alone, where `web-ui` and `app-js`
+# are words.
+_REGIONAL_CODE3 = re.compile(r"[a-z]{3}[-_][A-Z]{2}")
 # a language and its region written as one word, which sites use for a few (vuex's docs/ptbr/ beside ja/ and zh/);
 # only these: a four-letter name is a word far more often than a code (`node` is no Norwegian of Germany)
 GLUED_CODES = frozenset(("ptbr", "ptpt", "zhcn", "zhtw", "zhhk", "enus", "engb"))
@@ -121,6 +125,8 @@ def _code(text: str) -> str | None:
     match = _CODE.fullmatch(text)
     if match is None or match.group(1).lower() not in LANGUAGE_CODES:
         glued = text.lower()
+        if _REGIONAL_CODE3.fullmatch(text) is not None:
+            return glued.replace("_", "-")
         return f"{glued[:2]}-{glued[2:]}" if glued in GLUED_CODES else None
     return text.lower().replace("_", "-")
 
