@@ -394,6 +394,30 @@ def test_a_sentence_pointing_elsewhere_gives_its_place_to_its_page_s_section_tha
     assert not formats.is_thin("CHANGELOG.md", entry)
 
 
+def test_a_chunk_of_link_definitions_is_no_hit_and_gives_its_page_s_place_to_its_prose(tmp_path: Path) -> None:
+    """mdBook's theme page is longer than a chunk, and its last chunk holds only the link definitions at its end
+    (`[newer browsers]: https://caniuse.com/...`), which render as nothing: that chunk was the first hit for "How do I
+    configure the theme?" (its words are the theme option's). It is thin, and never shown; the page's prose is."""
+    folder = tmp_path / "site"
+    folder.mkdir()
+    prose = "The theme is customizable: put a file in a theme folder next to src and it replaces the built-in one. "
+    (folder / "theme.md").write_text(
+        f"# Theme\n\n{prose * 30}\n\n"
+        "[`output.html.preferred-dark-theme`]: ../configuration/renderers.md#configure-the-theme-option\n"
+        "[theme configuration]: https://example.org/configure/theme/options#preferred-dark-theme\n",
+        encoding="utf-8",
+    )
+    write_widget_pages(folder, ("install", "backup"))
+    engine = build_engine(folder, tmp_path / "index.db")
+    for mode in ("hybrid", "keyword"):
+        hits = engine.search("configure the theme option", k=5, mode=mode).hits
+        assert hits[0].path == "theme.md" and "customizable" in hits[0].text, (mode, hits[0])
+        assert all("]: " not in hit.text.split("\n")[0] for hit in hits), (mode, [hit.text[:60] for hit in hits])
+    definitions = "[a]: https://example.org/a\n[Global rate limiting]: https://example.org/global-rate-limiting\n"
+    assert formats.is_thin("x.md", definitions) and formats.too_little("x.md", definitions)
+    assert not formats.too_little("x.md", "Run the rate limit service.\n" + definitions)
+
+
 def test_one_line_and_see_also_chunks_rank_below_the_page_that_explains(tmp_path: Path) -> None:
     """Issue 25 (item 9): a "SEE ALSO" list of links and a heading with one short line won hits, since a short chunk
     that names the query's words scores high; they rank below a chunk that explains, in hybrid and keyword mode."""

@@ -553,6 +553,8 @@ def too_little_to_show(text: str) -> bool:
     text = below_heading(text)
     if COMMENT_OPEN in text:  # a comment is no text to show: a license in one is a chunk of its own
         text = _COMMENT.sub(" ", text)
+    if "]:" in text:  # nor are link definitions, which render as nothing (mdBook's theme page ends in a chunk of them)
+        text = "\n".join(line for line in text.split("\n") if not _LINK_DEFINITION.fullmatch(line))
     if _WORD_CHARACTER.search(text) is None:
         return True
     return bytes_besides_spaces(text) < MIN_SHOWN_BYTES
@@ -577,6 +579,8 @@ def thin(text: str, keep: Callable[[str], str | None] | None = None) -> bool:
         return True
     if any(_FENCE_OPEN.fullmatch(line) for line in lines):  # a code example is content, however short
         return False
+    if "]:" in text:  # link definitions render as nothing
+        text = "\n".join(line for line in text.split("\n") if not _LINK_DEFINITION.fullmatch(line))
     words = _BARE_LINK.sub(" ", _readable(text, keep=keep))
     if bytes_besides_spaces(words) < THIN_BYTES:
         return True
