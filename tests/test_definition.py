@@ -303,6 +303,22 @@ def test_writing_is_a_task_verb_too(tmp_path: Path, index_backend: Backend) -> N
         assert (hit.path, hit.heading) == ("extend/custom-rules.md", "Custom Rules"), (mode, hit)
 
 
+def test_how_does_x_work_asks_about_the_page_titled_x(tmp_path: Path, index_backend: Backend) -> None:
+    """React Router: "How does lazy route discovery work?" showed the page "Lazy Route Discovery" by its "Performance
+    Benefits" section (the most of the question's words); "How does X work?" asks about X as a whole, as "How do I
+    use X?" does: the page's opening."""
+    discovery = (
+        "# Lazy Route Discovery\n\nThe router fetches the route manifest as links render, so the first load ships"
+        " only the routes the page needs.\n\n"
+        "## Performance Benefits\n\nLazy route discovery works on demand: lazy discovery of each route, route"
+        " discovery that works per link, so route discovery works without the whole route tree.\n"
+    )
+    pages = {"explanation/lazy-route-discovery.md": discovery, "api/link.md": "# Link\n\nA link to a route.\n"}
+    query = "How does lazy route discovery work?"
+    for mode, hit in first_hits(docs_site(tmp_path, pages), index_backend, query).items():
+        assert (hit.path, hit.heading) == ("explanation/lazy-route-discovery.md", "Lazy Route Discovery"), (mode, hit)
+
+
 def first_hits(folder: Path, index_backend: Backend, query: str) -> dict[str, Hit]:
     """The first hit for `query` over `folder` in keyword and in hybrid mode."""
     with index_backend.engine(folder) as engine:
