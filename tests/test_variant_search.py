@@ -63,6 +63,17 @@ def test_which_sibling_folders_are_variants() -> None:
     assert found.page_of("docs/framework/vue/guides/caching.md") == "docs/framework/*/guides/caching.md"
     assert found.page_of("docs/framework/react/guides/caching.md") == "docs/framework/*/guides/caching.md"
     assert found.page_of("docs/guides/caching.md") is None
+    # Directus (Nuxt Content): folders ordered by a number, `01.nextjs/`, named by what follows it, and a one-word
+    # name a query writes as words ("Next.js", "Svelte Kit") named too
+    ordered = find_variants(
+        [f"content/frameworks/{fw}/{name}.md" for fw in ("01.nextjs", "02.nuxt", "04.sveltekit") for name in GUIDES],
+        is_language_folder,
+    )
+    assert ordered.folders["content/frameworks/01.nextjs"] == ("nextjs",)
+    assert ordered.named("How do I fetch data with Nuxt?", str.split) == {"content/frameworks/02.nuxt"}
+    assert ordered.named("How do I fetch data in Next.js?", str.split) == {"content/frameworks/01.nextjs"}
+    assert ordered.named("caching in a Svelte Kit app", str.split) == {"content/frameworks/04.sveltekit"}
+    assert ordered.named("What comes next? JS caching", str.split) == set()
 
 
 def test_a_section_s_copy_shares_a_key_with_it_where_one_part_of_the_path_differs() -> None:

@@ -49,6 +49,7 @@ SECTION_NAMES = frozenset(
     }
 )  # fmt: skip
 _WORD = re.compile(r"[^\W_]+")
+_ORDER = re.compile(r"^[0-9]+[._-](?=[^\W\d_])")  # `01.` of `01.nextjs`: the menu's order, not the name
 
 
 @dataclass(frozen=True)
@@ -70,6 +71,9 @@ class Variants:
                 if keys[start : start + len(wanted)] == wanted and _naming(words, start, start + len(wanted)):
                     out.add(folder)
                     break
+            else:
+                if len(name) == 1 and _glued(words, name[0]):
+                    out.add(folder)
         return frozenset(out)
 
     def others(self, named: Collection[str]) -> frozenset[str]:
@@ -138,6 +142,20 @@ def _stemmed(words: list[str], stems: Callable[[str], list[str]]) -> list[str]:
     return keys if len(keys) == len(words) else [" ".join(stems(word)) for word in words]
 
 
+def _glued(words: list[str], name: str) -> bool:
+    """Whether the query writes a one-word folder name as words in a run where a query names a variant: "Next.js"
+    (next, js) for Directus's `nextjs/`, "Svelte Kit" for `sveltekit/`."""
+    for start in range(len(words)):
+        glued = ""
+        for end in range(start + 1, len(words) + 1):
+            glued += words[end - 1]
+            if not name.startswith(glued):
+                break
+            if glued == name and end - start > 1 and _naming(words, start, end):
+                return True
+    return False
+
+
 def _naming(words: list[str], start: int, end: int) -> bool:
     """Whether the query's words from `start` to `end` stand where a query names a variant (NAMING_BEFORE,
     NAMING_AFTER)."""
@@ -173,8 +191,10 @@ def find_variants(paths: Sequence[str], excluded: Callable[[str], bool]) -> Vari
 
 
 def _words(folder: str) -> tuple[str, ...]:
-    """The words of a folder's name, lower case; () when one is too short to be asked for."""
-    words = tuple(word.lower() for word in _WORD.findall(folder.rpartition("/")[2]))
+    """The words of a folder's name, lower case, without the number that orders it in the site's menu (Nuxt
+    Content's and Docus's `01.nextjs/`, `02.nuxt/`: Directus's frameworks); () when one is too short to be asked
+    for."""
+    words = tuple(word.lower() for word in _WORD.findall(_ORDER.sub("", folder.rpartition("/")[2])))
     return words if words and all(len(word) >= MIN_WORD_CHARS for word in words) else ()
 
 
