@@ -336,6 +336,15 @@ def write_widget_pages(folder: Path, names: tuple[str, ...]) -> None:
         (folder / f"{name}.md").write_text(f"# {name.title()}\n\n{WIDGET_PAGES[name]}\n", encoding="utf-8")
 
 
+def page_among_widgets(tmp_path: Path, name: str, text: str) -> SearchEngine:
+    """An engine over a folder holding the page `name` and two widget pages beside it."""
+    folder = tmp_path / "site"
+    folder.mkdir()
+    (folder / name).write_text(text, encoding="utf-8")
+    write_widget_pages(folder, ("install", "backup"))
+    return build_engine(folder, tmp_path / "index.db")
+
+
 def test_a_section_that_is_one_url_gives_way_to_the_page_that_explains(tmp_path: Path) -> None:
     """Velero's per-release changelog has an "Upgrading" section that is one URL (to the upgrade guide): it matched
     "How do I upgrade Velero to 1.18?" best on the URL's words and was the first hit, and once a lone URL read as no
@@ -374,17 +383,14 @@ def test_a_sentence_pointing_elsewhere_gives_its_place_to_its_page_s_section_tha
     deploying a SvelteKit site on Cloudflare Pages](…)": the link's words matched "How do I deploy to Cloudflare
     Pages?" best and the pointer was the hit's text; the page's deployment section is shown, the pointer ranked
     lower. A changelog's short entry with a link to its pull request stays as it was (not thin)."""
-    folder = tmp_path / "site"
-    folder.mkdir()
-    (folder / "cloudflare.md").write_text(
+    engine = page_among_widgets(
+        tmp_path,
+        "cloudflare.md",
         "# Cloudflare\n\n## Deployment\n\nSet the build command to npm run build and the output directory to "
         "build/cloudflare in your project settings, then push: every push to the main branch deploys the site.\n\n"
         "## Further reading\n\nYou may wish to refer to [the guide on deploying a widget site on Cloudflare "
         "Pages](https://example.org/pages/widget/).\n",
-        encoding="utf-8",
     )
-    write_widget_pages(folder, ("install", "backup"))
-    engine = build_engine(folder, tmp_path / "index.db")
     for mode in ("hybrid", "keyword"):
         hits = engine.search("deploying a widget site on Cloudflare Pages", k=5, mode=mode).hits
         assert (hits[0].path, hits[0].heading) == ("cloudflare.md", "Cloudflare > Deployment"), (mode, hits[0])
@@ -398,17 +404,14 @@ def test_a_chunk_of_link_definitions_is_no_hit_and_gives_its_page_s_place_to_its
     """mdBook's theme page is longer than a chunk, and its last chunk holds only the link definitions at its end
     (`[newer browsers]: https://caniuse.com/...`), which render as nothing: that chunk was the first hit for "How do I
     configure the theme?" (its words are the theme option's). It is thin, and never shown; the page's prose is."""
-    folder = tmp_path / "site"
-    folder.mkdir()
     prose = "The theme is customizable: put a file in a theme folder next to src and it replaces the built-in one. "
-    (folder / "theme.md").write_text(
+    engine = page_among_widgets(
+        tmp_path,
+        "theme.md",
         f"# Theme\n\n{prose * 30}\n\n"
         "[`output.html.preferred-dark-theme`]: ../configuration/renderers.md#configure-the-theme-option\n"
         "[theme configuration]: https://example.org/configure/theme/options#preferred-dark-theme\n",
-        encoding="utf-8",
     )
-    write_widget_pages(folder, ("install", "backup"))
-    engine = build_engine(folder, tmp_path / "index.db")
     for mode in ("hybrid", "keyword"):
         hits = engine.search("configure the theme option", k=5, mode=mode).hits
         assert hits[0].path == "theme.md" and "customizable" in hits[0].text, (mode, hits[0])
