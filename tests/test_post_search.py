@@ -229,6 +229,20 @@ def test_the_docs_top_folder_is_where_most_pages_that_are_no_tests_sit() -> None
     assert docs_root(["README.md", "CONTRIBUTING.md", "docs/a.md"]) is None  # the top of the repository holds most
 
 
+def test_a_folder_named_for_a_kind_of_test_holds_test_pages() -> None:
+    """Ruff keeps 388 of its 636 .md files in `crates/*/resources/mdtest/`, markdown test suites for its linter and
+    ty: they were no test pages and held the first hits for questions about ty. A folder named for a kind of test
+    (`mdtest/`, `integration-tests/`, `e2e_tests/`, `unittests/`) holds test pages; `latest/` and k6's docs sections
+    `end-of-test/` and `how-to-write-browser-tests/` do not."""
+    ruff = ["docs/configuration.md", "docs/faq.md", "crates/ty_python_semantic/resources/mdtest/import/star.md"]
+    ruff += ["site/integration-tests/basic.md", "site/e2e_tests/login.md", "lib/unittests/parse.md"]
+    docs = ["docs/latest/install.md", "docs/results-output/end-of-test/summary.md"]
+    docs += ["docs/using-k6-browser/how-to-write-browser-tests/page.md"]
+    tests = SuitePages.of([*ruff, *docs])
+    assert [path for path in ruff if tests.holds(path)] == ruff[2:]
+    assert not any(tests.holds(path) for path in docs)
+
+
 def test_a_folder_named_test_among_many_docs_pages_is_the_docs_section_on_testing() -> None:
     """Deno's docs keep their pages on testing (coverage, mocking, snapshots) in `runtime/test/` beside the rest of
     `runtime/`; Tauri's in `develop/Tests/`: pages of the docs. A folder named like a test suite at the top of the

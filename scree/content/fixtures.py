@@ -12,6 +12,7 @@ tests inside the docs, among many more pages, is the docs' section on testing (D
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass
@@ -22,6 +23,12 @@ from scree.replies import first_few
 TEST_FOLDERS = frozenset(
     {"test", "tests", "__tests__", "fixtures", "fixture", "__fixtures__", "testdata", "test-data", "test_data"}
     | {"__snapshots__"}
+)
+# ... and one named for a kind of test suite: Ruff's and ty's `resources/mdtest/` (388 of the repository's 636 .md
+# files, markdown test suites), `integration-tests/`, `e2e_tests/`, `unittest/`; not any name ending so (`latest/`,
+# k6's docs sections `end-of-test/` and `how-to-write-browser-tests/`).
+TEST_FOLDER_NAME = re.compile(
+    r"(?:md|e2e|unit|integration|ui|snapshot|smoke|golden|regression|conformance|system|acceptance)[-_]?tests?"
 )
 TEST_WORDS = frozenset({"test", "tests", "testing", "fixture", "fixtures", "snapshot", "snapshots"})  # a query's
 # Of those, the words that name a test suite's own files wherever they sit: on a testing tool's site every question
@@ -41,6 +48,8 @@ def is_test_page(path: str, sections: Collection[str] = frozenset()) -> bool:
     parts = path.split("/")[:-1]
     for depth, part in enumerate(parts, start=1):
         name = part.lower()
+        if TEST_FOLDER_NAME.fullmatch(name) is not None:
+            return True
         if name in TEST_FOLDERS and not (name in SECTION_NAMES and "/".join(parts[:depth]) in sections):
             return True
     return False
