@@ -553,8 +553,7 @@ def too_little_to_show(text: str) -> bool:
     text = below_heading(text)
     if COMMENT_OPEN in text:  # a comment is no text to show: a license in one is a chunk of its own
         text = _COMMENT.sub(" ", text)
-    if "]:" in text:  # nor are link definitions, which render as nothing (mdBook's theme page ends in a chunk of them)
-        text = "\n".join(line for line in text.split("\n") if not _LINK_DEFINITION.fullmatch(line))
+    text = _without_link_definitions(text)  # nor are link definitions (mdBook's theme page ends in a chunk of them)
     if _WORD_CHARACTER.search(text) is None:
         return True
     return bytes_besides_spaces(text) < MIN_SHOWN_BYTES
@@ -574,13 +573,12 @@ def thin(text: str, keep: Callable[[str], str | None] | None = None) -> bool:
     text = below_heading(text)
     if "{{" in text or "<" in text:
         text = _WIDGETS.sub("", text)
-    lines = [line for line in text.split("\n") if line.strip() and not _LINK_DEFINITION.fullmatch(line)]
+    text = _without_link_definitions(text)
+    lines = [line for line in text.split("\n") if line.strip()]
     if _link_list(lines):
         return True
     if any(_FENCE_OPEN.fullmatch(line) for line in lines):  # a code example is content, however short
         return False
-    if "]:" in text:  # link definitions render as nothing
-        text = "\n".join(line for line in text.split("\n") if not _LINK_DEFINITION.fullmatch(line))
     words = _BARE_LINK.sub(" ", _readable(text, keep=keep))
     if bytes_besides_spaces(words) < THIN_BYTES:
         return True
@@ -588,6 +586,13 @@ def thin(text: str, keep: Callable[[str], str | None] | None = None) -> bool:
         return False
     outside = _BARE_LINK.sub(" ", _readable(_LINK.sub(" ", text), keep=keep))
     return bytes_besides_spaces(outside) < POINTER_BYTES
+
+
+def _without_link_definitions(text: str) -> str:
+    """`text` without its link definition lines (`[timeouts]: ../timeouts/`), which render as nothing."""
+    if "]:" not in text:
+        return text
+    return "\n".join(line for line in text.split("\n") if not _LINK_DEFINITION.fullmatch(line))
 
 
 def thin_mdx(text: str) -> bool:
