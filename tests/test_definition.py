@@ -360,3 +360,26 @@ def test_a_section_headed_by_what_a_how_to_question_says_comes_first(tmp_path: P
     query = "How do I update state based on the previous state?"
     for mode, hit in first_hits(docs_site(tmp_path, pages), index_backend, query).items():
         assert hit.heading == "useState > Usage > Updating state based on the previous state", (mode, hit.heading)
+
+
+def test_a_section_headed_by_a_how_to_question_s_topic_alone_comes_first(
+    tmp_path: Path, index_backend: Backend
+) -> None:
+    """Vitest: "How do I set coverage thresholds?" had the generated CLI page's `coverage.thresholds.100` ("Shortcut
+    to set all coverage thresholds to 100") first, and the config page's section `coverage.thresholds` nowhere near:
+    a heading that names the question's topic without its task's verb ("set") states it as well."""
+    pages = {
+        "guide/cli-generated.md": (
+            "# CLI\n\n### coverage.thresholds.100\n\n- **CLI:** `--coverage.thresholds.100`\n\nShortcut to set all"
+            " coverage thresholds to 100: set every coverage threshold at once (default: `false`).\n"
+        ),
+        "config/coverage.md": (
+            "# coverage\n\n## coverage.provider\n\nWhich provider collects coverage: v8 or istanbul.\n\n"
+            "## coverage.thresholds\n\nOptions for coverage thresholds.\n\n```ts\n{ coverage: { thresholds: {"
+            " functions: 90, lines: -10 } } }\n```\n\nA positive number is the least percentage covered, a negative"
+            " one the most items left uncovered.\n\n### coverage.thresholds.lines\n\n- **Type:** `number`\n\n"
+            "Global threshold for lines.\n"
+        ),
+    }
+    for mode, hit in first_hits(docs_site(tmp_path, pages), index_backend, "How do I set coverage thresholds?").items():
+        assert (hit.path, hit.heading) == ("config/coverage.md", "coverage > coverage.thresholds"), (mode, hit)

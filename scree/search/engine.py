@@ -220,6 +220,7 @@ class SearchEngine:
         self._embedder_factory = embedder_factory
         self._embedder: Embedder | None = None
         self._path_terms: dict[str, frozenset[str]] = {}
+        self._task_terms: frozenset[str] | None = None  # the terms of TASK_VERBS, looked up once (_task_verb_terms)
         # path -> (indexed sha256, a page of questions, a design proposal)
         self._page_shapes: dict[str, tuple[str, bool, bool]] = {}
         self._trees: _FromFiles[LanguageTrees] = _FromFiles()
@@ -384,7 +385,7 @@ class SearchEngine:
         else:  # "How do I configure CORS?": the CORS page's opening, not its last lines, and that page first
             topic = asked_topic(query.words)
             if topic is not None:
-                ranked, exact = self._openings(ranked, rows, topic, slack=0, ignored=self._terms(" ".join(TASK_VERBS)))
+                ranked, exact = self._openings(ranked, rows, topic, slack=0, ignored=self._task_verb_terms())
                 exact = self._after_landings(exact, ranked, rows)
             ranked = self._named_sections(ranked, rows, query, looked)
             exact += [chunk_id for chunk_id in self._stating(ranked, rows, query, looked) if chunk_id not in exact]
@@ -398,9 +399,12 @@ class SearchEngine:
         """Among the candidates of the first OPENING_WINDOW pages, in rank order, the sections whose own heading says
         what the query says, by the terms of its words, STATED_TERMS of them at least: React's "useState > Usage >
         Updating state based on the previous state" for "How do I update state based on the previous state?", which
-        a page that scored its code-heavy chunks higher had kept second. Thin ones aside."""
+        a page that scored its code-heavy chunks higher had kept second; or what it says without its task's verb
+        (Vitest's `coverage.thresholds` for "How do I set coverage thresholds?"). Thin ones aside."""
         wanted = self._query_terms(query, looked)
-        if len(wanted) < STATED_TERMS:
+        topic = wanted - self._task_verb_terms()  # "How do I set coverage thresholds?": its topic's terms
+        said = {terms for terms in (wanted, topic) if len(terms) >= STATED_TERMS}
+        if not said:
             return []
         sections = {
             chunk_id: _last_heading(rows[chunk_id].heading)
@@ -412,7 +416,7 @@ class SearchEngine:
         return [
             chunk_id
             for chunk_id, heading in sections.items()
-            if terms[heading] == wanted and not is_thin(rows[chunk_id].path, rows[chunk_id].text)
+            if terms[heading] in said and not is_thin(rows[chunk_id].path, rows[chunk_id].text)
         ]
 
     def _headed(
@@ -681,6 +685,12 @@ class SearchEngine:
     def _terms(self, text: str) -> frozenset[str]:
         """The keyword index's terms of `text`'s content words."""
         return frozenset(self._store.stems(" ".join(content_words(text))))
+
+    def _task_verb_terms(self) -> frozenset[str]:
+        """The keyword index's terms of TASK_VERBS, which a how-to question's topic is read without."""
+        if self._task_terms is None:
+            self._task_terms = self._terms(" ".join(TASK_VERBS))
+        return self._task_terms
 
     def _terms_of(self, texts: Iterable[str]) -> dict[str, frozenset[str]]:
         """_terms() of many texts in one query."""
