@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from backends import Backend
 
-from scree.search.definition import asked_subject, names_subject, page_topic
+from scree.search.definition import asked_subject, names_subject, page_topic, said_as_phrase
 from scree.search.hits import Hit
 from scree.search.ranking import stand_ins
 
@@ -383,3 +383,39 @@ def test_a_section_headed_by_a_how_to_question_s_topic_alone_comes_first(
     }
     for mode, hit in first_hits(docs_site(tmp_path, pages), index_backend, "How do I set coverage thresholds?").items():
         assert (hit.path, hit.heading) == ("config/coverage.md", "coverage > coverage.thresholds"), (mode, hit)
+
+
+def test_a_heading_of_the_topic_s_words_in_another_phrase_is_not_moved(tmp_path: Path, index_backend: Backend) -> None:
+    """Starlight: "How do I add a page to the sidebar?" has the topic's terms (page, sidebar) and so does the overrides
+    reference's `### Page Sidebar` (a component), but the question never says "page sidebar": that heading is no
+    statement of it and stays where it ranks, after the sidebar guide."""
+    pages = {
+        "reference/overrides.md": (
+            "# Overrides Reference\n\n## Components\n\n### Page Sidebar\n\nThe component that renders the page's"
+            " sidebar and the table of contents; override it to change the page sidebar.\n"
+        ),
+        "guides/sidebar.md": (
+            "# Sidebar Navigation\n\n## Add links\n\nTo add a page to the sidebar, list it in the `sidebar` config:"
+            " each page added to the sidebar gets a link, in the order given.\n"
+        ),
+    }
+    for mode, hit in first_hits(
+        docs_site(tmp_path, pages), index_backend, "How do I add a page to the sidebar?"
+    ).items():
+        assert hit.path == "guides/sidebar.md", (mode, hit)
+
+
+@pytest.mark.parametrize(
+    ("heading", "query", "said"),
+    [
+        (["depend", "group"], ["how", "do", "i", "use", "depend", "group"], True),
+        (["coverag", "threshold"], ["how", "do", "i", "set", "coverag", "threshold"], True),
+        (["page", "sidebar"], ["how", "do", "i", "add", "a", "page", "to", "the", "sidebar"], False),
+        (["group", "depend"], ["how", "do", "i", "use", "depend", "group"], False),
+        (["the", "depend", "group"], ["how", "do", "i", "use", "depend", "group"], True),
+    ],
+)
+def test_a_heading_says_the_topic_when_its_words_run_in_the_question_s_order(
+    heading: list[str], query: list[str], said: bool
+) -> None:
+    assert said_as_phrase(heading, query, {"depend", "group", "coverag", "threshold", "page", "sidebar"}) is said

@@ -85,3 +85,21 @@ def names_subject(subject: Collection[str], title: Collection[str], slack: int =
     if not mine or not theirs or not (mine <= theirs or theirs <= mine):
         return False
     return len(mine ^ theirs) <= slack
+
+
+_WORDS = re.compile(r"[^\W_]+")  # letters and digits, as the keyword index splits text
+
+
+def words_of(text: str) -> list[str]:
+    """`text`'s words in order, case-folded, each kept (STOPWORDS too: a phrase is read with them)."""
+    return [word.casefold() for word in _WORDS.findall(text)]
+
+
+def said_as_phrase(heading: Sequence[str], query: Sequence[str], topic: Collection[str]) -> bool:
+    """Whether a heading's terms that are the `topic`'s (its other words left out) are a run of the query's terms,
+    in order, no word between: "Dependency groups" in "How do I use dependency groups?", not "Page Sidebar" (a
+    component) in "How do I add a page to the sidebar?". Each a sequence of one term per word."""
+    said = [term for term in heading if term in topic]
+    return bool(said) and any(
+        list(query[start : start + len(said)]) == said for start in range(len(query) - len(said) + 1)
+    )

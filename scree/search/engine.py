@@ -47,6 +47,8 @@ from scree.search.definition import (
     asked_topic,
     names_subject,
     page_topic,
+    said_as_phrase,
+    words_of,
 )
 from scree.search.faq import is_question, is_question_page
 from scree.search.hits import Hit, SearchResult, fold_translations, newest_first, other_version, preferred_twin
@@ -399,12 +401,12 @@ class SearchEngine:
         """Among the candidates of the first OPENING_WINDOW pages, in rank order, the sections whose own heading says
         what the query says, by the terms of its words, STATED_TERMS of them at least: React's "useState > Usage >
         Updating state based on the previous state" for "How do I update state based on the previous state?", which
-        a page that scored its code-heavy chunks higher had kept second; or what it says without its task's verb
-        (Vitest's `coverage.thresholds` for "How do I set coverage thresholds?"). Thin ones aside."""
+        a page that scored its code-heavy chunks higher had kept second; or what it says without its task's verb,
+        as the query phrases it (Vitest's `coverage.thresholds` for "How do I set coverage thresholds?", not
+        Starlight's `Page Sidebar` for "How do I add a page to the sidebar?"). Thin ones aside."""
         wanted = self._query_terms(query, looked)
         topic = wanted - self._task_verb_terms()  # "How do I set coverage thresholds?": its topic's terms
-        said = {terms for terms in (wanted, topic) if len(terms) >= STATED_TERMS}
-        if not said:
+        if len(wanted) < STATED_TERMS:
             return []
         sections = {
             chunk_id: _last_heading(rows[chunk_id].heading)
@@ -413,11 +415,26 @@ class SearchEngine:
             if HEADING_SEPARATOR in rows[chunk_id].heading
         }
         terms = self._terms_of(sections.values())
+        topical = {heading for heading in sections.values() if len(topic) >= STATED_TERMS and terms[heading] == topic}
+        phrased = self._phrased(topical, query.text, topic) if topical else set()
         return [
             chunk_id
             for chunk_id, heading in sections.items()
-            if terms[heading] in said and not is_thin(rows[chunk_id].path, rows[chunk_id].text)
+            if (terms[heading] == wanted or heading in phrased)
+            and not is_thin(rows[chunk_id].path, rows[chunk_id].text)
         ]
+
+    def _phrased(self, headings: Collection[str], query: str, topic: frozenset[str]) -> set[str]:
+        """The `headings` that say the query's `topic` as the query words it (definition.said_as_phrase), compared
+        by the keyword index's term of each word (a word with none, a stopword to PostgreSQL, stands as itself)."""
+        said = {heading: words_of(heading) for heading in headings}
+        asked = words_of(query)
+        stems = self._store.stems_of({word for words in [asked, *said.values()] for word in words})
+
+        def terms(words: list[str]) -> list[str]:
+            return [stems[word][0] if stems.get(word) else word for word in words]
+
+        return {heading for heading, words in said.items() if said_as_phrase(terms(words), terms(asked), topic)}
 
     def _headed(
         self, ranked: list[tuple[int, float]], rows: dict[int, StoredChunk], subject: str, placed: Collection[int]
