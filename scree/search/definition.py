@@ -87,14 +87,6 @@ def names_subject(subject: Collection[str], title: Collection[str], slack: int =
     return len(mine ^ theirs) <= slack
 
 
-_WORDS = re.compile(r"[^\W_]+")  # letters and digits, as the keyword index splits text
-
-
-def words_of(text: str) -> list[str]:
-    """`text`'s words in order, case-folded, each kept (STOPWORDS too: a phrase is read with them)."""
-    return [word.casefold() for word in _WORDS.findall(text)]
-
-
 def said_as_phrase(heading: Sequence[str], query: Sequence[str], topic: Collection[str]) -> bool:
     """Whether a heading's terms that are the `topic`'s (its other words left out) are a run of the query's terms,
     in order, no word between: "Dependency groups" in "How do I use dependency groups?", not "Page Sidebar" (a

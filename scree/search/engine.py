@@ -48,7 +48,6 @@ from scree.search.definition import (
     names_subject,
     page_topic,
     said_as_phrase,
-    words_of,
 )
 from scree.search.faq import is_question, is_question_page
 from scree.search.hits import Hit, SearchResult, fold_translations, newest_first, other_version, preferred_twin
@@ -68,7 +67,7 @@ from scree.search.pointers import (
 )
 from scree.search.post_evidence import site_posts
 from scree.search.proposals import asks_about_design, is_proposal
-from scree.search.query import Query, analyse, content_words, keyword_match
+from scree.search.query import Query, analyse, content_words, keyword_match, words_of
 from scree.search.ranking import (
     COPIES_POOL_FACTOR,
     DEFINITION_WEIGHT,

@@ -81,6 +81,11 @@ def content_words(query: str) -> list[str]:
     return list((content or common).values())
 
 
+def words_of(text: str) -> list[str]:
+    """`text`'s words in order, case-folded, each kept (STOPWORDS too: a phrase is read with them)."""
+    return [word.casefold() for word in _WORD.findall(text)]
+
+
 def keyword_terms(query: str) -> list[KeywordTerm]:
     """The terms of `query`'s distinct words, in order (first spelling kept); [] when it has none.
 
