@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from backends import Backend
 
-from scree.search.definition import asked_subject, names_subject, page_topic, said_as_phrase
+from scree.search.definition import asked_subject, kind_words, names_subject, page_topic, said_as_phrase
 from scree.search.hits import Hit
 from scree.search.ranking import stand_ins
 
@@ -419,3 +419,34 @@ def test_a_heading_says_the_topic_when_its_words_run_in_the_question_s_order(
     heading: list[str], query: list[str], said: bool
 ) -> None:
     assert said_as_phrase(heading, query, {"depend", "group", "coverag", "threshold", "page", "sidebar"}) is said
+
+
+def test_a_folder_s_titles_say_their_kind_by_the_last_word_they_share() -> None:
+    middleware = ["CORS Middleware", "Basic Auth Middleware", "Body Limit Middleware", "Compress Middleware", "Intro"]
+    assert kind_words(middleware) == {"middleware"}
+    assert kind_words(["Cookie Helper", "Factory Helper"]) == frozenset()  # too few to tell
+    assert kind_words(["A Helper", "B Helper", "C Helper", "D", "E", "F", "G"]) == frozenset()  # not half of them
+    assert page_topic("CORS Middleware", {"middleware"}) == "CORS "
+    assert page_topic("Middleware", {"middleware"}) == "Middleware"  # a title of the kind word alone keeps it
+    assert page_topic("Middleware for CORS", {"middleware"}) == "Middleware for CORS"
+
+
+def test_a_how_to_question_finds_the_page_titled_for_its_topic_and_its_kind(
+    tmp_path: Path, index_backend: Backend
+) -> None:
+    """Hono: every page of `middleware/builtin/` is titled "X Middleware", and "How do I enable CORS?" showed the CORS
+    page's `credentials` option, not its opening: the title did not equal the topic. Its folder's titles say
+    "Middleware" is the kind of page, so "CORS Middleware" is the page on CORS."""
+    others = {
+        f"middleware/builtin/{name.lower().replace(' ', '-')}.md": f"# {name} Middleware\n\nThe {name} middleware.\n"
+        for name in ("Basic Auth", "Body Limit", "Compress", "ETag")
+    }
+    cors = (
+        "# CORS Middleware\n\nServe a Web API to front-end applications on other origins: implement CORS with this"
+        " middleware.\n\n## Usage\n\n```ts\napp.use('/api/*', cors())\n```\n\n## Options\n\n### credentials: `boolean`"
+        "\n\nThis value is for the Access-Control-Allow-Credentials header of CORS: enable it to send cookies with CORS"
+        " requests; CORS credentials are off unless enabled.\n"
+    )
+    pages = {**others, "middleware/builtin/cors.md": cors}
+    for mode, hit in first_hits(docs_site(tmp_path, pages), index_backend, "How do I enable CORS?").items():
+        assert (hit.path, hit.heading) == ("middleware/builtin/cors.md", "CORS Middleware"), (mode, hit)

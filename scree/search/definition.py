@@ -21,6 +21,7 @@ question.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Collection, Sequence
 
 from scree.content.variants import without_qualifiers
@@ -70,11 +71,31 @@ def asked_topic(words: Sequence[str]) -> str | None:
     return " ".join(topic) if topic else None
 
 
-def page_topic(title: str) -> str:
-    """A page's title without the words saying what kind of page it is (_PAGE_KIND) and its qualifiers in brackets
-    (variants.without_qualifiers): "Eloquent: Getting Started" -> "Eloquent: ", "Introduction" -> "",
-    "noUnusedVariables (JavaScript)" -> "noUnusedVariables"."""
-    return _PAGE_KIND.sub("", without_qualifiers(title))
+# A folder's pages whose titles end in one word, KIND_PAGES of them at least and half of the folder's titles or more,
+# say by that word what kind of page each is: Hono's `middleware/builtin/` ("CORS Middleware", "Basic Auth
+# Middleware"...), its `helpers/` ("Cookie Helper"), Express's `resources/middleware/` ("cors middleware"),
+# Starlight's `reference/` ("Frontmatter Reference"). A folder of KIND_SAMPLE pages tells.
+KIND_PAGES = 3
+KIND_SAMPLE = 12
+_LETTERS = re.compile(r"[^\W\d_]+")  # a word of letters: a kind word is one
+
+
+def page_topic(title: str, kinds: Collection[str] = ()) -> str:
+    """A page's title without the words saying what kind of page it is (_PAGE_KIND, and a last word of its folder's
+    `kinds`) and its qualifiers in brackets (variants.without_qualifiers): "Eloquent: Getting Started" ->
+    "Eloquent: ", "Introduction" -> "", "noUnusedVariables (JavaScript)" -> "noUnusedVariables", "CORS Middleware"
+    -> "CORS " where "middleware" is a kind."""
+    topic = _PAGE_KIND.sub("", without_qualifiers(title))
+    words = list(_LETTERS.finditer(topic))
+    if len(words) > 1 and words[-1].group(0).casefold() in kinds:
+        return topic[: words[-1].start()]
+    return topic
+
+
+def kind_words(titles: Sequence[str]) -> frozenset[str]:
+    """The last words (case-folded) that the `titles` of one folder's pages share to say their kind."""
+    last = Counter(words[-1] for words in (_LETTERS.findall(title.casefold()) for title in titles) if len(words) > 1)
+    return frozenset(word for word, count in last.items() if count >= KIND_PAGES and 2 * count >= len(titles))
 
 
 def names_subject(subject: Collection[str], title: Collection[str], slack: int = SUBJECT_SLACK) -> bool:

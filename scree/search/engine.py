@@ -40,11 +40,13 @@ from scree.logs import get_logger
 from scree.replies import no_markdown_note
 from scree.search import DEFAULT_K, DEFAULT_MODE, MAX_K
 from scree.search.definition import (
+    KIND_SAMPLE,
     OPENING_WINDOW,
     SUBJECT_SLACK,
     TASK_VERBS,
     asked_subject,
     asked_topic,
+    kind_words,
     names_subject,
     page_topic,
     said_as_phrase,
@@ -229,6 +231,8 @@ class SearchEngine:
         self._variants: _FromFiles[Variants] = _FromFiles()
         self._pages: _FromFiles[PageKeys] = _FromFiles()
         self._tests: _FromFiles[SuitePages] = _FromFiles()
+        self._kinds: _FromFiles[dict[str, frozenset[str]]] = _FromFiles()  # folder -> its titles' kind words
+        self._folders: _FromFiles[dict[str, list[str]]] = _FromFiles()  # folder -> its files
         # The store's connection serves one thread at a time. The query embedding may wait on the API for seconds:
         # it runs under its own lock, never under the store's, so a keyword search never waits behind it (R-M3,
         # issue 13).
@@ -542,7 +546,9 @@ class SearchEngine:
         # the first OPENING_WINDOW pages' best chunks
         firsts = {path: (chunks[0], rows[chunks[0]]) for path, chunks in _first_pages(ranked, rows).items()}
         if ignored:  # a how-to question: a page whose chunks' trails open with no title naming it is read no further
-            titles = {path: page_topic(title_of([row.heading])) for path, (_, row) in firsts.items()}
+            titles = {
+                path: page_topic(title_of([row.heading]), self._kinds_of(path)) for path, (_, row) in firsts.items()
+            }
             tops = self._terms_of(titles.values())
             firsts = {
                 path: first
@@ -570,7 +576,7 @@ class SearchEngine:
         CloneSet", nor "## CloneSet options"), else its first chunk with substance. The headings' terms are read in
         two queries, not one per section."""
         chunks = self._store.chunks_for_path(best.path)
-        title_text = page_topic(title_of([chunk.heading for chunk in chunks]))
+        title_text = page_topic(title_of([chunk.heading for chunk in chunks]), self._kinds_of(best.path))
         terms = self._terms_of([title_text, _last_heading(best.heading)])
         title = terms[title_text] - ignored
         if terms[_last_heading(best.heading)] - ignored == subject or not names_subject(subject, title, slack):
@@ -581,6 +587,29 @@ class SearchEngine:
         first = shown[0] if shown else None
         opening = next((chunk for chunk in sections if terms[_last_heading(chunk.heading)] - ignored == subject), first)
         return title, opening if opening is not None and opening.id != best.id else None
+
+    def _kinds_of(self, path: str) -> frozenset[str]:
+        """The words that the titles of `path`'s folder's pages end in to say what kind of page each is ("CORS
+        Middleware": definition.kind_words), read from the first KIND_SAMPLE of them once per folder while the
+        index's files stay the same."""
+        folder = path.rpartition("/")[0]
+        files = self._store.file_count()
+        known = self._kinds.get(files, dict)
+        if folder not in known:
+            siblings = self._folders.get(files, self._pages_by_folder).get(folder, [])
+            titles = [
+                title_of([chunk.heading for chunk in self._store.chunks_for_path(other)])
+                for other in siblings[:KIND_SAMPLE]
+            ]
+            known[folder] = kind_words(titles)
+        return known[folder]
+
+    def _pages_by_folder(self) -> dict[str, list[str]]:
+        """Each folder's indexed files, sorted."""
+        folders: dict[str, list[str]] = {}
+        for path in sorted(self._store.paths()):
+            folders.setdefault(path.rpartition("/")[0], []).append(path)
+        return folders
 
     def _pointed(self, ranked: list[tuple[int, float]], rows: dict[int, StoredChunk]) -> list[tuple[int, float]]:
         """`ranked` with the page each thin chunk among the first POINTER_WINDOW sends the reader to ("See [configure
