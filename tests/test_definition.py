@@ -7,7 +7,14 @@ from pathlib import Path
 import pytest
 from backends import Backend
 
-from scree.search.definition import asked_subject, kind_words, names_subject, page_topic, said_as_phrase
+from scree.search.definition import (
+    asked_subject,
+    in_order,
+    kind_words,
+    names_subject,
+    page_topic,
+    said_as_phrase,
+)
 from scree.search.hits import Hit
 from scree.search.ranking import stand_ins
 
@@ -450,3 +457,30 @@ def test_a_how_to_question_finds_the_page_titled_for_its_topic_and_its_kind(
     pages = {**others, "middleware/builtin/cors.md": cors}
     for mode, hit in first_hits(docs_site(tmp_path, pages), index_backend, "How do I enable CORS?").items():
         assert (hit.path, hit.heading) == ("middleware/builtin/cors.md", "CORS Middleware"), (mode, hit)
+
+
+def test_a_title_s_words_in_another_order_come_after_the_title_in_the_question_s_order() -> None:
+    assert in_order(["call", "rust", "frontend"], ["call", "rust", "frontend"])
+    assert not in_order(["call", "the", "frontend", "from", "rust"], ["how", "call", "rust", "from", "the", "frontend"])
+    assert in_order(["rust", "guid"], ["call", "rust"])  # a term the question lacks says nothing
+    assert in_order(["rust", "and", "rust", "frontend"], ["rust", "frontend"])
+
+
+def test_of_two_pages_titled_by_a_how_to_topic_the_one_in_its_order_comes_first(
+    tmp_path: Path, index_backend: Backend
+) -> None:
+    """Tauri: "How do I call Rust from the frontend?" had "Calling the Frontend from Rust" first, and "Calling Rust
+    from the Frontend" second: both titles hold the question's words, only one in its order."""
+    pages = {
+        "develop/calling-frontend.md": (
+            "# Calling the Frontend from Rust\n\nRust code calls the frontend: from Rust, call frontend functions,"
+            " emit events to the frontend, call the frontend's JavaScript from Rust commands.\n"
+        ),
+        "develop/calling-rust.md": (
+            "# Calling Rust from the Frontend\n\nCommands: define a command in Rust and invoke it in JavaScript.\n"
+        ),
+    }
+    for mode, hit in first_hits(
+        docs_site(tmp_path, pages), index_backend, "How do I call Rust from the frontend?"
+    ).items():
+        assert hit.path == "develop/calling-rust.md", (mode, hit)

@@ -116,3 +116,13 @@ def said_as_phrase(heading: Sequence[str], query: Sequence[str], topic: Collecti
     return bool(said) and any(
         list(query[start : start + len(said)]) == said for start in range(len(query) - len(said) + 1)
     )
+
+
+def in_order(title: Sequence[str], asked: Sequence[str]) -> bool:
+    """Whether the terms a title shares with the question come in the question's order ("Calling Rust from the
+    Frontend" for "call Rust from the frontend", not "Calling the Frontend from Rust"). Each a sequence of one term
+    per word; a term said twice counts where it is first said."""
+    shared = set(title) & set(asked)
+    return [term for term in dict.fromkeys(title) if term in shared] == [
+        term for term in dict.fromkeys(asked) if term in shared
+    ]

@@ -46,6 +46,7 @@ from scree.search.definition import (
     TASK_VERBS,
     asked_subject,
     asked_topic,
+    in_order,
     kind_words,
     names_subject,
     page_topic,
@@ -428,16 +429,16 @@ class SearchEngine:
         ]
 
     def _phrased(self, headings: Collection[str], query: str, topic: frozenset[str]) -> set[str]:
-        """The `headings` that say the query's `topic` as the query words it (definition.said_as_phrase), compared
-        by the keyword index's term of each word (a word with none, a stopword to PostgreSQL, stands as itself)."""
-        said = {heading: words_of(heading) for heading in headings}
-        asked = words_of(query)
-        stems = self._store.stems_of({word for words in [asked, *said.values()] for word in words})
+        """The `headings` that say the query's `topic` as the query words it (definition.said_as_phrase)."""
+        said = self._word_terms([query, *headings])
+        return {heading for heading in headings if said_as_phrase(said[heading], said[query], topic)}
 
-        def terms(words: list[str]) -> list[str]:
-            return [stems[word][0] if stems.get(word) else word for word in words]
-
-        return {heading for heading, words in said.items() if said_as_phrase(terms(words), terms(asked), topic)}
+    def _word_terms(self, texts: Iterable[str]) -> dict[str, list[str]]:
+        """Each text's words in order as the keyword index's term of each (a word with none, a stopword to
+        PostgreSQL, stands as itself), in one query: what word order is compared by."""
+        words = {text: words_of(text) for text in texts}
+        stems = self._store.stems_of({word for said in words.values() for word in said})
+        return {text: [stems[word][0] if stems.get(word) else word for word in said] for text, said in words.items()}
 
     def _headed(
         self, ranked: list[tuple[int, float]], rows: dict[int, StoredChunk], subject: str, placed: Collection[int]
@@ -556,15 +557,24 @@ class SearchEngine:
                 if names_subject(terms, tops[titles[path]] - ignored, slack)
             }
         openings: dict[int, int] = {}
-        exact: list[int] = []  # the chunks standing for the pages titled by the subject alone, in rank order
+        exact: dict[int, str] = {}  # the chunks standing for the pages titled by the subject alone, in rank order
         for chunk_id, row in firsts.values():
             title, opening = self._opening(row, terms, slack, ignored)
             if opening is not None:
                 rows[opening.id] = opening
                 openings[chunk_id] = opening.id
             if title == terms:
-                exact.append(opening.id if opening is not None else chunk_id)
-        return (stand_ins(ranked, openings) if openings else ranked), exact
+                exact[opening.id if opening is not None else chunk_id] = title_of([row.heading])
+        return (stand_ins(ranked, openings) if openings else ranked), self._in_subject_order(exact, subject)
+
+    def _in_subject_order(self, titled: dict[int, str], subject: str) -> list[int]:
+        """The chunks of pages `titled` by the subject's words, those whose title says them in the subject's order
+        first (definition.in_order: "Calling Rust from the Frontend" before "Calling the Frontend from Rust" for
+        "How do I call Rust from the frontend?"), each group in rank order."""
+        if len(titled) < 2:
+            return list(titled)
+        said = self._word_terms([subject, *titled.values()])
+        return sorted(titled, key=lambda chunk_id: not in_order(said[titled[chunk_id]], said[subject]))
 
     def _opening(
         self, best: StoredChunk, subject: frozenset[str], slack: int, ignored: frozenset[str]
