@@ -232,8 +232,8 @@ class SearchEngine:
         self._variants: _FromFiles[Variants] = _FromFiles()
         self._pages: _FromFiles[PageKeys] = _FromFiles()
         self._tests: _FromFiles[SuitePages] = _FromFiles()
-        self._kinds: _FromFiles[dict[str, frozenset[str]]] = _FromFiles()  # folder -> its titles' kind words
-        self._folders: _FromFiles[dict[str, list[str]]] = _FromFiles()  # folder -> its files
+        # folder -> its files, and folder -> its titles' kind words (_kinds_of), worked out per folder as asked
+        self._kinds: _FromFiles[tuple[dict[str, list[str]], dict[str, frozenset[str]]]] = _FromFiles()
         # The store's connection serves one thread at a time. The query embedding may wait on the API for seconds:
         # it runs under its own lock, never under the store's, so a keyword search never waits behind it (R-M3,
         # issue 13).
@@ -419,8 +419,8 @@ class SearchEngine:
             if HEADING_SEPARATOR in rows[chunk_id].heading
         }
         terms = self._terms_of(sections.values())
-        topical = {heading for heading in sections.values() if len(topic) >= STATED_TERMS and terms[heading] == topic}
-        phrased = self._phrased(topical, query.text, topic) if topical else set()
+        topical = {heading for heading in sections.values() if terms[heading] == topic}
+        phrased = self._phrased(topical, query.text, topic) if topical and len(topic) >= STATED_TERMS else set()
         return [
             chunk_id
             for chunk_id, heading in sections.items()
@@ -603,10 +603,9 @@ class SearchEngine:
         Middleware": definition.kind_words), read from the first KIND_SAMPLE of them once per folder while the
         index's files stay the same."""
         folder = path.rpartition("/")[0]
-        files = self._store.file_count()
-        known = self._kinds.get(files, dict)
+        folders, known = self._kinds.get(self._store.file_count(), lambda: (self._pages_by_folder(), {}))
         if folder not in known:
-            siblings = self._folders.get(files, self._pages_by_folder).get(folder, [])
+            siblings = folders.get(folder, [])
             titles = [
                 title_of([chunk.heading for chunk in self._store.chunks_for_path(other)])
                 for other in siblings[:KIND_SAMPLE]
