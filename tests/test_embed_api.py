@@ -13,15 +13,10 @@ import pytest
 from embed_server import EmbedServer
 
 from scree.config import load_settings
-from scree.content.ignore import IgnorePolicy
 from scree.embedders.api import EXCERPT_CHARS, ApiEmbedder, parse_retry_after
 from scree.embedders.base import unpack_vector
 from scree.embedders.hashed import HashEmbedder
 from scree.errors import EmbeddingAuthError, EmbeddingError, EmbeddingUnavailableError
-from scree.index.model_policy import prepare
-from scree.search.engine import SearchEngine
-from scree.store import SqliteReader, SqliteWriter
-from scree.writer_proc.sync import Syncer
 
 KEY = "sk-or-v1-Zq8TestKeyW3x7Vb2Lm9Np4Rs6Tu1Yh5Jk0"
 MODEL = "openai/text-embedding-3-small"
@@ -301,37 +296,6 @@ def test_queries_use_the_shorter_query_timeout(embed_server: EmbedServer) -> Non
     finally:
         embedder.close()
     assert embed_server.request_count() == 2
-
-
-def test_a_question_and_the_sentence_that_asks_in_it_go_in_one_query_request(
-    embed_server: EmbedServer, client: ApiEmbedder, tmp_path: Path
-) -> None:
-    """Issue 32: a question of several sentences is embedded whole and by its asking sentence, in one request with
-    the query's shorter timeout, not two round trips."""
-    folder = tmp_path / "notes"
-    folder.mkdir()
-    (folder / "hooks.md").write_text("# Global hooks\n\nglobalSetup runs once before all test files.\n")
-    with SqliteWriter.open(tmp_path / "index.db", folder) as store:
-        prepare(store, client)
-        Syncer(store, IgnorePolicy(folder), client, 1_000_000).sync_all()
-    engine = SearchEngine(SqliteReader.open(tmp_path / "index.db", folder), IgnorePolicy(folder), folder, 1_000_000,
-                          lambda: client)  # fmt: skip
-    try:
-        indexed = embed_server.request_count()
-        question = "I start a database before the run. Which config hooks do that?"
-        assert [hit.path for hit in engine.search(question, k=3, mode="semantic").hits] == ["hooks.md"]
-        assert [request["json"]["input"] for request in embed_server.recorded()[indexed:]] == [
-            [question, "Which config hooks do that?"]
-        ]
-    finally:
-        engine.close()
-    slow = make(embed_server, index_timeout_s=5.0, query_timeout_s=0.2)
-    embed_server.set(delay_s=0.5)
-    try:
-        with pytest.raises(EmbeddingUnavailableError, match="within 0.2 s"):
-            slow.embed_queries(["alpha. Which beta gamma?", "Which beta gamma?"])
-    finally:
-        slow.close()
 
 
 # --- zero data retention (R-E3) ---

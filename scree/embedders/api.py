@@ -166,9 +166,6 @@ class ApiEmbedder(Embedder):
     def embed_query(self, text: str) -> bytes:
         return self._embed([text], self.query_policy)[0]
 
-    def embed_queries(self, texts: Sequence[str]) -> list[bytes]:
-        return self._embed(texts, self.query_policy)
-
     def close(self) -> None:
         with self._session_lock:
             session, self._session_made = self._session_made, None

@@ -48,11 +48,6 @@ class Embedder(ABC):
         """Embed one search query (the API client overrides this for its shorter query timeouts, R-E4)."""
         return self.embed_batch([text])[0]
 
-    def embed_queries(self, texts: Sequence[str]) -> list[bytes]:
-        """Embed the few texts one search asks for (a question and the sentence that asks in it), as queries; the API
-        client sends them in one request."""
-        return [self.embed_query(text) for text in texts]
-
     def close(self) -> None:
         """Release sockets or memory; the default has nothing to release."""
         return None

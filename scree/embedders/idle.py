@@ -48,13 +48,6 @@ class ReleasedWhenIdle(Embedder):
         finally:
             self._leave()
 
-    def embed_queries(self, texts: Sequence[str]) -> list[bytes]:
-        self._enter()
-        try:
-            return self.inner.embed_queries(texts)
-        finally:
-            self._leave()
-
     def close(self) -> None:
         with self._lock:
             timer, self._timer = self._timer, None

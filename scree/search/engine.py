@@ -289,12 +289,17 @@ class SearchEngine:
                     f'{embedder.identity}; run "scree reindex --all" to rebuild it'
                 )
             self._embedder = embedder
+        vector = self._embedder.embed_query(query)
         asked = asked_sentence(query)
         if asked is None:
-            return self._embedder.embed_query(query)
+            return vector
         # Issue 32: the sentence that asks weighs as much as the whole question, whose context can outweigh it
-        whole, alone = self._embedder.embed_queries([query, asked])
-        return pack_vector([a + b for a, b in zip(unpack_vector(whole), unpack_vector(alone), strict=True)])
+        return pack_vector(
+            [
+                a + b
+                for a, b in zip(unpack_vector(vector), unpack_vector(self._embedder.embed_query(asked)), strict=True)
+            ]
+        )
 
     def search(
         self, query: str, k: int = DEFAULT_K, mode: str = DEFAULT_MODE, max_k: int = MAX_K, path: str | None = None
