@@ -17,7 +17,6 @@ from scree.embedders.hashed import HashEmbedder
 from scree.errors import ScreeError
 from scree.index.model_policy import prepare
 from scree.search.engine import SearchEngine
-from scree.search.query import asked_sentence
 from scree.search.render import render_hit
 from scree.store import SqliteReader, SqliteWriter
 from scree.writer_proc.sync import Syncer
@@ -444,67 +443,3 @@ def test_one_line_and_see_also_chunks_rank_below_the_page_that_explains(tmp_path
         hits = engine.search("upgrade a release rollback", k=5, mode=mode).hits
         assert hits[0].path == "upgrading.md", (mode, [(hit.path, hit.heading) for hit in hits])
         assert {hit.path for hit in hits} >= {"commands.md", "todo.md"}  # ranked lower, not dropped
-
-
-class _Recording(HashEmbedder):
-    """The hashed embedder, noting each query it embeds."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.queries: list[str] = []
-
-    def embed_query(self, text: str) -> bytes:
-        self.queries.append(text)
-        return super().embed_query(text)
-
-
-@pytest.mark.parametrize(
-    ("question", "asked"),
-    [
-        ("Tests clash on a shared resource; how can a test know its worker?", "how can a test know its worker?"),
-        ("The run completed. How do I find what keeps it alive?", "How do I find what keeps it alive?"),
-        ("How do I split my suite? It is too slow on one runner.", "How do I split my suite?"),
-        ("It works locally but fails in CI. Which setting differs", "Which setting differs"),
-        ("How do I run Jest on native ES modules (import/export, no Babel)?", None),
-        ("In S. cerevisiae the absence of RNA surveillance causes sensitivity.", None),  # an initial ends nothing
-        ("Use the flag, e.g. Foo or Bar, to set it.", None),
-        ("It fails in CI. Why?", None),  # too few words to weigh as much as the whole
-        ("It fails in CI. Why does it?", None),
-    ],
-)
-def test_the_sentence_that_asks(question: str, asked: str | None) -> None:
-    assert asked_sentence(question) == asked
-
-
-def test_a_question_of_several_sentences_weighs_the_one_that_asks(tmp_path: Path) -> None:
-    """Issue 32: "I need to start a test database once before the whole test run ... Which config hooks do that?"
-    Its context outweighs the sentence that asks in one vector of the whole; the asked sentence's vector is added
-    to it, so the page on the hooks comes before the page that repeats the context."""
-    folder = tmp_path / "site"
-    folder.mkdir()
-    (folder / "database.md").write_text(
-        "# Test database\n\nStart the test database once before the whole test run, and stop the database after all "
-        "files finish.\n",
-        encoding="utf-8",
-    )
-    (folder / "hooks.md").write_text(
-        "# Global hooks\n\nThe globalSetup and globalTeardown config hooks run once around all files.\n",
-        encoding="utf-8",
-    )
-    recording = _Recording()
-    with SqliteWriter.open(tmp_path / "index.db", folder) as store:
-        prepare(store, recording)
-        Syncer(store, IgnorePolicy(folder), recording, 1_000_000).sync_all()
-    reader = SqliteReader.open(tmp_path / "index.db", folder)
-    engine = SearchEngine(reader, IgnorePolicy(folder), folder, 1_000_000, lambda: recording)
-    try:
-        context = "I need to start a test database once before the whole test run and stop it after all files finish"
-        question = f"{context}. Which config hooks do that?"
-        assert paths(engine, context, mode="semantic")[0] == "database.md"
-        assert paths(engine, question, mode="semantic")[0] == "hooks.md"
-        assert recording.queries[-2:] == [question, "Which config hooks do that?"]
-        recording.queries.clear()
-        paths(engine, "Which config hooks run once around all files?", mode="semantic")
-        assert len(recording.queries) == 1  # one sentence: one vector, as before
-    finally:
-        engine.close()

@@ -32,7 +32,7 @@ from scree.content.versions import (
     version_key,
     versions_in_name,
 )
-from scree.embedders.base import KEYWORD_ONLY, Embedder, pack_vector, unpack_vector
+from scree.embedders.base import KEYWORD_ONLY, Embedder
 from scree.embedders.factory import NEEDS_VECTORS, SEMANTIC_OFF, make_embedder, make_query_embedder
 from scree.embedders.kinds import cjk_vector_weight, embedder_available, similarity_floor
 from scree.errors import ScreeError
@@ -70,7 +70,7 @@ from scree.search.pointers import (
 )
 from scree.search.post_evidence import site_posts
 from scree.search.proposals import asks_about_design, is_proposal
-from scree.search.query import Query, analyse, asked_sentence, content_words, keyword_match, words_of
+from scree.search.query import Query, analyse, content_words, keyword_match, words_of
 from scree.search.ranking import (
     COPIES_POOL_FACTOR,
     DEFINITION_WEIGHT,
@@ -289,17 +289,7 @@ class SearchEngine:
                     f'{embedder.identity}; run "scree reindex --all" to rebuild it'
                 )
             self._embedder = embedder
-        vector = self._embedder.embed_query(query)
-        asked = asked_sentence(query)
-        if asked is None:
-            return vector
-        # Issue 32: the sentence that asks weighs as much as the whole question, whose context can outweigh it
-        return pack_vector(
-            [
-                a + b
-                for a, b in zip(unpack_vector(vector), unpack_vector(self._embedder.embed_query(asked)), strict=True)
-            ]
-        )
+        return self._embedder.embed_query(query)
 
     def search(
         self, query: str, k: int = DEFAULT_K, mode: str = DEFAULT_MODE, max_k: int = MAX_K, path: str | None = None

@@ -86,24 +86,6 @@ def words_of(text: str) -> list[str]:
     return [word.casefold() for word in _WORD.findall(text)]
 
 
-# Issue 32: where a question's sentences end. At `?`, `!` and `;` before a space, and at a period after two letters or
-# digits before a space and a capital letter: "in S. cerevisiae" and "e.g. Foo" go on, "completed. How do I" does not.
-_SENTENCE_END = re.compile(r"(?<=[?!;])\s+|(?<=[^\W_]{2}\.)\s+(?=[A-Z])")
-MIN_ASKED_WORDS = 2  # "Why?" alone says too little to weigh as much as the whole question
-
-
-def asked_sentence(query: str) -> str | None:
-    """The sentence a question of several asks in: its last ending with `?`, else its last; None when there is one
-    sentence, or when that one has fewer than MIN_ASKED_WORDS content words. "Tests running in parallel clash on a
-    shared resource; how can a test know which Jest worker it is running in?" asks in its second."""
-    sentences = [part for part in _SENTENCE_END.split(query.strip()) if part.strip()]
-    if len(sentences) < 2:
-        return None
-    asked = next((part for part in reversed(sentences) if part.rstrip().endswith("?")), sentences[-1])
-    meaning = {word for word in words_of(asked) if word not in STOPWORDS}
-    return asked if len(meaning) >= MIN_ASKED_WORDS else None
-
-
 def keyword_terms(query: str) -> list[KeywordTerm]:
     """The terms of `query`'s distinct words, in order (first spelling kept); [] when it has none.
 
