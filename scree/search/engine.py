@@ -409,9 +409,9 @@ class SearchEngine:
         as the query phrases it (Vitest's `coverage.thresholds` for "How do I set coverage thresholds?", not
         Starlight's `Page Sidebar` for "How do I add a page to the sidebar?"). Thin ones aside."""
         wanted = self._query_terms(query, looked)
-        topic = wanted - self._task_verb_terms()  # "How do I set coverage thresholds?": its topic's terms
         if len(wanted) < STATED_TERMS:
             return []
+        topic = wanted - self._task_verb_terms()  # "How do I set coverage thresholds?": its topic's terms
         sections = {
             chunk_id: _last_heading(rows[chunk_id].heading)
             for chunks in _first_pages(ranked, rows).values()
@@ -546,10 +546,9 @@ class SearchEngine:
             return ranked, []
         # the first OPENING_WINDOW pages' best chunks
         firsts = {path: (chunks[0], rows[chunks[0]]) for path, chunks in _first_pages(ranked, rows).items()}
+        page_titles = {path: title_of([row.heading]) for path, (_, row) in firsts.items()}  # as their trails open
         if ignored:  # a how-to question: a page whose chunks' trails open with no title naming it is read no further
-            titles = {
-                path: page_topic(title_of([row.heading]), self._kinds_of(path)) for path, (_, row) in firsts.items()
-            }
+            titles = {path: page_topic(page_titles[path], self._kinds_of(path)) for path in firsts}
             tops = self._terms_of(titles.values())
             firsts = {
                 path: first
@@ -558,13 +557,13 @@ class SearchEngine:
             }
         openings: dict[int, int] = {}
         exact: dict[int, str] = {}  # the chunks standing for the pages titled by the subject alone, in rank order
-        for chunk_id, row in firsts.values():
+        for path, (chunk_id, row) in firsts.items():
             title, opening = self._opening(row, terms, slack, ignored)
             if opening is not None:
                 rows[opening.id] = opening
                 openings[chunk_id] = opening.id
             if title == terms:
-                exact[opening.id if opening is not None else chunk_id] = title_of([row.heading])
+                exact[opening.id if opening is not None else chunk_id] = page_titles[path]
         return (stand_ins(ranked, openings) if openings else ranked), self._in_subject_order(exact, subject)
 
     def _in_subject_order(self, titled: dict[int, str], subject: str) -> list[int]:
