@@ -17,6 +17,7 @@ from scree.embedders.hashed import HashEmbedder
 from scree.errors import ScreeError
 from scree.index.model_policy import prepare
 from scree.search.engine import SearchEngine
+from scree.search.query import phrasal_joins
 from scree.search.render import render_hit
 from scree.store import SqliteReader, SqliteWriter
 from scree.writer_proc.sync import Syncer
@@ -107,6 +108,29 @@ def test_a_query_embedding_that_fails_leaves_hybrid_search_its_keyword_hits(
         assert result.notes == ["[vector search failed (RuntimeError); showing keyword results]"]
         with pytest.raises(ScreeError, match="vector search failed: RuntimeError"):
             engine.search("cherries stone fruits", k=3, mode="semantic")
+
+
+def test_a_phrasal_verb_finds_the_word_docs_join_it_into(tmp_path: Path, index_backend: Backend) -> None:
+    """ "shut down" finds a page that says only "shutdown" (query.PARTICLES), in either store; "after all" is no
+    phrasal verb and finds no `afterall`."""
+    folder = tmp_path / "notes"
+    write_file(folder, "graceful.md", "# Graceful shutdown\n\nClose the listener and let open requests finish.\n")
+    write_file(folder, "hooks.md", "# Hooks\n\nCall `afterAll` to release what the suite opened.\n")
+    write_file(folder, "server.md", "# Server\n\nThe server listens on port 8080 and logs each request.\n")
+    with index_backend.engine(folder) as engine:
+        assert paths(engine, "How do I shut down the server?", mode="keyword") == ["server.md", "graceful.md"]
+        assert paths(engine, "Shut  down", mode="keyword") == ["graceful.md"]
+        assert paths(engine, "shut-down", mode="keyword") == []  # not a verb and its particle: a compound as written
+        assert paths(engine, "release after all", mode="keyword") == ["hooks.md"]  # by "release" alone
+
+
+def test_phrasal_joins_are_a_verb_and_the_particle_right_after_it() -> None:
+    assert phrasal_joins("How do I Log In, then tear  down the set-up and roll back?") == [
+        "login",
+        "teardown",
+        "rollback",
+    ]
+    assert phrasal_joins("run it up, the on and in up, v2 down") == []  # a comma, a stop word, a word with a digit
 
 
 def build_engine(folder: Path, db: Path) -> SearchEngine:
