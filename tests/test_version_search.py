@@ -219,6 +219,33 @@ def test_a_page_gone_from_the_current_version_is_one_hit_its_newest_copy_first(t
     assert {entry.rsplit(":", 1)[0] for entry in gone[0].also} == {"website/versioned_docs/version-28.1/Puppeteer.md"}
 
 
+WIDGET_RUNNER = page("Widget runner", "The widget runner starts each test file in a widget process of its own.")
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_page_titled_for_what_is_asked_that_only_an_old_version_has_comes_first_marked(
+    tmp_path: Path, mode: str
+) -> None:
+    """pnpm 11 renamed `pnpm dlx` to pnx: only 10.x and older have a page titled "pnpm dlx", and "What does pnpm dlx
+    do?" had it seventh, under current pages that matched a word or two. A page of another version titled for what
+    a question asks is not moved down where none of the first current pages is titled so; where one is, it is."""
+    folder = jest_like(tmp_path / "site")
+    write_file(folder, "website/versioned_docs/version-29.7/WidgetRunner.md", WIDGET_RUNNER)
+    current = "website/versioned_docs/version-30.4"
+    write_file(
+        folder, f"{current}/Processes.md", page("Processes", "Each test file runs in a process the runner starts.")
+    )
+    write_file(folder, f"{current}/Rendering.md", page("Rendering", "A widget renders in the document of its test."))
+    hits = search(engine_for(folder, tmp_path / "index.db"), "What does the widget runner do?", mode)
+    assert [(hits[0].path, hits[0].version)] == [
+        ("website/versioned_docs/version-29.7/WidgetRunner.md", "version-29.7 (old)")
+    ], [h.path for h in hits]
+    for n, (name, title) in enumerate((("Widgets.md", "Widgets"), ("Runners.md", "Widget runners"))):
+        write_file(folder, f"{current}/{name}", page(title, "Widgets and their runners are set in the config."))
+        hits = search(engine_for(folder, tmp_path / f"index{n}.db"), "What does the widget runner do?", mode, k=10)
+        assert hits[0].version is None and hits[0].path.startswith(current), (title, [h.path for h in hits])
+
+
 @pytest.mark.parametrize("mode", MODES)
 def test_a_section_gone_from_the_current_page_is_one_hit_its_newest_text_first(tmp_path: Path, mode: str) -> None:
     """pnpm's "Using Corepack", gone from the current installation page, is in 10.x and, rewritten, in 7.x: the

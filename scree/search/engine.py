@@ -360,24 +360,25 @@ class SearchEngine:
             )
             if mode == "keyword":  # its scores say the rank
                 ranked = [(chunk_id, 1.0 / (rank + 1)) for rank, (chunk_id, _) in enumerate(ranked)]
-        ranked, asked = self._page_sections(ranked, rows, analysed, looked)
+        ranked, asked, removed = self._page_sections(ranked, rows, analysed, looked)
         trees = self._language_trees()  # copies of one page give way to the copy to show (hits.fold_translations)
         ranked, folded = fold_translations(ranked, rows, trees, analysed, self._store.chunks_for_path)
         matched = found_by_words.__contains__ if mode == "hybrid" else None
-        ranked = self._diversify(ranked, rows, matched, analysed, looked, asked)
+        ranked = self._diversify(ranked, rows, matched, analysed, looked, asked, removed)
         hits, dropped = self._recheck_and_collapse(ranked, rows, k, folded, analysed, looked)
         return SearchResult(hits=hits, notes=notes, dropped_paths=tuple(sorted(dropped)))
 
     def _page_sections(
         self, ranked: list[tuple[int, float]], rows: dict[int, StoredChunk], query: Query, looked: _Lookups
-    ) -> tuple[list[tuple[int, float]], set[int]]:
+    ) -> tuple[list[tuple[int, float]], set[int], set[str]]:
         """Which chunk stands for a page, where its best one is not the one to show: for a query naming no release,
         not a section headed by an older release than the newest its page's candidates are (ranking.give_way); for
         one asking what something is, the opening of the page titled for it (scree.search.definition); for any
         other, a section whose trail names the whole question (_named_sections). Then the
         sections whose own heading asks the query's question come first, those of pages titled by a what-is
         question's subject before them and those headed by the subject alone after them; the asking ones are
-        returned too, as no FAQ rule moves them down."""
+        returned too, as no FAQ rule moves them down, and so are the pages of other versions titled for the subject
+        or the topic where no current page is (_removed), which _diversify leaves in place."""
         if not query.versions:  # "How do I upgrade Contour?": not its "Upgrading Contour 1.0.0 to 1.0.1" section
             older = _older_sections(rows, ranked)
             if older:
@@ -386,18 +387,56 @@ class SearchEngine:
                 )
         subject = asked_subject(query.text)
         exact: list[int] = []
+        removed: set[str] = set()
         if subject is not None:  # "What is a CloneSet?": the CloneSet page's opening
             ranked, exact = self._openings(ranked, rows, subject)
+            removed = self._removed(exact, ranked, rows, query, self._terms(subject))
         else:  # "How do I configure CORS?": the CORS page's opening, not its last lines, and that page first
             topic = asked_topic(query.words)
             if topic is not None:
-                ranked, exact = self._openings(ranked, rows, topic, slack=0, ignored=self._task_verb_terms())
+                ignored = self._task_verb_terms()
+                ranked, exact = self._openings(ranked, rows, topic, slack=0, ignored=ignored)
+                removed = self._removed(exact, ranked, rows, query, self._terms(topic) - ignored, ignored)
                 exact = self._after_landings(exact, ranked, rows)
             ranked = self._named_sections(ranked, rows, query, looked)
             exact += [chunk_id for chunk_id in self._stating(ranked, rows, query, looked) if chunk_id not in exact]
         asked = self._asking(ranked, rows, query, subject)
         headed = self._headed(ranked, rows, subject, exact + asked) if subject is not None else []
-        return first_of(ranked, exact + asked + headed), set(asked)
+        return first_of(ranked, exact + asked + headed), set(asked), removed
+
+    def _removed(
+        self,
+        titled: list[int],
+        ranked: list[tuple[int, float]],
+        rows: dict[int, StoredChunk],
+        query: Query,
+        subject: frozenset[str],
+        ignored: frozenset[str] = frozenset(),
+    ) -> set[str]:
+        """The pages (LanguageTrees.copy's page) of the chunks standing for pages titled for what the query asks
+        about (`titled`, their title's terms the `subject`'s) when each is another version's and none of the first
+        OPENING_WINDOW current pages among the candidates has a title naming it (definition.names_subject): the
+        thing asked about was removed or renamed. "What does pnpm dlx do?": pnpm 11's docs call it pnx, and only 10.x
+        and older have a page titled "pnpm dlx", which says more of it than any current page; for "How do I install
+        pnpm?", 4.x's page "pnpm install" is no such page beside the current "Installation"."""
+        trees = self._language_trees()
+        if not titled or not trees.versions.families:
+            return set()
+        named = query.versions
+        if any(not other_version(trees, rows, chunk_id, named) for chunk_id in titled):
+            return set()
+        current: dict[str, str] = {}  # the first current pages' paths -> their titles
+        for chunk_id, _ in ranked:
+            row = rows.get(chunk_id)
+            if row is None or row.path in current or other_version(trees, rows, chunk_id, named):
+                continue
+            current[row.path] = title_of([row.heading])
+            if len(current) == OPENING_WINDOW:
+                break
+        titles = self._terms_of(current.values())
+        if any(names_subject(subject, titles[title] - ignored) for title in current.values()):
+            return set()
+        return {_page_of(trees, rows[chunk_id]) for chunk_id in titled if chunk_id in rows}
 
     def _stating(
         self, ranked: list[tuple[int, float]], rows: dict[int, StoredChunk], query: Query, looked: _Lookups
@@ -909,18 +948,28 @@ class SearchEngine:
         query: Query,
         looked: _Lookups,
         asked: Collection[int] = frozenset(),
+        removed: Collection[str] = frozenset(),
     ) -> list[tuple[int, float]]:
         """Each file's best chunk first (ranking.diversify); then, on a site with version trees, other versions'
         chunks VERSION_RANKS places down (issue 32): after that many current pages of similar rank, since among the
-        files' best chunks a place is a page; and on a docs site with a blog (scree.content.posts), posts POST_RANKS
-        places down, past pages the query's words found (`matched`, in hybrid mode) only: a post that alone
-        answers stays among the first hits; so is a changelog, unless the query asks about changes. A page's copies
-        in other variants, for a query naming none, go VARIANT_RANKS other pages down (Variants.repeated)."""
+        files' best chunks a place is a page, but not the pages `removed` (_removed: titled for what the query asks
+        about, where no current page is); and on a docs site with a blog
+        (scree.content.posts), posts POST_RANKS places down, past pages the query's words found (`matched`, in
+        hybrid mode) only: a post that alone answers stays among the first hits; so is a changelog, unless the
+        query asks about changes. A page's copies in other variants, for a query naming none, go VARIANT_RANKS
+        other pages down (Variants.repeated)."""
         ranked = diversify(ranked, lambda pair: rows[pair[0]].path if pair[0] in rows else "", PER_FILE)
         trees = self._language_trees()
         if trees.versions.families or trees.versions.superseded:
             named = query.versions
-            ranked = demote(ranked, lambda chunk_id: other_version(trees, rows, chunk_id, named), VERSION_RANKS)
+            ranked = demote(
+                ranked,
+                lambda chunk_id: (
+                    other_version(trees, rows, chunk_id, named)
+                    and not (chunk_id in rows and _page_of(trees, rows[chunk_id]) in removed)
+                ),
+                VERSION_RANKS,
+            )
         if trees.counts:
             ranked = demote(ranked, lambda chunk_id: self._foreign(trees, rows, chunk_id, query), VERSION_RANKS)
         variants = self._site_variants()  # after the versions and languages: the copy to show is seen first
@@ -1194,6 +1243,13 @@ def _older_sections(rows: dict[int, StoredChunk], ranked: Sequence[tuple[int, fl
         named[chunk_id] = max(version_key(release) for release in releases)
         newest[row.path] = max(newest.get(row.path, ()), named[chunk_id])
     return {chunk_id for chunk_id, key in named.items() if key < newest[rows[chunk_id].path]}
+
+
+def _page_of(trees: LanguageTrees, row: StoredChunk) -> str:
+    """The page a chunk is a copy of (LanguageTrees.copy: its versions and translations name one page), else its
+    path."""
+    copy = trees.copy(row.path)
+    return copy.page if copy is not None else row.path
 
 
 def _is_pointer(row: StoredChunk) -> bool:
