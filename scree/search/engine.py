@@ -390,13 +390,13 @@ class SearchEngine:
         removed: set[str] = set()
         if subject is not None:  # "What is a CloneSet?": the CloneSet page's opening
             ranked, exact = self._openings(ranked, rows, subject)
-            removed = self._removed(exact, ranked, rows, query, self._terms(subject))
+            removed = self._removed(exact, ranked, rows, query, subject)
         else:  # "How do I configure CORS?": the CORS page's opening, not its last lines, and that page first
             topic = asked_topic(query.words)
             if topic is not None:
                 ignored = self._task_verb_terms()
                 ranked, exact = self._openings(ranked, rows, topic, slack=0, ignored=ignored)
-                removed = self._removed(exact, ranked, rows, query, self._terms(topic) - ignored, ignored)
+                removed = self._removed(exact, ranked, rows, query, topic, ignored)
                 exact = self._after_landings(exact, ranked, rows)
             ranked = self._named_sections(ranked, rows, query, looked)
             exact += [chunk_id for chunk_id in self._stating(ranked, rows, query, looked) if chunk_id not in exact]
@@ -410,15 +410,16 @@ class SearchEngine:
         ranked: list[tuple[int, float]],
         rows: dict[int, StoredChunk],
         query: Query,
-        subject: frozenset[str],
+        subject: str,
         ignored: frozenset[str] = frozenset(),
     ) -> set[str]:
         """The pages (LanguageTrees.copy's page) of the chunks standing for pages titled for what the query asks
-        about (`titled`, their title's terms the `subject`'s) when each is another version's and none of the first
-        OPENING_WINDOW current pages among the candidates has a title naming it (definition.names_subject): the
-        thing asked about was removed or renamed. "What does pnpm dlx do?": pnpm 11's docs call it pnx, and only 10.x
-        and older have a page titled "pnpm dlx", which says more of it than any current page; for "How do I install
-        pnpm?", 4.x's page "pnpm install" is no such page beside the current "Installation"."""
+        about (`titled`, titled by the `subject`'s terms) when each is another version's and none of the first
+        OPENING_WINDOW current pages among the candidates has a title naming it (definition.names_subject, both
+        read without the `ignored` terms): the thing asked about was removed or renamed. "What does pnpm dlx do?":
+        pnpm 11's docs call it pnx, and only 10.x and older have a page titled "pnpm dlx", which says more of it than
+        any current page; for "How do I install pnpm?", 4.x's page "pnpm install" is no such page beside the current
+        "Installation"."""
         trees = self._language_trees()
         if not titled or not trees.versions.families:
             return set()
@@ -433,8 +434,9 @@ class SearchEngine:
             current[row.path] = title_of([row.heading])
             if len(current) == OPENING_WINDOW:
                 break
+        asked = self._terms(subject) - ignored  # read only here: most queries have no such page to keep
         titles = self._terms_of(current.values())
-        if any(names_subject(subject, titles[title] - ignored) for title in current.values()):
+        if any(names_subject(asked, titles[title] - ignored) for title in current.values()):
             return set()
         return {_page_of(trees, rows[chunk_id]) for chunk_id in titled if chunk_id in rows}
 
@@ -966,7 +968,7 @@ class SearchEngine:
                 ranked,
                 lambda chunk_id: (
                     other_version(trees, rows, chunk_id, named)
-                    and not (chunk_id in rows and _page_of(trees, rows[chunk_id]) in removed)
+                    and not (removed and chunk_id in rows and _page_of(trees, rows[chunk_id]) in removed)
                 ),
                 VERSION_RANKS,
             )
